@@ -1,0 +1,11 @@
+// npm run bench: runs every benchmark in this folder and prints one JSON line each.
+// Each benchmark module exports `run(): Promise<Record<string, unknown>>` with a `bench` name.
+const names = process.argv.slice(2);
+const all: Record<string, () => Promise<{ run: () => Promise<Record<string, unknown>> }>> = {};
+
+for (const [name, load] of Object.entries(all)) {
+  if (names.length && !names.includes(name)) continue;
+  const mod = await load();
+  const line = await mod.run();
+  process.stdout.write(JSON.stringify(line) + '\n');
+}

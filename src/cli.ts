@@ -1,0 +1,88 @@
+// makerd command dispatch. Commands load lazily so `makerd verify` does not pay for SQLite or
+// the emulator. Typed errors become one line on stderr: config errors exit 2, API errors exit 1.
+import { parseArgs } from 'node:util';
+import { ApiError, ConfigError, MakerdError } from './core/errors.js';
+import { UsageError, type CommandIO, type CommandModule } from './commands/command.js';
+
+const commands: Record<string, () => Promise<CommandModule>> = {
+  run: async () => (await import('./commands/run.js')).command,
+  demo: async () => (await import('./commands/demo.js')).command,
+  backtest: async () => (await import('./commands/backtest.js')).command,
+  record: async () => (await import('./commands/record.js')).command,
+  verify: async () => (await import('./commands/verify.js')).command,
+  emulator: async () => (await import('./commands/emulator.js')).command,
+  markets: async () => (await import('./commands/markets.js')).command,
+};
+
+async function usage(): Promise<string> {
+  const lines = ['usage: makerd <command> [options]', '', 'commands:'];
+  for (const [name, load] of Object.entries(commands)) {
+    const mod = await load();
+    lines.push(`  ${name.padEnd(10)} ${mod.summary}`);
+  }
+  lines.push('', 'makerd <command> --help shows the options of a command.');
+  return lines.join('\n');
+}
+
+export async function cli(argv: string[], io: CommandIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    io.out(await usage());
+    return 0;
+  }
+  if (name === '--version') {
+    io.out('makerd 0.1.0');
+    return 0;
+  }
+  const load = commands[name];
+  if (!load) {
+    io.err(`makerd: unknown command '${name}'\n\n${await usage()}`);
+    return 2;
+  }
+  const mod = await load();
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.out(mod.help);
+    return 0;
+  }
+  try {
+    return await mod.main(rest, io);
+  } catch (e) {
+    if (e instanceof UsageError || (e instanceof TypeError && (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) {
+      io.err(`makerd ${name}: ${e.message}\n\n${mod.help}`);
+      return 2;
+    }
+    if (e instanceof ConfigError) {
+      io.err(`makerd: invalid config: ${e.key}: ${e.reason}`);
+      return 2;
+    }
+    if (e instanceof ApiError) {
+      io.err(`makerd ${name}: ${e.method} ${e.path} failed: HTTP ${e.status} ${e.code}: ${e.apiMessage}`);
+      return 1;
+    }
+    if (e instanceof MakerdError) {
+      io.err(`makerd ${name}: ${e.message}`);
+      return 1;
+    }
+    throw e;
+  }
+}
+
+export { parseArgs };
+
+const isMain = process.argv[1] && /(?:^|[\\/])(cli\.(?:js|ts)|makerd)$/.test(process.argv[1]);
+if (isMain) {
+  const io: CommandIO = {
+    out: (l) => process.stdout.write(l + '\n'),
+    err: (l) => process.stderr.write(l + '\n'),
+    env: process.env,
+  };
+  cli(process.argv.slice(2), io).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e: unknown) => {
+      process.stderr.write(`makerd: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

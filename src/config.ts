@@ -1,0 +1,195 @@
+// Configuration: config/default.json holds every setting; a user file merges over it; MAKERD_*
+// environment variables override both. One strict zod schema validates the result, and a bad
+// value becomes a ConfigError naming the dotted key (the CLI prints it and exits 2).
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { ConfigError } from './core/errors.js';
+
+const url = z.string().url();
+const posInt = z.number().int().positive();
+const nonNegInt = z.number().int().nonnegative();
+const nonNeg = z.number().nonnegative();
+const pos = z.number().positive();
+
+export const configSchema = z.strictObject({
+  mode: z.enum(['live', 'paper']),
+  markets: z.array(z.string().regex(/^\d+$/, 'token ids are decimal strings')),
+  marketQuery: z.strictObject({
+    enabled: z.boolean(),
+    active: z.boolean(),
+    minVolume: nonNeg,
+    minLiquidity: nonNeg,
+    order: z.enum(['volume', 'liquidity']),
+    limit: posInt,
+  }),
+  urls: z.strictObject({ clob: url, gamma: url, data: url, content: url, ws: url, priceFeed: url }),
+  http: z.strictObject({
+    connectTimeoutMs: posInt,
+    headersTimeoutMs: posInt,
+    bodyTimeoutMs: posInt,
+    keepAliveTimeoutMs: posInt,
+    connectionsPerOrigin: posInt,
+  }),
+  retry: z.strictObject({ baseMs: posInt, maxMs: posInt, attempts: posInt }),
+  limits: z.strictObject({ scale: pos, windowScale: pos }),
+  feed: z.strictObject({
+    pingIntervalMs: posInt,
+    pongTimeoutMs: posInt,
+    quietMs: posInt,
+    probeTimeoutMs: posInt,
+    reconnectBaseMs: posInt,
+    reconnectMaxMs: posInt,
+    priceFeedPingIntervalMs: posInt,
+  }),
+  book: z.strictObject({
+    /** 1 = verify every snapshot and timestamp group; N = every Nth group; 0 = never. */
+    verifyEvery: nonNegInt,
+    resync: z.enum(['resubscribe', 'rest']),
+    staleAfterMs: posInt,
+  }),
+  strategy: z.strictObject({ name: z.string().min(1), params: z.record(z.string(), z.unknown()) }),
+  reconciler: z.strictObject({
+    priceToleranceTicks: nonNegInt,
+    sizeTolerance: z.number().min(0).max(1),
+    debounceMs: nonNegInt,
+    maxOrdersPerSide: posInt,
+  }),
+  risk: z.strictObject({
+    maxPositionPerToken: nonNeg,
+    maxPositionPerMarket: nonNeg,
+    maxTotalNotional: nonNeg,
+    maxOrderSize: nonNeg,
+    maxOpenOrders: nonNegInt,
+    priceCollar: z.number().min(0).max(1),
+    staleBookMs: posInt,
+    dailyLossLimit: nonNeg,
+    errorRateWindowMs: posInt,
+    errorRateMax: z.number().min(0).max(1),
+    errorRateMinSamples: posInt,
+  }),
+  scheduler: z.strictObject({ maxBatch: z.number().int().min(1).max(15), singleOverflow: z.boolean() }),
+  store: z.strictObject({ path: z.string().min(1) }),
+  status: z.strictObject({ port: z.number().int().min(0).max(65535) }),
+  sim: z.strictObject({
+    seed: z.number().int(),
+    feedLatencyMs: nonNeg,
+    orderLatencyMs: nonNeg,
+    cancelLatencyMs: nonNeg,
+    makerFeeBps: nonNeg,
+    takerFeeBps: nonNeg,
+    queueModel: z.boolean(),
+  }),
+  cron: z.strictObject({ refreshMarkets: z.string(), reconcile: z.string(), dailySummary: z.string() }),
+  log: z.strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']) }),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+/** The secret never lives in Config: it comes from MAKERD_API_KEY only. */
+export function apiKeyFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const k = env.MAKERD_API_KEY;
+  return k && k.length > 0 ? k : undefined;
+}
+
+const DEFAULT_PATH = fileURLToPath(new URL('../../config/default.json', import.meta.url));
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+function isObject(v: unknown): v is Record<string, Json> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Objects merge key by key; arrays and scalars replace. */
+export function deepMerge(base: Json, over: Json): Json {
+  if (!isObject(base) || !isObject(over)) return over;
+  const out: Record<string, Json> = { ...base };
+  for (const [k, v] of Object.entries(over)) out[k] = k in base ? deepMerge(base[k], v) : v;
+  return out;
+}
+
+function readJson(path: string, label: string): Json {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new ConfigError(label, `cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  try {
+    return JSON.parse(text) as Json;
+  } catch (e) {
+    throw new ConfigError(label, `${path} is not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+function envNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isFinite(n)) throw new ConfigError(name, `must be a number, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+/** MAKERD_* variables as a partial config (DESIGN.md section 5). */
+export function envOverrides(env: NodeJS.ProcessEnv): Json {
+  const o: Record<string, Record<string, Json>> = { urls: {}, limits: {}, store: {}, status: {} };
+  const urls: Array<[string, string]> = [
+    ['MAKERD_CLOB_URL', 'clob'],
+    ['MAKERD_GAMMA_URL', 'gamma'],
+    ['MAKERD_DATA_URL', 'data'],
+    ['MAKERD_CONTENT_URL', 'content'],
+    ['MAKERD_WS_URL', 'ws'],
+    ['MAKERD_PRICE_FEED_URL', 'priceFeed'],
+  ];
+  for (const [name, key] of urls) if (env[name]) o.urls[key] = env[name] as string;
+  const scale = envNumber(env, 'MAKERD_LIMIT_SCALE');
+  if (scale !== undefined) o.limits.scale = scale;
+  const wscale = envNumber(env, 'MAKERD_WINDOW_SCALE');
+  if (wscale !== undefined) o.limits.windowScale = wscale;
+  if (env.MAKERD_DB) o.store.path = env.MAKERD_DB;
+  const port = envNumber(env, 'MAKERD_STATUS_PORT');
+  if (port !== undefined) o.status.port = port;
+  return o;
+}
+
+function firstIssue(err: z.ZodError, prefix: string): ConfigError {
+  const issue = err.issues[0];
+  if (!issue) return new ConfigError(prefix || '(root)', 'invalid');
+  let path = issue.path.map(String).join('.');
+  let reason = issue.message;
+  if (issue.code === 'unrecognized_keys') {
+    const keys = (issue as { keys: string[] }).keys;
+    path = [path, keys[0]].filter(Boolean).join('.');
+    reason = 'unknown key';
+  }
+  return new ConfigError([prefix, path].filter(Boolean).join('.') || '(root)', reason);
+}
+
+/** Validates any partial object against one section's schema (strategies reuse this for their params). */
+export function parseWith<T>(schema: z.ZodType<T>, value: unknown, keyPrefix: string): T {
+  const r = schema.safeParse(value);
+  if (!r.success) throw firstIssue(r.error, keyPrefix);
+  return r.data;
+}
+
+export interface LoadOptions {
+  file?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Extra overrides applied last (CLI flags such as --mode or --markets). */
+  overrides?: Json;
+}
+
+export function loadConfig(opts: LoadOptions = {}): Config {
+  const env = opts.env ?? process.env;
+  let merged = readJson(DEFAULT_PATH, 'config/default.json');
+  if (opts.file) {
+    const user = readJson(opts.file, '--config');
+    if (isObject(user) && ('apiKey' in user || 'api_key' in user)) {
+      throw new ConfigError('apiKey', 'the API key is read only from MAKERD_API_KEY, never from a config file');
+    }
+    merged = deepMerge(merged, user);
+  }
+  merged = deepMerge(merged, envOverrides(env));
+  if (opts.overrides) merged = deepMerge(merged, opts.overrides);
+  return parseWith(configSchema, merged, '');
+}

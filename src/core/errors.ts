@@ -1,0 +1,75 @@
+// Typed errors shared across layers. Every error a caller may branch on has its own class.
+
+export class MakerdError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** A configuration value is wrong; `key` is the dotted path, printed by the CLI before exit 2. */
+export class ConfigError extends MakerdError {
+  constructor(
+    readonly key: string,
+    readonly reason: string,
+  ) {
+    super(`config ${key}: ${reason}`);
+  }
+}
+
+/** A non-2xx answer from one of the APIs, after any retries. */
+export class ApiError extends MakerdError {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly apiMessage: string,
+    readonly method: string,
+    readonly path: string,
+  ) {
+    super(`${method} ${path} -> ${status} ${code}: ${apiMessage}`);
+  }
+}
+
+/** 429 until the retry budget ran out. */
+export class RateLimitError extends ApiError {
+  constructor(
+    method: string,
+    path: string,
+    readonly resetAtMs: number | undefined,
+  ) {
+    super(429, 'RATE_LIMITED', 'rate limited after all retries', method, path);
+  }
+}
+
+/** POST /order(s) ended in a 5xx, timeout or network error: the order may exist at the venue. */
+export class AmbiguousSubmitError extends MakerdError {
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    override readonly cause: unknown,
+  ) {
+    super(`${method} ${path}: outcome unknown (${cause instanceof Error ? cause.message : String(cause)})`);
+  }
+}
+
+/** A response body that does not have the shape the client expects. */
+export class ResponseShapeError extends MakerdError {
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    readonly detail: string,
+  ) {
+    super(`${method} ${path}: unexpected response shape: ${detail}`);
+  }
+}
+
+/** A network-level failure (connect, timeout, reset) after any retries. */
+export class TransportError extends MakerdError {
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    override readonly cause: unknown,
+  ) {
+    super(`${method} ${path}: ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
+}

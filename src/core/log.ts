@@ -1,0 +1,80 @@
+// The one logger: pino JSON to stdout (pretty when stdout is a terminal). Secrets are scrubbed
+// wherever they appear: by key name at any depth, and by value (the API key from the
+// environment) inside any string, including the message.
+import pino, { type Logger, type DestinationStream } from 'pino';
+
+export type { Logger };
+
+const SECRET_KEY = /^(authorization|api[-_]?key|apikey|secret|passphrase|password|private[-_]?key|x-api-key|poly[-_]api[-_]key)$/i;
+export const REDACTED = '[redacted]';
+
+function secretValues(): string[] {
+  const k = process.env.MAKERD_API_KEY;
+  return k && k.length >= 4 ? [k] : [];
+}
+
+function scrubString(s: string, secrets: string[]): string {
+  let out = s;
+  for (const v of secrets) if (out.includes(v)) out = out.split(v).join(REDACTED);
+  return out.replace(/(Bearer\s+)[^\s"',]+/gi, `$1${REDACTED}`);
+}
+
+export function scrub(value: unknown, secrets: string[] = secretValues(), depth = 0): unknown {
+  if (typeof value === 'string') return scrubString(value, secrets);
+  if (depth > 8 || value === null || typeof value !== 'object') return value;
+  if (value instanceof Error) {
+    return { type: value.name, message: scrubString(value.message, secrets), stack: value.stack ? scrubString(value.stack, secrets) : undefined, ...(scrub({ ...value }, secrets, depth + 1) as object) };
+  }
+  if (Array.isArray(value)) return value.map((v) => scrub(v, secrets, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    out[k] = SECRET_KEY.test(k) ? REDACTED : scrub(v, secrets, depth + 1);
+  }
+  return out;
+}
+
+export interface LoggerOptions {
+  level?: string;
+  /** Where lines go; tests pass a capturing stream. Default: stdout, pretty on a TTY. */
+  destination?: DestinationStream;
+  name?: string;
+}
+
+export function createLogger(opts: LoggerOptions = {}): Logger {
+  let dest = opts.destination;
+  if (!dest && process.stdout.isTTY) {
+    try {
+      // pino-pretty as a synchronous stream: no worker thread, nothing lost on exit
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      dest = prettyStream();
+    } catch {
+      dest = undefined;
+    }
+  }
+  return pino(
+    {
+      level: opts.level ?? 'info',
+      name: opts.name,
+      base: { pid: process.pid },
+      formatters: { log: (obj) => scrub(obj) as Record<string, unknown> },
+      hooks: {
+        logMethod(args, method) {
+          const secrets = secretValues();
+          const clean = args.map((a) => scrub(a, secrets)) as Parameters<typeof method>;
+          method.apply(this, clean);
+        },
+      },
+    },
+    dest ?? pino.destination({ dest: 1, sync: false }),
+  );
+}
+
+import { createRequire } from 'node:module';
+function prettyStream(): DestinationStream {
+  const require = createRequire(import.meta.url);
+  const pretty = require('pino-pretty') as (o: object) => DestinationStream;
+  return pretty({ sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+}
+
+/** A logger that writes nothing (tests, benchmarks). */
+export const silentLogger: Logger = pino({ level: 'silent' });

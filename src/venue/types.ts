@@ -1,0 +1,82 @@
+// The venue interface: what the engine's order scheduler talks to. The live venue implements it
+// over the REST API and the user channel; the simulated venue (paper, backtest) over the
+// matching engine. The engine never knows which one it has.
+import type { Side, UserEvent } from '../feed/events.js';
+
+export type OrderType = 'GTC' | 'GTD' | 'FOK' | 'FAK';
+
+export interface OrderRequest {
+  /** Our id, stored before the order is sent (DESIGN.md rule 5). */
+  clientId: string;
+  tokenId: string;
+  side: Side;
+  /** Price units (1e-4). */
+  price: number;
+  /** Size units (1e-2 shares). */
+  size: number;
+  orderType: OrderType;
+  postOnly: boolean;
+  /** GTD only: expiry, Unix seconds. */
+  expirationSec?: number;
+}
+
+export type PlaceStatus = 'live' | 'matched' | 'delayed' | 'unmatched';
+
+export interface PlaceResult {
+  clientId: string;
+  ok: boolean;
+  /** The venue's order id when accepted. */
+  orderId?: string;
+  status?: PlaceStatus;
+  /** The venue's error code when rejected, e.g. INVALID_POST_ONLY_ORDER (wire-formats.md 4.4). */
+  error?: string;
+}
+
+export interface CancelResult {
+  canceled: string[];
+  notCanceled: Record<string, string>;
+}
+
+/** An order as the venue reports it (GET /orders, startup reconciliation). */
+export interface VenueOrder {
+  orderId: string;
+  tokenId: string;
+  market: string;
+  side: Side;
+  price: number;
+  originalSize: number;
+  sizeMatched: number;
+  status: string;
+  orderType: string;
+  createdAtMs: number;
+}
+
+export interface VenueTrade {
+  tradeId: string;
+  orderId: string;
+  tokenId: string;
+  market: string;
+  side: Side;
+  price: number;
+  size: number;
+  feeRateBps: number;
+  status: string;
+  liquidity: 'MAKER' | 'TAKER';
+  timeMs: number;
+}
+
+export interface Venue {
+  /** At most 15 orders. Throws AmbiguousSubmitError when the outcome is unknown; never retried. */
+  placeOrders(orders: OrderRequest[]): Promise<PlaceResult[]>;
+  /** One order through the single-order endpoint (overflow when the batch windows are full). */
+  placeOrder(order: OrderRequest): Promise<PlaceResult>;
+  cancelOrders(orderIds: string[]): Promise<CancelResult>;
+  cancelOrder(orderId: string): Promise<CancelResult>;
+  cancelAll(): Promise<CancelResult>;
+  cancelMarket(market: string): Promise<CancelResult>;
+  openOrders(): Promise<VenueOrder[]>;
+  trades(sinceMs: number): Promise<VenueTrade[]>;
+  /** Order and trade updates (the user channel, or the simulated venue's own events). */
+  onUserEvent(listener: (e: UserEvent) => void): void;
+  close(): Promise<void>;
+}
