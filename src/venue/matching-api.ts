@@ -1,0 +1,105 @@
+// The matching engine's contract (implemented in matching-engine.ts). One engine per binary
+// market holds one canonical book in the first token's terms: a BUY of the second token at q is
+// a SELL of the first at 1-q, so two BUYs whose prices sum to at least 1 match ("mint"). Both
+// token views are derived from the one book. Integer units throughout (src/core/units.ts).
+import type { Side } from '../feed/events.js';
+import type { OrderType } from './types.js';
+
+export interface MarketSpec {
+  conditionId: string;
+  /** [first token, second token]; the second's book is the mirror of the first's. */
+  tokens: [string, string];
+  /** Price units (100 = 0.01). */
+  tick: number;
+  /** Size units (500 = 5 shares). */
+  minSize: number;
+}
+
+export interface NewOrder {
+  orderId: string;
+  /** Who owns it: an API key, or a synthetic agent's name. Fills are reported per owner. */
+  owner: string;
+  tokenId: string;
+  side: Side;
+  price: number;
+  size: number;
+  orderType: OrderType;
+  postOnly: boolean;
+  /** GTD: expiry in ms since the epoch (engine clock). */
+  expiresAtMs?: number;
+}
+
+export interface MatchFill {
+  tradeId: string;
+  makerOrderId: string;
+  makerOwner: string;
+  /** The maker's own token, side and price. */
+  makerTokenId: string;
+  makerSide: Side;
+  makerPrice: number;
+  takerOrderId: string;
+  takerOwner: string;
+  takerTokenId: string;
+  takerSide: Side;
+  /** The taker's execution price in its own token (= maker price, or 1 - maker price for a complement match). */
+  takerPrice: number;
+  size: number;
+  timeMs: number;
+}
+
+/** Venue error codes (wire-formats.md 4.4). */
+export type RejectCode =
+  | 'INVALID_ORDER_MIN_TICK_SIZE'
+  | 'INVALID_ORDER_MIN_SIZE'
+  | 'INVALID_ORDER_DUPLICATED'
+  | 'INVALID_ORDER_EXPIRATION'
+  | 'INVALID_ORDER_ERROR'
+  | 'INVALID_POST_ONLY_ORDER_TYPE'
+  | 'INVALID_POST_ONLY_ORDER'
+  | 'FOK_ORDER_NOT_FILLED_ERROR'
+  | 'MARKET_NOT_READY';
+
+export interface PlaceOutcome {
+  ok: boolean;
+  error?: RejectCode;
+  /** 'live' rests (maybe after partial fills), 'matched' fully filled, 'unmatched' FAK/FOK remainder killed. */
+  status?: 'live' | 'matched' | 'unmatched';
+  fills: MatchFill[];
+  /** Size left resting on the book (0 unless status is 'live'). */
+  resting: number;
+}
+
+export interface RestingOrder extends NewOrder {
+  /** Size still open. */
+  remaining: number;
+  originalSize: number;
+  createdAtMs: number;
+}
+
+/** A change of one aggregate level on one token's view, after an operation. */
+export interface LevelChange {
+  tokenId: string;
+  /** BUY = bid level, SELL = ask level, in that token's terms. */
+  side: Side;
+  price: number;
+  /** New total at the level; 0 removes it. */
+  size: number;
+}
+
+export interface MatchingEngineApi {
+  readonly spec: MarketSpec;
+  place(order: NewOrder, nowMs: number): PlaceOutcome;
+  /** Returns the cancelled order, or undefined when it is unknown or already done. */
+  cancel(orderId: string): RestingOrder | undefined;
+  cancelOwner(owner: string): RestingOrder[];
+  /** Removes GTD orders whose expiry has passed. */
+  expire(nowMs: number): RestingOrder[];
+  order(orderId: string): RestingOrder | undefined;
+  ordersOf(owner: string): RestingOrder[];
+  /** Aggregate levels of one token's view: bids ascending, asks descending (best last), as the wire sends them. */
+  levels(tokenId: string, side: Side): Array<{ price: number; size: number }>;
+  bestBid(tokenId: string): number;
+  bestAsk(tokenId: string): number;
+  /** Every level change since the last call, for both tokens (the emulator turns these into price_change frames). */
+  drainChanges(): LevelChange[];
+}
