@@ -92,6 +92,8 @@ export interface MatchingEngineApi {
   /** Returns the cancelled order, or undefined when it is unknown or already done. */
   cancel(orderId: string): RestingOrder | undefined;
   cancelOwner(owner: string): RestingOrder[];
+  /** Added by the matching-engine helper (additive): removes every resting order of the market. */
+  cancelAll(): RestingOrder[];
   /** Removes GTD orders whose expiry has passed. */
   expire(nowMs: number): RestingOrder[];
   order(orderId: string): RestingOrder | undefined;
