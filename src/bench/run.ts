@@ -1,7 +1,9 @@
 // npm run bench: runs every benchmark in this folder and prints one JSON line each.
 // Each benchmark module exports `run(): Promise<Record<string, unknown>>` with a `bench` name.
 const names = process.argv.slice(2);
-const all: Record<string, () => Promise<{ run: () => Promise<Record<string, unknown>> }>> = {};
+const all: Record<string, () => Promise<{ run: () => Promise<Record<string, unknown>> }>> = {
+  matching: () => import('./matching.js'),
+};
 
 for (const [name, load] of Object.entries(all)) {
   if (names.length && !names.includes(name)) continue;
