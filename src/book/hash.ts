@@ -32,14 +32,51 @@ function levels(ls: ReadonlyArray<readonly [string, string]>): string {
   return out + ']';
 }
 
-export function bookHashPayload(b: HashInput): string {
+/**
+ * The same level text from dense per-price arrays (the book's storage): occupied cells from
+ * `from` to `to` inclusive, stepping by `dir`. The book caches the result per side.
+ */
+export function levelsText(
+  priceStr: readonly string[],
+  sizeStr: readonly string[],
+  size: ArrayLike<number>,
+  from: number,
+  to: number,
+  dir: number,
+): string {
+  let out = '[';
+  let first = true;
+  for (let p = from; ; p += dir) {
+    if (size[p] > 0) {
+      out += (first ? '{"price":' : ',{"price":') + str(priceStr[p]) + ',"size":' + str(sizeStr[p]) + '}';
+      first = false;
+    }
+    if (p === to) break;
+  }
+  return out + ']';
+}
+
+/** The fields of the payload other than the levels. */
+export type HashMeta = Omit<HashInput, 'bids' | 'asks'>;
+
+/** The payload from already serialised level text (see levelsText). */
+export function bookHashPayloadFromText(m: HashMeta, bidsText: string, asksText: string): string {
   return (
-    `{"market":${str(b.market)},"asset_id":${str(b.assetId)},"timestamp":${str(b.timestamp)},"hash":"",` +
-    `"bids":${levels(b.bids)},"asks":${levels(b.asks)},"min_order_size":${str(b.minOrderSize)},` +
-    `"tick_size":${str(b.tickSize)},"neg_risk":${b.negRisk ? 'true' : 'false'},"last_trade_price":${str(b.lastTradePrice)}}`
+    `{"market":${str(m.market)},"asset_id":${str(m.assetId)},"timestamp":${str(m.timestamp)},"hash":"",` +
+    `"bids":${bidsText},"asks":${asksText},"min_order_size":${str(m.minOrderSize)},` +
+    `"tick_size":${str(m.tickSize)},"neg_risk":${m.negRisk ? 'true' : 'false'},"last_trade_price":${str(m.lastTradePrice)}}`
   );
 }
 
+/** SHA-1 hex of a payload string. */
+export function sha1Hex(payload: string): string {
+  return createHash('sha1').update(payload).digest('hex');
+}
+
+export function bookHashPayload(b: HashInput): string {
+  return bookHashPayloadFromText(b, levels(b.bids), levels(b.asks));
+}
+
 export function bookHash(b: HashInput): string {
-  return createHash('sha1').update(bookHashPayload(b)).digest('hex');
+  return sha1Hex(bookHashPayload(b));
 }

@@ -1,0 +1,273 @@
+// Market-channel frame decoder, shared by the live feed and replay: one raw frame (a JSON array,
+// an object or the text PONG) in, typed MarketEvents with integer prices/sizes out. Hand-written
+// checks instead of a schema per frame; a bad frame or event is counted and skipped, never thrown.
+import type { Logger } from '../core/log.js';
+import { parsePrice, parseSize } from '../core/units.js';
+import type { BookEvent, MarketEvent, PriceChangeEntry, Side, WireLevel } from './events.js';
+import { DecodeStats, FieldError, optStr, reqStr, toMs, type Json } from './decode-stats.js';
+
+export function createMarketDecodeStats(log?: Logger): DecodeStats {
+  return new DecodeStats('market', log);
+}
+
+/** Unix-ms wire string -> number, without a regex (hot path). */
+function tsMs(s: string): number {
+  const n = s.length;
+  if (n === 0 || n > 16) throw new FieldError('timestamp');
+  let v = 0;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) return toMs(s, 'timestamp');
+    v = v * 10 + (c - 48);
+  }
+  return v < 1e11 ? v * 1000 : v;
+}
+
+function price(s: unknown, field: string): number {
+  if (typeof s !== 'string') throw new FieldError(field);
+  const v = parsePrice(s);
+  if (v < 0) throw new FieldError(field);
+  return v;
+}
+
+function size(s: unknown, field: string): number {
+  if (typeof s !== 'string') throw new FieldError(field);
+  const v = parseSize(s);
+  if (v < 0) throw new FieldError(field);
+  return v;
+}
+
+function side(s: unknown): Side {
+  if (s === 'BUY' || s === 'SELL') return s;
+  throw new FieldError('side');
+}
+
+function levels(v: unknown, field: string): WireLevel[] {
+  if (!Array.isArray(v)) throw new FieldError(field);
+  const out: WireLevel[] = new Array<WireLevel>(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const l = v[i] as Json;
+    if (typeof l !== 'object' || l === null) throw new FieldError(field);
+    const ps = l.price;
+    const ss = l.size;
+    out[i] = { price: price(ps, `${field}.price`), size: size(ss, `${field}.size`), priceStr: ps as string, sizeStr: ss as string };
+  }
+  return out;
+}
+
+/** best_bid / best_ask: absent -> undefined; "" is treated as absent too. */
+function optPrice(o: Json, k: string): number | undefined {
+  const v = o[k];
+  if (v === undefined || v === null || v === '') return undefined;
+  return price(v, k);
+}
+
+function decodeBook(o: Json): BookEvent {
+  const ts = reqStr(o, 'timestamp');
+  // old docs named the arrays buys/sells; real frames use bids/asks
+  const ev: BookEvent = {
+    type: 'book',
+    market: reqStr(o, 'market'),
+    assetId: reqStr(o, 'asset_id'),
+    timestampMs: tsMs(ts),
+    timestampStr: ts,
+    hash: optStr(o, 'hash') ?? '',
+    bids: levels(o.bids ?? o.buys, 'bids'),
+    asks: levels(o.asks ?? o.sells, 'asks'),
+  };
+  const tick = optStr(o, 'tick_size');
+  if (tick !== undefined) {
+    ev.tickSize = price(tick, 'tick_size');
+    ev.tickSizeStr = tick;
+  }
+  const mos = optStr(o, 'min_order_size');
+  if (mos !== undefined) ev.minOrderSizeStr = mos;
+  if (typeof o.neg_risk === 'boolean') ev.negRisk = o.neg_risk;
+  const ltp = optStr(o, 'last_trade_price');
+  if (ltp !== undefined) ev.lastTradePriceStr = ltp;
+  return ev;
+}
+
+function entry(c: Json, assetId: string, hash: string | undefined): PriceChangeEntry {
+  const ps = c.price;
+  const ss = c.size;
+  const e: PriceChangeEntry = {
+    assetId,
+    side: side(c.side),
+    price: price(ps, 'price'),
+    size: size(ss, 'size'),
+    priceStr: ps as string,
+    sizeStr: ss as string,
+    hash,
+    bestBid: optPrice(c, 'best_bid'),
+    bestAsk: optPrice(c, 'best_ask'),
+  };
+  return e;
+}
+
+function decodePriceChange(o: Json): MarketEvent {
+  const ts = reqStr(o, 'timestamp');
+  const market = reqStr(o, 'market');
+  const timestampMs = tsMs(ts);
+  const pcs = o.price_changes;
+  if (Array.isArray(pcs)) {
+    const changes: PriceChangeEntry[] = new Array<PriceChangeEntry>(pcs.length);
+    for (let i = 0; i < pcs.length; i++) {
+      const c = pcs[i] as Json;
+      if (typeof c !== 'object' || c === null) throw new FieldError('price_changes');
+      changes[i] = entry(c, reqStr(c, 'asset_id'), optStr(c, 'hash'));
+    }
+    return { type: 'price_change', market, timestampMs, timestampStr: ts, changes, format: 'current' };
+  }
+  const assetId = reqStr(o, 'asset_id');
+  const hash = optStr(o, 'hash');
+  const legacy = o.changes;
+  if (Array.isArray(legacy)) {
+    // legacy: root asset_id and hash; the hash is the book after the whole message
+    const changes: PriceChangeEntry[] = new Array<PriceChangeEntry>(legacy.length);
+    for (let i = 0; i < legacy.length; i++) {
+      const c = legacy[i] as Json;
+      if (typeof c !== 'object' || c === null) throw new FieldError('changes');
+      changes[i] = entry(c, assetId, i === legacy.length - 1 ? hash : undefined);
+    }
+    return { type: 'price_change', market, timestampMs, timestampStr: ts, changes, format: 'changes' };
+  }
+  return { type: 'price_change', market, timestampMs, timestampStr: ts, changes: [entry(o, assetId, hash)], format: 'flat' };
+}
+
+function decodeEvent(o: Json): MarketEvent | string {
+  switch (o.event_type) {
+    case 'price_change':
+      return decodePriceChange(o);
+    case 'book':
+      return decodeBook(o);
+    case 'last_trade_price': {
+      const fee = optStr(o, 'fee_rate_bps');
+      const feeN = fee === undefined || fee === '' ? 0 : Number(fee);
+      if (!Number.isFinite(feeN)) throw new FieldError('fee_rate_bps');
+      const ev: MarketEvent = {
+        type: 'last_trade_price',
+        market: reqStr(o, 'market'),
+        assetId: reqStr(o, 'asset_id'),
+        price: price(o.price, 'price'),
+        size: size(o.size, 'size'),
+        side: side(o.side),
+        feeRateBps: feeN,
+        timestampMs: toMs(o.timestamp, 'timestamp'),
+      };
+      const tx = optStr(o, 'transaction_hash');
+      if (tx !== undefined) ev.transactionHash = tx;
+      return ev;
+    }
+    case 'tick_size_change': {
+      const nts = reqStr(o, 'new_tick_size');
+      return {
+        type: 'tick_size_change',
+        market: reqStr(o, 'market'),
+        assetId: reqStr(o, 'asset_id'),
+        oldTickSize: price(o.old_tick_size, 'old_tick_size'),
+        newTickSize: price(nts, 'new_tick_size'),
+        newTickSizeStr: nts,
+        timestampMs: toMs(o.timestamp, 'timestamp'),
+      };
+    }
+    case 'best_bid_ask':
+      return {
+        type: 'best_bid_ask',
+        market: reqStr(o, 'market'),
+        assetId: reqStr(o, 'asset_id'),
+        bestBid: price(o.best_bid, 'best_bid'),
+        bestAsk: price(o.best_ask, 'best_ask'),
+        spread: price(o.spread, 'spread'),
+        timestampMs: toMs(o.timestamp, 'timestamp'),
+      };
+    case 'new_market':
+    case 'market_resolved': {
+      const ev: MarketEvent = {
+        type: o.event_type,
+        market: reqStr(o, 'market'),
+        question: optStr(o, 'question') ?? '',
+        slug: optStr(o, 'slug') ?? '',
+        assetIds: strArray(o.assets_ids ?? o.clob_token_ids, 'assets_ids'),
+        outcomes: strArray(o.outcomes, 'outcomes'),
+        timestampMs: toMs(o.timestamp, 'timestamp'),
+      };
+      const w = optStr(o, 'winning_asset_id');
+      if (w !== undefined) ev.winningAssetId = w;
+      const wo = optStr(o, 'winning_outcome');
+      if (wo !== undefined) ev.winningOutcome = wo;
+      return ev;
+    }
+    default:
+      return `unknown_event:${typeof o.event_type === 'string' ? o.event_type.slice(0, 40) : typeof o.event_type}`;
+  }
+}
+
+function strArray(v: unknown, field: string): string[] {
+  if (v === undefined || v === null) return [];
+  // some producers send JSON-encoded string arrays (the Gamma gotcha)
+  if (typeof v === 'string') {
+    try {
+      v = JSON.parse(v);
+    } catch {
+      throw new FieldError(field);
+    }
+  }
+  if (!Array.isArray(v)) throw new FieldError(field);
+  for (const x of v) if (typeof x !== 'string') throw new FieldError(field);
+  return v as string[];
+}
+
+/**
+ * Decodes one raw frame, appending events to `out`. Returns the number appended (0 for PONG or a
+ * rejected frame). A bad event inside an array is skipped alone; its siblings still decode.
+ */
+export function decodeMarketFrame(frame: string, out: MarketEvent[], stats: DecodeStats): number {
+  stats.frames++;
+  if (frame === 'PONG' || frame === 'pong') {
+    stats.pongs++;
+    return 0;
+  }
+  let v: unknown;
+  try {
+    v = JSON.parse(frame);
+  } catch {
+    stats.reject('malformed_json', frame);
+    return 0;
+  }
+  return decodeMarketValue(v, frame, out, stats);
+}
+
+/** As decodeMarketFrame for an already parsed frame (the benchmark's floor parses separately). */
+export function decodeMarketValue(v: unknown, frame: string, out: MarketEvent[], stats: DecodeStats): number {
+  if (Array.isArray(v)) {
+    let n = 0;
+    for (let i = 0; i < v.length; i++) n += one(v[i], frame, out, stats);
+    return n;
+  }
+  return one(v, frame, out, stats);
+}
+
+function one(v: unknown, frame: string, out: MarketEvent[], stats: DecodeStats): number {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+    stats.reject('not_an_object', frame);
+    return 0;
+  }
+  try {
+    const ev = decodeEvent(v as Json);
+    if (typeof ev === 'string') {
+      stats.reject(ev, frame);
+      return 0;
+    }
+    out.push(ev);
+    stats.events++;
+    return 1;
+  } catch (e) {
+    if (e instanceof FieldError) {
+      stats.reject(`bad_field:${e.field}`, frame);
+      return 0;
+    }
+    stats.reject('decode_error', frame);
+    return 0;
+  }
+}

@@ -1,0 +1,68 @@
+// Counters a decoder keeps: frames seen, events produced, and every rejected frame or event by
+// reason (malformed JSON, a missing field, an unknown event_type). A short sample of each reject is
+// logged, rate-limited, so a bad feed cannot flood the log. The numbers feed /metrics.
+import type { Logger } from '../core/log.js';
+
+export class DecodeStats {
+  frames = 0;
+  pongs = 0;
+  events = 0;
+  /** Rejects by reason, e.g. `malformed_json`, `bad_field:price`, `unknown_event:foo`. */
+  readonly rejects = new Map<string, number>();
+  private logged = 0;
+
+  constructor(
+    readonly channel: 'market' | 'user' | 'price',
+    private readonly log?: Logger,
+    /** Samples logged at most once per this many rejects after the first 20. */
+    private readonly logEvery = 1000,
+  ) {}
+
+  reject(reason: string, sample: string): void {
+    this.rejects.set(reason, (this.rejects.get(reason) ?? 0) + 1);
+    const n = ++this.logged;
+    if (this.log && (n <= 20 || n % this.logEvery === 0)) {
+      this.log.warn({ channel: this.channel, reason, sample: sample.length > 160 ? sample.slice(0, 160) + '…' : sample, rejects: n }, 'feed frame rejected');
+    }
+  }
+
+  rejected(): number {
+    let t = 0;
+    for (const v of this.rejects.values()) t += v;
+    return t;
+  }
+
+  /** Flat counters for /metrics: `{frames, pongs, events, rejected, 'reject:<reason>': n}`. */
+  counters(): Record<string, number> {
+    const out: Record<string, number> = { frames: this.frames, pongs: this.pongs, events: this.events, rejected: this.rejected() };
+    for (const [k, v] of this.rejects) out[`reject:${k}`] = v;
+    return out;
+  }
+}
+
+/** A wire field that must be a string; a typed failure the decoders turn into a reject reason. */
+export class FieldError {
+  constructor(readonly field: string) {}
+}
+
+export type Json = Record<string, unknown>;
+
+export function reqStr(o: Json, k: string): string {
+  const v = o[k];
+  if (typeof v !== 'string') throw new FieldError(k);
+  return v;
+}
+
+export function optStr(o: Json, k: string): string | undefined {
+  const v = o[k];
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** A Unix time string or number in seconds, ms or µs, normalised to ms (units differ across captures). */
+export function toMs(v: unknown, field: string): number {
+  const n = typeof v === 'string' ? (v.length > 0 && v.length < 20 && /^\d+(\.\d+)?$/.test(v) ? Number(v) : NaN) : typeof v === 'number' ? v : NaN;
+  if (!Number.isFinite(n) || n < 0) throw new FieldError(field);
+  if (n < 1e11) return Math.round(n * 1000); // seconds (until year 5138)
+  if (n > 1e14) return Math.round(n / 1000); // microseconds
+  return Math.round(n);
+}

@@ -1,0 +1,158 @@
+// User-channel frame decoder (live and replay): `order` events (PLACEMENT / UPDATE / CANCELLATION,
+// statuses kept as sent incl. CANCELED_<reason>) and `trade` events (every status, maker_orders)
+// into typed events with integer prices/sizes. Time fields arrive in seconds or ms: normalised to ms.
+import type { Logger } from '../core/log.js';
+import { parsePrice, parseSize } from '../core/units.js';
+import type { MakerOrderFill, OrderEventKind, Side, TradeStatus, UserEvent, UserOrderEvent, UserTradeEvent } from './events.js';
+import { DecodeStats, FieldError, optStr, reqStr, toMs, type Json } from './decode-stats.js';
+
+export function createUserDecodeStats(log?: Logger): DecodeStats {
+  return new DecodeStats('user', log);
+}
+
+function price(v: unknown, field: string): number {
+  const p = typeof v === 'string' ? parsePrice(v) : -1;
+  if (p < 0) throw new FieldError(field);
+  return p;
+}
+
+function size(v: unknown, field: string): number {
+  const s = typeof v === 'string' ? parseSize(v) : typeof v === 'number' && v >= 0 ? Math.round(v * 100) : -1;
+  if (s < 0) throw new FieldError(field);
+  return s;
+}
+
+function side(v: unknown, field = 'side'): Side {
+  if (v === 'BUY' || v === 'SELL') return v;
+  throw new FieldError(field);
+}
+
+function bps(v: unknown): number {
+  if (v === undefined || v === null || v === '') return 0;
+  const n = typeof v === 'number' ? v : Number(v);
+  if (!Number.isFinite(n) || n < 0) throw new FieldError('fee_rate_bps');
+  return n;
+}
+
+const KINDS: ReadonlySet<string> = new Set(['PLACEMENT', 'UPDATE', 'CANCELLATION']);
+const TRADE_STATUSES: ReadonlySet<string> = new Set(['MATCHED', 'MINED', 'CONFIRMED', 'RETRYING', 'FAILED']);
+
+function decodeOrder(o: Json): UserOrderEvent {
+  const kind = reqStr(o, 'type');
+  if (!KINDS.has(kind)) throw new FieldError('type');
+  const status = reqStr(o, 'status');
+  const trades = o.associate_trades;
+  if (trades !== null && trades !== undefined && !(Array.isArray(trades) && trades.every((t) => typeof t === 'string'))) {
+    throw new FieldError('associate_trades');
+  }
+  return {
+    type: 'order',
+    kind: kind as OrderEventKind,
+    orderId: reqStr(o, 'id'),
+    market: reqStr(o, 'market'),
+    assetId: reqStr(o, 'asset_id'),
+    side: side(o.side),
+    price: price(o.price, 'price'),
+    originalSize: size(o.original_size, 'original_size'),
+    sizeMatched: o.size_matched === undefined || o.size_matched === '' ? 0 : size(o.size_matched, 'size_matched'),
+    status,
+    orderType: optStr(o, 'order_type') ?? '',
+    outcome: optStr(o, 'outcome') ?? '',
+    associateTrades: (trades as string[] | null | undefined) ?? [],
+    createdAtMs: o.created_at === undefined || o.created_at === '' ? 0 : toMs(o.created_at, 'created_at'),
+    timestampMs: toMs(o.timestamp ?? o.created_at, 'timestamp'),
+  };
+}
+
+function makerOrder(m: unknown): MakerOrderFill {
+  if (typeof m !== 'object' || m === null) throw new FieldError('maker_orders');
+  const o = m as Json;
+  const fill: MakerOrderFill = {
+    orderId: reqStr(o, 'order_id'),
+    assetId: reqStr(o, 'asset_id'),
+    price: price(o.price, 'maker_orders.price'),
+    matchedAmount: size(o.matched_amount, 'maker_orders.matched_amount'),
+    feeRateBps: bps(o.fee_rate_bps),
+    outcome: optStr(o, 'outcome') ?? '',
+    owner: optStr(o, 'owner') ?? '',
+  };
+  if (o.side !== undefined) fill.side = side(o.side, 'maker_orders.side');
+  return fill;
+}
+
+function decodeTrade(o: Json): UserTradeEvent {
+  const status = reqStr(o, 'status');
+  if (!TRADE_STATUSES.has(status)) throw new FieldError('status');
+  const ts = o.trader_side;
+  if (ts !== 'TAKER' && ts !== 'MAKER') throw new FieldError('trader_side');
+  const makers = o.maker_orders;
+  if (makers !== undefined && makers !== null && !Array.isArray(makers)) throw new FieldError('maker_orders');
+  // docs spell `matchtime`; real messages `match_time`
+  const matchRaw = o.match_time ?? o.matchtime;
+  const ev: UserTradeEvent = {
+    type: 'trade',
+    tradeId: reqStr(o, 'id'),
+    takerOrderId: reqStr(o, 'taker_order_id'),
+    market: reqStr(o, 'market'),
+    assetId: reqStr(o, 'asset_id'),
+    side: side(o.side),
+    price: price(o.price, 'price'),
+    size: size(o.size, 'size'),
+    feeRateBps: bps(o.fee_rate_bps),
+    status: status as TradeStatus,
+    traderSide: ts,
+    outcome: optStr(o, 'outcome') ?? '',
+    owner: optStr(o, 'owner') ?? '',
+    makerOrders: Array.isArray(makers) ? makers.map(makerOrder) : [],
+    matchTimeMs: matchRaw === undefined ? 0 : toMs(matchRaw, 'match_time'),
+    // REST trade objects (same shape, no event_type) carry only last_update
+    timestampMs: toMs(o.timestamp ?? o.last_update ?? matchRaw, 'timestamp'),
+  };
+  const tx = optStr(o, 'transaction_hash');
+  if (tx) ev.transactionHash = tx;
+  return ev;
+}
+
+function decodeEvent(o: Json): UserEvent | string {
+  const et = o.event_type ?? (typeof o.taker_order_id === 'string' ? 'trade' : undefined);
+  if (et === 'order') return decodeOrder(o);
+  if (et === 'trade') return decodeTrade(o);
+  return `unknown_event:${typeof et === 'string' ? et.slice(0, 40) : typeof et}`;
+}
+
+/** Decodes one raw user-channel frame into `out`; returns events appended. Never throws. */
+export function decodeUserFrame(frame: string, out: UserEvent[], stats: DecodeStats): number {
+  stats.frames++;
+  if (frame === 'PONG' || frame === 'pong') {
+    stats.pongs++;
+    return 0;
+  }
+  let v: unknown;
+  try {
+    v = JSON.parse(frame);
+  } catch {
+    stats.reject('malformed_json', frame);
+    return 0;
+  }
+  const items = Array.isArray(v) ? v : [v];
+  let n = 0;
+  for (const it of items) {
+    if (typeof it !== 'object' || it === null || Array.isArray(it)) {
+      stats.reject('not_an_object', frame);
+      continue;
+    }
+    try {
+      const ev = decodeEvent(it as Json);
+      if (typeof ev === 'string') {
+        stats.reject(ev, frame);
+        continue;
+      }
+      out.push(ev);
+      stats.events++;
+      n++;
+    } catch (e) {
+      stats.reject(e instanceof FieldError ? `bad_field:${e.field}` : 'decode_error', frame);
+    }
+  }
+  return n;
+}
