@@ -1,0 +1,212 @@
+// The CLOB (order-book trading) API, all 25 endpoints of spec 4.1. Book and quote prices come
+// back in integer units; order bodies are formatted from integer units. Shapes: src/api/README.md.
+import { ResponseShapeError } from '../core/errors.js';
+import { formatPrice, formatSize } from '../core/units.js';
+import { cursorItems, validate } from './paginate.js';
+import {
+  bookSchema,
+  cancelResponseSchema,
+  clobMarketSchema,
+  looseObjectSchema,
+  midpointSchema,
+  negRiskSchema,
+  openOrderSchema,
+  orderResponseSchema,
+  pageSchema,
+  priceSchema,
+  priceUnits,
+  spreadSchema,
+  tickSizeSchema,
+  toBook,
+  tradeSchema,
+  type Book,
+  type CancelResponse,
+  type ClobMarket,
+  type JsonObject,
+  type OpenOrder,
+  type OrderResponse,
+  type Page,
+  type Trade,
+} from './schemas.js';
+import type { Method, QueryValue, Transport } from './transport.js';
+import type { z } from 'zod';
+
+export type Side = 'BUY' | 'SELL';
+export type OrderType = 'GTC' | 'GTD' | 'FOK' | 'FAK';
+
+/** An order to place, in integer units (price 1e-4, size 1e-2 shares). */
+export interface NewOrder {
+  tokenId: string;
+  price: number;
+  size: number;
+  side: Side;
+  orderType?: OrderType;
+  postOnly?: boolean;
+  /** Price decimals to print (the tick's), e.g. 2 -> "0.50"; default: minimal. */
+  priceDecimals?: number;
+}
+
+/** The POST /order wire body (spec section 2). */
+export interface OrderBody {
+  tokenID: string;
+  price: string;
+  size: string;
+  side: Side;
+  orderType?: OrderType;
+  postOnly?: boolean;
+}
+
+export const MAX_BATCH = 15;
+
+export function orderBody(o: NewOrder): OrderBody {
+  const b: OrderBody = { tokenID: o.tokenId, price: formatPrice(o.price, o.priceDecimals ?? 0), size: formatSize(o.size), side: o.side };
+  if (o.orderType) b.orderType = o.orderType;
+  if (o.postOnly !== undefined) b.postOnly = o.postOnly;
+  return b;
+}
+
+export interface TradeQuery {
+  id?: string;
+  market?: string;
+  asset_id?: string;
+  maker_address?: string;
+  before?: number;
+  after?: number;
+}
+export interface OrdersQuery {
+  id?: string;
+  market?: string;
+  asset_id?: string;
+}
+
+const marketPage = pageSchema(clobMarketSchema);
+const objectPage = pageSchema(looseObjectSchema);
+const orderPage = pageSchema(openOrderSchema);
+const tradePage = pageSchema(tradeSchema);
+
+export class ClobClient {
+  constructor(readonly transport: Transport) {}
+
+  private async call<T>(schema: z.ZodType<T>, method: Method, path: string, query?: Record<string, QueryValue>, body?: unknown): Promise<T> {
+    return validate(schema, await this.transport.request({ method, path, query, body }), method, path);
+  }
+
+  private units(v: string | number, path: string, field: string): number {
+    const u = priceUnits(v);
+    if (u < 0) throw new ResponseShapeError('GET', path, `${field}: not a price: ${JSON.stringify(v)}`);
+    return u;
+  }
+
+  // ---- markets ----
+  listMarkets(q: { next_cursor?: string; limit?: number; offset?: number } = {}): Promise<Page<ClobMarket>> {
+    return this.call(marketPage, 'GET', '/markets', q);
+  }
+  iterateMarkets(startCursor?: string): AsyncGenerator<ClobMarket> {
+    return cursorItems((c) => this.listMarkets({ next_cursor: c }), startCursor);
+  }
+  getMarket(conditionId: string): Promise<ClobMarket> {
+    return this.call(clobMarketSchema, 'GET', '/market', { condition_id: conditionId });
+  }
+  samplingMarkets(nextCursor?: string): Promise<Page<ClobMarket>> {
+    return this.call(marketPage, 'GET', '/sampling-markets', { next_cursor: nextCursor });
+  }
+  samplingSimplifiedMarkets(nextCursor?: string): Promise<Page<JsonObject>> {
+    return this.call(objectPage, 'GET', '/sampling-simplified-markets', { next_cursor: nextCursor });
+  }
+
+  // ---- book and quotes (integer price units) ----
+  async getBook(tokenId: string): Promise<Book> {
+    const w = await this.call(bookSchema, 'GET', '/book', { token_id: tokenId });
+    const b = toBook(w);
+    if (typeof b === 'string') throw new ResponseShapeError('GET', '/book', b);
+    return b;
+  }
+  async getMidpoint(tokenId: string): Promise<number> {
+    const r = await this.call(midpointSchema, 'GET', '/midpoint', { token_id: tokenId });
+    return this.units((r.mid ?? r.mid_price) as string | number, '/midpoint', 'mid');
+  }
+  /** BUY -> best ask, SELL -> best bid. */
+  async getPrice(tokenId: string, side: Side): Promise<number> {
+    const r = await this.call(priceSchema, 'GET', '/price', { token_id: tokenId, side });
+    return this.units(r.price, '/price', 'price');
+  }
+  async getSpread(tokenId: string): Promise<number> {
+    const r = await this.call(spreadSchema, 'GET', '/spread', { token_id: tokenId });
+    return this.units(r.spread, '/spread', 'spread');
+  }
+  /** The minimum tick in price units (0.01 -> 100). */
+  async getTickSize(tokenId: string): Promise<number> {
+    const r = await this.call(tickSizeSchema, 'GET', '/tick-size', { token_id: tokenId });
+    return this.units(r.minimum_tick_size, '/tick-size', 'minimum_tick_size');
+  }
+  async getNegRisk(tokenId: string): Promise<boolean> {
+    return (await this.call(negRiskSchema, 'GET', '/neg-risk', { token_id: tokenId })).neg_risk;
+  }
+
+  // ---- orders ----
+  /** POST /order. A 5xx/timeout/network error throws AmbiguousSubmitError (never retried). */
+  postOrder(order: NewOrder): Promise<OrderResponse> {
+    return this.call(orderResponseSchema, 'POST', '/order', undefined, orderBody(order));
+  }
+  /** POST /orders with 1..15 orders; responses in request order. */
+  async postOrders(orders: NewOrder[]): Promise<OrderResponse[]> {
+    if (orders.length < 1 || orders.length > MAX_BATCH) throw new RangeError(`a batch holds 1..${MAX_BATCH} orders, got ${orders.length}`);
+    return this.call(orderResponseSchema.array(), 'POST', '/orders', undefined, orders.map(orderBody));
+  }
+  getOrder(orderId: string): Promise<OpenOrder> {
+    return this.call(openOrderSchema, 'GET', '/order', { id: orderId });
+  }
+  getOrders(q: OrdersQuery & { next_cursor?: string } = {}): Promise<Page<OpenOrder>> {
+    return this.call(orderPage, 'GET', '/orders', { ...q });
+  }
+  iterateOrders(q: OrdersQuery = {}): AsyncGenerator<OpenOrder> {
+    return cursorItems((c) => this.getOrders({ ...q, next_cursor: c }));
+  }
+  cancelOrder(orderId: string): Promise<CancelResponse> {
+    return this.call(cancelResponseSchema, 'DELETE', '/order', undefined, { orderID: orderId });
+  }
+  /** DELETE /orders with body {orderIds: [...]} (our choice; see README). */
+  cancelOrders(orderIds: string[]): Promise<CancelResponse> {
+    return this.call(cancelResponseSchema, 'DELETE', '/orders', undefined, { orderIds });
+  }
+  cancelAll(): Promise<CancelResponse> {
+    return this.call(cancelResponseSchema, 'DELETE', '/cancel-all');
+  }
+  cancelMarketOrders(market: string, assetId?: string): Promise<CancelResponse> {
+    const body: { market: string; asset_id?: string } = { market };
+    if (assetId !== undefined) body.asset_id = assetId;
+    return this.call(cancelResponseSchema, 'DELETE', '/cancel-market-orders', undefined, body);
+  }
+
+  // ---- trades, balances, positions ----
+  getTrades(q: TradeQuery & { next_cursor?: string } = {}): Promise<Page<Trade>> {
+    return this.call(tradePage, 'GET', '/trades', { ...q });
+  }
+  iterateTrades(q: TradeQuery = {}): AsyncGenerator<Trade> {
+    return cursorItems((c) => this.getTrades({ ...q, next_cursor: c }));
+  }
+  getDataTrades(q: TradeQuery & { next_cursor?: string } = {}): Promise<Page<Trade>> {
+    return this.call(tradePage, 'GET', '/data/trades', { ...q });
+  }
+  iterateDataTrades(q: TradeQuery = {}): AsyncGenerator<Trade> {
+    return cursorItems((c) => this.getDataTrades({ ...q, next_cursor: c }));
+  }
+  getBalances(): Promise<JsonObject> {
+    return this.call(looseObjectSchema, 'GET', '/balances');
+  }
+  /** Shape not documented: returned as parsed JSON. */
+  getPositions(): Promise<unknown> {
+    return this.transport.request({ method: 'GET', path: '/positions' });
+  }
+
+  // ---- API keys ----
+  createApiKey(): Promise<JsonObject> {
+    return this.call(looseObjectSchema, 'POST', '/auth/api-key');
+  }
+  getApiKey(): Promise<JsonObject> {
+    return this.call(looseObjectSchema, 'GET', '/auth/api-key');
+  }
+  deleteApiKey(): Promise<JsonObject> {
+    return this.call(looseObjectSchema, 'DELETE', '/auth/api-key');
+  }
+}

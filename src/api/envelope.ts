@@ -1,0 +1,68 @@
+// Response bodies: the envelope {success, data | error{code,message}} of spec section 7, or a bare
+// JSON body (success by HTTP status; bare failures like {"error":"Invalid token id"}), and the
+// X-RateLimit-Reset header, whose unit the spec leaves open.
+import { ApiError } from '../core/errors.js';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function isEnvelope(b: unknown): b is Obj {
+  if (!isObj(b) || typeof b.success !== 'boolean') return false;
+  return b.success ? 'data' in b : isObj(b.error);
+}
+
+function bareMessage(body: unknown, text: string): string {
+  if (isObj(body)) {
+    for (const k of ['error', 'errorMsg', 'message']) {
+      const v = body[k];
+      if (typeof v === 'string' && v.length) return v;
+      if (isObj(v) && typeof v.message === 'string') return v.message;
+    }
+  }
+  if (typeof body === 'string') return body.slice(0, 200);
+  return text.slice(0, 200) || '(empty body)';
+}
+
+/** The data of a response, or an ApiError for a failure (4xx, 5xx, or success:false). */
+export function decodeBody(status: number, text: string, method: string, path: string): unknown {
+  let body: unknown = null;
+  let json = true;
+  if (text.length) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      json = false;
+      body = text;
+    }
+  }
+  const ok = status >= 200 && status < 300;
+  if (json && isEnvelope(body)) {
+    if (body.success === true && ok) return body.data;
+    const err = isObj(body.error) ? body.error : {};
+    const code = typeof err.code === 'string' && err.code ? err.code : `HTTP_${status}`;
+    const message = typeof err.message === 'string' ? err.message : bareMessage(body, text);
+    throw new ApiError(status, code, message, method, path);
+  }
+  if (ok) return body;
+  const code = isObj(body) && typeof body.code === 'string' && body.code ? body.code : `HTTP_${status}`;
+  throw new ApiError(status, code, bareMessage(body, text), method, path);
+}
+
+const MAX_PAUSE_MS = 15 * 60_000;
+
+/**
+ * X-RateLimit-Reset as an absolute time in ms. Accepts epoch milliseconds (>= 1e12), epoch
+ * seconds (>= 1e9), a delta in seconds (<= 3600) or else a delta in milliseconds. Clamped to
+ * [now, now + 15 min] so a wrong header cannot stall a scope for long.
+ */
+export function resetAtMs(raw: string | undefined, nowMs: number): number | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const v = Number(raw);
+  if (!Number.isFinite(v) || v < 0) return undefined;
+  let at: number;
+  if (v >= 1e12) at = v;
+  else if (v >= 1e9) at = v * 1000;
+  else if (v <= 3600) at = nowMs + v * 1000;
+  else at = nowMs + v;
+  return Math.min(Math.max(at, nowMs), nowMs + MAX_PAUSE_MS);
+}

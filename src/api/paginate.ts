@@ -1,0 +1,48 @@
+// Response validation and the two pagination styles: cursor pages (CLOB, end marker "LTE=") and
+// offset lists (Gamma, Data, Content: a page shorter than `limit` is the last).
+import type { z } from 'zod';
+import { ResponseShapeError } from '../core/errors.js';
+import { END_CURSOR, type Page } from './schemas.js';
+
+/** Validates a response with zod; a mismatch is a ResponseShapeError naming the first issue. */
+export function validate<T>(schema: z.ZodType<T>, value: unknown, method: string, path: string): T {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const i = r.error.issues[0];
+  const where = i && i.path.length ? i.path.map(String).join('.') : '(root)';
+  throw new ResponseShapeError(method, path, `${where}: ${i?.message ?? 'invalid'}`);
+}
+
+/** Every item of a cursor-paginated endpoint, page by page; stops at "LTE=", an empty cursor or a repeat. */
+export async function* cursorItems<T>(
+  fetchPage: (cursor: string | undefined) => Promise<Page<T>>,
+  startCursor?: string,
+  maxPages = 10_000,
+): AsyncGenerator<T> {
+  let cursor = startCursor;
+  const seen = new Set<string>();
+  for (let n = 0; n < maxPages; n++) {
+    const page = await fetchPage(cursor);
+    yield* page.data;
+    const next = page.next_cursor;
+    if (!next || next === END_CURSOR || seen.has(next)) return;
+    seen.add(next);
+    cursor = next;
+  }
+}
+
+/** Every item of an offset-paginated list; stops on a page shorter than `limit`. */
+export async function* offsetItems<T>(
+  fetchPage: (offset: number, limit: number) => Promise<T[]>,
+  limit: number,
+  startOffset = 0,
+  maxPages = 10_000,
+): AsyncGenerator<T> {
+  let offset = startOffset;
+  for (let n = 0; n < maxPages; n++) {
+    const items = await fetchPage(offset, limit);
+    yield* items;
+    if (items.length < limit) return;
+    offset += items.length;
+  }
+}

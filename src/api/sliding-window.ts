@@ -1,0 +1,63 @@
+// An exact sliding-window log: the grant times of the last `windowMs` in a ring buffer of size
+// `limit`. Any interval of `windowMs` holds at most `limit` grants (a grant at t counts during
+// [t, t + windowMs)). Pure: time is passed in. Shared by the client limiter and the emulator.
+
+export class SlidingWindow {
+  private readonly ring: Float64Array;
+  private head = 0; // index of the oldest grant
+  private count = 0;
+
+  constructor(
+    readonly limit: number,
+    readonly windowMs: number,
+  ) {
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
+    if (!(windowMs > 0)) throw new RangeError(`windowMs must be positive, got ${windowMs}`);
+    this.ring = new Float64Array(limit);
+  }
+
+  private evict(nowMs: number): void {
+    const cutoff = nowMs - this.windowMs;
+    while (this.count > 0 && this.ring[this.head] <= cutoff) {
+      this.head = this.head + 1 === this.limit ? 0 : this.head + 1;
+      this.count--;
+    }
+  }
+
+  /** Grants in the window ending at nowMs. */
+  used(nowMs: number): number {
+    this.evict(nowMs);
+    return this.count;
+  }
+
+  hasRoom(nowMs: number): boolean {
+    this.evict(nowMs);
+    return this.count < this.limit;
+  }
+
+  /** Records a grant; the caller checked hasRoom at the same instant. */
+  record(nowMs: number): void {
+    let i = this.head + this.count;
+    if (i >= this.limit) i -= this.limit;
+    this.ring[i] = nowMs;
+    this.count++;
+  }
+
+  /** Takes one slot at nowMs if there is room. */
+  tryAcquire(nowMs: number): boolean {
+    if (!this.hasRoom(nowMs)) return false;
+    this.record(nowMs);
+    return true;
+  }
+
+  /** Earliest time >= nowMs at which tryAcquire would succeed. */
+  nextFreeAt(nowMs: number): number {
+    this.evict(nowMs);
+    return this.count < this.limit ? nowMs : this.ring[this.head] + this.windowMs;
+  }
+
+  /** Remaining slots at nowMs (for X-RateLimit-Remaining). */
+  remaining(nowMs: number): number {
+    return this.limit - this.used(nowMs);
+  }
+}

@@ -1,0 +1,177 @@
+// HTTP transport for one API: an undici Pool per base URL (keep-alive, explicit timeouts), the
+// limiter before every attempt, the response envelope or a bare JSON body, typed errors, 429
+// pauses and bounded exponential backoff. POST /order(s) is never re-sent after an unclear outcome.
+import { Pool } from 'undici';
+import type { Config } from '../config.js';
+import { AmbiguousSubmitError, ApiError, RateLimitError, TransportError } from '../core/errors.js';
+import { silentLogger, type Logger } from '../core/log.js';
+import { scopesFor, type ApiName, type Scope } from './limit-table.js';
+import { PRIORITY, type Limiter } from './limiter.js';
+import { decodeBody, resetAtMs } from './envelope.js';
+
+export type Method = 'GET' | 'POST' | 'DELETE';
+export type QueryValue = string | number | boolean | undefined;
+
+export interface RequestSpec {
+  method: Method;
+  /** Path without query string, e.g. '/book'. */
+  path: string;
+  query?: Record<string, QueryValue>;
+  body?: unknown;
+  /** Limiter priority; default: DELETE -> cancel, POST /order(s) -> place, else normal. */
+  priority?: number;
+}
+
+export interface TransportOptions {
+  api: ApiName;
+  baseUrl: string;
+  http: Config['http'];
+  retry: Config['retry'];
+  limiter: Limiter;
+  /** From MAKERD_API_KEY only; sent as a Bearer token, never logged. */
+  apiKey?: string;
+  logger?: Logger;
+  /** Real-time sleep used between retries (tests may shorten nothing; config.retry does). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+function header(h: RawResponse['headers'], name: string): string | undefined {
+  const v = h[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+export function isSubmitPath(method: string, path: string): boolean {
+  return method === 'POST' && (path === '/order' || path === '/orders');
+}
+
+export class Transport {
+  readonly api: ApiName;
+  private readonly pool: Pool;
+  private readonly prefix: string;
+  private readonly headers: Record<string, string>;
+  private readonly log: Logger;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(private readonly opts: TransportOptions) {
+    this.api = opts.api;
+    const u = new URL(opts.baseUrl);
+    this.prefix = u.pathname.replace(/\/+$/, '');
+    this.pool = new Pool(u.origin, {
+      connections: opts.http.connectionsPerOrigin,
+      connectTimeout: opts.http.connectTimeoutMs,
+      headersTimeout: opts.http.headersTimeoutMs,
+      bodyTimeout: opts.http.bodyTimeoutMs,
+      keepAliveTimeout: opts.http.keepAliveTimeoutMs,
+    });
+    this.headers = { accept: 'application/json' };
+    if (opts.apiKey) this.headers.authorization = `Bearer ${opts.apiKey}`;
+    this.log = (opts.logger ?? silentLogger).child({ api: opts.api });
+    this.sleep = opts.sleep ?? realSleep;
+  }
+
+  private backoffMs(attempt: number): number {
+    const { baseMs, maxMs } = this.opts.retry;
+    return Math.min(maxMs, baseMs * 2 ** (attempt - 1));
+  }
+
+  /** Sends the request under the limiter with retries; returns the response data. */
+  async request(spec: RequestSpec): Promise<unknown> {
+    const { method, path } = spec;
+    const scopes = scopesFor(this.api, method, path);
+    const submit = isSubmitPath(method, path);
+    const idempotent = method === 'GET' || method === 'DELETE';
+    const priority = spec.priority ?? (method === 'DELETE' ? PRIORITY.cancel : submit ? PRIORITY.place : PRIORITY.normal);
+    const attempts = this.opts.retry.attempts;
+    const limiter = this.opts.limiter;
+    for (let attempt = 1; ; attempt++) {
+      await limiter.acquire(scopes, priority);
+      let res: RawResponse;
+      try {
+        res = await this.send(spec);
+      } catch (e) {
+        if (submit) throw new AmbiguousSubmitError(method, path, e);
+        if (idempotent && attempt < attempts) {
+          this.log.warn({ method, path, attempt, err: (e as Error).message }, 'network error, retrying');
+          await this.sleep(this.backoffMs(attempt));
+          continue;
+        }
+        throw new TransportError(method, path, e);
+      }
+      if (res.status === 429) {
+        const now = limiter.clock.now();
+        const resetAt = resetAtMs(header(res.headers, 'x-ratelimit-reset'), now);
+        const scope = this.limitedScope(scopes, header(res.headers, 'x-ratelimit-limit'));
+        if (resetAt !== undefined) limiter.pause(scope.id, resetAt);
+        this.log.warn({ method, path, attempt, scope: scope.id, resetAt }, 'rate limited (429)');
+        if (attempt < attempts) {
+          const pauseLeft = resetAt !== undefined ? resetAt - now : 0;
+          const wait = this.backoffMs(attempt) - pauseLeft;
+          if (wait > 0) await this.sleep(wait);
+          continue;
+        }
+        throw new RateLimitError(method, path, resetAt);
+      }
+      if (res.status >= 500) {
+        const err = this.errorOf(res, spec);
+        if (submit) throw new AmbiguousSubmitError(method, path, err);
+        if (idempotent && attempt < attempts) {
+          this.log.warn({ method, path, attempt, status: res.status }, 'server error, retrying');
+          await this.sleep(this.backoffMs(attempt));
+          continue;
+        }
+        throw err;
+      }
+      return decodeBody(res.status, res.text, method, path);
+    }
+  }
+
+  /** The scope a 429 names: the one whose limit matches X-RateLimit-Limit, else the most specific. */
+  private limitedScope(scopes: Scope[], limitHeader: string | undefined): Scope {
+    const n = limitHeader !== undefined ? Number(limitHeader) : NaN;
+    if (Number.isFinite(n)) {
+      for (const s of scopes) if (this.opts.limiter.window(s).limit === n) return s;
+    }
+    return scopes[0];
+  }
+
+  private errorOf(res: RawResponse, spec: RequestSpec): ApiError {
+    try {
+      decodeBody(res.status, res.text, spec.method, spec.path);
+    } catch (e) {
+      if (e instanceof ApiError) return e;
+    }
+    return new ApiError(res.status, `HTTP_${res.status}`, res.text.slice(0, 200), spec.method, spec.path);
+  }
+
+  private async send(spec: RequestSpec): Promise<RawResponse> {
+    let path = this.prefix + spec.path;
+    if (spec.query) {
+      const qs = new URLSearchParams();
+      for (const [k, v] of Object.entries(spec.query)) if (v !== undefined) qs.append(k, String(v));
+      const s = qs.toString();
+      if (s) path += '?' + s;
+    }
+    const headers = spec.body !== undefined ? { ...this.headers, 'content-type': 'application/json' } : this.headers;
+    const res = await this.pool.request({
+      method: spec.method,
+      path,
+      headers,
+      body: spec.body !== undefined ? JSON.stringify(spec.body) : undefined,
+    });
+    // always consume the body, also on errors, so the keep-alive socket is released
+    const text = await res.body.text();
+    return { status: res.statusCode, headers: res.headers, text };
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}
