@@ -1,0 +1,367 @@
+// The one WebSocket connection every feed uses (market, user, all, and the crypto price stream):
+// text PING heartbeat with a PONG timeout, a data watchdog that probes a quiet feed by
+// re-subscribing (a fresh snapshot proves it alive, none marks it stale), reconnect with capped
+// exponential backoff and jitter, and subscribe/unsubscribe of ids without reconnecting.
+import WebSocket from 'ws';
+import type { Logger } from '../core/log.js';
+
+export type ConnectionState = 'connecting' | 'live' | 'stale' | 'down';
+
+/** One raw frame as received: text, receive time (ms) and the connection epoch (1 per open). */
+export interface RawFrame {
+  text: string;
+  t: number;
+  epoch: number;
+}
+
+export interface ConnectionOptions {
+  /** Full URL (the caller adds any /ws/<kind> suffix; see marketChannelUrl). */
+  url: string;
+  /** Messages that subscribe the whole wanted set on (re)open and when probing. */
+  subscribeAll: (ids: readonly string[]) => string[];
+  /** Adds ids on a live connection; undefined = send subscribeAll(ids) instead. */
+  subscribeMore?: (ids: readonly string[]) => string;
+  /** Removes ids on a live connection; undefined = no message (the ids are just forgotten). */
+  unsubscribeMsg?: (ids: readonly string[]) => string;
+  /** A data frame that is a fresh snapshot (answers a probe). */
+  isSnapshot?: (text: string) => boolean;
+  /** The probe: messages sent to provoke a snapshot; default subscribeAll(wanted). */
+  probe?: (ids: readonly string[]) => string[];
+  pingText?: string;
+  /** Frames that are heartbeat answers (not data). */
+  isPong?: (text: string) => boolean;
+  pingIntervalMs: number;
+  /** No frame at all (data or PONG) for this long: terminate and reconnect. 0 = off. */
+  pongTimeoutMs: number;
+  /** No data frame for this long: probe. 0 = no data watchdog. */
+  quietMs: number;
+  probeTimeoutMs: number;
+  reconnectBaseMs: number;
+  reconnectMaxMs: number;
+  /** Jitter source in [0,1); injectable for tests. */
+  random?: () => number;
+  /** Receive-time source. */
+  now?: () => number;
+  log?: Logger;
+  /** Sent as the connection name in logs. */
+  name?: string;
+}
+
+export type FrameListener = (f: RawFrame) => void;
+export type StateListener = (s: ConnectionState, epoch: number) => void;
+
+export class FeedConnection {
+  private ws: WebSocket | null = null;
+  private readonly wanted = new Set<string>();
+  private st: ConnectionState = 'down';
+  private epochN = 0;
+  private attempt = 0;
+  private stopped = true;
+  private lastFrameAt = 0;
+  private lastDataAt = 0;
+  private probing = false;
+  private probeSentAt = 0;
+  private pingTimer: NodeJS.Timeout | null = null;
+  private watchTimer: NodeJS.Timeout | null = null;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private readonly frameListeners: FrameListener[] = [];
+  private readonly stateListeners: StateListener[] = [];
+  private readonly now: () => number;
+  private readonly random: () => number;
+  /** Counters for /metrics. */
+  readonly counters = { frames: 0, bytes: 0, pongs: 0, reconnects: 0, stale: 0, probes: 0, probesAnswered: 0, pingsSent: 0 };
+
+  constructor(private readonly o: ConnectionOptions) {
+    this.now = o.now ?? Date.now;
+    this.random = o.random ?? Math.random;
+  }
+
+  get state(): ConnectionState {
+    return this.st;
+  }
+  get epoch(): number {
+    return this.epochN;
+  }
+  wantedIds(): string[] {
+    return [...this.wanted];
+  }
+
+  onFrame(fn: FrameListener): void {
+    this.frameListeners.push(fn);
+  }
+  onState(fn: StateListener): void {
+    this.stateListeners.push(fn);
+  }
+
+  start(ids: readonly string[] = []): void {
+    for (const id of ids) this.wanted.add(id);
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.open();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.clearTimers();
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = null;
+    const ws = this.ws;
+    this.ws = null;
+    if (ws) {
+      ws.removeAllListeners();
+      ws.on('error', () => {});
+      ws.terminate();
+    }
+    this.setState('down');
+  }
+
+  /** Adds ids to the wanted set; sends a subscribe on a live connection (no reconnect). */
+  subscribe(ids: readonly string[]): void {
+    const fresh = ids.filter((id) => !this.wanted.has(id));
+    for (const id of fresh) this.wanted.add(id);
+    if (fresh.length === 0 || !this.isOpen()) return;
+    if (this.o.subscribeMore) this.send(this.o.subscribeMore(fresh));
+    else for (const m of this.o.subscribeAll(fresh)) this.send(m);
+  }
+
+  /** Removes ids from the wanted set; sends an unsubscribe on a live connection. */
+  unsubscribe(ids: readonly string[]): void {
+    const gone = ids.filter((id) => this.wanted.delete(id));
+    if (gone.length === 0 || !this.isOpen() || !this.o.unsubscribeMsg) return;
+    this.send(this.o.unsubscribeMsg(gone));
+  }
+
+  /** Re-sends the subscription for some ids (a resync: the venue answers with fresh snapshots). */
+  resubscribe(ids: readonly string[]): void {
+    if (!this.isOpen()) return;
+    if (this.o.subscribeMore) this.send(this.o.subscribeMore(ids));
+    else for (const m of this.o.subscribeAll(ids)) this.send(m);
+  }
+
+  send(text: string): boolean {
+    const ws = this.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN) return false;
+    ws.send(text);
+    return true;
+  }
+
+  private isOpen(): boolean {
+    return this.ws !== null && this.ws.readyState === WebSocket.OPEN;
+  }
+
+  private setState(s: ConnectionState): void {
+    if (this.st === s) return;
+    this.st = s;
+    for (const fn of this.stateListeners) fn(s, this.epochN);
+  }
+
+  private open(): void {
+    if (this.stopped) return;
+    this.setState('connecting');
+    let ws: WebSocket;
+    try {
+      ws = new WebSocket(this.o.url, { perMessageDeflate: false, handshakeTimeout: Math.max(1000, this.o.pongTimeoutMs || 10_000) });
+    } catch (e) {
+      this.o.log?.warn({ conn: this.o.name, err: e }, 'feed connect failed');
+      this.scheduleReconnect();
+      return;
+    }
+    this.ws = ws;
+    ws.on('open', () => {
+      if (this.ws !== ws) return;
+      this.epochN++;
+      this.attempt = 0;
+      const t = this.now();
+      this.lastFrameAt = t;
+      this.lastDataAt = t;
+      this.probing = false;
+      for (const m of this.o.subscribeAll([...this.wanted])) ws.send(m);
+      this.startTimers();
+      this.setState('live');
+      this.o.log?.info({ conn: this.o.name, epoch: this.epochN, ids: this.wanted.size }, 'feed connected');
+    });
+    ws.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
+      if (this.ws !== ws) return;
+      const text = isBinary ? bufText(data) : typeof data === 'string' ? data : bufText(data);
+      this.onMessage(text);
+    });
+    ws.on('error', (e: Error) => {
+      this.o.log?.warn({ conn: this.o.name, err: e.message }, 'feed socket error');
+    });
+    ws.on('close', () => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      this.clearTimers();
+      if (this.stopped) return;
+      this.setState('down');
+      this.scheduleReconnect();
+    });
+  }
+
+  private onMessage(text: string): void {
+    const t = this.now();
+    this.lastFrameAt = t;
+    this.counters.frames++;
+    this.counters.bytes += text.length;
+    const pong = this.o.isPong ? this.o.isPong(text) : text === 'PONG';
+    if (pong) {
+      this.counters.pongs++;
+    } else {
+      this.lastDataAt = t;
+      if (this.probing && (this.o.isSnapshot ? this.o.isSnapshot(text) : true)) {
+        // the market was only quiet: the probe brought a snapshot
+        this.probing = false;
+        this.counters.probesAnswered++;
+      }
+    }
+    const f: RawFrame = { text, t, epoch: this.epochN };
+    for (let i = 0; i < this.frameListeners.length; i++) {
+      try {
+        this.frameListeners[i](f);
+      } catch (e) {
+        // a listener bug must not kill the socket loop
+        this.o.log?.error({ conn: this.o.name, err: e }, 'feed frame listener threw');
+      }
+    }
+  }
+
+  private startTimers(): void {
+    this.clearTimers();
+    this.pingTimer = setInterval(() => {
+      if (this.isOpen()) {
+        this.send(this.o.pingText ?? 'PING');
+        this.counters.pingsSent++;
+      }
+    }, this.o.pingIntervalMs);
+    const tick = Math.max(5, Math.min(this.o.pingIntervalMs, this.o.quietMs || Infinity, this.o.probeTimeoutMs || Infinity, this.o.pongTimeoutMs || Infinity) / 4);
+    this.watchTimer = setInterval(() => this.watch(), tick);
+  }
+
+  private watch(): void {
+    const t = this.now();
+    const o = this.o;
+    if (o.pongTimeoutMs > 0 && t - this.lastFrameAt > o.pongTimeoutMs) {
+      o.log?.warn({ conn: o.name, silentMs: t - this.lastFrameAt }, 'feed: no PONG or data, reconnecting');
+      this.kill('stale');
+      return;
+    }
+    if (o.quietMs <= 0 || this.wanted.size === 0) return;
+    if (this.probing) {
+      if (t - this.probeSentAt > o.probeTimeoutMs) {
+        o.log?.warn({ conn: o.name, quietMs: t - this.lastDataAt }, 'feed stale: probe brought no snapshot, reconnecting');
+        this.kill('stale');
+      }
+      return;
+    }
+    if (t - this.lastDataAt > o.quietMs) {
+      this.probing = true;
+      this.probeSentAt = t;
+      this.counters.probes++;
+      const msgs = o.probe ? o.probe([...this.wanted]) : o.subscribeAll([...this.wanted]);
+      for (const m of msgs) this.send(m);
+    }
+  }
+
+  /** Ends a dead socket now (terminate, not close: a dead peer never completes a close handshake). */
+  private kill(state: 'stale'): void {
+    this.counters.stale++;
+    this.setState(state);
+    const ws = this.ws;
+    this.ws = null;
+    this.clearTimers();
+    if (ws) {
+      ws.removeAllListeners();
+      ws.on('error', () => {});
+      ws.terminate();
+    }
+    this.setState('down');
+    this.scheduleReconnect();
+  }
+
+  private scheduleReconnect(): void {
+    if (this.stopped || this.reconnectTimer) return;
+    const base = this.o.reconnectBaseMs * 2 ** Math.min(this.attempt, 20);
+    const capped = Math.min(this.o.reconnectMaxMs, base);
+    // full jitter in [capped/2, capped): spreads reconnect storms, never zero
+    const delay = capped / 2 + this.random() * (capped / 2);
+    this.attempt++;
+    this.counters.reconnects++;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      this.open();
+    }, delay);
+  }
+
+  private clearTimers(): void {
+    if (this.pingTimer) clearInterval(this.pingTimer);
+    if (this.watchTimer) clearInterval(this.watchTimer);
+    this.pingTimer = null;
+    this.watchTimer = null;
+  }
+}
+
+function bufText(d: WebSocket.RawData): string {
+  if (Buffer.isBuffer(d)) return d.toString('utf8');
+  if (Array.isArray(d)) return Buffer.concat(d).toString('utf8');
+  return Buffer.from(d as ArrayBuffer).toString('utf8');
+}
+
+// ---- CLOB channels: URL and subscription builders ----
+
+export type ChannelKind = 'market' | 'user' | 'all';
+
+export interface UserAuth {
+  apiKey: string;
+  secret?: string;
+  passphrase?: string;
+}
+
+export function channelUrl(wsBase: string, kind: ChannelKind): string {
+  return `${wsBase.replace(/\/+$/, '')}/ws/${kind}`;
+}
+
+export interface ChannelSubscription {
+  kind: ChannelKind;
+  /** Condition ids for the user channel (`markets`). */
+  markets?: readonly string[];
+  auth?: UserAuth;
+}
+
+function authJson(a: UserAuth | undefined): Record<string, string> {
+  const o: Record<string, string> = { apiKey: a?.apiKey ?? '' };
+  if (a?.secret !== undefined) o.secret = a.secret;
+  if (a?.passphrase !== undefined) o.passphrase = a.passphrase;
+  return o;
+}
+
+/** Connection options for a CLOB channel: the subscription messages of wire-formats.md 1.1 and 2. */
+export function channelOptions(
+  wsBase: string,
+  sub: ChannelSubscription,
+  timing: Pick<ConnectionOptions, 'pingIntervalMs' | 'pongTimeoutMs' | 'quietMs' | 'probeTimeoutMs' | 'reconnectBaseMs' | 'reconnectMaxMs'>,
+  extra: Partial<ConnectionOptions> = {},
+): ConnectionOptions {
+  const kind = sub.kind;
+  const subscribeAll = (ids: readonly string[]): string[] => {
+    if (kind === 'market') return [JSON.stringify({ assets_ids: ids, type: 'market', custom_feature_enabled: true })];
+    if (kind === 'user') return [JSON.stringify({ auth: authJson(sub.auth), markets: [...new Set([...(sub.markets ?? []), ...ids])], type: 'user' })];
+    return [JSON.stringify({ auth: authJson(sub.auth), markets: sub.markets ?? [], assets_ids: ids, type: 'all', custom_feature_enabled: true })];
+  };
+  const hasAssets = kind !== 'user';
+  return {
+    url: channelUrl(wsBase, kind),
+    subscribeAll,
+    subscribeMore: hasAssets ? (ids) => JSON.stringify({ assets_ids: ids, operation: 'subscribe', custom_feature_enabled: true }) : undefined,
+    unsubscribeMsg: hasAssets ? (ids) => JSON.stringify({ assets_ids: ids, operation: 'unsubscribe' }) : undefined,
+    probe: hasAssets ? (ids) => [JSON.stringify({ assets_ids: ids, operation: 'subscribe', custom_feature_enabled: true })] : undefined,
+    // a book snapshot, array-wrapped or single; cheap substring test (no parse on the socket path)
+    isSnapshot: (t) => t.includes('"event_type":"book"') || t.includes('"event_type": "book"'),
+    pingText: 'PING',
+    isPong: (t) => t === 'PONG',
+    ...timing,
+    // the user channel has no snapshot to probe with: liveness by PONG only
+    quietMs: hasAssets ? timing.quietMs : 0,
+    name: kind,
+    ...extra,
+  };
+}

@@ -1,0 +1,122 @@
+// The one feed connection against a real ws server on loopback: heartbeat, reconnect and
+// resubscribe, the data watchdog (stale vs quiet-but-alive), and live subscribe/unsubscribe.
+import { afterEach, describe, expect, it } from 'vitest';
+import { FeedConnection, channelOptions, type ConnectionState, type RawFrame } from '../../src/feed/connection.js';
+import { bookFrame, startServer, waitFor, type TestServer } from './ws-server.js';
+
+const timing = { pingIntervalMs: 20, pongTimeoutMs: 1000, quietMs: 80, probeTimeoutMs: 60, reconnectBaseMs: 10, reconnectMaxMs: 40 };
+let server: TestServer | undefined;
+let conn: FeedConnection | undefined;
+afterEach(async () => {
+  conn?.stop();
+  await server?.close();
+  conn = undefined;
+  server = undefined;
+});
+
+function market(url: string, over: Partial<typeof timing> = {}): FeedConnection {
+  return new FeedConnection(channelOptions(url, { kind: 'market' }, { ...timing, ...over }, { random: () => 0.5 }));
+}
+
+describe('FeedConnection', () => {
+  it('connects to /ws/market, subscribes, sends PING and counts PONGs', async () => {
+    server = await startServer();
+    conn = market(server.url, { quietMs: 0 });
+    const states: ConnectionState[] = [];
+    conn.onState((s) => states.push(s));
+    conn.start(['111', '222']);
+    await waitFor(() => conn!.counters.pongs >= 2);
+    expect(server.received[0]).toBe('CONNECT /ws/market');
+    expect(JSON.parse(server.received[1])).toEqual({ assets_ids: ['111', '222'], type: 'market', custom_feature_enabled: true });
+    expect(server.received.filter((m) => m === 'PING').length).toBeGreaterThanOrEqual(2);
+    expect(states).toEqual(['connecting', 'live']);
+  });
+
+  it('reconnects after a drop and resubscribes the whole wanted set with a new epoch', async () => {
+    server = await startServer();
+    conn = market(server.url, { quietMs: 0 });
+    const frames: RawFrame[] = [];
+    conn.onFrame((f) => frames.push(f));
+    server.onMessage = (ws, text) => {
+      if (text.includes('"type":"market"')) ws.send(bookFrame('111'));
+    };
+    conn.start(['111']);
+    await waitFor(() => frames.length === 1);
+    conn.subscribe(['333']);
+    await waitFor(() => server!.received.some((m) => m.includes('"operation":"subscribe"')));
+    server.sockets[0].terminate();
+    await waitFor(() => server!.connections === 2 && frames.length === 2);
+    expect(frames[0].epoch).toBe(1);
+    expect(frames[1].epoch).toBe(2);
+    const subs = server.received.filter((m) => m.includes('"type":"market"')).map((m) => JSON.parse(m).assets_ids);
+    expect(subs).toEqual([['111'], ['111', '333']]);
+    expect(conn.counters.reconnects).toBe(1);
+  });
+
+  it('a feed that answers PONG but never data or a probe goes stale and reconnects', async () => {
+    server = await startServer();
+    conn = market(server.url);
+    const states: ConnectionState[] = [];
+    conn.onState((s) => states.push(s));
+    conn.start(['111']);
+    await waitFor(() => states.includes('stale') && server!.connections >= 2, 3000);
+    expect(conn.counters.probes).toBeGreaterThanOrEqual(1);
+    expect(conn.counters.probesAnswered).toBe(0);
+    expect(conn.counters.pongs).toBeGreaterThan(0);
+    const probe = server.received.find((m) => m.includes('"operation":"subscribe"'));
+    expect(JSON.parse(probe!)).toEqual({ assets_ids: ['111'], operation: 'subscribe', custom_feature_enabled: true });
+    expect(states.slice(0, 4)).toEqual(['connecting', 'live', 'stale', 'down']);
+  });
+
+  it('a quiet market whose probe brings a book stays live', async () => {
+    server = await startServer();
+    server.onMessage = (ws, text) => {
+      if (text.includes('"operation":"subscribe"')) ws.send(bookFrame('111'));
+    };
+    conn = market(server.url);
+    const states: ConnectionState[] = [];
+    conn.onState((s) => states.push(s));
+    conn.start(['111']);
+    await waitFor(() => conn!.counters.probesAnswered >= 3, 3000);
+    expect(states).toEqual(['connecting', 'live']);
+    expect(server.connections).toBe(1);
+  });
+
+  it('no frame at all within the PONG timeout: terminate and reconnect', async () => {
+    server = await startServer();
+    server.answerPing = false;
+    conn = market(server.url, { quietMs: 0, pongTimeoutMs: 60 });
+    conn.start(['111']);
+    await waitFor(() => server!.connections >= 2, 3000);
+    expect(conn.counters.stale).toBeGreaterThanOrEqual(1);
+  });
+
+  it('subscribe and unsubscribe without reconnecting', async () => {
+    server = await startServer();
+    conn = market(server.url, { quietMs: 0 });
+    conn.start(['1']);
+    await waitFor(() => server!.received.length >= 2);
+    conn.subscribe(['2', '3', '1']);
+    conn.unsubscribe(['1']);
+    await waitFor(() => server!.received.some((m) => m.includes('unsubscribe')));
+    const ops = server.received.filter((m) => m.includes('operation')).map((m) => JSON.parse(m));
+    expect(ops).toEqual([
+      { assets_ids: ['2', '3'], operation: 'subscribe', custom_feature_enabled: true },
+      { assets_ids: ['1'], operation: 'unsubscribe' },
+    ]);
+    expect(server.connections).toBe(1);
+    expect(conn.wantedIds().sort()).toEqual(['2', '3']);
+  });
+
+  it('user channel: /ws/user with auth and condition ids, no data watchdog', async () => {
+    server = await startServer();
+    conn = new FeedConnection(channelOptions(server.url, { kind: 'user', markets: ['0xc1'], auth: { apiKey: 'k', passphrase: 'p' } }, timing));
+    conn.start();
+    await waitFor(() => server!.received.length >= 2);
+    expect(server.received[0]).toBe('CONNECT /ws/user');
+    expect(JSON.parse(server.received[1])).toEqual({ auth: { apiKey: 'k', passphrase: 'p' }, markets: ['0xc1'], type: 'user' });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(conn.counters.probes).toBe(0);
+    expect(conn.state).toBe('live');
+  });
+});

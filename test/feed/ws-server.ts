@@ -1,0 +1,64 @@
+// A scriptable market-channel server on 127.0.0.1:0 for the feed tests: records what clients send
+// and lets each test decide how to answer PINGs and subscriptions.
+import { WebSocketServer, type WebSocket } from 'ws';
+
+export interface TestServer {
+  url: string;
+  received: string[];
+  sockets: WebSocket[];
+  connections: number;
+  /** Called for every non-PING message; default: none. */
+  onMessage: (ws: WebSocket, text: string) => void;
+  answerPing: boolean;
+  close(): Promise<void>;
+}
+
+export async function startServer(): Promise<TestServer> {
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  await new Promise<void>((r) => wss.once('listening', () => r()));
+  const addr = wss.address();
+  const port = typeof addr === 'object' && addr ? addr.port : 0;
+  const s: TestServer = {
+    url: `ws://127.0.0.1:${port}`,
+    received: [],
+    sockets: [],
+    connections: 0,
+    onMessage: () => {},
+    answerPing: true,
+    close: () =>
+      new Promise<void>((r) => {
+        for (const c of wss.clients) c.terminate();
+        wss.close(() => r());
+      }),
+  };
+  wss.on('connection', (ws, req) => {
+    s.connections++;
+    s.sockets.push(ws);
+    s.received.push(`CONNECT ${req.url ?? ''}`);
+    ws.on('message', (d) => {
+      const text = d.toString();
+      s.received.push(text);
+      if (text === 'PING') {
+        if (s.answerPing) ws.send('PONG');
+        return;
+      }
+      s.onMessage(ws, text);
+    });
+  });
+  return s;
+}
+
+/** Polls `cond` every 5 ms until true or `ms` elapse (bounded wait). */
+export async function waitFor(cond: () => boolean, ms = 2000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('waitFor timed out');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+export function bookFrame(assetId: string, ts = '1779862954465'): string {
+  return JSON.stringify([
+    { market: '0xm', asset_id: assetId, timestamp: ts, hash: '', bids: [{ price: '0.4', size: '10' }], asks: [{ price: '0.6', size: '10' }], event_type: 'book' },
+  ]);
+}
