@@ -1,0 +1,105 @@
+// The engine's side of the scheduler and the fill ledger: records orders before they are sent,
+// applies REST results to the order state machine, feeds the error-rate breaker, and turns
+// fills into positions, journal rows and strategy callbacks.
+import { AmbiguousSubmitError } from '../core/errors.js';
+import type { OrderRequest, PlaceResult, CancelResult } from '../venue/types.js';
+import type { Quote } from './strategy.js';
+import type { SchedulerSink } from './scheduler.js';
+import type { Fill, FillSink } from './fills.js';
+import type { Engine, Journal } from './engine.js';
+
+export class EngineSink implements SchedulerSink, FillSink {
+  constructor(
+    private readonly e: Engine,
+    private readonly journal: Journal | undefined,
+  ) {}
+
+  preparePlaces(quotes: readonly Quote[]): OrderRequest[] {
+    const e = this.e;
+    const now = e.clock.now();
+    const reqs: OrderRequest[] = [];
+    for (const q of quotes) {
+      const st = e.marketOf(q.tokenId);
+      if (!st) continue;
+      const clientId = e.orders.nextClientId(now);
+      e.orders.create({ clientId, tokenId: q.tokenId, market: st.meta.conditionId, side: q.side, price: q.price, size: q.size, createdMs: now });
+      reqs.push({ clientId, tokenId: q.tokenId, side: q.side, price: q.price, size: q.size, orderType: 'GTC', postOnly: true });
+    }
+    return reqs;
+  }
+
+  placed(reqs: readonly OrderRequest[], results: readonly PlaceResult[]): void {
+    const e = this.e;
+    const now = e.clock.now();
+    const seen = new Set<string>();
+    for (const r of results) {
+      seen.add(r.clientId);
+      e.orders.placeResult(r, now);
+      if (!r.ok) e.log.warn({ clientId: r.clientId, error: r.error }, 'order rejected');
+      this.result(r.ok, now);
+    }
+    // A result missing from the answer is unclear, not rejected.
+    for (const q of reqs) if (!seen.has(q.clientId)) e.orders.ambiguous(q.clientId, now);
+  }
+
+  placeFailed(reqs: readonly OrderRequest[], err: unknown): void {
+    const e = this.e;
+    const now = e.clock.now();
+    const ambiguous = err instanceof AmbiguousSubmitError;
+    e.log.warn({ err, orders: reqs.length, ambiguous }, 'place request failed');
+    for (const q of reqs) {
+      if (ambiguous) e.orders.ambiguous(q.clientId, now);
+      else e.orders.placeResult({ clientId: q.clientId, ok: false, error: err instanceof Error ? err.name : 'error' }, now);
+      this.result(false, now);
+    }
+  }
+
+  prepareCancels(orderIds: readonly string[]): void {
+    const e = this.e;
+    const now = e.clock.now();
+    for (const id of orderIds) {
+      const o = e.orders.byVenueId(id);
+      if (o) e.orders.cancelSent(o, now);
+    }
+  }
+
+  canceled(orderIds: readonly string[], res: CancelResult): void {
+    const e = this.e;
+    const now = e.clock.now();
+    for (const id of res.canceled) e.orders.canceled(id, now);
+    for (const [id, reason] of Object.entries(res.notCanceled)) e.orders.cancelRefused(id, reason, now);
+    void orderIds;
+  }
+
+  cancelFailed(orderIds: readonly string[], err: unknown): void {
+    const e = this.e;
+    const now = e.clock.now();
+    e.log.warn({ err, orders: orderIds.length }, 'cancel request failed; will retry');
+    // A cancel is safe to repeat: put the orders back so the next reconcile cancels them again.
+    for (const id of orderIds) e.orders.cancelRefused(id, err instanceof Error ? err.message : 'cancel failed', now);
+    this.result(false, now);
+  }
+
+  private result(ok: boolean, now: number): void {
+    const reason = this.e.risk.recordResult(ok, now);
+    if (reason) this.e.halt(reason);
+  }
+
+  onFill(f: Fill): void {
+    const e = this.e;
+    if (f.status !== 'FAILED') e.positions.apply(f.tokenId, f.side, f.price, f.size, f.fee);
+    this.journal?.fill(f);
+    const st = e.marketOf(f.tokenId);
+    if (st && st.strategy.onFill && f.status !== 'FAILED') {
+      st.strategy.onFill(st.ctx, { tokenId: f.tokenId, side: f.side, price: f.price, size: f.size, timeMs: f.timeMs });
+    }
+  }
+
+  onFillStatus(f: Fill, reversed: boolean): void {
+    if (reversed) {
+      this.e.positions.apply(f.tokenId, f.side, f.price, f.size, f.fee, -1);
+      this.e.log.warn({ tradeId: f.tradeId, orderId: f.orderId }, 'trade FAILED: fill reversed');
+    }
+    this.journal?.fillStatus(f);
+  }
+}

@@ -1,0 +1,441 @@
+// The engine: one loop for every mode. Market and user events come in one at a time
+// (handleMarketEvent / handleUserEvent); after a book change the market's strategy says what it
+// wants, the reconciler diffs that against our working orders, the risk gate filters, and the
+// scheduler sends. A mode is only a choice of clock, event source and venue (DESIGN.md section 1).
+import type { Logger } from '../core/log.js';
+import type { Config } from '../config.js';
+import type { MarketEvent, UserEvent } from '../feed/events.js';
+import type { BookView } from '../book/view.js';
+import type { Venue } from '../venue/types.js';
+import type { Limiter } from '../api/limiter.js';
+import type { Clock } from './clock.js';
+import type { Rng } from './rng.js';
+import type { LoadedStrategy } from './loader.js';
+import type { MarketMeta, Strategy, StrategyContext } from './strategy.js';
+import { OrderTracker, type TrackedOrder } from './orders.js';
+import { FillLedger, type Fill } from './fills.js';
+import { Positions } from './positions.js';
+import { Reconciler, type ReconcileResult } from './reconciler.js';
+import { RiskGate, type RiskInputs } from './risk.js';
+import { OrderScheduler } from './scheduler.js';
+import { EngineSink } from './engine-sink.js';
+import { PRICE_SCALE } from '../core/units.js';
+
+/** Where books live: the mirror (src/book/mirror.ts) satisfies this. */
+export interface MarketBooks {
+  apply(e: MarketEvent): void;
+  book(assetId: string): BookView | undefined;
+}
+
+/** Persistence hooks (src/store implements them); every call is synchronous. */
+export interface Journal {
+  orderChanged(o: TrackedOrder): void;
+  fill(f: Fill): void;
+  fillStatus(f: Fill): void;
+}
+
+export interface EngineOptions {
+  clock: Clock;
+  rng: Rng;
+  log: Logger;
+  venue: Venue;
+  limiter: Limiter;
+  /** True when the venue does not pass the limiter itself (simulated venue). */
+  recordLimiterUse: boolean;
+  books: MarketBooks;
+  /** When false the caller applies market events to `books` before handing them over (the live feed does). */
+  applyMarketEvents: boolean;
+  strategy: LoadedStrategy;
+  config: Pick<Config, 'reconciler' | 'risk' | 'scheduler'>;
+  markets: MarketMeta[];
+  journal?: Journal;
+  /** Period of the housekeeping timer (stale books, loss check). */
+  timerMs?: number;
+  clientIdPrefix?: string;
+}
+
+interface MarketState {
+  meta: MarketMeta;
+  strategy: Strategy;
+  ctx: StrategyContext;
+  lastQuoteMs: number;
+  timer: number | undefined;
+  /** Why the market quotes nothing (undefined = quoting). */
+  blocked: string | undefined;
+  resolved: boolean;
+}
+
+export interface EngineResults {
+  timeMs: number;
+  positions: Array<{ tokenId: string; qty: number; cost: number; realized: number }>;
+  cashMicros: number;
+  feesMicros: number;
+  volumeMicros: number;
+  pnlMicros: number;
+  fills: number;
+  ordersSent: number;
+  openOrders: number;
+  halted: string | undefined;
+  riskBlocks: Record<string, number>;
+  scheduler: OrderScheduler['stats'];
+}
+
+export class Engine {
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly orders: OrderTracker;
+  readonly positions = new Positions();
+  readonly ledger: FillLedger;
+  readonly risk: RiskGate;
+  readonly scheduler: OrderScheduler;
+  readonly markets = new Map<string, MarketState>();
+  private readonly byToken = new Map<string, MarketState>();
+  private readonly reconciler: Reconciler;
+  private readonly recon: ReconcileResult = { cancels: [], places: [], kept: 0 };
+  private readonly riskInputs: RiskInputs;
+  private feedLive = true;
+  private quoting = false;
+  private stopping = false;
+  private housekeeping: number | undefined;
+  readonly counters = { marketEvents: 0, userEvents: 0, requotes: 0, invalidQuotes: 0, errors: 0 };
+
+  constructor(private readonly o: EngineOptions) {
+    this.clock = o.clock;
+    this.log = o.log;
+    this.orders = new OrderTracker(o.clientIdPrefix ?? 'mk');
+    const sink = new EngineSink(this, o.journal);
+    this.ledger = new FillLedger(this.orders, sink);
+    this.risk = new RiskGate(o.config.risk, o.log.child({ part: 'risk' }));
+    this.reconciler = new Reconciler(o.config.reconciler);
+    this.scheduler = new OrderScheduler({
+      venue: o.venue,
+      limiter: o.limiter,
+      clock: o.clock,
+      log: o.log.child({ part: 'scheduler' }),
+      sink,
+      maxBatch: o.config.scheduler.maxBatch,
+      singleOverflow: o.config.scheduler.singleOverflow,
+      recordUse: o.recordLimiterUse,
+    });
+    if (o.journal) {
+      const j = o.journal;
+      this.orders.onChange((ord) => j.orderChanged(ord));
+    }
+    this.riskInputs = this.makeRiskInputs();
+    for (const m of o.markets) this.addMarket(m);
+    o.venue.onUserEvent((e) => this.handleUserEvent(e));
+  }
+
+  addMarket(meta: MarketMeta): void {
+    const existing = this.markets.get(meta.conditionId);
+    if (existing) {
+      existing.meta = meta; // metadata refresh (tick size, end date)
+      (existing.ctx as { market: MarketMeta }).market = meta;
+      return;
+    }
+    const o = this.o;
+    const strategy = o.strategy.module.create(o.strategy.params, meta);
+    const ctx: StrategyContext = {
+      clock: o.clock,
+      rng: o.rng.fork(meta.conditionId),
+      market: meta,
+      position: this.positions.view(meta),
+      params: o.strategy.params,
+      log: o.log.child({ strategy: o.strategy.module.name, market: meta.conditionId }),
+      book: (t) => o.books.book(t),
+    };
+    const st: MarketState = { meta, strategy, ctx, lastQuoteMs: -Infinity, timer: undefined, blocked: undefined, resolved: false };
+    this.markets.set(meta.conditionId, st);
+    this.byToken.set(meta.tokenId, st);
+    this.byToken.set(meta.complementId, st);
+  }
+
+  marketOf(tokenId: string): MarketState | undefined {
+    return this.byToken.get(tokenId);
+  }
+
+  /** Starts quoting (after startup reconciliation) and the housekeeping timer. */
+  start(): void {
+    this.quoting = true;
+    this.scheduleHousekeeping();
+    for (const st of this.markets.values()) this.requote(st);
+  }
+
+  get isQuoting(): boolean {
+    return this.quoting && !this.stopping && !this.risk.halted;
+  }
+
+  handleMarketEvent(e: MarketEvent): void {
+    this.counters.marketEvents++;
+    try {
+      if (this.o.applyMarketEvents) this.o.books.apply(e);
+      switch (e.type) {
+        case 'book':
+        case 'tick_size_change':
+        case 'best_bid_ask':
+          this.touch(e.assetId);
+          break;
+        case 'price_change': {
+          const ch = e.changes;
+          let last: MarketState | undefined;
+          for (let i = 0; i < ch.length; i++) {
+            const st = this.byToken.get(ch[i].assetId);
+            if (st && st !== last) {
+              last = st;
+              this.dirty(st);
+            }
+          }
+          break;
+        }
+        case 'last_trade_price': {
+          const st = this.byToken.get(e.assetId);
+          if (st && st.strategy.onTrade) st.strategy.onTrade(st.ctx, e);
+          if (st) this.dirty(st);
+          break;
+        }
+        case 'market_resolved': {
+          const st = this.markets.get(e.market);
+          if (st) {
+            st.resolved = true;
+            this.requote(st);
+          }
+          break;
+        }
+        default:
+          break;
+      }
+    } catch (err) {
+      this.counters.errors++;
+      this.log.error({ err, type: e.type }, 'engine: market event failed');
+    }
+  }
+
+  handleUserEvent(e: UserEvent): void {
+    this.counters.userEvents++;
+    const now = this.clock.now();
+    try {
+      if (e.type === 'order') {
+        const o = this.orders.orderEvent(e, now);
+        const st = o && this.byToken.get(o.tokenId);
+        if (st) this.dirty(st);
+      } else if (this.ledger.onTrade(e, now) > 0) {
+        this.checkLoss();
+        const st = this.byToken.get(e.assetId) ?? this.markets.get(e.market);
+        if (st) this.dirty(st);
+      }
+    } catch (err) {
+      this.counters.errors++;
+      this.log.error({ err, type: e.type }, 'engine: user event failed');
+    }
+  }
+
+  /** Feed liveness from the connection watchdog: quotes are pulled while it is not live. */
+  setFeedLive(live: boolean): void {
+    if (live === this.feedLive) return;
+    this.feedLive = live;
+    this.log.warn({ live }, 'engine: feed state changed');
+    for (const st of this.markets.values()) this.requote(st);
+  }
+
+  /** Housekeeping: stale-book guard, loss check, memory pruning. Also callable by a backtest driver. */
+  onTimer(): void {
+    const now = this.clock.now();
+    this.checkLoss();
+    for (const st of this.markets.values()) this.requote(st);
+    this.orders.prune(now - 600_000);
+  }
+
+  /** Stops quoting, cancels every order (DELETE /cancel-all), waits for the requests to finish. */
+  halt(reason: string): void {
+    const first = !this.risk.halted;
+    this.risk.halt(reason, this.clock.now());
+    if (first) {
+      for (const st of this.markets.values()) st.blocked = `halted: ${reason}`;
+      void this.scheduler.cancelAll();
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.housekeeping !== undefined) this.clock.cancel(this.housekeeping);
+    for (const st of this.markets.values()) if (st.timer !== undefined) this.clock.cancel(st.timer);
+    await this.scheduler.cancelAll();
+    await this.scheduler.whenIdle();
+    this.scheduler.close();
+  }
+
+  /** Mark of a token for PnL: its mid, else the complement's 1 - mid. */
+  mark(tokenId: string): number {
+    const b = this.o.books.book(tokenId);
+    const m = b ? b.mid() : NaN;
+    if (m === m) return m;
+    const st = this.byToken.get(tokenId);
+    if (!st) return NaN;
+    const other = st.meta.tokenId === tokenId ? st.meta.complementId : st.meta.tokenId;
+    const ob = this.o.books.book(other);
+    const om = ob ? ob.mid() : NaN;
+    return om === om ? PRICE_SCALE - om : NaN;
+  }
+
+  pnlMicros(): number {
+    return this.positions.pnl((t) => this.mark(t));
+  }
+
+  results(): EngineResults {
+    const positions = [];
+    for (const [tokenId, p] of this.positions.entries()) positions.push({ tokenId, qty: p.qty, cost: p.cost, realized: p.realized });
+    return {
+      timeMs: this.clock.now(),
+      positions,
+      cashMicros: this.positions.cash,
+      feesMicros: this.positions.fees,
+      volumeMicros: this.positions.volume,
+      pnlMicros: this.pnlMicros(),
+      fills: this.ledger.count(),
+      ordersSent: this.scheduler.stats.ordersSent,
+      openOrders: this.orders.openCount(),
+      halted: this.risk.halted,
+      riskBlocks: Object.fromEntries(this.risk.blocks),
+      scheduler: { ...this.scheduler.stats },
+    };
+  }
+
+  checkLoss(): void {
+    const reason = this.risk.checkLoss(this.pnlMicros(), this.clock.now());
+    if (reason) this.halt(reason);
+  }
+
+  private touch(assetId: string): void {
+    const st = this.byToken.get(assetId);
+    if (st) this.dirty(st);
+  }
+
+  /** Debounce: requote now unless one ran within debounceMs; then once at the end of the interval. */
+  dirty(st: MarketState): void {
+    if (!this.quoting || this.stopping) return;
+    const now = this.clock.now();
+    const at = st.lastQuoteMs + this.o.config.reconciler.debounceMs;
+    if (now >= at) {
+      this.requote(st);
+      return;
+    }
+    if (st.timer === undefined) {
+      st.timer = this.clock.schedule(at, () => {
+        st.timer = undefined;
+        this.requote(st);
+      });
+    }
+  }
+
+  private scheduleHousekeeping(): void {
+    const period = this.o.timerMs ?? 1000;
+    this.housekeeping = this.clock.schedule(this.clock.now() + period, () => {
+      if (this.stopping) return;
+      this.onTimer();
+      this.scheduleHousekeeping();
+    });
+  }
+
+  /** Why a market quotes nothing now, or undefined. Cancels are still reconciled for it. */
+  private marketBlock(st: MarketState, now: number): string | undefined {
+    if (this.risk.halted) return `halted: ${this.risk.halted}`;
+    if (!this.quoting || this.stopping) return 'not quoting';
+    if (st.resolved) return 'market resolved';
+    const m = st.meta;
+    return this.risk.tokenBlock(m.tokenId, this.o.books.book(m.tokenId), this.feedLive, now);
+  }
+
+  requote(st: MarketState): void {
+    if (this.stopping) return;
+    const now = this.clock.now();
+    st.lastQuoteMs = now;
+    this.counters.requotes++;
+    const m = st.meta;
+    const block = this.marketBlock(st, now);
+    if (block !== st.blocked) {
+      if (block) this.log.warn({ market: m.conditionId, reason: block }, 'engine: market not quoting');
+      else if (st.blocked) this.log.info({ market: m.conditionId }, 'engine: market quoting again');
+      st.blocked = block;
+    }
+    if (this.risk.halted) return; // cancel-all already went out
+    let wanted: readonly import('./strategy.js').Quote[] = [];
+    if (!block) {
+      const book = this.o.books.book(m.tokenId) as BookView;
+      try {
+        wanted = this.validQuotes(st, st.strategy.quote(st.ctx, book), now);
+      } catch (err) {
+        this.counters.errors++;
+        this.log.error({ err, market: m.conditionId }, 'engine: strategy failed; quoting nothing');
+        wanted = [];
+      }
+    }
+    const r = this.reconciler.reconcile(wanted, this.marketOrders(st), (t) => this.tickOf(st, t), this.recon);
+    const cancels: string[] = [];
+    for (const o of r.cancels) if (o.orderId) cancels.push(o.orderId);
+    const places = [];
+    if (r.places.length) {
+      this.risk.begin();
+      for (const q of r.places) if (!this.risk.checkPlace(q, m, this.riskInputs, now)) places.push(q);
+    }
+    this.scheduler.submit(m.conditionId, cancels, places);
+  }
+
+  private tickOf(st: MarketState, tokenId: string): number {
+    const b = this.o.books.book(tokenId);
+    return b && b.tick > 0 ? b.tick : st.meta.tick;
+  }
+
+  /** Drops quotes off the tick grid, outside [tick, 1 - tick], under the minimum size, or on a blocked complement. */
+  private validQuotes(st: MarketState, qs: readonly import('./strategy.js').Quote[], now: number): import('./strategy.js').Quote[] {
+    const out = [];
+    const m = st.meta;
+    let complementBlocked: string | undefined | null = null;
+    for (const q of qs) {
+      const tick = this.tickOf(st, q.tokenId);
+      const ok =
+        (q.tokenId === m.tokenId || q.tokenId === m.complementId) &&
+        Number.isInteger(q.price) &&
+        Number.isInteger(q.size) &&
+        q.price % tick === 0 &&
+        q.price >= tick &&
+        q.price <= PRICE_SCALE - tick &&
+        q.size >= m.minSize;
+      if (!ok) {
+        this.counters.invalidQuotes++;
+        continue;
+      }
+      if (q.tokenId === m.complementId) {
+        if (complementBlocked === null) complementBlocked = this.risk.tokenBlock(m.complementId, this.o.books.book(m.complementId) ?? this.o.books.book(m.tokenId), this.feedLive, now);
+        if (complementBlocked) continue;
+      }
+      out.push(q);
+    }
+    return out;
+  }
+
+  private *marketOrders(st: MarketState): IterableIterator<TrackedOrder> {
+    const a = st.meta.tokenId;
+    const b = st.meta.complementId;
+    for (const o of this.orders.open()) if (o.tokenId === a || o.tokenId === b) yield o;
+  }
+
+  private makeRiskInputs(): RiskInputs {
+    const sumOpen = (tokenId: string, side: 'BUY' | 'SELL'): number => {
+      let s = 0;
+      for (const o of this.orders.open()) if (o.tokenId === tokenId && o.side === side) s += o.size - o.filled;
+      return s;
+    };
+    return {
+      qty: (t) => this.positions.qty(t),
+      openBuy: (t) => sumOpen(t, 'BUY'),
+      openSell: (t) => sumOpen(t, 'SELL'),
+      openNotional: () => {
+        let n = 0;
+        for (const o of this.orders.open()) n += o.price * (o.size - o.filled);
+        return n;
+      },
+      openOrders: () => this.orders.openCount(),
+      mid: (t) => this.mark(t),
+    };
+  }
+}

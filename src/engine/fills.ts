@@ -1,0 +1,120 @@
+// Trade lifecycle for our fills: a trade event names our order as taker or as one of its maker
+// orders; each (trade, order) pair is one fill, applied once. Status moves MATCHED -> MINED ->
+// CONFIRMED, or RETRYING -> FAILED; a FAILED trade reverses its fill (position and order).
+import type { Side, TradeStatus, UserTradeEvent } from '../feed/events.js';
+import type { OrderTracker } from './orders.js';
+
+export interface Fill {
+  tradeId: string;
+  orderId: string;
+  tokenId: string;
+  market: string;
+  side: Side;
+  price: number;
+  size: number;
+  /** Micro-dollars. */
+  fee: number;
+  liquidity: 'MAKER' | 'TAKER';
+  status: TradeStatus;
+  timeMs: number;
+}
+
+export interface FillSink {
+  /** A new fill (status MATCHED or later). */
+  onFill(f: Fill): void;
+  /** A known fill changed status; `reversed` when it just became FAILED. */
+  onFillStatus(f: Fill, reversed: boolean): void;
+}
+
+const fillKey = (tradeId: string, orderId: string): string => `${tradeId}|${orderId}`;
+
+export function feeMicros(price: number, size: number, feeRateBps: number): number {
+  return Math.round((price * size * feeRateBps) / 10_000);
+}
+
+export class FillLedger {
+  private readonly fills = new Map<string, Fill>();
+  constructor(
+    private readonly orders: OrderTracker,
+    private readonly sink: FillSink,
+  ) {}
+
+  has(tradeId: string, orderId: string): boolean {
+    return this.fills.has(fillKey(tradeId, orderId));
+  }
+
+  /** Fills already known (from the store at startup): no double count later. */
+  preload(f: Fill): void {
+    this.fills.set(fillKey(f.tradeId, f.orderId), f);
+  }
+
+  count(): number {
+    return this.fills.size;
+  }
+
+  /** Returns how many of our fills the event created or changed. */
+  onTrade(e: UserTradeEvent, nowMs: number): number {
+    let n = 0;
+    const taker = this.orders.byVenueId(e.takerOrderId);
+    if (taker) {
+      n += this.upsert(e, e.takerOrderId, e.assetId, taker.side, e.price, e.size, e.feeRateBps, 'TAKER', nowMs);
+    }
+    for (const m of e.makerOrders) {
+      const o = this.orders.byVenueId(m.orderId);
+      if (!o) continue;
+      n += this.upsert(e, m.orderId, m.assetId, m.side ?? o.side, m.price, m.matchedAmount, m.feeRateBps, 'MAKER', nowMs);
+    }
+    return n;
+  }
+
+  /** A fill found by reconciliation (GET /trades) that the user channel never delivered. */
+  record(f: Fill, nowMs: number): boolean {
+    const k = fillKey(f.tradeId, f.orderId);
+    if (this.fills.has(k)) return false;
+    this.fills.set(k, f);
+    if (f.status !== 'FAILED') this.orders.applyFill(f.orderId, f.size, nowMs);
+    this.sink.onFill(f);
+    return true;
+  }
+
+  private upsert(
+    e: UserTradeEvent,
+    orderId: string,
+    tokenId: string,
+    side: Side,
+    price: number,
+    size: number,
+    feeRateBps: number,
+    liquidity: 'MAKER' | 'TAKER',
+    nowMs: number,
+  ): number {
+    const k = fillKey(e.tradeId, orderId);
+    const known = this.fills.get(k);
+    if (!known) {
+      const f: Fill = {
+        tradeId: e.tradeId,
+        orderId,
+        tokenId,
+        market: e.market,
+        side,
+        price,
+        size,
+        fee: feeMicros(price, size, feeRateBps),
+        liquidity,
+        status: e.status,
+        timeMs: e.matchTimeMs || e.timestampMs || nowMs,
+      };
+      this.fills.set(k, f);
+      // A trade first seen as FAILED never moved anything: record it, apply nothing.
+      if (f.status !== 'FAILED') this.orders.applyFill(orderId, size, nowMs);
+      this.sink.onFill(f);
+      return 1;
+    }
+    if (known.status === e.status || known.status === 'FAILED' || known.status === 'CONFIRMED') return 0;
+    const reversed = e.status === 'FAILED';
+    known.status = e.status;
+    if (reversed) this.orders.reverseFill(orderId, known.size, nowMs);
+    this.sink.onFillStatus(known, reversed);
+    return 1;
+  }
+}

@@ -1,0 +1,57 @@
+// Loads a strategy module by name (a built-in under strategies/) or by path to a user's module,
+// and validates its params with the module's own zod schema (errors name the key).
+import { existsSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { pathToFileURL, fileURLToPath } from 'node:url';
+import { ConfigError } from '../core/errors.js';
+import { parseWith } from '../config.js';
+import type { StrategyModule } from './strategy.js';
+
+export interface LoadedStrategy<P = unknown> {
+  module: StrategyModule<P>;
+  params: P;
+}
+
+function isModule(x: unknown): x is StrategyModule {
+  if (!x || typeof x !== 'object') return false;
+  const m = x as Record<string, unknown>;
+  return typeof m.name === 'string' && typeof m.create === 'function' && !!m.params && typeof (m.params as { safeParse?: unknown }).safeParse === 'function';
+}
+
+/** strategies/<name>.js next to the compiled tree; .ts when running from source (vitest). */
+function builtinUrl(name: string): URL | undefined {
+  for (const ext of ['.js', '.ts']) {
+    const u = new URL(`../../strategies/${name}${ext}`, import.meta.url);
+    if (existsSync(fileURLToPath(u))) return u;
+  }
+  return undefined;
+}
+
+export function resolveStrategy(nameOrPath: string, cwd = process.cwd()): URL {
+  const looksLikePath = nameOrPath.includes('/') || nameOrPath.includes('\\') || /\.(m?js|ts)$/.test(nameOrPath);
+  if (!looksLikePath) {
+    if (!/^[A-Za-z0-9_-]+$/.test(nameOrPath)) throw new ConfigError('strategy.name', `not a strategy name: ${nameOrPath}`);
+    const u = builtinUrl(nameOrPath);
+    if (!u) throw new ConfigError('strategy.name', `no built-in strategy '${nameOrPath}' under strategies/`);
+    return u;
+  }
+  const p = isAbsolute(nameOrPath) ? nameOrPath : resolve(cwd, nameOrPath);
+  if (!existsSync(p)) throw new ConfigError('strategy.name', `strategy module not found: ${p}`);
+  return pathToFileURL(p);
+}
+
+export async function loadStrategy(nameOrPath: string, params: unknown, cwd?: string): Promise<LoadedStrategy> {
+  const url = resolveStrategy(nameOrPath, cwd);
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(url.href)) as Record<string, unknown>;
+  } catch (e) {
+    throw new ConfigError('strategy.name', `cannot load ${url.pathname}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const candidate = mod.default ?? mod.strategy;
+  if (!isModule(candidate)) {
+    throw new ConfigError('strategy.name', `${url.pathname} does not export a strategy module (default export with name, params, create)`);
+  }
+  const parsed = parseWith(candidate.params, params ?? {}, 'strategy.params');
+  return { module: candidate, params: parsed };
+}

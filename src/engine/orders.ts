@@ -1,0 +1,227 @@
+// Order state machine: every order we send, from before it is sent to its end. REST results and
+// user-channel events drive it; an unclear submit is the state 'ambiguous' until the user channel,
+// polling or reconciliation settles it (DESIGN.md rule 5). Fills are NOT counted here from order
+// updates (the trade events carry them, see fills.ts); order updates only move the state.
+import type { Side, UserOrderEvent } from '../feed/events.js';
+import type { PlaceResult } from '../venue/types.js';
+
+export type OrderState =
+  | 'pending_new'
+  | 'live'
+  | 'partially_filled'
+  | 'pending_cancel'
+  | 'canceled'
+  | 'filled'
+  | 'rejected'
+  | 'ambiguous';
+
+export const TERMINAL: ReadonlySet<OrderState> = new Set(['canceled', 'filled', 'rejected']);
+
+export interface TrackedOrder {
+  clientId: string;
+  orderId?: string;
+  tokenId: string;
+  market: string;
+  side: Side;
+  price: number;
+  size: number;
+  /** Size units filled (from trades; never decreases except by a FAILED trade). */
+  filled: number;
+  state: OrderState;
+  /** State before pending_cancel, restored when the venue refuses the cancel. */
+  prevState?: OrderState;
+  error?: string;
+  createdMs: number;
+  updatedMs: number;
+}
+
+export type OrderChange = (o: TrackedOrder, from: OrderState) => void;
+
+export class OrderTracker {
+  private readonly byClient = new Map<string, TrackedOrder>();
+  private readonly byOrderId = new Map<string, TrackedOrder>();
+  /** Listeners see every state change (the store persists it). */
+  private readonly listeners: OrderChange[] = [];
+  private seq = 0;
+
+  constructor(private readonly idPrefix = 'c') {}
+
+  onChange(fn: OrderChange): void {
+    this.listeners.push(fn);
+  }
+
+  nextClientId(nowMs: number): string {
+    return `${this.idPrefix}${nowMs.toString(36)}-${(this.seq++).toString(36)}`;
+  }
+
+  /** Records an order before it is sent: state pending_new. */
+  create(o: Omit<TrackedOrder, 'filled' | 'state' | 'updatedMs'>): TrackedOrder {
+    const t: TrackedOrder = { ...o, filled: 0, state: 'pending_new', updatedMs: o.createdMs };
+    this.byClient.set(t.clientId, t);
+    this.emit(t, 'pending_new');
+    return t;
+  }
+
+  /** Adopts an order the venue has and we did not know (startup reconciliation). */
+  adopt(o: Omit<TrackedOrder, 'state' | 'updatedMs'> & { orderId: string }, nowMs: number): TrackedOrder {
+    const t: TrackedOrder = { ...o, state: o.filled > 0 ? 'partially_filled' : 'live', updatedMs: nowMs };
+    this.byClient.set(t.clientId, t);
+    this.byOrderId.set(o.orderId, t);
+    this.emit(t, 'pending_new');
+    return t;
+  }
+
+  get(clientId: string): TrackedOrder | undefined {
+    return this.byClient.get(clientId);
+  }
+  byVenueId(orderId: string): TrackedOrder | undefined {
+    return this.byOrderId.get(orderId);
+  }
+  all(): IterableIterator<TrackedOrder> {
+    return this.byClient.values();
+  }
+
+  /** Orders not yet in a terminal state. */
+  *open(): IterableIterator<TrackedOrder> {
+    for (const o of this.byClient.values()) if (!TERMINAL.has(o.state)) yield o;
+  }
+
+  openCount(): number {
+    let n = 0;
+    for (const o of this.byClient.values()) if (!TERMINAL.has(o.state)) n++;
+    return n;
+  }
+
+  placeResult(r: PlaceResult, nowMs: number): void {
+    const o = this.byClient.get(r.clientId);
+    if (!o || (o.state !== 'pending_new' && o.state !== 'ambiguous')) return;
+    if (!r.ok) {
+      o.error = r.error;
+      this.move(o, 'rejected', nowMs);
+      return;
+    }
+    if (r.orderId) this.bindId(o, r.orderId);
+    // A fill reported before the REST answer already moved `filled`; keep the furthest state.
+    if (r.status === 'matched' || o.filled >= o.size) this.move(o, 'filled', nowMs);
+    else if (r.status === 'unmatched') this.move(o, 'canceled', nowMs);
+    else this.move(o, o.filled > 0 ? 'partially_filled' : 'live', nowMs);
+  }
+
+  /** The submit's outcome is unknown (AmbiguousSubmitError). */
+  ambiguous(clientId: string, nowMs: number): void {
+    const o = this.byClient.get(clientId);
+    if (o && o.state === 'pending_new') this.move(o, 'ambiguous', nowMs);
+  }
+
+  /** A cancel was sent for this order. */
+  cancelSent(o: TrackedOrder, nowMs: number): void {
+    if (TERMINAL.has(o.state) || o.state === 'pending_cancel') return;
+    o.prevState = o.state;
+    this.move(o, 'pending_cancel', nowMs);
+  }
+
+  canceled(orderId: string, nowMs: number): void {
+    const o = this.byOrderId.get(orderId);
+    if (o && !TERMINAL.has(o.state)) this.move(o, 'canceled', nowMs);
+  }
+
+  /** The venue refused the cancel (already done, or unknown): back to what it was until told. */
+  cancelRefused(orderId: string, reason: string, nowMs: number): void {
+    const o = this.byOrderId.get(orderId);
+    if (!o || o.state !== 'pending_cancel') return;
+    o.error = reason;
+    this.move(o, o.prevState ?? 'live', nowMs);
+  }
+
+  /** A user-channel order event. Ambiguous orders are matched by their terms (the venue never saw our client id). */
+  orderEvent(e: UserOrderEvent, nowMs: number): TrackedOrder | undefined {
+    let o = this.byOrderId.get(e.orderId);
+    if (!o) o = this.matchUnbound(e.assetId, e.side, e.price, e.originalSize);
+    if (!o) return undefined;
+    if (!o.orderId) this.bindId(o, e.orderId);
+    if (TERMINAL.has(o.state) && o.state !== 'canceled') return o;
+    const status = e.status.toUpperCase();
+    if (e.kind === 'CANCELLATION' || status.startsWith('CANCELED') || status === 'INVALID') {
+      this.move(o, status === 'INVALID' ? 'rejected' : 'canceled', nowMs);
+    } else if (e.sizeMatched >= o.size || status === 'MATCHED') {
+      this.move(o, 'filled', nowMs);
+    } else if (o.state === 'pending_new' || o.state === 'ambiguous') {
+      this.move(o, e.sizeMatched > 0 ? 'partially_filled' : 'live', nowMs);
+    } else if (e.sizeMatched > 0 && o.state === 'live') {
+      this.move(o, 'partially_filled', nowMs);
+    }
+    return o;
+  }
+
+  /** A fill from a trade: size units. Returns the order (undefined when not ours). */
+  applyFill(orderId: string, size: number, nowMs: number): TrackedOrder | undefined {
+    const o = this.byOrderId.get(orderId);
+    if (!o) return undefined;
+    o.filled += size;
+    if (o.filled >= o.size) {
+      if (o.state !== 'filled') this.move(o, 'filled', nowMs);
+    } else if (o.state === 'live' || o.state === 'pending_new' || o.state === 'ambiguous') {
+      this.move(o, 'partially_filled', nowMs);
+    } else {
+      o.updatedMs = nowMs;
+    }
+    return o;
+  }
+
+  /** A FAILED trade reverses its fill: the size is open again if the order is still working. */
+  reverseFill(orderId: string, size: number, nowMs: number): TrackedOrder | undefined {
+    const o = this.byOrderId.get(orderId);
+    if (!o) return undefined;
+    o.filled = Math.max(0, o.filled - size);
+    if (o.state === 'filled') this.move(o, o.filled > 0 ? 'partially_filled' : 'live', nowMs);
+    else if (o.state === 'partially_filled' && o.filled === 0) this.move(o, 'live', nowMs);
+    else o.updatedMs = nowMs;
+    return o;
+  }
+
+  /** Settles an ambiguous or pending order the venue does not have (reconciliation). */
+  settleMissing(o: TrackedOrder, nowMs: number): void {
+    if (TERMINAL.has(o.state)) return;
+    this.move(o, o.filled >= o.size ? 'filled' : o.orderId ? 'canceled' : 'rejected', nowMs);
+  }
+
+  /** Binds a venue order id to an order we know (reconciliation found it by its terms). */
+  bind(o: TrackedOrder, orderId: string, nowMs: number): void {
+    this.bindId(o, orderId);
+    if (o.state === 'ambiguous' || o.state === 'pending_new') this.move(o, o.filled > 0 ? 'partially_filled' : 'live', nowMs);
+  }
+
+  /** Drops terminal orders older than `beforeMs` from memory (the store keeps them). */
+  prune(beforeMs: number): void {
+    for (const [k, o] of this.byClient) {
+      if (TERMINAL.has(o.state) && o.updatedMs < beforeMs) {
+        this.byClient.delete(k);
+        if (o.orderId) this.byOrderId.delete(o.orderId);
+      }
+    }
+  }
+
+  matchUnbound(tokenId: string, side: Side, price: number, size: number): TrackedOrder | undefined {
+    for (const o of this.byClient.values()) {
+      if (o.orderId || TERMINAL.has(o.state)) continue;
+      if (o.tokenId === tokenId && o.side === side && o.price === price && o.size === size) return o;
+    }
+    return undefined;
+  }
+
+  private bindId(o: TrackedOrder, orderId: string): void {
+    o.orderId = orderId;
+    this.byOrderId.set(orderId, o);
+  }
+
+  private move(o: TrackedOrder, to: OrderState, nowMs: number): void {
+    const from = o.state;
+    o.state = to;
+    o.updatedMs = nowMs;
+    this.emit(o, from);
+  }
+
+  private emit(o: TrackedOrder, from: OrderState): void {
+    for (const fn of this.listeners) fn(o, from);
+  }
+}

@@ -1,0 +1,91 @@
+// In-memory inventory and cash for the hot path, in exact integers: shares in size units, cash
+// in micro-dollars (price units x size units). The store recomputes the same with decimal.js from
+// the fills table; both agree because every operation here is integer arithmetic.
+import type { Side } from '../feed/events.js';
+import type { MarketMeta, PositionView } from './strategy.js';
+import { PRICE_SCALE } from '../core/units.js';
+
+export interface TokenPosition {
+  qty: number;
+  /** Cost of the shares held, micro-dollars (for average price and realized PnL). */
+  cost: number;
+  realized: number;
+}
+
+export class Positions {
+  private readonly tokens = new Map<string, TokenPosition>();
+  /** Cash change since the start, micro-dollars (sells add, buys and fees subtract). */
+  cash = 0;
+  fees = 0;
+  volume = 0;
+
+  get(tokenId: string): TokenPosition {
+    let p = this.tokens.get(tokenId);
+    if (!p) {
+      p = { qty: 0, cost: 0, realized: 0 };
+      this.tokens.set(tokenId, p);
+    }
+    return p;
+  }
+
+  qty(tokenId: string): number {
+    return this.tokens.get(tokenId)?.qty ?? 0;
+  }
+
+  entries(): IterableIterator<[string, TokenPosition]> {
+    return this.tokens.entries();
+  }
+
+  /** Applies a fill (or, with sign -1, reverses one). Fee in micro-dollars. */
+  apply(tokenId: string, side: Side, price: number, size: number, fee: number, sign: 1 | -1 = 1): void {
+    const p = this.get(tokenId);
+    const notional = price * size;
+    const buy = (side === 'BUY') === (sign === 1);
+    this.volume += sign * notional;
+    this.fees += sign * fee;
+    this.cash -= sign * fee;
+    if (buy) {
+      this.cash -= notional;
+      p.qty += size;
+      p.cost += notional;
+    } else {
+      this.cash += notional;
+      // Average-cost accounting: the shares leaving carry the average cost.
+      const avgCost = p.qty > 0 ? p.cost / p.qty : price;
+      const leaving = avgCost * size;
+      p.realized += notional - leaving;
+      p.qty -= size;
+      p.cost -= leaving;
+      if (p.qty === 0) p.cost = 0;
+    }
+  }
+
+  /** Market value of the holdings, micro-dollars, at the given marks (price units; NaN -> cost). */
+  markValue(mark: (tokenId: string) => number): number {
+    let v = 0;
+    for (const [tok, p] of this.tokens) {
+      if (p.qty === 0) continue;
+      const m = mark(tok);
+      v += m === m ? m * p.qty : p.cost;
+    }
+    return v;
+  }
+
+  /** PnL in micro-dollars: cash plus holdings at the marks. */
+  pnl(mark: (tokenId: string) => number): number {
+    return this.cash + this.markValue(mark);
+  }
+
+  /** A PositionView for one market's strategy. */
+  view(m: MarketMeta): PositionView {
+    return {
+      qty: (t) => this.qty(t),
+      net: () => this.qty(m.tokenId) - this.qty(m.complementId),
+    };
+  }
+}
+
+/** Micro-dollars to dollars (for logs and status). */
+export function microsToDollars(micros: number): number {
+  return micros / (PRICE_SCALE * 100);
+}

@@ -1,0 +1,324 @@
+// Order scheduler: holds the unsent intents of each market and sends them within the rate
+// windows of spec section 8, as checked by the one Limiter (src/api/limiter.ts). Cancels go
+// before places; places go in batches of <= maxBatch on POST /orders, cancels many ids per
+// DELETE /orders; when a batch window is full the single-order endpoints carry overflow. A newer
+// set of intents for a market replaces its unsent ones (coalescing). Sending is synchronous up to
+// the venue call, so a quote leaves in the same turn as the frame that caused it.
+import type { Logger } from '../core/log.js';
+import type { Clock } from './clock.js';
+import type { Venue, OrderRequest, PlaceResult, CancelResult } from '../venue/types.js';
+import type { Quote } from './strategy.js';
+import { PRIORITY, type Limiter } from '../api/limiter.js';
+import { scopesFor, type Scope } from '../api/limit-table.js';
+
+export interface SchedulerSink {
+  /** Just before sending: record the orders (pending_new, stored) and return their requests. */
+  preparePlaces(quotes: readonly Quote[]): OrderRequest[];
+  placed(reqs: readonly OrderRequest[], results: readonly PlaceResult[]): void;
+  /** The request failed; AmbiguousSubmitError means the orders may exist. */
+  placeFailed(reqs: readonly OrderRequest[], err: unknown): void;
+  /** Just before sending: mark the orders pending_cancel. */
+  prepareCancels(orderIds: readonly string[]): void;
+  canceled(orderIds: readonly string[], res: CancelResult): void;
+  cancelFailed(orderIds: readonly string[], err: unknown): void;
+}
+
+export interface SchedulerOptions {
+  venue: Venue;
+  limiter: Limiter;
+  clock: Clock;
+  log: Logger;
+  sink: SchedulerSink;
+  maxBatch: number;
+  singleOverflow: boolean;
+  /** True when the venue does not pass the limiter itself (simulated venue): the scheduler records the use. */
+  recordUse: boolean;
+  /** Concurrent requests at most. */
+  maxInFlight?: number;
+  /** Ids per DELETE /orders (the venue takes up to 1000). */
+  maxCancelBatch?: number;
+}
+
+export interface SchedulerStats {
+  placeBatches: number;
+  placeSingles: number;
+  cancelBatches: number;
+  cancelSingles: number;
+  cancelAlls: number;
+  ordersSent: number;
+  cancelsSent: number;
+  coalescedPlaces: number;
+  coalescedCancels: number;
+}
+
+const EP = {
+  placeBatch: scopesFor('clob', 'POST', '/orders'),
+  placeOne: scopesFor('clob', 'POST', '/order'),
+  cancelBatch: scopesFor('clob', 'DELETE', '/orders'),
+  cancelOne: scopesFor('clob', 'DELETE', '/order'),
+  cancelAll: scopesFor('clob', 'DELETE', '/cancel-all'),
+};
+
+export class OrderScheduler {
+  readonly stats: SchedulerStats = {
+    placeBatches: 0,
+    placeSingles: 0,
+    cancelBatches: 0,
+    cancelSingles: 0,
+    cancelAlls: 0,
+    ordersSent: 0,
+    cancelsSent: 0,
+    coalescedPlaces: 0,
+    coalescedCancels: 0,
+  };
+  /** Unsent places per market key, in arrival order of the keys. */
+  private readonly places = new Map<string, Quote[]>();
+  private readonly cancels = new Map<string, string[]>();
+  private placeCount = 0;
+  private cancelCount = 0;
+  private inFlight = 0;
+  private timer: number | undefined;
+  private timerAt = Infinity;
+  private pumping = false;
+  private readonly maxInFlight: number;
+  private readonly maxCancelBatch: number;
+  private cancelAllPending = false;
+  private readonly idle: Array<() => void> = [];
+
+  constructor(private readonly o: SchedulerOptions) {
+    this.maxInFlight = o.maxInFlight ?? 8;
+    this.maxCancelBatch = o.maxCancelBatch ?? 1000;
+  }
+
+  /** Replaces the unsent intents of `key` (a market) with these, and sends what the windows allow. */
+  submit(key: string, cancelIds: readonly string[], places: readonly Quote[]): void {
+    const oldP = this.places.get(key);
+    if (oldP) {
+      this.stats.coalescedPlaces += oldP.length;
+      this.placeCount -= oldP.length;
+      this.places.delete(key);
+    }
+    const oldC = this.cancels.get(key);
+    if (oldC) {
+      // A cancel no longer asked for is dropped; one asked again is not counted as coalesced.
+      for (const id of oldC) if (!cancelIds.includes(id)) this.stats.coalescedCancels++;
+      this.cancelCount -= oldC.length;
+      this.cancels.delete(key);
+    }
+    if (places.length) {
+      this.places.set(key, places.slice());
+      this.placeCount += places.length;
+    }
+    if (cancelIds.length) {
+      this.cancels.set(key, cancelIds.slice());
+      this.cancelCount += cancelIds.length;
+    }
+    this.pump();
+  }
+
+  /** Drops every unsent intent and sends DELETE /cancel-all (halt, shutdown). */
+  cancelAll(): Promise<CancelResult | undefined> {
+    this.places.clear();
+    this.cancels.clear();
+    this.stats.coalescedPlaces += this.placeCount;
+    this.placeCount = 0;
+    this.cancelCount = 0;
+    return new Promise((resolve) => {
+      this.cancelAllPending = true;
+      this.acquire(EP.cancelAll, PRIORITY.cancel, () => {
+        this.cancelAllPending = false;
+        this.stats.cancelAlls++;
+        this.inFlight++;
+        this.o.venue.cancelAll().then(
+          (res) => {
+            this.inFlight--;
+            this.o.sink.canceled(res.canceled, res);
+            resolve(res);
+            this.pump();
+          },
+          (err: unknown) => {
+            this.inFlight--;
+            this.o.log.error({ err }, 'cancel-all failed');
+            resolve(undefined);
+            this.pump();
+          },
+        );
+      });
+    });
+  }
+
+  pendingPlaces(): number {
+    return this.placeCount;
+  }
+  pendingCancels(): number {
+    return this.cancelCount;
+  }
+  requestsInFlight(): number {
+    return this.inFlight;
+  }
+
+  /** Resolves when nothing is queued or in flight (shutdown, tests). */
+  whenIdle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((r) => this.idle.push(r));
+  }
+
+  private isIdle(): boolean {
+    return this.inFlight === 0 && this.placeCount === 0 && this.cancelCount === 0 && !this.cancelAllPending;
+  }
+
+  /** Earliest time every scope of an endpoint has room. */
+  private freeAt(scopes: readonly Scope[], now: number): number {
+    const lim = this.o.limiter;
+    let t = now;
+    for (const s of scopes) {
+      const f = lim.window(s).nextFreeAt(now);
+      if (f > t) t = f;
+      const p = lim.pausedUntil(s.id);
+      if (p > t) t = p;
+    }
+    return t;
+  }
+
+  /** Takes the slot: recorded here for a simulated venue, by the HTTP client for the live one. */
+  private acquire(scopes: readonly Scope[], prio: number, go: () => void): void {
+    if (this.o.recordUse) this.o.limiter.submit(scopes, prio, go);
+    else go();
+  }
+
+  pump(): void {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      this.pumpInner();
+    } finally {
+      this.pumping = false;
+    }
+    if (this.isIdle() && this.idle.length) for (const r of this.idle.splice(0)) r();
+  }
+
+  private pumpInner(): void {
+    const now = this.o.clock.now();
+    let wakeAt = Infinity;
+    while (this.cancelCount > 0 && this.inFlight < this.maxInFlight) {
+      const batchAt = this.freeAt(EP.cancelBatch, now);
+      if (batchAt <= now) {
+        this.sendCancels(this.takeCancels(this.maxCancelBatch), true);
+        continue;
+      }
+      const oneAt = this.o.singleOverflow ? this.freeAt(EP.cancelOne, now) : Infinity;
+      if (oneAt <= now) {
+        this.sendCancels(this.takeCancels(1), false);
+        continue;
+      }
+      wakeAt = Math.min(wakeAt, batchAt, oneAt);
+      break;
+    }
+    // Cancels first: no new exposure while a cancel waits for its window.
+    if (this.cancelCount === 0) {
+      while (this.placeCount > 0 && this.inFlight < this.maxInFlight) {
+        const batchAt = this.freeAt(EP.placeBatch, now);
+        if (batchAt <= now) {
+          this.sendPlaces(this.takePlaces(this.o.maxBatch), true);
+          continue;
+        }
+        const oneAt = this.o.singleOverflow ? this.freeAt(EP.placeOne, now) : Infinity;
+        if (oneAt <= now) {
+          this.sendPlaces(this.takePlaces(1), false);
+          continue;
+        }
+        wakeAt = Math.min(wakeAt, batchAt, oneAt);
+        break;
+      }
+    }
+    this.arm(wakeAt);
+  }
+
+  private takeCancels(n: number): string[] {
+    const out: string[] = [];
+    for (const [k, ids] of this.cancels) {
+      while (ids.length && out.length < n) out.push(ids.shift() as string);
+      if (!ids.length) this.cancels.delete(k);
+      if (out.length >= n) break;
+    }
+    this.cancelCount -= out.length;
+    return out;
+  }
+
+  private takePlaces(n: number): Quote[] {
+    const out: Quote[] = [];
+    for (const [k, qs] of this.places) {
+      while (qs.length && out.length < n) out.push(qs.shift() as Quote);
+      if (!qs.length) this.places.delete(k);
+      if (out.length >= n) break;
+    }
+    this.placeCount -= out.length;
+    return out;
+  }
+
+  private sendCancels(ids: string[], batch: boolean): void {
+    if (!ids.length) return;
+    const sink = this.o.sink;
+    sink.prepareCancels(ids);
+    this.inFlight++;
+    this.stats.cancelsSent += ids.length;
+    if (batch) this.stats.cancelBatches++;
+    else this.stats.cancelSingles++;
+    this.acquire(batch ? EP.cancelBatch : EP.cancelOne, PRIORITY.cancel, () => {
+      const p = batch ? this.o.venue.cancelOrders(ids) : this.o.venue.cancelOrder(ids[0]);
+      p.then(
+        (res) => this.done(() => sink.canceled(ids, res)),
+        (err: unknown) => this.done(() => sink.cancelFailed(ids, err)),
+      );
+    });
+  }
+
+  private sendPlaces(quotes: Quote[], batch: boolean): void {
+    if (!quotes.length) return;
+    const sink = this.o.sink;
+    const reqs = sink.preparePlaces(quotes);
+    if (!reqs.length) return;
+    this.inFlight++;
+    this.stats.ordersSent += reqs.length;
+    if (batch) this.stats.placeBatches++;
+    else this.stats.placeSingles++;
+    this.acquire(batch ? EP.placeBatch : EP.placeOne, PRIORITY.place, () => {
+      const p: Promise<PlaceResult[]> = batch ? this.o.venue.placeOrders(reqs) : this.o.venue.placeOrder(reqs[0]).then((r) => [r]);
+      p.then(
+        (res) => this.done(() => sink.placed(reqs, res)),
+        (err: unknown) => this.done(() => sink.placeFailed(reqs, err)),
+      );
+    });
+  }
+
+  private done(fn: () => void): void {
+    this.inFlight--;
+    try {
+      fn();
+    } catch (err) {
+      this.o.log.error({ err }, 'scheduler: result handler failed');
+    }
+    this.pump();
+  }
+
+  private arm(at: number): void {
+    if (at === Infinity) return;
+    if (this.timer !== undefined) {
+      if (this.timerAt <= at) return;
+      this.o.clock.cancel(this.timer);
+    }
+    this.timerAt = at;
+    this.timer = this.o.clock.schedule(at, () => {
+      this.timer = undefined;
+      this.timerAt = Infinity;
+      this.pump();
+    });
+  }
+
+  /** Stops the wake-up timer (shutdown). */
+  close(): void {
+    if (this.timer !== undefined) this.o.clock.cancel(this.timer);
+    this.timer = undefined;
+    this.timerAt = Infinity;
+  }
+}

@@ -1,0 +1,122 @@
+// The strategy API: a strategy is told about books and trades and returns the quotes it WANTS.
+// It never sends or cancels anything (the reconciler does), reads time only from ctx.clock and
+// randomness only from ctx.rng, so the same events and params give the same quotes in every mode.
+import type { z } from 'zod';
+import type { Logger } from '../core/log.js';
+import type { Side, LastTradePriceEvent } from '../feed/events.js';
+import type { BookView } from '../book/view.js';
+import type { Clock } from './clock.js';
+import type { Rng } from './rng.js';
+import { PRICE_SCALE } from '../core/units.js';
+
+/** One resting order a strategy wants. Integer units (src/core/units.ts). */
+export interface Quote {
+  tokenId: string;
+  side: Side;
+  price: number;
+  size: number;
+}
+
+/** What the engine knows of a binary market; the strategy quotes it as one unit. */
+export interface MarketMeta {
+  conditionId: string;
+  /** The token the strategy prices (first outcome, "YES"). */
+  tokenId: string;
+  /** The other outcome: a SELL of tokenId at p equals a BUY of complementId at 1-p. */
+  complementId: string;
+  /** Price units (100 = 0.01). */
+  tick: number;
+  /** Size units (500 = 5 shares). */
+  minSize: number;
+  negRisk: boolean;
+  /** Market end (ms since the epoch), or undefined when unknown / open-ended. */
+  endMs?: number;
+}
+
+/** Read-only view of our inventory in one market. Sizes in size units. */
+export interface PositionView {
+  /** Shares held of a token (>= 0 on a real venue). */
+  qty(tokenId: string): number;
+  /** YES minus NO: the directional exposure of the market, in size units. */
+  net(): number;
+}
+
+export interface StrategyContext<P = unknown> {
+  readonly clock: Clock;
+  readonly rng: Rng;
+  readonly market: MarketMeta;
+  readonly position: PositionView;
+  readonly params: P;
+  readonly log: Logger;
+  /** The book of either token of the market (undefined until its first snapshot). */
+  book(tokenId: string): BookView | undefined;
+}
+
+/** Our own fill, as the strategy sees it (already in the engine's position). */
+export interface StrategyFill {
+  tokenId: string;
+  side: Side;
+  price: number;
+  size: number;
+  timeMs: number;
+}
+
+export interface Strategy {
+  /** Quotes wanted now, given the book of ctx.market.tokenId. Return [] to quote nothing. */
+  quote(ctx: StrategyContext, book: BookView): readonly Quote[];
+  /** A public trade printed on either token (for estimators). Optional. */
+  onTrade?(ctx: StrategyContext, trade: LastTradePriceEvent): void;
+  /** One of our orders filled. Optional. */
+  onFill?(ctx: StrategyContext, fill: StrategyFill): void;
+}
+
+/** What a strategy module exports (default export or named `strategy`). */
+export interface StrategyModule<P = unknown> {
+  name: string;
+  /** Validates params; the engine calls parseWith(schema, params, 'strategy.params'). */
+  params: z.ZodType<P>;
+  create(params: P, market: MarketMeta): Strategy;
+}
+
+/** Rounds a price down (bids) or up (asks) to the tick, kept inside [tick, 1 - tick]. */
+export function toTick(price: number, tick: number, side: Side): number {
+  const t = tick > 0 ? tick : 1;
+  const p = side === 'BUY' ? Math.floor(price / t + 1e-9) * t : Math.ceil(price / t - 1e-9) * t;
+  return clampPrice(p, t);
+}
+
+export function clampPrice(price: number, tick: number): number {
+  const lo = tick;
+  const hi = PRICE_SCALE - tick;
+  return price < lo ? lo : price > hi ? hi : price;
+}
+
+/**
+ * An ask on the market's token at `price`: a SELL when we hold enough of it, otherwise the same
+ * exposure as a BUY of the complement at 1 - price (sells without inventory, DESIGN.md section 3).
+ * Returns undefined when the size is below the market minimum.
+ */
+export function askQuote(ctx: StrategyContext, price: number, size: number): Quote | undefined {
+  const m = ctx.market;
+  if (size < m.minSize) return undefined;
+  const held = ctx.position.qty(m.tokenId);
+  if (held >= size) return { tokenId: m.tokenId, side: 'SELL', price, size };
+  return { tokenId: m.complementId, side: 'BUY', price: PRICE_SCALE - price, size };
+}
+
+/**
+ * A bid on the market's token at `price`: a BUY, or, when we hold the complement, a SELL of the
+ * complement at 1 - price (frees collateral instead of locking more).
+ */
+export function bidQuote(ctx: StrategyContext, price: number, size: number): Quote | undefined {
+  const m = ctx.market;
+  if (size < m.minSize) return undefined;
+  const heldNo = ctx.position.qty(m.complementId);
+  if (heldNo >= size) return { tokenId: m.complementId, side: 'SELL', price: PRICE_SCALE - price, size };
+  return { tokenId: m.tokenId, side: 'BUY', price, size };
+}
+
+/** Fair price of a book per the strategy's choice; NaN when a side is empty. */
+export function fairPrice(book: BookView, kind: 'mid' | 'microprice'): number {
+  return kind === 'mid' ? book.mid() : book.microprice();
+}

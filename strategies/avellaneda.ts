@@ -1,0 +1,129 @@
+// Avellaneda-Stoikov (2008): quote around a reservation price r = s - q*gamma*sigma^2*tau with a
+// total spread gamma*sigma^2*tau + (2/gamma)*ln(1 + gamma/kappa). sigma^2 is estimated online from
+// mid changes (per second), kappa from public trades (distances from mid are ~ exponential with
+// rate kappa, so kappa = 1 / mean distance). tau is the time left to the market's end (capped),
+// or a fixed rolling horizon. Prices are fractions of 1 here; the engine's units are converted.
+import { z } from 'zod';
+import { PRICE_SCALE, SIZE_SCALE } from '../src/core/units.js';
+import type { BookView } from '../src/book/view.js';
+import type { LastTradePriceEvent } from '../src/feed/events.js';
+import {
+  askQuote,
+  bidQuote,
+  toTick,
+  type Quote,
+  type Strategy,
+  type StrategyContext,
+  type StrategyModule,
+} from '../src/engine/strategy.js';
+
+export const params = z.strictObject({
+  /** Risk aversion (per share). */
+  gamma: z.number().positive().default(0.1),
+  /** Shares per quote. */
+  size: z.number().positive().default(10),
+  /** 'end': time left to the market's end (capped at horizonSec); 'rolling': always horizonSec. */
+  horizon: z.enum(['end', 'rolling']).default('rolling'),
+  horizonSec: z.number().positive().default(3600),
+  /** Starting estimates, used until enough samples arrive. */
+  sigmaPerSec: z.number().positive().default(0.001),
+  kappa: z.number().positive().default(100),
+  /** EWMA weights of the online estimators (0..1, weight of the newest sample). */
+  volAlpha: z.number().gt(0).max(1).default(0.05),
+  kappaAlpha: z.number().gt(0).max(1).default(0.05),
+  minSpread: z.number().nonnegative().default(0.01),
+  maxSpread: z.number().positive().max(1).default(0.2),
+  minPrice: z.number().min(0).max(1).default(0.05),
+  maxPrice: z.number().min(0).max(1).default(0.95),
+});
+export type AvellanedaParams = z.infer<typeof params>;
+
+export class Avellaneda implements Strategy {
+  private readonly p: AvellanedaParams;
+  private readonly out: Quote[] = [];
+  /** Variance of the mid per second (price fraction squared). */
+  variance: number;
+  /** Mean distance of trades from the mid (price fraction). */
+  meanDistance: number;
+  private lastMid = NaN;
+  private lastMidMs = 0;
+
+  constructor(p: AvellanedaParams) {
+    this.p = p;
+    this.variance = p.sigmaPerSec * p.sigmaPerSec;
+    this.meanDistance = 1 / p.kappa;
+  }
+
+  get kappa(): number {
+    return 1 / this.meanDistance;
+  }
+
+  onTrade(ctx: StrategyContext, t: LastTradePriceEvent): void {
+    const m = ctx.market;
+    const book = ctx.book(m.tokenId);
+    if (!book) return;
+    const mid = book.mid();
+    if (!(mid === mid)) return;
+    // Trades on the complement are mirrored into the main token's terms.
+    const px = t.assetId === m.tokenId ? t.price : PRICE_SCALE - t.price;
+    const d = Math.max(Math.abs(px - mid), m.tick / 2) / PRICE_SCALE;
+    this.meanDistance += this.p.kappaAlpha * (d - this.meanDistance);
+  }
+
+  private observeMid(mid: number, now: number): void {
+    if (this.lastMid === this.lastMid && now > this.lastMidMs) {
+      const dt = (now - this.lastMidMs) / 1000;
+      const dm = (mid - this.lastMid) / PRICE_SCALE;
+      // Per-second variance sample; tiny dt is floored so bursts do not explode the estimate.
+      const sample = (dm * dm) / Math.max(dt, 0.05);
+      this.variance += this.p.volAlpha * (sample - this.variance);
+    }
+    if (now > this.lastMidMs || this.lastMid !== this.lastMid) {
+      this.lastMid = mid;
+      this.lastMidMs = now;
+    }
+  }
+
+  quote(ctx: StrategyContext, book: BookView): readonly Quote[] {
+    const out = this.out;
+    out.length = 0;
+    const p = this.p;
+    const mid = book.mid();
+    if (!(mid === mid)) return out;
+    const now = ctx.clock.now();
+    this.observeMid(mid, now);
+    const s = mid / PRICE_SCALE;
+    if (s < p.minPrice || s > p.maxPrice) return out;
+    let tau = p.horizonSec;
+    const end = ctx.market.endMs;
+    if (p.horizon === 'end' && end !== undefined) tau = Math.min(p.horizonSec, Math.max(0, (end - now) / 1000));
+    const q = ctx.position.net() / SIZE_SCALE;
+    const g = p.gamma;
+    const gs2t = g * this.variance * tau;
+    const r = s - q * gs2t;
+    let spread = gs2t + (2 / g) * Math.log(1 + g / this.kappa);
+    if (spread < p.minSpread) spread = p.minSpread;
+    if (spread > p.maxSpread) spread = p.maxSpread;
+    const tick = ctx.market.tick;
+    const bidPx = toTick((r - spread / 2) * PRICE_SCALE, tick, 'BUY');
+    const askPx = toTick((r + spread / 2) * PRICE_SCALE, tick, 'SELL');
+    if (bidPx >= askPx) return out;
+    const size = Math.round(p.size * SIZE_SCALE);
+    if (bidPx >= p.minPrice * PRICE_SCALE) {
+      const b = bidQuote(ctx, bidPx, size);
+      if (b) out.push(b);
+    }
+    if (askPx <= p.maxPrice * PRICE_SCALE) {
+      const a = askQuote(ctx, askPx, size);
+      if (a) out.push(a);
+    }
+    return out;
+  }
+}
+
+const mod: StrategyModule<AvellanedaParams> = {
+  name: 'avellaneda',
+  params,
+  create: (p) => new Avellaneda(p),
+};
+export default mod;

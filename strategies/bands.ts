@@ -1,0 +1,89 @@
+// Bands: quotes a ladder of bids and asks at fixed distances around a fair price (mid or
+// microprice), one size per band, skewed against inventory, never tighter than minSpread nor
+// wider than maxSpread, and only while the fair price lies inside [minPrice, maxPrice].
+import { z } from 'zod';
+import { PRICE_SCALE, SIZE_SCALE } from '../src/core/units.js';
+import type { BookView } from '../src/book/view.js';
+import {
+  askQuote,
+  bidQuote,
+  fairPrice,
+  toTick,
+  type Quote,
+  type Strategy,
+  type StrategyContext,
+  type StrategyModule,
+} from '../src/engine/strategy.js';
+
+const band = z.strictObject({
+  /** Distance from fair to the quote, in price (0.01 = one cent). */
+  distance: z.number().positive().max(0.5),
+  /** Shares per order. */
+  size: z.number().positive(),
+});
+
+export const params = z.strictObject({
+  fair: z.enum(['mid', 'microprice']).default('mid'),
+  bands: z.array(band).min(1).max(15).default([{ distance: 0.01, size: 10 }]),
+  /** Shift of both quotes per share of net inventory (price units per share), against the position. */
+  skewPerShare: z.number().nonnegative().default(0.0001),
+  /** The quotes' total spread is at least this and at most maxSpread (price). */
+  minSpread: z.number().nonnegative().default(0.01),
+  maxSpread: z.number().positive().max(1).default(0.2),
+  /** Quote only while fair is inside this range (price). */
+  minPrice: z.number().min(0).max(1).default(0.05),
+  maxPrice: z.number().min(0).max(1).default(0.95),
+});
+export type BandsParams = z.infer<typeof params>;
+
+class Bands implements Strategy {
+  private readonly p: BandsParams;
+  /** Reused between calls: the engine consumes the quotes before asking again. */
+  private readonly out: Quote[] = [];
+  constructor(p: BandsParams) {
+    this.p = p;
+  }
+
+  quote(ctx: StrategyContext, book: BookView): readonly Quote[] {
+    const out = this.out;
+    out.length = 0;
+    const p = this.p;
+    const fair = fairPrice(book, p.fair);
+    if (!(fair === fair)) return out; // NaN: a side is empty
+    if (fair < p.minPrice * PRICE_SCALE || fair > p.maxPrice * PRICE_SCALE) return out;
+    if (p.minSpread > p.maxSpread) return out;
+    const tick = ctx.market.tick;
+    // Inventory skew: long YES -> shift both quotes down so we sell more and buy less.
+    const skew = (ctx.position.net() / SIZE_SCALE) * p.skewPerShare * PRICE_SCALE;
+    const center = fair - skew;
+    const lo = p.minPrice * PRICE_SCALE;
+    const hi = p.maxPrice * PRICE_SCALE;
+    const minHalf = (p.minSpread * PRICE_SCALE) / 2;
+    const maxHalf = (p.maxSpread * PRICE_SCALE) / 2;
+    for (const b of p.bands) {
+      let half = b.distance * PRICE_SCALE;
+      if (half < minHalf) half = minHalf;
+      if (half > maxHalf) half = maxHalf;
+      const size = Math.round(b.size * SIZE_SCALE);
+      const bidPx = toTick(center - half, tick, 'BUY');
+      const askPx = toTick(center + half, tick, 'SELL');
+      if (bidPx >= askPx) continue;
+      if (bidPx >= lo) {
+        const bid = bidQuote(ctx, bidPx, size);
+        if (bid) out.push(bid);
+      }
+      if (askPx <= hi) {
+        const ask = askQuote(ctx, askPx, size);
+        if (ask) out.push(ask);
+      }
+    }
+    return out;
+  }
+}
+
+const mod: StrategyModule<BandsParams> = {
+  name: 'bands',
+  params,
+  create: (p) => new Bands(p),
+};
+export default mod;

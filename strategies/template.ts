@@ -1,0 +1,60 @@
+// A starting point for your own strategy. Copy this file (into strategies/ to load it by name,
+// or anywhere to load it by path: `"strategy": { "name": "./my-strategy.js" }` after compiling),
+// rename it, and change quote(). The rules:
+//  - quote() returns the orders you WANT resting now; the engine keeps, cancels and places orders
+//    to match (an order already close enough keeps its place in the queue).
+//  - no I/O, no Date.now(), no Math.random(): time is ctx.clock.now(), randomness ctx.rng.
+//  - prices are integers in 1e-4 (5500 = 0.55), sizes integers in 1e-2 shares (500 = 5 shares).
+import { z } from 'zod';
+import { SIZE_SCALE } from '../src/core/units.js';
+import type { BookView } from '../src/book/view.js';
+import {
+  askQuote,
+  bidQuote,
+  toTick,
+  type Quote,
+  type Strategy,
+  type StrategyContext,
+  type StrategyModule,
+} from '../src/engine/strategy.js';
+
+// 1. Your parameters. The engine validates `strategy.params` of the config with this schema and
+//    names the bad key in the error (e.g. "strategy.params.edgeTicks: Too small").
+export const params = z.strictObject({
+  /** How many ticks behind the best bid / ask to quote. */
+  edgeTicks: z.number().int().nonnegative().default(1),
+  /** Shares per quote. */
+  size: z.number().positive().default(5),
+});
+type Params = z.infer<typeof params>;
+
+class Template implements Strategy {
+  constructor(private readonly p: Params) {}
+
+  // 2. Called after every book change of ctx.market.tokenId (debounced by the engine).
+  quote(ctx: StrategyContext, book: BookView): readonly Quote[] {
+    const bid = book.bestBid();
+    const ask = book.bestAsk();
+    if (bid < 0 || ask < 0) return []; // one side empty: quote nothing
+    const tick = ctx.market.tick;
+    const size = Math.round(this.p.size * SIZE_SCALE);
+    const quotes: Quote[] = [];
+    // bidQuote / askQuote pick the cheapest way to express the quote: an ask without inventory
+    // becomes a BUY of the complement token at 1 - price (same exposure, no shares needed).
+    const b = bidQuote(ctx, toTick(bid - this.p.edgeTicks * tick, tick, 'BUY'), size);
+    if (b) quotes.push(b);
+    const a = askQuote(ctx, toTick(ask + this.p.edgeTicks * tick, tick, 'SELL'), size);
+    if (a) quotes.push(a);
+    return quotes;
+  }
+
+  // 3. Optional hooks: onTrade(ctx, trade) sees every public trade, onFill(ctx, fill) our fills.
+}
+
+// 4. Export the module: a name, the params schema, and a factory (one instance per market).
+const mod: StrategyModule<Params> = {
+  name: 'template',
+  params,
+  create: (p) => new Template(p),
+};
+export default mod;

@@ -1,0 +1,170 @@
+import { describe, it, expect } from 'vitest';
+import { OrderTracker } from '../../src/engine/orders.js';
+import { FillLedger, type Fill } from '../../src/engine/fills.js';
+import { Positions } from '../../src/engine/positions.js';
+import type { UserOrderEvent, UserTradeEvent, TradeStatus } from '../../src/feed/events.js';
+
+const base = { tokenId: 'Y', market: 'm', side: 'BUY' as const, price: 5000, size: 1000, createdMs: 0 };
+
+function orderEv(orderId: string, kind: UserOrderEvent['kind'], status: string, sizeMatched: number, over: Partial<UserOrderEvent> = {}): UserOrderEvent {
+  return {
+    type: 'order', kind, orderId, market: 'm', assetId: 'Y', side: 'BUY', price: 5000, originalSize: 1000, sizeMatched, status,
+    orderType: 'GTC', outcome: 'Yes', associateTrades: [], createdAtMs: 0, timestampMs: 0, ...over,
+  };
+}
+function tradeEv(tradeId: string, orderId: string, status: TradeStatus, size = 400): UserTradeEvent {
+  return {
+    type: 'trade', tradeId, takerOrderId: 'someone', market: 'm', assetId: 'Y', side: 'SELL', price: 5000, size, feeRateBps: 0,
+    status, traderSide: 'MAKER', outcome: 'Yes', owner: 'k',
+    makerOrders: [{ orderId, assetId: 'Y', price: 5000, matchedAmount: size, feeRateBps: 0, outcome: 'Yes', side: 'BUY', owner: 'k' }],
+    matchTimeMs: 10, timestampMs: 10,
+  };
+}
+
+describe('order state machine', () => {
+  it('pending_new -> live -> partially_filled -> pending_cancel -> canceled', () => {
+    const tr = new OrderTracker();
+    const seen: string[] = [];
+    tr.onChange((o) => seen.push(o.state));
+    const o = tr.create({ clientId: 'c1', ...base });
+    tr.placeResult({ clientId: 'c1', ok: true, orderId: 'X', status: 'live' }, 1);
+    tr.applyFill('X', 300, 2);
+    tr.cancelSent(o, 3);
+    tr.canceled('X', 4);
+    expect(seen).toEqual(['pending_new', 'live', 'partially_filled', 'pending_cancel', 'canceled']);
+    expect(o.filled).toBe(300);
+  });
+
+  it('rejected by the venue', () => {
+    const tr = new OrderTracker();
+    const o = tr.create({ clientId: 'c1', ...base });
+    tr.placeResult({ clientId: 'c1', ok: false, error: 'INVALID_POST_ONLY_ORDER' }, 1);
+    expect(o.state).toBe('rejected');
+    expect(o.error).toBe('INVALID_POST_ONLY_ORDER');
+  });
+
+  it('a refused cancel restores the previous state', () => {
+    const tr = new OrderTracker();
+    const o = tr.create({ clientId: 'c1', ...base });
+    tr.placeResult({ clientId: 'c1', ok: true, orderId: 'X', status: 'live' }, 1);
+    tr.cancelSent(o, 2);
+    tr.cancelRefused('X', 'not found', 3);
+    expect(o.state).toBe('live');
+  });
+
+  it('ambiguous submit is settled by the user channel, matched by its terms', () => {
+    const tr = new OrderTracker();
+    const o = tr.create({ clientId: 'c1', ...base });
+    tr.ambiguous('c1', 1);
+    expect(o.state).toBe('ambiguous');
+    tr.orderEvent(orderEv('VENUE1', 'PLACEMENT', 'LIVE', 0), 2);
+    expect(o.state).toBe('live');
+    expect(o.orderId).toBe('VENUE1');
+    expect(tr.byVenueId('VENUE1')).toBe(o);
+  });
+
+  it('ambiguous submit that never reached the venue is settled by reconciliation', () => {
+    const tr = new OrderTracker();
+    const o = tr.create({ clientId: 'c1', ...base });
+    tr.ambiguous('c1', 1);
+    tr.settleMissing(o, 5);
+    expect(o.state).toBe('rejected');
+  });
+
+  it('an ambiguous order that filled at once is settled by its trade via the order event', () => {
+    const tr = new OrderTracker();
+    const o = tr.create({ clientId: 'c1', ...base });
+    tr.ambiguous('c1', 1);
+    tr.orderEvent(orderEv('V', 'UPDATE', 'MATCHED', 1000), 2);
+    expect(o.state).toBe('filled');
+  });
+
+  it('user-channel cancellation ends the order', () => {
+    const tr = new OrderTracker();
+    const o = tr.create({ clientId: 'c1', ...base });
+    tr.placeResult({ clientId: 'c1', ok: true, orderId: 'X', status: 'live' }, 1);
+    tr.orderEvent(orderEv('X', 'CANCELLATION', 'CANCELED', 0), 2);
+    expect(o.state).toBe('canceled');
+  });
+});
+
+describe('trade lifecycle and fills', () => {
+  function setup() {
+    const tr = new OrderTracker();
+    const pos = new Positions();
+    const fills: Fill[] = [];
+    const statuses: Array<[string, boolean]> = [];
+    const ledger = new FillLedger(tr, {
+      onFill: (f) => {
+        fills.push({ ...f });
+        if (f.status !== 'FAILED') pos.apply(f.tokenId, f.side, f.price, f.size, f.fee);
+      },
+      onFillStatus: (f, rev) => {
+        statuses.push([f.status, rev]);
+        if (rev) pos.apply(f.tokenId, f.side, f.price, f.size, f.fee, -1);
+      },
+    });
+    const o = tr.create({ clientId: 'c1', ...base });
+    tr.placeResult({ clientId: 'c1', ok: true, orderId: 'X', status: 'live' }, 1);
+    return { tr, pos, fills, statuses, ledger, o };
+  }
+
+  it('MATCHED -> MINED -> CONFIRMED applies the fill once', () => {
+    const { pos, fills, statuses, ledger, o } = setup();
+    expect(ledger.onTrade(tradeEv('t1', 'X', 'MATCHED'), 2)).toBe(1);
+    expect(ledger.onTrade(tradeEv('t1', 'X', 'MATCHED'), 2)).toBe(0); // replay: no-op
+    ledger.onTrade(tradeEv('t1', 'X', 'MINED'), 3);
+    ledger.onTrade(tradeEv('t1', 'X', 'CONFIRMED'), 4);
+    expect(fills.length).toBe(1);
+    expect(statuses).toEqual([['MINED', false], ['CONFIRMED', false]]);
+    expect(pos.qty('Y')).toBe(400);
+    expect(o.filled).toBe(400);
+    expect(o.state).toBe('partially_filled');
+    expect(pos.cash).toBe(-5000 * 400);
+  });
+
+  it('RETRYING -> FAILED reverses the fill (position and order)', () => {
+    const { pos, statuses, ledger, o } = setup();
+    ledger.onTrade(tradeEv('t1', 'X', 'MATCHED', 1000), 2);
+    expect(o.state).toBe('filled');
+    expect(pos.qty('Y')).toBe(1000);
+    ledger.onTrade(tradeEv('t1', 'X', 'RETRYING', 1000), 3);
+    expect(pos.qty('Y')).toBe(1000);
+    ledger.onTrade(tradeEv('t1', 'X', 'FAILED', 1000), 4);
+    expect(statuses).toEqual([['RETRYING', false], ['FAILED', true]]);
+    expect(pos.qty('Y')).toBe(0);
+    expect(pos.cash).toBe(0);
+    expect(o.filled).toBe(0);
+    expect(o.state).toBe('live');
+    // a late replay of the failed trade changes nothing
+    expect(ledger.onTrade(tradeEv('t1', 'X', 'MATCHED', 1000), 5)).toBe(0);
+    expect(pos.qty('Y')).toBe(0);
+  });
+
+  it('one trade filling two of our orders gives two fills', () => {
+    const { tr, ledger, pos } = setup();
+    const o2 = tr.create({ clientId: 'c2', ...base, price: 4900 });
+    tr.placeResult({ clientId: 'c2', ok: true, orderId: 'X2', status: 'live' }, 1);
+    const e = tradeEv('t9', 'X', 'MATCHED', 400);
+    e.makerOrders.push({ orderId: 'X2', assetId: 'Y', price: 4900, matchedAmount: 100, feeRateBps: 0, outcome: 'Yes', side: 'BUY', owner: 'k' });
+    expect(ledger.onTrade(e, 2)).toBe(2);
+    expect(pos.qty('Y')).toBe(500);
+    expect(o2.filled).toBe(100);
+  });
+
+  it('fills on orders that are not ours are ignored', () => {
+    const { ledger, pos } = setup();
+    expect(ledger.onTrade(tradeEv('t1', 'NOT-OURS', 'MATCHED'), 2)).toBe(0);
+    expect(pos.qty('Y')).toBe(0);
+  });
+
+  it('average-cost realized PnL on a round trip', () => {
+    const pos = new Positions();
+    pos.apply('Y', 'BUY', 4000, 1000, 0);
+    pos.apply('Y', 'BUY', 5000, 1000, 0);
+    pos.apply('Y', 'SELL', 6000, 1000, 0);
+    expect(pos.qty('Y')).toBe(1000);
+    expect(pos.get('Y').realized).toBe((6000 - 4500) * 1000);
+    expect(pos.pnl(() => 4500)).toBe(pos.cash + 4500 * 1000);
+  });
+});
