@@ -1,0 +1,81 @@
+// The external book of one token as the simulated venue sees it: dense level arrays rebuilt from
+// the feed (snapshots and price_change entries), plus an overlay of what our own taker orders took
+// from each level since the feed last updated it. The feed's book never contains our fills, so
+// without the overlay a resting remainder would look crossed by liquidity it already consumed.
+import { PRICE_SCALE } from '../core/units.js';
+import type { Side } from '../feed/events.js';
+
+const LEVELS = PRICE_SCALE + 1;
+
+export class SimBook {
+  private readonly sizes: [Float64Array, Float64Array] = [new Float64Array(LEVELS), new Float64Array(LEVELS)];
+  private readonly taken: [Float64Array, Float64Array] = [new Float64Array(LEVELS), new Float64Array(LEVELS)];
+  /** Best external bid (0 = none) and ask (10000 = none), ignoring the overlay. */
+  private best: [number, number] = [0, PRICE_SCALE];
+  /** False until the first snapshot: orders are refused (MARKET_NOT_READY) before. */
+  ready = false;
+
+  snapshot(bids: ReadonlyArray<{ price: number; size: number }>, asks: ReadonlyArray<{ price: number; size: number }>): void {
+    for (let s = 0; s < 2; s++) {
+      this.sizes[s].fill(0);
+      this.taken[s].fill(0);
+    }
+    this.best = [0, PRICE_SCALE];
+    for (const l of bids) this.set('BUY', l.price, l.size);
+    for (const l of asks) this.set('SELL', l.price, l.size);
+    this.ready = true;
+  }
+
+  /** Sets a level's external size (the feed's new total); returns the previous size. */
+  set(side: Side, price: number, size: number): number {
+    if (!(price > 0 && price < PRICE_SCALE) || !(size >= 0)) return this.size(side, price);
+    const s = side === 'BUY' ? 0 : 1;
+    const old = this.sizes[s][price];
+    this.sizes[s][price] = size;
+    this.taken[s][price] = 0; // the feed's own view of the level replaces our estimate
+    if (s === 0) {
+      if (size > 0 && price > this.best[0]) this.best[0] = price;
+      else if (size === 0 && price === this.best[0]) this.best[0] = this.walk(0, price);
+    } else {
+      if (size > 0 && price < this.best[1]) this.best[1] = price;
+      else if (size === 0 && price === this.best[1]) this.best[1] = this.walk(1, price);
+    }
+    return old;
+  }
+
+  size(side: Side, price: number): number {
+    return price > 0 && price < PRICE_SCALE ? this.sizes[side === 'BUY' ? 0 : 1][price] : 0;
+  }
+
+  /** What is still available to our takers at a level: external size minus what we took. */
+  available(side: Side, price: number): number {
+    const s = side === 'BUY' ? 0 : 1;
+    const v = this.sizes[s][price] - this.taken[s][price];
+    return v > 0 ? v : 0;
+  }
+
+  take(side: Side, price: number, size: number): void {
+    this.taken[side === 'BUY' ? 0 : 1][price] += size;
+  }
+
+  /** Best bid with liquidity left after the overlay; 0 when none. */
+  bestBid(): number {
+    let p = this.best[0];
+    while (p > 0 && this.available('BUY', p) === 0) p--;
+    return p;
+  }
+
+  /** Best ask with liquidity left after the overlay; 10000 when none. */
+  bestAsk(): number {
+    let p = this.best[1];
+    while (p < PRICE_SCALE && this.available('SELL', p) === 0) p++;
+    return p;
+  }
+
+  private walk(s: 0 | 1, from: number): number {
+    let p = from;
+    if (s === 0) while (p > 0 && this.sizes[0][p] === 0) p--;
+    else while (p < PRICE_SCALE && this.sizes[1][p] === 0) p++;
+    return p;
+  }
+}

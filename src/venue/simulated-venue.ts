@@ -1,0 +1,447 @@
+// The simulated venue for paper and backtest: our orders rest among EXTERNAL liquidity that
+// arrives as market events (live feed or recording) and that our orders cannot change. Fills come
+// from the queue model (queue-model.ts), trade-throughs and quote-throughs; marketable orders take
+// the visible levels. Time and latencies run on the Clock it is given, so a backtest is
+// deterministic (no randomness is involved).
+//
+// Decisions (documented for the engine and the backtest driver):
+// - Feed latency is NOT applied here: onMarketEvent(e) is the exchange's true view at clock time.
+//   The driver delivers events to the strategy sim.feedLatencyMs later (our view lags the venue).
+// - placeOrders/cancel* resolve after orderLatencyMs / cancelLatencyMs on the clock, when the
+//   venue has acted (0 ms: synchronously). With a VirtualClock the driver advances the clock.
+// - Work is per token: each token's book comes from that token's own events; a BUY of the second
+//   token fills from the second token's book and is reported on that token.
+// - Our marketable orders take up to the visible size at each level (price-walking) without
+//   changing the external book; an overlay hides what we took until the feed updates that level.
+// - Our own orders do not queue behind each other, and do not trade with each other.
+import type { Config } from '../config.js';
+import type { Clock } from '../engine/clock.js';
+import type { Logger } from '../core/log.js';
+import type { MarketEvent, Side, UserEvent } from '../feed/events.js';
+import type { MarketSpec, RejectCode } from './matching-api.js';
+import { validateOrder } from './matching-validate.js';
+import { QueueTracker } from './queue-model.js';
+import { SimBook } from './sim-book.js';
+import { feeMicros, opposite, orderEvent, tradeEvent, type SimFill, type SimOrder } from './sim-events.js';
+import type { CancelResult, OrderRequest, PlaceResult, Venue, VenueOrder, VenueTrade } from './types.js';
+
+export interface SimMarket extends MarketSpec {
+  /** Outcome names reported in events, per token; default ['Yes', 'No']. */
+  outcomes?: [string, string];
+}
+
+export interface SimulatedVenueOptions {
+  clock: Clock;
+  markets: SimMarket[];
+  orderLatencyMs: number;
+  cancelLatencyMs: number;
+  makerFeeBps: number;
+  takerFeeBps: number;
+  /** false: an order joins at the front of its level (fills on any trade at its price). */
+  queueModel?: boolean;
+  /** Reported as the owner in user events. */
+  owner?: string;
+  /** Prefix of our order and trade ids (deterministic counters). */
+  idPrefix?: string;
+  logger?: Logger;
+}
+
+/** The venue from the `sim` config section (feedLatencyMs is the driver's, see above). */
+export function simulatedVenueFromConfig(
+  sim: Config['sim'],
+  clock: Clock,
+  markets: SimMarket[],
+  logger?: Logger,
+): SimulatedVenue {
+  return new SimulatedVenue({
+    clock, markets, logger, orderLatencyMs: sim.orderLatencyMs, cancelLatencyMs: sim.cancelLatencyMs,
+    makerFeeBps: sim.makerFeeBps, takerFeeBps: sim.takerFeeBps, queueModel: sim.queueModel,
+  });
+}
+
+export interface SimStats {
+  placed: number;
+  rejected: number;
+  cancelled: number;
+  fills: number;
+  makerFills: number;
+  takerFills: number;
+  /** Size units. */
+  makerVolume: number;
+  takerVolume: number;
+  /** Micro-dollars. */
+  feesMicros: number;
+}
+
+interface TokenState {
+  market: SimMarket;
+  outcome: string;
+  book: SimBook;
+  /** Our live orders on this token with their queue trackers, in arrival order. */
+  orders: Array<{ o: SimOrder; q: QueueTracker }>;
+}
+
+export class SimulatedVenue implements Venue {
+  private readonly clock: Clock;
+  private readonly opts: SimulatedVenueOptions;
+  private readonly tokens = new Map<string, TokenState>();
+  private readonly orders = new Map<string, SimOrder>();
+  private readonly clientIds = new Set<string>();
+  private readonly fillLog: SimFill[] = [];
+  private readonly listeners: Array<(e: UserEvent) => void> = [];
+  /** Pending latency timers and how to settle their promises if the venue closes first. */
+  private readonly pending = new Map<number, () => void>();
+  private seq = 0;
+  private closed = false;
+  private readonly st: SimStats = { placed: 0, rejected: 0, cancelled: 0, fills: 0, makerFills: 0, takerFills: 0, makerVolume: 0, takerVolume: 0, feesMicros: 0 };
+
+  constructor(opts: SimulatedVenueOptions) {
+    this.clock = opts.clock;
+    this.opts = opts;
+    for (const m of opts.markets) this.addMarket(m);
+  }
+
+  addMarket(m: SimMarket): void {
+    const spec: SimMarket = { ...m, tokens: [m.tokens[0], m.tokens[1]] };
+    spec.tokens.forEach((t, i) => {
+      if (!this.tokens.has(t)) this.tokens.set(t, { market: spec, outcome: m.outcomes?.[i] ?? (i === 0 ? 'Yes' : 'No'), book: new SimBook(), orders: [] });
+    });
+  }
+
+  onUserEvent(listener: (e: UserEvent) => void): void {
+    this.listeners.push(listener);
+  }
+
+  // ---- market data ------------------------------------------------------------------------
+
+  onMarketEvent(e: MarketEvent): void {
+    switch (e.type) {
+      case 'book': {
+        const t = this.tokens.get(e.assetId);
+        if (!t) return;
+        t.book.snapshot(e.bids, e.asks);
+        if (e.tickSize !== undefined && e.tickSize > 0) t.market.tick = e.tickSize;
+        for (const r of t.orders) r.q.onSnapshot(t.book.size(r.o.side, r.o.price));
+        this.quoteThrough(t);
+        return;
+      }
+      case 'price_change': {
+        const touched = new Set<TokenState>();
+        for (const c of e.changes) {
+          const t = this.tokens.get(c.assetId);
+          if (!t) continue;
+          t.book.set(c.side, c.price, c.size);
+          for (const r of t.orders) if (r.o.side === c.side && r.o.price === c.price) r.q.onLevel(c.size);
+          touched.add(t);
+        }
+        for (const t of touched) this.quoteThrough(t);
+        return;
+      }
+      case 'last_trade_price':
+        this.onTrade(e.assetId, e.side, e.price, e.size);
+        return;
+      case 'tick_size_change': {
+        const t = this.tokens.get(e.assetId);
+        if (t && e.newTickSize > 0) t.market.tick = e.newTickSize;
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  /** A trade in the external market; `takerSide` SELL hits bids, BUY lifts asks. */
+  private onTrade(tokenId: string, takerSide: Side, price: number, size: number): void {
+    const t = this.tokens.get(tokenId);
+    if (!t || !(size > 0)) return;
+    const ourSide = opposite(takerSide);
+    let budget = size; // the trade's size beyond the queue is shared by our orders at that price
+    for (const r of [...t.orders]) {
+      const o = r.o;
+      if (o.side !== ourSide || o.status !== 'LIVE') continue;
+      const through = ourSide === 'BUY' ? price < o.price : price > o.price;
+      if (through) {
+        this.fillMaker(t, r, o.originalSize - o.sizeMatched);
+      } else if (price === o.price) {
+        const reach = Math.min(r.q.onTrade(size), budget, o.originalSize - o.sizeMatched);
+        if (reach > 0) {
+          budget -= reach;
+          this.fillMaker(t, r, reach);
+        }
+      }
+    }
+  }
+
+  /** Our resting orders crossed by the external quote fill at once at their own price. */
+  private quoteThrough(t: TokenState): void {
+    if (!t.orders.length) return;
+    const bid = t.book.bestBid();
+    const ask = t.book.bestAsk();
+    for (const r of [...t.orders]) {
+      const o = r.o;
+      if (o.status !== 'LIVE') continue;
+      if (o.side === 'BUY' ? ask <= o.price : bid >= o.price) this.fillMaker(t, r, o.originalSize - o.sizeMatched);
+    }
+  }
+
+  // ---- orders -------------------------------------------------------------------------------
+
+  placeOrders(reqs: OrderRequest[]): Promise<PlaceResult[]> {
+    const ids = reqs.map(() => this.nextId('o'));
+    const act = (): PlaceResult[] =>
+      reqs.map((r, i) => (reqs.length > 15 ? { clientId: r.clientId, ok: false, error: 'INVALID_ORDER_ERROR' } : this.arrive(r, ids[i])));
+    const failed = (): PlaceResult[] => reqs.map((r) => ({ clientId: r.clientId, ok: false, error: 'MARKET_NOT_READY' }));
+    return this.afterLatency(this.opts.orderLatencyMs, act, failed);
+  }
+
+  async placeOrder(req: OrderRequest): Promise<PlaceResult> {
+    const [r] = await this.placeOrders([req]);
+    return r;
+  }
+
+  cancelOrders(orderIds: string[]): Promise<CancelResult> {
+    return this.afterLatency(this.opts.cancelLatencyMs, () => this.cancelNow(orderIds), () => notCancelled(orderIds, 'venue closed'));
+  }
+
+  cancelOrder(orderId: string): Promise<CancelResult> {
+    return this.cancelOrders([orderId]);
+  }
+
+  /** Cancels whatever is live when the cancel takes effect (after the cancel latency). */
+  cancelAll(): Promise<CancelResult> {
+    return this.afterLatency(this.opts.cancelLatencyMs, () => this.cancelNow(this.liveIds(() => true)), () => notCancelled([], ''));
+  }
+
+  cancelMarket(market: string): Promise<CancelResult> {
+    return this.afterLatency(this.opts.cancelLatencyMs, () => this.cancelNow(this.liveIds((o) => o.market === market)), () => notCancelled([], ''));
+  }
+
+  async openOrders(): Promise<VenueOrder[]> {
+    const out: VenueOrder[] = [];
+    for (const o of this.orders.values()) {
+      if (o.status !== 'LIVE') continue;
+      out.push({
+        orderId: o.orderId, tokenId: o.tokenId, market: o.market, side: o.side, price: o.price,
+        originalSize: o.originalSize, sizeMatched: o.sizeMatched, status: o.status, orderType: o.orderType, createdAtMs: o.createdAtMs,
+      });
+    }
+    return out;
+  }
+
+  async trades(sinceMs: number): Promise<VenueTrade[]> {
+    return this.fillLog
+      .filter((f) => f.timeMs >= sinceMs)
+      .map((f) => ({
+        tradeId: f.tradeId, orderId: f.orderId, tokenId: f.tokenId, market: f.market, side: f.side, price: f.price,
+        size: f.size, feeRateBps: f.feeRateBps, status: 'CONFIRMED', liquidity: f.liquidity, timeMs: f.timeMs,
+      }));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const [h, settle] of this.pending) {
+      this.clock.cancel(h);
+      settle();
+    }
+    this.pending.clear();
+    for (const o of this.orders.values()) if (o.expiryTimer !== undefined) this.clock.cancel(o.expiryTimer);
+  }
+
+  // ---- statistics (synchronous, for tests and reports) ----------------------------------------
+
+  stats(): SimStats {
+    return { ...this.st };
+  }
+
+  fills(): readonly SimFill[] {
+    return this.fillLog;
+  }
+
+  /** Size ahead of a live order in its level's queue; undefined when the order is not live. */
+  queuePosition(orderId: string): number | undefined {
+    const o = this.orders.get(orderId);
+    if (!o || o.status !== 'LIVE') return undefined;
+    return this.tokens.get(o.tokenId)?.orders.find((r) => r.o === o)?.q.ahead;
+  }
+
+  order(orderId: string): Readonly<SimOrder> | undefined {
+    return this.orders.get(orderId);
+  }
+
+  // ---- internals ------------------------------------------------------------------------------
+
+  private afterLatency<T>(latencyMs: number, act: () => T, failed: () => T): Promise<T> {
+    if (this.closed) return Promise.resolve(failed());
+    if (latencyMs <= 0) return Promise.resolve(act());
+    return new Promise<T>((resolve) => {
+      const h = this.clock.schedule(this.clock.now() + latencyMs, () => {
+        this.pending.delete(h);
+        resolve(act());
+      });
+      this.pending.set(h, () => resolve(failed()));
+    });
+  }
+
+  /** The order reaches the venue: validate, take liquidity, rest the remainder. */
+  private arrive(r: OrderRequest, orderId: string): PlaceResult {
+    const now = this.clock.now();
+    const t = this.tokens.get(r.tokenId);
+    const expiresAtMs = r.expirationSec !== undefined ? r.expirationSec * 1000 : undefined;
+    let code: RejectCode | undefined;
+    if (!t) code = 'INVALID_ORDER_ERROR';
+    else if (this.clientIds.has(r.clientId)) code = 'INVALID_ORDER_DUPLICATED';
+    else code = validateOrder({ ...r, expiresAtMs }, t.market.tick, t.market.minSize, now);
+    if (!code && t && !t.book.ready) code = 'MARKET_NOT_READY';
+    if (!t || code) return this.rejected(r, code ?? 'INVALID_ORDER_ERROR');
+
+    const book = t.book;
+    const buy = r.side === 'BUY';
+    const crosses = buy ? book.bestAsk() <= r.price : book.bestBid() >= r.price;
+    if (r.postOnly && crosses) return this.rejected(r, 'INVALID_POST_ONLY_ORDER');
+    if (r.orderType === 'FOK' && this.takeable(book, r) < r.size) return this.rejected(r, 'FOK_ORDER_NOT_FILLED_ERROR');
+    this.clientIds.add(r.clientId);
+    this.st.placed++;
+
+    const o: SimOrder = {
+      orderId, clientId: r.clientId, market: t.market.conditionId, tokenId: r.tokenId, outcome: t.outcome, side: r.side,
+      price: r.price, originalSize: r.size, sizeMatched: 0, orderType: r.orderType, postOnly: r.postOnly, createdAtMs: now,
+      status: 'LIVE', associateTrades: [],
+    };
+    if (expiresAtMs !== undefined) o.expiresAtMs = expiresAtMs;
+    this.orders.set(orderId, o);
+    if (crosses) this.take(t, o);
+    const rem = o.originalSize - o.sizeMatched;
+    if (rem === 0) {
+      o.status = 'MATCHED';
+      return { clientId: r.clientId, ok: true, orderId, status: 'matched' };
+    }
+    if (r.orderType === 'FOK' || r.orderType === 'FAK') {
+      o.status = 'CANCELED';
+      return { clientId: r.clientId, ok: true, orderId, status: o.sizeMatched > 0 ? 'matched' : 'unmatched' };
+    }
+    const side: Side = r.side;
+    t.orders.push({ o, q: new QueueTracker(this.opts.queueModel === false ? 0 : book.size(side, r.price)) });
+    if (o.expiresAtMs !== undefined) o.expiryTimer = this.clock.schedule(o.expiresAtMs, () => this.expire(o));
+    this.emit(orderEvent(o, 'PLACEMENT', now));
+    return { clientId: r.clientId, ok: true, orderId, status: 'live' };
+  }
+
+  private takeable(book: SimBook, r: OrderRequest): number {
+    let sum = 0;
+    if (r.side === 'BUY') for (let p = book.bestAsk(); p <= r.price && sum < r.size; p++) sum += book.available('SELL', p);
+    else for (let p = book.bestBid(); p >= r.price && p > 0 && sum < r.size; p--) sum += book.available('BUY', p);
+    return sum;
+  }
+
+  /** Our marketable order takes the visible external levels up to its limit price. */
+  private take(t: TokenState, o: SimOrder): void {
+    const book = t.book;
+    const oppSide = opposite(o.side);
+    for (;;) {
+      const rem = o.originalSize - o.sizeMatched;
+      if (rem === 0) break;
+      const p = o.side === 'BUY' ? book.bestAsk() : book.bestBid();
+      if (o.side === 'BUY' ? p > o.price : p < o.price || p === 0) break;
+      const q = Math.min(rem, book.available(oppSide, p));
+      book.take(oppSide, p, q);
+      this.recordFill(o, q, p, 'TAKER');
+    }
+  }
+
+  private fillMaker(t: TokenState, r: { o: SimOrder; q: QueueTracker }, size: number): void {
+    if (size <= 0) return;
+    this.recordFill(r.o, size, r.o.price, 'MAKER');
+    if (r.o.status !== 'LIVE') t.orders = t.orders.filter((x) => x !== r);
+  }
+
+  private recordFill(o: SimOrder, size: number, price: number, liquidity: 'MAKER' | 'TAKER'): void {
+    const now = this.clock.now();
+    const bps = liquidity === 'MAKER' ? this.opts.makerFeeBps : this.opts.takerFeeBps;
+    const f: SimFill = {
+      tradeId: this.nextId('t'), orderId: o.orderId, clientId: o.clientId, market: o.market, tokenId: o.tokenId, side: o.side,
+      price, size, liquidity, feeRateBps: bps, feeMicros: feeMicros(price, size, bps), counterpartyOrderId: this.nextId('x'), timeMs: now,
+    };
+    o.sizeMatched += size;
+    o.associateTrades.push(f.tradeId);
+    this.fillLog.push(f);
+    this.st.fills++;
+    this.st.feesMicros += f.feeMicros;
+    if (liquidity === 'MAKER') {
+      this.st.makerFills++;
+      this.st.makerVolume += size;
+    } else {
+      this.st.takerFills++;
+      this.st.takerVolume += size;
+    }
+    const owner = this.opts.owner ?? 'sim';
+    const otherBps = liquidity === 'MAKER' ? this.opts.takerFeeBps : this.opts.makerFeeBps;
+    this.emit(tradeEvent(f, o, owner, 'MATCHED', otherBps, now));
+    this.emit(tradeEvent(f, o, owner, 'CONFIRMED', otherBps, now));
+    if (liquidity === 'MAKER') {
+      if (o.sizeMatched >= o.originalSize) {
+        o.status = 'MATCHED';
+        if (o.expiryTimer !== undefined) this.clock.cancel(o.expiryTimer);
+      }
+      this.emit(orderEvent(o, 'UPDATE', now));
+    }
+  }
+
+  private cancelNow(orderIds: string[]): CancelResult {
+    const res: CancelResult = { canceled: [], notCanceled: {} };
+    for (const id of orderIds) {
+      const o = this.orders.get(id);
+      if (!o) res.notCanceled[id] = 'order not found';
+      else if (o.status === 'MATCHED') res.notCanceled[id] = 'order already matched';
+      else if (o.status !== 'LIVE') res.notCanceled[id] = 'order already canceled';
+      else {
+        this.remove(o, 'CANCELED');
+        res.canceled.push(id);
+      }
+    }
+    return res;
+  }
+
+  private expire(o: SimOrder): void {
+    if (o.status === 'LIVE') this.remove(o, 'CANCELED');
+  }
+
+  private remove(o: SimOrder, status: string): void {
+    o.status = status;
+    if (o.expiryTimer !== undefined) this.clock.cancel(o.expiryTimer);
+    const t = this.tokens.get(o.tokenId);
+    if (t) t.orders = t.orders.filter((r) => r.o !== o);
+    this.st.cancelled++;
+    this.emit(orderEvent(o, 'CANCELLATION', this.clock.now()));
+  }
+
+  private liveIds(pred: (o: SimOrder) => boolean): string[] {
+    const out: string[] = [];
+    for (const o of this.orders.values()) if (o.status === 'LIVE' && pred(o)) out.push(o.orderId);
+    return out;
+  }
+
+  private rejected(r: OrderRequest, error: RejectCode): PlaceResult {
+    this.st.rejected++;
+    return { clientId: r.clientId, ok: false, error };
+  }
+
+  private nextId(kind: string): string {
+    return `${this.opts.idPrefix ?? 'sim-'}${kind}${++this.seq}`;
+  }
+
+  private emit(e: UserEvent): void {
+    for (const l of this.listeners) {
+      try {
+        l(e);
+      } catch (err) {
+        this.opts.logger?.error({ err, event: e.type }, 'simulated venue: user-event listener threw');
+      }
+    }
+  }
+}
+
+function notCancelled(ids: string[], reason: string): CancelResult {
+  const res: CancelResult = { canceled: [], notCanceled: {} };
+  for (const id of ids) res.notCanceled[id] = reason;
+  return res;
+}
