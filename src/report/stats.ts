@@ -1,0 +1,413 @@
+// Backtest and run statistics, computed in one pass over a stream of marks (the market's top of
+// book), our quotes, fills and order counts, all stamped with virtual time. Memory is constant:
+// sums and running extremes only, plus bounded chart series (series.ts). Money is kept in
+// micro-dollars (price units x size units, exact integers for cash); figures leave as dollars
+// rounded to the micro-dollar, so the same stream always gives the same bytes.
+import type { Side } from '../feed/events.js';
+import { BoundedSeries, ThinnedList, type SeriesPoint } from './series.js';
+
+export interface FillRecord {
+  timeMs: number;
+  tokenId: string;
+  side: Side;
+  /** Price units. */
+  price: number;
+  /** Size units. */
+  size: number;
+  /** Fee paid, micro-dollars (>= 0), as the engine's Fill carries it (src/engine/fills.ts). */
+  fee: number;
+  liquidity: 'MAKER' | 'TAKER';
+  tradeId: string;
+  orderId: string;
+}
+
+export interface StatsOptions {
+  /** Point budget per chart series. */
+  maxPoints?: number;
+  /** Fill markers kept for the price chart. */
+  maxFillMarks?: number;
+  /** Interval of the Sharpe-like ratio, virtual ms. */
+  ratioIntervalMs?: number;
+}
+
+export interface PnlFigures {
+  /** Dollars. Realized on the average-cost basis. */
+  realized: number;
+  unrealized: number;
+  fees: number;
+  /** realized + unrealized - fees. */
+  total: number;
+}
+
+export interface InventoryFigures {
+  /** Shares, signed, at the end. */
+  final: number;
+  /** Time-weighted mean of the signed position, shares. */
+  mean: number;
+  /** Largest |position| reached, shares. */
+  max: number;
+  /** Time-weighted mean of |position|, shares. */
+  timeWeightedAbs: number;
+}
+
+export interface TokenResult {
+  tokenId: string;
+  pnl: PnlFigures;
+  volume: { shares: number; notional: number };
+  fills: number;
+  makerFills: number;
+  /** Maker fills / fills (0 when no fills). */
+  makerShare: number;
+  inventory: InventoryFigures;
+  /** Largest fall of this token's equity from its running peak, dollars. */
+  maxDrawdown: number;
+  /** Share of the time since the token's first two-sided market during which we had both a bid and an ask resting. */
+  quoteUptime: number;
+  orders: number;
+  cancels: number;
+  /** Last market mid, as a price (0..1); null when never seen. */
+  lastMid: number | null;
+}
+
+export interface TotalResult {
+  pnl: PnlFigures;
+  volume: { shares: number; notional: number };
+  fills: number;
+  makerFills: number;
+  makerShare: number;
+  maxDrawdown: number;
+  /** Largest mark-to-mid value of all open inventory, sum of |position| x mid, dollars. */
+  maxInventoryNotional: number;
+  /** total PnL / maxInventoryNotional (null when we never held inventory). */
+  pnlPerMaxInventory: number | null;
+  /** mean / stdev of total equity changes over ratioIntervalMs intervals, not annualised (null below 2 intervals or zero stdev). */
+  intervalSharpe: number | null;
+  ratioIntervalMs: number;
+  /** Mean of the tokens' quote uptimes. */
+  quoteUptime: number;
+  orders: number;
+  cancels: number;
+}
+
+export interface StatsResult {
+  startMs: number;
+  endMs: number;
+  total: TotalResult;
+  tokens: TokenResult[];
+}
+
+export interface FillMark {
+  t: number;
+  tokenId: string;
+  side: Side;
+  price: number;
+  size: number;
+}
+
+export interface ChartData {
+  equity: SeriesPoint[];
+  inventory: Array<{ tokenId: string; points: SeriesPoint[] }>;
+  prices: Array<{ tokenId: string; mid: SeriesPoint[]; bid: SeriesPoint[]; ask: SeriesPoint[] }>;
+  fills: FillMark[];
+  fillsTotal: number;
+}
+
+class TokenState {
+  pos = 0; // size units
+  avg = 0; // price units (average cost of the open position)
+  cash = 0; // micros
+  realized = 0; // micros
+  fees = 0; // micros
+  volume = 0; // size units
+  notional = 0; // micros
+  fills = 0;
+  makerFills = 0;
+  orders = 0;
+  cancels = 0;
+  maxAbs = 0;
+  mid = NaN; // price units
+  peak = 0; // micros (token equity)
+  drawdown = 0;
+  ourBid = -1;
+  ourAsk = -1;
+  firstMarkT = NaN;
+  lastT = NaN;
+  posTime = 0; // size units x ms
+  absTime = 0;
+  quotedTime = 0;
+  readonly midSeries: BoundedSeries;
+  readonly bidSeries: BoundedSeries;
+  readonly askSeries: BoundedSeries;
+  readonly posSeries: BoundedSeries;
+  constructor(
+    readonly tokenId: string,
+    maxPoints: number,
+  ) {
+    this.midSeries = new BoundedSeries(maxPoints);
+    this.bidSeries = new BoundedSeries(maxPoints);
+    this.askSeries = new BoundedSeries(maxPoints);
+    this.posSeries = new BoundedSeries(maxPoints);
+  }
+  equity(): number {
+    const m = Number.isNaN(this.mid) ? this.avg : this.mid;
+    return this.cash + this.pos * m - this.fees;
+  }
+  /** Accumulates the time-weighted sums up to t. */
+  advance(t: number): void {
+    if (!Number.isNaN(this.lastT) && t > this.lastT) {
+      const dt = t - this.lastT;
+      this.posTime += this.pos * dt;
+      this.absTime += Math.abs(this.pos) * dt;
+      if (this.ourBid >= 0 && this.ourAsk >= 0) this.quotedTime += dt;
+    }
+    if (Number.isNaN(this.lastT) || t > this.lastT) this.lastT = t;
+  }
+  noteEquity(): void {
+    const e = this.equity();
+    if (e > this.peak) this.peak = e;
+    if (this.peak - e > this.drawdown) this.drawdown = this.peak - e;
+  }
+}
+
+export class StatsCollector {
+  private readonly tokens = new Map<string, TokenState>();
+  private readonly maxPoints: number;
+  private readonly ratioIntervalMs: number;
+  private readonly equitySeries: BoundedSeries;
+  private readonly fillMarks: ThinnedList<FillMark>;
+  private startMs = NaN;
+  private nowMs = NaN;
+  private equity = 0; // micros, all tokens
+  private peak = 0;
+  private drawdown = 0;
+  private invNotional = 0; // micros, sum |pos| x mid
+  private maxInvNotional = 0;
+  private nextSampleAt = NaN;
+  private lastSampleEquity = 0;
+  private nSamples = 0;
+  private meanDiff = 0;
+  private m2Diff = 0;
+
+  constructor(opts: StatsOptions = {}) {
+    this.maxPoints = opts.maxPoints ?? 2000;
+    this.ratioIntervalMs = opts.ratioIntervalMs ?? 60_000;
+    this.equitySeries = new BoundedSeries(this.maxPoints);
+    this.fillMarks = new ThinnedList(opts.maxFillMarks ?? 2000);
+  }
+
+  private token(id: string): TokenState {
+    let s = this.tokens.get(id);
+    if (!s) {
+      s = new TokenState(id, this.maxPoints);
+      this.tokens.set(id, s);
+    }
+    return s;
+  }
+
+  /** Moves the collector's time to t (monotone), closing any ratio intervals passed. */
+  private at(t: number): void {
+    if (Number.isNaN(this.startMs)) {
+      this.startMs = t;
+      this.nextSampleAt = t + this.ratioIntervalMs;
+      this.equitySeries.add(t, 0);
+    }
+    if (Number.isNaN(this.nowMs) || t > this.nowMs) this.nowMs = t;
+    while (this.nextSampleAt <= t) {
+      const d = this.equity - this.lastSampleEquity;
+      this.lastSampleEquity = this.equity;
+      this.nSamples++;
+      const delta = d - this.meanDiff;
+      this.meanDiff += delta / this.nSamples;
+      this.m2Diff += delta * (d - this.meanDiff);
+      this.nextSampleAt += this.ratioIntervalMs;
+    }
+  }
+
+  /** Replaces one token's equity contribution and re-checks the totals. */
+  private reprice(s: TokenState, t: number, before: number, notionalBefore: number): void {
+    this.equity += s.equity() - before;
+    this.invNotional += notional(s) - notionalBefore;
+    if (this.invNotional > this.maxInvNotional) this.maxInvNotional = this.invNotional;
+    if (this.equity > this.peak) this.peak = this.equity;
+    if (this.peak - this.equity > this.drawdown) this.drawdown = this.peak - this.equity;
+    s.noteEquity();
+    this.equitySeries.add(t, this.equity);
+  }
+
+  /** The market's top of book for a token (price units, -1 for an empty side). */
+  mark(tokenId: string, t: number, bestBid: number, bestAsk: number): void {
+    this.at(t);
+    const s = this.token(tokenId);
+    if (bestBid < 0 || bestAsk < 0) return;
+    const mid = (bestBid + bestAsk) / 2;
+    if (Number.isNaN(s.firstMarkT)) {
+      s.firstMarkT = t;
+      s.advance(t);
+    }
+    if (mid === s.mid) return;
+    s.midSeries.add(t, mid);
+    if (s.pos === 0 && !Number.isNaN(s.mid)) {
+      s.mid = mid;
+      return;
+    }
+    const before = s.equity();
+    const nb = notional(s);
+    s.mid = mid;
+    this.reprice(s, t, before, nb);
+  }
+
+  /** Our best resting bid and ask on a token (price units, -1 when none). */
+  quotes(tokenId: string, t: number, ourBid: number, ourAsk: number): void {
+    this.at(t);
+    const s = this.token(tokenId);
+    if (ourBid === s.ourBid && ourAsk === s.ourAsk) return;
+    s.advance(t);
+    s.ourBid = ourBid;
+    s.ourAsk = ourAsk;
+    s.bidSeries.add(t, ourBid >= 0 ? ourBid : NaN);
+    s.askSeries.add(t, ourAsk >= 0 ? ourAsk : NaN);
+  }
+
+  fill(f: FillRecord): void {
+    this.at(f.timeMs);
+    const s = this.token(f.tokenId);
+    s.advance(f.timeMs);
+    const before = s.equity();
+    const nb = notional(s);
+    const delta = f.side === 'BUY' ? f.size : -f.size;
+    const cost = f.price * f.size;
+    s.cash += f.side === 'BUY' ? -cost : cost;
+    s.fees += f.fee;
+    if (s.pos === 0 || Math.sign(delta) === Math.sign(s.pos)) {
+      s.avg = (s.avg * Math.abs(s.pos) + f.price * f.size) / (Math.abs(s.pos) + f.size);
+    } else {
+      const closing = Math.min(f.size, Math.abs(s.pos));
+      s.realized += (f.price - s.avg) * closing * Math.sign(s.pos);
+      if (f.size > Math.abs(s.pos)) s.avg = f.price;
+    }
+    s.pos += delta;
+    if (s.pos === 0) s.avg = 0;
+    if (Math.abs(s.pos) > s.maxAbs) s.maxAbs = Math.abs(s.pos);
+    s.volume += f.size;
+    s.notional += cost;
+    s.fills++;
+    if (f.liquidity === 'MAKER') s.makerFills++;
+    s.posSeries.add(f.timeMs, s.pos / 100);
+    this.fillMarks.add({ t: f.timeMs, tokenId: f.tokenId, side: f.side, price: f.price, size: f.size });
+    this.reprice(s, f.timeMs, before, nb);
+  }
+
+  order(tokenId: string, n = 1): void {
+    this.token(tokenId).orders += n;
+  }
+  cancel(tokenId: string, n = 1): void {
+    this.token(tokenId).cancels += n;
+  }
+
+  /** Closes the books at endMs (the time of the last event) and returns the figures. */
+  finish(endMs?: number): StatsResult {
+    const end = endMs ?? (Number.isNaN(this.nowMs) ? 0 : this.nowMs);
+    if (!Number.isNaN(this.startMs)) this.at(end);
+    const start = Number.isNaN(this.startMs) ? end : this.startMs;
+    const tokens: TokenResult[] = [];
+    const tot = { realized: 0, unrealized: 0, fees: 0, volume: 0, notional: 0, fills: 0, maker: 0, orders: 0, cancels: 0, uptime: 0, quotedTokens: 0 };
+    for (const id of [...this.tokens.keys()].sort()) {
+      const s = this.tokens.get(id) as TokenState;
+      s.advance(end);
+      const span = Number.isNaN(s.firstMarkT) ? 0 : end - s.firstMarkT;
+      const whole = end - start;
+      const unrealized = Number.isNaN(s.mid) ? 0 : (s.mid - s.avg) * s.pos;
+      const uptime = span > 0 ? s.quotedTime / span : 0;
+      tokens.push({
+        tokenId: id,
+        pnl: pnl(s.realized, unrealized, s.fees),
+        volume: { shares: shares(s.volume), notional: dollars(s.notional) },
+        fills: s.fills,
+        makerFills: s.makerFills,
+        makerShare: ratio(s.makerFills, s.fills),
+        inventory: {
+          final: shares(s.pos),
+          mean: whole > 0 ? round6(s.posTime / whole / 100) : 0,
+          max: shares(s.maxAbs),
+          timeWeightedAbs: whole > 0 ? round6(s.absTime / whole / 100) : 0,
+        },
+        maxDrawdown: dollars(s.drawdown),
+        quoteUptime: round6(uptime),
+        orders: s.orders,
+        cancels: s.cancels,
+        lastMid: Number.isNaN(s.mid) ? null : round6(s.mid / 10_000),
+      });
+      tot.realized += s.realized;
+      tot.unrealized += unrealized;
+      tot.fees += s.fees;
+      tot.volume += s.volume;
+      tot.notional += s.notional;
+      tot.fills += s.fills;
+      tot.maker += s.makerFills;
+      tot.orders += s.orders;
+      tot.cancels += s.cancels;
+      if (!Number.isNaN(s.firstMarkT)) {
+        tot.uptime += uptime;
+        tot.quotedTokens++;
+      }
+    }
+    const totalPnl = pnl(tot.realized, tot.unrealized, tot.fees);
+    const sd = this.nSamples >= 2 ? Math.sqrt(this.m2Diff / (this.nSamples - 1)) : 0;
+    return {
+      startMs: start,
+      endMs: end,
+      total: {
+        pnl: totalPnl,
+        volume: { shares: shares(tot.volume), notional: dollars(tot.notional) },
+        fills: tot.fills,
+        makerFills: tot.maker,
+        makerShare: ratio(tot.maker, tot.fills),
+        maxDrawdown: dollars(this.drawdown),
+        maxInventoryNotional: dollars(this.maxInvNotional),
+        pnlPerMaxInventory: this.maxInvNotional > 0 ? round6((tot.realized + tot.unrealized - tot.fees) / this.maxInvNotional) : null,
+        intervalSharpe: sd > 0 ? round6(this.meanDiff / sd) : null,
+        ratioIntervalMs: this.ratioIntervalMs,
+        quoteUptime: tot.quotedTokens ? round6(tot.uptime / tot.quotedTokens) : 0,
+        orders: tot.orders,
+        cancels: tot.cancels,
+      },
+      tokens,
+    };
+  }
+
+  /** Downsampled series for the report (dollars, shares, prices 0..1). */
+  charts(): ChartData {
+    const ids = [...this.tokens.keys()].sort();
+    const scale = (ps: SeriesPoint[], k: number): SeriesPoint[] => ps.map((p) => ({ t: p.t, v: p.v / k, min: p.min / k, max: p.max / k }));
+    return {
+      equity: scale(this.equitySeries.points(), 1e6),
+      inventory: ids.map((id) => ({ tokenId: id, points: (this.tokens.get(id) as TokenState).posSeries.points() })),
+      prices: ids.map((id) => {
+        const s = this.tokens.get(id) as TokenState;
+        return { tokenId: id, mid: scale(s.midSeries.points(), 1e4), bid: scale(s.bidSeries.points(), 1e4), ask: scale(s.askSeries.points(), 1e4) };
+      }),
+      fills: this.fillMarks.list().map((f) => ({ ...f, price: f.price / 1e4, size: f.size / 100 })),
+      fillsTotal: this.fillMarks.total,
+    };
+  }
+}
+
+function notional(s: TokenState): number {
+  return Number.isNaN(s.mid) ? Math.abs(s.pos) * s.avg : Math.abs(s.pos) * s.mid;
+}
+function round6(x: number): number {
+  const r = Math.round(x * 1e6) / 1e6;
+  return r === 0 ? 0 : r; // no -0 in the JSON
+}
+function dollars(micros: number): number {
+  return round6(Math.round(micros) / 1e6);
+}
+function shares(units: number): number {
+  return round6(units / 100);
+}
+function ratio(a: number, b: number): number {
+  return b > 0 ? round6(a / b) : 0;
+}
+function pnl(realized: number, unrealized: number, fees: number): PnlFigures {
+  return { realized: dollars(realized), unrealized: dollars(unrealized), fees: dollars(fees), total: dollars(realized + unrealized - fees) };
+}
