@@ -53,6 +53,8 @@ export interface MirrorOptions {
   complementSeeding?: boolean;
   /** min_order_size hashed when neither metadata nor a snapshot gives one (every 2026 capture: "5"). */
   defaultMinOrderSize?: string;
+  /** neg_risk hashed when neither metadata nor a snapshot gives one; default false. */
+  defaultNegRisk?: boolean;
   log?: Logger;
 }
 
@@ -177,6 +179,7 @@ export class BookMirror {
     let st = this.tokens.get(assetId);
     if (!st) {
       st = new TokenState(assetId, this.defaultMos);
+      st.negRisk = this.opts.defaultNegRisk ?? false;
       this.tokens.set(assetId, st);
     }
     return st;

@@ -1,0 +1,105 @@
+// Records raw feed frames as JSON lines `{"t":<receive ms>,"e":<connection epoch>,"k":"<channel>","f":"<frame text>"}`,
+// gzipped when the path ends in .gz, rotated by size and/or by the hour. Rotated files insert the
+// sequence number before the extension: rec.jsonl.gz, rec.1.jsonl.gz, rec.2.jsonl.gz, ... so each
+// file stays readable by replay.ts on its own and in order with rotationFiles().
+import { createWriteStream, existsSync, readdirSync, type WriteStream } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { createGzip, type Gzip } from 'node:zlib';
+import type { RawFrame } from './connection.js';
+
+export interface RecorderOptions {
+  out: string;
+  /** Rotate when the current file has this many (uncompressed) bytes; 0/undefined = never. */
+  rotateBytes?: number;
+  /** Rotate when the UTC hour of the receive time changes. */
+  rotateHourly?: boolean;
+}
+
+const EXT = /(\.jsonl\.gz|\.json\.gz|\.gz|\.jsonl|\.json|\.ndjson)$/;
+
+/** Path of the n-th file of a rotated recording (n = 0 is the path itself). */
+export function rotatedPath(out: string, n: number): string {
+  if (n === 0) return out;
+  const m = EXT.exec(out);
+  return m ? `${out.slice(0, m.index)}.${n}${m[1]}` : `${out}.${n}`;
+}
+
+/** The files of a rotated recording that exist, in order. */
+export function rotationFiles(out: string): string[] {
+  const files: string[] = [];
+  if (existsSync(out)) files.push(out);
+  const names = new Set(readdirSync(dirname(out) || '.'));
+  for (let n = 1; names.has(basename(rotatedPath(out, n))); n++) files.push(join(dirname(out), basename(rotatedPath(out, n))));
+  return files;
+}
+
+/** One JSON line for a frame (the frame text is JSON-escaped as a string). */
+export function recordLine(f: RawFrame, kind: string): string {
+  return `{"t":${f.t},"e":${f.epoch},"k":${JSON.stringify(kind)},"f":${JSON.stringify(f.text)}}\n`;
+}
+
+export class Recorder {
+  private sink: WriteStream | null = null;
+  private gz: Gzip | null = null;
+  private fileIndex = -1;
+  private fileBytes = 0;
+  private fileHour = -1;
+  private readonly closing: Array<Promise<void>> = [];
+  readonly stats = { frames: 0, bytes: 0, files: 0, path: '' };
+
+  constructor(private readonly o: RecorderOptions) {}
+
+  write(f: RawFrame, kind: string): void {
+    const hour = Math.floor(f.t / 3_600_000);
+    if (this.sink === null) this.openNext(hour);
+    else if (this.o.rotateHourly && hour !== this.fileHour) this.rotate(hour);
+    const line = recordLine(f, kind);
+    const bytes = Buffer.byteLength(line);
+    if (this.gz) this.gz.write(line);
+    else this.sink!.write(line);
+    this.fileBytes += bytes;
+    this.stats.frames++;
+    this.stats.bytes += bytes;
+    if (this.o.rotateBytes && this.fileBytes >= this.o.rotateBytes) this.rotate(hour);
+  }
+
+  /** Flushes and closes every file (including ones still closing after a rotation). */
+  async close(): Promise<void> {
+    this.closing.push(this.closeCurrent());
+    await Promise.all(this.closing);
+    this.closing.length = 0;
+  }
+
+  private rotate(hour: number): void {
+    this.closing.push(this.closeCurrent());
+    this.openNext(hour);
+  }
+
+  private openNext(hour: number): void {
+    this.fileIndex++;
+    const path = rotatedPath(this.o.out, this.fileIndex);
+    this.sink = createWriteStream(path);
+    if (path.endsWith('.gz')) {
+      this.gz = createGzip();
+      this.gz.pipe(this.sink);
+    }
+    this.fileBytes = 0;
+    this.fileHour = hour;
+    this.stats.files++;
+    this.stats.path = path;
+  }
+
+  private closeCurrent(): Promise<void> {
+    const sink = this.sink;
+    const gz = this.gz;
+    this.sink = null;
+    this.gz = null;
+    if (!sink) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      sink.once('close', () => resolve());
+      sink.once('error', reject);
+      if (gz) gz.end();
+      else sink.end();
+    });
+  }
+}
