@@ -125,7 +125,11 @@ export class Limiter {
     return true;
   }
 
-  /** Grants every waiting request that can go now, in order; arms a timer for the rest. */
+  /**
+   * Grants every waiting request that can go now, in order. A request that cannot go reserves
+   * only the scopes that refused it, so later requests on those scopes stay behind it (FIFO per
+   * scope) while requests that merely share a scope with room are not held up.
+   */
   private pump(): void {
     const now = this.clock.now();
     const blocked = new Set<string>();
@@ -138,7 +142,16 @@ export class Limiter {
         let shares = false;
         for (const id of e.ids) if (blocked.has(id)) shares = true;
         if (!shares) {
-          const at = this.freeAt(e.windows, e.ids, now);
+          let at = now;
+          for (let k = 0; k < e.windows.length; k++) {
+            const id = e.ids[k];
+            const p = this.paused.get(id);
+            const f = Math.max(e.windows[k].nextFreeAt(now), p ?? 0);
+            if (f > now) {
+              blocked.add(id);
+              if (f > at) at = f;
+            }
+          }
           if (at <= now) {
             for (const w of e.windows) w.record(now);
             granted.push(e.grant);
@@ -146,7 +159,6 @@ export class Limiter {
           }
           if (at < next) next = at;
         }
-        for (const id of e.ids) blocked.add(id);
         q[keep++] = e;
       }
       this.queued -= q.length - keep;

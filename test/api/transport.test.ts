@@ -1,0 +1,191 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Transport, type RequestSpec } from '../../src/api/transport.js';
+import { Limiter } from '../../src/api/limiter.js';
+import { resetAtMs } from '../../src/api/envelope.js';
+import { RefWallClock } from '../../src/api/index.js';
+import { AmbiguousSubmitError, ApiError, RateLimitError, TransportError } from '../../src/core/errors.js';
+import { fixture, send, startServer, testHttp, testRetry, type Handler, type TestServer } from './http-server.js';
+
+let srv: TestServer;
+let handler: Handler = (_r, res) => send(res, 200, {});
+beforeAll(async () => {
+  srv = await startServer((r, res) => handler(r, res));
+});
+afterAll(async () => {
+  await srv.close();
+});
+
+function transport(opts: { apiKey?: string; attempts?: number; limiter?: Limiter } = {}): Transport {
+  return new Transport({
+    api: 'clob',
+    baseUrl: srv.url,
+    http: testHttp,
+    retry: { ...testRetry, attempts: opts.attempts ?? testRetry.attempts },
+    limiter: opts.limiter ?? new Limiter({ clock: new RefWallClock() }),
+    apiKey: opts.apiKey,
+  });
+}
+
+async function run(spec: RequestSpec, h: Handler, opts: Parameters<typeof transport>[0] = {}): Promise<{ result?: unknown; error?: unknown; count: number }> {
+  handler = h;
+  const before = srv.requests.length;
+  const t = transport(opts);
+  try {
+    const result = await t.request(spec);
+    return { result, count: srv.requests.length - before };
+  } catch (error) {
+    return { error, count: srv.requests.length - before };
+  } finally {
+    await t.close();
+  }
+}
+
+describe('transport: bodies', () => {
+  it('unwraps the success envelope', async () => {
+    const r = await run({ method: 'GET', path: '/tick-size', query: { token_id: '1' } }, (_q, res) => send(res, 200, { success: true, data: { minimum_tick_size: 0.01 } }));
+    expect(r.result).toEqual({ minimum_tick_size: 0.01 });
+  });
+  it('accepts a bare body and sends query and Bearer header', async () => {
+    const book = fixture('nautilus_trader/rust_test_data/clob_book_response.json');
+    const r = await run({ method: 'GET', path: '/book', query: { token_id: '123', skip: undefined } }, (_q, res) => send(res, 200, book), { apiKey: 'k-secret-1234' });
+    expect(r.result).toEqual(book);
+    const last = srv.requests[srv.requests.length - 1];
+    expect(last.query.get('token_id')).toBe('123');
+    expect(last.query.has('skip')).toBe(false);
+    expect(last.headers.authorization).toBe('Bearer k-secret-1234');
+  });
+  it('sends no Authorization header without a key; JSON body with content-type', async () => {
+    await run({ method: 'POST', path: '/order', body: { a: 1 } }, (_q, res) => send(res, 200, { success: true, orderID: 'x', errorMsg: '' }));
+    const last = srv.requests[srv.requests.length - 1];
+    expect(last.headers.authorization).toBeUndefined();
+    expect(last.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(last.body)).toEqual({ a: 1 });
+  });
+  it('returns a text body such as OK', async () => {
+    const r = await run({ method: 'GET', path: '/health' }, (_q, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('OK');
+    });
+    expect(r.result).toBe('OK');
+  });
+});
+
+describe('transport: errors', () => {
+  for (const status of [400, 401, 403, 404]) {
+    it(`bare ${status} -> ApiError HTTP_${status}, not retried`, async () => {
+      const r = await run({ method: 'GET', path: '/book' }, (_q, res) => send(res, status, { error: 'Invalid token id' }));
+      expect(r.error).toBeInstanceOf(ApiError);
+      const e = r.error as ApiError;
+      expect([e.status, e.code, e.apiMessage, e.method, e.path]).toEqual([status, `HTTP_${status}`, 'Invalid token id', 'GET', '/book']);
+      expect(r.count).toBe(1);
+    });
+  }
+  it('enveloped error keeps its code and message', async () => {
+    const r = await run({ method: 'GET', path: '/order' }, (_q, res) => send(res, 404, { success: false, error: { code: 'ORDER_NOT_FOUND', message: 'no such order' } }));
+    const e = r.error as ApiError;
+    expect(e).toBeInstanceOf(ApiError);
+    expect([e.status, e.code, e.apiMessage]).toEqual([404, 'ORDER_NOT_FOUND', 'no such order']);
+  });
+  it('success:false on a 200 envelope is an ApiError too', async () => {
+    const r = await run({ method: 'GET', path: '/order' }, (_q, res) => send(res, 200, { success: false, error: { code: 'BAD', message: 'nope' } }));
+    expect((r.error as ApiError).code).toBe('BAD');
+  });
+  it('GET 500 on every attempt -> ApiError 500 after `attempts` tries', async () => {
+    const body = fixture('nautilus_trader/rust_test_data/http_order_response_error_500.json');
+    const r = await run({ method: 'GET', path: '/orders' }, (_q, res) => send(res, 500, body));
+    const e = r.error as ApiError;
+    expect(e).toBeInstanceOf(ApiError);
+    expect([e.status, e.code, e.apiMessage]).toEqual([500, 'HTTP_500', 'Internal server error']);
+    expect(r.count).toBe(3);
+  });
+  it('GET retried on 500 then succeeds', async () => {
+    let n = 0;
+    const r = await run({ method: 'GET', path: '/midpoint' }, (_q, res) => (++n < 3 ? send(res, 500, { error: 'boom' }) : send(res, 200, { mid: '0.5' })));
+    expect(r.result).toEqual({ mid: '0.5' });
+    expect(r.count).toBe(3);
+  });
+  it('DELETE retried after a dropped connection', async () => {
+    let n = 0;
+    const r = await run({ method: 'DELETE', path: '/order', body: { orderID: 'a' } }, (_q, res) => (++n === 1 ? res.socket?.destroy() : send(res, 200, { canceled: ['a'], not_canceled: {} })));
+    expect(r.result).toEqual({ canceled: ['a'], not_canceled: {} });
+    expect(r.count).toBe(2);
+  });
+  it('GET dropped every time -> TransportError', async () => {
+    const r = await run({ method: 'GET', path: '/book' }, (_q, res) => res.socket?.destroy());
+    expect(r.error).toBeInstanceOf(TransportError);
+    expect(r.count).toBe(3);
+  });
+});
+
+describe('transport: ambiguous submits are never re-sent', () => {
+  for (const path of ['/order', '/orders']) {
+    it(`POST ${path} 500 -> AmbiguousSubmitError, one request`, async () => {
+      const r = await run({ method: 'POST', path, body: {} }, (_q, res) => send(res, 500, { error: 'Internal server error' }));
+      expect(r.error).toBeInstanceOf(AmbiguousSubmitError);
+      expect(r.count).toBe(1);
+    });
+    it(`POST ${path} dropped connection -> AmbiguousSubmitError, one request`, async () => {
+      const r = await run({ method: 'POST', path, body: {} }, (_q, res) => res.socket?.destroy());
+      expect(r.error).toBeInstanceOf(AmbiguousSubmitError);
+      expect(r.count).toBe(1);
+    });
+  }
+  it('POST /order with no answer before headersTimeout -> AmbiguousSubmitError, one request', async () => {
+    const t0 = Date.now();
+    const r = await run({ method: 'POST', path: '/order', body: {} }, (_q, res) => setTimeout(() => send(res, 200, {}), 1500).unref());
+    expect(r.error).toBeInstanceOf(AmbiguousSubmitError);
+    expect(r.count).toBe(1);
+    expect(Date.now() - t0).toBeLessThan(1400);
+  });
+  it('POST /order 400 is a plain rejection (ApiError), not ambiguous', async () => {
+    const body = fixture('nautilus_trader/rust_test_data/http_order_response_failed.json');
+    const r = await run({ method: 'POST', path: '/order', body: {} }, (_q, res) => send(res, 400, body));
+    expect(r.error).toBeInstanceOf(ApiError);
+    expect(r.error).not.toBeInstanceOf(AmbiguousSubmitError);
+    expect((r.error as ApiError).apiMessage).toBe('Insufficient balance');
+    expect(r.count).toBe(1);
+  });
+});
+
+describe('transport: 429', () => {
+  it('429 with headers pauses the scope, then succeeds', async () => {
+    let n = 0;
+    const limiter = new Limiter({ clock: new RefWallClock() });
+    const t0 = Date.now();
+    const r = await run(
+      { method: 'GET', path: '/book' },
+      (_q, res) => (++n === 1 ? send(res, 429, { error: 'rate limited' }, { 'X-RateLimit-Limit': '100', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(Date.now() + 150) }) : send(res, 200, { ok: 1 })),
+      { limiter },
+    );
+    expect(r.result).toEqual({ ok: 1 });
+    expect(r.count).toBe(2);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(140);
+    expect(limiter.pausedUntil('clob:GET /book')).toBeGreaterThan(0);
+    expect(limiter.pausedUntil('clob')).toBe(0);
+  });
+  it('POST /order 429 is retried (nothing was accepted)', async () => {
+    let n = 0;
+    const r = await run({ method: 'POST', path: '/order', body: {} }, (_q, res) => (++n === 1 ? send(res, 429, { error: 'slow down' }) : send(res, 200, { success: true, orderID: 'o1', errorMsg: '' })));
+    expect(r.result).toMatchObject({ orderID: 'o1' });
+    expect(r.count).toBe(2);
+  });
+  it('429 until attempts run out -> RateLimitError naming the endpoint', async () => {
+    const r = await run({ method: 'GET', path: '/price' }, (_q, res) => send(res, 429, { error: 'rate limited' }, { 'X-RateLimit-Reset': '0' }), { attempts: 4 });
+    expect(r.error).toBeInstanceOf(RateLimitError);
+    const e = r.error as RateLimitError;
+    expect([e.status, e.method, e.path]).toEqual([429, 'GET', '/price']);
+    expect(e.message).toContain('GET /price');
+    expect(r.count).toBe(4);
+  });
+  it('X-RateLimit-Reset in epoch ms, epoch s and deltas', () => {
+    const now = 1_700_000_000_000;
+    expect(resetAtMs(String(now + 2000), now)).toBe(now + 2000);
+    expect(resetAtMs(String(now / 1000 + 3), now)).toBe(now + 3000);
+    expect(resetAtMs('5', now)).toBe(now + 5000);
+    expect(resetAtMs('4000', now)).toBe(now + 4000);
+    expect(resetAtMs(String(now - 5000), now)).toBe(now);
+    expect(resetAtMs('1e15', now)).toBe(now + 15 * 60_000);
+    expect(resetAtMs('abc', now)).toBeUndefined();
+    expect(resetAtMs(undefined, now)).toBeUndefined();
+  });
+});
