@@ -1,0 +1,269 @@
+import { describe, it, expect } from 'vitest';
+import { VirtualClock } from '../../src/engine/clock.js';
+import { SimulatedVenue, type SimulatedVenueOptions } from '../../src/venue/simulated-venue.js';
+import type { BookEvent, LastTradePriceEvent, PriceChangeEvent, Side, UserEvent, UserTradeEvent } from '../../src/feed/events.js';
+import type { OrderRequest } from '../../src/venue/types.js';
+
+const M = '0xmkt';
+const YES = 'yes';
+const NO = 'no';
+
+function book(assetId: string, bids: Array<[number, number]>, asks: Array<[number, number]>, ts = 0): BookEvent {
+  const lv = (l: [number, number]) => ({ price: l[0], size: l[1], priceStr: '', sizeStr: '' });
+  // wire order: bids ascending, asks descending
+  return {
+    type: 'book', market: M, assetId, timestampMs: ts, timestampStr: String(ts), hash: '',
+    bids: [...bids].sort((a, b) => a[0] - b[0]).map(lv), asks: [...asks].sort((a, b) => b[0] - a[0]).map(lv),
+  };
+}
+function change(assetId: string, side: Side, price: number, size: number): PriceChangeEvent {
+  return { type: 'price_change', market: M, timestampMs: 0, timestampStr: '0', format: 'current', changes: [{ assetId, side, price, size, priceStr: '', sizeStr: '' }] };
+}
+function trade(assetId: string, side: Side, price: number, size: number): LastTradePriceEvent {
+  return { type: 'last_trade_price', market: M, assetId, side, price, size, feeRateBps: 0, timestampMs: 0 };
+}
+
+let cid = 0;
+function req(p: Partial<OrderRequest> & Pick<OrderRequest, 'side' | 'price' | 'size'>): OrderRequest {
+  return { clientId: `c${++cid}`, tokenId: YES, orderType: 'GTC', postOnly: false, ...p };
+}
+
+function setup(opts: Partial<SimulatedVenueOptions> = {}) {
+  const clock = new VirtualClock(1_000_000);
+  const venue = new SimulatedVenue({
+    clock, markets: [{ conditionId: M, tokens: [YES, NO], tick: 100, minSize: 500 }],
+    orderLatencyMs: 0, cancelLatencyMs: 0, makerFeeBps: 0, takerFeeBps: 0, idPrefix: 'S', ...opts,
+  });
+  const events: UserEvent[] = [];
+  venue.onUserEvent((e) => events.push(e));
+  // YES: bids 0.50 x 100 shares, 0.49 x 200; asks 0.52 x 50, 0.53 x 100. NO mirrors it.
+  venue.onMarketEvent(book(YES, [[5000, 10000], [4900, 20000]], [[5200, 5000], [5300, 10000]]));
+  venue.onMarketEvent(book(NO, [[4800, 5000], [4700, 10000]], [[5000, 10000], [5100, 20000]]));
+  const trades = () => events.filter((e): e is UserTradeEvent => e.type === 'trade' && e.status === 'MATCHED');
+  return { clock, venue, events, trades };
+}
+
+async function placeLive(venue: SimulatedVenue, r: OrderRequest): Promise<string> {
+  const res = await venue.placeOrder(r);
+  expect(res).toMatchObject({ ok: true, status: 'live' });
+  return res.orderId as string;
+}
+
+describe('SimulatedVenue queue position', () => {
+  it('joins behind the visible level: a 60-share trade does not fill, later trades do', async () => {
+    const { venue, trades, events } = setup();
+    const id = await placeLive(venue, req({ side: 'BUY', price: 5000, size: 1000 }));
+    expect(events[0]).toMatchObject({ type: 'order', kind: 'PLACEMENT', orderId: id, status: 'LIVE' });
+    expect(venue.queuePosition(id)).toBe(10000);
+    venue.onMarketEvent(trade(YES, 'SELL', 5000, 6000));
+    expect(trades()).toHaveLength(0);
+    expect(venue.queuePosition(id)).toBe(4000);
+    venue.onMarketEvent(trade(YES, 'SELL', 5000, 4500));
+    expect(trades().map((t) => t.size)).toEqual([500]);
+    venue.onMarketEvent(trade(YES, 'SELL', 5000, 3000));
+    expect(trades().map((t) => t.size)).toEqual([500, 500]);
+    expect(venue.order(id)?.status).toBe('MATCHED');
+    const t = trades()[0];
+    expect(t).toMatchObject({ traderSide: 'MAKER', assetId: YES, side: 'SELL', price: 5000, market: M });
+    expect(t.makerOrders[0]).toMatchObject({ orderId: id, side: 'BUY', price: 5000, matchedAmount: 500, assetId: YES });
+    // each fill is reported MATCHED then CONFIRMED, followed by the order update
+    const kinds = events.slice(1, 4).map((e) => (e.type === 'trade' ? e.status : e.kind));
+    expect(kinds).toEqual(['MATCHED', 'CONFIRMED', 'UPDATE']);
+    expect(venue.stats()).toMatchObject({ fills: 2, makerFills: 2, takerFills: 0, makerVolume: 1000 });
+  });
+
+  it('cancellations ahead shrink the queue in proportion; trades at other prices or sides do nothing', async () => {
+    const { venue, trades } = setup();
+    const id = await placeLive(venue, req({ side: 'BUY', price: 5000, size: 1000 }));
+    venue.onMarketEvent(change(YES, 'BUY', 5000, 5000));
+    expect(venue.queuePosition(id)).toBe(5000);
+    venue.onMarketEvent(trade(YES, 'SELL', 5100, 9000)); // above our bid: not ours
+    venue.onMarketEvent(trade(YES, 'BUY', 5000, 9000)); // a taker BUY lifts asks, not bids
+    expect(trades()).toHaveLength(0);
+    venue.onMarketEvent(trade(YES, 'SELL', 5000, 5600));
+    expect(trades().map((t) => t.size)).toEqual([600]);
+  });
+
+  it('fills at once on a trade through its price, at its own price', async () => {
+    const { venue, trades } = setup();
+    const id = await placeLive(venue, req({ side: 'SELL', price: 5200, size: 800 }));
+    expect(venue.queuePosition(id)).toBe(5000);
+    venue.onMarketEvent(trade(YES, 'BUY', 5300, 100));
+    expect(trades()).toHaveLength(1);
+    expect(trades()[0]).toMatchObject({ traderSide: 'MAKER', side: 'BUY', price: 5200, size: 800 });
+  });
+
+  it('fills at once when the external quote crosses it', async () => {
+    const { venue, trades } = setup();
+    const id = await placeLive(venue, req({ side: 'BUY', price: 5100, size: 700 }));
+    expect(venue.queuePosition(id)).toBe(0);
+    venue.onMarketEvent(change(YES, 'SELL', 5200, 0)); // ask moves away: nothing
+    expect(trades()).toHaveLength(0);
+    venue.onMarketEvent(change(YES, 'SELL', 5100, 2000));
+    expect(trades().map((t) => [t.price, t.size])).toEqual([[5100, 700]]);
+    expect(await venue.openOrders()).toEqual([]);
+  });
+
+  it('with the queue model off an order joins at the front', async () => {
+    const { venue, trades } = setup({ queueModel: false });
+    await placeLive(venue, req({ side: 'BUY', price: 5000, size: 1000 }));
+    venue.onMarketEvent(trade(YES, 'SELL', 5000, 600));
+    expect(trades().map((t) => t.size)).toEqual([600]);
+  });
+});
+
+describe('SimulatedVenue taking and rejections', () => {
+  it('a marketable GTC walks the visible asks, rests the remainder, and does not refill from what it took', async () => {
+    const { venue, trades } = setup({ takerFeeBps: 100 });
+    const res = await venue.placeOrder(req({ side: 'BUY', price: 5300, size: 20000 }));
+    expect(res).toMatchObject({ ok: true, status: 'live' });
+    expect(trades().map((t) => [t.traderSide, t.price, t.size])).toEqual([['TAKER', 5200, 5000], ['TAKER', 5300, 10000]]);
+    expect(trades()[0]).toMatchObject({ assetId: YES, side: 'BUY', feeRateBps: 100, takerOrderId: res.orderId });
+    venue.onMarketEvent(change(YES, 'BUY', 4900, 100)); // unrelated update: no quote-through on consumed levels
+    expect(trades()).toHaveLength(2);
+    // fee: 5000 units at 0.52 = $26 notional -> 1% = 260000 micro-dollars; 10000 at 0.53 -> 530000
+    expect(venue.stats()).toMatchObject({ takerFills: 2, takerVolume: 15000, feesMicros: 790000 });
+    expect(venue.fills().map((f) => f.feeMicros)).toEqual([260000, 530000]);
+  });
+
+  const cases: Array<[string, Partial<OrderRequest> & Pick<OrderRequest, 'side' | 'price' | 'size'>, object]> = [
+    ['post-only crossing', { side: 'BUY', price: 5200, size: 500, postOnly: true }, { ok: false, error: 'INVALID_POST_ONLY_ORDER' }],
+    ['post-only FOK', { side: 'BUY', price: 5000, size: 500, postOnly: true, orderType: 'FOK' }, { ok: false, error: 'INVALID_POST_ONLY_ORDER_TYPE' }],
+    ['off tick', { side: 'BUY', price: 5050, size: 500 }, { ok: false, error: 'INVALID_ORDER_MIN_TICK_SIZE' }],
+    ['below min size', { side: 'BUY', price: 5000, size: 499 }, { ok: false, error: 'INVALID_ORDER_MIN_SIZE' }],
+    ['GTD in the past', { side: 'BUY', price: 5000, size: 500, orderType: 'GTD', expirationSec: 999 }, { ok: false, error: 'INVALID_ORDER_EXPIRATION' }],
+    ['unknown token', { side: 'BUY', price: 5000, size: 500, tokenId: 'zzz' }, { ok: false, error: 'INVALID_ORDER_ERROR' }],
+    ['FOK not fillable', { side: 'BUY', price: 5200, size: 6000, orderType: 'FOK' }, { ok: false, error: 'FOK_ORDER_NOT_FILLED_ERROR' }],
+    ['FOK fillable', { side: 'BUY', price: 5300, size: 6000, orderType: 'FOK' }, { ok: true, status: 'matched' }],
+    ['FAK partial', { side: 'SELL', price: 5000, size: 12000, orderType: 'FAK' }, { ok: true, status: 'matched' }],
+    ['FAK nothing', { side: 'SELL', price: 5100, size: 500, orderType: 'FAK' }, { ok: true, status: 'unmatched' }],
+    ['post-only passive', { side: 'BUY', price: 5100, size: 500, postOnly: true }, { ok: true, status: 'live' }],
+  ];
+  it.each(cases)('%s', async (_n, r, expected) => {
+    const { venue, trades } = setup();
+    const res = await venue.placeOrder(req(r));
+    expect(res).toMatchObject(expected);
+    const filled = trades().reduce((s, t) => s + t.size, 0);
+    if (!res.ok) expect(filled).toBe(0);
+    if (_n === 'FAK partial') expect(filled).toBe(10000);
+    if (_n === 'FOK fillable') expect(filled).toBe(6000);
+    expect(await venue.openOrders()).toHaveLength(res.status === 'live' ? 1 : 0);
+  });
+
+  it('refuses a duplicated client id and orders before the first snapshot', async () => {
+    const clock = new VirtualClock(0);
+    const venue = new SimulatedVenue({ clock, markets: [{ conditionId: M, tokens: [YES, NO], tick: 100, minSize: 500 }], orderLatencyMs: 0, cancelLatencyMs: 0, makerFeeBps: 0, takerFeeBps: 0 });
+    expect(await venue.placeOrder(req({ side: 'BUY', price: 5000, size: 500 }))).toMatchObject({ ok: false, error: 'MARKET_NOT_READY' });
+    venue.onMarketEvent(book(YES, [], []));
+    const r = req({ side: 'BUY', price: 5000, size: 500 });
+    expect((await venue.placeOrder(r)).ok).toBe(true);
+    expect(await venue.placeOrder(r)).toMatchObject({ ok: false, error: 'INVALID_ORDER_DUPLICATED' });
+  });
+});
+
+describe('SimulatedVenue complement tokens', () => {
+  it('a BUY on the second token fills from that token\'s book and is reported on it', async () => {
+    const { venue, trades } = setup();
+    // NO asks 0.50 x 100: a BUY NO at 0.50 takes it (the mirror of YES bid 0.50)
+    const res = await venue.placeOrder(req({ tokenId: NO, side: 'BUY', price: 5000, size: 1000 }));
+    expect(res.status).toBe('matched');
+    expect(trades()[0]).toMatchObject({ assetId: NO, side: 'BUY', price: 5000, size: 1000, outcome: 'No' });
+    // resting NO bid at 0.48 behind 50 shares; YES-token trades do not touch it
+    const id = await placeLive(venue, req({ tokenId: NO, side: 'BUY', price: 4800, size: 500 }));
+    venue.onMarketEvent(trade(YES, 'SELL', 5200, 99999));
+    expect(trades()).toHaveLength(1);
+    venue.onMarketEvent(trade(NO, 'SELL', 4800, 5200));
+    expect(trades()[1]).toMatchObject({ assetId: NO, traderSide: 'MAKER', size: 200 });
+    expect(trades()[1].makerOrders[0]).toMatchObject({ orderId: id, assetId: NO, side: 'BUY', price: 4800 });
+  });
+});
+
+describe('SimulatedVenue latency, cancels and expiry', () => {
+  it('an order cannot fill before the entry latency; the result resolves when it reaches the book', async () => {
+    const { clock, venue, trades } = setup({ orderLatencyMs: 50 });
+    let settled = false;
+    const p = venue.placeOrder(req({ side: 'BUY', price: 5000, size: 500 })).then((r) => ((settled = true), r));
+    clock.advanceTo(clock.now() + 20);
+    venue.onMarketEvent(trade(YES, 'SELL', 4900, 1000)); // trades through 0.50 before we are there
+    await Promise.resolve();
+    expect(settled).toBe(false);
+    expect(trades()).toHaveLength(0);
+    clock.advanceTo(clock.now() + 30);
+    const r = await p;
+    expect(r).toMatchObject({ ok: true, status: 'live' });
+    venue.onMarketEvent(trade(YES, 'SELL', 4900, 1000));
+    expect(trades()).toHaveLength(1);
+  });
+
+  it('a fill during the cancel latency is delivered; the cancel then finds nothing left', async () => {
+    const { clock, venue, trades, events } = setup({ cancelLatencyMs: 50 });
+    const id = await placeLive(venue, req({ side: 'BUY', price: 5000, size: 500 }));
+    const pc = venue.cancelOrder(id);
+    clock.advanceTo(clock.now() + 10);
+    venue.onMarketEvent(trade(YES, 'SELL', 4900, 100));
+    expect(trades()).toHaveLength(1);
+    clock.advanceTo(clock.now() + 40);
+    expect(await pc).toEqual({ canceled: [], notCanceled: { [id]: 'order already matched' } });
+    expect(events.some((e) => e.type === 'order' && e.kind === 'CANCELLATION')).toBe(false);
+  });
+
+  it('cancels by id, by market and all, after the latency', async () => {
+    const { clock, venue, events } = setup({ cancelLatencyMs: 5 });
+    const a = await placeLive(venue, req({ side: 'BUY', price: 4000, size: 500 }));
+    const b = await placeLive(venue, req({ side: 'BUY', price: 4100, size: 500 }));
+    const c = await placeLive(venue, req({ tokenId: NO, side: 'BUY', price: 4000, size: 500 }));
+    const p1 = venue.cancelOrders([a, 'unknown']);
+    expect((await venue.openOrders()).length).toBe(3);
+    clock.advanceTo(clock.now() + 5);
+    expect(await p1).toEqual({ canceled: [a], notCanceled: { unknown: 'order not found' } });
+    const p2 = venue.cancelMarket('other-market');
+    const p3 = venue.cancelMarket(M);
+    clock.advanceTo(clock.now() + 5);
+    expect((await p2).canceled).toEqual([]);
+    expect((await p3).canceled).toEqual([b, c]);
+    const cancels = events.filter((e) => e.type === 'order' && e.kind === 'CANCELLATION').map((e) => (e.type === 'order' ? e.orderId : ''));
+    expect(cancels).toEqual([a, b, c]);
+    const d = await placeLive(venue, req({ side: 'SELL', price: 6000, size: 500 }));
+    const p4 = venue.cancelAll();
+    clock.advanceTo(clock.now() + 5);
+    expect(await p4).toEqual({ canceled: [d], notCanceled: {} });
+    expect(await venue.openOrders()).toEqual([]);
+  });
+
+  it('expires a GTD order at its expiry on the clock', async () => {
+    const { clock, venue, events } = setup();
+    const expSec = Math.floor(clock.now() / 1000) + 60;
+    const id = await placeLive(venue, req({ side: 'BUY', price: 4000, size: 500, orderType: 'GTD', expirationSec: expSec }));
+    clock.advanceTo(expSec * 1000 - 1);
+    expect(venue.order(id)?.status).toBe('LIVE');
+    clock.advanceTo(expSec * 1000);
+    expect(venue.order(id)?.status).toBe('CANCELED');
+    expect(events.at(-1)).toMatchObject({ type: 'order', kind: 'CANCELLATION', orderId: id });
+  });
+
+  it('close settles pending requests', async () => {
+    const { venue } = setup({ orderLatencyMs: 50 });
+    const p = venue.placeOrder(req({ side: 'BUY', price: 4000, size: 500 }));
+    await venue.close();
+    expect(await p).toMatchObject({ ok: false, error: 'MARKET_NOT_READY' });
+  });
+});
+
+describe('SimulatedVenue determinism', () => {
+  it('the same event sequence gives the same fills', async () => {
+    const runOnce = async () => {
+      const { clock, venue } = setup({ orderLatencyMs: 10, makerFeeBps: 5 });
+      for (let i = 0; i < 40; i++) {
+        const p = venue.placeOrder(req({ clientId: `d${i}`, side: i % 2 ? 'BUY' : 'SELL', price: i % 2 ? 5000 - (i % 3) * 100 : 5200 + (i % 3) * 100, size: 500 + i * 10 }));
+        clock.advanceTo(clock.now() + 10);
+        await p;
+        venue.onMarketEvent(trade(YES, i % 2 ? 'SELL' : 'BUY', i % 2 ? 5000 : 5200, 3000));
+        venue.onMarketEvent(change(YES, i % 2 ? 'BUY' : 'SELL', i % 2 ? 5000 : 5200, 8000 - i * 100));
+      }
+      return venue.fills().map((f) => `${f.tradeId}:${f.orderId}:${f.price}:${f.size}:${f.timeMs}`);
+    };
+    const a = await runOnce();
+    expect(a.length).toBeGreaterThan(5);
+    expect(await runOnce()).toEqual(a);
+  });
+});
