@@ -1,0 +1,89 @@
+// Schema migrations, applied in order; PRAGMA user_version holds the last one applied. Append a
+// new entry to change the schema; never edit one that has shipped.
+import type Database from 'better-sqlite3';
+
+const MIGRATIONS: string[] = [
+  // 1: runs, orders, fills, positions, account, PnL snapshots
+  `
+  CREATE TABLE runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    started_ms INTEGER NOT NULL,
+    ended_ms INTEGER,
+    mode TEXT NOT NULL,
+    strategy TEXT NOT NULL,
+    markets TEXT NOT NULL,
+    end_reason TEXT
+  );
+  CREATE TABLE orders (
+    client_id TEXT PRIMARY KEY,
+    order_id TEXT UNIQUE,
+    run_id INTEGER,
+    token_id TEXT NOT NULL,
+    market TEXT NOT NULL,
+    side TEXT NOT NULL CHECK (side IN ('BUY','SELL')),
+    price TEXT NOT NULL,
+    size TEXT NOT NULL,
+    filled TEXT NOT NULL,
+    state TEXT NOT NULL,
+    error TEXT,
+    created_ms INTEGER NOT NULL,
+    updated_ms INTEGER NOT NULL
+  );
+  CREATE INDEX orders_state ON orders(state);
+  -- One row per (trade, our order): a single trade can fill several of our orders at once.
+  CREATE TABLE fills (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    trade_id TEXT NOT NULL,
+    order_id TEXT NOT NULL,
+    token_id TEXT NOT NULL,
+    market TEXT NOT NULL,
+    side TEXT NOT NULL CHECK (side IN ('BUY','SELL')),
+    price TEXT NOT NULL,
+    size TEXT NOT NULL,
+    fee TEXT NOT NULL,
+    liquidity TEXT NOT NULL,
+    status TEXT NOT NULL,
+    time_ms INTEGER NOT NULL,
+    recorded_ms INTEGER NOT NULL,
+    UNIQUE (trade_id, order_id)
+  );
+  CREATE INDEX fills_token ON fills(token_id);
+  CREATE TABLE positions (
+    token_id TEXT PRIMARY KEY,
+    market TEXT NOT NULL,
+    qty TEXT NOT NULL,
+    cost TEXT NOT NULL,
+    realized TEXT NOT NULL,
+    updated_ms INTEGER NOT NULL
+  );
+  CREATE TABLE account (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    cash TEXT NOT NULL,
+    fees TEXT NOT NULL,
+    updated_ms INTEGER NOT NULL
+  );
+  INSERT INTO account (id, cash, fees, updated_ms) VALUES (1, '0', '0', 0);
+  CREATE TABLE pnl_snapshots (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id INTEGER,
+    time_ms INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    cash TEXT NOT NULL,
+    holdings TEXT NOT NULL,
+    pnl TEXT NOT NULL,
+    fees TEXT NOT NULL,
+    fills INTEGER NOT NULL
+  );
+  `,
+];
+
+export function migrate(db: Database.Database): number {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  for (let v = current; v < MIGRATIONS.length; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v]);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+  return MIGRATIONS.length;
+}

@@ -1,0 +1,316 @@
+// The SQLite store (better-sqlite3, WAL): orders as they change, every fill when it arrives
+// (INSERT OR IGNORE on (trade_id, order_id), so a replayed event is a no-op), positions and cash
+// recomputed with decimal.js, PnL snapshots and runs. Every write is synchronous and durable to a
+// process crash once the call returns (WAL, synchronous=NORMAL).
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { Decimal } from 'decimal.js';
+import type { Logger } from '../core/log.js';
+import { formatPrice, formatSize, parsePrice, parseSize } from '../core/units.js';
+import type { Side, TradeStatus } from '../feed/events.js';
+import type { Journal } from '../engine/engine.js';
+import type { TrackedOrder, OrderState } from '../engine/orders.js';
+import type { Fill } from '../engine/fills.js';
+import { migrate } from './migrations.js';
+
+export interface PositionRow {
+  tokenId: string;
+  market: string;
+  qty: string;
+  cost: string;
+  realized: string;
+}
+
+export interface PnlSnapshot {
+  kind: string;
+  timeMs: number;
+  cash: string;
+  holdings: string;
+  pnl: string;
+  fees: string;
+  fills: number;
+}
+
+const MICROS = new Decimal(1_000_000);
+const price = (units: number) => new Decimal(formatPrice(units));
+const shares = (units: number) => new Decimal(formatSize(units));
+
+interface FillRow {
+  trade_id: string;
+  order_id: string;
+  token_id: string;
+  market: string;
+  side: Side;
+  price: string;
+  size: string;
+  fee: string;
+  liquidity: 'MAKER' | 'TAKER';
+  status: TradeStatus;
+  time_ms: number;
+}
+interface OrderRow {
+  client_id: string;
+  order_id: string | null;
+  token_id: string;
+  market: string;
+  side: Side;
+  price: string;
+  size: string;
+  filled: string;
+  state: OrderState;
+  error: string | null;
+  created_ms: number;
+  updated_ms: number;
+}
+
+export class Store implements Journal {
+  readonly db: Database.Database;
+  private runId: number | null = null;
+  private readonly st;
+  /** Fills written (inserted) by this process. */
+  written = 0;
+
+  constructor(
+    path: string,
+    private readonly log: Logger,
+    private readonly now: () => number = Date.now,
+  ) {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    this.db = new Database(path);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    migrate(this.db);
+    const d = this.db;
+    this.st = {
+      upsertOrder: d.prepare(
+        `INSERT INTO orders (client_id, order_id, run_id, token_id, market, side, price, size, filled, state, error, created_ms, updated_ms)
+         VALUES (@client_id, @order_id, @run_id, @token_id, @market, @side, @price, @size, @filled, @state, @error, @created_ms, @updated_ms)
+         ON CONFLICT(client_id) DO UPDATE SET order_id = excluded.order_id, filled = excluded.filled, state = excluded.state,
+           error = excluded.error, updated_ms = excluded.updated_ms`,
+      ),
+      insertFill: d.prepare(
+        `INSERT OR IGNORE INTO fills (trade_id, order_id, token_id, market, side, price, size, fee, liquidity, status, time_ms, recorded_ms)
+         VALUES (@trade_id, @order_id, @token_id, @market, @side, @price, @size, @fee, @liquidity, @status, @time_ms, @recorded_ms)`,
+      ),
+      fillStatus: d.prepare(`UPDATE fills SET status = ? WHERE trade_id = ? AND order_id = ?`),
+      getFill: d.prepare(`SELECT status FROM fills WHERE trade_id = ? AND order_id = ?`),
+      position: d.prepare(`SELECT qty, cost, realized FROM positions WHERE token_id = ?`),
+      putPosition: d.prepare(
+        `INSERT INTO positions (token_id, market, qty, cost, realized, updated_ms) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT(token_id) DO UPDATE SET qty = excluded.qty, cost = excluded.cost, realized = excluded.realized, updated_ms = excluded.updated_ms`,
+      ),
+      account: d.prepare(`SELECT cash, fees FROM account WHERE id = 1`),
+      putAccount: d.prepare(`UPDATE account SET cash = ?, fees = ?, updated_ms = ? WHERE id = 1`),
+      tokenFills: d.prepare(`SELECT side, price, size, fee, status FROM fills WHERE token_id = ? ORDER BY time_ms, id`),
+    };
+  }
+
+  startRun(mode: string, strategy: string, markets: string[]): number {
+    const r = this.db.prepare(`INSERT INTO runs (started_ms, mode, strategy, markets) VALUES (?, ?, ?, ?)`).run(this.now(), mode, strategy, markets.join(','));
+    this.runId = Number(r.lastInsertRowid);
+    return this.runId;
+  }
+
+  endRun(reason: string): void {
+    if (this.runId === null) return;
+    this.db.prepare(`UPDATE runs SET ended_ms = ?, end_reason = ? WHERE id = ?`).run(this.now(), reason, this.runId);
+  }
+
+  orderChanged(o: TrackedOrder): void {
+    this.st.upsertOrder.run({
+      client_id: o.clientId,
+      order_id: o.orderId ?? null,
+      run_id: this.runId,
+      token_id: o.tokenId,
+      market: o.market,
+      side: o.side,
+      price: formatPrice(o.price),
+      size: formatSize(o.size),
+      filled: formatSize(o.filled),
+      state: o.state,
+      error: o.error ?? null,
+      created_ms: o.createdMs,
+      updated_ms: o.updatedMs,
+    });
+  }
+
+  /** Writes a fill once; returns false when it was already there. Positions and cash follow in the same transaction. */
+  fill(f: Fill): boolean {
+    return this.db.transaction(() => {
+      const r = this.st.insertFill.run({
+        trade_id: f.tradeId,
+        order_id: f.orderId,
+        token_id: f.tokenId,
+        market: f.market,
+        side: f.side,
+        price: formatPrice(f.price),
+        size: formatSize(f.size),
+        fee: new Decimal(f.fee).div(MICROS).toString(),
+        liquidity: f.liquidity,
+        status: f.status,
+        time_ms: f.timeMs,
+        recorded_ms: this.now(),
+      });
+      if (r.changes === 0) return false;
+      this.written++;
+      if (f.status !== 'FAILED') this.applyToPosition(f.tokenId, f.market, f.side, price(f.price), shares(f.size), new Decimal(f.fee).div(MICROS), 1);
+      return true;
+    })();
+  }
+
+  /** A fill's trade status moved; FAILED reverses it in positions and cash. */
+  fillStatus(f: Fill): void {
+    this.db.transaction(() => {
+      const row = this.st.getFill.get(f.tradeId, f.orderId) as { status: string } | undefined;
+      if (!row) {
+        this.fill(f);
+        return;
+      }
+      if (row.status === f.status || row.status === 'FAILED') return;
+      this.st.fillStatus.run(f.status, f.tradeId, f.orderId);
+      if (f.status === 'FAILED') this.recomputeToken(f.tokenId, f.market);
+    })();
+  }
+
+  private applyToPosition(tokenId: string, market: string, side: Side, px: Decimal, size: Decimal, fee: Decimal, sign: 1 | -1): void {
+    const row = this.st.position.get(tokenId) as { qty: string; cost: string; realized: string } | undefined;
+    let qty = new Decimal(row?.qty ?? 0);
+    let cost = new Decimal(row?.cost ?? 0);
+    let realized = new Decimal(row?.realized ?? 0);
+    const acct = this.st.account.get() as { cash: string; fees: string };
+    let cash = new Decimal(acct.cash);
+    const fees = new Decimal(acct.fees).add(fee.mul(sign));
+    const notional = px.mul(size);
+    cash = cash.sub(fee.mul(sign));
+    if (side === 'BUY') {
+      cash = cash.sub(notional);
+      qty = qty.add(size);
+      cost = cost.add(notional);
+    } else {
+      cash = cash.add(notional);
+      const avg = qty.gt(0) ? cost.div(qty) : px;
+      const leaving = avg.mul(size);
+      realized = realized.add(notional.sub(leaving));
+      qty = qty.sub(size);
+      cost = qty.isZero() ? new Decimal(0) : cost.sub(leaving);
+    }
+    const now = this.now();
+    this.st.putPosition.run(tokenId, market, qty.toString(), cost.toString(), realized.toString(), now);
+    this.st.putAccount.run(cash.toString(), fees.toString(), now);
+  }
+
+  /** Rebuilds one token's position and the account from every non-failed fill (after a reversal). */
+  private recomputeToken(tokenId: string, market: string): void {
+    const rows = this.st.tokenFills.all(tokenId) as Array<{ side: Side; price: string; size: string; fee: string; status: string }>;
+    // Cash and fees are sums over every non-failed fill of every token (exact; reversals are rare).
+    const all = this.db.prepare(`SELECT side, price, size, fee FROM fills WHERE status != 'FAILED'`).all() as Array<{ side: Side; price: string; size: string; fee: string }>;
+    let cash = new Decimal(0);
+    let fees = new Decimal(0);
+    for (const r of all) {
+      const n = new Decimal(r.price).mul(r.size);
+      cash = r.side === 'BUY' ? cash.sub(n) : cash.add(n);
+      cash = cash.sub(r.fee);
+      fees = fees.add(r.fee);
+    }
+    let qty = new Decimal(0);
+    let cost = new Decimal(0);
+    let realized = new Decimal(0);
+    for (const r of rows) {
+      if (r.status === 'FAILED') continue;
+      const px = new Decimal(r.price);
+      const sz = new Decimal(r.size);
+      if (r.side === 'BUY') {
+        qty = qty.add(sz);
+        cost = cost.add(px.mul(sz));
+      } else {
+        const avg = qty.gt(0) ? cost.div(qty) : px;
+        realized = realized.add(px.mul(sz).sub(avg.mul(sz)));
+        qty = qty.sub(sz);
+        cost = qty.isZero() ? new Decimal(0) : cost.sub(avg.mul(sz));
+      }
+    }
+    const now = this.now();
+    this.st.putPosition.run(tokenId, market, qty.toString(), cost.toString(), realized.toString(), now);
+    this.st.putAccount.run(cash.toString(), fees.toString(), now);
+  }
+
+  positions(): PositionRow[] {
+    const rows = this.db.prepare(`SELECT token_id, market, qty, cost, realized FROM positions ORDER BY token_id`).all() as Array<{ token_id: string; market: string; qty: string; cost: string; realized: string }>;
+    return rows.map((r) => ({ tokenId: r.token_id, market: r.market, qty: r.qty, cost: r.cost, realized: r.realized }));
+  }
+
+  account(): { cash: string; fees: string } {
+    return this.st.account.get() as { cash: string; fees: string };
+  }
+
+  /** Every fill, oldest first, in engine units (to rebuild the ledger and positions at startup). */
+  fills(): Fill[] {
+    const rows = this.db.prepare(`SELECT * FROM fills ORDER BY time_ms, id`).all() as FillRow[];
+    return rows.map((r) => ({
+      tradeId: r.trade_id,
+      orderId: r.order_id,
+      tokenId: r.token_id,
+      market: r.market,
+      side: r.side,
+      price: parsePrice(r.price),
+      size: parseSize(r.size),
+      fee: new Decimal(r.fee).mul(MICROS).round().toNumber(),
+      liquidity: r.liquidity,
+      status: r.status,
+      timeMs: r.time_ms,
+    }));
+  }
+
+  fillCount(): number {
+    return (this.db.prepare(`SELECT COUNT(*) AS n FROM fills`).get() as { n: number }).n;
+  }
+
+  /** Orders not in a terminal state (to resume tracking at startup). */
+  openOrders(): TrackedOrder[] {
+    const rows = this.db.prepare(`SELECT * FROM orders WHERE state NOT IN ('canceled','filled','rejected')`).all() as OrderRow[];
+    return rows.map((r) => ({
+      clientId: r.client_id,
+      orderId: r.order_id ?? undefined,
+      tokenId: r.token_id,
+      market: r.market,
+      side: r.side,
+      price: parsePrice(r.price),
+      size: parseSize(r.size),
+      filled: parseSize(r.filled),
+      state: r.state,
+      error: r.error ?? undefined,
+      createdMs: r.created_ms,
+      updatedMs: r.updated_ms,
+    }));
+  }
+
+  snapshotPnl(kind: string, holdingsMicros: number, fills: number): PnlSnapshot {
+    const a = this.account();
+    const holdings = new Decimal(holdingsMicros).div(MICROS);
+    const snap: PnlSnapshot = {
+      kind,
+      timeMs: this.now(),
+      cash: a.cash,
+      holdings: holdings.toString(),
+      pnl: new Decimal(a.cash).add(holdings).toString(),
+      fees: a.fees,
+      fills,
+    };
+    this.db
+      .prepare(`INSERT INTO pnl_snapshots (run_id, time_ms, kind, cash, holdings, pnl, fees, fills) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+      .run(this.runId, snap.timeMs, kind, snap.cash, snap.holdings, snap.pnl, snap.fees, fills);
+    return snap;
+  }
+
+  /** Flushes the WAL into the database file and closes. */
+  close(): void {
+    try {
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    } catch (err) {
+      this.log.warn({ err }, 'store: checkpoint failed');
+    }
+    this.db.close();
+  }
+}

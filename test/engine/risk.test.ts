@@ -1,0 +1,144 @@
+import { describe, it, expect } from 'vitest';
+import { RiskGate, type RiskInputs } from '../../src/engine/risk.js';
+import { silentLogger } from '../../src/core/log.js';
+import type { MarketMeta, Quote } from '../../src/engine/strategy.js';
+import { makeBook } from './helpers.js';
+
+const cfg = {
+  maxPositionPerToken: 100,
+  maxPositionPerMarket: 80,
+  maxTotalNotional: 200,
+  maxOrderSize: 50,
+  maxOpenOrders: 4,
+  priceCollar: 0.1,
+  staleBookMs: 1000,
+  dailyLossLimit: 10,
+  errorRateWindowMs: 10_000,
+  errorRateMax: 0.5,
+  errorRateMinSamples: 4,
+};
+const m: MarketMeta = { conditionId: 'm', tokenId: 'Y', complementId: 'N', tick: 100, minSize: 500, negRisk: false };
+
+function inputs(over: Partial<RiskInputs> = {}): RiskInputs {
+  return { qty: () => 0, openBuy: () => 0, openSell: () => 0, openNotional: () => 0, openOrders: () => 0, mid: () => 5000, ...over };
+}
+const buy = (size: number, price = 5000, tokenId = 'Y'): Quote => ({ tokenId, side: 'BUY', price, size });
+
+describe('risk gate', () => {
+  it('accepts an ordinary order', () => {
+    const g = new RiskGate(cfg, silentLogger);
+    g.begin();
+    expect(g.checkPlace(buy(1000), m, inputs(), 0)).toBeUndefined();
+    expect(g.blocks.size).toBe(0);
+  });
+
+  it('max order size', () => {
+    const g = new RiskGate(cfg, silentLogger);
+    g.begin();
+    expect(g.checkPlace(buy(5100), m, inputs(), 0)).toBe('max_order_size');
+    expect(g.checkPlace(buy(5000), m, inputs(), 0)).toBeUndefined();
+    expect(g.blocks.get('max_order_size')).toBe(1);
+  });
+
+  it('max open orders counts the orders accepted in the same batch', () => {
+    const g = new RiskGate(cfg, silentLogger);
+    g.begin();
+    const s = inputs({ openOrders: () => 2 });
+    expect(g.checkPlace(buy(500), m, s, 0)).toBeUndefined();
+    expect(g.checkPlace(buy(500), m, s, 0)).toBeUndefined();
+    expect(g.checkPlace(buy(500), m, s, 0)).toBe('max_open_orders');
+  });
+
+  it('max total notional', () => {
+    const g = new RiskGate(cfg, silentLogger);
+    g.begin();
+    // 190 dollars open + 0.5 * 30 = 15 -> 205 > 200
+    expect(g.checkPlace(buy(3000), m, inputs({ openNotional: () => 190 * 1e6 }), 0)).toBe('max_total_notional');
+    expect(g.checkPlace(buy(1000), m, inputs({ openNotional: () => 190 * 1e6 }), 0)).toBeUndefined();
+  });
+
+  it('price collar around the mid', () => {
+    const g = new RiskGate(cfg, silentLogger);
+    g.begin();
+    expect(g.checkPlace(buy(500, 3900), m, inputs(), 0)).toBe('price_collar');
+    expect(g.checkPlace(buy(500, 4000), m, inputs(), 0)).toBeUndefined();
+    expect(g.checkPlace(buy(500, 4000), m, inputs({ mid: () => NaN }), 0)).toBe('no_mid');
+  });
+
+  it('max position per token counts holdings and open buys (worst case)', () => {
+    const g = new RiskGate({ ...cfg, maxPositionPerMarket: 1000 }, silentLogger);
+    g.begin();
+    const s = inputs({ qty: (t) => (t === 'Y' ? 6000 : 0), openBuy: () => 3000 });
+    expect(g.checkPlace(buy(1500), m, s, 0)).toBe('max_position_token');
+    expect(g.checkPlace(buy(1000), m, s, 0)).toBeUndefined();
+  });
+
+  it('max position per market nets YES against NO', () => {
+    const g = new RiskGate(cfg, silentLogger);
+    g.begin();
+    // 70 YES held, 0 NO: buying 20 more YES -> net 90 > 80
+    expect(g.checkPlace(buy(2000), m, inputs({ qty: (t) => (t === 'Y' ? 7000 : 0) }), 0)).toBe('max_position_market');
+    // holding 50 NO nets it down: 70 + 20 - 50 = 40
+    expect(g.checkPlace(buy(2000), m, inputs({ qty: (t) => (t === 'Y' ? 7000 : 5000) }), 0)).toBeUndefined();
+  });
+
+  it('a sell may not exceed the shares held minus shares already offered', () => {
+    const g = new RiskGate(cfg, silentLogger);
+    g.begin();
+    const s = inputs({ qty: () => 1000, openSell: () => 500 });
+    expect(g.checkPlace({ tokenId: 'Y', side: 'SELL', price: 5100, size: 600 }, m, s, 0)).toBe('sell_exceeds_position');
+    expect(g.checkPlace({ tokenId: 'Y', side: 'SELL', price: 5100, size: 500 }, m, s, 0)).toBeUndefined();
+    expect(g.checkPlace({ tokenId: 'Y', side: 'SELL', price: 5100, size: 500 }, m, s, 0)).toBe('sell_exceeds_position');
+  });
+
+  it('stale-book guard: feed down, out of sync, too old', () => {
+    const g = new RiskGate(cfg, silentLogger);
+    const b = makeBook('Y', [[4900, 1000]], [[5100, 1000]], 0);
+    expect(g.tokenBlock('Y', b, true, 500)).toBeUndefined();
+    expect(g.tokenBlock('Y', b, false, 500)).toBe('feed_not_live');
+    expect(g.tokenBlock('Y', b, true, 1500)).toBe('book_stale');
+    expect(g.tokenBlock('Y', undefined, true, 500)).toBe('book_out_of_sync');
+    b.setInSync(false);
+    expect(g.tokenBlock('Y', b, true, 500)).toBe('book_out_of_sync');
+  });
+
+  it('daily-loss kill switch halts and then blocks every order', () => {
+    const g = new RiskGate(cfg, silentLogger);
+    expect(g.checkLoss(0, 1000)).toBeUndefined();
+    expect(g.checkLoss(-9 * 1e6, 2000)).toBeUndefined();
+    const reason = g.checkLoss(-11 * 1e6, 3000);
+    expect(reason).toMatch(/daily loss 11.00 exceeds limit 10/);
+    expect(g.halted).toBe(reason);
+    g.begin();
+    expect(g.checkPlace(buy(500), m, inputs(), 4000)).toBe('halted');
+  });
+
+  it('the loss baseline resets at the UTC day boundary', () => {
+    const g = new RiskGate(cfg, silentLogger);
+    g.checkLoss(0, 1000);
+    g.checkLoss(-9 * 1e6, 86_400_000 - 1);
+    // next day starts at -9: a further -9 is within the limit
+    expect(g.checkLoss(-9 * 1e6, 86_400_000 + 1)).toBeUndefined();
+    expect(g.checkLoss(-18 * 1e6, 86_400_000 + 2)).toBeUndefined();
+    expect(g.halted).toBeUndefined();
+  });
+
+  it('error-rate breaker trips only past the minimum samples and the rate', () => {
+    const g = new RiskGate(cfg, silentLogger);
+    expect(g.recordResult(false, 0)).toBeUndefined();
+    expect(g.recordResult(false, 1)).toBeUndefined();
+    expect(g.recordResult(true, 2)).toBeUndefined();
+    // 4 samples, 3 errors = 75% > 50%
+    expect(g.recordResult(false, 3)).toMatch(/order error rate 75%/);
+    expect(g.halted).toBeDefined();
+  });
+
+  it('old results fall out of the error window', () => {
+    const g = new RiskGate(cfg, silentLogger);
+    g.recordResult(false, 0);
+    g.recordResult(false, 1);
+    g.recordResult(false, 2);
+    for (let i = 0; i < 4; i++) expect(g.recordResult(true, 20_000 + i)).toBeUndefined();
+    expect(g.halted).toBeUndefined();
+  });
+});

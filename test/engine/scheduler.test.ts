@@ -1,0 +1,110 @@
+import { describe, it, expect } from 'vitest';
+import { OrderScheduler, type SchedulerSink } from '../../src/engine/scheduler.js';
+import { VirtualClock } from '../../src/engine/clock.js';
+import { Limiter } from '../../src/api/limiter.js';
+import { scopesFor } from '../../src/api/limit-table.js';
+import { silentLogger } from '../../src/core/log.js';
+import type { OrderRequest } from '../../src/venue/types.js';
+import type { Quote } from '../../src/engine/strategy.js';
+import { RecordingVenue, settle } from './helpers.js';
+
+function setup(opts: { windowScale?: number; scale?: number; singleOverflow?: boolean } = {}) {
+  const clock = new VirtualClock(1_000_000);
+  const limiter = new Limiter({ clock, scale: opts.scale ?? 1, windowScale: opts.windowScale ?? 1 });
+  const venue = new RecordingVenue(() => clock.now());
+  let n = 0;
+  const sink: SchedulerSink = {
+    preparePlaces: (qs) => qs.map((q): OrderRequest => ({ clientId: `c${n++}`, tokenId: q.tokenId, side: q.side, price: q.price, size: q.size, orderType: 'GTC', postOnly: true })),
+    placed: () => {},
+    placeFailed: () => {},
+    prepareCancels: () => {},
+    canceled: () => {},
+    cancelFailed: () => {},
+  };
+  const s = new OrderScheduler({ venue, limiter, clock, log: silentLogger, sink, maxBatch: 15, singleOverflow: opts.singleOverflow ?? true, recordUse: true, maxInFlight: 1000 });
+  return { clock, limiter, venue, s };
+}
+const quotes = (n: number, token = 'T'): Quote[] => Array.from({ length: n }, (_, i) => ({ tokenId: token, side: 'BUY', price: 100 + i * 100, size: 500 }));
+
+describe('order scheduler', () => {
+  it('sends cancels before places', async () => {
+    const { venue, s } = setup();
+    s.submit('m', ['a', 'b'], quotes(3));
+    await settle();
+    expect(venue.calls.map((c) => c.kind)).toEqual(['cancelOrders', 'placeOrders']);
+    expect(venue.calls[0].ids).toEqual(['a', 'b']);
+  });
+
+  it('batches at most 15 orders per POST /orders and many ids per DELETE /orders', async () => {
+    const { venue, s } = setup();
+    const ids = Array.from({ length: 40 }, (_, i) => `id${i}`);
+    s.submit('m', ids, quotes(40));
+    await settle();
+    const places = venue.calls.filter((c) => c.kind === 'placeOrders');
+    expect(places.map((c) => c.n)).toEqual([15, 15, 10]);
+    const cancels = venue.calls.filter((c) => c.kind === 'cancelOrders');
+    expect(cancels.map((c) => c.n)).toEqual([40]);
+  });
+
+  it('coalesces: a newer intent for the same market replaces the unsent one', async () => {
+    // A window of 1 request: the first batch goes, the rest wait; two newer submits replace the waiting one.
+    const { venue, s, clock } = setup({ scale: 0.001, singleOverflow: false });
+    s.submit('m', [], quotes(1));
+    s.submit('m', [], quotes(2));
+    s.submit('m', [], quotes(3));
+    await settle();
+    expect(venue.calls.length).toBe(1);
+    expect(s.pendingPlaces()).toBe(3);
+    expect(s.stats.coalescedPlaces).toBe(2); // the batch of 2 never left
+    clock.advanceTo(clock.now() + 10_001);
+    await settle();
+    expect(venue.calls.length).toBe(2);
+    expect(venue.calls[1].n).toBe(3);
+  });
+
+  it('overflows to POST /order when the batch windows are full', async () => {
+    const { venue, s } = setup({ scale: 0.001 }); // POST /orders burst limit 1
+    s.submit('m', [], quotes(1));
+    s.submit('m2', [], quotes(2, 'U'));
+    await settle();
+    expect(venue.calls.map((c) => c.kind)).toEqual(['placeOrders', 'placeOrder', 'placeOrder']);
+  });
+
+  it('cancel-all drops the unsent intents', async () => {
+    const { venue, s } = setup({ scale: 0.001, singleOverflow: false });
+    s.submit('m', [], quotes(1));
+    s.submit('m', [], quotes(5));
+    await settle();
+    await s.cancelAll();
+    expect(s.pendingPlaces()).toBe(0);
+    expect(venue.calls.map((c) => c.kind)).toEqual(['placeOrders', 'cancelAll']);
+  });
+
+  it('never exceeds either window under saturation in virtual time', async () => {
+    // Compressed windows (x0.01): burst 1000/100 ms, sustained 15000/6 s for POST /orders.
+    const { venue, s, clock, limiter } = setup({ windowScale: 0.01, singleOverflow: false });
+    const end = clock.now() + 10_000;
+    let k = 0;
+    while (clock.now() < end) {
+      // 5 markets' worth per ms: more than the 2.5 batches/ms the sustained window allows
+      for (let i = 0; i < 5; i++) s.submit(`m${k++ % 50}`, [], quotes(15, `T${k}`));
+      await settle(2);
+      clock.advanceTo(clock.now() + 1);
+    }
+    await settle();
+    const times = venue.calls.filter((c) => c.kind === 'placeOrders').map((c) => c.t);
+    const [burst, sustained] = scopesFor('clob', 'POST', '/orders');
+    for (const sc of [burst, sustained]) {
+      const w = limiter.window(sc);
+      let lo = 0;
+      for (let hi = 0; hi < times.length; hi++) {
+        while (times[hi] - times[lo] >= w.windowMs) lo++;
+        expect(hi - lo + 1).toBeLessThanOrEqual(w.limit);
+      }
+    }
+    // Saturated: the first 15000 go in 1.5 s at the burst rate, the next ones as the first expire
+    // after 6 s (10 s allows 30000 at most).
+    expect(times.length).toBeGreaterThan(29_000);
+    expect(times.length).toBeLessThanOrEqual(30_000);
+  });
+});

@@ -1,0 +1,105 @@
+import { describe, it, expect, afterEach } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Store } from '../../src/store/store.js';
+import { silentLogger } from '../../src/core/log.js';
+import type { Fill } from '../../src/engine/fills.js';
+
+const dirs: string[] = [];
+function tmpDb(): string {
+  const d = mkdtempSync(join(tmpdir(), 'makerd-store-'));
+  dirs.push(d);
+  return join(d, 'sub', 'test.sqlite');
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const fill = (over: Partial<Fill> = {}): Fill => ({
+  tradeId: 't1', orderId: 'o1', tokenId: 'Y', market: 'm', side: 'BUY', price: 5500, size: 1000, fee: 0,
+  liquidity: 'MAKER', status: 'MATCHED', timeMs: 1000, ...over,
+});
+
+describe('store', () => {
+  it('opens in WAL mode with the schema migrated', () => {
+    const s = new Store(tmpDb(), silentLogger);
+    expect(s.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(s.db.pragma('user_version', { simple: true })).toBe(1);
+    const tables = (s.db.prepare(`SELECT name FROM sqlite_master WHERE type='table'`).all() as Array<{ name: string }>).map((r) => r.name);
+    for (const t of ['orders', 'fills', 'positions', 'runs', 'pnl_snapshots', 'account']) expect(tables).toContain(t);
+    s.close();
+  });
+
+  it('the same trade twice is one row, and positions count it once', () => {
+    const s = new Store(tmpDb(), silentLogger);
+    expect(s.fill(fill())).toBe(true);
+    expect(s.fill(fill())).toBe(false);
+    expect(s.fillCount()).toBe(1);
+    expect(s.positions()).toEqual([{ tokenId: 'Y', market: 'm', qty: '10', cost: '5.5', realized: '0' }]);
+    expect(s.account().cash).toBe('-5.5');
+    s.close();
+  });
+
+  it('one trade filling two of our orders keeps both rows', () => {
+    const s = new Store(tmpDb(), silentLogger);
+    s.fill(fill());
+    s.fill(fill({ orderId: 'o2', price: 5400 }));
+    expect(s.fillCount()).toBe(2);
+    expect(s.positions()[0].qty).toBe('20');
+    s.close();
+  });
+
+  it('positions and cash are exact decimals over buys, sells and fees', () => {
+    const s = new Store(tmpDb(), silentLogger);
+    s.fill(fill({ tradeId: 'a', price: 1, size: 33333, fee: 0 })); // 333.33 shares at 0.0001
+    s.fill(fill({ tradeId: 'b', price: 3, size: 33333, fee: 7 })); // fee 0.000007
+    s.fill(fill({ tradeId: 'c', side: 'SELL', price: 2, size: 33333, fee: 0 }));
+    const p = s.positions()[0];
+    expect(p.qty).toBe('333.33');
+    // avg cost 0.0002 -> sell at 0.0002 realizes 0
+    expect(p.realized).toBe('0');
+    // cash: -0.033333 - 0.099999 - 0.000007 + 0.066666
+    expect(s.account().cash).toBe('-0.066673');
+    expect(s.account().fees).toBe('0.000007');
+    s.close();
+  });
+
+  it('a FAILED trade reverses its fill in positions and cash', () => {
+    const s = new Store(tmpDb(), silentLogger);
+    s.fill(fill({ tradeId: 'a' }));
+    s.fill(fill({ tradeId: 'b', price: 6000 }));
+    s.fillStatus({ ...fill({ tradeId: 'b', price: 6000 }), status: 'FAILED' });
+    expect(s.positions()[0].qty).toBe('10');
+    expect(s.account().cash).toBe('-5.5');
+    // replaying the FAILED trade as MATCHED changes nothing
+    s.fillStatus({ ...fill({ tradeId: 'b', price: 6000 }), status: 'MATCHED' });
+    expect(s.positions()[0].qty).toBe('10');
+    s.close();
+  });
+
+  it('survives reopen: fills, positions and open orders come back', () => {
+    const path = tmpDb();
+    let s = new Store(path, silentLogger);
+    s.startRun('live', 'bands', ['Y']);
+    s.fill(fill());
+    s.orderChanged({ clientId: 'c1', orderId: 'o9', tokenId: 'Y', market: 'm', side: 'SELL', price: 5600, size: 500, filled: 0, state: 'live', createdMs: 1, updatedMs: 2 });
+    s.orderChanged({ clientId: 'c2', tokenId: 'Y', market: 'm', side: 'BUY', price: 5400, size: 500, filled: 0, state: 'canceled', createdMs: 1, updatedMs: 2 });
+    s.close();
+    s = new Store(path, silentLogger);
+    expect(s.fills()).toEqual([fill()]);
+    expect(s.openOrders().map((o) => [o.clientId, o.orderId, o.price, o.state])).toEqual([['c1', 'o9', 5600, 'live']]);
+    expect(s.positions()[0].qty).toBe('10');
+    s.close();
+  });
+
+  it('PnL snapshots record cash plus holdings', () => {
+    const s = new Store(tmpDb(), silentLogger);
+    s.fill(fill());
+    const snap = s.snapshotPnl('daily', 6_000_000, 1);
+    expect(snap.pnl).toBe('0.5');
+    const n = (s.db.prepare('SELECT COUNT(*) AS n FROM pnl_snapshots').get() as { n: number }).n;
+    expect(n).toBe(1);
+    s.close();
+  });
+});
