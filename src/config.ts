@@ -1,7 +1,7 @@
 // Configuration: config/default.json holds every setting; a user file merges over it; MAKERD_*
 // environment variables override both. One strict zod schema validates the result, and a bad
 // value becomes a ConfigError naming the dotted key (the CLI prints it and exits 2).
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { ConfigError } from './core/errors.js';
@@ -92,7 +92,10 @@ export function apiKeyFromEnv(env: NodeJS.ProcessEnv = process.env): string | un
   return k && k.length > 0 ? k : undefined;
 }
 
-const DEFAULT_PATH = fileURLToPath(new URL('../../config/default.json', import.meta.url));
+// src/config.ts sits one level below the package root, dist/src/config.js two: take whichever exists.
+const DEFAULT_PATH = ['../config/default.json', '../../config/default.json']
+  .map((rel) => fileURLToPath(new URL(rel, import.meta.url)))
+  .find((p) => existsSync(p)) ?? fileURLToPath(new URL('../../config/default.json', import.meta.url));
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
