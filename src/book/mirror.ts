@@ -33,6 +33,8 @@ export interface TokenStats {
   /** Deltas dropped because the token had no in-sync book (before the first snapshot, after a drop). */
   ignoredDeltas: number;
   hashesVerified: number;
+  /** price_change entries whose carried hash was proven (a group's entries share one hash). */
+  entriesVerified: number;
   mismatches: number;
   bestChecks: number;
   bestMismatches: number;
@@ -79,9 +81,10 @@ class TokenState {
   inGroup = false;
   pendingHash: string | undefined = undefined;
   pendingTs = '';
+  pendingEntries = 0;
   notified = 0;
   lastMismatch: MismatchInfo | undefined = undefined;
-  readonly stats: TokenStats = { snapshots: 0, deltas: 0, ignoredDeltas: 0, hashesVerified: 0, mismatches: 0, bestChecks: 0, bestMismatches: 0, gaps: 0, outOfSync: 0, seeded: 0 };
+  readonly stats: TokenStats = { snapshots: 0, deltas: 0, ignoredDeltas: 0, hashesVerified: 0, entriesVerified: 0, mismatches: 0, bestChecks: 0, bestMismatches: 0, gaps: 0, outOfSync: 0, seeded: 0 };
   constructor(assetId: string, minOrderSize: string) {
     this.book = new DenseBook(assetId);
     this.minOrderSize = minOrderSize;
@@ -255,6 +258,7 @@ export class BookMirror {
       if (c.hash !== undefined) {
         st.pendingHash = c.hash;
         st.pendingTs = ev.timestampStr;
+        st.pendingEntries++;
         if (!st.inGroup) {
           st.inGroup = true;
           this.touched.push(st);
@@ -271,9 +275,11 @@ export class BookMirror {
       const st = t[i];
       st.inGroup = false;
       const h = st.pendingHash;
+      const entries = st.pendingEntries;
       st.pendingHash = undefined;
+      st.pendingEntries = 0;
       if (!st.live || h === undefined || this.verifyEvery === 0) continue;
-      if (++st.groups % this.verifyEvery === 0) this.verify(st, st.pendingTs, h);
+      if (++st.groups % this.verifyEvery === 0 && this.verify(st, st.pendingTs, h)) st.stats.entriesVerified += entries;
     }
     t.length = 0;
   }
@@ -326,6 +332,7 @@ export class BookMirror {
     st.book.setInSync(false);
     st.book.clear();
     st.pendingHash = undefined;
+    st.pendingEntries = 0;
     if (!wasLive && reason !== 'tick_size_change') return;
     st.stats.outOfSync++;
     for (const fn of this.oosListeners) fn(st.book.assetId, reason);

@@ -1,11 +1,107 @@
-// Placeholder until its issue lands: says so plainly and fails.
-import type { CommandModule } from './command.js';
+// makerd record: captures raw market-channel frames with receive time and connection epoch as
+// JSON lines (see src/feed/recorder.ts for the format and rotation names), across reconnects,
+// with a live status line on stderr. Stops on SIGINT/SIGTERM or after --duration seconds.
+import { parseArgs } from 'node:util';
+import { loadConfig, type Config } from '../config.js';
+import { createLogger, type Logger } from '../core/log.js';
+import { channelOptions, FeedConnection } from '../feed/connection.js';
+import { Recorder } from '../feed/recorder.js';
+import { UsageError, type CommandIO, type CommandModule } from './command.js';
+
+const help = `usage: makerd record --markets T1,T2 --out FILE [--config FILE] [--rotate-mb N] [--rotate-hourly] [--duration S]
+
+Records every raw market-channel frame for the given token ids as JSON lines
+{"t":<receive ms>,"e":<connection epoch>,"k":"market","f":"<raw frame>"}; gzipped when FILE ends in .gz.
+  --rotate-mb N      start a new file after N MB (uncompressed) in the current one
+  --rotate-hourly    start a new file when the UTC hour changes
+  --duration S       stop after S seconds (default: until SIGINT/SIGTERM)
+Rotated files insert a sequence number before the extension: rec.jsonl.gz, rec.1.jsonl.gz, rec.2.jsonl.gz ...
+The WS base URL comes from the config (urls.ws, or MAKERD_WS_URL).`;
+
+export interface RecordRun {
+  config: Config;
+  markets: string[];
+  out: string;
+  rotateBytes?: number;
+  rotateHourly?: boolean;
+  log?: Logger;
+}
+
+/** Records until `signal` aborts; returns the recorder and connection counters. */
+export async function recordUntil(r: RecordRun, io: CommandIO, signal: AbortSignal): Promise<{ frames: number; bytes: number; files: number; reconnects: number }> {
+  const f = r.config.feed;
+  const conn = new FeedConnection(
+    channelOptions(
+      r.config.urls.ws,
+      { kind: 'market' },
+      { pingIntervalMs: f.pingIntervalMs, pongTimeoutMs: f.pongTimeoutMs, quietMs: f.quietMs, probeTimeoutMs: f.probeTimeoutMs, reconnectBaseMs: f.reconnectBaseMs, reconnectMaxMs: f.reconnectMaxMs },
+      { log: r.log },
+    ),
+  );
+  const rec = new Recorder({ out: r.out, rotateBytes: r.rotateBytes, rotateHourly: r.rotateHourly });
+  conn.onFrame((fr) => rec.write(fr, 'market'));
+  const started = Date.now();
+  const tty = process.stderr.isTTY === true;
+  let lastPrinted = 0;
+  const status = (final: boolean) => {
+    const up = Math.round((Date.now() - started) / 1000);
+    const line = `record: ${conn.state} frames=${rec.stats.frames} bytes=${rec.stats.bytes} files=${rec.stats.files} reconnects=${Math.max(0, conn.epoch - 1)} uptime=${up}s`;
+    if (tty && !final) process.stderr.write(`\r${line}\x1b[K`);
+    else if (final || Date.now() - lastPrinted >= 10_000) {
+      lastPrinted = Date.now();
+      io.err(tty ? `\r${line}\x1b[K` : line);
+    }
+  };
+  const timer = setInterval(() => status(false), 1000);
+  conn.start(r.markets);
+  await new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  clearInterval(timer);
+  conn.stop();
+  await rec.close();
+  status(true);
+  return { frames: rec.stats.frames, bytes: rec.stats.bytes, files: rec.stats.files, reconnects: Math.max(0, conn.epoch - 1) };
+}
 
 export const command: CommandModule = {
-  summary: '(not built yet)',
-  help: 'makerd record: not built yet',
-  async main(_argv, io) {
-    io.err('makerd record: not built yet');
-    return 1;
+  summary: 'record raw market frames (with receive times) to a JSON-lines file',
+  help,
+  async main(argv, io) {
+    const { values } = parseArgs({
+      args: argv,
+      options: {
+        markets: { type: 'string' },
+        out: { type: 'string' },
+        config: { type: 'string' },
+        'rotate-mb': { type: 'string' },
+        'rotate-hourly': { type: 'boolean' },
+        duration: { type: 'string' },
+      },
+    });
+    const markets = (values.markets ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    if (markets.length === 0) throw new UsageError('--markets T1,T2 is required');
+    for (const m of markets) if (!/^\d+$/.test(m)) throw new UsageError(`token ids are decimal strings, got ${m}`);
+    if (!values.out) throw new UsageError('--out FILE is required');
+    const mb = values['rotate-mb'] === undefined ? undefined : Number(values['rotate-mb']);
+    if (mb !== undefined && !(mb > 0)) throw new UsageError('--rotate-mb must be a positive number');
+    const dur = values.duration === undefined ? undefined : Number(values.duration);
+    if (dur !== undefined && !(dur > 0)) throw new UsageError('--duration must be a positive number of seconds');
+    const config = loadConfig({ file: values.config, env: io.env });
+    const log = createLogger({ level: config.log.level, name: 'record' });
+    const ac = new AbortController();
+    const stop = () => ac.abort();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    const t = dur !== undefined ? setTimeout(stop, dur * 1000) : undefined;
+    try {
+      await recordUntil({ config, markets, out: values.out, rotateBytes: mb === undefined ? undefined : Math.round(mb * 1024 * 1024), rotateHourly: values['rotate-hourly'], log }, io, ac.signal);
+    } finally {
+      if (t) clearTimeout(t);
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    }
+    return 0;
   },
 };

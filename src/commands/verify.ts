@@ -12,7 +12,8 @@ import { UsageError, type CommandModule } from './command.js';
 const help = `usage: makerd verify FILE [--min-order-size S] [--neg-risk] [--json]
 
 Replays a market-channel recording through the decoder and the book mirror and prints, per token:
-frames, snapshots, deltas, hashes verified, mismatches, gaps and the final best bid/ask.
+frames, snapshots, deltas, hashes verified (snapshots + timestamp groups) and the price_change
+entries they cover, mismatches, gaps and the final best bid/ask.
   --min-order-size S  min_order_size used in the book hash (WS frames omit it; default 5)
   --neg-risk          hash with neg_risk true (WS frames omit it; default false)
   --json              print one JSON object instead of the table
@@ -66,6 +67,7 @@ export const command: CommandModule = {
         deltas: s.deltas,
         ignored: s.ignoredDeltas,
         hashesVerified: s.hashesVerified,
+        entriesVerified: s.entriesVerified,
         mismatches: s.mismatches,
         bestMismatches: s.bestMismatches,
         gaps: s.gaps,
@@ -79,11 +81,11 @@ export const command: CommandModule = {
       io.out(JSON.stringify({ file, frames: total, decode: stats.counters(), tokens: rows, ok: bad === 0 }));
     } else {
       io.out(`${file}: ${total} frames, ${stats.events} events, ${stats.pongs} PONG, ${stats.rejected()} rejected`);
-      io.out('token                 frames snaps seeded deltas ignored verified mismatch best-mm gaps  bid     ask     sync');
+      io.out('token                 frames snaps seeded deltas ignored hashes entries mismatch best-mm gaps  bid     ask     sync');
       for (const r of rows) {
         const id = r.assetId.length > 20 ? `${r.assetId.slice(0, 8)}…${r.assetId.slice(-8)}` : r.assetId;
         io.out(
-          `${id.padEnd(21)} ${String(r.frames).padStart(6)} ${String(r.snapshots).padStart(5)} ${String(r.seeded).padStart(6)} ${String(r.deltas).padStart(6)} ${String(r.ignored).padStart(7)} ${String(r.hashesVerified).padStart(8)} ${String(r.mismatches).padStart(8)} ${String(r.bestMismatches).padStart(7)} ${String(r.gaps).padStart(4)}  ${String(r.bestBid ?? '-').padEnd(7)} ${String(r.bestAsk ?? '-').padEnd(7)} ${r.inSync ? 'yes' : 'NO'}`,
+          `${id.padEnd(21)} ${String(r.frames).padStart(6)} ${String(r.snapshots).padStart(5)} ${String(r.seeded).padStart(6)} ${String(r.deltas).padStart(6)} ${String(r.ignored).padStart(7)} ${String(r.hashesVerified).padStart(6)} ${String(r.entriesVerified).padStart(7)} ${String(r.mismatches).padStart(8)} ${String(r.bestMismatches).padStart(7)} ${String(r.gaps).padStart(4)}  ${String(r.bestBid ?? '-').padEnd(7)} ${String(r.bestAsk ?? '-').padEnd(7)} ${r.inSync ? 'yes' : 'NO'}`,
         );
         if (r.lastMismatch) io.out(`  last mismatch at ${r.lastMismatch.timestamp}: expected ${r.lastMismatch.expected}, computed ${r.lastMismatch.computed}`);
       }

@@ -62,6 +62,7 @@ describe('polytope market_39 replay', () => {
     const groups = new Set(expected.messages.map((x) => `${x.asset_id}:${x.timestamp}`)).size;
     expect(sa.hashesVerified + sb.hashesVerified).toBe(1 + groups);
     expect(bestChecked).toBe(70);
+    expect(sa.entriesVerified + sb.entriesVerified).toBe(70);
     // final books equal the derived expectation
     for (const id of [A, B]) {
       const fb = expected.final_books[id];

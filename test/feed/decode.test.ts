@@ -1,0 +1,174 @@
+// Every nautilus ws_messages file (and the doc/synthetic custom-feature and FOK-cancel shapes)
+// decodes to the right typed event with integer units; the three price_change formats; bad
+// frames are counted per reason and never throw.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { createMarketDecodeStats, decodeMarketFrame } from '../../src/feed/decode-market.js';
+import { createUserDecodeStats, decodeUserFrame } from '../../src/feed/decode-user.js';
+import type { MarketEvent, UserEvent } from '../../src/feed/events.js';
+
+const nt = new URL('../fixtures/polymarket/nautilus_trader/', import.meta.url);
+const raw = (p: string) => readFileSync(new URL(p, nt), 'utf8');
+const ws = (f: string) => raw(`python_resources/ws_messages/${f}`);
+
+function market(text: string): MarketEvent[] {
+  const out: MarketEvent[] = [];
+  const st = createMarketDecodeStats();
+  decodeMarketFrame(text, out, st);
+  expect(st.rejected()).toBe(0);
+  return out;
+}
+function user(text: string): UserEvent[] {
+  const out: UserEvent[] = [];
+  const st = createUserDecodeStats();
+  decodeUserFrame(text, out, st);
+  expect(st.rejected()).toBe(0);
+  return out;
+}
+
+describe('market decoder on real and documented frames', () => {
+  it('book: levels as integers with wire strings, best last', () => {
+    const [ev] = market(ws('book.json'));
+    if (ev.type !== 'book') throw new Error(ev.type);
+    const src = JSON.parse(ws('book.json'));
+    expect(ev.assetId).toBe(src.asset_id);
+    expect(ev.timestampMs).toBe(1728799418260);
+    expect(ev.hash).toBe(src.hash);
+    expect(ev.bids).toHaveLength(src.bids.length);
+    expect(ev.asks).toHaveLength(src.asks.length);
+    const lastBid = src.bids[src.bids.length - 1];
+    expect(ev.bids.at(-1)).toEqual({ price: Math.round(Number(lastBid.price) * 10000), size: Math.round(Number(lastBid.size) * 100), priceStr: lastBid.price, sizeStr: lastBid.size });
+    expect(ev.bids[0].price).toBeLessThan(ev.bids.at(-1)!.price);
+    expect(ev.asks[0].price).toBeGreaterThan(ev.asks.at(-1)!.price);
+  });
+
+  it('price_change oldest flat format', () => {
+    const [ev] = market(ws('price_change.json'));
+    expect(ev).toMatchObject({ type: 'price_change', format: 'flat', timestampMs: 1723967931411 });
+    if (ev.type !== 'price_change') throw new Error();
+    expect(ev.changes).toEqual([
+      { assetId: '48331043336612883890938759509493159234755048973500640148014422747788308965732', side: 'SELL', price: 5140, size: 2157408, priceStr: '0.514', sizeStr: '21574.08', hash: 'bf32b3746fff40c76c98021b7f3f07261169dd26', bestBid: undefined, bestAsk: undefined },
+    ]);
+  });
+
+  it('price_change current format with best bid/ask', () => {
+    const [ev] = market(ws('price_change_v2.json'));
+    if (ev.type !== 'price_change') throw new Error();
+    expect(ev.format).toBe('current');
+    expect(ev.changes).toHaveLength(3);
+    expect(ev.changes[1]).toMatchObject({ side: 'BUY', price: 5000, size: 340000, bestBid: 6000, bestAsk: 7000, hash: 'af32b3746fff40c76c98021b7f3f07261169dd27' });
+  });
+
+  it('price_change legacy changes format: root asset_id, hash on the last entry', () => {
+    const legacy = '{"asset_id":"71321045679252212594626385532706912750332728571942532289631379312455583992563","changes":[{"price":"0.4","side":"SELL","size":"3300"},{"price":"0.5","side":"BUY","size":"0"}],"event_type":"price_change","market":"0x5f65","timestamp":"1729084877448","hash":"3cd4d61e042c81560c9037ece0c61f3b1a8fbbdd"}';
+    const [ev] = market(legacy);
+    if (ev.type !== 'price_change') throw new Error();
+    expect(ev.format).toBe('changes');
+    expect(ev.changes.map((c) => [c.assetId.slice(0, 5), c.side, c.price, c.size, c.hash])).toEqual([
+      ['71321', 'SELL', 4000, 330000, undefined],
+      ['71321', 'BUY', 5000, 0, '3cd4d61e042c81560c9037ece0c61f3b1a8fbbdd'],
+    ]);
+  });
+
+  it('last_trade_price, tick_size_change', () => {
+    expect(market(ws('last_trade_price.json'))[0]).toEqual({
+      type: 'last_trade_price',
+      market: '0xdd22472e552920b8438158ea7238bfadfa4f736aa4cee91a6b86c39ead110917',
+      assetId: '21742633143463906290569050155826241533067272736897614950488156847949938836455',
+      price: 4910,
+      size: 8536,
+      side: 'SELL',
+      feeRateBps: 0,
+      timestampMs: 1724564136087,
+    });
+    expect(market(ws('tick_size_change.json'))[0]).toMatchObject({ type: 'tick_size_change', oldTickSize: 100, newTickSize: 10, newTickSizeStr: '0.001', timestampMs: 1739068041853 });
+  });
+
+  it('best_bid_ask, new_market, market_resolved (custom features)', () => {
+    expect(market(raw('rust_test_data/ws_market_best_bid_ask_msg.json'))[0]).toMatchObject({ type: 'best_bid_ask', bestBid: 7300, bestAsk: 7700, spread: 400, timestampMs: 1766789469958 });
+    const nm = market(raw('rust_test_data/ws_market_new_market_msg.json'))[0];
+    expect(nm.type).toBe('new_market');
+    if (nm.type !== 'new_market') throw new Error();
+    expect(nm.assetIds.length).toBe(2);
+    expect(nm.outcomes.length).toBe(2);
+    const r = market(raw('rust_test_data/ws_market_resolved_msg.json'))[0];
+    expect(r).toMatchObject({ type: 'market_resolved', winningOutcome: 'Yes', winningAssetId: '76043073756653678226373981964075571318267289248134717369284518995922789326425' });
+  });
+
+  it('array frames decode each element; PONG is a heartbeat', () => {
+    const out: MarketEvent[] = [];
+    const st = createMarketDecodeStats();
+    const book = JSON.parse(ws('book.json'));
+    expect(decodeMarketFrame(JSON.stringify([book, book]), out, st)).toBe(2);
+    expect(decodeMarketFrame('PONG', out, st)).toBe(0);
+    expect(st.pongs).toBe(1);
+  });
+
+  it('malformed frames and unknown events are counted by reason, siblings survive', () => {
+    const out: MarketEvent[] = [];
+    const st = createMarketDecodeStats();
+    decodeMarketFrame('{not json', out, st);
+    decodeMarketFrame('{"event_type":"mystery","market":"0x"}', out, st);
+    decodeMarketFrame('42', out, st);
+    decodeMarketFrame('{"event_type":"price_change","market":"0x","timestamp":"1","price_changes":[{"asset_id":"1","price":"1.5","size":"1","side":"BUY"}]}', out, st);
+    decodeMarketFrame('{"event_type":"price_change","market":"0x","timestamp":"1","price_changes":[{"asset_id":"1","price":"0.5","size":"-1","side":"BUY"}]}', out, st);
+    decodeMarketFrame('{"event_type":"price_change","market":"0x","timestamp":"1","price_changes":[{"asset_id":"1","price":"0.5","size":"1","side":"HOLD"}]}', out, st);
+    const good = JSON.parse(ws('last_trade_price.json'));
+    decodeMarketFrame(JSON.stringify([{ event_type: 'book', market: 1 }, good]), out, st);
+    expect(out.map((e) => e.type)).toEqual(['last_trade_price']);
+    expect(Object.fromEntries(st.rejects)).toEqual({
+      malformed_json: 1,
+      'unknown_event:mystery': 1,
+      not_an_object: 1,
+      'bad_field:price': 1,
+      'bad_field:size': 1,
+      'bad_field:side': 1,
+      'bad_field:timestamp': 1,
+    });
+    expect(st.counters()).toMatchObject({ frames: 7, events: 1, rejected: 7 });
+  });
+});
+
+describe('user decoder', () => {
+  it('order placement and cancellation: seconds vs ms normalised', () => {
+    const [p] = user(ws('order_placement.json'));
+    expect(p).toMatchObject({ type: 'order', kind: 'PLACEMENT', status: 'LIVE', side: 'BUY', price: 5130, originalSize: 500, sizeMatched: 0, orderType: 'GTC', createdAtMs: 1725842520000, timestampMs: 1725842520990, associateTrades: [] });
+    const [c] = user(ws('order_cancel.json'));
+    expect(c).toMatchObject({ kind: 'CANCELLATION', status: 'CANCELED', side: 'SELL', sizeMatched: 500, createdAtMs: 1725841741000 });
+    const [fok] = user(raw('rust_test_data/ws_user_order_fok_killed.json'));
+    expect(fok).toMatchObject({ kind: 'CANCELLATION', orderType: 'FOK', status: "CANCELED_order couldn't be fully filled. FOK orders are fully filled or killed.", sizeMatched: 0, originalSize: 1200, price: 6000 });
+  });
+
+  it('trades: every status file, maker orders incl. the complement token, time units', () => {
+    const [t1] = user(ws('user_trade1.json'));
+    if (t1.type !== 'trade') throw new Error();
+    expect(t1).toMatchObject({ status: 'MINED', traderSide: 'MAKER', price: 5180, size: 109687, matchTimeMs: 1725868859000, timestampMs: 1725868885871 });
+    expect(t1.makerOrders).toHaveLength(6);
+    expect(t1.makerOrders.some((m) => m.price === 4820 && m.assetId !== t1.assetId)).toBe(true);
+    const [t2] = user(ws('user_trade2.json'));
+    expect(t2).toMatchObject({ status: 'MATCHED', traderSide: 'TAKER', size: 500, transactionHash: '0xa667ef3b363b70731c59e3d4fff50d7bdb3d6b165d49e448032cab68c82e3c66' });
+    if (t2.type !== 'trade') throw new Error();
+    expect(t2.makerOrders[0]).toMatchObject({ matchedAmount: 500, price: 5200, outcome: 'Yes' });
+    expect(t2.makerOrders[0].side).toBeUndefined();
+    const [t3] = user(ws('user_trade3.json'));
+    expect(t3).toMatchObject({ status: 'CONFIRMED', timestampMs: 1762776436000 });
+    if (t3.type !== 'trade') throw new Error();
+    expect(t3.makerOrders[0].side).toBe('BUY');
+    const [t4] = user(ws('user_trade4.json'));
+    expect(t4).toMatchObject({ status: 'CONFIRMED', side: 'SELL', size: 1500 });
+    // the REST trade object (no event_type) is the same shape
+    const [rest] = user(ws('trades.json'));
+    expect(rest).toMatchObject({ type: 'trade', status: 'CONFIRMED', price: 4890, timestampMs: 1726043282000, matchTimeMs: 1726043102000 });
+  });
+
+  it('RETRYING / FAILED accepted, unknown status rejected and counted', () => {
+    const base = JSON.parse(ws('user_trade2.json'));
+    const out: UserEvent[] = [];
+    const st = createUserDecodeStats();
+    for (const s of ['RETRYING', 'FAILED', 'BOGUS']) decodeUserFrame(JSON.stringify({ ...base, status: s }), out, st);
+    decodeUserFrame('nope', out, st);
+    decodeUserFrame('{"event_type":"balance"}', out, st);
+    expect(out.map((e) => (e.type === 'trade' ? e.status : ''))).toEqual(['RETRYING', 'FAILED']);
+    expect(Object.fromEntries(st.rejects)).toEqual({ 'bad_field:status': 1, malformed_json: 1, 'unknown_event:balance': 1 });
+  });
+});
