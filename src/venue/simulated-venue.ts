@@ -19,9 +19,13 @@ import type { Clock } from '../engine/clock.js';
 import type { Logger } from '../core/log.js';
 import type { MarketEvent, Side, UserEvent } from '../feed/events.js';
 import type { MarketSpec, RejectCode } from './matching-api.js';
+import { LatencyGate } from './latency.js';
 import { validateOrder } from './matching-validate.js';
 import { QueueTracker } from './queue-model.js';
 import { SimBook } from './sim-book.js';
+import { SimLedger, type SimStats } from './sim-ledger.js';
+
+export type { SimStats };
 import { feeMicros, opposite, orderEvent, tradeEvent, type SimFill, type SimOrder } from './sim-events.js';
 import type { CancelResult, OrderRequest, PlaceResult, Venue, VenueOrder, VenueTrade } from './types.js';
 
@@ -59,20 +63,6 @@ export function simulatedVenueFromConfig(
   });
 }
 
-export interface SimStats {
-  placed: number;
-  rejected: number;
-  cancelled: number;
-  fills: number;
-  makerFills: number;
-  takerFills: number;
-  /** Size units. */
-  makerVolume: number;
-  takerVolume: number;
-  /** Micro-dollars. */
-  feesMicros: number;
-}
-
 interface TokenState {
   market: SimMarket;
   outcome: string;
@@ -87,17 +77,15 @@ export class SimulatedVenue implements Venue {
   private readonly tokens = new Map<string, TokenState>();
   private readonly orders = new Map<string, SimOrder>();
   private readonly clientIds = new Set<string>();
-  private readonly fillLog: SimFill[] = [];
-  private readonly listeners: Array<(e: UserEvent) => void> = [];
-  /** Pending latency timers and how to settle their promises if the venue closes first. */
-  private readonly pending = new Map<number, () => void>();
+  private readonly ledger: SimLedger;
+  private readonly gate: LatencyGate;
   private seq = 0;
-  private closed = false;
-  private readonly st: SimStats = { placed: 0, rejected: 0, cancelled: 0, fills: 0, makerFills: 0, takerFills: 0, makerVolume: 0, takerVolume: 0, feesMicros: 0 };
 
   constructor(opts: SimulatedVenueOptions) {
     this.clock = opts.clock;
     this.opts = opts;
+    this.gate = new LatencyGate(opts.clock);
+    this.ledger = new SimLedger(opts.logger);
     for (const m of opts.markets) this.addMarket(m);
   }
 
@@ -109,7 +97,7 @@ export class SimulatedVenue implements Venue {
   }
 
   onUserEvent(listener: (e: UserEvent) => void): void {
-    this.listeners.push(listener);
+    this.ledger.listen(listener);
   }
 
   // ---- market data ------------------------------------------------------------------------
@@ -191,7 +179,7 @@ export class SimulatedVenue implements Venue {
     const act = (): PlaceResult[] =>
       reqs.map((r, i) => (reqs.length > 15 ? { clientId: r.clientId, ok: false, error: 'INVALID_ORDER_ERROR' } : this.arrive(r, ids[i])));
     const failed = (): PlaceResult[] => reqs.map((r) => ({ clientId: r.clientId, ok: false, error: 'MARKET_NOT_READY' }));
-    return this.afterLatency(this.opts.orderLatencyMs, act, failed);
+    return this.gate.after(this.opts.orderLatencyMs, act, failed);
   }
 
   async placeOrder(req: OrderRequest): Promise<PlaceResult> {
@@ -200,7 +188,7 @@ export class SimulatedVenue implements Venue {
   }
 
   cancelOrders(orderIds: string[]): Promise<CancelResult> {
-    return this.afterLatency(this.opts.cancelLatencyMs, () => this.cancelNow(orderIds), () => notCancelled(orderIds, 'venue closed'));
+    return this.gate.after(this.opts.cancelLatencyMs, () => this.cancelNow(orderIds), () => notCancelled(orderIds, 'venue closed'));
   }
 
   cancelOrder(orderId: string): Promise<CancelResult> {
@@ -209,11 +197,11 @@ export class SimulatedVenue implements Venue {
 
   /** Cancels whatever is live when the cancel takes effect (after the cancel latency). */
   cancelAll(): Promise<CancelResult> {
-    return this.afterLatency(this.opts.cancelLatencyMs, () => this.cancelNow(this.liveIds(() => true)), () => notCancelled([], ''));
+    return this.gate.after(this.opts.cancelLatencyMs, () => this.cancelNow(this.liveIds(() => true)), () => notCancelled([], ''));
   }
 
   cancelMarket(market: string): Promise<CancelResult> {
-    return this.afterLatency(this.opts.cancelLatencyMs, () => this.cancelNow(this.liveIds((o) => o.market === market)), () => notCancelled([], ''));
+    return this.gate.after(this.opts.cancelLatencyMs, () => this.cancelNow(this.liveIds((o) => o.market === market)), () => notCancelled([], ''));
   }
 
   async openOrders(): Promise<VenueOrder[]> {
@@ -229,7 +217,7 @@ export class SimulatedVenue implements Venue {
   }
 
   async trades(sinceMs: number): Promise<VenueTrade[]> {
-    return this.fillLog
+    return this.ledger.fills
       .filter((f) => f.timeMs >= sinceMs)
       .map((f) => ({
         tradeId: f.tradeId, orderId: f.orderId, tokenId: f.tokenId, market: f.market, side: f.side, price: f.price,
@@ -238,23 +226,18 @@ export class SimulatedVenue implements Venue {
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    for (const [h, settle] of this.pending) {
-      this.clock.cancel(h);
-      settle();
-    }
-    this.pending.clear();
+    this.gate.close();
     for (const o of this.orders.values()) if (o.expiryTimer !== undefined) this.clock.cancel(o.expiryTimer);
   }
 
   // ---- statistics (synchronous, for tests and reports) ----------------------------------------
 
   stats(): SimStats {
-    return { ...this.st };
+    return { ...this.ledger.stats };
   }
 
   fills(): readonly SimFill[] {
-    return this.fillLog;
+    return this.ledger.fills;
   }
 
   /** Size ahead of a live order in its level's queue; undefined when the order is not live. */
@@ -269,18 +252,6 @@ export class SimulatedVenue implements Venue {
   }
 
   // ---- internals ------------------------------------------------------------------------------
-
-  private afterLatency<T>(latencyMs: number, act: () => T, failed: () => T): Promise<T> {
-    if (this.closed) return Promise.resolve(failed());
-    if (latencyMs <= 0) return Promise.resolve(act());
-    return new Promise<T>((resolve) => {
-      const h = this.clock.schedule(this.clock.now() + latencyMs, () => {
-        this.pending.delete(h);
-        resolve(act());
-      });
-      this.pending.set(h, () => resolve(failed()));
-    });
-  }
 
   /** The order reaches the venue: validate, take liquidity, rest the remainder. */
   private arrive(r: OrderRequest, orderId: string): PlaceResult {
@@ -300,7 +271,7 @@ export class SimulatedVenue implements Venue {
     if (r.postOnly && crosses) return this.rejected(r, 'INVALID_POST_ONLY_ORDER');
     if (r.orderType === 'FOK' && this.takeable(book, r) < r.size) return this.rejected(r, 'FOK_ORDER_NOT_FILLED_ERROR');
     this.clientIds.add(r.clientId);
-    this.st.placed++;
+    this.ledger.stats.placed++;
 
     const o: SimOrder = {
       orderId, clientId: r.clientId, market: t.market.conditionId, tokenId: r.tokenId, outcome: t.outcome, side: r.side,
@@ -322,7 +293,7 @@ export class SimulatedVenue implements Venue {
     const side: Side = r.side;
     t.orders.push({ o, q: new QueueTracker(this.opts.queueModel === false ? 0 : book.size(side, r.price)) });
     if (o.expiresAtMs !== undefined) o.expiryTimer = this.clock.schedule(o.expiresAtMs, () => this.expire(o));
-    this.emit(orderEvent(o, 'PLACEMENT', now));
+    this.ledger.emit(orderEvent(o, 'PLACEMENT', now));
     return { clientId: r.clientId, ok: true, orderId, status: 'live' };
   }
 
@@ -363,26 +334,17 @@ export class SimulatedVenue implements Venue {
     };
     o.sizeMatched += size;
     o.associateTrades.push(f.tradeId);
-    this.fillLog.push(f);
-    this.st.fills++;
-    this.st.feesMicros += f.feeMicros;
-    if (liquidity === 'MAKER') {
-      this.st.makerFills++;
-      this.st.makerVolume += size;
-    } else {
-      this.st.takerFills++;
-      this.st.takerVolume += size;
-    }
+    this.ledger.addFill(f);
     const owner = this.opts.owner ?? 'sim';
     const otherBps = liquidity === 'MAKER' ? this.opts.takerFeeBps : this.opts.makerFeeBps;
-    this.emit(tradeEvent(f, o, owner, 'MATCHED', otherBps, now));
-    this.emit(tradeEvent(f, o, owner, 'CONFIRMED', otherBps, now));
+    this.ledger.emit(tradeEvent(f, o, owner, 'MATCHED', otherBps, now));
+    this.ledger.emit(tradeEvent(f, o, owner, 'CONFIRMED', otherBps, now));
     if (liquidity === 'MAKER') {
       if (o.sizeMatched >= o.originalSize) {
         o.status = 'MATCHED';
         if (o.expiryTimer !== undefined) this.clock.cancel(o.expiryTimer);
       }
-      this.emit(orderEvent(o, 'UPDATE', now));
+      this.ledger.emit(orderEvent(o, 'UPDATE', now));
     }
   }
 
@@ -410,8 +372,8 @@ export class SimulatedVenue implements Venue {
     if (o.expiryTimer !== undefined) this.clock.cancel(o.expiryTimer);
     const t = this.tokens.get(o.tokenId);
     if (t) t.orders = t.orders.filter((r) => r.o !== o);
-    this.st.cancelled++;
-    this.emit(orderEvent(o, 'CANCELLATION', this.clock.now()));
+    this.ledger.stats.cancelled++;
+    this.ledger.emit(orderEvent(o, 'CANCELLATION', this.clock.now()));
   }
 
   private liveIds(pred: (o: SimOrder) => boolean): string[] {
@@ -421,22 +383,12 @@ export class SimulatedVenue implements Venue {
   }
 
   private rejected(r: OrderRequest, error: RejectCode): PlaceResult {
-    this.st.rejected++;
+    this.ledger.stats.rejected++;
     return { clientId: r.clientId, ok: false, error };
   }
 
   private nextId(kind: string): string {
     return `${this.opts.idPrefix ?? 'sim-'}${kind}${++this.seq}`;
-  }
-
-  private emit(e: UserEvent): void {
-    for (const l of this.listeners) {
-      try {
-        l(e);
-      } catch (err) {
-        this.opts.logger?.error({ err, event: e.type }, 'simulated venue: user-event listener threw');
-      }
-    }
   }
 }
 

@@ -1,0 +1,56 @@
+// What the simulated venue has done, for tests and reports: every fill with its fee, running
+// counters, and the user-event listeners (a listener that throws is logged, never fatal).
+import type { Logger } from '../core/log.js';
+import type { UserEvent } from '../feed/events.js';
+import type { SimFill } from './sim-events.js';
+
+export interface SimStats {
+  placed: number;
+  rejected: number;
+  /** Cancels and GTD expiries. */
+  cancelled: number;
+  fills: number;
+  makerFills: number;
+  takerFills: number;
+  /** Size units. */
+  makerVolume: number;
+  takerVolume: number;
+  /** Micro-dollars. */
+  feesMicros: number;
+}
+
+export class SimLedger {
+  readonly stats: SimStats = { placed: 0, rejected: 0, cancelled: 0, fills: 0, makerFills: 0, takerFills: 0, makerVolume: 0, takerVolume: 0, feesMicros: 0 };
+  readonly fills: SimFill[] = [];
+  private readonly listeners: Array<(e: UserEvent) => void> = [];
+
+  constructor(private readonly logger?: Logger) {}
+
+  listen(listener: (e: UserEvent) => void): void {
+    this.listeners.push(listener);
+  }
+
+  addFill(f: SimFill): void {
+    this.fills.push(f);
+    const s = this.stats;
+    s.fills++;
+    s.feesMicros += f.feeMicros;
+    if (f.liquidity === 'MAKER') {
+      s.makerFills++;
+      s.makerVolume += f.size;
+    } else {
+      s.takerFills++;
+      s.takerVolume += f.size;
+    }
+  }
+
+  emit(e: UserEvent): void {
+    for (const l of this.listeners) {
+      try {
+        l(e);
+      } catch (err) {
+        this.logger?.error({ err, event: e.type }, 'simulated venue: user-event listener threw');
+      }
+    }
+  }
+}
