@@ -1,0 +1,71 @@
+// The facade end to end against a loopback server: decoded events and book updates flow, bad
+// frames are counted and the loop survives, a wrong hash makes the token out of sync and the
+// resync resubscribes it; the fresh snapshot brings it back.
+import { afterEach, describe, expect, it } from 'vitest';
+import { bookHash } from '../../src/book/hash.js';
+import { MarketFeed } from '../../src/feed/market-feed.js';
+import type { MarketEvent } from '../../src/feed/events.js';
+import { startServer, waitFor, type TestServer } from './ws-server.js';
+
+let server: TestServer | undefined;
+let feed: MarketFeed | undefined;
+afterEach(async () => {
+  feed?.stop();
+  await server?.close();
+});
+
+const A = '1111';
+const META = { market: '0xm', minOrderSize: '5', tickSize: '0.01', negRisk: false, lastTradePrice: '0.5' };
+function snapshot(ts: string): string {
+  const bids: Array<[string, string]> = [['0.4', '10'], ['0.45', '2']];
+  const asks: Array<[string, string]> = [['0.55', '3']];
+  const hash = bookHash({ assetId: A, timestamp: ts, bids, asks, ...META });
+  return JSON.stringify([{ market: '0xm', asset_id: A, timestamp: ts, hash, bids: bids.map(([price, size]) => ({ price, size })), asks: asks.map(([price, size]) => ({ price, size })), tick_size: '0.01', event_type: 'book', last_trade_price: '0.5' }]);
+}
+function change(ts: string, hash: string): string {
+  return JSON.stringify({ market: '0xm', price_changes: [{ asset_id: A, price: '0.46', size: '1', side: 'BUY', hash, best_bid: '0.46', best_ask: '0.55' }], timestamp: ts, event_type: 'price_change' });
+}
+const config = {
+  urls: { ws: '' } as never,
+  feed: { pingIntervalMs: 20, pongTimeoutMs: 1000, quietMs: 5000, probeTimeoutMs: 1000, reconnectBaseMs: 10, reconnectMaxMs: 40, priceFeedPingIntervalMs: 20 },
+  book: { verifyEvery: 1, resync: 'resubscribe' as const, staleAfterMs: 1000 },
+};
+
+describe('MarketFeed', () => {
+  it('survives bad frames, detects a wrong hash, resyncs by resubscribing', async () => {
+    server = await startServer();
+    let snapshots = 0;
+    server.onMessage = (ws, text) => {
+      if (text.includes('assets_ids')) {
+        snapshots++;
+        ws.send(snapshot(String(100 * snapshots)));
+        if (snapshots === 1) {
+          ws.send('{garbage');
+          ws.send('{"event_type":"surprise","market":"0xm"}');
+          ws.send('PONG');
+          ws.send(change('150', 'f'.repeat(40))); // wrong hash
+          ws.send(change('160', 'f'.repeat(40))); // closes the 150 group
+        }
+      }
+    };
+    feed = new MarketFeed({ config: { ...config, urls: { ws: server.url } as never }, tokens: [A], meta: { [A]: META } });
+    const events: MarketEvent[] = [];
+    const oos: string[] = [];
+    let updates = 0;
+    feed.onMarketEvent((e) => events.push(e));
+    feed.onOutOfSync((id, r) => oos.push(`${id}:${r}`));
+    feed.onBook(() => updates++);
+    feed.start();
+    await waitFor(() => snapshots >= 2 && feed!.book(A)!.inSync() && feed!.mirror.stats(A)!.snapshots === 2, 3000);
+    expect(oos).toEqual([`${A}:hash_mismatch`]);
+    const c = feed.counters();
+    expect(c.market_decode_rejected).toBe(2);
+    expect(c['market_decode_reject:malformed_json']).toBe(1);
+    expect(c['market_decode_reject:unknown_event:surprise']).toBe(1);
+    expect(c.book_resync_hash_mismatch).toBe(1);
+    expect(server.received.filter((m) => m.includes('"operation":"subscribe"')).map((m) => JSON.parse(m).assets_ids)).toEqual([[A]]);
+    expect(events.filter((e) => e.type === 'book')).toHaveLength(2);
+    expect(feed.mirror.stats(A)).toMatchObject({ hashesVerified: 2, mismatches: 1 });
+    expect(updates).toBeGreaterThanOrEqual(3);
+  });
+});
