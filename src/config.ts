@@ -107,7 +107,12 @@ function isObject(v: unknown): v is Record<string, Json> {
 export function deepMerge(base: Json, over: Json): Json {
   if (!isObject(base) || !isObject(over)) return over;
   const out: Record<string, Json> = { ...base };
-  for (const [k, v] of Object.entries(over)) out[k] = k in base ? deepMerge(base[k], v) : v;
+  // defineProperty: a "__proto__" key from a file stays an own key (the strict schema then names
+  // it) instead of replacing the prototype; Object.hasOwn ignores inherited names like "constructor".
+  for (const [k, v] of Object.entries(over)) {
+    const value = Object.hasOwn(base, k) ? deepMerge(base[k], v) : v;
+    Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
+  }
   return out;
 }
 

@@ -21,7 +21,9 @@ function scrubString(s: string, secrets: string[]): string {
 
 export function scrub(value: unknown, secrets: string[] = secretValues(), depth = 0): unknown {
   if (typeof value === 'string') return scrubString(value, secrets);
-  if (depth > 8 || value === null || typeof value !== 'object') return value;
+  if (value === null || typeof value !== 'object') return value;
+  // past the depth limit nothing is inspected, so nothing is printed (a secret could hide there)
+  if (depth > 8) return '[too deep]';
   if (value instanceof Error) {
     return { type: value.name, message: scrubString(value.message, secrets), stack: value.stack ? scrubString(value.stack, secrets) : undefined, ...(scrub({ ...value }, secrets, depth + 1) as object) };
   }
@@ -51,12 +53,12 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
       dest = undefined;
     }
   }
-  return pino(
+  const logger = pino(
     {
       level: opts.level ?? 'info',
       name: opts.name,
       base: { pid: process.pid },
-      formatters: { log: (obj) => scrub(obj) as Record<string, unknown> },
+      formatters: { log: (obj) => scrub(obj) as Record<string, unknown>, bindings: (b) => scrub(b) as Record<string, unknown> },
       hooks: {
         logMethod(args, method) {
           const secrets = secretValues();
@@ -67,6 +69,13 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
     },
     dest ?? pino.destination({ dest: 1, sync: false }),
   );
+  // child bindings bypass `formatters` and the logMethod hook (pino resets the bindings formatter
+  // for children); scrub them on the way in. Children inherit this override from the root.
+  const pinoChild = logger.child;
+  logger.child = function (this: Logger, bindings, options) {
+    return pinoChild.call(this, scrub(bindings) as typeof bindings, options);
+  } as typeof logger.child;
+  return logger;
 }
 
 import { createRequire } from 'node:module';

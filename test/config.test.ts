@@ -1,0 +1,88 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { apiKeyFromEnv, deepMerge, loadConfig, parseWith } from '../src/config.js';
+import { ConfigError } from '../src/core/errors.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'makerd-config-'));
+let n = 0;
+function file(content: unknown): string {
+  const p = join(dir, `c${n++}.json`);
+  writeFileSync(p, typeof content === 'string' ? content : JSON.stringify(content));
+  return p;
+}
+function configError(f: () => unknown): ConfigError {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof ConfigError) return e;
+    throw e;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('loads the defaults', () => {
+    const c = loadConfig({ env: {} });
+    expect(c.mode).toBe('paper');
+    expect(c.retry.attempts).toBeGreaterThan(0);
+    expect(c.http.connectTimeoutMs).toBeLessThan(10_000); // far below undici's defaults
+  });
+  it('merges a user file over the defaults, key by key', () => {
+    const c = loadConfig({ file: file({ retry: { attempts: 7 }, markets: ['123'] }), env: {} });
+    expect(c.retry).toMatchObject({ attempts: 7, baseMs: 500 });
+    expect(c.markets).toEqual(['123']);
+  });
+  it('env overrides win over the file', () => {
+    const c = loadConfig({
+      file: file({ urls: { gamma: 'http://10.0.0.1:1' } }),
+      env: { MAKERD_GAMMA_URL: 'http://127.0.0.1:9', MAKERD_LIMIT_SCALE: '0.5', MAKERD_WINDOW_SCALE: '0.1', MAKERD_DB: '/tmp/x.db', MAKERD_STATUS_PORT: '0' },
+    });
+    expect(c.urls.gamma).toBe('http://127.0.0.1:9');
+    expect(c.limits).toEqual({ scale: 0.5, windowScale: 0.1 });
+    expect(c.store.path).toBe('/tmp/x.db');
+    expect(c.status.port).toBe(0);
+  });
+  it('an unknown key is named with its full path', () => {
+    expect(configError(() => loadConfig({ file: file({ retry: { atempts: 3 } }), env: {} }))).toMatchObject({ key: 'retry.atempts', reason: 'unknown key' });
+    expect(configError(() => loadConfig({ file: file({ colour: 'red' }), env: {} })).key).toBe('colour');
+  });
+  it('a wrong type is named', () => {
+    const e = configError(() => loadConfig({ file: file({ status: { port: '9464' } }), env: {} }));
+    expect(e.key).toBe('status.port');
+    expect(configError(() => loadConfig({ file: file({ mode: 'yolo' }), env: {} })).key).toBe('mode');
+    expect(configError(() => loadConfig({ file: file({ scheduler: { maxBatch: 16 } }), env: {} })).key).toBe('scheduler.maxBatch');
+    expect(configError(() => loadConfig({ file: file({ markets: ['0xabc'] }), env: {} })).key).toBe('markets.0');
+  });
+  it('a bad environment variable is named', () => {
+    expect(configError(() => loadConfig({ env: { MAKERD_LIMIT_SCALE: 'abc' } })).key).toBe('MAKERD_LIMIT_SCALE');
+    expect(configError(() => loadConfig({ env: { MAKERD_STATUS_PORT: 'x' } })).key).toBe('MAKERD_STATUS_PORT');
+    expect(configError(() => loadConfig({ env: { MAKERD_WINDOW_SCALE: '-1' } })).key).toBe('limits.windowScale');
+    expect(configError(() => loadConfig({ env: { MAKERD_GAMMA_URL: 'not a url' } })).key).toBe('urls.gamma');
+  });
+  it('never takes the API key from a file', () => {
+    expect(configError(() => loadConfig({ file: file({ apiKey: 'k' }), env: {} })).key).toBe('apiKey');
+    expect(apiKeyFromEnv({ MAKERD_API_KEY: 'abc' })).toBe('abc');
+    expect(apiKeyFromEnv({ MAKERD_API_KEY: '' })).toBeUndefined();
+  });
+  it('unreadable or invalid files are ConfigErrors', () => {
+    expect(configError(() => loadConfig({ file: join(dir, 'missing.json'), env: {} })).reason).toMatch(/ENOENT/);
+    expect(configError(() => loadConfig({ file: file('{ nope'), env: {} })).reason).toMatch(/not valid JSON/);
+  });
+  it('a __proto__ key cannot smuggle values past the strict schema', () => {
+    const e = configError(() => loadConfig({ file: file('{"__proto__": {"mode": "live"}, "mode": "bad"}'), env: {} }));
+    expect(e.key === '__proto__' || e.key === 'mode').toBe(true);
+    const merged = deepMerge({ a: 1 }, JSON.parse('{"__proto__": {"polluted": true}}')) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(merged)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(configError(() => loadConfig({ file: file('{"__proto__": {"x": 1}}'), env: {} })).key).toBe('__proto__');
+  });
+  it('parseWith names keys under a prefix (strategy params)', () => {
+    const schema = z.strictObject({ spread: z.number().positive() });
+    expect(parseWith(schema, { spread: 2 }, 'strategy.params')).toEqual({ spread: 2 });
+    expect(configError(() => parseWith(schema, { spread: -1 }, 'strategy.params')).key).toBe('strategy.params.spread');
+    expect(configError(() => parseWith(schema, { spread: 1, x: 1 }, 'strategy.params')).key).toBe('strategy.params.x');
+  });
+});

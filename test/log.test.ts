@@ -1,0 +1,53 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLogger, REDACTED, scrub } from '../src/core/log.js';
+
+const KEY = 'pk_live_7f3a9c1e55d04b2a';
+let saved: string | undefined;
+beforeEach(() => {
+  saved = process.env.MAKERD_API_KEY;
+  process.env.MAKERD_API_KEY = KEY;
+});
+afterEach(() => {
+  if (saved === undefined) delete process.env.MAKERD_API_KEY;
+  else process.env.MAKERD_API_KEY = saved;
+});
+
+function capture() {
+  const lines: string[] = [];
+  const logger = createLogger({ level: 'trace', destination: { write: (s: string) => void lines.push(s) } });
+  return { logger, lines, text: () => lines.join('') };
+}
+
+describe('logger redaction', () => {
+  it('removes the API key from headers, nested fields and the message', () => {
+    const { logger, lines, text } = capture();
+    logger.info({ req: { headers: { authorization: `Bearer ${KEY}`, 'x-other': 'fine' } } }, 'sending');
+    logger.info({ deep: { a: { b: { note: `the key is ${KEY}!` } } } }, 'nested');
+    logger.warn(`request failed for key ${KEY}`);
+    logger.error({ token: [KEY, 'x'] }, 'formatted %s and %j', KEY, { k: KEY });
+    expect(lines).toHaveLength(4);
+    expect(text()).not.toContain(KEY);
+    const first = JSON.parse(lines[0]) as { req: { headers: Record<string, string> }; msg: string };
+    expect(first.req.headers.authorization).toBe(REDACTED);
+    expect(first.req.headers['x-other']).toBe('fine'); // other fields survive
+    expect(JSON.parse(lines[2]).msg).toBe(`request failed for key ${REDACTED}`);
+  });
+  it('removes it from errors, child bindings, secret-named keys and deep nesting', () => {
+    const { logger, text, lines } = capture();
+    logger.error({ err: new Error(`boom ${KEY}`) }, 'with err');
+    logger.error(new Error(`bare error ${KEY}`));
+    logger.child({ apiKey: 'another-secret-value', who: KEY }).info('child');
+    logger.info({ password: 'hunter22', nested: { api_key: 'abc123456' } }, 'names');
+    let deep: Record<string, unknown> = { leaf: KEY };
+    for (let i = 0; i < 15; i++) deep = { d: deep };
+    logger.info(deep, 'deep');
+    const out = text();
+    expect(lines).toHaveLength(5);
+    for (const s of [KEY, 'another-secret-value', 'hunter22', 'abc123456']) expect(out).not.toContain(s);
+    expect(out).toContain('boom');
+  });
+  it('scrubs any Bearer token even when it is not the configured key', () => {
+    expect(scrub('Authorization: Bearer abc.def-ghi', [])).toBe(`Authorization: Bearer ${REDACTED}`);
+    expect(scrub({ Authorization: 'x' }, [])).toEqual({ Authorization: REDACTED });
+  });
+});
