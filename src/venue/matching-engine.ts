@@ -169,7 +169,7 @@ export class MatchingEngine implements MatchingEngineApi {
     const n = this.live.get(orderId);
     if (!n) return undefined;
     this.remove(n);
-    return n;
+    return view(n);
   }
 
   cancelOwner(owner: string): RestingOrder[] {
@@ -177,29 +177,30 @@ export class MatchingEngine implements MatchingEngineApi {
     if (!set) return [];
     const out = [...set];
     for (const n of out) this.remove(n);
-    return out;
+    return out.map(view);
   }
 
   cancelAll(): RestingOrder[] {
     const out = [...this.live.values()];
     for (const n of out) this.remove(n);
-    return out;
+    return out.map(view);
   }
 
   expire(nowMs: number): RestingOrder[] {
     const out: OrderNode[] = [];
     for (const n of this.gtd) if ((n.expiresAtMs ?? Infinity) <= nowMs) out.push(n);
     for (const n of out) this.remove(n);
-    return out;
+    return out.map(view);
   }
 
   order(orderId: string): RestingOrder | undefined {
-    return this.live.get(orderId);
+    const n = this.live.get(orderId);
+    return n ? view(n) : undefined;
   }
 
   ordersOf(owner: string): RestingOrder[] {
     const set = this.byOwner.get(owner);
-    return set ? [...set] : [];
+    return set ? [...set].map(view) : [];
   }
 
   levels(tokenId: string, side: Side): Array<{ price: number; size: number }> {
@@ -322,6 +323,16 @@ export class MatchingEngine implements MatchingEngineApi {
     this.dirtyFlag[key] = 1;
     this.dirty.push(key);
   }
+}
+
+/** A detached copy: callers never hold the book's linked nodes (which are also circular). */
+function view(n: OrderNode): RestingOrder {
+  const o: RestingOrder = {
+    orderId: n.orderId, owner: n.owner, tokenId: n.tokenId, side: n.side, price: n.price, size: n.size,
+    orderType: n.orderType, postOnly: n.postOnly, remaining: n.remaining, originalSize: n.originalSize, createdAtMs: n.createdAtMs,
+  };
+  if (n.expiresAtMs !== undefined) o.expiresAtMs = n.expiresAtMs;
+  return o;
 }
 
 function reject(error: RejectCode): PlaceOutcome {

@@ -28,7 +28,7 @@ export class SimBook {
 
   /** Sets a level's external size (the feed's new total); returns the previous size. */
   set(side: Side, price: number, size: number): number {
-    if (!(price > 0 && price < PRICE_SCALE) || !(size >= 0)) return this.size(side, price);
+    if (!Number.isInteger(price) || !(price > 0 && price < PRICE_SCALE) || !(size >= 0)) return this.size(side, price); // malformed: ignored
     const s = side === 'BUY' ? 0 : 1;
     const old = this.sizes[s][price];
     this.sizes[s][price] = size;
@@ -44,7 +44,7 @@ export class SimBook {
   }
 
   size(side: Side, price: number): number {
-    return price > 0 && price < PRICE_SCALE ? this.sizes[side === 'BUY' ? 0 : 1][price] : 0;
+    return Number.isInteger(price) && price > 0 && price < PRICE_SCALE ? this.sizes[side === 'BUY' ? 0 : 1][price] : 0;
   }
 
   /** What is still available to our takers at a level: external size minus what we took. */

@@ -257,7 +257,7 @@ export class SimulatedVenue implements Venue {
   private arrive(r: OrderRequest, orderId: string): PlaceResult {
     const now = this.clock.now();
     const t = this.tokens.get(r.tokenId);
-    const expiresAtMs = r.expirationSec !== undefined ? r.expirationSec * 1000 : undefined;
+    const expiresAtMs = r.orderType === 'GTD' && r.expirationSec !== undefined ? r.expirationSec * 1000 : undefined;
     let code: RejectCode | undefined;
     if (!t) code = 'INVALID_ORDER_ERROR';
     else if (this.clientIds.has(r.clientId)) code = 'INVALID_ORDER_DUPLICATED';

@@ -98,6 +98,19 @@ describe('MatchingEngine matching', () => {
     expect(e.order('first')).toBeUndefined();
   });
 
+  it('keeps time priority across the two token views of one level', () => {
+    const e = engine();
+    e.place(ord({ orderId: 'no-first', tokenId: NO, side: 'BUY', price: 4800, size: 500 }), 1);
+    e.place(ord({ orderId: 'yes-second', side: 'SELL', price: 5200, size: 500 }), 2);
+    e.place(ord({ orderId: 'no-third', tokenId: NO, side: 'BUY', price: 4800, size: 500 }), 3);
+    expect(e.levels(YES, 'SELL')).toEqual([{ price: 5200, size: 1500 }]);
+    const out = e.place(ord({ side: 'BUY', price: 5200, size: 1000, orderType: 'FAK' }), 4);
+    expect(out.fills.map((f) => [f.makerOrderId, f.makerTokenId, f.makerPrice, f.takerPrice])).toEqual([
+      ['no-first', NO, 4800, 5200],
+      ['yes-second', YES, 5200, 5200],
+    ]);
+  });
+
   it('matches complements: BUY YES 0.52 against BUY NO 0.48', () => {
     const e = engine();
     e.place(ord({ orderId: 'no', tokenId: NO, side: 'BUY', price: 4800, size: 1000 }), 0);
@@ -181,7 +194,11 @@ describe('MatchingEngine cancels and expiry', () => {
     expect(e.ordersOf('alice')).toEqual([]);
     expect(e.ordersOf('bob').map((o) => o.orderId)).toEqual(['c', 'd']);
     expect(e.bestAsk(YES)).toBe(5500);
-    expect(e.cancelAll().map((o) => o.orderId).sort()).toEqual(['c', 'd']);
+    e.place(ord({ orderId: 'e', owner: 'bob', side: 'SELL', price: 5500, size: 700 }), 0);
+    // detached, serialisable copies (the book's nodes are linked both ways)
+    expect(JSON.parse(JSON.stringify(e.ordersOf('bob')))).toHaveLength(3);
+    expect(e.order('e')).toMatchObject({ orderId: 'e', remaining: 700, originalSize: 700 });
+    expect(e.cancelAll().map((o) => o.orderId).sort()).toEqual(['c', 'd', 'e']);
     expect(e.bestAsk(YES)).toBe(10000);
     expect(e.bestBid(YES)).toBe(0);
   });

@@ -112,6 +112,22 @@ describe('SimulatedVenue queue position', () => {
   });
 });
 
+describe('SimulatedVenue market data', () => {
+  it('a fresh snapshot updates the queue ahead, and malformed levels are ignored', async () => {
+    const { venue, trades } = setup();
+    const id = await placeLive(venue, req({ side: 'BUY', price: 5000, size: 1000 }));
+    venue.onMarketEvent(book(YES, [[5000, 4000]], [[5200, 5000]]));
+    expect(venue.queuePosition(id)).toBe(4000);
+    venue.onMarketEvent(change(YES, 'SELL', 5000.5, 100));
+    venue.onMarketEvent(change(YES, 'SELL', Number.NaN, 100));
+    venue.onMarketEvent(change(YES, 'SELL', 20000, 100));
+    venue.onMarketEvent(change('unknown-asset', 'SELL', 4000, 100));
+    venue.onMarketEvent(trade(YES, 'SELL', 5000, Number.NaN));
+    expect(trades()).toHaveLength(0);
+    expect(venue.queuePosition(id)).toBe(4000);
+  });
+});
+
 describe('SimulatedVenue taking and rejections', () => {
   it('a marketable GTC walks the visible asks, rests the remainder, and does not refill from what it took', async () => {
     const { venue, trades } = setup({ takerFeeBps: 100 });
