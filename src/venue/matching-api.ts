@@ -2,6 +2,9 @@
 // market holds one canonical book in the first token's terms: a BUY of the second token at q is
 // a SELL of the first at 1-q, so two BUYs whose prices sum to at least 1 match ("mint"). Both
 // token views are derived from the one book. Integer units throughout (src/core/units.ts).
+// Notes from the implementation (additive): cancelAll() was added below; MatchingEngine also has
+// setTick(tick) for tick_size_change; every RestingOrder returned is a detached copy; bestBid()
+// is 0 and bestAsk() 10000 when that side is empty; FAK status is 'matched' when anything filled.
 import type { Side } from '../feed/events.js';
 import type { OrderType } from './types.js';
 
