@@ -135,7 +135,7 @@ function tokenRows(ts: TokenResult[]): string {
       fmt(t.inventory.max, 2),
       fmt(t.inventory.timeWeightedAbs, 2),
       fmt(t.maxDrawdown, 4),
-      pct(t.quoteUptime),
+      t.quoteUptime === null ? '-' : pct(t.quoteUptime),
       String(t.orders),
       String(t.cancels),
     ]),

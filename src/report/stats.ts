@@ -61,8 +61,11 @@ export interface TokenResult {
   inventory: InventoryFigures;
   /** Largest fall of this token's equity from its running peak, dollars. */
   maxDrawdown: number;
-  /** Share of the time since the token's first two-sided market during which we had both a bid and an ask resting. */
-  quoteUptime: number;
+  /**
+   * Share of the time since the token's first two-sided market during which we had both a bid and
+   * an ask resting; null for a complement token (its market's quotes are counted on the priced token).
+   */
+  quoteUptime: number | null;
   orders: number;
   cancels: number;
   /** Last market mid, as a price (0..1); null when never seen. */
@@ -83,7 +86,7 @@ export interface TotalResult {
   /** mean / stdev of total equity changes over ratioIntervalMs intervals, not annualised (null below 2 intervals or zero stdev). */
   intervalSharpe: number | null;
   ratioIntervalMs: number;
-  /** Mean of the tokens' quote uptimes. */
+  /** Mean of the quote uptimes of the tokens whose quotes are tracked. */
   quoteUptime: number;
   orders: number;
   cancels: number;
@@ -131,6 +134,7 @@ class TokenState {
   ourBid = -1;
   ourAsk = -1;
   firstMarkT = NaN;
+  quotesTracked = false;
   lastT = NaN;
   posTime = 0; // size units x ms
   absTime = 0;
@@ -171,6 +175,8 @@ class TokenState {
 
 export class StatsCollector {
   private readonly tokens = new Map<string, TokenState>();
+  /** complement token -> the market's priced token (charts show both in the priced token's terms). */
+  private readonly complements = new Map<string, string>();
   private readonly maxPoints: number;
   private readonly ratioIntervalMs: number;
   private readonly equitySeries: BoundedSeries;
@@ -256,10 +262,18 @@ export class StatsCollector {
     this.reprice(s, t, before, nb);
   }
 
+  /** Declares a binary market's pair: quotes are tracked on `tokenId`, charts map the complement onto it. */
+  market(tokenId: string, complementId: string): void {
+    this.complements.set(complementId, tokenId);
+    this.token(tokenId).quotesTracked = true;
+    this.token(complementId);
+  }
+
   /** Our best resting bid and ask on a token (price units, -1 when none). */
   quotes(tokenId: string, t: number, ourBid: number, ourAsk: number): void {
     this.at(t);
     const s = this.token(tokenId);
+    s.quotesTracked = true;
     if (ourBid === s.ourBid && ourAsk === s.ourAsk) return;
     s.advance(t);
     s.ourBid = ourBid;
@@ -317,7 +331,7 @@ export class StatsCollector {
       const span = Number.isNaN(s.firstMarkT) ? 0 : end - s.firstMarkT;
       const whole = end - start;
       const unrealized = Number.isNaN(s.mid) ? 0 : (s.mid - s.avg) * s.pos;
-      const uptime = span > 0 ? s.quotedTime / span : 0;
+      const uptime = s.quotesTracked ? (span > 0 ? s.quotedTime / span : 0) : null;
       tokens.push({
         tokenId: id,
         pnl: pnl(s.realized, unrealized, s.fees),
@@ -332,7 +346,7 @@ export class StatsCollector {
           timeWeightedAbs: whole > 0 ? round6(s.absTime / whole / 100) : 0,
         },
         maxDrawdown: dollars(s.drawdown),
-        quoteUptime: round6(uptime),
+        quoteUptime: uptime === null ? null : round6(uptime),
         orders: s.orders,
         cancels: s.cancels,
         lastMid: Number.isNaN(s.mid) ? null : round6(s.mid / 10_000),
@@ -346,7 +360,7 @@ export class StatsCollector {
       tot.maker += s.makerFills;
       tot.orders += s.orders;
       tot.cancels += s.cancels;
-      if (!Number.isNaN(s.firstMarkT)) {
+      if (uptime !== null) {
         tot.uptime += uptime;
         tot.quotedTokens++;
       }
@@ -378,15 +392,21 @@ export class StatsCollector {
   /** Downsampled series for the report (dollars, shares, prices 0..1). */
   charts(): ChartData {
     const ids = [...this.tokens.keys()].sort();
+    const priced = ids.filter((id) => !this.complements.has(id));
     const scale = (ps: SeriesPoint[], k: number): SeriesPoint[] => ps.map((p) => ({ t: p.t, v: p.v / k, min: p.min / k, max: p.max / k }));
     return {
       equity: scale(this.equitySeries.points(), 1e6),
       inventory: ids.map((id) => ({ tokenId: id, points: (this.tokens.get(id) as TokenState).posSeries.points() })),
-      prices: ids.map((id) => {
+      prices: priced.map((id) => {
         const s = this.tokens.get(id) as TokenState;
         return { tokenId: id, mid: scale(s.midSeries.points(), 1e4), bid: scale(s.bidSeries.points(), 1e4), ask: scale(s.askSeries.points(), 1e4) };
       }),
-      fills: this.fillMarks.list().map((f) => ({ ...f, price: f.price / 1e4, size: f.size / 100 })),
+      fills: this.fillMarks.list().map((f) => {
+        const main = this.complements.get(f.tokenId);
+        if (main === undefined) return { ...f, price: f.price / 1e4, size: f.size / 100 };
+        // a BUY of the complement at q is a SELL of the priced token at 1 - q
+        return { t: f.t, tokenId: main, side: f.side === 'BUY' ? 'SELL' : 'BUY', price: (10_000 - f.price) / 1e4, size: f.size / 100 };
+      }),
       fillsTotal: this.fillMarks.total,
     };
   }

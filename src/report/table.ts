@@ -32,7 +32,7 @@ export function summaryTable(s: StatsResult): string {
       t.inventory.max.toFixed(2),
       t.inventory.timeWeightedAbs.toFixed(2),
       t.maxDrawdown.toFixed(4),
-      pct(t.quoteUptime),
+      t.quoteUptime === null ? '-' : pct(t.quoteUptime),
       String(t.orders),
       String(t.cancels),
     ]);

@@ -1,0 +1,37 @@
+// Writing a backtest's files: result.json (deterministic bytes: fixed key order, no wall times)
+// and the HTML report.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { renderReport } from '../report/html.js';
+import type { BacktestOutput, BacktestResult } from './runner.js';
+
+export function resultJson(r: BacktestResult): string {
+  return JSON.stringify(r, null, 2) + '\n';
+}
+
+export async function writeResultJson(dir: string, r: BacktestResult): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const p = join(dir, 'result.json');
+  await writeFile(p, resultJson(r));
+  return p;
+}
+
+export async function writeReport(dir: string, out: BacktestOutput): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const r = out.result;
+  const inputs: Array<[string, string]> = [
+    ['data', r.inputs.data.join(', ')],
+    ['strategy', r.inputs.strategy],
+    ['params', JSON.stringify(r.inputs.params)],
+    ['period', `${r.period.start} .. ${r.period.end}`],
+    ['latency (feed / order / cancel ms)', `${r.inputs.sim.feedLatencyMs} / ${r.inputs.sim.orderLatencyMs} / ${r.inputs.sim.cancelLatencyMs}`],
+    ['fees (maker / taker bps)', `${r.inputs.sim.makerFeeBps} / ${r.inputs.sim.takerFeeBps}`],
+    ['queue model', r.inputs.sim.queueModel ? 'on' : 'off'],
+    ['seed', String(r.inputs.sim.seed)],
+    ['events (frames)', `${r.feed.events} (${r.feed.frames}, ${r.feed.rejected} rejected)`],
+  ];
+  const html = renderReport({ title: `makerd backtest: ${r.inputs.strategy}`, inputs, stats: { startMs: r.period.startMs, endMs: r.period.endMs, total: r.total, tokens: r.tokens }, charts: out.charts });
+  const p = join(dir, 'report.html');
+  await writeFile(p, html);
+  return p;
+}

@@ -1,0 +1,314 @@
+// The backtest driver: streams recordings (src/feed/replay.ts) through the shared decoder into the
+// same engine, strategy, reconciler, risk gate and scheduler as live, against the SimulatedVenue,
+// on a VirtualClock. Per frame: advance virtual time to its receive time (firing due timers:
+// latencies, debounces, limiter), give the events to the venue (the exchange's true view), then
+// to the engine sim.feedLatencyMs later (our view lags). Memory is constant in the recording length.
+import { stat, open } from 'node:fs/promises';
+import type { Config } from '../config.js';
+import type { Logger } from '../core/log.js';
+import { silentLogger } from '../core/log.js';
+import type { MarketEvent } from '../feed/events.js';
+import { readRecording } from '../feed/replay.js';
+import { createMarketDecodeStats, decodeMarketFrame } from '../feed/decode-market.js';
+import { BookMirror } from '../book/mirror.js';
+import { VirtualClock } from '../engine/clock.js';
+import { SeededRng } from '../engine/rng.js';
+import { Engine } from '../engine/engine.js';
+import { loadStrategy } from '../engine/loader.js';
+import { Limiter } from '../api/limiter.js';
+import { simulatedVenueFromConfig, type SimStats } from '../venue/simulated-venue.js';
+import { StatsCollector, type ChartData, type StatsResult } from '../report/stats.js';
+import { MarketDiscovery } from './markets.js';
+import { StatsJournal } from './journal.js';
+import { RateUse, type ScopeUse } from './rate-use.js';
+import type { ProgressSink } from './progress.js';
+
+export interface BacktestOptions {
+  /** Recordings, replayed in this order as one stream (a file that starts before the previous one ended is shifted forward to follow it). */
+  data: string[];
+  /** Resolved config: strategy, reconciler, risk, scheduler, limits, book and sim sections are used. */
+  config: Config;
+  /** Point budget per chart series. */
+  maxPoints?: number;
+  /** Makes the progress display once the input size is known (command line: a bar on stderr). */
+  progress?: (totalBytes: number) => ProgressSink;
+  log?: Logger;
+}
+
+export interface BacktestResult {
+  kind: 'makerd-backtest';
+  version: 1;
+  inputs: {
+    data: string[];
+    strategy: string;
+    params: unknown;
+    sim: Config['sim'];
+    reconciler: Config['reconciler'];
+    risk: Config['risk'];
+    scheduler: Config['scheduler'];
+  };
+  feed: { records: number; frames: number; events: number; rejected: number; rejects: Record<string, number>; otherChannels: number; shiftedFiles: number };
+  markets: Array<{ conditionId: string; tokenId: string; complementId: string }>;
+  period: { startMs: number; endMs: number; start: string; end: string };
+  total: StatsResult['total'];
+  tokens: StatsResult['tokens'];
+  engine: {
+    /** The engine's own PnL (positions marked to mid), dollars: a cross-check of total.pnl.total. */
+    pnl: number;
+    fills: number;
+    requotes: number;
+    invalidQuotes: number;
+    errors: number;
+    halted: string | null;
+    riskBlocks: Record<string, number>;
+    scheduler: Record<string, number>;
+    /** Peak use of each rate-limit scope touched, sampled once per virtual second. */
+    rateLimits: ScopeUse[];
+    limiterPeakWaiting: number;
+  };
+  venue: SimStats;
+}
+
+export interface BacktestOutput {
+  result: BacktestResult;
+  charts: ChartData;
+  /** Wall time and rate: stdout only, never in result.json. */
+  timing: { wallMs: number; records: number; events: number; eventsPerSec: number };
+}
+
+interface Delayed {
+  at: number;
+  events: MarketEvent[];
+}
+
+/** Uncompressed size for progress: the file size, or a gzip's ISIZE trailer (mod 4 GiB). */
+async function contentSize(path: string): Promise<number> {
+  const st = await stat(path);
+  const fh = await open(path, 'r');
+  try {
+    const head = Buffer.alloc(2);
+    await fh.read(head, 0, 2, 0);
+    if (head[0] !== 0x1f || head[1] !== 0x8b || st.size < 18) return st.size;
+    const tail = Buffer.alloc(4);
+    await fh.read(tail, 0, 4, st.size - 4);
+    const isize = tail.readUInt32LE(0);
+    return isize > 0 ? isize : st.size;
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Lets promise continuations (scheduler, engine) run before virtual time moves on. */
+const settle = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
+  const wall0 = performance.now();
+  const cfg = o.config;
+  const log = o.log ?? silentLogger;
+  const feedLatency = cfg.sim.feedLatencyMs;
+  const strategy = await loadStrategy(cfg.strategy.name, cfg.strategy.params);
+  const clock = new VirtualClock(0);
+  const stats = new StatsCollector({ maxPoints: o.maxPoints });
+  const journal = new StatsJournal(stats, clock);
+  const mirror = new BookMirror({ verifyEvery: cfg.book.verifyEvery, now: () => clock.now(), log });
+  const limiter = new Limiter({ clock, scale: cfg.limits.scale, windowScale: cfg.limits.windowScale });
+  const venue = simulatedVenueFromConfig(cfg.sim, clock, [], log);
+  const engine = new Engine({
+    clock,
+    rng: new SeededRng(cfg.sim.seed),
+    log,
+    venue,
+    limiter,
+    recordLimiterUse: true,
+    books: mirror,
+    applyMarketEvents: true,
+    strategy,
+    config: cfg,
+    markets: [],
+    journal,
+  });
+  const discovery = new MarketDiscovery();
+  const markets: BacktestResult['markets'] = [];
+  const rateUse = new RateUse(limiter);
+  const decodeStats = createMarketDecodeStats(log);
+  const delayed: Delayed[] = [];
+  let delayedHead = 0;
+  let started = false;
+  let records = 0;
+  let otherChannels = 0;
+  let shiftedFiles = 0;
+  let nextRateSample = 0;
+
+  /** The engine's side of an event batch: books, strategy, then our marks. */
+  const toEngine = (events: MarketEvent[]): void => {
+    const t = clock.now();
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i];
+      engine.handleMarketEvent(e);
+      if (e.type === 'book') markToken(e.assetId, t);
+      else if (e.type === 'price_change') {
+        let last = '';
+        for (const c of e.changes) if (c.assetId !== last) markToken((last = c.assetId), t);
+      }
+    }
+  };
+  const markToken = (assetId: string, t: number): void => {
+    const b = mirror.book(assetId);
+    if (b && b.inSync()) stats.mark(assetId, t, b.bestBid(), b.bestAsk());
+  };
+
+  /** Moves virtual time to `to`: timers and delayed feed events in time order (timers first on a tie). */
+  const advance = async (to: number): Promise<void> => {
+    for (;;) {
+      const tt = clock.nextTimerAt();
+      const ft = delayedHead < delayed.length ? delayed[delayedHead].at : Infinity;
+      if (tt > to && ft > to) break;
+      if (tt <= ft) {
+        clock.advanceTo(tt);
+        await settle();
+      } else {
+        clock.advanceTo(ft);
+        const d = delayed[delayedHead++];
+        if (delayedHead > 1024 && delayedHead * 2 > delayed.length) {
+          delayed.splice(0, delayedHead);
+          delayedHead = 0;
+        }
+        toEngine(d.events);
+      }
+    }
+    clock.advanceTo(to);
+    if (to >= nextRateSample) {
+      rateUse.sample();
+      nextRateSample = to - (to % 1000) + 1000;
+    }
+  };
+
+  let progress: ProgressSink | undefined;
+  if (o.progress) {
+    let totalBytes = 0;
+    for (const p of o.data) totalBytes += await contentSize(p);
+    progress = o.progress(totalBytes);
+  }
+  let bytesRead = 0;
+
+  const events: MarketEvent[] = [];
+  for (const path of o.data) {
+    let offset = 0;
+    let first = true;
+    for await (const rec of readRecording(path)) {
+      records++;
+      if (progress) {
+        bytesRead += rec.f.length + 40 + countQuotes(rec.f);
+        if ((records & 1023) === 0) progress.update(bytesRead, decodeStats.events);
+      }
+      if (rec.k !== 'market') {
+        otherChannels++;
+        continue;
+      }
+      if (first) {
+        first = false;
+        if (started && rec.t < clock.now()) {
+          offset = clock.now() + 1 - rec.t;
+          shiftedFiles++;
+        }
+      }
+      const t = rec.t + offset;
+      if (!started) {
+        started = true;
+        clock.advanceTo(t);
+        nextRateSample = t;
+        engine.start();
+      }
+      await advance(t > clock.now() ? t : clock.now());
+      events.length = 0;
+      if (decodeMarketFrame(rec.f, events, decodeStats) === 0) continue;
+      for (let i = 0; i < events.length; i++) {
+        const m = discovery.see(events[i]);
+        if (m) {
+          venue.addMarket({ conditionId: m.conditionId, tokens: [m.tokenId, m.complementId], tick: m.tick, minSize: m.minSize });
+          mirror.setMeta(m.tokenId, { market: m.conditionId });
+          mirror.setMeta(m.complementId, { market: m.conditionId });
+          journal.addMarket(m);
+          stats.market(m.tokenId, m.complementId);
+          engine.addMarket(m);
+          markets.push({ conditionId: m.conditionId, tokenId: m.tokenId, complementId: m.complementId });
+        }
+        venue.onMarketEvent(events[i]);
+      }
+      if (feedLatency > 0) delayed.push({ at: clock.now() + feedLatency, events: events.slice() });
+      else toEngine(events);
+    }
+  }
+  // let the last events reach the engine; what is still in flight at the end stays unsettled
+  if (delayedHead < delayed.length) await advance(delayed[delayed.length - 1].at);
+  await settle();
+  progress?.done();
+
+  const end = clock.now();
+  const s = stats.finish(end);
+  const er = engine.results();
+  await venue.close();
+  const rejects: Record<string, number> = {};
+  for (const k of [...decodeStats.rejects.keys()].sort()) rejects[k] = decodeStats.rejects.get(k) as number;
+  const result: BacktestResult = {
+    kind: 'makerd-backtest',
+    version: 1,
+    inputs: {
+      data: o.data,
+      strategy: cfg.strategy.name,
+      params: strategy.params,
+      sim: cfg.sim,
+      reconciler: cfg.reconciler,
+      risk: cfg.risk,
+      scheduler: cfg.scheduler,
+    },
+    feed: {
+      records,
+      frames: decodeStats.frames,
+      events: decodeStats.events,
+      rejected: decodeStats.rejected(),
+      rejects,
+      otherChannels,
+      shiftedFiles,
+    },
+    markets,
+    period: { startMs: s.startMs, endMs: s.endMs, start: iso(s.startMs), end: iso(s.endMs) },
+    total: s.total,
+    tokens: s.tokens,
+    engine: {
+      pnl: Math.round(er.pnlMicros) / 1e6,
+      fills: er.fills,
+      requotes: engine.counters.requotes,
+      invalidQuotes: engine.counters.invalidQuotes,
+      errors: engine.counters.errors,
+      halted: er.halted ?? null,
+      riskBlocks: sortKeys(er.riskBlocks),
+      scheduler: { ...er.scheduler },
+      rateLimits: rateUse.peaks(),
+      limiterPeakWaiting: rateUse.peakWaiting,
+    },
+    venue: venue.stats(),
+  };
+  const wallMs = performance.now() - wall0;
+  return {
+    result,
+    charts: stats.charts(),
+    timing: { wallMs, records, events: decodeStats.events, eventsPerSec: wallMs > 0 ? (decodeStats.events * 1000) / wallMs : 0 },
+  };
+}
+
+function countQuotes(s: string): number {
+  let n = 0;
+  for (let i = s.indexOf('"'); i >= 0; i = s.indexOf('"', i + 1)) n++;
+  return n;
+}
+
+function iso(ms: number): string {
+  return Number.isFinite(ms) ? new Date(ms).toISOString() : '';
+}
+
+function sortKeys(o: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const k of Object.keys(o).sort()) out[k] = o[k];
+  return out;
+}

@@ -1,0 +1,20 @@
+// Grid worker process (forked by pool.ts): runs one backtest per message and answers with its
+// totals; the full result.json of each combination is written under the job's outDir.
+import { runBacktest } from './runner.js';
+import { writeResultJson } from './output.js';
+import type { WorkerReply, WorkerRequest } from './pool.js';
+import type { GridJob, GridJobResult } from './sweep.js';
+
+async function handle(m: WorkerRequest<GridJob>): Promise<WorkerReply<GridJobResult>> {
+  try {
+    const out = await runBacktest({ data: m.job.data, config: m.job.config });
+    if (m.job.outDir) await writeResultJson(m.job.outDir, out.result);
+    return { id: m.id, ok: true, value: { total: out.result.total, wallMs: out.timing.wallMs, events: out.timing.events } };
+  } catch (e) {
+    return { id: m.id, ok: false, error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+process.on('message', (m: WorkerRequest<GridJob>) => {
+  void handle(m).then((reply) => process.send?.(reply));
+});
