@@ -14,7 +14,7 @@ import type {
   RejectCode,
   RestingOrder,
 } from './matching-api.js';
-import { validateOrder } from './matching-validate.js';
+import { rememberId, validateOrder } from './matching-validate.js';
 
 const BID = 0;
 const ASK = 1;
@@ -105,6 +105,8 @@ class Ladder {
 export interface MatchingEngineOptions {
   /** Trade ids are `${tradeIdPrefix}${counter}`: deterministic across runs. */
   tradeIdPrefix?: string;
+  /** How many past order ids the duplicate check remembers (default 1,000,000). */
+  idMemory?: number;
 }
 
 export class MatchingEngine implements MatchingEngineApi {
@@ -119,10 +121,12 @@ export class MatchingEngine implements MatchingEngineApi {
   private dirty: number[] = [];
   private tradeSeq = 0;
   private readonly prefix: string;
+  private readonly idMemory: number;
 
   constructor(spec: MarketSpec, opts: MatchingEngineOptions = {}) {
     this.spec = { ...spec, tokens: [spec.tokens[0], spec.tokens[1]] };
     this.prefix = opts.tradeIdPrefix ?? `${spec.conditionId.slice(0, 10)}-t`;
+    this.idMemory = opts.idMemory ?? 1_000_000;
   }
 
   /** A tick_size_change: later orders are checked against the new grid; resting ones stay. */
@@ -136,7 +140,7 @@ export class MatchingEngine implements MatchingEngineApi {
     if (this.seen.has(o.orderId)) return reject('INVALID_ORDER_DUPLICATED');
     const code = validateOrder(o, this.spec.tick, this.spec.minSize, nowMs);
     if (code) return reject(code);
-    this.seen.add(o.orderId);
+    rememberId(this.seen, o.orderId, this.idMemory);
 
     const bookSide: BookSide = (o.side === 'BUY') === (tokenIx === 0) ? BID : ASK;
     const limit = tokenIx === 0 ? o.price : PRICE_SCALE - o.price;

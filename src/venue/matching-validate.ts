@@ -21,3 +21,15 @@ export function validateOrder(o: OrderShape, tick: number, minSize: number, nowM
   if (o.orderType === 'GTD' && (o.expiresAtMs === undefined || o.expiresAtMs <= nowMs)) return 'INVALID_ORDER_EXPIRATION';
   return undefined;
 }
+
+/**
+ * Adds an id to a set used for duplicate checks, forgetting the oldest beyond `cap`, so a process
+ * that runs for weeks does not grow without bound. Returns the evicted id, if any.
+ */
+export function rememberId(set: Set<string>, id: string, cap: number): string | undefined {
+  set.add(id);
+  if (set.size <= cap) return undefined;
+  const oldest = set.values().next().value as string;
+  set.delete(oldest);
+  return oldest;
+}

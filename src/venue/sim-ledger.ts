@@ -24,7 +24,11 @@ export class SimLedger {
   readonly fills: SimFill[] = [];
   private readonly listeners: Array<(e: UserEvent) => void> = [];
 
-  constructor(private readonly logger?: Logger) {}
+  /** Keeps the last `fillMemory` fills (trades(sinceMs) and reports read them). */
+  constructor(
+    private readonly logger?: Logger,
+    private readonly fillMemory = 100_000,
+  ) {}
 
   listen(listener: (e: UserEvent) => void): void {
     this.listeners.push(listener);
@@ -32,6 +36,8 @@ export class SimLedger {
 
   addFill(f: SimFill): void {
     this.fills.push(f);
+    // trim in chunks so a long paper run stays bounded at amortised O(1) per fill
+    if (this.fills.length > this.fillMemory * 1.5) this.fills.splice(0, this.fills.length - this.fillMemory);
     const s = this.stats;
     s.fills++;
     s.feesMicros += f.feeMicros;

@@ -20,7 +20,7 @@ import type { Logger } from '../core/log.js';
 import type { MarketEvent, Side, UserEvent } from '../feed/events.js';
 import type { MarketSpec, RejectCode } from './matching-api.js';
 import { LatencyGate } from './latency.js';
-import { validateOrder } from './matching-validate.js';
+import { rememberId, validateOrder } from './matching-validate.js';
 import { QueueTracker } from './queue-model.js';
 import { SimBook } from './sim-book.js';
 import { SimLedger, type SimStats } from './sim-ledger.js';
@@ -48,6 +48,8 @@ export interface SimulatedVenueOptions {
   /** Prefix of our order and trade ids (deterministic counters). */
   idPrefix?: string;
   logger?: Logger;
+  /** How many done orders, client ids and fills are remembered (default 100,000). */
+  historyLimit?: number;
 }
 
 /** The venue from the `sim` config section (feedLatencyMs is the driver's, see above). */
@@ -77,6 +79,9 @@ export class SimulatedVenue implements Venue {
   private readonly tokens = new Map<string, TokenState>();
   private readonly orders = new Map<string, SimOrder>();
   private readonly clientIds = new Set<string>();
+  /** Done orders, oldest first; beyond historyLimit they are forgotten. */
+  private readonly doneIds = new Set<string>();
+  private readonly history: number;
   private readonly ledger: SimLedger;
   private readonly gate: LatencyGate;
   private seq = 0;
@@ -85,7 +90,8 @@ export class SimulatedVenue implements Venue {
     this.clock = opts.clock;
     this.opts = opts;
     this.gate = new LatencyGate(opts.clock);
-    this.ledger = new SimLedger(opts.logger);
+    this.history = opts.historyLimit ?? 100_000;
+    this.ledger = new SimLedger(opts.logger, this.history);
     for (const m of opts.markets) this.addMarket(m);
   }
 
@@ -270,7 +276,7 @@ export class SimulatedVenue implements Venue {
     const crosses = buy ? book.bestAsk() <= r.price : book.bestBid() >= r.price;
     if (r.postOnly && crosses) return this.rejected(r, 'INVALID_POST_ONLY_ORDER');
     if (r.orderType === 'FOK' && this.takeable(book, r) < r.size) return this.rejected(r, 'FOK_ORDER_NOT_FILLED_ERROR');
-    this.clientIds.add(r.clientId);
+    rememberId(this.clientIds, r.clientId, this.history);
     this.ledger.stats.placed++;
 
     const o: SimOrder = {
@@ -284,10 +290,12 @@ export class SimulatedVenue implements Venue {
     const rem = o.originalSize - o.sizeMatched;
     if (rem === 0) {
       o.status = 'MATCHED';
+      this.retire(o);
       return { clientId: r.clientId, ok: true, orderId, status: 'matched' };
     }
     if (r.orderType === 'FOK' || r.orderType === 'FAK') {
       o.status = 'CANCELED';
+      this.retire(o);
       return { clientId: r.clientId, ok: true, orderId, status: o.sizeMatched > 0 ? 'matched' : 'unmatched' };
     }
     const side: Side = r.side;
@@ -343,6 +351,7 @@ export class SimulatedVenue implements Venue {
       if (o.sizeMatched >= o.originalSize) {
         o.status = 'MATCHED';
         if (o.expiryTimer !== undefined) this.clock.cancel(o.expiryTimer);
+        this.retire(o);
       }
       this.ledger.emit(orderEvent(o, 'UPDATE', now));
     }
@@ -373,7 +382,14 @@ export class SimulatedVenue implements Venue {
     const t = this.tokens.get(o.tokenId);
     if (t) t.orders = t.orders.filter((r) => r.o !== o);
     this.ledger.stats.cancelled++;
+    this.retire(o);
     this.ledger.emit(orderEvent(o, 'CANCELLATION', this.clock.now()));
+  }
+
+  /** A done order stays queryable until historyLimit newer ones are done. */
+  private retire(o: SimOrder): void {
+    const evicted = rememberId(this.doneIds, o.orderId, this.history);
+    if (evicted !== undefined) this.orders.delete(evicted);
   }
 
   private liveIds(pred: (o: SimOrder) => boolean): string[] {

@@ -50,6 +50,13 @@ describe('MatchingEngine validation', () => {
     expect(e.place(ord({ orderId: 'd1', side: 'BUY', price: 4000, size: 500 }), 0).error).toBe('INVALID_ORDER_DUPLICATED');
   });
 
+  it('remembers a bounded number of past ids', () => {
+    const e = new MatchingEngine(spec, { idMemory: 2 });
+    for (const id of ['i1', 'i2', 'i3']) expect(e.place(ord({ orderId: id, side: 'BUY', price: 4000, size: 500 }), 0).ok).toBe(true);
+    expect(e.place(ord({ orderId: 'i3', side: 'BUY', price: 4000, size: 500 }), 0).error).toBe('INVALID_ORDER_DUPLICATED');
+    expect(e.place(ord({ orderId: 'i1', side: 'BUY', price: 4000, size: 500 }), 0).ok).toBe(true); // forgotten
+  });
+
   it('uses a changed tick for later orders', () => {
     const e = engine();
     e.setTick(10);

@@ -177,6 +177,23 @@ describe('SimulatedVenue taking and rejections', () => {
   });
 });
 
+describe('SimulatedVenue memory bounds', () => {
+  it('forgets done orders and old fills beyond historyLimit', async () => {
+    const { venue } = setup({ historyLimit: 2 });
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const r = await venue.placeOrder(req({ side: 'BUY', price: 5200, size: 500 })); // each takes from the ask
+      expect(r.status).toBe('matched');
+      ids.push(r.orderId as string);
+    }
+    expect(venue.order(ids[0])).toBeUndefined();
+    expect(venue.order(ids[3])?.status).toBe('MATCHED');
+    expect(await venue.cancelOrders([ids[0], ids[3]])).toEqual({ canceled: [], notCanceled: { [ids[0]]: 'order not found', [ids[3]]: 'order already matched' } });
+    expect(venue.fills().length).toBeLessThanOrEqual(3);
+    expect(venue.stats().fills).toBe(4);
+  });
+});
+
 describe('SimulatedVenue complement tokens', () => {
   it('a BUY on the second token fills from that token\'s book and is reported on it', async () => {
     const { venue, trades } = setup();
