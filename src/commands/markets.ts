@@ -81,7 +81,9 @@ export const command: CommandModule = {
     const limit = intFlag(values.limit, 'limit', 10);
     const offset = intFlag(values.offset, 'offset', 0);
     const config = loadConfig({ file: values.config, env: io.env });
-    const logger = createLogger({ level: config.log.level === 'info' ? 'warn' : config.log.level, destination: { write: (s: string) => io.err(s.trimEnd()) } });
+    // retries are logged only when asked for (debug/trace): a failure should print one line
+    const level = config.log.level === 'debug' || config.log.level === 'trace' ? config.log.level : 'error';
+    const logger = createLogger({ level, destination: { write: (s: string) => io.err(s.trimEnd()) } });
     const clients = createClients(config, apiKeyFromEnv(io.env), logger);
     try {
       const markets = await clients.gamma.listMarkets({
