@@ -3,6 +3,8 @@
 const names = process.argv.slice(2);
 const all: Record<string, () => Promise<{ run: () => Promise<Record<string, unknown>> }>> = {
   matching: () => import('./matching.js'),
+  book: () => import('./book.js'),
+  limiter: () => import('./limiter.js'),
 };
 
 for (const [name, load] of Object.entries(all)) {
