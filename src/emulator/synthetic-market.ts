@@ -1,0 +1,286 @@
+// A seeded synthetic binary market: fair value, makers and takers (agents.ts) trading in ONE
+// matching engine that users' orders share, so a quoting bot meets real queues, fills and adverse
+// selection. Virtual-time driven (advanceTo) and deterministic for a seed. Every book change is
+// published as wire frames (book-frames.ts): level changes of one millisecond form one
+// price_change message; message timestamps are strictly increasing per market, so every hash is
+// the state after its own message. A trade is followed by last_trade_price and fresh book frames
+// for both tokens carrying the new last_trade_price (the value later hashes use).
+import { createHash } from 'node:crypto';
+import { SeededRng, type Rng } from '../engine/rng.js';
+import { PRICE_SCALE } from '../core/units.js';
+import type { MatchFill, MatchingEngineApi, MarketSpec, NewOrder, PlaceOutcome, RestingOrder } from '../venue/matching-api.js';
+import { MatchingEngine } from '../venue/matching-engine.js';
+import { FairValue, Maker, Taker, defaultSyntheticParams, type AgentContext, type SyntheticParams } from './agents.js';
+import { FrameBuilder, type BookObject, type MarketFacts, type RestBook } from './book-frames.js';
+
+export type FrameType = 'book' | 'price_change' | 'last_trade_price' | 'tick_size_change';
+
+export interface MarketFrame {
+  /** Message timestamp, ms. */
+  ts: number;
+  type: FrameType;
+  conditionId: string;
+  text: string;
+}
+
+export interface SyntheticMarketOptions {
+  seed: number;
+  /** Market time at the start, ms since the epoch. */
+  startMs: number;
+  /** Index of the market when an emulator runs several (changes the ids and the stream). */
+  index?: number;
+  params?: Partial<SyntheticParams>;
+  question?: string;
+}
+
+/** Owner names of synthetic agents start with this; anything else is a user (an API key). */
+export const SYNTHETIC_OWNER_PREFIX = 'synthetic:';
+
+function hex64(label: string): string {
+  return createHash('sha256').update(label).digest('hex');
+}
+
+/** A 77-digit decimal token id derived from a label, shaped like the venue's. */
+function tokenIdFor(label: string): string {
+  const n = BigInt('0x' + hex64(label)) % 10n ** 77n;
+  return n.toString().padStart(77, '1');
+}
+
+type AgentKind = 0 | 1 | 2 | 3; // fair value, maker, taker, expiry sweep
+
+export class SyntheticMarket {
+  readonly facts: MarketFacts;
+  readonly engine: MatchingEngineApi;
+  readonly frames: FrameBuilder;
+  readonly question: string;
+  readonly slug: string;
+  readonly params: SyntheticParams;
+  private readonly rng: Rng;
+  private readonly fair: FairValue;
+  private readonly makers: Maker[] = [];
+  private readonly takers: Taker[] = [];
+  // agent schedule: parallel arrays, scanned linearly (a handful of agents)
+  private readonly nextAt: number[] = [];
+  private readonly kinds: AgentKind[] = [];
+  private readonly agentIdx: number[] = [];
+  private now: number;
+  private lastTs = 0;
+  private orderSeq = 0;
+  private readonly ltp = new Map<string, string>();
+  private readonly ltpUnits = new Map<string, number>();
+  private pendingTrades: MatchFill[] = [];
+  private readonly frameListeners: Array<(f: MarketFrame) => void> = [];
+  private readonly fillListeners: Array<(fills: MatchFill[]) => void> = [];
+  private readonly goneListeners: Array<(orders: RestingOrder[], reason: 'expired') => void> = [];
+  private readonly ctx: AgentContext;
+  /** Counters for benchmarks and status. */
+  readonly stats = { agentEvents: 0, frames: 0, trades: 0 };
+
+  constructor(opts: SyntheticMarketOptions) {
+    const index = opts.index ?? 0;
+    const root = new SeededRng(opts.seed);
+    this.rng = root.fork(`market-${index}`);
+    this.params = { ...defaultSyntheticParams, ...opts.params };
+    const label = `makerd-synthetic:${opts.seed}:${index}`;
+    this.facts = {
+      conditionId: '0x' + hex64(label + ':condition'),
+      tokens: [tokenIdFor(label + ':yes'), tokenIdFor(label + ':no')],
+      tick: 100,
+      minSize: 500,
+      negRisk: false,
+    };
+    const spec: MarketSpec = { conditionId: this.facts.conditionId, tokens: this.facts.tokens, tick: this.facts.tick, minSize: this.facts.minSize };
+    this.engine = new MatchingEngine(spec);
+    this.frames = new FrameBuilder(this.facts, this.engine);
+    this.question = opts.question ?? `Synthetic market ${opts.seed}-${index}: will the fair value end above 0.50?`;
+    this.slug = `synthetic-${opts.seed}-${index}`;
+    this.now = opts.startMs;
+    this.fair = new FairValue(this.params, this.rng.fork('fair'));
+    const start = this.frames.price(Math.round(this.params.startPrice / this.facts.tick) * this.facts.tick);
+    this.ltp.set(this.facts.tokens[0], start);
+    this.ltp.set(this.facts.tokens[1], this.frames.price(PRICE_SCALE - Math.round(this.params.startPrice / this.facts.tick) * this.facts.tick));
+    this.ctx = {
+      engine: this.engine,
+      tokens: this.facts.tokens,
+      tick: this.facts.tick,
+      minSize: this.facts.minSize,
+      place: (o) => {
+        this.placeInternal(o);
+      },
+      cancel: (id) => {
+        this.engine.cancel(id);
+      },
+      nextOrderId: () => '0x' + (++this.orderSeq).toString(16).padStart(64, '0'),
+    };
+    this.schedule(0, 0, opts.startMs);
+    for (let i = 0; i < this.params.makers; i++) {
+      this.makers.push(new Maker(`${SYNTHETIC_OWNER_PREFIX}maker-${i}`, this.params, this.rng.fork(`maker-${i}`)));
+      // seed the book at the start: every maker quotes at once
+      this.makers[i].refresh(this.ctx, this.fair.value);
+      this.schedule(1, i, opts.startMs + this.rng.exp(this.params.makerRefreshPerSec) * 1000);
+    }
+    this.takers.push(new Taker(`${SYNTHETIC_OWNER_PREFIX}taker`, this.params, this.rng.fork('taker')));
+    this.schedule(2, 0, opts.startMs + this.rng.exp(this.params.takerRatePerSec) * 1000);
+    this.schedule(3, 0, opts.startMs + 1000);
+    // the seeding quotes are the initial book, not updates
+    this.frames.apply(this.engine.drainChanges());
+    this.pendingTrades = [];
+    this.lastTs = opts.startMs;
+  }
+
+  get conditionId(): string {
+    return this.facts.conditionId;
+  }
+  get tokens(): [string, string] {
+    return this.facts.tokens;
+  }
+  /** Current market time, ms. */
+  time(): number {
+    return this.now;
+  }
+  fairValue(): number {
+    return this.fair.value;
+  }
+  lastTradePrice(tokenId: string): string {
+    return this.ltp.get(tokenId) ?? '';
+  }
+  lastTradePriceUnits(tokenId: string): number | undefined {
+    return this.ltpUnits.get(tokenId);
+  }
+
+  onFrame(fn: (f: MarketFrame) => void): void {
+    this.frameListeners.push(fn);
+  }
+  /** Every match, synthetic or not (the emulator picks out users' fills). */
+  onFills(fn: (fills: MatchFill[]) => void): void {
+    this.fillListeners.push(fn);
+  }
+  onOrdersGone(fn: (orders: RestingOrder[], reason: 'expired') => void): void {
+    this.goneListeners.push(fn);
+  }
+
+  /** Runs every agent event up to `toMs` (market time) and publishes the frames. */
+  advanceTo(toMs: number): void {
+    let groupMs = -1;
+    for (;;) {
+      let k = 0;
+      for (let i = 1; i < this.nextAt.length; i++) if (this.nextAt[i] < this.nextAt[k]) k = i;
+      const at = this.nextAt[k];
+      if (at > toMs) break;
+      const ms = Math.floor(at);
+      if (ms !== groupMs) {
+        if (groupMs >= 0) this.flush(groupMs);
+        groupMs = ms;
+      }
+      this.now = Math.max(this.now, at);
+      this.runAgent(k);
+    }
+    if (groupMs >= 0) this.flush(groupMs);
+    if (toMs > this.now) this.now = toMs;
+  }
+
+  /** A user's order (owner = API key), at the current market time. Frames are published at once. */
+  place(order: NewOrder): PlaceOutcome {
+    const out = this.placeInternal(order);
+    this.flush(Math.floor(this.now));
+    return out;
+  }
+
+  cancel(orderId: string): RestingOrder | undefined {
+    const o = this.engine.cancel(orderId);
+    if (o) this.flush(Math.floor(this.now));
+    return o;
+  }
+
+  cancelOwner(owner: string): RestingOrder[] {
+    const os = this.engine.cancelOwner(owner);
+    if (os.length) this.flush(Math.floor(this.now));
+    return os;
+  }
+
+  /** The first-subscribe snapshot: a JSON array of book objects for the given tokens (default both). */
+  snapshot(tokenIds: readonly string[] = this.facts.tokens): BookObject[] {
+    const ts = this.nextTs(Math.floor(this.now));
+    return tokenIds.map((t) => this.frames.bookObject(t, ts, this.lastTradePrice(t)));
+  }
+
+  restBook(tokenId: string): RestBook {
+    return this.frames.restBook(tokenId, this.nextTs(Math.floor(this.now)), this.lastTradePrice(tokenId));
+  }
+
+  private schedule(kind: AgentKind, idx: number, at: number): void {
+    this.kinds.push(kind);
+    this.agentIdx.push(idx);
+    this.nextAt.push(at);
+  }
+
+  private runAgent(k: number): void {
+    this.stats.agentEvents++;
+    const kind = this.kinds[k];
+    const idx = this.agentIdx[k];
+    const p = this.params;
+    switch (kind) {
+      case 0:
+        this.fair.step(p.fairStepMs);
+        this.nextAt[k] += p.fairStepMs;
+        break;
+      case 1:
+        this.makers[idx].refresh(this.ctx, this.fair.value);
+        this.nextAt[k] += Math.max(1, this.rng.exp(p.makerRefreshPerSec) * 1000);
+        break;
+      case 2:
+        this.takers[idx].act(this.ctx, this.fair.value);
+        this.nextAt[k] += Math.max(1, this.rng.exp(p.takerRatePerSec) * 1000);
+        break;
+      case 3: {
+        const gone = this.engine.expire(this.now);
+        if (gone.length) for (const fn of this.goneListeners) fn(gone, 'expired');
+        this.nextAt[k] += 1000;
+        break;
+      }
+    }
+  }
+
+  private placeInternal(order: NewOrder): PlaceOutcome {
+    const out = this.engine.place(order, this.now);
+    if (out.fills.length) {
+      for (const f of out.fills) this.pendingTrades.push(f);
+      this.stats.trades += out.fills.length;
+      for (const fn of this.fillListeners) fn(out.fills);
+    }
+    return out;
+  }
+
+  private nextTs(ms: number): number {
+    this.lastTs = ms > this.lastTs ? ms : this.lastTs + 1;
+    return this.lastTs;
+  }
+
+  private emit(ts: number, type: FrameType, text: string): void {
+    this.stats.frames++;
+    const f: MarketFrame = { ts, type, conditionId: this.facts.conditionId, text };
+    for (const fn of this.frameListeners) fn(f);
+  }
+
+  /** Publishes the changes and trades gathered since the last flush as frames stamped `ms` (or later). */
+  private flush(ms: number): void {
+    const changes = this.engine.drainChanges();
+    const trades = this.pendingTrades;
+    if (!changes.length && !trades.length) return;
+    this.pendingTrades = [];
+    const ts = this.nextTs(ms);
+    if (changes.length) this.emit(ts, 'price_change', this.frames.priceChange(changes, ts, (t) => this.lastTradePrice(t)));
+    if (!trades.length) return;
+    const [a, b] = this.facts.tokens;
+    for (const f of trades) {
+      this.emit(ts, 'last_trade_price', this.frames.lastTradePrice(f.takerTokenId, f.takerPrice, f.size, f.takerSide, ts));
+      const pa = f.takerTokenId === a ? f.takerPrice : PRICE_SCALE - f.takerPrice;
+      this.ltpUnits.set(a, pa);
+      this.ltpUnits.set(b, PRICE_SCALE - pa);
+      this.ltp.set(a, this.frames.price(pa));
+      this.ltp.set(b, this.frames.price(PRICE_SCALE - pa));
+    }
+    const bookTs = this.nextTs(ts + 1);
+    for (const t of this.facts.tokens) this.emit(bookTs, 'book', JSON.stringify(this.frames.bookObject(t, bookTs, this.lastTradePrice(t))));
+  }
+}
