@@ -10,6 +10,7 @@ import type { LastTradePriceEvent } from '../src/feed/events.js';
 import {
   askQuote,
   bidQuote,
+  passive,
   toTick,
   type Quote,
   type Strategy,
@@ -41,6 +42,7 @@ export type AvellanedaParams = z.infer<typeof params>;
 export class Avellaneda implements Strategy {
   private readonly p: AvellanedaParams;
   private readonly out: Quote[] = [];
+  private readonly pair: [number, number] = [0, 0];
   /** Variance of the mid per second (price fraction squared). */
   variance: number;
   /** Mean distance of trades from the mid (price fraction). */
@@ -105,8 +107,7 @@ export class Avellaneda implements Strategy {
     if (spread < p.minSpread) spread = p.minSpread;
     if (spread > p.maxSpread) spread = p.maxSpread;
     const tick = ctx.market.tick;
-    const bidPx = toTick((r - spread / 2) * PRICE_SCALE, tick, 'BUY');
-    const askPx = toTick((r + spread / 2) * PRICE_SCALE, tick, 'SELL');
+    const [bidPx, askPx] = passive(toTick((r - spread / 2) * PRICE_SCALE, tick, 'BUY'), toTick((r + spread / 2) * PRICE_SCALE, tick, 'SELL'), book, tick, this.pair);
     if (bidPx >= askPx) return out;
     const size = Math.round(p.size * SIZE_SCALE);
     if (bidPx >= p.minPrice * PRICE_SCALE) {

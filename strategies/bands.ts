@@ -8,6 +8,7 @@ import {
   askQuote,
   bidQuote,
   fairPrice,
+  passive,
   toTick,
   type Quote,
   type Strategy,
@@ -40,6 +41,7 @@ class Bands implements Strategy {
   private readonly p: BandsParams;
   /** Reused between calls: the engine consumes the quotes before asking again. */
   private readonly out: Quote[] = [];
+  private readonly pair: [number, number] = [0, 0];
   constructor(p: BandsParams) {
     this.p = p;
   }
@@ -65,8 +67,7 @@ class Bands implements Strategy {
       if (half < minHalf) half = minHalf;
       if (half > maxHalf) half = maxHalf;
       const size = Math.round(b.size * SIZE_SCALE);
-      const bidPx = toTick(center - half, tick, 'BUY');
-      const askPx = toTick(center + half, tick, 'SELL');
+      const [bidPx, askPx] = passive(toTick(center - half, tick, 'BUY'), toTick(center + half, tick, 'SELL'), book, tick, this.pair);
       if (bidPx >= askPx) continue;
       if (bidPx >= lo) {
         const bid = bidQuote(ctx, bidPx, size);

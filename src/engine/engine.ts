@@ -96,6 +96,7 @@ export class Engine {
   private feedLive = true;
   private quoting = false;
   private stopping = false;
+  private haltHandled = false;
   private housekeeping: number | undefined;
   readonly counters = { marketEvents: 0, userEvents: 0, requotes: 0, invalidQuotes: 0, errors: 0 };
 
@@ -247,9 +248,10 @@ export class Engine {
 
   /** Stops quoting, cancels every order (DELETE /cancel-all), waits for the requests to finish. */
   halt(reason: string): void {
-    const first = !this.risk.halted;
+    // The gate may already be halted (it trips itself); the cancel-all is sent once, here.
     this.risk.halt(reason, this.clock.now());
-    if (first) {
+    if (!this.haltHandled) {
+      this.haltHandled = true;
       for (const st of this.markets.values()) st.blocked = `halted: ${reason}`;
       void this.scheduler.cancelAll();
     }
@@ -351,6 +353,7 @@ export class Engine {
     st.lastQuoteMs = now;
     this.counters.requotes++;
     const m = st.meta;
+    this.checkLoss();
     const block = this.marketBlock(st, now);
     if (block !== st.blocked) {
       if (block) this.log.warn({ market: m.conditionId, reason: block }, 'engine: market not quoting');

@@ -42,6 +42,13 @@ export class OrderTracker {
   private readonly byOrderId = new Map<string, TrackedOrder>();
   /** Listeners see every state change (the store persists it). */
   private readonly listeners: OrderChange[] = [];
+  /** Non-terminal orders: what the reconciler and the risk gate walk on every requote. */
+  private readonly openSet = new Set<TrackedOrder>();
+  /** Non-terminal orders without a venue id (pending or ambiguous): matched by terms. */
+  private readonly unbound = new Set<TrackedOrder>();
+  /** Terminal orders in the order they ended, for pruning. */
+  private readonly ended: TrackedOrder[] = [];
+  private endedHead = 0;
   private seq = 0;
 
   constructor(private readonly idPrefix = 'c') {}
@@ -56,8 +63,24 @@ export class OrderTracker {
 
   /** Records an order before it is sent: state pending_new. */
   create(o: Omit<TrackedOrder, 'filled' | 'state' | 'updatedMs'>): TrackedOrder {
-    const t: TrackedOrder = { ...o, filled: 0, state: 'pending_new', updatedMs: o.createdMs };
+    const t: TrackedOrder = {
+      clientId: o.clientId,
+      orderId: o.orderId,
+      tokenId: o.tokenId,
+      market: o.market,
+      side: o.side,
+      price: o.price,
+      size: o.size,
+      filled: 0,
+      state: 'pending_new',
+      prevState: undefined,
+      error: undefined,
+      createdMs: o.createdMs,
+      updatedMs: o.createdMs,
+    };
     this.byClient.set(t.clientId, t);
+    this.openSet.add(t);
+    this.unbound.add(t);
     this.emit(t, 'pending_new');
     return t;
   }
@@ -67,6 +90,7 @@ export class OrderTracker {
     const t: TrackedOrder = { ...o, state: o.filled > 0 ? 'partially_filled' : 'live', updatedMs: nowMs };
     this.byClient.set(t.clientId, t);
     this.byOrderId.set(o.orderId, t);
+    this.openSet.add(t);
     this.emit(t, 'pending_new');
     return t;
   }
@@ -82,14 +106,22 @@ export class OrderTracker {
   }
 
   /** Orders not yet in a terminal state. */
-  *open(): IterableIterator<TrackedOrder> {
-    for (const o of this.byClient.values()) if (!TERMINAL.has(o.state)) yield o;
+  open(): IterableIterator<TrackedOrder> {
+    return this.openSet.values();
   }
 
   openCount(): number {
-    let n = 0;
-    for (const o of this.byClient.values()) if (!TERMINAL.has(o.state)) n++;
-    return n;
+    return this.openSet.size;
+  }
+
+  /** Resumes tracking an order from the store (startup), in whatever state it was left. */
+  restore(o: TrackedOrder): void {
+    this.byClient.set(o.clientId, o);
+    if (o.orderId) this.byOrderId.set(o.orderId, o);
+    if (!TERMINAL.has(o.state)) {
+      this.openSet.add(o);
+      if (!o.orderId) this.unbound.add(o);
+    }
   }
 
   placeResult(r: PlaceResult, nowMs: number): void {
@@ -193,17 +225,24 @@ export class OrderTracker {
 
   /** Drops terminal orders older than `beforeMs` from memory (the store keeps them). */
   prune(beforeMs: number): void {
-    for (const [k, o] of this.byClient) {
-      if (TERMINAL.has(o.state) && o.updatedMs < beforeMs) {
-        this.byClient.delete(k);
-        if (o.orderId) this.byOrderId.delete(o.orderId);
-      }
+    const q = this.ended;
+    let i = this.endedHead;
+    for (; i < q.length && q[i].updatedMs < beforeMs; i++) {
+      const o = q[i];
+      if (!TERMINAL.has(o.state)) continue; // revived by a FAILED trade
+      this.byClient.delete(o.clientId);
+      if (o.orderId) this.byOrderId.delete(o.orderId);
+    }
+    this.endedHead = i;
+    // compact rarely: amortised O(1) per order
+    if (i > 4096 && i * 2 > q.length) {
+      q.splice(0, i);
+      this.endedHead = 0;
     }
   }
 
   matchUnbound(tokenId: string, side: Side, price: number, size: number): TrackedOrder | undefined {
-    for (const o of this.byClient.values()) {
-      if (o.orderId || TERMINAL.has(o.state)) continue;
+    for (const o of this.unbound) {
       if (o.tokenId === tokenId && o.side === side && o.price === price && o.size === size) return o;
     }
     return undefined;
@@ -212,12 +251,20 @@ export class OrderTracker {
   private bindId(o: TrackedOrder, orderId: string): void {
     o.orderId = orderId;
     this.byOrderId.set(orderId, o);
+    this.unbound.delete(o);
   }
 
   private move(o: TrackedOrder, to: OrderState, nowMs: number): void {
     const from = o.state;
     o.state = to;
     o.updatedMs = nowMs;
+    if (TERMINAL.has(to)) {
+      if (this.openSet.delete(o)) this.ended.push(o);
+      this.unbound.delete(o);
+    } else if (!this.openSet.has(o)) {
+      this.openSet.add(o); // a FAILED trade reopened a filled order
+      if (!o.orderId) this.unbound.add(o);
+    }
     this.emit(o, from);
   }
 

@@ -116,6 +116,18 @@ export function bidQuote(ctx: StrategyContext, price: number, size: number): Quo
   return { tokenId: m.tokenId, side: 'BUY', price, size };
 }
 
+/**
+ * Keeps a post-only pair off the other side of the book: the bid below the best ask, the ask above
+ * the best bid (a crossing post-only order is rejected by the venue). Returns [bid, ask].
+ */
+export function passive(bid: number, ask: number, book: BookView, tick: number, out: [number, number]): [number, number] {
+  const bestAsk = book.bestAsk();
+  const bestBid = book.bestBid();
+  out[0] = bestAsk > 0 && bid >= bestAsk ? bestAsk - tick : bid;
+  out[1] = bestBid > 0 && ask <= bestBid ? bestBid + tick : ask;
+  return out;
+}
+
 /** Fair price of a book per the strategy's choice; NaN when a side is empty. */
 export function fairPrice(book: BookView, kind: 'mid' | 'microprice'): number {
   return kind === 'mid' ? book.mid() : book.microprice();
