@@ -223,18 +223,20 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
       events.length = 0;
       if (decodeMarketFrame(rec.f, events, decodeStats) === 0) continue;
       for (let i = 0; i < events.length; i++) {
-        const m = discovery.see(events[i]);
-        if (m) {
-          venue.addMarket({ conditionId: m.conditionId, tokens: [m.tokenId, m.complementId], tick: m.tick, minSize: m.minSize });
-          mirror.setMeta(m.tokenId, { market: m.conditionId });
-          mirror.setMeta(m.complementId, { market: m.conditionId });
-          journal.addMarket(m);
-          stats.market(m.tokenId, m.complementId);
-          engine.addMarket(m);
-          markets.push({ conditionId: m.conditionId, tokenId: m.tokenId, complementId: m.complementId });
-        }
-        venue.onMarketEvent(events[i]);
+        const found = discovery.see(events[i]);
+        if (!found) continue;
+        const m = found.meta;
+        venue.addMarket({ conditionId: m.conditionId, tokens: [m.tokenId, m.complementId], tick: m.tick, minSize: m.minSize });
+        mirror.setMeta(m.tokenId, { market: m.conditionId });
+        mirror.setMeta(m.complementId, { market: m.conditionId });
+        journal.addMarket(m);
+        stats.market(m.tokenId, m.complementId);
+        engine.addMarket(m);
+        markets.push({ conditionId: m.conditionId, tokenId: m.tokenId, complementId: m.complementId });
+        // the first token's snapshot came before its market was known: the venue needs it too
+        if (!events.includes(found.firstBook)) venue.onMarketEvent(found.firstBook);
       }
+      for (let i = 0; i < events.length; i++) venue.onMarketEvent(events[i]);
       if (feedLatency > 0) delayed.push({ at: clock.now() + feedLatency, events: events.slice() });
       else toEngine(events);
     }

@@ -1,0 +1,86 @@
+import { describe, it, expect, beforeAll } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runBacktest } from '../../src/backtest/runner.js';
+import { resultJson, writeReport, writeResultJson } from '../../src/backtest/output.js';
+import { writeSyntheticRecording } from '../../src/emulator/recording-writer.js';
+import { config, handConfig, sellerRecording, tempDir, T0, YES } from './helpers.js';
+
+let dir = '';
+let synthetic = '';
+
+beforeAll(async () => {
+  dir = tempDir('bt');
+  synthetic = join(dir, 'synthetic.jsonl.gz');
+  await writeSyntheticRecording({ file: synthetic, seed: 11, durationS: 90 });
+}, 30_000);
+
+describe('backtest runner', () => {
+  it('is deterministic: two runs give byte-identical result.json', async () => {
+    const cfg = config({ sim: { orderLatencyMs: 40, cancelLatencyMs: 30, feedLatencyMs: 20 } });
+    const a = await runBacktest({ data: [synthetic], config: cfg });
+    const b = await runBacktest({ data: [synthetic], config: cfg });
+    const pa = await writeResultJson(join(dir, 'a'), a.result);
+    const pb = await writeResultJson(join(dir, 'b'), b.result);
+    expect(readFileSync(pa).equals(readFileSync(pb))).toBe(true);
+    // a real run: the market was found, the strategy quoted and traded
+    expect(a.result.markets).toHaveLength(1);
+    expect(a.result.feed.events).toBeGreaterThan(500);
+    expect(a.result.total.orders).toBeGreaterThan(10);
+    expect(a.result.total.fills).toBeGreaterThan(0);
+    expect(a.result.total.fills).toBe(a.result.engine.fills);
+    expect(a.result.venue.fills).toBe(a.result.total.fills);
+    expect(a.result.total.quoteUptime).toBeGreaterThan(0);
+    // no wall-clock figure inside the result
+    expect(resultJson(a.result)).not.toMatch(/wall|elapsed|perSec/i);
+  }, 30_000);
+
+  it('writes a report with its three charts filled from the run', async () => {
+    const out = await runBacktest({ data: [synthetic], config: config() });
+    const p = await writeReport(join(dir, 'r'), out);
+    const html = readFileSync(p, 'utf8');
+    for (const id of ['chart-equity', 'chart-inventory', 'chart-price']) {
+      const m = new RegExp(`<svg id="${id}"[^>]*data-points="(\\d+)"`).exec(html);
+      expect(m, id).not.toBeNull();
+      expect(Number(m![1]), id).toBeGreaterThan(2);
+    }
+    expect((html.match(/<circle class="fill"/g) ?? []).length).toBe(Math.min(out.result.total.fills, 2000));
+  }, 30_000);
+
+  it('longer order latency gives fewer and later fills (requotes miss the trades)', async () => {
+    // queue model off so only latency matters: every trade at 0.49 fills whatever bid rests there.
+    // Requotes at most once a second (debounce 1 s > both latencies, so no placement overlaps another).
+    const rec = sellerRecording(dir, { queue: '50', tradeSize: '30', everyMs: 300, durationMs: 30_000 });
+    const run = (latency: number): ReturnType<typeof runBacktest> => {
+      const cfg = handConfig({ orderLatencyMs: latency, cancelLatencyMs: latency, queueModel: false });
+      cfg.reconciler.debounceMs = 1000;
+      return runBacktest({ data: [rec], config: cfg });
+    };
+    const fast = await run(20);
+    const slow = await run(900);
+    const f = fast.result.tokens.find((t) => t.tokenId === YES)!;
+    const s = slow.result.tokens.find((t) => t.tokenId === YES)!;
+    expect(f.fills).toBeGreaterThan(40);
+    expect(s.fills).toBeGreaterThan(10);
+    expect(s.fills).toBeLessThan(f.fills * 0.8);
+    // the first bid is live at 20 ms (fast) or 900 ms (slow): the first trade it meets is at 300 or 900 ms
+    expect(fast.charts.fills[0].t - T0).toBe(300);
+    expect(slow.charts.fills[0].t - T0).toBe(900);
+  }, 30_000);
+
+  it('queue model: joining behind a large queue fills later and less than joining at the front', async () => {
+    const rec = sellerRecording(dir, { queue: '200', tradeSize: '20', everyMs: 300, durationMs: 30_000 });
+    const front = await runBacktest({ data: [rec], config: handConfig({ orderLatencyMs: 10, cancelLatencyMs: 10, queueModel: false }) });
+    const queued = await runBacktest({ data: [rec], config: handConfig({ orderLatencyMs: 10, cancelLatencyMs: 10, queueModel: true }) });
+    const f = front.result.tokens.find((t) => t.tokenId === YES)!;
+    const q = queued.result.tokens.find((t) => t.tokenId === YES)!;
+    expect(f.fills).toBeGreaterThan(50);
+    expect(q.fills).toBeGreaterThan(0);
+    // 200 shares ahead, 20 traded per print: about one fill per 10 trades
+    expect(q.fills).toBeLessThan(f.fills / 4);
+    // the first fill: at the first trade without a queue, after ~10 trades with one
+    const firstFill = (o: typeof front): number => o.charts.fills[0].t - T0;
+    expect(firstFill(front)).toBe(300);
+    expect(firstFill(queued)).toBeGreaterThanOrEqual(3000);
+  }, 30_000);
+});
