@@ -265,6 +265,18 @@ describe('DataClient and ContentClient (every endpoint)', () => {
     expect(await data.builderVolume('key1')).toEqual([{ volume: 3 }]);
     expect(await data.health()).toEqual({ status: 'ok' });
   });
+  it('offset iterators stop on a short page', async () => {
+    const before = srv.requests.length;
+    const trades: unknown[] = [];
+    for await (const t of data.iterateUserTrades('0xabc', 100)) trades.push(t);
+    const positions: unknown[] = [];
+    for await (const p of data.iterateUserPositions('0xabc', 10)) positions.push(p);
+    const articles: unknown[] = [];
+    for await (const a of content.iterateArticles(10)) articles.push(a);
+    expect([trades.length, positions.length, articles.length]).toEqual([3, 4, 1]);
+    expect(srv.requests.length - before).toBe(3);
+    expect(srv.requests[srv.requests.length - 1].query.get('limit')).toBe('10');
+  });
   it('content: 2 endpoints', async () => {
     expect(await content.listArticles({ limit: 5 })).toEqual([{ id: 'a1' }]);
     expect(lastReq().query.get('limit')).toBe('5');
