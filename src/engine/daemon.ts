@@ -1,0 +1,211 @@
+// The daemon: wires config, API clients, markets, the live feed, a venue, the store, the engine,
+// the status server and the cron jobs, for `makerd run` and `makerd demo`. The mode only picks
+// the venue: live sends orders over REST, paper fills them in a simulated venue on the live feed.
+import cron from 'node-cron';
+import type { Logger } from '../core/log.js';
+import type { Config } from '../config.js';
+import { formatPrice, formatSize } from '../core/units.js';
+import { MakerdError } from '../core/errors.js';
+import { createClients, type Clients } from '../api/index.js';
+import { MarketFeed } from '../feed/market-feed.js';
+import type { ConnectionState } from '../feed/connection.js';
+import type { TokenMeta } from '../book/mirror.js';
+import { LiveVenue } from '../venue/live-venue.js';
+import { simulatedVenueFromConfig } from '../venue/simulated-venue.js';
+import type { Venue } from '../venue/types.js';
+import { Store } from '../store/store.js';
+import { StatusServer } from '../status/server.js';
+import { WallClock } from './clock.js';
+import { SeededRng } from './rng.js';
+import { Engine } from './engine.js';
+import { loadStrategy } from './loader.js';
+import { marketsFromQuery, marketsFromTokens } from './markets.js';
+import { reconcileWithVenue, restoreFromStore } from './startup.js';
+import type { MarketMeta } from './strategy.js';
+
+export interface DaemonOptions {
+  config: Config;
+  apiKey: string | undefined;
+  log: Logger;
+  /** Token ids from --markets (override config.markets). */
+  tokens?: string[];
+  /** Status server port (0 = any free port); default config.status.port. */
+  statusPort?: number;
+}
+
+export interface FeedStates {
+  market: ConnectionState;
+  user: ConnectionState | undefined;
+}
+
+const HOUR = 3_600_000;
+
+export class Daemon {
+  readonly clock = new WallClock();
+  readonly startedMs = Date.now();
+  clients!: Clients;
+  feed!: MarketFeed;
+  venue!: Venue;
+  store!: Store;
+  engine!: Engine;
+  status!: StatusServer;
+  markets: MarketMeta[] = [];
+  readonly feedStates: FeedStates = { market: 'connecting', user: undefined };
+  private readonly tasks: Array<{ stop(): void | Promise<void> }> = [];
+  private stopped = false;
+
+  constructor(private readonly o: DaemonOptions) {}
+
+  get mode(): Config['mode'] {
+    return this.o.config.mode;
+  }
+  get config(): Config {
+    return this.o.config;
+  }
+
+  /** Resolves once quoting has started (after startup reconciliation). */
+  async start(): Promise<void> {
+    const { config, log } = this.o;
+    if (config.mode === 'live' && !this.o.apiKey) throw new MakerdError('live mode needs MAKERD_API_KEY in the environment');
+    this.clients = createClients(config, this.o.apiKey, log.child({ part: 'api' }));
+    this.markets = await this.resolveMarkets();
+    if (!this.markets.length) throw new MakerdError('no markets: give --markets, config.markets, or enable config.marketQuery');
+    const tokens = this.markets.flatMap((m) => [m.tokenId, m.complementId]);
+    const meta: Record<string, TokenMeta> = {};
+    for (const m of this.markets) {
+      for (const t of [m.tokenId, m.complementId]) meta[t] = { market: m.conditionId, minOrderSize: formatSize(m.minSize), tickSize: formatPrice(m.tick), negRisk: m.negRisk };
+    }
+    const live = config.mode === 'live';
+    this.feed = new MarketFeed({
+      config,
+      tokens,
+      conditionIds: live ? this.markets.map((m) => m.conditionId) : undefined,
+      auth: live && this.o.apiKey ? { apiKey: this.o.apiKey } : undefined,
+      meta,
+      now: () => this.clock.now(),
+      log: log.child({ part: 'feed' }),
+    });
+    const tickOf = (t: string) => this.feed.book(t)?.tick || this.markets.find((m) => m.tokenId === t || m.complementId === t)?.tick || 100;
+    if (live) {
+      this.venue = new LiveVenue({ clob: this.clients.clob, subscribeUser: (fn) => this.feed.onUserEvent(fn), tickOf, log: log.child({ part: 'venue' }) });
+    } else {
+      const sim = simulatedVenueFromConfig(config.sim, this.clock, this.markets.map((m) => ({ conditionId: m.conditionId, tokens: [m.tokenId, m.complementId] as [string, string], tick: m.tick, minSize: m.minSize })), log.child({ part: 'sim' }));
+      this.feed.onMarketEvent((e) => sim.onMarketEvent(e)); // the venue sees the event before the strategy
+      this.venue = sim;
+    }
+    const dbPath = live ? config.store.path : config.store.path.replace(/(\.sqlite)?$/, '-paper.sqlite');
+    this.store = new Store(dbPath, log.child({ part: 'store' }));
+    const strategy = await loadStrategy(config.strategy.name, config.strategy.params);
+    this.engine = new Engine({
+      clock: this.clock,
+      rng: new SeededRng(config.sim.seed),
+      log: log.child({ part: 'engine' }),
+      venue: this.venue,
+      limiter: this.clients.limiter,
+      recordLimiterUse: !live,
+      books: this.feed.mirror,
+      applyMarketEvents: false,
+      strategy,
+      config,
+      markets: this.markets,
+      journal: this.store,
+    });
+    this.store.startRun(config.mode, strategy.module.name, tokens);
+    this.feed.onMarketEvent((e) => this.engine.handleMarketEvent(e));
+    this.feed.onState((ch, s) => {
+      if (ch === 'market') this.feedStates.market = s;
+      else this.feedStates.user = s;
+      this.engine.setFeedLive(this.feedLive());
+    });
+    this.engine.setFeedLive(false);
+    this.status = new StatusServer(this, log.child({ part: 'status' }));
+    await this.status.listen(this.o.statusPort ?? config.status.port);
+    this.feed.start();
+    // Startup reconciliation before the first quote.
+    restoreFromStore(this.engine, this.store.openOrders(), this.store.fills());
+    const lastFill = this.store.fills().reduce((t, f) => Math.max(t, f.timeMs), 0);
+    await reconcileWithVenue(this.engine, this.venue, lastFill ? lastFill - HOUR : this.clock.now() - 24 * HOUR, log);
+    this.engine.start();
+    this.scheduleCron();
+    log.info({ mode: config.mode, markets: this.markets.map((m) => m.conditionId), status: this.status.url }, 'quoting started');
+  }
+
+  feedLive(): boolean {
+    const s = this.feedStates;
+    return s.market === 'live' && (s.user === undefined || s.user === 'live');
+  }
+
+  private async resolveMarkets(): Promise<MarketMeta[]> {
+    const { config, log } = this.o;
+    const tokens = this.o.tokens?.length ? this.o.tokens : config.markets;
+    if (tokens.length) return marketsFromTokens(this.clients.clob, tokens, log);
+    if (config.marketQuery.enabled) return marketsFromQuery(this.clients.gamma, config.marketQuery, log);
+    return [];
+  }
+
+  private scheduleCron(): void {
+    const { config, log } = this.o;
+    const job = (name: string, expr: string, fn: () => Promise<void> | void) => {
+      if (!cron.validate(expr)) throw new MakerdError(`config cron.${name}: not a cron expression: ${expr}`);
+      this.tasks.push(
+        cron.schedule(
+          expr,
+          async () => {
+            try {
+              await fn();
+            } catch (err) {
+              log.warn({ err, job: name }, 'cron job failed');
+            }
+          },
+          { name: `makerd-${name}`, noOverlap: true },
+        ),
+      );
+    };
+    job('refreshMarkets', config.cron.refreshMarkets, async () => {
+      const fresh = await marketsFromTokens(this.clients.clob, this.markets.map((m) => m.tokenId), log);
+      for (const m of fresh) this.engine.addMarket(m);
+      this.markets = fresh;
+    });
+    job('reconcile', config.cron.reconcile, async () => {
+      await reconcileWithVenue(this.engine, this.venue, this.clock.now() - HOUR, log);
+    });
+    job('dailySummary', config.cron.dailySummary, () => {
+      this.snapshot('daily');
+    });
+  }
+
+  /** Writes a PnL snapshot to the store and the log. */
+  snapshot(kind: string): void {
+    const e = this.engine;
+    const holdings = e.positions.markValue((t) => e.mark(t));
+    const snap = this.store.snapshotPnl(kind, holdings, e.ledger.count());
+    this.o.log.info({ ...snap, scheduler: e.scheduler.stats, riskBlocks: Object.fromEntries(e.risk.blocks) }, `PnL summary (${kind})`);
+  }
+
+  /** Stop quoting, cancel everything at the venue, flush the store. Safe to call twice. */
+  async stop(reason: string): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    const log = this.o.log;
+    log.info({ reason }, 'stopping: cancelling all orders');
+    for (const t of this.tasks) await t.stop();
+    if (this.engine) {
+      await this.engine.stop();
+      const left = await this.venue.openOrders().catch(() => []);
+      if (left.length) {
+        log.warn({ left: left.length }, 'orders still open after cancel-all; cancelling them by id');
+        await this.venue.cancelOrders(left.map((o) => o.orderId)).catch((err: unknown) => log.error({ err }, 'final cancel failed'));
+      }
+    }
+    this.feed?.stop();
+    if (this.store) {
+      if (this.engine) this.snapshot('final');
+      this.store.endRun(reason);
+      this.store.close();
+    }
+    await this.venue?.close();
+    await this.status?.close();
+    await this.clients?.close();
+    log.info('stopped');
+  }
+}

@@ -1,0 +1,113 @@
+// Reconciliation with the venue: before the first quote (after restoring the store's orders and
+// fills) and periodically. Orders the venue has that we do not know are adopted (our markets) or
+// cancelled (anything else); orders we think are working that the venue no longer has are
+// settled; trades we missed become fills (idempotent on trade id + order id).
+import type { Logger } from '../core/log.js';
+import type { Venue } from '../venue/types.js';
+import type { Engine } from './engine.js';
+import type { TrackedOrder } from './orders.js';
+import type { Fill } from './fills.js';
+import { feeMicros } from './fills.js';
+
+const IN_FLIGHT_GRACE_MS = 10_000;
+
+export interface ReconcileReport {
+  venueOrders: number;
+  adopted: number;
+  bound: number;
+  cancelledForeign: number;
+  settled: number;
+  missedFills: number;
+}
+
+/** Loads what the store knew into the engine: open orders to track and every fill (positions). */
+export function restoreFromStore(engine: Engine, orders: readonly TrackedOrder[], fills: readonly Fill[]): void {
+  for (const o of orders) engine.orders.restore(o);
+  for (const f of fills) {
+    engine.ledger.preload(f);
+    if (f.status !== 'FAILED') engine.positions.apply(f.tokenId, f.side, f.price, f.size, f.fee);
+  }
+}
+
+export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: number, log: Logger): Promise<ReconcileReport> {
+  const rep: ReconcileReport = { venueOrders: 0, adopted: 0, bound: 0, cancelledForeign: 0, settled: 0, missedFills: 0 };
+  const now = () => engine.clock.now();
+  const startedMs = now();
+  const [venueOrders, trades] = await Promise.all([venue.openOrders(), venue.trades(sinceMs)]);
+  rep.venueOrders = venueOrders.length;
+  const seen = new Set<string>();
+  const foreign: string[] = [];
+  for (const vo of venueOrders) {
+    seen.add(vo.orderId);
+    const known = engine.orders.byVenueId(vo.orderId);
+    if (known) {
+      if (known.state === 'ambiguous' || known.state === 'pending_new') engine.orders.bind(known, vo.orderId, now());
+      continue;
+    }
+    const unbound = engine.orders.matchUnbound(vo.tokenId, vo.side, vo.price, vo.originalSize);
+    if (unbound) {
+      engine.orders.bind(unbound, vo.orderId, now());
+      rep.bound++;
+      continue;
+    }
+    const st = engine.marketOf(vo.tokenId);
+    if (st) {
+      engine.orders.adopt(
+        {
+          clientId: `adopted-${vo.orderId}`,
+          orderId: vo.orderId,
+          tokenId: vo.tokenId,
+          market: st.meta.conditionId,
+          side: vo.side,
+          price: vo.price,
+          size: vo.originalSize,
+          filled: vo.sizeMatched,
+          createdMs: vo.createdAtMs || now(),
+        },
+        now(),
+      );
+      rep.adopted++;
+    } else {
+      foreign.push(vo.orderId);
+    }
+  }
+  // Trades first: a vanished order may have filled.
+  for (const t of trades) {
+    const o = engine.orders.byVenueId(t.orderId);
+    if (!o || engine.ledger.has(t.tradeId, t.orderId)) continue;
+    const f: Fill = {
+      tradeId: t.tradeId,
+      orderId: t.orderId,
+      tokenId: t.tokenId,
+      market: t.market || o.market,
+      side: o.side,
+      price: t.price,
+      size: t.size,
+      fee: feeMicros(t.price, t.size, t.feeRateBps),
+      liquidity: t.liquidity,
+      status: t.status === 'FAILED' ? 'FAILED' : t.status === 'MATCHED' || t.status === 'MINED' || t.status === 'RETRYING' ? t.status : 'CONFIRMED',
+      timeMs: t.timeMs,
+    };
+    if (engine.ledger.record(f, now())) rep.missedFills++;
+  }
+  // Orders we track as working that the venue no longer lists (placed before the query started).
+  for (const o of [...engine.orders.open()]) {
+    if (o.orderId && seen.has(o.orderId)) continue;
+    if (o.createdMs >= startedMs) continue; // sent while the query ran
+    // A request may still be on its way: leave recent in-flight orders to their answers.
+    const inFlight = o.state === 'pending_new' || o.state === 'pending_cancel' || o.state === 'ambiguous';
+    if (inFlight && o.updatedMs > startedMs - IN_FLIGHT_GRACE_MS) continue;
+    engine.orders.settleMissing(o, now());
+    rep.settled++;
+  }
+  if (foreign.length) {
+    try {
+      const r = await venue.cancelOrders(foreign);
+      rep.cancelledForeign = r.canceled.length;
+    } catch (err) {
+      log.warn({ err, orders: foreign.length }, 'reconcile: cancelling unknown orders failed');
+    }
+  }
+  log.info({ ...rep }, 'reconciled with the venue');
+  return rep;
+}

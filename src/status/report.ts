@@ -1,0 +1,132 @@
+// What the status server reports, computed from the running daemon on each request.
+import { formatPrice, formatSize } from '../core/units.js';
+import { microsToDollars } from '../engine/positions.js';
+import type { Daemon } from '../engine/daemon.js';
+
+export interface Health {
+  ok: boolean;
+  reasons: string[];
+}
+
+export function health(d: Daemon): Health {
+  const reasons: string[] = [];
+  if (d.feedStates.market !== 'live') reasons.push(`market feed ${d.feedStates.market}`);
+  if (d.feedStates.user !== undefined && d.feedStates.user !== 'live') reasons.push(`user feed ${d.feedStates.user}`);
+  for (const m of d.markets) {
+    for (const t of [m.tokenId, m.complementId]) {
+      const b = d.feed.book(t);
+      if (!b || !b.inSync()) reasons.push(`book ${t} not in sync`);
+    }
+  }
+  return { ok: reasons.length === 0, reasons };
+}
+
+const px = (p: number) => (p >= 0 ? formatPrice(p) : null);
+
+export function statusJson(d: Daemon): Record<string, unknown> {
+  const e = d.engine;
+  const now = d.clock.now();
+  const tokens = [];
+  for (const m of d.markets) {
+    for (const t of [m.tokenId, m.complementId]) {
+      const b = d.feed.book(t);
+      tokens.push({
+        tokenId: t,
+        market: m.conditionId,
+        bestBid: b ? px(b.bestBid()) : null,
+        bestAsk: b ? px(b.bestAsk()) : null,
+        bookAgeMs: b && b.updatedAt() > 0 ? now - b.updatedAt() : null,
+        inSync: b ? b.inSync() : false,
+      });
+    }
+  }
+  const orders = [];
+  for (const o of e.orders.open()) {
+    orders.push({ clientId: o.clientId, orderId: o.orderId ?? null, tokenId: o.tokenId, side: o.side, price: formatPrice(o.price), size: formatSize(o.size), filled: formatSize(o.filled), state: o.state });
+  }
+  const positions = [];
+  for (const [tokenId, p] of e.positions.entries()) {
+    positions.push({ tokenId, qty: formatSize(p.qty), avgPrice: p.qty > 0 ? +(p.cost / p.qty / 10_000).toFixed(6) : null, realized: microsToDollars(p.realized) });
+  }
+  const r = e.results();
+  return {
+    mode: d.mode,
+    uptimeSec: Math.round((Date.now() - d.startedMs) / 1000),
+    quoting: e.isQuoting,
+    haltReason: e.risk.halted ?? null,
+    feeds: d.feedStates,
+    health: health(d),
+    tokens,
+    openOrders: orders,
+    positions,
+    pnl: { cash: microsToDollars(r.cashMicros), pnl: microsToDollars(r.pnlMicros), fees: microsToDollars(r.feesMicros), volume: microsToDollars(r.volumeMicros) },
+    fills: r.fills,
+    orders: r.scheduler,
+    riskBlocks: r.riskBlocks,
+    rateLimits: d.clients.limiter.usage().filter((u) => u.used > 0 || u.scope.startsWith('clob:POST /orders') || u.scope.startsWith('clob:DELETE /orders')),
+  };
+}
+
+function esc(v: string): string {
+  return v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
+
+export function metricsText(d: Daemon): string {
+  const lines: string[] = [];
+  const g = (name: string, help: string, type: 'gauge' | 'counter', samples: Array<[Record<string, string>, number]>) => {
+    lines.push(`# HELP makerd_${name} ${help}`, `# TYPE makerd_${name} ${type}`);
+    for (const [labels, v] of samples) {
+      const l = Object.entries(labels).map(([k, x]) => `${k}="${esc(x)}"`).join(',');
+      lines.push(`makerd_${name}${l ? `{${l}}` : ''} ${Number.isFinite(v) ? v : 0}`);
+    }
+  };
+  const e = d.engine;
+  const r = e.results();
+  const h = health(d);
+  g('up', 'Health: 1 when feeds are live and books in sync.', 'gauge', [[{}, h.ok ? 1 : 0]]);
+  g('quoting', '1 while quoting.', 'gauge', [[{}, e.isQuoting ? 1 : 0]]);
+  g('halted', '1 after a kill switch or breaker halt.', 'gauge', [[{}, e.risk.halted ? 1 : 0]]);
+  g('open_orders', 'Orders not in a terminal state.', 'gauge', [[{}, r.openOrders]]);
+  g('fills_total', 'Fills recorded.', 'counter', [[{}, r.fills]]);
+  g('pnl_dollars', 'Cash plus holdings at mid.', 'gauge', [[{}, microsToDollars(r.pnlMicros)]]);
+  g('fees_dollars', 'Fees paid.', 'counter', [[{}, microsToDollars(r.feesMicros)]]);
+  const s = r.scheduler;
+  g('orders_sent_total', 'Orders sent.', 'counter', [[{}, s.ordersSent]]);
+  g('cancels_sent_total', 'Cancels sent.', 'counter', [[{}, s.cancelsSent]]);
+  g('requests_total', 'Order requests by endpoint.', 'counter', [
+    [{ endpoint: 'POST /orders' }, s.placeBatches],
+    [{ endpoint: 'POST /order' }, s.placeSingles],
+    [{ endpoint: 'DELETE /orders' }, s.cancelBatches],
+    [{ endpoint: 'DELETE /order' }, s.cancelSingles],
+    [{ endpoint: 'DELETE /cancel-all' }, s.cancelAlls],
+  ]);
+  g('coalesced_total', 'Unsent intents replaced by newer ones.', 'counter', [
+    [{ kind: 'place' }, s.coalescedPlaces],
+    [{ kind: 'cancel' }, s.coalescedCancels],
+  ]);
+  g('risk_blocks_total', 'Orders or tokens blocked by the risk gate, by reason.', 'counter', Object.entries(r.riskBlocks).map(([reason, n]) => [{ reason }, n]));
+  const usage = d.clients.limiter.usage();
+  g('rate_limit_used', 'Requests in the current sliding window, per scope.', 'gauge', usage.map((u) => [{ scope: u.scope }, u.used]));
+  g('rate_limit_limit', 'Window limit, per scope.', 'gauge', usage.map((u) => [{ scope: u.scope }, u.limit]));
+  g('engine_events_total', 'Events handled by the engine.', 'counter', [
+    [{ kind: 'market' }, e.counters.marketEvents],
+    [{ kind: 'user' }, e.counters.userEvents],
+  ]);
+  g('engine_requotes_total', 'Strategy evaluations.', 'counter', [[{}, e.counters.requotes]]);
+  g('engine_errors_total', 'Errors caught in the engine loop.', 'counter', [[{}, e.counters.errors]]);
+  const now = d.clock.now();
+  const ages: Array<[Record<string, string>, number]> = [];
+  const sync: Array<[Record<string, string>, number]> = [];
+  for (const m of d.markets) {
+    for (const t of [m.tokenId, m.complementId]) {
+      const b = d.feed.book(t);
+      ages.push([{ token: t }, b && b.updatedAt() > 0 ? (now - b.updatedAt()) / 1000 : -1]);
+      sync.push([{ token: t }, b && b.inSync() ? 1 : 0]);
+    }
+  }
+  g('book_age_seconds', 'Time since the last book update, per token.', 'gauge', ages);
+  g('book_in_sync', '1 when the book is verified in sync, per token.', 'gauge', sync);
+  const fc = d.feed.counters();
+  g('feed', 'Feed decoder and connection counters.', 'counter', Object.entries(fc).map(([k, v]) => [{ counter: k }, v]));
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,169 @@
+// The live venue: the Venue interface over the CLOB REST client and the user channel. Every
+// request passes the API layer's one limiter (the scheduler only peeks at the windows). An
+// unclear submit surfaces as AmbiguousSubmitError from the transport and is never retried here.
+import type { Logger } from '../core/log.js';
+import { tickDecimals } from '../core/units.js';
+import type { UserEvent, Side } from '../feed/events.js';
+import type { ClobClient, NewOrder } from '../api/clob-client.js';
+import type { CancelResponse, OpenOrder, OrderResponse, Trade } from '../api/schemas.js';
+import { priceUnits, sizeUnits } from '../api/schemas.js';
+import type { CancelResult, OrderRequest, PlaceResult, PlaceStatus, Venue, VenueOrder, VenueTrade } from './types.js';
+
+export interface LiveVenueOptions {
+  clob: ClobClient;
+  /** Subscribes to the user channel's decoded events (the market feed's user connection). */
+  subscribeUser: (fn: (e: UserEvent) => void) => void;
+  /** The tick of a token in price units (prices are printed with its decimals). */
+  tickOf: (tokenId: string) => number;
+  log: Logger;
+}
+
+const STATUSES: ReadonlySet<string> = new Set(['live', 'matched', 'delayed', 'unmatched']);
+
+/** Seconds or milliseconds (the venue uses both) to milliseconds. */
+function toMs(v: unknown): number {
+  const n = typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : NaN;
+  if (!Number.isFinite(n) || n <= 0) return 0;
+  return n < 1e12 ? Math.round(n * 1000) : Math.round(n);
+}
+
+function cancelResult(r: CancelResponse): CancelResult {
+  const notCanceled: Record<string, string> = {};
+  for (const [id, why] of Object.entries(r.not_canceled ?? {})) notCanceled[id] = typeof why === 'string' ? why : JSON.stringify(why);
+  return { canceled: r.canceled, notCanceled };
+}
+
+export class LiveVenue implements Venue {
+  private readonly listeners: Array<(e: UserEvent) => void> = [];
+
+  constructor(private readonly o: LiveVenueOptions) {
+    o.subscribeUser((e) => {
+      for (const fn of this.listeners) fn(e);
+    });
+  }
+
+  private body(r: OrderRequest): NewOrder {
+    return {
+      tokenId: r.tokenId,
+      price: r.price,
+      size: r.size,
+      side: r.side,
+      orderType: r.orderType,
+      postOnly: r.postOnly,
+      priceDecimals: tickDecimals(this.o.tickOf(r.tokenId)),
+    };
+  }
+
+  private result(r: OrderRequest, res: OrderResponse | undefined): PlaceResult {
+    if (!res) return { clientId: r.clientId, ok: false, error: 'NO_RESPONSE' };
+    const ok = res.success && !!res.orderID && !res.errorMsg;
+    const status = res.status && STATUSES.has(res.status.toLowerCase()) ? (res.status.toLowerCase() as PlaceStatus) : undefined;
+    return ok
+      ? { clientId: r.clientId, ok: true, orderId: res.orderID as string, status: status ?? 'live' }
+      : { clientId: r.clientId, ok: false, error: res.errorMsg || 'REJECTED' };
+  }
+
+  async placeOrders(orders: OrderRequest[]): Promise<PlaceResult[]> {
+    const res = await this.o.clob.postOrders(orders.map((r) => this.body(r)));
+    return orders.map((r, i) => this.result(r, res[i]));
+  }
+
+  async placeOrder(order: OrderRequest): Promise<PlaceResult> {
+    return this.result(order, await this.o.clob.postOrder(this.body(order)));
+  }
+
+  async cancelOrders(orderIds: string[]): Promise<CancelResult> {
+    return cancelResult(await this.o.clob.cancelOrders(orderIds));
+  }
+
+  async cancelOrder(orderId: string): Promise<CancelResult> {
+    return cancelResult(await this.o.clob.cancelOrder(orderId));
+  }
+
+  async cancelAll(): Promise<CancelResult> {
+    return cancelResult(await this.o.clob.cancelAll());
+  }
+
+  async cancelMarket(market: string): Promise<CancelResult> {
+    return cancelResult(await this.o.clob.cancelMarketOrders(market));
+  }
+
+  async openOrders(): Promise<VenueOrder[]> {
+    const out: VenueOrder[] = [];
+    for await (const w of this.o.clob.iterateOrders()) {
+      const v = toVenueOrder(w);
+      if (v) out.push(v);
+      else this.o.log.warn({ order: w.id }, 'live venue: open order with bad price or size skipped');
+    }
+    return out;
+  }
+
+  async trades(sinceMs: number): Promise<VenueTrade[]> {
+    const out: VenueTrade[] = [];
+    for await (const t of this.o.clob.iterateTrades({ after: Math.floor(sinceMs / 1000) })) expandTrade(t, out);
+    return out;
+  }
+
+  onUserEvent(listener: (e: UserEvent) => void): void {
+    this.listeners.push(listener);
+  }
+
+  async close(): Promise<void> {
+    this.listeners.length = 0;
+  }
+}
+
+function toVenueOrder(w: OpenOrder): VenueOrder | undefined {
+  const price = priceUnits(w.price);
+  const originalSize = sizeUnits(w.original_size);
+  const sizeMatched = sizeUnits(w.size_matched);
+  if (price < 0 || originalSize < 0 || sizeMatched < 0) return undefined;
+  const x = w as Record<string, unknown>;
+  return {
+    orderId: w.id,
+    tokenId: w.asset_id,
+    market: w.market ?? '',
+    side: w.side,
+    price,
+    originalSize,
+    sizeMatched,
+    status: w.status ?? 'LIVE',
+    orderType: typeof x.order_type === 'string' ? x.order_type : 'GTC',
+    createdAtMs: toMs(x.created_at),
+  };
+}
+
+/** One REST trade -> one VenueTrade per order it names (the taker's, and each maker order). */
+function expandTrade(t: Trade, out: VenueTrade[]): void {
+  const x = t as Record<string, unknown>;
+  const timeMs = toMs(x.match_time) || toMs(x.last_update) || toMs(x.timestamp);
+  const status = t.status ?? 'CONFIRMED';
+  const market = t.market ?? '';
+  const price = priceUnits(t.price);
+  const size = sizeUnits(t.size);
+  const fee = Number(x.fee_rate_bps ?? 0) || 0;
+  if (typeof x.taker_order_id === 'string' && price >= 0 && size >= 0) {
+    out.push({ tradeId: t.id, orderId: x.taker_order_id, tokenId: t.asset_id, market, side: t.side, price, size, feeRateBps: fee, status, liquidity: 'TAKER', timeMs });
+  }
+  const makers = Array.isArray(x.maker_orders) ? (x.maker_orders as Array<Record<string, unknown>>) : [];
+  for (const m of makers) {
+    if (typeof m.order_id !== 'string') continue;
+    const mp = priceUnits(typeof m.price === 'string' || typeof m.price === 'number' ? m.price : '');
+    const ms = sizeUnits(typeof m.matched_amount === 'string' || typeof m.matched_amount === 'number' ? m.matched_amount : '');
+    if (mp < 0 || ms < 0) continue;
+    const side: Side = m.side === 'BUY' || m.side === 'SELL' ? m.side : t.side === 'BUY' ? 'SELL' : 'BUY';
+    out.push({
+      tradeId: t.id,
+      orderId: m.order_id,
+      tokenId: typeof m.asset_id === 'string' ? m.asset_id : t.asset_id,
+      market,
+      side,
+      price: mp,
+      size: ms,
+      feeRateBps: Number(m.fee_rate_bps ?? 0) || 0,
+      status,
+      liquidity: 'MAKER',
+      timeMs,
+    });
+  }
+}
