@@ -189,7 +189,7 @@ export function toBook(w: BookWire): Book | string {
   return {
     market: w.market,
     assetId: w.asset_id,
-    timestamp: w.timestamp === undefined ? 0 : Number(w.timestamp),
+    timestamp: Number.isFinite(Number(w.timestamp)) ? Number(w.timestamp) : 0,
     hash: w.hash ?? '',
     bids,
     asks,

@@ -110,7 +110,7 @@ export class Transport {
         const resetAt = resetAtMs(header(res.headers, 'x-ratelimit-reset'), now);
         const scope = this.limitedScope(scopes, header(res.headers, 'x-ratelimit-limit'));
         if (resetAt !== undefined) limiter.pause(scope.id, resetAt);
-        this.log.warn({ method, path, attempt, scope: scope.id, resetAt }, 'rate limited (429)');
+        this.log.warn({ method, path, attempt, scope: scope.id, resetAt, remaining: header(res.headers, 'x-ratelimit-remaining') }, 'rate limited (429)');
         if (attempt < attempts) {
           const pauseLeft = resetAt !== undefined ? resetAt - now : 0;
           const wait = this.backoffMs(attempt) - pauseLeft;
@@ -138,6 +138,7 @@ export class Transport {
     const n = limitHeader !== undefined ? Number(limitHeader) : NaN;
     if (Number.isFinite(n)) {
       for (const s of scopes) if (this.opts.limiter.window(s).limit === n) return s;
+      for (const s of scopes) if (s.limit === n) return s; // a server that does not share our scale
     }
     return scopes[0];
   }
