@@ -14,7 +14,7 @@ import type {
   RejectCode,
   RestingOrder,
 } from './matching-api.js';
-import { rememberId, validateOrder } from './matching-validate.js';
+import { IdMemory, validateOrder } from './matching-validate.js';
 
 const BID = 0;
 const ASK = 1;
@@ -113,7 +113,6 @@ export class MatchingEngine implements MatchingEngineApi {
   readonly spec: MarketSpec;
   private readonly ladders: [Ladder, Ladder] = [new Ladder(true), new Ladder(false)];
   private readonly live = new Map<string, OrderNode>();
-  private readonly seen = new Set<string>();
   private readonly byOwner = new Map<string, Set<OrderNode>>();
   private readonly gtd = new Set<OrderNode>();
   private readonly dirtyFlag = new Uint8Array(2 * LEVELS);
@@ -121,12 +120,12 @@ export class MatchingEngine implements MatchingEngineApi {
   private dirty: number[] = [];
   private tradeSeq = 0;
   private readonly prefix: string;
-  private readonly idMemory: number;
+  private readonly seen: IdMemory;
 
   constructor(spec: MarketSpec, opts: MatchingEngineOptions = {}) {
     this.spec = { ...spec, tokens: [spec.tokens[0], spec.tokens[1]] };
     this.prefix = opts.tradeIdPrefix ?? `${spec.conditionId.slice(0, 10)}-t`;
-    this.idMemory = opts.idMemory ?? 1_000_000;
+    this.seen = new IdMemory(opts.idMemory ?? 1_000_000);
   }
 
   /** A tick_size_change: later orders are checked against the new grid; resting ones stay. */
@@ -140,7 +139,7 @@ export class MatchingEngine implements MatchingEngineApi {
     if (this.seen.has(o.orderId)) return reject('INVALID_ORDER_DUPLICATED');
     const code = validateOrder(o, this.spec.tick, this.spec.minSize, nowMs);
     if (code) return reject(code);
-    rememberId(this.seen, o.orderId, this.idMemory);
+    this.seen.add(o.orderId);
 
     const bookSide: BookSide = (o.side === 'BUY') === (tokenIx === 0) ? BID : ASK;
     const limit = tokenIx === 0 ? o.price : PRICE_SCALE - o.price;

@@ -20,7 +20,7 @@ import type { Logger } from '../core/log.js';
 import type { MarketEvent, Side, UserEvent } from '../feed/events.js';
 import type { MarketSpec, RejectCode } from './matching-api.js';
 import { LatencyGate } from './latency.js';
-import { rememberId, validateOrder } from './matching-validate.js';
+import { IdMemory, validateOrder } from './matching-validate.js';
 import { QueueTracker } from './queue-model.js';
 import { SimBook } from './sim-book.js';
 import { SimLedger, type SimStats } from './sim-ledger.js';
@@ -78,9 +78,9 @@ export class SimulatedVenue implements Venue {
   private readonly opts: SimulatedVenueOptions;
   private readonly tokens = new Map<string, TokenState>();
   private readonly orders = new Map<string, SimOrder>();
-  private readonly clientIds = new Set<string>();
+  private readonly clientIds: IdMemory;
   /** Done orders, oldest first; beyond historyLimit they are forgotten. */
-  private readonly doneIds = new Set<string>();
+  private readonly doneIds: IdMemory;
   private readonly history: number;
   private readonly ledger: SimLedger;
   private readonly gate: LatencyGate;
@@ -91,6 +91,8 @@ export class SimulatedVenue implements Venue {
     this.opts = opts;
     this.gate = new LatencyGate(opts.clock);
     this.history = opts.historyLimit ?? 100_000;
+    this.clientIds = new IdMemory(this.history);
+    this.doneIds = new IdMemory(this.history);
     this.ledger = new SimLedger(opts.logger, this.history);
     for (const m of opts.markets) this.addMarket(m);
   }
@@ -276,7 +278,7 @@ export class SimulatedVenue implements Venue {
     const crosses = buy ? book.bestAsk() <= r.price : book.bestBid() >= r.price;
     if (r.postOnly && crosses) return this.rejected(r, 'INVALID_POST_ONLY_ORDER');
     if (r.orderType === 'FOK' && this.takeable(book, r) < r.size) return this.rejected(r, 'FOK_ORDER_NOT_FILLED_ERROR');
-    rememberId(this.clientIds, r.clientId, this.history);
+    this.clientIds.add(r.clientId);
     this.ledger.stats.placed++;
 
     const o: SimOrder = {
@@ -388,7 +390,7 @@ export class SimulatedVenue implements Venue {
 
   /** A done order stays queryable until historyLimit newer ones are done. */
   private retire(o: SimOrder): void {
-    const evicted = rememberId(this.doneIds, o.orderId, this.history);
+    const evicted = this.doneIds.add(o.orderId);
     if (evicted !== undefined) this.orders.delete(evicted);
   }
 
