@@ -14,6 +14,10 @@
 // - Our marketable orders take up to the visible size at each level (price-walking) without
 //   changing the external book; an overlay hides what we took until the feed updates that level.
 // - Our own orders do not queue behind each other, and do not trade with each other.
+// - Events, synchronously from the clock callback: a resting order gets PLACEMENT (LIVE, with any
+//   size it took on arrival), UPDATE after each maker fill, CANCELLATION on cancel or GTD expiry.
+//   Each fill is a trade event MATCHED then at once CONFIRMED; taking fills (one per level walked)
+//   have no order event of their own. Trade-throughs and quote-throughs fill the whole remainder.
 import type { Config } from '../config.js';
 import type { Clock } from '../engine/clock.js';
 import type { Logger } from '../core/log.js';
