@@ -163,6 +163,18 @@ describe('transport: 429', () => {
     expect(limiter.pausedUntil('clob:GET /book')).toBeGreaterThan(0);
     expect(limiter.pausedUntil('clob')).toBe(0);
   });
+  it('the 429 pauses the scope whose limit X-RateLimit-Limit names', async () => {
+    let n = 0;
+    const limiter = new Limiter({ clock: new RefWallClock(), scale: 0.5 });
+    const r = await run(
+      { method: 'GET', path: '/book' },
+      (_q, res) => (++n === 1 ? send(res, 429, { error: 'rate limited' }, { 'X-RateLimit-Limit': '7500', 'X-RateLimit-Reset': '0.05' }) : send(res, 200, { ok: 1 })),
+      { limiter },
+    );
+    expect(r.result).toEqual({ ok: 1 });
+    expect(limiter.pausedUntil('clob')).toBeGreaterThan(0); // 15000 x 0.5: CLOB general
+    expect(limiter.pausedUntil('clob:GET /book')).toBe(0);
+  });
   it('POST /order 429 is retried (nothing was accepted)', async () => {
     let n = 0;
     const r = await run({ method: 'POST', path: '/order', body: {} }, (_q, res) => (++n === 1 ? send(res, 429, { error: 'slow down' }) : send(res, 200, { success: true, orderID: 'o1', errorMsg: '' })));
