@@ -139,7 +139,6 @@ export class MatchingEngine implements MatchingEngineApi {
     if (this.seen.has(o.orderId)) return reject('INVALID_ORDER_DUPLICATED');
     const code = validateOrder(o, this.spec.tick, this.spec.minSize, nowMs);
     if (code) return reject(code);
-    this.seen.add(o.orderId);
 
     const bookSide: BookSide = (o.side === 'BUY') === (tokenIx === 0) ? BID : ASK;
     const limit = tokenIx === 0 ? o.price : PRICE_SCALE - o.price;
@@ -149,6 +148,7 @@ export class MatchingEngine implements MatchingEngineApi {
     if (o.orderType === 'FOK' && (!crosses || this.available(opp, limit, o.size) < o.size)) {
       return reject('FOK_ORDER_NOT_FILLED_ERROR');
     }
+    this.seen.add(o.orderId); // only accepted orders claim their id
 
     const fills: MatchFill[] = [];
     const rem = crosses ? this.take(o, tokenIx, bookSide, limit, nowMs, fills) : o.size;

@@ -48,6 +48,9 @@ describe('MatchingEngine validation', () => {
     expect(e.place(ord({ orderId: 'd1', side: 'BUY', price: 4000, size: 500 }), 0).error).toBe('INVALID_ORDER_DUPLICATED');
     e.cancel('d1');
     expect(e.place(ord({ orderId: 'd1', side: 'BUY', price: 4000, size: 500 }), 0).error).toBe('INVALID_ORDER_DUPLICATED');
+    // a rejected order does not claim its id
+    expect(e.place(ord({ orderId: 'd2', side: 'BUY', price: 4000, size: 500, orderType: 'FOK' }), 0).error).toBe('FOK_ORDER_NOT_FILLED_ERROR');
+    expect(e.place(ord({ orderId: 'd2', side: 'BUY', price: 4000, size: 500 }), 0).status).toBe('live');
   });
 
   it('remembers a bounded number of past ids', () => {
