@@ -240,6 +240,20 @@ describe('SimulatedVenue latency, cancels and expiry', () => {
     expect(events.some((e) => e.type === 'order' && e.kind === 'CANCELLATION')).toBe(false);
   });
 
+  it('a partial fill during the cancel latency is delivered; the cancel removes the rest', async () => {
+    const { clock, venue, trades, events } = setup({ cancelLatencyMs: 50, queueModel: false });
+    const id = await placeLive(venue, req({ side: 'BUY', price: 5000, size: 1000 }));
+    const pc = venue.cancelOrder(id);
+    clock.advanceTo(clock.now() + 49);
+    venue.onMarketEvent(trade(YES, 'SELL', 5000, 300));
+    expect(trades().map((t) => t.size)).toEqual([300]);
+    clock.advanceTo(clock.now() + 1);
+    expect(await pc).toEqual({ canceled: [id], notCanceled: {} });
+    expect(events.at(-1)).toMatchObject({ type: 'order', kind: 'CANCELLATION', orderId: id, sizeMatched: 300, status: 'CANCELED' });
+    venue.onMarketEvent(trade(YES, 'SELL', 4000, 5000));
+    expect(trades()).toHaveLength(1);
+  });
+
   it('cancels by id, by market and all, after the latency', async () => {
     const { clock, venue, events } = setup({ cancelLatencyMs: 5 });
     const a = await placeLive(venue, req({ side: 'BUY', price: 4000, size: 500 }));
