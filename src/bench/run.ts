@@ -5,6 +5,9 @@ const all: Record<string, () => Promise<{ run: () => Promise<Record<string, unkn
   matching: () => import('./matching.js'),
   book: () => import('./book.js'),
   limiter: () => import('./limiter.js'),
+  scheduler: () => import('./scheduler.js'),
+  store: () => import('./store.js'),
+  backtest: () => import('./backtest.js'),
 };
 
 for (const [name, load] of Object.entries(all)) {

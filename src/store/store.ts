@@ -105,6 +105,7 @@ export class Store implements Journal {
       putAccount: d.prepare(`UPDATE account SET cash = ?, fees = ?, updated_ms = ? WHERE id = 1`),
       tokenFills: d.prepare(`SELECT side, price, size, fee, status FROM fills WHERE token_id = ? ORDER BY time_ms, id`),
     };
+    this.fillTx = d.transaction((f: Fill) => this.writeFill(f));
   }
 
   startRun(mode: string, strategy: string, markets: string[]): number {
@@ -138,26 +139,31 @@ export class Store implements Journal {
 
   /** Writes a fill once; returns false when it was already there. Positions and cash follow in the same transaction. */
   fill(f: Fill): boolean {
-    return this.db.transaction(() => {
-      const r = this.st.insertFill.run({
-        trade_id: f.tradeId,
-        order_id: f.orderId,
-        token_id: f.tokenId,
-        market: f.market,
-        side: f.side,
-        price: formatPrice(f.price),
-        size: formatSize(f.size),
-        fee: new Decimal(f.fee).div(MICROS).toString(),
-        liquidity: f.liquidity,
-        status: f.status,
-        time_ms: f.timeMs,
-        recorded_ms: this.now(),
-      });
-      if (r.changes === 0) return false;
-      this.written++;
-      if (f.status !== 'FAILED') this.applyToPosition(f.tokenId, f.market, f.side, price(f.price), shares(f.size), new Decimal(f.fee).div(MICROS), 1);
-      return true;
-    })();
+    return this.fillTx(f);
+  }
+
+  /** The fill write in one transaction, built once (better-sqlite3 wraps BEGIN/COMMIT around it). */
+  private readonly fillTx: (f: Fill) => boolean;
+
+  private writeFill(f: Fill): boolean {
+    const r = this.st.insertFill.run({
+      trade_id: f.tradeId,
+      order_id: f.orderId,
+      token_id: f.tokenId,
+      market: f.market,
+      side: f.side,
+      price: formatPrice(f.price),
+      size: formatSize(f.size),
+      fee: new Decimal(f.fee).div(MICROS).toString(),
+      liquidity: f.liquidity,
+      status: f.status,
+      time_ms: f.timeMs,
+      recorded_ms: this.now(),
+    });
+    if (r.changes === 0) return false;
+    this.written++;
+    if (f.status !== 'FAILED') this.applyToPosition(f.tokenId, f.market, f.side, price(f.price), shares(f.size), new Decimal(f.fee).div(MICROS), 1);
+    return true;
   }
 
   /** A fill's trade status moved; FAILED reverses it in positions and cash. */

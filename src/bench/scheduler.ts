@@ -1,0 +1,146 @@
+// {"bench":"scheduler"}: the order scheduler under saturation over 20 minutes of virtual time
+// (two sustained windows). Reports window violations on every trading scope (must be 0) and the
+// POST /orders and DELETE /orders batches sent as a share of the theoretical maximum, measured in
+// the same run by a greedy sender on bare sliding windows (the floor to compare against).
+import { VirtualClock } from '../engine/clock.js';
+import { Limiter } from '../api/limiter.js';
+import { scopesFor, type Scope } from '../api/limit-table.js';
+import { SlidingWindow } from '../api/sliding-window.js';
+import { OrderScheduler, type SchedulerSink } from '../engine/scheduler.js';
+import { silentLogger } from '../core/log.js';
+import type { Quote } from '../engine/strategy.js';
+import type { CancelResult, OrderRequest, PlaceResult, Venue } from '../venue/types.js';
+
+const DURATION_MS = 20 * 60_000;
+
+/** Answers at once and logs the time of every request per endpoint. */
+class InstantVenue implements Venue {
+  readonly times: Record<string, number[]> = { 'POST /orders': [], 'POST /order': [], 'DELETE /orders': [], 'DELETE /order': [], 'DELETE /cancel-all': [] };
+  private n = 0;
+  constructor(private readonly clock: VirtualClock) {}
+  private ok = (r: OrderRequest): PlaceResult => ({ clientId: r.clientId, ok: true, orderId: `o${this.n++}`, status: 'live' });
+  async placeOrders(o: OrderRequest[]) {
+    this.times['POST /orders'].push(this.clock.now());
+    return o.map(this.ok);
+  }
+  async placeOrder(o: OrderRequest) {
+    this.times['POST /order'].push(this.clock.now());
+    return this.ok(o);
+  }
+  async cancelOrders(ids: string[]): Promise<CancelResult> {
+    this.times['DELETE /orders'].push(this.clock.now());
+    return { canceled: ids, notCanceled: {} };
+  }
+  async cancelOrder(id: string): Promise<CancelResult> {
+    this.times['DELETE /order'].push(this.clock.now());
+    return { canceled: [id], notCanceled: {} };
+  }
+  async cancelAll(): Promise<CancelResult> {
+    this.times['DELETE /cancel-all'].push(this.clock.now());
+    return { canceled: [], notCanceled: {} };
+  }
+  async cancelMarket(): Promise<CancelResult> {
+    return { canceled: [], notCanceled: {} };
+  }
+  async openOrders() {
+    return [];
+  }
+  async trades() {
+    return [];
+  }
+  onUserEvent(): void {}
+  async close(): Promise<void> {}
+}
+
+/** Requests in `times` that broke a window of `scope` (any interval of windowMs holding more than limit). */
+function violations(times: number[], scope: Scope): number {
+  let v = 0;
+  let lo = 0;
+  for (let hi = 0; hi < times.length; hi++) {
+    while (times[hi] - times[lo] >= scope.windowMs) lo++;
+    if (hi - lo + 1 > scope.limit) v++;
+  }
+  return v;
+}
+
+/** The most requests any sender can make in [start, start + duration): greedy on bare windows. */
+function greedyMax(scopes: Scope[], start: number, duration: number): number {
+  const ws = scopes.map((s) => new SlidingWindow(s.limit, s.windowMs));
+  let t = start;
+  let n = 0;
+  while (t < start + duration) {
+    let free = t;
+    for (const w of ws) free = Math.max(free, w.nextFreeAt(t));
+    if (free >= start + duration) break;
+    if (free > t) {
+      t = free; // re-check every window at the new time before taking the slot
+      continue;
+    }
+    for (const w of ws) w.record(t);
+    n++;
+  }
+  return n;
+}
+
+export async function run(): Promise<Record<string, unknown>> {
+  const clock = new VirtualClock(0);
+  const limiter = new Limiter({ clock });
+  const venue = new InstantVenue(clock);
+  let id = 0;
+  const sink: SchedulerSink = {
+    preparePlaces: (qs) => qs.map((q) => ({ clientId: `c${id++}`, tokenId: q.tokenId, side: q.side, price: q.price, size: q.size, orderType: 'GTC', postOnly: true })),
+    placed: () => {},
+    placeFailed: () => {},
+    prepareCancels: () => {},
+    canceled: () => {},
+    cancelFailed: () => {},
+  };
+  const s = new OrderScheduler({ venue, limiter, clock, log: silentLogger, sink, maxBatch: 15, singleOverflow: true, recordUse: true, maxInFlight: 1_000_000 });
+  const quotes: Quote[] = Array.from({ length: 15 }, (_, i) => ({ tokenId: 'T', side: 'BUY', price: 100 + i * 100, size: 500 }));
+  const t0 = performance.now();
+  let round = 0;
+  // Keep every queue non-empty: 40 markets re-submit 15 places and 20 cancels whenever time moves.
+  while (clock.now() < DURATION_MS) {
+    for (let k = 0; k < 40; k++) {
+      const cancels = Array.from({ length: 20 }, (_, i) => `x${round}-${k}-${i}`);
+      s.submit(`m${k}`, cancels, quotes);
+    }
+    round++;
+    for (let i = 0; i < 4; i++) await Promise.resolve();
+    // Time moves to the scheduler's next wake-up (windows full), or by 1 ms when it has none.
+    const next = clock.nextTimerAt();
+    clock.advanceTo(Math.min(next === Infinity ? clock.now() + 1 : next, DURATION_MS));
+  }
+  s.close();
+  const wallMs = performance.now() - t0;
+  const eps = ['POST /orders', 'POST /order', 'DELETE /orders', 'DELETE /order'] as const;
+  let total = 0;
+  const perScope: Record<string, number> = {};
+  for (const ep of eps) {
+    const [method, path] = ep.split(' ');
+    for (const sc of scopesFor('clob', method, path).filter((x) => x.id.includes(path))) {
+      const v = violations(venue.times[ep], sc);
+      perScope[sc.id] = v;
+      total += v;
+    }
+  }
+  const share = (ep: 'POST /orders' | 'DELETE /orders') => {
+    const [method, path] = ep.split(' ');
+    const max = greedyMax(scopesFor('clob', method, path).filter((x) => x.id.includes(path)), 0, DURATION_MS);
+    const sent = venue.times[ep].filter((t) => t < DURATION_MS).length;
+    return { sent, max, share: +(sent / max).toFixed(4) };
+  };
+  return {
+    bench: 'scheduler',
+    virtualMinutes: DURATION_MS / 60_000,
+    windowViolations: total,
+    violationsByScope: perScope,
+    placeBatches: share('POST /orders'),
+    cancelBatches: share('DELETE /orders'),
+    placeSingles: venue.times['POST /order'].length,
+    cancelSingles: venue.times['DELETE /order'].length,
+    ordersSent: s.stats.ordersSent,
+    cancelsSent: s.stats.cancelsSent,
+    wallMs: Math.round(wallMs),
+  };
+}
