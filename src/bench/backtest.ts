@@ -1,0 +1,74 @@
+// Benchmark: a full backtest (bands strategy, queue model on) over a synthetic recording of at
+// least 2M events, next to the JSON.parse-only rate over the same recording in the same run (the
+// floor: read the lines and parse each frame, nothing else). Goal: backtest >= 50% of the floor,
+// peak RSS < 300 MB. The recording is a generated base file replayed back to back (each pass
+// starts with its own snapshot and is shifted in time to follow the last), so generating it stays
+// cheap; generation is not timed.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writeSyntheticRecording } from '../emulator/recording-writer.js';
+import { readRecording } from '../feed/replay.js';
+import { runBacktest } from '../backtest/runner.js';
+import { loadConfig } from '../config.js';
+
+const TARGET_EVENTS = Number(process.env.BENCH_BACKTEST_EVENTS ?? 2_000_000);
+/** Market time of the generated base file (~13 frames per second with the default agents). */
+const BASE_S = Number(process.env.BENCH_BACKTEST_BASE_S ?? 7200);
+
+export async function run(): Promise<Record<string, unknown>> {
+  const dir = await mkdtemp(join(tmpdir(), 'makerd-bench-backtest-'));
+  try {
+    const base = join(dir, 'base.jsonl');
+    const gen = await writeSyntheticRecording({ file: base, seed: 42, durationS: BASE_S });
+    const passes = Math.max(1, Math.ceil(TARGET_EVENTS / gen.frames));
+    const files = new Array<string>(passes).fill(base);
+
+    // floor: the same lines, JSON.parse of each frame only
+    let records = 0;
+    let sink = 0;
+    const f0 = performance.now();
+    for (const f of files) {
+      for await (const r of readRecording(f)) {
+        const v = JSON.parse(r.f) as unknown;
+        sink += Array.isArray(v) ? v.length : 1;
+        records++;
+      }
+    }
+    const floorMs = performance.now() - f0;
+
+    const config = loadConfig({ env: {}, overrides: { strategy: { name: 'bands', params: {} }, sim: { queueModel: true }, log: { level: 'silent' } } });
+    const rss0 = process.memoryUsage().rss;
+    let peakRss = rss0;
+    const sampler = setInterval(() => {
+      const r = process.memoryUsage().rss;
+      if (r > peakRss) peakRss = r;
+    }, 100);
+    const out = await runBacktest({ data: files, config });
+    clearInterval(sampler);
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+    const r = out.result;
+    const floorEventsPerSec = (sink * 1000) / floorMs;
+    const backtestEventsPerSec = (r.feed.events * 1000) / out.timing.wallMs;
+    return {
+      bench: 'backtest',
+      events: r.feed.events,
+      records: r.feed.records,
+      passes,
+      baseFrames: gen.frames,
+      backtestEventsPerSec: Math.round(backtestEventsPerSec),
+      parseOnlyEventsPerSec: Math.round(floorEventsPerSec),
+      ratio: Math.round((backtestEventsPerSec / floorEventsPerSec) * 1000) / 1000,
+      backtestSec: Math.round(out.timing.wallMs) / 1000,
+      parseOnlySec: Math.round(floorMs) / 1000,
+      peakRssMb: Math.round(peakRss / 1048576),
+      processMaxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+      goal: { ratio: 0.5, peakRssMb: 300 },
+      fills: r.total.fills,
+      orders: r.total.orders,
+      floorRecords: records,
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
