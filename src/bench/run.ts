@@ -8,7 +8,6 @@ const all: Record<string, () => Promise<{ run: () => Promise<Record<string, unkn
   scheduler: () => import('./scheduler.js'),
   store: () => import('./store.js'),
   backtest: () => import('./backtest.js'),
-  backtest: () => import('./backtest.js'),
 };
 
 for (const [name, load] of Object.entries(all)) {
