@@ -150,33 +150,32 @@ export class FrameBuilder {
 
   /**
    * One price_change message for a batch of level changes that share `ts`: every entry of an asset
-   * carries the hash of that asset's book after the whole batch (wire-formats.md 5.3). Repeated
-   * changes of one level in the batch collapse to the final total.
+   * carries the hash of that asset's book after the whole batch (wire-formats.md 5.3), and the
+   * best bid/ask after applying the entries up to and including itself. Repeated changes of one
+   * level in the batch collapse to the final total (at the level's first position).
    */
   priceChange(changes: LevelChange[], ts: number, ltpOf: (tokenId: string) => string): string {
-    this.apply(changes);
     const timestamp = String(ts);
     const last = new Map<string, LevelChange>();
     for (const c of changes) last.set(`${c.tokenId}|${c.side}|${c.price}`, c);
-    const perToken = new Map<string, { hash: string; bid: string; ask: string }>();
-    for (const c of last.values()) {
-      if (perToken.has(c.tokenId)) continue;
+    const merged = [...last.values()];
+    const bests: string[] = new Array(merged.length);
+    for (let i = 0; i < merged.length; i++) {
+      const c = merged[i];
       const b = this.book(c.tokenId);
+      b.set(c.side, c.price, c.size, this.price(c.price), formatSize(c.size));
       const bid = b.bestBid();
       const ask = b.bestAsk();
-      perToken.set(c.tokenId, {
-        hash: this.hashOf(c.tokenId, timestamp, ltpOf(c.tokenId)),
-        bid: bid >= 0 ? this.price(bid) : '0',
-        ask: ask >= 0 ? this.price(ask) : '1',
-      });
+      bests[i] = `"best_bid":"${bid >= 0 ? this.price(bid) : '0'}","best_ask":"${ask >= 0 ? this.price(ask) : '1'}"`;
     }
+    const hashes = new Map<string, string>();
     let entries = '';
-    for (const c of last.values()) {
-      const t = perToken.get(c.tokenId)!;
+    for (let i = 0; i < merged.length; i++) {
+      const c = merged[i];
+      let h = hashes.get(c.tokenId);
+      if (h === undefined) hashes.set(c.tokenId, (h = this.hashOf(c.tokenId, timestamp, ltpOf(c.tokenId))));
       if (entries) entries += ',';
-      entries +=
-        `{"asset_id":"${c.tokenId}","price":"${this.price(c.price)}","size":"${formatSize(c.size)}","side":"${c.side}",` +
-        `"hash":"${t.hash}","best_bid":"${t.bid}","best_ask":"${t.ask}"}`;
+      entries += `{"asset_id":"${c.tokenId}","price":"${this.price(c.price)}","size":"${formatSize(c.size)}","side":"${c.side}","hash":"${h}",${bests[i]}}`;
     }
     return `{"market":"${this.facts.conditionId}","price_changes":[${entries}],"timestamp":"${timestamp}","event_type":"price_change"}`;
   }

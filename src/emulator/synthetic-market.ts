@@ -20,6 +20,8 @@ export interface MarketFrame {
   ts: number;
   type: FrameType;
   conditionId: string;
+  /** The one asset a book or last_trade_price frame is about; undefined for price_change (both). */
+  assetId?: string;
   text: string;
 }
 
@@ -256,9 +258,9 @@ export class SyntheticMarket {
     return this.lastTs;
   }
 
-  private emit(ts: number, type: FrameType, text: string): void {
+  private emit(ts: number, type: FrameType, text: string, assetId?: string): void {
     this.stats.frames++;
-    const f: MarketFrame = { ts, type, conditionId: this.facts.conditionId, text };
+    const f: MarketFrame = { ts, type, conditionId: this.facts.conditionId, assetId, text };
     for (const fn of this.frameListeners) fn(f);
   }
 
@@ -273,7 +275,7 @@ export class SyntheticMarket {
     if (!trades.length) return;
     const [a, b] = this.facts.tokens;
     for (const f of trades) {
-      this.emit(ts, 'last_trade_price', this.frames.lastTradePrice(f.takerTokenId, f.takerPrice, f.size, f.takerSide, ts));
+      this.emit(ts, 'last_trade_price', this.frames.lastTradePrice(f.takerTokenId, f.takerPrice, f.size, f.takerSide, ts), f.takerTokenId);
       const pa = f.takerTokenId === a ? f.takerPrice : PRICE_SCALE - f.takerPrice;
       this.ltpUnits.set(a, pa);
       this.ltpUnits.set(b, PRICE_SCALE - pa);
@@ -281,6 +283,6 @@ export class SyntheticMarket {
       this.ltp.set(b, this.frames.price(PRICE_SCALE - pa));
     }
     const bookTs = this.nextTs(ts + 1);
-    for (const t of this.facts.tokens) this.emit(bookTs, 'book', JSON.stringify(this.frames.bookObject(t, bookTs, this.lastTradePrice(t))));
+    for (const t of this.facts.tokens) this.emit(bookTs, 'book', JSON.stringify(this.frames.bookObject(t, bookTs, this.lastTradePrice(t))), t);
   }
 }

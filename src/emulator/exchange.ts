@@ -1,0 +1,371 @@
+// The emulated exchange's account side: users' orders (owner = API key) go into the synthetic
+// markets' matching engines; fills, cancels and expiries become user-channel `order` and `trade`
+// events (trades MATCHED, then CONFIRMED after a delay) and update balances and positions.
+// REST routes read their answers from here. Money is in micro-dollars (price units x size units).
+import type { Clock } from '../engine/clock.js';
+import { formatSize, parsePrice, parseSize, PRICE_SCALE } from '../core/units.js';
+import type { Side } from '../feed/events.js';
+import type { OrderType } from '../venue/types.js';
+import type { MatchFill, RestingOrder } from '../venue/matching-api.js';
+import { SYNTHETIC_OWNER_PREFIX, type SyntheticMarket } from './synthetic-market.js';
+import { createHash } from 'node:crypto';
+
+export interface OrderBodyIn {
+  tokenID?: unknown;
+  price?: unknown;
+  size?: unknown;
+  side?: unknown;
+  orderType?: unknown;
+  postOnly?: unknown;
+  expiration?: unknown;
+}
+
+export interface UserOrder {
+  id: string;
+  owner: string;
+  market: SyntheticMarket;
+  assetId: string;
+  side: Side;
+  price: number;
+  originalSize: number;
+  sizeMatched: number;
+  status: 'LIVE' | 'MATCHED' | 'CANCELED' | 'UNMATCHED';
+  orderType: OrderType;
+  createdAtMs: number;
+  expirationSec: number;
+  trades: string[];
+}
+
+export interface MakerPart {
+  order_id: string;
+  owner: string;
+  maker_address: string;
+  matched_amount: string;
+  price: string;
+  fee_rate_bps: string;
+  asset_id: string;
+  outcome: string;
+  side: Side;
+}
+
+export interface UserTrade {
+  key: string;
+  id: string;
+  owner: string;
+  traderSide: 'TAKER' | 'MAKER';
+  takerOrderId: string;
+  market: SyntheticMarket;
+  assetId: string;
+  side: Side;
+  price: number;
+  size: number;
+  status: 'MATCHED' | 'CONFIRMED';
+  matchTimeMs: number;
+  lastUpdateMs: number;
+  makerOrders: MakerPart[];
+}
+
+export interface Account {
+  cashMicros: number;
+  positions: Map<string, number>;
+}
+
+/** A user-channel frame for one owner about one market. */
+export interface UserFrame {
+  owner: string;
+  conditionId: string;
+  text: string;
+}
+
+export class BadOrderError extends Error {}
+
+export const START_CASH_MICROS = 10_000 * 1_000_000;
+
+const ORDER_TYPES: ReadonlySet<string> = new Set(['GTC', 'GTD', 'FOK', 'FAK']);
+
+export function addressOf(owner: string): string {
+  return '0x' + createHash('sha256').update('addr:' + owner).digest('hex').slice(0, 40);
+}
+
+export class Exchange {
+  readonly byToken = new Map<string, { market: SyntheticMarket; outcome: number }>();
+  readonly byCondition = new Map<string, SyntheticMarket>();
+  readonly orders = new Map<string, UserOrder>();
+  readonly trades: UserTrade[] = [];
+  private readonly accounts = new Map<string, Account>();
+  private readonly listeners: Array<(f: UserFrame) => void> = [];
+  private seq = 0;
+
+  constructor(
+    readonly markets: SyntheticMarket[],
+    private readonly clock: Clock,
+    private readonly confirmDelayMs = 200,
+  ) {
+    for (const m of markets) {
+      this.byCondition.set(m.conditionId, m);
+      m.tokens.forEach((t, i) => this.byToken.set(t, { market: m, outcome: i }));
+      m.onFills((fills) => this.onFills(m, fills));
+      m.onOrdersGone((os) => {
+        for (const o of os) this.gone(o, 'CANCELED');
+      });
+    }
+  }
+
+  onUserFrame(fn: (f: UserFrame) => void): void {
+    this.listeners.push(fn);
+  }
+
+  outcomeName(tokenId: string): string {
+    return this.byToken.get(tokenId)?.outcome === 1 ? 'No' : 'Yes';
+  }
+
+  account(owner: string): Account {
+    let a = this.accounts.get(owner);
+    if (!a) this.accounts.set(owner, (a = { cashMicros: START_CASH_MICROS, positions: new Map() }));
+    return a;
+  }
+
+  /** POST /order: returns the order response object (errors of the venue are in errorMsg). */
+  place(owner: string, body: OrderBodyIn): Record<string, unknown> {
+    const tokenId = typeof body.tokenID === 'string' ? body.tokenID : '';
+    const m = this.byToken.get(tokenId);
+    if (!m) throw new BadOrderError('Invalid token id');
+    const price = typeof body.price === 'string' ? parsePrice(body.price) : typeof body.price === 'number' ? Math.round(body.price * PRICE_SCALE) : -1;
+    const size = typeof body.size === 'string' ? parseSize(body.size) : typeof body.size === 'number' ? Math.round(body.size * 100) : -1;
+    if (price < 0 || price > PRICE_SCALE) throw new BadOrderError('invalid price');
+    if (size <= 0) throw new BadOrderError('invalid size');
+    if (body.side !== 'BUY' && body.side !== 'SELL') throw new BadOrderError('side must be BUY or SELL');
+    const orderType = (body.orderType ?? 'GTC') as OrderType;
+    if (!ORDER_TYPES.has(orderType)) throw new BadOrderError('orderType must be GTC, GTD, FOK or FAK');
+    const postOnly = body.postOnly === true;
+    const expirationSec = orderType === 'GTD' ? Number(body.expiration ?? 0) : 0;
+    const market = m.market;
+    const now = market.time();
+    const id = '0x' + createHash('sha256').update(`${owner}:${++this.seq}:${now}`).digest('hex');
+    const rec: UserOrder = {
+      id,
+      owner,
+      market,
+      assetId: tokenId,
+      side: body.side,
+      price,
+      originalSize: size,
+      sizeMatched: 0,
+      status: 'LIVE',
+      orderType,
+      createdAtMs: now,
+      expirationSec,
+      trades: [],
+    };
+    this.orders.set(id, rec);
+    const out = market.place({
+      orderId: id,
+      owner,
+      tokenId,
+      side: body.side,
+      price,
+      size,
+      orderType,
+      postOnly,
+      expiresAtMs: orderType === 'GTD' ? expirationSec * 1000 : undefined,
+    });
+    if (!out.ok) {
+      this.orders.delete(id);
+      return { success: false, errorMsg: out.error ?? 'INVALID_ORDER_ERROR', orderID: '', status: 'unmatched' };
+    }
+    const status = out.status ?? 'live';
+    if (status === 'live') this.emitOrder(rec, 'PLACEMENT');
+    else if (status === 'unmatched') rec.status = rec.sizeMatched > 0 ? 'MATCHED' : 'UNMATCHED';
+    const tradeIds = [...new Set(out.fills.map((f) => f.tradeId))];
+    const matched = out.fills.reduce((s, f) => s + f.size, 0);
+    const notional = out.fills.reduce((s, f) => s + f.takerPrice * f.size, 0);
+    const making = body.side === 'BUY' ? notional / 1e6 : matched / 100;
+    const taking = body.side === 'BUY' ? matched / 100 : notional / 1e6;
+    return { success: true, errorMsg: '', orderID: id, status, makingAmount: String(making), takingAmount: String(taking), tradeIDs: tradeIds };
+  }
+
+  /** Cancels the owner's orders among `ids`. */
+  cancel(owner: string, ids: readonly string[]): { canceled: string[]; not_canceled: Record<string, string> } {
+    const canceled: string[] = [];
+    const notCanceled: Record<string, string> = {};
+    for (const id of ids) {
+      const rec = this.orders.get(id);
+      if (!rec || rec.owner !== owner) {
+        notCanceled[id] = 'order not found';
+        continue;
+      }
+      const gone = rec.market.cancel(id);
+      if (!gone) {
+        notCanceled[id] = 'already canceled or matched';
+        continue;
+      }
+      this.gone(gone, 'CANCELED');
+      canceled.push(id);
+    }
+    return { canceled, not_canceled: notCanceled };
+  }
+
+  cancelWhere(owner: string, pred: (o: UserOrder) => boolean): { canceled: string[]; not_canceled: Record<string, string> } {
+    const ids = this.openOrders(owner).filter(pred).map((o) => o.id);
+    return this.cancel(owner, ids);
+  }
+
+  openOrders(owner: string): UserOrder[] {
+    const out: UserOrder[] = [];
+    for (const o of this.orders.values()) if (o.owner === owner && o.status === 'LIVE') out.push(o);
+    return out;
+  }
+
+  tradesOf(owner: string): UserTrade[] {
+    return this.trades.filter((t) => t.owner === owner);
+  }
+
+  /** Removes all of an owner's state (DELETE /auth/api-key): cancels its orders. */
+  forget(owner: string): void {
+    this.cancelWhere(owner, () => true);
+  }
+
+  orderJson(o: UserOrder): Record<string, unknown> {
+    return {
+      id: o.id,
+      status: o.status,
+      owner: o.owner,
+      maker_address: addressOf(o.owner),
+      market: o.market.conditionId,
+      asset_id: o.assetId,
+      side: o.side,
+      original_size: formatSize(o.originalSize),
+      size_matched: formatSize(o.sizeMatched),
+      price: o.market.frames.price(o.price),
+      associate_trades: o.trades,
+      outcome: this.outcomeName(o.assetId),
+      created_at: Math.floor(o.createdAtMs / 1000),
+      expiration: String(o.expirationSec),
+      order_type: o.orderType,
+    };
+  }
+
+  tradeJson(t: UserTrade): Record<string, unknown> {
+    return {
+      id: t.id,
+      taker_order_id: t.takerOrderId,
+      market: t.market.conditionId,
+      asset_id: t.assetId,
+      side: t.side,
+      size: formatSize(t.size),
+      fee_rate_bps: '0',
+      price: t.market.frames.price(t.price),
+      status: t.status,
+      match_time: String(Math.floor(t.matchTimeMs / 1000)),
+      last_update: String(Math.floor(t.lastUpdateMs / 1000)),
+      outcome: this.outcomeName(t.assetId),
+      bucket_index: 0,
+      owner: t.owner,
+      maker_address: addressOf(t.owner),
+      maker_orders: t.makerOrders,
+      transaction_hash: '0x' + createHash('sha256').update('tx:' + t.id).digest('hex'),
+      trader_side: t.traderSide,
+    };
+  }
+
+  private emit(owner: string, market: SyntheticMarket, obj: Record<string, unknown>): void {
+    const f: UserFrame = { owner, conditionId: market.conditionId, text: JSON.stringify(obj) };
+    for (const fn of this.listeners) fn(f);
+  }
+
+  private emitOrder(o: UserOrder, type: 'PLACEMENT' | 'UPDATE' | 'CANCELLATION'): void {
+    const j = this.orderJson(o);
+    this.emit(o.owner, o.market, {
+      ...j,
+      event_type: 'order',
+      type,
+      order_owner: o.owner,
+      associate_trades: o.trades.length ? o.trades : null,
+      created_at: String(j.created_at),
+      timestamp: String(o.market.time()),
+    });
+  }
+
+  private emitTrade(t: UserTrade): void {
+    this.emit(t.owner, t.market, { ...this.tradeJson(t), event_type: 'trade', type: 'TRADE', trade_owner: t.owner, timestamp: String(t.lastUpdateMs) });
+  }
+
+  private gone(o: RestingOrder, status: 'CANCELED'): void {
+    const rec = this.orders.get(o.orderId);
+    if (!rec || rec.status !== 'LIVE') return;
+    rec.status = status;
+    this.emitOrder(rec, 'CANCELLATION');
+  }
+
+  private settle(owner: string, tokenId: string, side: Side, price: number, size: number): void {
+    const a = this.account(owner);
+    const sign = side === 'BUY' ? 1 : -1;
+    a.positions.set(tokenId, (a.positions.get(tokenId) ?? 0) + sign * size);
+    a.cashMicros -= sign * price * size;
+  }
+
+  private onFills(market: SyntheticMarket, fills: MatchFill[]): void {
+    const now = market.time();
+    for (const f of fills) {
+      const makerIsUser = !f.makerOwner.startsWith(SYNTHETIC_OWNER_PREFIX);
+      const takerIsUser = !f.takerOwner.startsWith(SYNTHETIC_OWNER_PREFIX);
+      if (!makerIsUser && !takerIsUser) continue;
+      const makerPart: MakerPart = {
+        order_id: f.makerOrderId,
+        owner: f.makerOwner,
+        maker_address: addressOf(f.makerOwner),
+        matched_amount: formatSize(f.size),
+        price: market.frames.price(f.makerPrice),
+        fee_rate_bps: '0',
+        asset_id: f.makerTokenId,
+        outcome: this.outcomeName(f.makerTokenId),
+        side: f.makerSide,
+      };
+      const base = {
+        id: f.tradeId,
+        takerOrderId: f.takerOrderId,
+        market,
+        assetId: f.takerTokenId,
+        side: f.takerSide,
+        price: f.takerPrice,
+        size: f.size,
+        status: 'MATCHED' as const,
+        matchTimeMs: f.timeMs || now,
+        lastUpdateMs: f.timeMs || now,
+        makerOrders: [makerPart],
+      };
+      if (makerIsUser) {
+        const rec = this.orders.get(f.makerOrderId);
+        this.settle(f.makerOwner, f.makerTokenId, f.makerSide, f.makerPrice, f.size);
+        this.record({ ...base, key: `${f.tradeId}:M`, owner: f.makerOwner, traderSide: 'MAKER' });
+        if (rec) {
+          rec.sizeMatched += f.size;
+          rec.trades.push(f.tradeId);
+          if (rec.sizeMatched >= rec.originalSize) rec.status = 'MATCHED';
+          this.emitOrder(rec, 'UPDATE');
+        }
+      }
+      if (takerIsUser) {
+        const rec = this.orders.get(f.takerOrderId);
+        this.settle(f.takerOwner, f.takerTokenId, f.takerSide, f.takerPrice, f.size);
+        this.record({ ...base, key: `${f.tradeId}:T`, owner: f.takerOwner, traderSide: 'TAKER' });
+        if (rec) {
+          rec.sizeMatched += f.size;
+          rec.trades.push(f.tradeId);
+          if (rec.sizeMatched >= rec.originalSize) rec.status = 'MATCHED';
+        }
+      }
+    }
+  }
+
+  private record(t: UserTrade): void {
+    this.trades.push(t);
+    this.emitTrade(t);
+    this.clock.schedule(this.clock.now() + this.confirmDelayMs, () => {
+      t.status = 'CONFIRMED';
+      t.lastUpdateMs = t.market.time();
+      this.emitTrade(t);
+    });
+  }
+}
+

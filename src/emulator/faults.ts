@@ -1,0 +1,101 @@
+// Fault injection for the emulator: dropped WebSocket connections, a silent feed that still
+// answers PONG (and ignores resubscribes), malformed frames, wrong hashes, skipped updates, REST
+// 500s and 429s (probability or next N) and added latency. Set by flags at start, by
+// `POST /admin/faults` with a JSON patch, or programmatically through FaultControls.
+import type { Rng } from '../engine/rng.js';
+
+export interface FaultConfig {
+  /** Market data is withheld on every market/all connection; PING still gets PONG; subscribes are ignored. */
+  silentFeed: boolean;
+  /** The next N market frames are sent malformed (truncated JSON). */
+  malformedNext: number;
+  /** The next N price_change frames carry a wrong hash in every entry. */
+  wrongHashNext: number;
+  /** The next N price_change frames are not sent at all (a gap). */
+  skipNext: number;
+  /** REST: the next N requests answer 500; and each request with this probability. */
+  http500Next: number;
+  http500Rate: number;
+  /** REST: the next N requests answer 429 (with the rate-limit headers); and with this probability. */
+  http429Next: number;
+  http429Rate: number;
+  /** Added latency on every REST answer, ms. */
+  latencyMs: number;
+}
+
+export const noFaults: FaultConfig = {
+  silentFeed: false,
+  malformedNext: 0,
+  wrongHashNext: 0,
+  skipNext: 0,
+  http500Next: 0,
+  http500Rate: 0,
+  http429Next: 0,
+  http429Rate: 0,
+  latencyMs: 0,
+};
+
+export interface FaultControls {
+  /** Merges a patch into the active faults; returns the result. */
+  set(patch: Partial<FaultConfig>): FaultConfig;
+  get(): FaultConfig;
+  /** Back to no faults. */
+  clear(): void;
+  /** Closes every WebSocket connection now (market, user, all and price feed); returns how many. */
+  dropConnections(): number;
+}
+
+/** Validates an admin patch; returns an error message or the patch. */
+export function parseFaultPatch(body: unknown): Partial<FaultConfig> | string {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'body must be a JSON object';
+  const out: Partial<FaultConfig> = {};
+  for (const [k, v] of Object.entries(body as Record<string, unknown>)) {
+    if (k === 'drop') continue;
+    if (!(k in noFaults)) return `unknown fault '${k}'`;
+    const want = typeof noFaults[k as keyof FaultConfig];
+    if (typeof v !== want || (typeof v === 'number' && !(v >= 0))) return `${k} must be a ${want === 'number' ? 'non-negative number' : want}`;
+    if (k.endsWith('Rate') && (v as number) > 1) return `${k} must be within 0..1`;
+    (out as Record<string, unknown>)[k] = v;
+  }
+  return out;
+}
+
+/** The fault state the server consults; counters are consumed as faults fire. */
+export class FaultState {
+  cfg: FaultConfig = { ...noFaults };
+  constructor(private readonly rng: Rng) {}
+
+  /** Which REST fault (if any) hits this request. */
+  restFault(): 500 | 429 | 0 {
+    const c = this.cfg;
+    if (c.http500Next > 0) {
+      c.http500Next--;
+      return 500;
+    }
+    if (c.http429Next > 0) {
+      c.http429Next--;
+      return 429;
+    }
+    if (c.http500Rate > 0 && this.rng.next() < c.http500Rate) return 500;
+    if (c.http429Rate > 0 && this.rng.next() < c.http429Rate) return 429;
+    return 0;
+  }
+
+  /** Transforms one outgoing market frame; undefined means it is not sent. */
+  marketFrame(text: string, type: string): string | undefined {
+    const c = this.cfg;
+    if (type === 'price_change' && c.skipNext > 0) {
+      c.skipNext--;
+      return undefined;
+    }
+    if (c.malformedNext > 0) {
+      c.malformedNext--;
+      return text.slice(0, Math.max(1, text.length >> 1));
+    }
+    if (type === 'price_change' && c.wrongHashNext > 0) {
+      c.wrongHashNext--;
+      return text.replace(/"hash":"([0-9a-f]{40})"/g, (_m, h: string) => `"hash":"${h.startsWith('0') ? 'f' : '0'}${h.slice(1)}"`);
+    }
+    return text;
+  }
+}

@@ -1,0 +1,249 @@
+// The exchange emulator: one node:http server on 127.0.0.1 serving every API under a prefix
+// (/clob, /gamma, /data, /content), the WebSocket endpoint (/ws/market|user|all), the price
+// stream (/prices) and the fault admin (/admin/faults), around synthetic markets whose market
+// time runs at `speed` x wall time. Rate limits are the spec's, as exact sliding windows.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import type { ApiName } from '../api/limit-table.js';
+import { silentLogger, type Logger } from '../core/log.js';
+import { WallClock, type Clock } from '../engine/clock.js';
+import { SeededRng } from '../engine/rng.js';
+import type { SyntheticParams } from './agents.js';
+import { clobRoute } from './clob-routes.js';
+import { contentRoute } from './content-routes.js';
+import { dataRoute, PriceHistory } from './data-routes.js';
+import { Exchange } from './exchange.js';
+import { FaultState, noFaults, parseFaultPatch, type FaultConfig, type FaultControls } from './faults.js';
+import { gammaRoute } from './gamma-routes.js';
+import { fail, ok, type EmuReply, type EmuRequest } from './http-util.js';
+import { KeyRegistry } from './keys.js';
+import { PriceFeed } from './price-feed.js';
+import { ServerRateLimiter } from './rate-limit.js';
+import { SyntheticMarket } from './synthetic-market.js';
+import { WsHub, type ChannelKind } from './ws-server.js';
+
+export interface EmulatorOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Seed of the synthetic markets (default 1). */
+  seed?: number;
+  /** How many synthetic markets (default 1). */
+  markets?: number;
+  /** Market time per wall time (default 1). */
+  speed?: number;
+  /** Accepted API keys; any non-empty key when absent or empty. */
+  keys?: string[];
+  limitScale?: number;
+  windowScale?: number;
+  faults?: Partial<FaultConfig>;
+  params?: Partial<SyntheticParams>;
+  /** Wall ms between market advances (default 20). */
+  tickMs?: number;
+  /** Wall ms from a trade's MATCHED to its CONFIRMED (default 200). */
+  confirmDelayMs?: number;
+  /** Wall ms between price-stream updates (default 1000). */
+  priceIntervalMs?: number;
+  clock?: Clock;
+  log?: Logger;
+}
+
+export interface EmulatorUrls {
+  clob: string;
+  gamma: string;
+  data: string;
+  content: string;
+  ws: string;
+  price_feed: string;
+}
+
+export interface RunningEmulator {
+  urls: EmulatorUrls;
+  port: number;
+  admin: FaultControls;
+  markets: SyntheticMarket[];
+  exchange: Exchange;
+  ws: WsHub;
+  close(): Promise<void>;
+}
+
+const APIS: ReadonlySet<string> = new Set(['clob', 'gamma', 'data', 'content']);
+const MAX_BODY = 1 << 20;
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let n = 0;
+  for await (const c of req) {
+    n += (c as Buffer).length;
+    if (n > MAX_BODY) throw new RangeError('body too large');
+    chunks.push(c as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function bearer(req: IncomingMessage): string | undefined {
+  const h = req.headers.authorization;
+  if (!h) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+  return m ? m[1] : undefined;
+}
+
+function write(res: ServerResponse, r: EmuReply): void {
+  const body = JSON.stringify(r.body);
+  res.writeHead(r.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...r.headers });
+  res.end(body);
+}
+
+export async function startEmulator(opts: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const clock = opts.clock ?? new WallClock();
+  const log = opts.log ?? silentLogger;
+  const seed = opts.seed ?? 1;
+  const speed = opts.speed ?? 1;
+  const wallStart = clock.now();
+  const marketStart = wallStart;
+  const markets: SyntheticMarket[] = [];
+  for (let i = 0; i < (opts.markets ?? 1); i++) markets.push(new SyntheticMarket({ seed, index: i, startMs: marketStart, params: opts.params }));
+  const exchange = new Exchange(markets, clock, opts.confirmDelayMs ?? 200);
+  const keys = new KeyRegistry(opts.keys);
+  const faults = new FaultState(new SeededRng(seed).fork('faults'));
+  if (opts.faults) faults.cfg = { ...faults.cfg, ...opts.faults };
+  const limiter = new ServerRateLimiter(opts.limitScale ?? 1, opts.windowScale ?? 1);
+  const hub = new WsHub({ exchange, keys, faults, log });
+  const prices = new PriceFeed(clock, new SeededRng(seed).fork('prices'), opts.priceIntervalMs ?? 1000);
+  const history = new PriceHistory();
+  const comments: Array<Record<string, unknown>> = [];
+  for (const m of markets) m.onFrame((f) => hub.publishMarket(f));
+  exchange.onUserFrame((f) => hub.publishUser(f));
+
+  // market time follows wall time x speed
+  const advance = (): void => {
+    const t = marketStart + (clock.now() - wallStart) * speed;
+    for (const m of markets) m.advanceTo(t);
+    history.sample(exchange);
+  };
+  const tick = setInterval(() => {
+    try {
+      advance();
+    } catch (e) {
+      log.error({ err: e }, 'emulator: market advance failed');
+    }
+  }, opts.tickMs ?? 20);
+  tick.unref();
+
+  const admin: FaultControls = {
+    set: (patch) => (faults.cfg = { ...faults.cfg, ...patch }),
+    get: () => ({ ...faults.cfg }),
+    clear: () => {
+      faults.cfg = { ...noFaults };
+    },
+    dropConnections: () => hub.dropAll() + prices.dropAll(),
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const seg = url.pathname.split('/')[1] ?? '';
+    const method = (req.method ?? 'GET').toUpperCase();
+    let raw = '';
+    try {
+      raw = await readBody(req);
+    } catch {
+      return write(res, fail(413, 'PAYLOAD_TOO_LARGE', 'body too large'));
+    }
+    let body: unknown;
+    if (raw.trim()) {
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        return write(res, fail(400, 'BAD_REQUEST', 'body is not valid JSON'));
+      }
+    }
+    if (seg === 'admin' && url.pathname === '/admin/faults') {
+      if (method === 'GET') return write(res, ok(admin.get()));
+      if (method !== 'POST') return write(res, fail(404, 'NOT_FOUND', 'no route'));
+      const patch = parseFaultPatch(body ?? {});
+      if (typeof patch === 'string') return write(res, fail(400, 'BAD_REQUEST', patch));
+      const dropped = (body as Record<string, unknown> | undefined)?.drop === true ? admin.dropConnections() : 0;
+      return write(res, ok({ ...admin.set(patch), dropped }));
+    }
+    if (!APIS.has(seg)) return write(res, fail(404, 'NOT_FOUND', `no API at /${seg}`));
+    const api = seg as ApiName;
+    const path = url.pathname.slice(seg.length + 1) || '/';
+    const apiKey = bearer(req);
+    const now = clock.now();
+    const client = apiKey ?? req.socket.remoteAddress ?? 'anon';
+    let reply: EmuReply;
+    const injected = faults.restFault();
+    const rl = limiter.check(client, api, method, path, now);
+    const rlHeaders = (limit: number, remaining: number, reset: number): Record<string, string> => ({
+      'X-RateLimit-Limit': String(limit),
+      'X-RateLimit-Remaining': String(remaining),
+      'X-RateLimit-Reset': String(reset),
+    });
+    if (injected === 500) reply = fail(500, 'INTERNAL_ERROR', 'injected fault: server error');
+    else if (injected === 429) reply = fail(429, 'RATE_LIMITED', 'injected fault: rate limited', rlHeaders(rl.limit, 0, now + 1000));
+    else if (!rl.ok) reply = fail(429, 'RATE_LIMITED', `rate limit of scope ${rl.scopeId} reached`, rlHeaders(rl.limit, 0, rl.resetAtMs));
+    else {
+      const er: EmuRequest = { method, path, query: url.searchParams, body, apiKey };
+      try {
+        advance(); // answers reflect the market as of now
+        reply =
+          api === 'clob' ? clobRoute({ exchange, keys }, er)
+          : api === 'gamma' ? gammaRoute({ exchange, comments }, er)
+          : api === 'data' ? dataRoute({ exchange, history }, er)
+          : contentRoute(er);
+      } catch (e) {
+        log.error({ err: e, method, path }, 'emulator: route failed');
+        reply = fail(500, 'INTERNAL_ERROR', 'internal error');
+      }
+      reply.headers = { ...rlHeaders(rl.limit, rl.remaining, rl.resetAtMs), ...reply.headers };
+    }
+    const delay = faults.cfg.latencyMs;
+    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    write(res, reply);
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      log.error({ err: e }, 'emulator: request failed');
+      if (!res.headersSent) write(res, fail(500, 'INTERNAL_ERROR', 'internal error'));
+    });
+  });
+  server.on('upgrade', (req, socket, head) => {
+    const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname.replace(/\/+$/, '');
+    const m = /^\/ws\/(market|user|all)$/.exec(path);
+    if (m) return hub.handleUpgrade(req, socket, head, m[1] as ChannelKind);
+    if (path === '/prices') return prices.handleUpgrade(req, socket, head);
+    socket.destroy();
+  });
+  server.listen(opts.port ?? 0, '127.0.0.1');
+  await once(server, 'listening');
+  const port = (server.address() as AddressInfo).port;
+  const base = `http://127.0.0.1:${port}`;
+  const urls: EmulatorUrls = {
+    clob: `${base}/clob`,
+    gamma: `${base}/gamma`,
+    data: `${base}/data`,
+    content: `${base}/content`,
+    ws: `ws://127.0.0.1:${port}`,
+    price_feed: `ws://127.0.0.1:${port}/prices`,
+  };
+  log.info({ urls, seed, speed }, 'emulator: listening');
+  let closed = false;
+  return {
+    urls,
+    port,
+    admin,
+    markets,
+    exchange,
+    ws: hub,
+    async close() {
+      if (closed) return;
+      closed = true;
+      clearInterval(tick);
+      hub.close();
+      prices.close();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}

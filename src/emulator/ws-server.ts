@@ -1,0 +1,157 @@
+// The emulator's WebSocket endpoint: /ws/market, /ws/user and /ws/all with the subscription
+// messages of wire-formats.md sections 1-2 (initial and dynamic subscribe/unsubscribe), text
+// PING -> PONG, the first book as a JSON array, market frames to the connections subscribed to
+// the market's tokens, and user frames to the connections authenticated with their owner's key.
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket, type RawData } from 'ws';
+import type { Logger } from '../core/log.js';
+import type { Exchange, UserFrame } from './exchange.js';
+import type { FaultState } from './faults.js';
+import type { KeyRegistry } from './keys.js';
+import type { MarketFrame, SyntheticMarket } from './synthetic-market.js';
+
+export type ChannelKind = 'market' | 'user' | 'all';
+
+interface Conn {
+  ws: WebSocket;
+  kind: ChannelKind;
+  assets: Set<string>;
+  /** Condition ids with at least one subscribed asset (market data routing). */
+  marketsOfAssets: Set<string>;
+  /** Condition ids of the user subscription; empty = every market. */
+  userMarkets: Set<string>;
+  apiKey?: string;
+}
+
+export interface WsHubOptions {
+  exchange: Exchange;
+  keys: KeyRegistry;
+  faults: FaultState;
+  log: Logger;
+}
+
+export class WsHub {
+  private readonly wss = new WebSocketServer({ noServer: true });
+  private readonly conns = new Set<Conn>();
+  /** Counters a test or status line can read. */
+  readonly stats = { connections: 0, framesSent: 0, badMessages: 0 };
+
+  constructor(private readonly o: WsHubOptions) {}
+
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, kind: ChannelKind): void {
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.attach(ws, kind));
+  }
+
+  private attach(ws: WebSocket, kind: ChannelKind): void {
+    const c: Conn = { ws, kind, assets: new Set(), marketsOfAssets: new Set(), userMarkets: new Set() };
+    this.conns.add(c);
+    this.stats.connections++;
+    ws.on('message', (data: RawData, isBinary: boolean) => {
+      if (isBinary) return void this.stats.badMessages++;
+      this.onMessage(c, data.toString());
+    });
+    ws.on('close', () => this.conns.delete(c));
+    ws.on('error', () => this.conns.delete(c));
+  }
+
+  private send(c: Conn, text: string): void {
+    if (c.ws.readyState !== c.ws.OPEN) return;
+    c.ws.send(text);
+    this.stats.framesSent++;
+  }
+
+  private onMessage(c: Conn, text: string): void {
+    if (text === 'PING' || text === 'ping') return this.send(c, text === 'PING' ? 'PONG' : 'pong');
+    let msg: unknown;
+    try {
+      msg = JSON.parse(text);
+    } catch {
+      this.stats.badMessages++;
+      return;
+    }
+    if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) return void this.stats.badMessages++;
+    const m = msg as Record<string, unknown>;
+    const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+    // user part: auth + markets (the user and all channels)
+    if (c.kind !== 'market' && (m.auth !== undefined || m.type === 'user' || m.type === 'all')) {
+      const auth = m.auth as Record<string, unknown> | undefined;
+      const key = typeof auth?.apiKey === 'string' ? auth.apiKey : undefined;
+      if (this.o.keys.check(key) !== 0) {
+        this.send(c, JSON.stringify({ event_type: 'error', message: 'unauthorized: auth.apiKey missing or not accepted' }));
+        c.ws.close(4401, 'unauthorized');
+        return;
+      }
+      c.apiKey = key;
+      for (const id of strings(m.markets)) c.userMarkets.add(id);
+    }
+    if (c.kind === 'user') {
+      if (m.operation === 'subscribe') for (const id of strings(m.markets)) c.userMarkets.add(id);
+      if (m.operation === 'unsubscribe') for (const id of strings(m.markets)) c.userMarkets.delete(id);
+      return;
+    }
+    if (this.o.faults.cfg.silentFeed) return; // a silent feed ignores (re)subscribes
+    const ids = strings(m.assets_ids);
+    if (m.operation === 'unsubscribe') {
+      for (const id of ids) c.assets.delete(id);
+      this.reindex(c);
+      return;
+    }
+    const fresh = ids.filter((id) => this.o.exchange.byToken.has(id));
+    for (const id of fresh) c.assets.add(id);
+    this.reindex(c);
+    if (m.initial_dump !== false) this.sendSnapshots(c, fresh);
+  }
+
+  private reindex(c: Conn): void {
+    c.marketsOfAssets.clear();
+    for (const a of c.assets) {
+      const m = this.o.exchange.byToken.get(a);
+      if (m) c.marketsOfAssets.add(m.market.conditionId);
+    }
+  }
+
+  private sendSnapshots(c: Conn, assetIds: string[]): void {
+    const byMarket = new Map<SyntheticMarket, string[]>();
+    for (const id of assetIds) {
+      const m = this.o.exchange.byToken.get(id)!.market;
+      const l = byMarket.get(m);
+      if (l) {
+        if (!l.includes(id)) l.push(id);
+      } else byMarket.set(m, [id]);
+    }
+    for (const [m, ids] of byMarket) this.send(c, JSON.stringify(m.snapshot(ids)));
+  }
+
+  /** Publishes one market frame (after the fault filter) to every subscribed market/all connection. */
+  publishMarket(f: MarketFrame): void {
+    if (this.conns.size === 0) return;
+    if (this.o.faults.cfg.silentFeed) return;
+    const text = this.o.faults.marketFrame(f.text, f.type);
+    if (text === undefined) return;
+    for (const c of this.conns) {
+      if (c.kind === 'user') continue;
+      if (f.assetId ? c.assets.has(f.assetId) : c.marketsOfAssets.has(f.conditionId)) this.send(c, text);
+    }
+  }
+
+  publishUser(f: UserFrame): void {
+    for (const c of this.conns) {
+      if (c.kind === 'market' || c.apiKey !== f.owner) continue;
+      if (c.userMarkets.size === 0 || c.userMarkets.has(f.conditionId)) this.send(c, f.text);
+    }
+  }
+
+  /** Drops every connection abruptly (a fault); returns how many. */
+  dropAll(): number {
+    const n = this.conns.size;
+    for (const c of this.conns) c.ws.terminate();
+    this.conns.clear();
+    return n;
+  }
+
+  close(): void {
+    this.dropAll();
+    this.wss.close();
+  }
+}
