@@ -1,11 +1,117 @@
-// Placeholder until its issue lands: says so plainly and fails.
-import type { CommandModule } from './command.js';
+// makerd emulator: runs the exchange emulator on 127.0.0.1 (every API, the WebSocket endpoint and
+// the price stream on one port) and prints its base URLs; or, with --write, writes a synthetic
+// recording of --duration seconds of market time as fast as it can and exits.
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { createLogger } from '../core/log.js';
+import { startEmulator, type EmulatorOptions } from '../emulator/server.js';
+import { writeSyntheticRecording } from '../emulator/recording-writer.js';
+import type { FaultConfig } from '../emulator/faults.js';
+import { UsageError, type CommandModule } from './command.js';
+
+const help = `usage: makerd emulator [--port P] [--synthetic SEED] [--markets N] [--speed X] [--keys K1,K2]
+                       [--limit-scale X] [--window-scale X] [--urls-out F] [--fault-... ]
+       makerd emulator --synthetic SEED --write F --duration S
+       makerd emulator --replay F   (not available yet; see below)
+
+Serves on 127.0.0.1, one port (default 0 = any free port):
+  {base}/clob, {base}/gamma, {base}/data, {base}/content   the four HTTP APIs
+  ws://127.0.0.1:P/ws/market|user|all                       the WebSocket endpoint (ws url = ws://127.0.0.1:P)
+  ws://127.0.0.1:P/prices                                   the crypto price stream (RTDS format)
+  POST {base}/admin/faults  JSON {"silentFeed":true, "malformedNext":2, "wrongHashNext":1, "skipNext":1,
+       "http500Next":1, "http500Rate":0.1, "http429Next":1, "http429Rate":0.1, "latencyMs":200, "drop":true}
+Options:
+  --synthetic SEED     seed of the synthetic market(s) (default 1); same seed, same market
+  --markets N          number of synthetic markets (default 1)
+  --speed X            market time per wall time (default 1)
+  --keys K1,K2         accepted Bearer API keys (default: any non-empty key)
+  --limit-scale X      multiplies every rate limit; --window-scale X every window length
+                       (429 answers carry X-RateLimit-Limit/-Remaining/-Reset; Reset is epoch ms)
+  --urls-out F         writes {"clob","gamma","data","content","ws","price_feed"} as JSON to F
+  --write F --duration S   writes S seconds of synthetic market time to F (recorder lines; gzip
+                       when F ends in .gz) as fast as possible, then exits
+  --fault-latency-ms N, --fault-500-rate X, --fault-429-rate X, --fault-silent   faults from the start
+Stops cleanly on SIGINT/SIGTERM.`;
+
+function num(v: string | undefined, name: string, dflt: number, min = 0): number {
+  if (v === undefined) return dflt;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < min) throw new UsageError(`--${name} must be a number >= ${min}, got '${v}'`);
+  return n;
+}
 
 export const command: CommandModule = {
-  summary: '(not built yet)',
-  help: 'makerd emulator: not built yet',
-  async main(_argv, io) {
-    io.err('makerd emulator: not built yet');
-    return 1;
+  summary: 'run the exchange emulator (synthetic market, every API, WS feeds, faults)',
+  help,
+  async main(argv, io) {
+    const { values } = parseArgs({
+      args: argv,
+      options: {
+        port: { type: 'string' },
+        synthetic: { type: 'string' },
+        replay: { type: 'string' },
+        markets: { type: 'string' },
+        speed: { type: 'string' },
+        keys: { type: 'string' },
+        'limit-scale': { type: 'string' },
+        'window-scale': { type: 'string' },
+        'urls-out': { type: 'string' },
+        write: { type: 'string' },
+        duration: { type: 'string' },
+        'fault-latency-ms': { type: 'string' },
+        'fault-500-rate': { type: 'string' },
+        'fault-429-rate': { type: 'string' },
+        'fault-silent': { type: 'boolean' },
+      },
+    });
+    if (values.replay !== undefined && values.synthetic !== undefined) throw new UsageError('--replay and --synthetic exclude each other');
+    if (values.replay !== undefined) {
+      io.err('makerd emulator: --replay is not available yet (the replay mode is not built); use --synthetic SEED');
+      return 1;
+    }
+    const seed = Math.floor(num(values.synthetic, 'synthetic', 1));
+    if (values.write !== undefined) {
+      const durationS = num(values.duration, 'duration', NaN, 1);
+      if (!Number.isFinite(durationS)) throw new UsageError('--write needs --duration S (seconds of market time)');
+      const r = await writeSyntheticRecording({ file: values.write, seed, durationS });
+      io.out(`wrote ${values.write}: ${r.frames} frames, ${r.trades} trades, ${durationS} s of market time (seed ${seed})`);
+      return 0;
+    }
+    if (values.duration !== undefined) throw new UsageError('--duration goes with --write');
+    const port = Math.floor(num(values.port, 'port', 0));
+    if (port > 65535) throw new UsageError('--port must be 0..65535');
+    const faults: Partial<FaultConfig> = {};
+    if (values['fault-latency-ms'] !== undefined) faults.latencyMs = num(values['fault-latency-ms'], 'fault-latency-ms', 0);
+    if (values['fault-500-rate'] !== undefined) faults.http500Rate = Math.min(1, num(values['fault-500-rate'], 'fault-500-rate', 0));
+    if (values['fault-429-rate'] !== undefined) faults.http429Rate = Math.min(1, num(values['fault-429-rate'], 'fault-429-rate', 0));
+    if (values['fault-silent']) faults.silentFeed = true;
+    const opts: EmulatorOptions = {
+      port,
+      seed,
+      markets: Math.max(1, Math.floor(num(values.markets, 'markets', 1, 1))),
+      speed: num(values.speed, 'speed', 1, 0.001),
+      keys: values.keys ? values.keys.split(',').map((k) => k.trim()).filter(Boolean) : undefined,
+      limitScale: num(values['limit-scale'], 'limit-scale', 1, 1e-6),
+      windowScale: num(values['window-scale'], 'window-scale', 1, 1e-6),
+      faults,
+      log: createLogger({ name: 'emulator', level: io.env.MAKERD_LOG_LEVEL ?? 'warn' }),
+    };
+    const emu = await startEmulator(opts);
+    const urls = emu.urls;
+    for (const [k, v] of Object.entries(urls)) io.out(`${k.padEnd(10)} ${v}`);
+    io.out(`markets    ${emu.markets.map((m) => `${m.conditionId} [${m.tokens.join(', ')}]`).join('; ')}`);
+    if (values['urls-out']) writeFileSync(values['urls-out'], JSON.stringify(urls, null, 2) + '\n');
+    await new Promise<void>((resolve) => {
+      const stop = (): void => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        resolve();
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+    await emu.close();
+    io.out('emulator stopped');
+    return 0;
   },
 };

@@ -1,0 +1,53 @@
+import { describe, it, expect } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cli } from '../../src/cli.js';
+
+function io() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l), env: {} }, out, err };
+}
+
+describe('makerd emulator --write, then makerd verify', () => {
+  it('writes 60 s of synthetic market time that verify accepts (exit 0), deterministic per seed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'makerd-emu-'));
+    try {
+      const f1 = join(dir, 'a.jsonl.gz');
+      const f2 = join(dir, 'b.jsonl.gz');
+      const w = io();
+      expect(await cli(['emulator', '--synthetic', '1', '--write', f1, '--duration', '60'], w.io)).toBe(0);
+      expect(w.out.join('\n')).toMatch(/wrote .* frames/);
+      expect(await cli(['emulator', '--synthetic', '1', '--write', f2, '--duration', '60'], io().io)).toBe(0);
+      const a = gunzipSync(readFileSync(f1)).toString();
+      expect(gunzipSync(readFileSync(f2)).toString()).toBe(a);
+      const lines = a.trim().split('\n');
+      expect(lines.length).toBeGreaterThan(100);
+      const first = JSON.parse(lines[0]) as { t: number; e: number; k: string; f: string };
+      expect(first.e).toBe(1);
+      expect(first.k).toBe('market');
+      expect(Array.isArray(JSON.parse(first.f))).toBe(true);
+      const v = io();
+      const code = await cli(['verify', f1, '--json'], v.io);
+      expect(v.err).toEqual([]);
+      expect(code).toBe(0);
+      const report = JSON.parse(v.out.join('')) as { ok: boolean; tokens: Array<{ hashesVerified: number; mismatches: number }> };
+      expect(report.ok).toBe(true);
+      expect(report.tokens).toHaveLength(2);
+      for (const t of report.tokens) {
+        expect(t.hashesVerified).toBeGreaterThan(100);
+        expect(t.mismatches).toBe(0);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('rejects bad usage with exit 2', async () => {
+    const r = io();
+    expect(await cli(['emulator', '--write', 'x.jsonl'], r.io)).toBe(2);
+    expect(await cli(['emulator', '--speed', 'fast'], io().io)).toBe(2);
+  });
+});
