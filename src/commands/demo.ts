@@ -1,11 +1,137 @@
-// Placeholder until its issue lands: says so plainly and fails.
-import type { CommandModule } from './command.js';
+// makerd demo (what `npm start` runs): the exchange emulator with a synthetic market and the
+// daemon in live mode against it over loopback, in one process, with a status line every few
+// seconds. Needs no config and no API key (the emulator accepts the demo key). Ctrl-C stops both.
+import { parseArgs } from 'node:util';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../config.js';
+import { createLogger } from '../core/log.js';
+import { formatPrice, formatSize } from '../core/units.js';
+import { Daemon } from '../engine/daemon.js';
+import { microsToDollars } from '../engine/positions.js';
+import { startEmulator } from '../emulator/server.js';
+import { UsageError, type CommandIO, type CommandModule } from './command.js';
+
+const DEMO_KEY = 'makerd-demo-key';
+
+const help = `usage: makerd demo [--duration S] [--seed N] [--interval S]
+
+Starts the exchange emulator (one synthetic binary market) and the daemon in live mode against
+it over loopback, and prints a status line every few seconds: mid, our bid and ask, position,
+fills, PnL, orders per second and rate-limit use. Ctrl-C (or --duration S) stops both cleanly:
+every order is cancelled at the emulator before exit. The store is a temporary SQLite file
+unless MAKERD_DB is set; the status server listens on a free loopback port unless
+MAKERD_STATUS_PORT is set.
+
+  --duration S   stop by itself after S seconds (default: run until Ctrl-C)
+  --seed N       seed of the synthetic market (default 1)
+  --interval S   seconds between status lines (default 3)`;
+
+function posInt(v: string | undefined, name: string, dflt: number): number {
+  if (v === undefined) return dflt;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${name} must be a positive number, got ${v}`);
+  return n;
+}
+
+function statusLine(d: Daemon, lastSent: { orders: number; t: number }): string {
+  const e = d.engine;
+  const m = d.markets[0];
+  const book = d.feed.book(m.tokenId);
+  const mid = book ? book.mid() : NaN;
+  let bid = -1;
+  let ask = -1;
+  for (const o of e.orders.open()) {
+    // our best bid and ask in the YES token's terms (a BUY of NO at q is an ask at 1 - q)
+    if (o.tokenId === m.tokenId && o.side === 'BUY') bid = Math.max(bid, o.price);
+    if (o.tokenId === m.complementId && o.side === 'SELL') bid = Math.max(bid, 10_000 - o.price);
+    const a = o.tokenId === m.tokenId && o.side === 'SELL' ? o.price : o.tokenId === m.complementId && o.side === 'BUY' ? 10_000 - o.price : -1;
+    if (a >= 0 && (ask < 0 || a < ask)) ask = a;
+  }
+  const r = e.results();
+  const now = Date.now();
+  const sent = r.scheduler.ordersSent + r.scheduler.cancelsSent;
+  const rate = ((sent - lastSent.orders) * 1000) / Math.max(1, now - lastSent.t);
+  lastSent.orders = sent;
+  lastSent.t = now;
+  const use = d.clients.limiter.usage().find((u) => u.scope === 'clob:POST /orders:burst');
+  const p = (x: number) => (x >= 0 ? formatPrice(x, 2) : '-');
+  return [
+    `mid ${mid === mid ? (mid / 10_000).toFixed(3) : '-'}`,
+    `bid ${p(bid)} ask ${p(ask)}`,
+    `pos YES ${formatSize(e.positions.qty(m.tokenId))} NO ${formatSize(e.positions.qty(m.complementId))}`,
+    `fills ${r.fills}`,
+    `pnl ${microsToDollars(r.pnlMicros).toFixed(2)}`,
+    `orders/s ${rate.toFixed(1)}`,
+    `POST /orders ${use ? `${use.used}/${use.limit}` : '0'} per 10s`,
+    r.halted ? `HALTED: ${r.halted}` : e.isQuoting ? 'quoting' : 'not quoting',
+  ].join(' | ');
+}
 
 export const command: CommandModule = {
-  summary: '(not built yet)',
-  help: 'makerd demo: not built yet',
-  async main(_argv, io) {
-    io.err('makerd demo: not built yet');
-    return 1;
+  summary: 'emulator + daemon over loopback with a live status line (npm start)',
+  help,
+  async main(argv: string[], io: CommandIO) {
+    const { values } = parseArgs({
+      args: argv,
+      options: { duration: { type: 'string' }, seed: { type: 'string' }, interval: { type: 'string' } },
+      strict: true,
+      allowPositionals: false,
+    });
+    const duration = values.duration === undefined ? undefined : posInt(values.duration, '--duration', 0);
+    const seed = Math.trunc(posInt(values.seed, '--seed', 1));
+    const interval = posInt(values.interval, '--interval', 3);
+    const emu = await startEmulator({ seed, keys: [DEMO_KEY] });
+    const tmp = io.env.MAKERD_DB ? undefined : mkdtempSync(join(tmpdir(), 'makerd-demo-'));
+    const m = emu.markets[0].facts;
+    const env: NodeJS.ProcessEnv = {
+      ...io.env,
+      MAKERD_CLOB_URL: emu.urls.clob,
+      MAKERD_GAMMA_URL: emu.urls.gamma,
+      MAKERD_DATA_URL: emu.urls.data,
+      MAKERD_CONTENT_URL: emu.urls.content,
+      MAKERD_WS_URL: emu.urls.ws,
+      MAKERD_PRICE_FEED_URL: emu.urls.price_feed,
+      MAKERD_DB: io.env.MAKERD_DB ?? join(tmp as string, 'demo.sqlite'),
+      MAKERD_STATUS_PORT: io.env.MAKERD_STATUS_PORT ?? '0',
+    };
+    const config = loadConfig({ env, overrides: { mode: 'live', markets: [m.tokens[0]] } });
+    const log = createLogger({ level: io.env.MAKERD_LOG_LEVEL ?? 'warn', name: 'makerd-demo' });
+    const daemon = new Daemon({ config, apiKey: DEMO_KEY, log });
+    let stopping: Promise<void> | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const stop = (why: string): Promise<void> =>
+      (stopping ??= (async () => {
+        if (timer) clearInterval(timer);
+        io.out(`demo: stopping (${why}): cancelling all orders`);
+        await daemon.stop(why);
+        const left = emu.exchange.openOrders(DEMO_KEY).length;
+        await emu.close();
+        if (tmp) rmSync(tmp, { recursive: true, force: true });
+        io.out(`demo: stopped; orders left at the emulator: ${left}`);
+      })());
+    const onSignal = () => void stop('signal');
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    try {
+      await daemon.start();
+      io.out(`demo: emulator at ${emu.urls.clob.replace(/\/clob$/, '')}, market ${m.conditionId.slice(0, 10)}..., status ${daemon.status.url}/status`);
+      const last = { orders: 0, t: Date.now() };
+      timer = setInterval(() => io.out(statusLine(daemon, last)), interval * 1000);
+      if (duration !== undefined) setTimeout(() => void stop('duration reached'), duration * 1000);
+      await new Promise<void>((resolve) => {
+        const check = () => (stopping ? stopping.then(resolve, resolve) : setTimeout(check, 100));
+        check();
+      });
+    } catch (e) {
+      await stop('startup failed');
+      throw e;
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+    setTimeout(() => process.exit(process.exitCode ?? 0), 2000).unref();
+    return 0;
   },
 };

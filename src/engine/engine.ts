@@ -145,7 +145,7 @@ export class Engine {
       log: o.log.child({ strategy: o.strategy.module.name, market: meta.conditionId }),
       book: (t) => o.books.book(t),
     };
-    const st: MarketState = { meta, strategy, ctx, lastQuoteMs: -Infinity, timer: undefined, blocked: undefined, resolved: false };
+    const st: MarketState = { meta, strategy, ctx, lastQuoteMs: -Infinity, timer: undefined, blocked: 'not started', resolved: false };
     this.markets.set(meta.conditionId, st);
     this.byToken.set(meta.tokenId, st);
     this.byToken.set(meta.complementId, st);
@@ -234,7 +234,7 @@ export class Engine {
   setFeedLive(live: boolean): void {
     if (live === this.feedLive) return;
     this.feedLive = live;
-    this.log.warn({ live }, 'engine: feed state changed');
+    this.log.info({ live }, 'engine: feed state changed');
     for (const st of this.markets.values()) this.requote(st);
   }
 
@@ -356,7 +356,8 @@ export class Engine {
     this.checkLoss();
     const block = this.marketBlock(st, now);
     if (block !== st.blocked) {
-      if (block) this.log.warn({ market: m.conditionId, reason: block }, 'engine: market not quoting');
+      // Waiting for the first snapshot or the feed is routine; a stale book while quoting is not.
+      if (block) this.log[st.blocked === undefined && this.quoting ? 'warn' : 'info']({ market: m.conditionId, reason: block }, 'engine: market not quoting');
       else if (st.blocked) this.log.info({ market: m.conditionId }, 'engine: market quoting again');
       st.blocked = block;
     }

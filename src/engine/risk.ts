@@ -45,23 +45,24 @@ export class RiskGate {
     private readonly log: Logger,
   ) {}
 
-  private block(reason: string, detail: Record<string, unknown>, nowMs: number): string {
+  private block(reason: string, detail: Record<string, unknown>, nowMs: number, level: 'info' | 'warn' = 'warn'): string {
     this.blocks.set(reason, (this.blocks.get(reason) ?? 0) + 1);
     // Log each reason at most once a second: a blocked quote repeats on every book update.
     const last = this.logged.get(reason) ?? -Infinity;
     if (nowMs - last >= 1000) {
       this.logged.set(reason, nowMs);
-      this.log.warn({ reason, ...detail, count: this.blocks.get(reason) }, 'risk: blocked');
+      this.log[level]({ reason, ...detail, count: this.blocks.get(reason) }, 'risk: blocked');
     }
     return reason;
   }
 
   /** Why a token may not be quoted now (undefined = fine). Its orders must be cancelled. */
   tokenBlock(tokenId: string, book: BookView | undefined, feedLive: boolean, nowMs: number): string | undefined {
-    if (!feedLive) return this.block('feed_not_live', { tokenId }, nowMs);
-    if (!book || !book.inSync()) return this.block('book_out_of_sync', { tokenId }, nowMs);
+    // A token waiting for its feed or snapshot is a state (info); the engine logs the change.
+    if (!feedLive) return this.block('feed_not_live', { tokenId }, nowMs, 'info');
+    if (!book || !book.inSync()) return this.block('book_out_of_sync', { tokenId }, nowMs, 'info');
     const age = nowMs - book.updatedAt();
-    if (age > this.cfg.staleBookMs) return this.block('book_stale', { tokenId, ageMs: age }, nowMs);
+    if (age > this.cfg.staleBookMs) return this.block('book_stale', { tokenId, ageMs: age }, nowMs, 'info');
     return undefined;
   }
 
