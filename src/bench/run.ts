@@ -8,6 +8,7 @@ const all: Record<string, () => Promise<{ run: () => Promise<Record<string, unkn
   scheduler: () => import('./scheduler.js'),
   store: () => import('./store.js'),
   backtest: () => import('./backtest.js'),
+  synthetic: () => import('./synthetic.js'),
 };
 
 for (const [name, load] of Object.entries(all)) {
