@@ -82,6 +82,7 @@ export class DenseBook implements BookView {
   /**
    * Sets the aggregate size at a level; size 0 removes it. O(1) unless the best or far level
    * empties, which walks to the next occupied level. Returns false for a price outside 0..10000.
+   * priceStr/sizeStr must be plain decimals (as parsePrice/parseSize accept): they are hashed unescaped.
    */
   set(side: Side, price: number, size: number, priceStr: string, sizeStr: string): boolean {
     if (!(price >= 0 && price <= PRICE_SCALE)) return false;
@@ -91,7 +92,8 @@ export class DenseBook implements BookView {
     s.text = null;
     if (size > 0) {
       s.size[price] = size;
-      s.priceStr[price] = priceStr;
+      // keep the stored (old-generation) price string when equal: the fresh one then dies young
+      if (s.priceStr[price] !== priceStr) s.priceStr[price] = priceStr;
       s.sizeStr[price] = sizeStr;
       if (had) return true;
       if (price % this.step !== 0) this.step = gcd(this.step, price) || 1;

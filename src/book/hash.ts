@@ -2,7 +2,7 @@
 // order and `hash` set to "". Levels are hashed as their exact wire strings, bids ascending and
 // asks descending (best last). Strings are built by hand: the ids and numbers are plain ASCII
 // from the wire, so JSON escaping is needed only for the ids, which we still escape defensively.
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 
 export interface HashInput {
   market: string;
@@ -34,7 +34,9 @@ function levels(ls: ReadonlyArray<readonly [string, string]>): string {
 
 /**
  * The same level text from dense per-price arrays (the book's storage): occupied cells from
- * `from` to `to` inclusive, stepping by `dir`. The book caches the result per side.
+ * `from` to `to` inclusive, stepping by `dir`. The book caches the result per side. The strings
+ * are not escaped: they are wire decimals already validated by parsePrice/parseSize (digits and
+ * one dot), which is what lets the book take them.
  */
 export function levelsText(
   priceStr: readonly string[],
@@ -48,7 +50,7 @@ export function levelsText(
   let first = true;
   for (let p = from; ; p += dir) {
     if (size[p] > 0) {
-      out += (first ? '{"price":' : ',{"price":') + str(priceStr[p]) + ',"size":' + str(sizeStr[p]) + '}';
+      out += (first ? '{"price":"' : ',{"price":"') + priceStr[p] + '","size":"' + sizeStr[p] + '"}';
       first = false;
     }
     if (p === to) break;
@@ -69,8 +71,10 @@ export function bookHashPayloadFromText(m: HashMeta, bidsText: string, asksText:
 }
 
 /** SHA-1 hex of a payload string. */
+// one-shot crypto.hash (Node >= 20.12) avoids a Hash object per call; createHash otherwise
+const oneShot = (crypto as { hash?: (alg: string, data: string, enc: 'hex') => string }).hash;
 export function sha1Hex(payload: string): string {
-  return createHash('sha1').update(payload).digest('hex');
+  return oneShot ? oneShot('sha1', payload, 'hex') : crypto.createHash('sha1').update(payload).digest('hex');
 }
 
 export function bookHashPayload(b: HashInput): string {

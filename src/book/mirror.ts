@@ -99,6 +99,8 @@ export class BookMirror {
   private readonly marketTokens = new Map<string, string[]>();
   private readonly touched: TokenState[] = [];
   private groupTs: string | null = null;
+  private recent0: TokenState | undefined = undefined;
+  private recent1: TokenState | undefined = undefined;
   private seq = 0;
   private readonly verifyEvery: number;
   private readonly now: () => number;
@@ -222,10 +224,17 @@ export class BookMirror {
     const nowMs = this.now();
     for (let i = 0; i < changes.length; i++) {
       const c = changes[i];
-      let st = this.tokens.get(c.assetId);
-      if (st === undefined || st.market !== ev.market) {
-        st = this.state(c.assetId);
-        this.joinMarket(st, ev.market);
+      // the last two tokens seen answer almost every lookup (a binary market's pair) without
+      // hashing the 77-digit id that JSON.parse just allocated
+      let st = this.recent0;
+      if (st === undefined || st.book.assetId !== c.assetId) {
+        st = this.recent1;
+        if (st === undefined || st.book.assetId !== c.assetId) {
+          st = this.state(c.assetId);
+          this.joinMarket(st, ev.market);
+        }
+        this.recent1 = this.recent0;
+        this.recent0 = st;
       }
       if (!st.live) {
         if (!(this.seeding && !st.everSnapshot && this.seed(st, ev))) {
