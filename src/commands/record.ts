@@ -45,7 +45,7 @@ export async function recordUntil(r: RecordRun, io: CommandIO, signal: AbortSign
   let lastPrinted = 0;
   const status = (final: boolean) => {
     const up = Math.round((Date.now() - started) / 1000);
-    const line = `record: ${conn.state} frames=${rec.stats.frames} bytes=${rec.stats.bytes} files=${rec.stats.files} reconnects=${Math.max(0, conn.epoch - 1)} uptime=${up}s`;
+    const line = `record: ${conn.state} frames=${rec.stats.frames} bytes=${rec.stats.bytes} files=${rec.stats.files} reconnects=${Math.max(0, conn.epoch - 1)} uptime=${up}s${rec.stats.errors ? ` write-errors=${rec.stats.errors} (${rec.lastError?.message ?? ''})` : ''}`;
     if (tty && !final) process.stderr.write(`\r${line}\x1b[K`);
     else if (final || Date.now() - lastPrinted >= 10_000) {
       lastPrinted = Date.now();

@@ -40,7 +40,8 @@ export const command: CommandModule = {
     const out: MarketEvent[] = [];
     const seen = new Set<string>();
     let total = 0;
-    for await (const r of readRecording(file)) {
+    let readError: string | undefined;
+    for await (const r of readRecording(file, (e) => (readError = e.message))) {
       if (r.k !== 'market') continue;
       total++;
       out.length = 0;
@@ -77,8 +78,9 @@ export const command: CommandModule = {
         lastMismatch: mirror.lastMismatch(id),
       };
     });
+    if (readError) io.err(`makerd verify: ${file}: read stopped early (${readError}); checked the ${total} complete frames`);
     if (values.json) {
-      io.out(JSON.stringify({ file, frames: total, decode: stats.counters(), tokens: rows, ok: bad === 0 }));
+      io.out(JSON.stringify({ file, frames: total, decode: stats.counters(), tokens: rows, readError, ok: bad === 0 }));
     } else {
       io.out(`${file}: ${total} frames, ${stats.events} events, ${stats.pongs} PONG, ${stats.rejected()} rejected`);
       io.out('token                 frames snaps seeded deltas ignored hashes entries mismatch best-mm gaps  bid     ask     sync');

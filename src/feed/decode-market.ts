@@ -235,11 +235,6 @@ export function decodeMarketFrame(frame: string, out: MarketEvent[], stats: Deco
     stats.reject('malformed_json', frame);
     return 0;
   }
-  return decodeMarketValue(v, frame, out, stats);
-}
-
-/** As decodeMarketFrame for an already parsed frame (the benchmark's floor parses separately). */
-export function decodeMarketValue(v: unknown, frame: string, out: MarketEvent[], stats: DecodeStats): number {
   if (Array.isArray(v)) {
     let n = 0;
     for (let i = 0; i < v.length; i++) n += one(v[i], frame, out, stats);

@@ -45,9 +45,17 @@ export class Recorder {
   private fileBytes = 0;
   private fileHour = -1;
   private readonly closing: Array<Promise<void>> = [];
-  readonly stats = { frames: 0, bytes: 0, files: 0, path: '' };
+  readonly stats = { frames: 0, bytes: 0, files: 0, path: '', errors: 0 };
+  /** Last write error (disk full, permissions); writing continues into the next file on rotation. */
+  lastError: Error | undefined;
 
   constructor(private readonly o: RecorderOptions) {}
+
+  private failed = (e: Error): void => {
+    // a write error must not crash the recorder loop: count it and keep the process alive
+    this.stats.errors++;
+    this.lastError = e;
+  };
 
   write(f: RawFrame, kind: string): void {
     const hour = Math.floor(f.t / 3_600_000);
@@ -79,8 +87,10 @@ export class Recorder {
     this.fileIndex++;
     const path = rotatedPath(this.o.out, this.fileIndex);
     this.sink = createWriteStream(path);
+    this.sink.on('error', this.failed);
     if (path.endsWith('.gz')) {
       this.gz = createGzip();
+      this.gz.on('error', this.failed);
       this.gz.pipe(this.sink);
     }
     this.fileBytes = 0;
@@ -95,9 +105,9 @@ export class Recorder {
     this.sink = null;
     this.gz = null;
     if (!sink) return Promise.resolve();
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<void>((resolve) => {
       sink.once('close', () => resolve());
-      sink.once('error', reject);
+      sink.once('error', () => resolve());
       if (gz) gz.end();
       else sink.end();
     });

@@ -6,6 +6,7 @@
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import { PassThrough } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 
 export interface ReplayRecord {
@@ -51,11 +52,25 @@ export function parseRecordLine(line: string, prevT: number): ReplayRecord | nul
   return { t: ts > prevT ? ts : prevT, e: 1, k: 'market', f: line };
 }
 
-/** Async iterator over the frames of one file (plain or gzip, detected by magic bytes). */
-export async function* readRecording(path: string): AsyncGenerator<ReplayRecord> {
+/**
+ * Async iterator over the frames of one file (plain or gzip, detected by magic bytes). A gzip file
+ * cut short (a recorder killed mid-write) yields every complete line, then reports the error to
+ * `onError` instead of throwing.
+ */
+export async function* readRecording(path: string, onError?: (e: Error) => void): AsyncGenerator<ReplayRecord> {
   const gz = await isGzip(path);
   const file = createReadStream(path, { highWaterMark: 1 << 16 });
-  const input = gz ? file.pipe(createGunzip()) : file;
+  let input: NodeJS.ReadableStream = file;
+  if (gz) {
+    const gunzip = createGunzip();
+    const lines = new PassThrough();
+    gunzip.on('error', (e) => {
+      onError?.(e);
+      lines.end(); // end the line reader with what was decompressed
+    });
+    file.pipe(gunzip).pipe(lines);
+    input = lines;
+  }
   const rl = createInterface({ input, crlfDelay: Infinity });
   let prevT = 0;
   try {
@@ -72,6 +87,6 @@ export async function* readRecording(path: string): AsyncGenerator<ReplayRecord>
 }
 
 /** Frames of several files in order (a rotated recording). */
-export async function* readRecordings(paths: readonly string[]): AsyncGenerator<ReplayRecord> {
-  for (const p of paths) yield* readRecording(p);
+export async function* readRecordings(paths: readonly string[], onError?: (e: Error) => void): AsyncGenerator<ReplayRecord> {
+  for (const p of paths) yield* readRecording(p, onError);
 }

@@ -62,6 +62,19 @@ describe('makerd verify', () => {
     expect(JSON.parse(r.out[0]).frames).toBe(lines.length);
   });
 
+  it('a gzip cut short verifies the complete frames and says so', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'verify-'));
+    const gz = gzipSync(readFileSync(fixture));
+    const p = join(dir, 'cut.jsonl.gz');
+    writeFileSync(p, gz.subarray(0, Math.floor(gz.length * 0.8)));
+    const r = await run(['verify', p, '--json']);
+    const j = JSON.parse(r.out[0]) as { frames: number; readError?: string; ok: boolean };
+    expect(j.readError).toBeTruthy();
+    expect(j.frames).toBeGreaterThan(5);
+    expect(j.frames).toBeLessThan(39);
+    expect(r.err.join('\n')).toContain('read stopped early');
+  });
+
   it('bad usage exits 2', async () => {
     expect((await run(['verify'])).code).toBe(2);
     expect((await run(['verify', fixture, '--min-order-size', 'x'])).code).toBe(2);
