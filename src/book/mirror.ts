@@ -11,9 +11,10 @@
 // with the mirror of the sibling's book (price 1-p, bids<->asks, same size strings), counted in
 // `seeded`. The hash checks that follow prove or refute the seed.
 import type { Logger } from '../core/log.js';
-import { formatPrice, PRICE_SCALE } from '../core/units.js';
+import { PRICE_SCALE } from '../core/units.js';
 import type { BookEvent, MarketEvent, PriceChangeEvent } from '../feed/events.js';
 import { DenseBook } from './book.js';
+import { mirrorBookInto } from './complement.js';
 import { bookHashPayloadFromText, sha1Hex } from './hash.js';
 
 /** Hash fields the WS frames omit, from market metadata (REST /book, CLOB /markets). */
@@ -319,9 +320,7 @@ export class BookMirror {
     if (!sib || !sib.live || !sib.everSnapshot) return false;
     const src = sib.book;
     const dst = st.book;
-    dst.clear();
-    src.forEachLevel('BUY', (p, _size, _ps, ss) => dst.set('SELL', PRICE_SCALE - p, src.sizeAt('BUY', p), formatPrice(PRICE_SCALE - p), ss));
-    src.forEachLevel('SELL', (p, _size, _ps, ss) => dst.set('BUY', PRICE_SCALE - p, src.sizeAt('SELL', p), formatPrice(PRICE_SCALE - p), ss));
+    mirrorBookInto(src, dst);
     dst.tick = src.tick;
     st.tickSize = sib.tickSize;
     st.minOrderSize = sib.minOrderSize;

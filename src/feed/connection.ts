@@ -280,10 +280,7 @@ export class FeedConnection {
 
   private scheduleReconnect(): void {
     if (this.stopped || this.reconnectTimer) return;
-    const base = this.o.reconnectBaseMs * 2 ** Math.min(this.attempt, 20);
-    const capped = Math.min(this.o.reconnectMaxMs, base);
-    // full jitter in [capped/2, capped): spreads reconnect storms, never zero
-    const delay = capped / 2 + this.random() * (capped / 2);
+    const delay = backoffDelay(this.attempt, this.o.reconnectBaseMs, this.o.reconnectMaxMs, this.random());
     this.attempt++;
     this.counters.reconnects++;
     this.reconnectTimer = setTimeout(() => {
@@ -300,68 +297,20 @@ export class FeedConnection {
   }
 }
 
+/**
+ * Reconnect delay for the n-th consecutive attempt (0-based): base * 2^n capped at max, with
+ * jitter `r` in [0,1) spreading it over [capped/2, capped) so clients do not reconnect in step.
+ */
+export function backoffDelay(attempt: number, baseMs: number, maxMs: number, r: number): number {
+  const capped = Math.min(maxMs, baseMs * 2 ** Math.min(attempt, 30));
+  return capped / 2 + r * (capped / 2);
+}
+
 function bufText(d: WebSocket.RawData): string {
   if (Buffer.isBuffer(d)) return d.toString('utf8');
   if (Array.isArray(d)) return Buffer.concat(d).toString('utf8');
   return Buffer.from(d as ArrayBuffer).toString('utf8');
 }
 
-// ---- CLOB channels: URL and subscription builders ----
-
-export type ChannelKind = 'market' | 'user' | 'all';
-
-export interface UserAuth {
-  apiKey: string;
-  secret?: string;
-  passphrase?: string;
-}
-
-export function channelUrl(wsBase: string, kind: ChannelKind): string {
-  return `${wsBase.replace(/\/+$/, '')}/ws/${kind}`;
-}
-
-export interface ChannelSubscription {
-  kind: ChannelKind;
-  /** Condition ids for the user channel (`markets`). */
-  markets?: readonly string[];
-  auth?: UserAuth;
-}
-
-function authJson(a: UserAuth | undefined): Record<string, string> {
-  const o: Record<string, string> = { apiKey: a?.apiKey ?? '' };
-  if (a?.secret !== undefined) o.secret = a.secret;
-  if (a?.passphrase !== undefined) o.passphrase = a.passphrase;
-  return o;
-}
-
-/** Connection options for a CLOB channel: the subscription messages of wire-formats.md 1.1 and 2. */
-export function channelOptions(
-  wsBase: string,
-  sub: ChannelSubscription,
-  timing: Pick<ConnectionOptions, 'pingIntervalMs' | 'pongTimeoutMs' | 'quietMs' | 'probeTimeoutMs' | 'reconnectBaseMs' | 'reconnectMaxMs'>,
-  extra: Partial<ConnectionOptions> = {},
-): ConnectionOptions {
-  const kind = sub.kind;
-  const subscribeAll = (ids: readonly string[]): string[] => {
-    if (kind === 'market') return [JSON.stringify({ assets_ids: ids, type: 'market', custom_feature_enabled: true })];
-    if (kind === 'user') return [JSON.stringify({ auth: authJson(sub.auth), markets: [...new Set([...(sub.markets ?? []), ...ids])], type: 'user' })];
-    return [JSON.stringify({ auth: authJson(sub.auth), markets: sub.markets ?? [], assets_ids: ids, type: 'all', custom_feature_enabled: true })];
-  };
-  const hasAssets = kind !== 'user';
-  return {
-    url: channelUrl(wsBase, kind),
-    subscribeAll,
-    subscribeMore: hasAssets ? (ids) => JSON.stringify({ assets_ids: ids, operation: 'subscribe', custom_feature_enabled: true }) : undefined,
-    unsubscribeMsg: hasAssets ? (ids) => JSON.stringify({ assets_ids: ids, operation: 'unsubscribe' }) : undefined,
-    probe: hasAssets ? (ids) => [JSON.stringify({ assets_ids: ids, operation: 'subscribe', custom_feature_enabled: true })] : undefined,
-    // a book snapshot, array-wrapped or single; cheap substring test (no parse on the socket path)
-    isSnapshot: (t) => t.includes('"event_type":"book"') || t.includes('"event_type": "book"'),
-    pingText: 'PING',
-    isPong: (t) => t === 'PONG',
-    ...timing,
-    // the user channel has no snapshot to probe with: liveness by PONG only
-    quietMs: hasAssets ? timing.quietMs : 0,
-    name: kind,
-    ...extra,
-  };
-}
+// the CLOB channel builders live in channels.ts; re-exported so callers import one module
+export { channelOptions, channelUrl, type ChannelKind, type ChannelSubscription, type UserAuth } from './channels.js';

@@ -1,7 +1,7 @@
 // The one feed connection against a real ws server on loopback: heartbeat, reconnect and
 // resubscribe, the data watchdog (stale vs quiet-but-alive), and live subscribe/unsubscribe.
 import { afterEach, describe, expect, it } from 'vitest';
-import { FeedConnection, channelOptions, type ConnectionState, type RawFrame } from '../../src/feed/connection.js';
+import { FeedConnection, backoffDelay, channelOptions, type ConnectionState, type RawFrame } from '../../src/feed/connection.js';
 import { bookFrame, startServer, waitFor, type TestServer } from './ws-server.js';
 
 const timing = { pingIntervalMs: 20, pongTimeoutMs: 1000, quietMs: 80, probeTimeoutMs: 60, reconnectBaseMs: 10, reconnectMaxMs: 40 };
@@ -118,5 +118,14 @@ describe('FeedConnection', () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(conn.counters.probes).toBe(0);
     expect(conn.state).toBe('live');
+  });
+});
+
+describe('backoffDelay', () => {
+  it('doubles from the base, caps at the max, jitters within [cap/2, cap)', () => {
+    expect([0, 1, 2, 3].map((n) => backoffDelay(n, 100, 1000, 0))).toEqual([50, 100, 200, 400]);
+    expect(backoffDelay(10, 100, 1000, 0)).toBe(500);
+    expect(backoffDelay(10, 100, 1000, 0.999)).toBeCloseTo(999.5, 5);
+    expect(backoffDelay(1000, 100, 1000, 0.5)).toBe(750);
   });
 });

@@ -1,0 +1,62 @@
+// Connection options for the CLOB WebSocket channels (wire-formats.md 1.1 and 2): the URL
+// `{ws}/ws/{market|user|all}`, the initial subscription, live subscribe/unsubscribe and the probe
+// the data watchdog sends. The user channel has no snapshot to probe with: PONG liveness only.
+import type { ConnectionOptions } from './connection.js';
+
+export type ChannelKind = 'market' | 'user' | 'all';
+
+export interface UserAuth {
+  apiKey: string;
+  secret?: string;
+  passphrase?: string;
+}
+
+export function channelUrl(wsBase: string, kind: ChannelKind): string {
+  return `${wsBase.replace(/\/+$/, '')}/ws/${kind}`;
+}
+
+export interface ChannelSubscription {
+  kind: ChannelKind;
+  /** Condition ids for the user channel (`markets`). */
+  markets?: readonly string[];
+  auth?: UserAuth;
+}
+
+function authJson(a: UserAuth | undefined): Record<string, string> {
+  const o: Record<string, string> = { apiKey: a?.apiKey ?? '' };
+  if (a?.secret !== undefined) o.secret = a.secret;
+  if (a?.passphrase !== undefined) o.passphrase = a.passphrase;
+  return o;
+}
+
+/** Connection options for a CLOB channel: the subscription messages of wire-formats.md 1.1 and 2. */
+export function channelOptions(
+  wsBase: string,
+  sub: ChannelSubscription,
+  timing: Pick<ConnectionOptions, 'pingIntervalMs' | 'pongTimeoutMs' | 'quietMs' | 'probeTimeoutMs' | 'reconnectBaseMs' | 'reconnectMaxMs'>,
+  extra: Partial<ConnectionOptions> = {},
+): ConnectionOptions {
+  const kind = sub.kind;
+  const subscribeAll = (ids: readonly string[]): string[] => {
+    if (kind === 'market') return [JSON.stringify({ assets_ids: ids, type: 'market', custom_feature_enabled: true })];
+    if (kind === 'user') return [JSON.stringify({ auth: authJson(sub.auth), markets: [...new Set([...(sub.markets ?? []), ...ids])], type: 'user' })];
+    return [JSON.stringify({ auth: authJson(sub.auth), markets: sub.markets ?? [], assets_ids: ids, type: 'all', custom_feature_enabled: true })];
+  };
+  const hasAssets = kind !== 'user';
+  return {
+    url: channelUrl(wsBase, kind),
+    subscribeAll,
+    subscribeMore: hasAssets ? (ids) => JSON.stringify({ assets_ids: ids, operation: 'subscribe', custom_feature_enabled: true }) : undefined,
+    unsubscribeMsg: hasAssets ? (ids) => JSON.stringify({ assets_ids: ids, operation: 'unsubscribe' }) : undefined,
+    probe: hasAssets ? (ids) => [JSON.stringify({ assets_ids: ids, operation: 'subscribe', custom_feature_enabled: true })] : undefined,
+    // a book snapshot, array-wrapped or single; cheap substring test (no parse on the socket path)
+    isSnapshot: (t) => t.includes('"event_type":"book"') || t.includes('"event_type": "book"'),
+    pingText: 'PING',
+    isPong: (t) => t === 'PONG',
+    ...timing,
+    // the user channel has no snapshot to probe with: liveness by PONG only
+    quietMs: hasAssets ? timing.quietMs : 0,
+    name: kind,
+    ...extra,
+  };
+}
