@@ -25,6 +25,7 @@ export class StatsJournal implements Journal {
   constructor(
     private readonly stats: StatsCollector,
     private readonly clock: Clock,
+    private readonly onFill?: (f: Fill) => void,
   ) {}
 
   addMarket(meta: MarketMeta): void {
@@ -51,6 +52,7 @@ export class StatsJournal implements Journal {
   fill(f: Fill): void {
     this.fills++;
     this.stats.fill(f);
+    this.onFill?.(f);
   }
 
   fillStatus(): void {

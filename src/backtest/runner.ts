@@ -14,9 +14,10 @@ import { BookMirror } from '../book/mirror.js';
 import { VirtualClock } from '../engine/clock.js';
 import { SeededRng } from '../engine/rng.js';
 import { Engine } from '../engine/engine.js';
+import type { Fill } from '../engine/fills.js';
 import { loadStrategy } from '../engine/loader.js';
 import { Limiter } from '../api/limiter.js';
-import { simulatedVenueFromConfig, type SimStats } from '../venue/simulated-venue.js';
+import { SimulatedVenue, type SimStats } from '../venue/simulated-venue.js';
 import { StatsCollector, type ChartData, type StatsResult } from '../report/stats.js';
 import { MarketDiscovery } from './markets.js';
 import { StatsJournal } from './journal.js';
@@ -33,6 +34,8 @@ export interface BacktestOptions {
   /** Makes the progress display once the input size is known (command line: a bar on stderr). */
   progress?: (totalBytes: number) => ProgressSink;
   log?: Logger;
+  /** Every fill of ours as the engine records it (parity checks, custom analysis). */
+  onFill?: (f: Fill) => void;
 }
 
 export interface BacktestResult {
@@ -76,6 +79,8 @@ export interface BacktestOutput {
   timing: { wallMs: number; records: number; events: number; eventsPerSec: number };
 }
 
+const VENUE_HISTORY = 5_000;
+
 interface Delayed {
   at: number;
   events: MarketEvent[];
@@ -109,10 +114,23 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
   const strategy = await loadStrategy(cfg.strategy.name, cfg.strategy.params);
   const clock = new VirtualClock(0);
   const stats = new StatsCollector({ maxPoints: o.maxPoints });
-  const journal = new StatsJournal(stats, clock);
+  const journal = new StatsJournal(stats, clock, o.onFill);
   const mirror = new BookMirror({ verifyEvery: cfg.book.verifyEvery, now: () => clock.now(), log });
   const limiter = new Limiter({ clock, scale: cfg.limits.scale, windowScale: cfg.limits.windowScale });
-  const venue = simulatedVenueFromConfig(cfg.sim, clock, [], log);
+  const sim = cfg.sim;
+  // A backtest never asks the venue about old orders (no restart reconciliation), so it keeps a
+  // short history: memory stays flat over millions of orders.
+  const venue = new SimulatedVenue({
+    clock,
+    markets: [],
+    logger: log,
+    orderLatencyMs: sim.orderLatencyMs,
+    cancelLatencyMs: sim.cancelLatencyMs,
+    makerFeeBps: sim.makerFeeBps,
+    takerFeeBps: sim.takerFeeBps,
+    queueModel: sim.queueModel,
+    historyLimit: VENUE_HISTORY,
+  });
   const engine = new Engine({
     clock,
     rng: new SeededRng(cfg.sim.seed),
