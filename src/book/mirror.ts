@@ -31,7 +31,7 @@ export type OutOfSyncReason = 'hash_mismatch' | 'best_mismatch' | 'gap' | 'tick_
 export interface TokenStats {
   snapshots: number;
   deltas: number;
-  /** Deltas dropped because the token had no in-sync book (before the first snapshot, after a drop). */
+  /** Deltas dropped: no in-sync book yet (before the first snapshot, after a drop), or older than the snapshot. */
   ignoredDeltas: number;
   hashesVerified: number;
   /** price_change entries whose carried hash was proven (a group's entries share one hash). */
@@ -78,6 +78,7 @@ class TokenState {
   live = false;
   everSnapshot = false;
   lastTsMs = 0;
+  snapshotTsMs = 0;
   groups = 0;
   inGroup = false;
   pendingHash: string | undefined = undefined;
@@ -211,6 +212,7 @@ export class BookMirror {
     st.stats.snapshots++;
     st.everSnapshot = true;
     st.lastTsMs = ev.timestampMs;
+    st.snapshotTsMs = ev.timestampMs;
     st.live = true;
     st.book.setInSync(true);
     if (this.verifyEvery > 0 && ev.hash !== '') this.verify(st, ev.timestampStr, ev.hash);
@@ -243,8 +245,13 @@ export class BookMirror {
           continue;
         }
       }
+      if (ev.timestampMs < st.snapshotTsMs) {
+        // older than the snapshot that replaced the book: already in it (e.g. in flight during a resync)
+        st.stats.ignoredDeltas++;
+        continue;
+      }
       if (ev.timestampMs < st.lastTsMs) {
-        // the venue's timestamps never go back within a subscription: we missed or reordered data
+        // deltas never go back in time within a subscription: we missed or reordered data
         st.stats.gaps++;
         this.outOfSync(st, 'gap', true);
         continue;
@@ -327,6 +334,7 @@ export class BookMirror {
     st.negRisk = sib.negRisk;
     st.lastTradePrice = sib.lastTradePrice;
     st.lastTsMs = sib.lastTsMs;
+    st.snapshotTsMs = sib.snapshotTsMs;
     st.live = true;
     dst.setInSync(true);
     st.stats.seeded++;

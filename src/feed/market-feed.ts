@@ -43,6 +43,7 @@ export class MarketFeed {
   private readonly stateListeners: Array<(c: Channel, s: ConnectionState) => void> = [];
   private readonly mbuf: MarketEvent[] = [];
   private readonly ubuf: UserEvent[] = [];
+  private readonly throttle = new Map<string, { last: number; delayMs: number; timer: NodeJS.Timeout | null }>();
   /** Resyncs requested, by reason (for /metrics). */
   readonly resyncs = new Map<OutOfSyncReason, number>();
 
@@ -111,6 +112,8 @@ export class MarketFeed {
     this.user?.start();
   }
   stop(): void {
+    for (const t of this.throttle.values()) if (t.timer) clearTimeout(t.timer);
+    this.throttle.clear();
     this.market.stop();
     this.user?.stop();
   }
@@ -135,8 +138,34 @@ export class MarketFeed {
     return out;
   }
 
+  /**
+   * Resyncs are throttled per token: the first goes out at once, repeats back off (1 s doubling to
+   * 60 s, reset after 5 quiet minutes), so a persistent mismatch (say, wrong min_order_size metadata)
+   * cannot turn into a resubscribe storm.
+   */
   private resync(assetId: string, reason: OutOfSyncReason): void {
     this.resyncs.set(reason, (this.resyncs.get(reason) ?? 0) + 1);
+    const now = Date.now();
+    let t = this.throttle.get(assetId);
+    if (!t || now - t.last > 300_000) t = { last: 0, delayMs: 0, timer: null };
+    this.throttle.set(assetId, t);
+    if (t.timer) return; // one pending resync per token is enough
+    const wait = Math.max(0, t.last + t.delayMs - now);
+    t.delayMs = Math.min(60_000, t.delayMs === 0 ? 1000 : t.delayMs * 2);
+    if (wait === 0) {
+      t.last = now;
+      this.doResync(assetId);
+      return;
+    }
+    t.timer = setTimeout(() => {
+      t.timer = null;
+      t.last = Date.now();
+      this.doResync(assetId);
+    }, wait);
+    t.timer.unref?.();
+  }
+
+  private doResync(assetId: string): void {
     const fetchBook = this.o.fetchBook;
     if (this.o.config.book.resync === 'rest' && fetchBook) {
       fetchBook(assetId).then(

@@ -137,11 +137,16 @@ describe('BookMirror', () => {
     m.flush();
   });
 
-  it('a timestamp going backwards is a gap', () => {
+  it('a delta older than the snapshot is ignored; a delta going back behind another is a gap', () => {
     const { m, feed, resyncs } = setup();
     feed([bookMsg('A', '20', BIDS, ASKS)]);
     feed(pc('19', [{ a: 'A', p: '0.44', s: '1', side: 'BUY' }]));
+    expect(m.stats('A')).toMatchObject({ gaps: 0, ignoredDeltas: 1, deltas: 0 });
+    expect(m.book('A')!.inSync()).toBe(true);
+    feed(pc('30', [{ a: 'A', p: '0.44', s: '1', side: 'BUY' }]));
+    feed(pc('25', [{ a: 'A', p: '0.43', s: '1', side: 'BUY' }]));
     expect(m.stats('A')!.gaps).toBe(1);
+    expect(m.book('A')!.inSync()).toBe(false);
     expect(resyncs).toEqual([['A', 'gap']]);
   });
 

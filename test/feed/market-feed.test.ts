@@ -68,4 +68,19 @@ describe('MarketFeed', () => {
     expect(feed.mirror.stats(A)).toMatchObject({ hashesVerified: 2, mismatches: 1 });
     expect(updates).toBeGreaterThanOrEqual(3);
   });
+
+  it('throttles resyncs: a snapshot that never verifies does not cause a resubscribe storm', async () => {
+    server = await startServer();
+    server.onMessage = (ws, text) => {
+      if (text.includes('assets_ids')) ws.send(snapshot('100').replace(/"hash":"[0-9a-f]+"/, `"hash":"${'0'.repeat(40)}"`));
+    };
+    feed = new MarketFeed({ config: { ...config, urls: { ws: server.url } as never }, tokens: [A], meta: { [A]: META } });
+    feed.start();
+    await waitFor(() => feed!.mirror.stats(A)?.mismatches === 2, 3000);
+    await new Promise((r) => setTimeout(r, 400));
+    // the initial subscription + one immediate resync; the next waits >= 1 s
+    expect(server.received.filter((m) => m.includes('"operation":"subscribe"'))).toHaveLength(1);
+    expect(feed.mirror.stats(A)!.mismatches).toBe(2);
+    expect(feed.counters().book_resync_hash_mismatch).toBe(2);
+  });
 });
