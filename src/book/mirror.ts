@@ -86,6 +86,8 @@ class TokenState {
   pendingEntries = 0;
   notified = 0;
   lastMismatch: MismatchInfo | undefined = undefined;
+  /** Wire price of the latest trade, a candidate last_trade_price when a hash does not match. */
+  tradedPrice: string | undefined = undefined;
   readonly stats: TokenStats = { snapshots: 0, deltas: 0, ignoredDeltas: 0, hashesVerified: 0, entriesVerified: 0, mismatches: 0, bestChecks: 0, bestMismatches: 0, gaps: 0, outOfSync: 0, seeded: 0 };
   constructor(assetId: string, minOrderSize: string) {
     this.book = new DenseBook(assetId);
@@ -164,6 +166,12 @@ export class BookMirror {
         st.tickSize = ev.newTickSizeStr;
         st.book.tick = ev.newTickSize;
         this.outOfSync(st, 'tick_size_change', true);
+        return;
+      }
+      case 'last_trade_price': {
+        // a trade may move the hashed last_trade_price; tried only when a hash fails to match
+        const st = this.tokens.get(ev.assetId);
+        if (st && ev.priceStr !== undefined) st.tradedPrice = ev.priceStr;
         return;
       }
       default:
@@ -309,7 +317,7 @@ export class BookMirror {
       b.sideText('SELL'),
     );
     const got = sha1Hex(payload);
-    if (got === expected) {
+    if (got === expected || this.matchesWithTradedPrice(st, timestamp, expected)) {
       st.stats.hashesVerified++;
       return true;
     }
@@ -318,6 +326,18 @@ export class BookMirror {
     this.opts.log?.warn({ assetId: b.assetId, timestamp, expected, computed: got }, 'book hash mismatch');
     this.outOfSync(st, 'hash_mismatch', true);
     return false;
+  }
+
+  /** Whether the hash matches once last_trade_price is the latest trade's price; adopts it if so. */
+  private matchesWithTradedPrice(st: TokenState, timestamp: string, expected: string): boolean {
+    const alt = st.tradedPrice;
+    if (alt === undefined || alt === st.lastTradePrice) return false;
+    const b = st.book;
+    const m = { market: st.market, assetId: b.assetId, timestamp, minOrderSize: st.minOrderSize, tickSize: st.tickSize, negRisk: st.negRisk, lastTradePrice: alt };
+    if (sha1Hex(bookHashPayloadFromText(m, b.sideText('BUY'), b.sideText('SELL'))) !== expected) return false;
+    st.lastTradePrice = alt;
+    st.tradedPrice = undefined;
+    return true;
   }
 
   private seed(st: TokenState, ev: PriceChangeEvent): boolean {

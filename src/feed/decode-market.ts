@@ -157,6 +157,7 @@ function decodeEvent(o: Json): MarketEvent | string {
       };
       const tx = optStr(o, 'transaction_hash');
       if (tx !== undefined) ev.transactionHash = tx;
+      ev.priceStr = o.price as string;
       return ev;
     }
     case 'tick_size_change': {

@@ -79,6 +79,8 @@ export interface LastTradePriceEvent {
   feeRateBps: number;
   timestampMs: number;
   transactionHash?: string;
+  /** Exact wire string of the price (the book hash may carry it as last_trade_price). */
+  priceStr?: string;
 }
 
 export interface BestBidAskEvent {

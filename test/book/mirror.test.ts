@@ -188,6 +188,19 @@ describe('BookMirror', () => {
     expect(m.book('B')!.wireLevels('BUY')).toEqual(bBids);
   });
 
+  it('after a trade, a hash over the new last_trade_price is accepted and adopted', () => {
+    const { m, feed, oos } = setup();
+    feed([bookMsg('A', '20', BIDS, ASKS)]);
+    feed({ asset_id: 'A', event_type: 'last_trade_price', fee_rate_bps: '0', market: '0xm', price: '0.55', side: 'BUY', size: '5', timestamp: '25' });
+    const after: L[] = [...BIDS, ['0.46', '1']];
+    const withTrade = (ts: string, bids: L[]) => bookHash({ market: '0xm', assetId: 'A', timestamp: ts, bids, asks: ASKS, ...META, lastTradePrice: '0.55' });
+    feed(pc('30', [{ a: 'A', p: '0.46', s: '1', side: 'BUY', hash: withTrade('30', after) }]));
+    feed(pc('40', [{ a: 'A', p: '0.46', s: '2', side: 'BUY', hash: withTrade('40', [...BIDS, ['0.46', '2']]) }]));
+    m.flush();
+    expect(oos).toEqual([]);
+    expect(m.stats('A')).toMatchObject({ hashesVerified: 3, mismatches: 0 });
+  });
+
   it('verifyEvery 0 never hashes', () => {
     const { m, feed } = setup({ verifyEvery: 0 });
     feed([bookMsg('A', '20', BIDS, ASKS, 'bad')]);

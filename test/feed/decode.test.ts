@@ -80,6 +80,7 @@ describe('market decoder on real and documented frames', () => {
       side: 'SELL',
       feeRateBps: 0,
       timestampMs: 1724564136087,
+      priceStr: '0.491',
     });
     expect(market(ws('tick_size_change.json'))[0]).toMatchObject({ type: 'tick_size_change', oldTickSize: 100, newTickSize: 10, newTickSizeStr: '0.001', timestampMs: 1739068041853 });
   });
