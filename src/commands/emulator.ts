@@ -12,7 +12,7 @@ import { UsageError, type CommandModule } from './command.js';
 const help = `usage: makerd emulator [--port P] [--synthetic SEED] [--markets N] [--speed X] [--keys K1,K2]
                        [--limit-scale X] [--window-scale X] [--urls-out F] [--fault-... ]
        makerd emulator --synthetic SEED --write F --duration S
-       makerd emulator --replay F   (not available yet; see below)
+       makerd emulator --replay F [--speed X] [...]
 
 Serves on 127.0.0.1, one port (default 0 = any free port):
   {base}/clob, {base}/gamma, {base}/data, {base}/content   the four HTTP APIs
@@ -22,6 +22,11 @@ Serves on 127.0.0.1, one port (default 0 = any free port):
        "http500Next":1, "http500Rate":0.1, "http429Next":1, "http429Rate":0.1, "latencyMs":200, "drop":true}
 Options:
   --synthetic SEED     seed of the synthetic market(s) (default 1); same seed, same market
+  --replay F           publish a recording (recorder lines, plain or .gz) frame by frame as recorded,
+                       at --speed; users' orders go to a simulated venue per API key fed by the same
+                       recorded events: they queue and fill against the recorded liquidity and
+                       trades, but the recorded market does not react to them (its books and
+                       hashes stay exactly as recorded)
   --markets N          number of synthetic markets (default 1)
   --speed X            market time per wall time (default 1)
   --keys K1,K2         accepted Bearer API keys (default: any non-empty key)
@@ -65,10 +70,7 @@ export const command: CommandModule = {
       },
     });
     if (values.replay !== undefined && values.synthetic !== undefined) throw new UsageError('--replay and --synthetic exclude each other');
-    if (values.replay !== undefined) {
-      io.err('makerd emulator: --replay is not available yet (the replay mode is not built); use --synthetic SEED');
-      return 1;
-    }
+    if (values.replay !== undefined && values.write !== undefined) throw new UsageError('--write makes a synthetic recording; it does not take --replay');
     const seed = Math.floor(num(values.synthetic, 'synthetic', 1));
     if (values.write !== undefined) {
       const durationS = num(values.duration, 'duration', NaN, 1);
@@ -88,6 +90,7 @@ export const command: CommandModule = {
     const opts: EmulatorOptions = {
       port,
       seed,
+      replay: values.replay,
       markets: Math.max(1, Math.floor(num(values.markets, 'markets', 1, 1))),
       speed: num(values.speed, 'speed', 1, 0.001),
       keys: values.keys ? values.keys.split(',').map((k) => k.trim()).filter(Boolean) : undefined,

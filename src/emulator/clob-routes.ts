@@ -5,7 +5,7 @@ import { formatPrice, formatSize, PRICE_SCALE } from '../core/units.js';
 import type { Exchange } from './exchange.js';
 import { BadOrderError, addressOf } from './exchange.js';
 import type { KeyRegistry } from './keys.js';
-import type { SyntheticMarket } from './synthetic-market.js';
+import type { EmuMarket } from './market.js';
 import { badRequest, cursorPage, fail, notFound, ok, type EmuReply, type EmuRequest } from './http-util.js';
 
 export const MAX_BATCH = 15;
@@ -29,7 +29,7 @@ const PUBLIC = new Set([
   'GET /neg-risk',
 ]);
 
-export function clobMarketJson(m: SyntheticMarket): Record<string, unknown> {
+export function clobMarketJson(m: EmuMarket): Record<string, unknown> {
   const mid = midOf(m, m.tokens[0]);
   const p0 = Number.isFinite(mid) ? mid / PRICE_SCALE : 0.5;
   return {
@@ -57,20 +57,20 @@ export function clobMarketJson(m: SyntheticMarket): Record<string, unknown> {
   };
 }
 
-function simplifiedJson(m: SyntheticMarket): Record<string, unknown> {
+function simplifiedJson(m: EmuMarket): Record<string, unknown> {
   const full = clobMarketJson(m);
   return { condition_id: full.condition_id, rewards: full.rewards, tokens: full.tokens, active: true, closed: false, archived: false, accepting_orders: true };
 }
 
 /** Mid in price units of a token's view; NaN when a side is empty. */
-export function midOf(m: SyntheticMarket, tokenId: string): number {
+export function midOf(m: EmuMarket, tokenId: string): number {
   const b = m.frames.book(tokenId);
   const bid = b.bestBid();
   const ask = b.bestAsk();
   return bid >= 0 && ask >= 0 ? (bid + ask) / 2 : NaN;
 }
 
-function marketFor(ctx: ClobContext, q: URLSearchParams): SyntheticMarket | EmuReply {
+function marketFor(ctx: ClobContext, q: URLSearchParams): EmuMarket | EmuReply {
   const t = q.get('token_id');
   if (!t) return badRequest('token_id is required');
   const m = ctx.exchange.byToken.get(t);
@@ -85,8 +85,10 @@ function quote(ctx: ClobContext, req: EmuRequest): EmuReply {
   const bid = b.bestBid();
   const ask = b.bestAsk();
   switch (req.path) {
-    case '/book':
-      return ok(m.restBook(t));
+    case '/book': {
+      const book = m.restBook(t);
+      return book ? ok(book) : fail(404, 'NOT_FOUND', 'No orderbook exists for the requested token id');
+    }
     case '/midpoint': {
       const mid = midOf(m, t);
       if (!Number.isFinite(mid)) return fail(404, 'NOT_FOUND', 'No orderbook exists for the requested token id');
@@ -115,17 +117,17 @@ function idsFrom(body: unknown): string[] | undefined {
 }
 
 /** The order response, or the reason the body itself is bad. */
-function placeOne(ctx: ClobContext, key: string, body: unknown): { res: Record<string, unknown> } | { bad: string } {
+async function placeOne(ctx: ClobContext, key: string, body: unknown): Promise<{ res: Record<string, unknown> } | { bad: string }> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return { bad: 'order body must be a JSON object' };
   try {
-    return { res: ctx.exchange.place(key, body) };
+    return { res: await ctx.exchange.place(key, body) };
   } catch (e) {
     if (e instanceof BadOrderError) return { bad: e.message };
     throw e;
   }
 }
 
-export function clobRoute(ctx: ClobContext, req: EmuRequest): EmuReply {
+export async function clobRoute(ctx: ClobContext, req: EmuRequest): Promise<EmuReply> {
   const ex = ctx.exchange;
   const sig = `${req.method} ${req.path}`;
   const q = req.query;
@@ -152,7 +154,7 @@ export function clobRoute(ctx: ClobContext, req: EmuRequest): EmuReply {
   const key = req.apiKey as string;
   switch (sig) {
     case 'POST /order': {
-      const r = placeOne(ctx, key, req.body);
+      const r = await placeOne(ctx, key, req.body);
       if ('bad' in r) return badRequest(r.bad);
       // a venue rejection: 400 with the venue's code (wire-formats.md 4.4)
       if (r.res.success !== true) return fail(400, String(r.res.errorMsg), `order rejected: ${String(r.res.errorMsg)}`);
@@ -163,7 +165,7 @@ export function clobRoute(ctx: ClobContext, req: EmuRequest): EmuReply {
       if (req.body.length < 1 || req.body.length > MAX_BATCH) return badRequest(`a batch holds 1..${MAX_BATCH} orders, got ${req.body.length}`);
       const out: unknown[] = [];
       for (const b of req.body) {
-        const r = placeOne(ctx, key, b);
+        const r = await placeOne(ctx, key, b);
         out.push('bad' in r ? { success: false, errorMsg: 'INVALID_ORDER_ERROR', orderID: '', message: r.bad } : r.res);
       }
       return ok(out, 201);
@@ -184,22 +186,22 @@ export function clobRoute(ctx: ClobContext, req: EmuRequest): EmuReply {
       const b = req.body as Record<string, unknown> | null;
       const id = typeof b === 'object' && b !== null && typeof b.orderID === 'string' ? b.orderID : q.get('id');
       if (!id) return badRequest('orderID is required');
-      return ok(ex.cancel(key, [id]));
+      return ok(await ex.cancel(key, [id]));
     }
     case 'DELETE /orders': {
       const ids = idsFrom(req.body);
       if (!ids) return badRequest('body must be {"orderIds":[...]} or an array of order ids');
       if (ids.length > MAX_CANCEL_IDS) return badRequest(`at most ${MAX_CANCEL_IDS} order ids`);
-      return ok(ex.cancel(key, ids));
+      return ok(await ex.cancel(key, ids));
     }
     case 'DELETE /cancel-all':
-      return ok(ex.cancelWhere(key, () => true));
+      return ok(await ex.cancelWhere(key, () => true));
     case 'DELETE /cancel-market-orders': {
       const b = (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Record<string, unknown>;
       const market = typeof b.market === 'string' ? b.market : (q.get('market') ?? '');
       const asset = typeof b.asset_id === 'string' ? b.asset_id : (q.get('asset_id') ?? '');
       if (!market && !asset) return badRequest('market or asset_id is required');
-      return ok(ex.cancelWhere(key, (o) => (!market || o.market.conditionId === market) && (!asset || o.assetId === asset)));
+      return ok(await ex.cancelWhere(key, (o) => (!market || o.market.conditionId === market) && (!asset || o.assetId === asset)));
     }
     case 'GET /trades':
     case 'GET /data/trades': {
@@ -241,7 +243,7 @@ export function clobRoute(ctx: ClobContext, req: EmuRequest): EmuReply {
     case 'GET /auth/api-key':
       return ok({ apiKeys: ctx.keys.list(key) });
     case 'DELETE /auth/api-key':
-      ex.forget(key);
+      await ex.forget(key);
       ctx.keys.revoke(key);
       return ok({ deleted: true });
     default:

@@ -1,13 +1,16 @@
 // The emulated exchange's account side: users' orders (owner = API key) go into the synthetic
-// markets' matching engines; fills, cancels and expiries become user-channel `order` and `trade`
+// markets' matching engines (or, replaying a recording, into per-key simulated venues); fills, cancels and expiries become user-channel `order` and `trade`
 // events (trades MATCHED, then CONFIRMED after a delay) and update balances and positions.
 // REST routes read their answers from here. Money is in micro-dollars (price units x size units).
 import type { Clock } from '../engine/clock.js';
 import { formatSize, parsePrice, parseSize, PRICE_SCALE } from '../core/units.js';
 import type { Side } from '../feed/events.js';
 import type { OrderType } from '../venue/types.js';
+import type { UserEvent } from '../feed/events.js';
 import type { MatchFill, RestingOrder } from '../venue/matching-api.js';
-import { SYNTHETIC_OWNER_PREFIX, type SyntheticMarket } from './synthetic-market.js';
+import type { EmuMarket } from './market.js';
+import type { ReplayOrderDesk } from './replay-orders.js';
+import { SYNTHETIC_OWNER_PREFIX, SyntheticMarket } from './synthetic-market.js';
 import { createHash } from 'node:crypto';
 
 export interface OrderBodyIn {
@@ -23,13 +26,14 @@ export interface OrderBodyIn {
 export interface UserOrder {
   id: string;
   owner: string;
-  market: SyntheticMarket;
+  market: EmuMarket;
   assetId: string;
   side: Side;
   price: number;
   originalSize: number;
   sizeMatched: number;
-  status: 'LIVE' | 'MATCHED' | 'CANCELED' | 'UNMATCHED';
+  /** LIVE, MATCHED, CANCELED, UNMATCHED (or a venue's CANCELED_<reason>). */
+  status: string;
   orderType: OrderType;
   createdAtMs: number;
   expirationSec: number;
@@ -54,7 +58,7 @@ export interface UserTrade {
   owner: string;
   traderSide: 'TAKER' | 'MAKER';
   takerOrderId: string;
-  market: SyntheticMarket;
+  market: EmuMarket;
   assetId: string;
   side: Side;
   price: number;
@@ -79,6 +83,11 @@ export interface UserFrame {
 
 export class BadOrderError extends Error {}
 
+export interface CancelAnswer {
+  canceled: string[];
+  not_canceled: Record<string, string>;
+}
+
 export const START_CASH_MICROS = 10_000 * 1_000_000;
 
 const ORDER_TYPES: ReadonlySet<string> = new Set(['GTC', 'GTD', 'FOK', 'FAK']);
@@ -88,8 +97,8 @@ export function addressOf(owner: string): string {
 }
 
 export class Exchange {
-  readonly byToken = new Map<string, { market: SyntheticMarket; outcome: number }>();
-  readonly byCondition = new Map<string, SyntheticMarket>();
+  readonly byToken = new Map<string, { market: EmuMarket; outcome: number }>();
+  readonly byCondition = new Map<string, EmuMarket>();
   readonly orders = new Map<string, UserOrder>();
   readonly trades: UserTrade[] = [];
   private readonly accounts = new Map<string, Account>();
@@ -97,18 +106,24 @@ export class Exchange {
   private seq = 0;
 
   constructor(
-    readonly markets: SyntheticMarket[],
+    readonly markets: EmuMarket[],
     private readonly clock: Clock,
     private readonly confirmDelayMs = 200,
+    private readonly desk?: ReplayOrderDesk,
   ) {
     for (const m of markets) {
       this.byCondition.set(m.conditionId, m);
-      m.tokens.forEach((t, i) => this.byToken.set(t, { market: m, outcome: i }));
-      m.onFills((fills) => this.onFills(m, fills));
-      m.onOrdersGone((os) => {
-        for (const o of os) this.gone(o, 'CANCELED');
+      m.tokens.forEach((t, i) => {
+        if (!this.byToken.has(t)) this.byToken.set(t, { market: m, outcome: i });
       });
+      if (m instanceof SyntheticMarket) {
+        m.onFills((fills) => this.onFills(m, fills));
+        m.onOrdersGone((os) => {
+          for (const o of os) this.gone(o, 'CANCELED');
+        });
+      }
     }
+    desk?.onEvent((owner, e) => this.onVenueEvent(owner, e));
   }
 
   onUserFrame(fn: (f: UserFrame) => void): void {
@@ -126,7 +141,7 @@ export class Exchange {
   }
 
   /** POST /order: returns the order response object (errors of the venue are in errorMsg). */
-  place(owner: string, body: OrderBodyIn): Record<string, unknown> {
+  async place(owner: string, body: OrderBodyIn): Promise<Record<string, unknown>> {
     const tokenId = typeof body.tokenID === 'string' ? body.tokenID : '';
     const m = this.byToken.get(tokenId);
     if (!m) throw new BadOrderError('Invalid token id');
@@ -140,6 +155,7 @@ export class Exchange {
     const postOnly = body.postOnly === true;
     const expirationSec = orderType === 'GTD' ? Number(body.expiration ?? 0) : 0;
     const market = m.market;
+    if (!(market instanceof SyntheticMarket)) return this.placeReplay(owner, tokenId, body.side, price, size, orderType, postOnly, expirationSec);
     const now = market.time();
     const id = '0x' + createHash('sha256').update(`${owner}:${++this.seq}:${now}`).digest('hex');
     const rec: UserOrder = {
@@ -185,13 +201,18 @@ export class Exchange {
   }
 
   /** Cancels the owner's orders among `ids`. */
-  cancel(owner: string, ids: readonly string[]): { canceled: string[]; not_canceled: Record<string, string> } {
+  async cancel(owner: string, ids: readonly string[]): Promise<CancelAnswer> {
     const canceled: string[] = [];
     const notCanceled: Record<string, string> = {};
+    const viaVenue: string[] = [];
     for (const id of ids) {
       const rec = this.orders.get(id);
       if (!rec || rec.owner !== owner) {
         notCanceled[id] = 'order not found';
+        continue;
+      }
+      if (!(rec.market instanceof SyntheticMarket)) {
+        viaVenue.push(id);
         continue;
       }
       const gone = rec.market.cancel(id);
@@ -202,10 +223,15 @@ export class Exchange {
       this.gone(gone, 'CANCELED');
       canceled.push(id);
     }
+    if (viaVenue.length && this.desk) {
+      const r = await this.desk.venueFor(owner).cancelOrders(viaVenue);
+      canceled.push(...r.canceled);
+      Object.assign(notCanceled, r.notCanceled);
+    }
     return { canceled, not_canceled: notCanceled };
   }
 
-  cancelWhere(owner: string, pred: (o: UserOrder) => boolean): { canceled: string[]; not_canceled: Record<string, string> } {
+  cancelWhere(owner: string, pred: (o: UserOrder) => boolean): Promise<CancelAnswer> {
     const ids = this.openOrders(owner).filter(pred).map((o) => o.id);
     return this.cancel(owner, ids);
   }
@@ -221,8 +247,68 @@ export class Exchange {
   }
 
   /** Removes all of an owner's state (DELETE /auth/api-key): cancels its orders. */
-  forget(owner: string): void {
-    this.cancelWhere(owner, () => true);
+  async forget(owner: string): Promise<void> {
+    await this.cancelWhere(owner, () => true);
+  }
+
+  /** Replay mode: the order goes to the owner's simulated venue; its events arrive via onVenueEvent. */
+  private async placeReplay(owner: string, tokenId: string, side: Side, price: number, size: number, orderType: OrderType, postOnly: boolean, expirationSec: number): Promise<Record<string, unknown>> {
+    if (!this.desk) throw new BadOrderError('market not ready');
+    const venue = this.desk.venueFor(owner);
+    const r = await venue.placeOrder({ clientId: `${owner}:${++this.seq}`, tokenId, side, price, size, orderType, postOnly, expirationSec: orderType === 'GTD' ? expirationSec : undefined });
+    if (!r.ok || !r.orderId) return { success: false, errorMsg: r.error ?? 'INVALID_ORDER_ERROR', orderID: '', status: 'unmatched' };
+    const rec = this.orders.get(r.orderId);
+    const tradeIds = rec ? [...rec.trades] : [];
+    return { success: true, errorMsg: '', orderID: r.orderId, status: r.status ?? 'live', tradeIDs: tradeIds };
+  }
+
+  /** Replay mode: a simulated venue's order or trade event for `owner`. */
+  private onVenueEvent(owner: string, e: UserEvent): void {
+    const m = this.byCondition.get(e.market) ?? this.byToken.get(e.assetId)?.market;
+    if (!m) return;
+    if (e.type === 'order') {
+      let rec = this.orders.get(e.orderId);
+      if (!rec) {
+        rec = { id: e.orderId, owner, market: m, assetId: e.assetId, side: e.side, price: e.price, originalSize: e.originalSize, sizeMatched: 0, status: 'LIVE', orderType: e.orderType as OrderType, createdAtMs: e.createdAtMs, expirationSec: 0, trades: [] };
+        this.orders.set(rec.id, rec);
+      }
+      rec.sizeMatched = e.sizeMatched;
+      rec.status = e.status;
+      for (const t of e.associateTrades) if (!rec.trades.includes(t)) rec.trades.push(t);
+      this.emitOrder(rec, e.kind);
+      return;
+    }
+    if (e.status !== 'MATCHED') return; // CONFIRMED follows from record(), after the confirm delay
+    const mine = e.traderSide === 'MAKER' ? e.makerOrders.find((x) => x.owner === owner) : undefined;
+    this.settle(owner, mine ? mine.assetId : e.assetId, mine?.side ?? (e.traderSide === 'MAKER' ? (e.side === 'BUY' ? 'SELL' : 'BUY') : e.side), mine ? mine.price : e.price, e.size);
+    const taker = this.orders.get(e.takerOrderId);
+    if (taker && taker.owner === owner && !taker.trades.includes(e.tradeId)) taker.trades.push(e.tradeId);
+    this.record({
+      key: `${e.tradeId}:${e.traderSide === 'MAKER' ? 'M' : 'T'}`,
+      id: e.tradeId,
+      owner,
+      traderSide: e.traderSide,
+      takerOrderId: e.takerOrderId,
+      market: m,
+      assetId: e.assetId,
+      side: e.side,
+      price: e.price,
+      size: e.size,
+      status: 'MATCHED',
+      matchTimeMs: e.matchTimeMs,
+      lastUpdateMs: e.matchTimeMs,
+      makerOrders: e.makerOrders.map((x) => ({
+        order_id: x.orderId,
+        owner: x.owner,
+        maker_address: addressOf(x.owner),
+        matched_amount: formatSize(x.matchedAmount),
+        price: m.frames.price(x.price),
+        fee_rate_bps: String(x.feeRateBps),
+        asset_id: x.assetId,
+        outcome: x.outcome,
+        side: x.side ?? (e.side === 'BUY' ? 'SELL' : 'BUY'),
+      })),
+    });
   }
 
   orderJson(o: UserOrder): Record<string, unknown> {
@@ -268,7 +354,7 @@ export class Exchange {
     };
   }
 
-  private emit(owner: string, market: SyntheticMarket, obj: Record<string, unknown>): void {
+  private emit(owner: string, market: EmuMarket, obj: Record<string, unknown>): void {
     const f: UserFrame = { owner, conditionId: market.conditionId, text: JSON.stringify(obj) };
     for (const fn of this.listeners) fn(f);
   }
@@ -304,7 +390,7 @@ export class Exchange {
     a.cashMicros -= sign * price * size;
   }
 
-  private onFills(market: SyntheticMarket, fills: MatchFill[]): void {
+  private onFills(market: EmuMarket, fills: MatchFill[]): void {
     const now = market.time();
     for (const f of fills) {
       const makerIsUser = !f.makerOwner.startsWith(SYNTHETIC_OWNER_PREFIX);

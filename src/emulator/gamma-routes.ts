@@ -5,7 +5,7 @@ import { PRICE_SCALE } from '../core/units.js';
 import type { Exchange } from './exchange.js';
 import { addressOf } from './exchange.js';
 import { midOf } from './clob-routes.js';
-import type { SyntheticMarket } from './synthetic-market.js';
+import type { EmuMarket } from './market.js';
 import { badRequest, notFound, offsetList, ok, type EmuReply, type EmuRequest } from './http-util.js';
 
 export interface GammaContext {
@@ -19,7 +19,7 @@ function num(p: number): number {
   return Number((p / PRICE_SCALE).toFixed(4));
 }
 
-export function gammaMarketJson(m: SyntheticMarket, index: number): Record<string, unknown> {
+export function gammaMarketJson(m: EmuMarket, index: number): Record<string, unknown> {
   const a = m.frames.book(m.tokens[0]);
   const bid = a.bestBid();
   const ask = a.bestAsk();
@@ -70,7 +70,7 @@ export function gammaMarketJson(m: SyntheticMarket, index: number): Record<strin
   };
 }
 
-export function eventJson(m: SyntheticMarket, index: number): Record<string, unknown> {
+export function eventJson(m: EmuMarket, index: number): Record<string, unknown> {
   return {
     id: String(2_000_000 + index),
     ticker: m.slug,

@@ -1,7 +1,8 @@
 // The exchange emulator: one node:http server on 127.0.0.1 serving every API under a prefix
 // (/clob, /gamma, /data, /content), the WebSocket endpoint (/ws/market|user|all), the price
 // stream (/prices) and the fault admin (/admin/faults), around synthetic markets whose market
-// time runs at `speed` x wall time. Rate limits are the spec's, as exact sliding windows.
+// time runs at `speed` x wall time, or a recording replayed as recorded at that speed.
+// Rate limits are the spec's, as exact sliding windows.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
@@ -21,6 +22,9 @@ import { KeyRegistry } from './keys.js';
 import { PriceFeed } from './price-feed.js';
 import { ServerRateLimiter } from './rate-limit.js';
 import { SyntheticMarket } from './synthetic-market.js';
+import type { EmuMarket } from './market.js';
+import { ReplayFeed, scanRecording } from './replay-market.js';
+import { MakerdError } from '../core/errors.js';
 import { WsHub, type ChannelKind } from './ws-server.js';
 
 export interface EmulatorOptions {
@@ -28,6 +32,8 @@ export interface EmulatorOptions {
   port?: number;
   /** Seed of the synthetic markets (default 1). */
   seed?: number;
+  /** Replay this recording instead of synthetic markets (frames published as recorded). */
+  replay?: string;
   /** How many synthetic markets (default 1). */
   markets?: number;
   /** Market time per wall time (default 1). */
@@ -61,7 +67,9 @@ export interface RunningEmulator {
   urls: EmulatorUrls;
   port: number;
   admin: FaultControls;
-  markets: SyntheticMarket[];
+  markets: EmuMarket[];
+  /** Replay mode: the reader (decode counters, end of recording); undefined for synthetic markets. */
+  replay?: ReplayFeed;
   exchange: Exchange;
   ws: WsHub;
   close(): Promise<void>;
@@ -100,10 +108,19 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const seed = opts.seed ?? 1;
   const speed = opts.speed ?? 1;
   const wallStart = clock.now();
-  const marketStart = wallStart;
-  const markets: SyntheticMarket[] = [];
-  for (let i = 0; i < (opts.markets ?? 1); i++) markets.push(new SyntheticMarket({ seed, index: i, startMs: marketStart, params: opts.params }));
-  const exchange = new Exchange(markets, clock, opts.confirmDelayMs ?? 200);
+  let marketStart = wallStart;
+  let markets: EmuMarket[] = [];
+  let replay: ReplayFeed | undefined;
+  if (opts.replay !== undefined) {
+    const scan = await scanRecording(opts.replay);
+    if (!scan.markets.length) throw new MakerdError(`${opts.replay}: no market frames to replay`);
+    replay = new ReplayFeed(opts.replay, scan);
+    markets = replay.markets;
+    marketStart = scan.firstT;
+  } else {
+    for (let i = 0; i < (opts.markets ?? 1); i++) markets.push(new SyntheticMarket({ seed, index: i, startMs: marketStart, params: opts.params }));
+  }
+  const exchange = new Exchange(markets, clock, opts.confirmDelayMs ?? 200, replay?.desk);
   const keys = new KeyRegistry(opts.keys);
   const faults = new FaultState(new SeededRng(seed).fork('faults'));
   if (opts.faults) faults.cfg = { ...faults.cfg, ...opts.faults };
@@ -187,7 +204,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       try {
         advance(); // answers reflect the market as of now
         reply =
-          api === 'clob' ? clobRoute({ exchange, keys }, er)
+          api === 'clob' ? await clobRoute({ exchange, keys }, er)
           : api === 'gamma' ? gammaRoute({ exchange, comments }, er)
           : api === 'data' ? dataRoute({ exchange, history }, er)
           : contentRoute(er);
@@ -234,6 +251,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     port,
     admin,
     markets,
+    replay,
     exchange,
     ws: hub,
     async close() {

@@ -12,18 +12,9 @@ import type { MatchFill, MatchingEngineApi, MarketSpec, NewOrder, PlaceOutcome, 
 import { MatchingEngine } from '../venue/matching-engine.js';
 import { FairValue, Maker, Taker, defaultSyntheticParams, type AgentContext, type SyntheticParams } from './agents.js';
 import { FrameBuilder, type BookObject, type MarketFacts, type RestBook } from './book-frames.js';
+import type { EmuMarket, FrameType, MarketFrame } from './market.js';
 
-export type FrameType = 'book' | 'price_change' | 'last_trade_price' | 'tick_size_change';
-
-export interface MarketFrame {
-  /** Message timestamp, ms. */
-  ts: number;
-  type: FrameType;
-  conditionId: string;
-  /** The one asset a book or last_trade_price frame is about; undefined for price_change (both). */
-  assetId?: string;
-  text: string;
-}
+export type { FrameType, MarketFrame } from './market.js';
 
 export interface SyntheticMarketOptions {
   seed: number;
@@ -50,7 +41,7 @@ function tokenIdFor(label: string): string {
 
 type AgentKind = 0 | 1 | 2 | 3; // fair value, maker, taker, expiry sweep
 
-export class SyntheticMarket {
+export class SyntheticMarket implements EmuMarket {
   readonly facts: MarketFacts;
   readonly engine: MatchingEngineApi;
   readonly frames: FrameBuilder;

@@ -9,7 +9,7 @@ import type { Logger } from '../core/log.js';
 import type { Exchange, UserFrame } from './exchange.js';
 import type { FaultState } from './faults.js';
 import type { KeyRegistry } from './keys.js';
-import type { MarketFrame, SyntheticMarket } from './synthetic-market.js';
+import type { EmuMarket, MarketFrame } from './market.js';
 
 export type ChannelKind = 'market' | 'user' | 'all';
 
@@ -112,7 +112,7 @@ export class WsHub {
   }
 
   private sendSnapshots(c: Conn, assetIds: string[]): void {
-    const byMarket = new Map<SyntheticMarket, string[]>();
+    const byMarket = new Map<EmuMarket, string[]>();
     for (const id of assetIds) {
       const m = this.o.exchange.byToken.get(id)!.market;
       const l = byMarket.get(m);
@@ -120,7 +120,10 @@ export class WsHub {
         if (!l.includes(id)) l.push(id);
       } else byMarket.set(m, [id]);
     }
-    for (const [m, ids] of byMarket) this.send(c, JSON.stringify(m.snapshot(ids)));
+    for (const [m, ids] of byMarket) {
+      const books = m.snapshot(ids);
+      if (books.length) this.send(c, JSON.stringify(books));
+    }
   }
 
   /** Publishes one market frame (after the fault filter) to every subscribed market/all connection. */
