@@ -196,6 +196,9 @@ export class Daemon {
         log.warn({ left: left.length }, 'orders still open after cancel-all; cancelling them by id');
         await this.venue.cancelOrders(left.map((o) => o.orderId)).catch((err: unknown) => log.error({ err }, 'final cancel failed'));
       }
+      // A fill matched just before the cancel may still be on its way over the user channel:
+      // ask the venue for the run's trades so the store has every fill before it closes.
+      await reconcileWithVenue(this.engine, this.venue, this.startedMs - HOUR, log).catch((err: unknown) => log.warn({ err }, 'final trade reconciliation failed'));
     }
     this.feed?.stop();
     if (this.store) {

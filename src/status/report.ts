@@ -12,12 +12,16 @@ export function health(d: Daemon): Health {
   const reasons: string[] = [];
   if (d.feedStates.market !== 'live') reasons.push(`market feed ${d.feedStates.market}`);
   if (d.feedStates.user !== undefined && d.feedStates.user !== 'live') reasons.push(`user feed ${d.feedStates.user}`);
+  const now = d.clock.now();
+  const staleMs = d.config.risk.staleBookMs;
   for (const m of d.markets) {
     for (const t of [m.tokenId, m.complementId]) {
       const b = d.feed.book(t);
       if (!b || !b.inSync()) reasons.push(`book ${t} not in sync`);
+      else if (now - b.updatedAt() > staleMs) reasons.push(`book ${t} stale (${now - b.updatedAt()} ms without an update)`);
     }
   }
+  if (d.engine?.risk.halted) reasons.push(`halted: ${d.engine.risk.halted}`);
   return { ok: reasons.length === 0, reasons };
 }
 

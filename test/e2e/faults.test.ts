@@ -1,0 +1,73 @@
+import { describe, it, expect, beforeAll, afterEach } from 'vitest';
+import { assertBuilt, bounded, kill, KEY, setup, spawnDaemon, until, type Daemon, type Env } from './harness.js';
+
+let env: Env | undefined;
+let daemon: Daemon | undefined;
+beforeAll(assertBuilt);
+afterEach(async () => {
+  if (daemon) kill(daemon, 'SIGKILL');
+  await env?.close();
+  env = daemon = undefined;
+});
+
+interface Status {
+  quoting: boolean;
+  haltReason: string | null;
+  openOrders: unknown[];
+}
+
+describe('faults', () => {
+  it('a silent feed pulls the quotes within the configured time, and they come back', async () => {
+    env = await setup();
+    const e = env;
+    const staleBookMs = 1500;
+    daemon = spawnDaemon(e, { risk: { staleBookMs }, feed: { quietMs: 1000, probeTimeoutMs: 1000 } });
+    await bounded(daemon.ready, 15_000, 'ready');
+    await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0, 8000);
+    const t0 = Date.now();
+    e.emu.admin.set({ silentFeed: true });
+    await until('quotes pulled', () => e.emu.exchange.openOrders(KEY).length === 0, 6000, 20);
+    const pulledMs = Date.now() - t0;
+    // book age limit + one housekeeping period (1 s) + a cancel round trip
+    expect(pulledMs).toBeLessThan(staleBookMs + 1000 + 500);
+    const url = daemon.statusUrl();
+    expect((await fetch(`${url}/health`)).status).toBe(503);
+    e.emu.admin.clear();
+    e.emu.admin.dropConnections(); // the reconnect brings fresh snapshots
+    await until('quotes back', () => e.emu.exchange.openOrders(KEY).length > 0, 10_000, 50);
+    kill(daemon, 'SIGTERM');
+    expect(await bounded(daemon.exited, 15_000, 'exit')).toBe(0);
+    expect(e.emu.exchange.openOrders(KEY)).toEqual([]);
+  }, 45_000);
+
+  it('the order-error breaker halts: cancels everything, quotes nothing, stays up and says why', async () => {
+    env = await setup();
+    const e = env;
+    daemon = spawnDaemon(e, { risk: { errorRateMinSamples: 4, errorRateMax: 0.5, errorRateWindowMs: 60_000 }, retry: { baseMs: 50, maxMs: 200, attempts: 4 } });
+    await bounded(daemon.ready, 15_000, 'ready');
+    await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0, 8000);
+    const url = daemon.statusUrl();
+    // Every order request now fails with 500 (ambiguous submits) until the breaker trips.
+    e.emu.admin.set({ http500Next: 6 });
+    const st = await until(
+      'halt',
+      async () => {
+        const s = (await (await fetch(`${url}/status`)).json()) as Status;
+        return s.haltReason ? s : undefined;
+      },
+      15_000,
+      100,
+    );
+    expect(st.haltReason).toMatch(/order error rate/);
+    expect(st.quoting).toBe(false);
+    await until('everything cancelled', () => e.emu.exchange.openOrders(KEY).length === 0, 10_000, 50);
+    // still up, still reporting, still not quoting a few seconds later
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(daemon.proc.exitCode).toBeNull();
+    expect(e.emu.exchange.openOrders(KEY)).toEqual([]);
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toMatch(/makerd_halted 1/);
+    kill(daemon, 'SIGTERM');
+    expect(await bounded(daemon.exited, 15_000, 'exit')).toBe(0);
+  }, 45_000);
+});

@@ -1,0 +1,132 @@
+// End-to-end harness: an in-test emulator on loopback and `node dist/cli.js run` spawned against
+// it (npm test builds dist first). Every wait is bounded.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/server.js';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const CLI = join(ROOT, 'dist', 'cli.js');
+export const KEY = 'e2e-test-key';
+
+export function assertBuilt(): void {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" (npm test does it first)`);
+}
+
+export async function until<T>(what: string, fn: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs: number, everyMs = 50): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+export interface Env {
+  emu: RunningEmulator;
+  dir: string;
+  db: string;
+  token: string;
+  close(): Promise<void>;
+}
+
+export async function setup(opts: EmulatorOptions = {}): Promise<Env> {
+  const emu = await startEmulator({ seed: 5, speed: 4, keys: [KEY], ...opts });
+  const dir = mkdtempSync(join(tmpdir(), 'makerd-e2e-'));
+  return {
+    emu,
+    dir,
+    db: join(dir, 'makerd.sqlite'),
+    token: emu.markets[0].facts.tokens[0],
+    close: async () => {
+      await emu.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Daemon {
+  proc: ChildProcess;
+  ready: Promise<void>;
+  exited: Promise<number | null>;
+  output: string[];
+  statusUrl: () => string | undefined;
+}
+
+/** Spawns the daemon; `config` is merged over config/default.json through --config. */
+export function spawnDaemon(env: Env, config: Record<string, unknown> = {}): Daemon {
+  const cfgPath = join(env.dir, `config-${Math.random().toString(36).slice(2)}.json`);
+  writeFileSync(cfgPath, JSON.stringify({ log: { level: 'info' }, ...config }));
+  const u = env.emu.urls;
+  const proc = spawn(process.execPath, [CLI, 'run', '--mode', 'live', '--config', cfgPath, '--markets', env.token], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH,
+      MAKERD_CLOB_URL: u.clob,
+      MAKERD_GAMMA_URL: u.gamma,
+      MAKERD_DATA_URL: u.data,
+      MAKERD_CONTENT_URL: u.content,
+      MAKERD_WS_URL: u.ws,
+      MAKERD_PRICE_FEED_URL: u.price_feed,
+      MAKERD_API_KEY: KEY,
+      MAKERD_DB: env.db,
+      MAKERD_STATUS_PORT: '0',
+    },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  const output: string[] = [];
+  let statusUrl: string | undefined;
+  const onData = (b: Buffer) => {
+    for (const line of b.toString('utf8').split('\n')) {
+      if (!line) continue;
+      output.push(line);
+      const m = /"msg":"status server listening"/.test(line) ? /"url":"([^"]+)"/.exec(line) : null;
+      if (m) statusUrl = m[1];
+    }
+  };
+  proc.stdout?.on('data', onData);
+  proc.stderr?.on('data', onData);
+  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  const ready = new Promise<void>((resolve, reject) => {
+    proc.on('message', (m) => m === 'ready' && resolve());
+    void exited.then((code) => reject(new Error(`daemon exited (${code}) before ready:\n${output.slice(-20).join('\n')}`)));
+  });
+  return { proc, ready, exited, output, statusUrl: () => statusUrl };
+}
+
+export async function bounded<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let t: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, rej) => (t = setTimeout(() => rej(new Error(`timed out after ${ms} ms: ${what}`)), ms)));
+  try {
+    return await Promise.race([p, timeout]);
+  } finally {
+    clearTimeout(t);
+  }
+}
+
+/** Our fills as the emulator knows them: one (trade id, order id) per order of ours in a trade. */
+export function venueFills(emu: RunningEmulator): string[] {
+  const out: string[] = [];
+  for (const t of emu.exchange.tradesOf(KEY)) {
+    if (t.traderSide === 'TAKER') out.push(`${t.id}|${t.takerOrderId}`);
+    else for (const m of t.makerOrders) if (m.owner === KEY) out.push(`${t.id}|${m.order_id}`);
+  }
+  return out.sort();
+}
+
+export function storedFills(db: string): string[] {
+  const d = new Database(db, { readonly: true });
+  try {
+    return (d.prepare('SELECT trade_id, order_id FROM fills').all() as Array<{ trade_id: string; order_id: string }>).map((r) => `${r.trade_id}|${r.order_id}`).sort();
+  } finally {
+    d.close();
+  }
+}
+
+export function kill(d: Daemon, sig: NodeJS.Signals): void {
+  if (d.proc.exitCode === null && d.proc.signalCode === null) d.proc.kill(sig);
+}

@@ -1,0 +1,42 @@
+import { describe, it, expect, beforeAll, afterEach } from 'vitest';
+import { assertBuilt, bounded, kill, KEY, setup, spawnDaemon, storedFills, until, venueFills, type Daemon, type Env } from './harness.js';
+
+let env: Env | undefined;
+let daemon: Daemon | undefined;
+beforeAll(assertBuilt);
+afterEach(async () => {
+  if (daemon) kill(daemon, 'SIGKILL');
+  await env?.close();
+  env = daemon = undefined;
+});
+
+describe('makerd run against the emulator', () => {
+  it('quotes, records every fill exactly once, and leaves zero open orders after SIGTERM', async () => {
+    env = await setup();
+    const e = env;
+    daemon = spawnDaemon(e);
+    await bounded(daemon.ready, 15_000, 'ready');
+    // quotes appear at the venue
+    const open = await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0 && e.emu.exchange.openOrders(KEY), 8000);
+    expect(open.every((o) => o.orderType === 'GTC')).toBe(true);
+    // the status server answers
+    const url = await until('status url', () => daemon?.statusUrl(), 2000);
+    const st = (await (await fetch(`${url}/status`)).json()) as { mode: string; quoting: boolean; openOrders: unknown[]; tokens: Array<{ inSync: boolean }> };
+    expect(st.mode).toBe('live');
+    expect(st.tokens.every((t) => t.inSync)).toBe(true);
+    expect((await fetch(`${url}/health`)).status).toBe(200);
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toMatch(/makerd_orders_sent_total \d+/);
+    expect(metrics).toMatch(/makerd_rate_limit_used\{scope="clob:POST \/orders:burst"\} \d+/);
+    expect(metrics).toMatch(/makerd_feed\{counter="market_decode_/);
+    // fills happen and land
+    await until('two fills at the venue', () => venueFills(e.emu).length >= 2, 15_000, 100);
+    kill(daemon, 'SIGTERM');
+    expect(await bounded(daemon.exited, 15_000, 'exit after SIGTERM')).toBe(0);
+    expect(e.emu.exchange.openOrders(KEY)).toEqual([]);
+    const venue = venueFills(e.emu);
+    const stored = storedFills(e.db);
+    expect(new Set(stored).size).toBe(stored.length);
+    expect(stored).toEqual(venue);
+  }, 45_000);
+});
