@@ -51,3 +51,35 @@ describe('makerd emulator --write, then makerd verify', () => {
     expect(await cli(['emulator', '--speed', 'fast'], io().io)).toBe(2);
   });
 });
+
+describe('makerd emulator (serving)', () => {
+  it('prints its URLs, writes --urls-out, serves them, and stops on SIGTERM', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'makerd-emu-'));
+    const urlsFile = join(dir, 'urls.json');
+    const r = io();
+    const running = cli(['emulator', '--synthetic', '5', '--urls-out', urlsFile, '--keys', 'k1,k2'], r.io);
+    try {
+      const urls = await (async () => {
+        for (let i = 0; i < 300; i++) {
+          try {
+            return JSON.parse(readFileSync(urlsFile, 'utf8')) as Record<string, string>;
+          } catch {
+            await new Promise((res) => setTimeout(res, 10));
+          }
+        }
+        throw new Error('urls file not written');
+      })();
+      expect(Object.keys(urls).sort()).toEqual(['clob', 'content', 'data', 'gamma', 'price_feed', 'ws']);
+      expect(r.out.join('\n')).toContain(urls.clob);
+      const res = await fetch(`${urls.clob}/balances`, { headers: { authorization: 'Bearer k2' }, signal: AbortSignal.timeout(3000) });
+      expect(res.status).toBe(200);
+      const denied = await fetch(`${urls.clob}/balances`, { headers: { authorization: 'Bearer k3' }, signal: AbortSignal.timeout(3000) });
+      expect(denied.status).toBe(403);
+    } finally {
+      process.emit('SIGTERM');
+      expect(await running).toBe(0);
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(r.out.at(-1)).toBe('emulator stopped');
+  });
+});
