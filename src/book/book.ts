@@ -23,6 +23,8 @@ class SideArrays {
   readonly size = new Float64Array(N);
   readonly priceStr: string[] = new Array<string>(N).fill('');
   readonly sizeStr: string[] = new Array<string>(N).fill('');
+  /** Each level's own hash text, '' until built and after the level changes. */
+  readonly cell: string[] = new Array<string>(N).fill('');
   count = 0;
   /** Best level (highest bid / lowest ask), -1 when empty. */
   best = -1;
@@ -95,6 +97,7 @@ export class DenseBook implements BookView {
       // keep the stored (old-generation) price string when equal: the fresh one then dies young
       if (s.priceStr[price] !== priceStr) s.priceStr[price] = priceStr;
       s.sizeStr[price] = sizeStr;
+      s.cell[price] = '';
       if (had) return true;
       if (price % this.step !== 0) this.step = gcd(this.step, price) || 1;
       s.count++;
@@ -137,7 +140,7 @@ export class DenseBook implements BookView {
     if (s.count === 0) return (s.text = '[]');
     // bids ascending (far -> best), asks descending (far -> best): best last either way
     const dir = side === 'BUY' ? this.step : -this.step;
-    s.text = levelsText(s.priceStr, s.sizeStr, s.size, s.far, s.best, dir);
+    s.text = levelsText(s.cell, s.priceStr, s.sizeStr, s.size, s.far, s.best, dir);
     return s.text;
   }
 

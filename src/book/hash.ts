@@ -34,11 +34,13 @@ function levels(ls: ReadonlyArray<readonly [string, string]>): string {
 
 /**
  * The same level text from dense per-price arrays (the book's storage): occupied cells from
- * `from` to `to` inclusive, stepping by `dir`. The book caches the result per side. The strings
- * are not escaped: they are wire decimals already validated by parsePrice/parseSize (digits and
- * one dot), which is what lets the book take them.
+ * `from` to `to` inclusive, stepping by `dir`. `cells` caches each level's own text (`''` = not
+ * built; the book resets a cell when its level changes), so a rebuild after one change renders
+ * one level and joins the rest. The strings are not escaped: they are wire decimals already
+ * validated by parsePrice/parseSize (digits and one dot), which is what lets the book take them.
  */
 export function levelsText(
+  cells: string[],
   priceStr: readonly string[],
   sizeStr: readonly string[],
   size: ArrayLike<number>,
@@ -50,7 +52,9 @@ export function levelsText(
   let first = true;
   for (let p = from; ; p += dir) {
     if (size[p] > 0) {
-      out += (first ? '{"price":"' : ',{"price":"') + priceStr[p] + '","size":"' + sizeStr[p] + '"}';
+      let t = cells[p];
+      if (t === '') t = cells[p] = '{"price":"' + priceStr[p] + '","size":"' + sizeStr[p] + '"}';
+      out += first ? t : ',' + t;
       first = false;
     }
     if (p === to) break;
