@@ -15,7 +15,7 @@ export interface RawFrame {
 }
 
 export interface ConnectionOptions {
-  /** Full URL (the caller adds any /ws/<kind> suffix; see marketChannelUrl). */
+  /** Full URL (the caller adds any /ws/<kind> suffix; see channelUrl). */
   url: string;
   /** Messages that subscribe the whole wanted set on (re)open and when probing. */
   subscribeAll: (ids: readonly string[]) => string[];
