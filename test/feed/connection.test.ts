@@ -73,7 +73,8 @@ describe('FeedConnection', () => {
     server.onMessage = (ws, text) => {
       if (text.includes('"operation":"subscribe"')) ws.send(bookFrame('111'));
     };
-    conn = market(server.url);
+    // a generous probe timeout: only the quiet period is short, so a busy machine cannot fake a stale
+    conn = market(server.url, { probeTimeoutMs: 1000 });
     const states: ConnectionState[] = [];
     conn.onState((s) => states.push(s));
     conn.start(['111']);
