@@ -1,13 +1,27 @@
-// Finds the binary markets of a recording as it streams: a market is known once book snapshots
-// of two tokens with the same condition id have been seen (the subscribe snapshot carries both).
-// The first token seen is the one the strategy prices; the second is its complement.
+// Finds the binary markets of a recording as it streams: a market is known once a book snapshot
+// of one token and a second token of the same condition id have been seen, in a snapshot (the
+// subscribe snapshot usually carries both) or in a price_change (which names both tokens; real
+// captures may snapshot only one). The snapshotted token is the one the strategy prices.
 import type { BookEvent, MarketEvent } from '../feed/events.js';
 import type { MarketMeta } from '../engine/strategy.js';
-import { parseSize } from '../core/units.js';
+import { formatPrice, parseSize, PRICE_SCALE } from '../core/units.js';
 
 /** 5 shares: the venue minimum on current markets, used when a snapshot does not say. */
 const DEFAULT_MIN_SIZE = 500;
 const DEFAULT_TICK = 100;
+
+export interface Discovered {
+  meta: MarketMeta;
+  /** The priced token's first snapshot. */
+  firstBook: BookEvent;
+}
+
+/** A token's book seen from its complement: bids at 1 - ask, asks at 1 - bid (same wire order). */
+export function complementBook(b: BookEvent, assetId: string): BookEvent {
+  const flip = (ls: BookEvent['bids']): BookEvent['bids'] =>
+    ls.map((l) => ({ price: PRICE_SCALE - l.price, size: l.size, priceStr: formatPrice(PRICE_SCALE - l.price, 2), sizeStr: l.sizeStr }));
+  return { ...b, assetId, hash: '', bids: flip(b.asks), asks: flip(b.bids) };
+}
 
 export class MarketDiscovery {
   private readonly pending = new Map<string, { tokenId: string; tick: number; minSize: number; negRisk: boolean; book: BookEvent }>();
@@ -15,7 +29,13 @@ export class MarketDiscovery {
   private readonly tokens = new Set<string>();
 
   /** Looks at one event; returns the market it completes (with the first token's snapshot), if any. */
-  see(e: MarketEvent): { meta: MarketMeta; firstBook: BookEvent } | undefined {
+  see(e: MarketEvent): Discovered | undefined {
+    if (e.type === 'price_change') {
+      const first = this.pending.get(e.market);
+      if (!first) return undefined;
+      for (const c of e.changes) if (c.assetId !== first.tokenId) return this.complete(e.market, c.assetId);
+      return undefined;
+    }
     if (e.type !== 'book' || this.tokens.has(e.assetId)) return undefined;
     const tick = e.tickSize && e.tickSize > 0 ? e.tickSize : DEFAULT_TICK;
     const mos = e.minOrderSizeStr !== undefined ? parseSize(e.minOrderSizeStr) : -1;
@@ -28,11 +48,16 @@ export class MarketDiscovery {
       this.tokens.add(e.assetId);
       return undefined;
     }
-    this.pending.delete(e.market);
-    this.known.add(e.market);
-    this.tokens.add(e.assetId);
+    return this.complete(e.market, e.assetId);
+  }
+
+  private complete(market: string, complementId: string): Discovered {
+    const first = this.pending.get(market) as { tokenId: string; tick: number; minSize: number; negRisk: boolean; book: BookEvent };
+    this.pending.delete(market);
+    this.known.add(market);
+    this.tokens.add(complementId);
     return {
-      meta: { conditionId: e.market, tokenId: first.tokenId, complementId: e.assetId, tick: first.tick, minSize: first.minSize, negRisk: first.negRisk },
+      meta: { conditionId: market, tokenId: first.tokenId, complementId, tick: first.tick, minSize: first.minSize, negRisk: first.negRisk },
       firstBook: first.book,
     };
   }

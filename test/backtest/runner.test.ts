@@ -1,6 +1,7 @@
 import { describe, it, expect, beforeAll } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { runBacktest } from '../../src/backtest/runner.js';
 import { resultJson, writeReport, writeResultJson } from '../../src/backtest/output.js';
 import { writeSyntheticRecording } from '../../src/emulator/recording-writer.js';
@@ -46,6 +47,18 @@ describe('backtest runner', () => {
     }
     expect((html.match(/<circle class="fill"/g) ?? []).length).toBe(Math.min(out.result.total.fills, 2000));
   }, 30_000);
+
+  it('runs on a real capture that snapshots one token only (market found from its price_change)', async () => {
+    const real = fileURLToPath(new URL('../fixtures/polymarket/polytope/market_39.jsonl', import.meta.url));
+    const out = await runBacktest({ data: [real], config: config() });
+    const r = out.result;
+    expect(r.feed.rejected).toBe(0);
+    expect(r.markets).toHaveLength(1);
+    expect(r.total.orders).toBeGreaterThan(0);
+    expect(r.venue.rejected).toBe(0);
+    // quoting both sides for most of the 27 s capture (the hashes verify, the books stay in sync)
+    expect(r.total.quoteUptime).toBeGreaterThan(0.5);
+  });
 
   it('longer order latency gives fewer and later fills (requotes miss the trades)', async () => {
     // queue model off so only latency matters: every trade at 0.49 fills whatever bid rests there.
