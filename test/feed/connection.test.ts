@@ -36,7 +36,9 @@ describe('FeedConnection', () => {
     server = await startServer();
     conn = market(server.url, { quietMs: 0 });
     const frames: RawFrame[] = [];
-    conn.onFrame((f) => frames.push(f));
+    conn.onFrame((f) => {
+      if (f.text !== 'PONG') frames.push(f);
+    });
     server.onMessage = (ws, text) => {
       if (text.includes('"type":"market"')) ws.send(bookFrame('111'));
     };
