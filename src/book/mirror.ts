@@ -184,6 +184,11 @@ export class BookMirror {
     this.closeGroup();
   }
 
+  /** Whether price_change messages are waiting for their group to close (see flush). */
+  hasOpenGroup(): boolean {
+    return this.touched.length > 0;
+  }
+
   /** Marks every token out of sync (e.g. the connection dropped); `resync` asks the owner for each. */
   markAllOutOfSync(reason: OutOfSyncReason, resync = false): void {
     this.closeGroup();

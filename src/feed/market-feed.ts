@@ -32,6 +32,8 @@ export interface MarketFeedOptions {
 
 export type Channel = 'market' | 'user';
 
+const GROUP_IDLE_MS = 250;
+
 export class MarketFeed {
   readonly mirror: BookMirror;
   readonly market: FeedConnection;
@@ -43,6 +45,8 @@ export class MarketFeed {
   private readonly stateListeners: Array<(c: Channel, s: ConnectionState) => void> = [];
   private readonly mbuf: MarketEvent[] = [];
   private readonly ubuf: UserEvent[] = [];
+  private idleTimer: NodeJS.Timeout | null = null;
+  private lastMarketEventAt = 0;
   private readonly throttle = new Map<string, { last: number; delayMs: number; timer: NodeJS.Timeout | null }>();
   /** Resyncs requested, by reason (for /metrics). */
   readonly resyncs = new Map<OutOfSyncReason, number>();
@@ -65,7 +69,8 @@ export class MarketFeed {
     this.market.onFrame((f) => {
       const out = this.mbuf;
       out.length = 0;
-      decodeMarketFrame(f.text, out, this.marketStats);
+      // PONGs do not count as activity (they would keep a group open forever)
+      if (decodeMarketFrame(f.text, out, this.marketStats) > 0) this.lastMarketEventAt = Date.now();
       for (let i = 0; i < out.length; i++) {
         this.mirror.apply(out[i]);
         for (const fn of this.marketListeners) fn(out[i]);
@@ -110,8 +115,17 @@ export class MarketFeed {
   start(): void {
     this.market.start(this.o.tokens);
     this.user?.start();
+    // a group's hash is checked when the next timestamp arrives; on a quiet market that could be
+    // long, so a group idle for GROUP_IDLE_MS is closed and checked (same-timestamp messages
+    // arrive back to back, far inside that window)
+    this.idleTimer = setInterval(() => {
+      if (this.mirror.hasOpenGroup() && Date.now() - this.lastMarketEventAt >= GROUP_IDLE_MS) this.mirror.flush();
+    }, GROUP_IDLE_MS);
+    this.idleTimer.unref?.();
   }
   stop(): void {
+    if (this.idleTimer) clearInterval(this.idleTimer);
+    this.idleTimer = null;
     for (const t of this.throttle.values()) if (t.timer) clearTimeout(t.timer);
     this.throttle.clear();
     this.market.stop();

@@ -83,4 +83,21 @@ describe('MarketFeed', () => {
     expect(feed.mirror.stats(A)!.mismatches).toBe(2);
     expect(feed.counters().book_resync_hash_mismatch).toBe(2);
   });
+
+  it('verifies the last timestamp group of a quiet market after a short idle', async () => {
+    server = await startServer();
+    server.onMessage = (ws, text) => {
+      if (text.includes('assets_ids')) {
+        ws.send(snapshot('100'));
+        const bids: Array<[string, string]> = [['0.4', '10'], ['0.45', '2'], ['0.46', '1']];
+        ws.send(change('200', bookHash({ assetId: A, timestamp: '200', bids, asks: [['0.55', '3']], ...META })));
+      }
+    };
+    feed = new MarketFeed({ config: { ...config, urls: { ws: server.url } as never }, tokens: [A], meta: { [A]: META } });
+    feed.start();
+    await waitFor(() => feed!.mirror.stats(A)?.deltas === 1, 2000);
+    expect(feed.mirror.stats(A)!.hashesVerified).toBe(1);
+    await waitFor(() => feed!.mirror.stats(A)!.hashesVerified === 2, 2000);
+    expect(feed.mirror.stats(A)!.mismatches).toBe(0);
+  });
 });
