@@ -58,3 +58,26 @@ export function handConfig(sim: Partial<Config['sim']>): Config {
     sim,
   });
 }
+
+/**
+ * For the parity test: a quiet lead-in (`leadMs`, time for a live daemon to connect and quote
+ * against the same book), then a taker selling `tradeSize` into the 0.49 bid every `everyMs`
+ * (`trades` times); then the book moves up a cent (a new snapshot), and after `everyMs` the taker
+ * sells into the new 0.50 bid as many times again.
+ */
+export function parityRecording(dir: string, o: { queue: string; tradeSize: string; leadMs: number; everyMs: number; trades: number }): string {
+  let text = recordLine(T0, snapshotFrame(T0, [['0.48', '100'], ['0.49', o.queue]], [['0.52', '100'], ['0.51', o.queue]]));
+  let t = T0 + o.leadMs;
+  for (let i = 0; i < o.trades; i++, t += o.everyMs) text += recordLine(t, tradeFrame(t, '0.49', o.tradeSize, 'SELL'));
+  text += recordLine(t, snapshotFrame(t, [['0.49', '100'], ['0.50', o.queue]], [['0.53', '100'], ['0.52', o.queue]]));
+  t += o.everyMs;
+  for (let i = 0; i < o.trades; i++, t += o.everyMs) text += recordLine(t, tradeFrame(t, '0.50', o.tradeSize, 'SELL'));
+  const path = join(dir, 'parity.jsonl');
+  writeFileSync(path, text);
+  return path;
+}
+
+/** Time of the last trade of parityRecording. */
+export function parityLastTrade(o: { leadMs: number; everyMs: number; trades: number }): number {
+  return T0 + o.leadMs + (2 * o.trades) * o.everyMs;
+}
