@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { loadConfig, type Config } from '../config.js';
 import { UsageError, type CommandModule } from './command.js';
 import { runBacktest } from '../backtest/runner.js';
-import { writeReport, writeResultJson } from '../backtest/output.js';
+import { rateLimitLine, writeReport, writeResultJson } from '../backtest/output.js';
 import { parseGridSpec, gridTableRows, GridSpecError } from '../backtest/grid.js';
 import { runSweep } from '../backtest/sweep.js';
 import { progressBar } from '../backtest/progress.js';
@@ -141,6 +141,7 @@ export const command: CommandModule = {
     const reportPath = await writeReport(outDir, out);
     const r = out.result;
     io.out(summaryTable({ startMs: r.period.startMs, endMs: r.period.endMs, total: r.total, tokens: r.tokens }));
+    io.out(rateLimitLine(r));
     io.out(
       `\n${r.feed.events} events (${r.feed.frames} frames, ${r.feed.rejected} rejected) from ${r.period.start} to ${r.period.end}; ` +
         `${(out.timing.wallMs / 1000).toFixed(2)} s wall, ${Math.round(out.timing.eventsPerSec)} events/s`,

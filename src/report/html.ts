@@ -5,12 +5,22 @@
 import type { SeriesPoint } from './series.js';
 import type { ChartData, FillMark, StatsResult, TokenResult } from './stats.js';
 
+export interface RateLimitRow {
+  scope: string;
+  peakUsed: number;
+  limit: number;
+  windowMs: number;
+  peakShare: number;
+}
+
 export interface ReportInput {
   title: string;
   /** Key/value lines shown under the title (data files, strategy, params, latencies...). */
   inputs: Array<[string, string]>;
   stats: StatsResult;
   charts: ChartData;
+  /** Peak use of each rate-limit scope (omitted: no table). */
+  rateLimits?: RateLimitRow[];
 }
 
 const W = 960;
@@ -200,6 +210,7 @@ small{font-weight:400;margin-left:8px}.note{color:#6b7280;font-size:12px}
 <table>${totals.map(([k, v]) => row([k, v])).join('')}</table>
 <h2>Per token</h2>
 ${tokenRows(r.stats.tokens)}
+${r.rateLimits && r.rateLimits.length ? `<h2>Rate limits (peak use, windows sampled each virtual second)</h2><table>${row(['scope', 'peak requests', 'limit', 'window', 'peak use'], true)}${r.rateLimits.map((x) => row([x.scope, String(x.peakUsed), String(x.limit), `${x.windowMs / 1000}s`, pct(x.peakShare)])).join('')}</table>` : ''}
 <h2>Charts</h2>
 ${equity}
 ${inventory}
