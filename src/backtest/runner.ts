@@ -237,7 +237,10 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
         nextRateSample = t;
         engine.start();
       }
-      await advance(t > clock.now() ? t : clock.now());
+      const to = t > clock.now() ? t : clock.now();
+      // fast path: nothing due before this frame (most frames), no promise needed
+      if (clock.nextTimerAt() > to && (delayedHead >= delayed.length || delayed[delayedHead].at > to) && to < nextRateSample) clock.advanceTo(to);
+      else await advance(to);
       events.length = 0;
       if (decodeMarketFrame(rec.f, events, decodeStats) === 0) continue;
       for (let i = 0; i < events.length; i++) {
