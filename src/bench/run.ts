@@ -7,6 +7,7 @@ const all: Record<string, () => Promise<{ run: () => Promise<Record<string, unkn
   limiter: () => import('./limiter.js'),
   scheduler: () => import('./scheduler.js'),
   store: () => import('./store.js'),
+  tick_to_order: () => import('./tick_to_order.js'),
   backtest: () => import('./backtest.js'),
   synthetic: () => import('./synthetic.js'),
 };
