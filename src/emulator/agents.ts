@@ -139,7 +139,8 @@ export class Maker {
   }
 }
 
-function isBid(p: number): boolean {
+/** A best price that is a real level (the engine reads an empty bid as 0, an empty ask as 10000). */
+function isQuotable(p: number): boolean {
   return p > 0 && p < PRICE_SCALE;
 }
 
@@ -156,7 +157,7 @@ export class Taker {
     const bid = ctx.engine.bestBid(a);
     const ask = ctx.engine.bestAsk(a);
     let side: Side;
-    if (this.rng.next() < this.p.informedFraction && isBid(bid) && isBid(ask)) {
+    if (this.rng.next() < this.p.informedFraction && isQuotable(bid) && isQuotable(ask)) {
       const mid = (bid + ask) / 2;
       if (Math.abs(fair - mid) < ctx.tick / 2) return;
       side = fair > mid ? 'BUY' : 'SELL';
@@ -165,7 +166,7 @@ export class Taker {
     }
     const t = ctx.tick;
     const limit = side === 'BUY' ? ask : bid;
-    if (!isBid(limit)) return;
+    if (!isQuotable(limit)) return;
     const price = side === 'BUY' ? Math.min(limit + 2 * t, PRICE_SCALE - t) : Math.max(limit - 2 * t, t);
     const shares = Math.round(this.p.takerSizeMin + (this.p.takerSizeMax - this.p.takerSizeMin) * this.rng.next() ** 2);
     const size = Math.max(ctx.minSize, shares * 100);

@@ -12,10 +12,11 @@ export class PriceHistory {
   private lastSec = -1;
   constructor(private readonly max = 86_400) {}
   sample(ex: Exchange): void {
+    if (!ex.markets.length) return;
+    const sec = Math.floor(ex.markets[0].time() / 1000);
+    if (sec === this.lastSec) return;
+    this.lastSec = sec;
     for (const m of ex.markets) {
-      const sec = Math.floor(m.time() / 1000);
-      if (sec === this.lastSec) return;
-      this.lastSec = sec;
       for (const t of m.tokens) {
         const mid = midOf(m, t);
         if (!Number.isFinite(mid)) continue;

@@ -11,7 +11,7 @@ export interface FaultConfig {
   malformedNext: number;
   /** The next N price_change frames carry a wrong hash in every entry. */
   wrongHashNext: number;
-  /** The next N price_change frames are not sent at all (a gap). */
+  /** The next N price_change frames are not sent at all (a gap; a book frame that follows heals it). */
   skipNext: number;
   /** REST: the next N requests answer 500; and each request with this probability. */
   http500Next: number;

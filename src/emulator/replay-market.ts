@@ -67,6 +67,9 @@ export class ReplayFeed {
   private buf: ReplayRecord[] = [];
   private head = 0;
   private done = false;
+  private closed = false;
+  /** Read failures (e.g. a truncated gzip tail). */
+  readErrors = 0;
   private wake: (() => void) | undefined;
   private now: number;
   private readonly evs: MarketEvent[] = [];
@@ -99,13 +102,24 @@ export class ReplayFeed {
   private async pump(): Promise<void> {
     try {
       for await (const r of readRecording(this.path)) {
+        if (this.closed) break;
         if (r.k !== 'market') continue;
         this.buf.push(r);
         if (this.buf.length - this.head >= BUFFER) await new Promise<void>((res) => (this.wake = res));
       }
+    } catch {
+      this.readErrors++; // an unreadable tail ends the replay early; what was read is published
     } finally {
       this.done = true;
     }
+  }
+
+  /** Stops the reader (closes the file). */
+  close(): void {
+    this.closed = true;
+    const w = this.wake;
+    this.wake = undefined;
+    w?.();
   }
 
   advanceTo(toMs: number): void {

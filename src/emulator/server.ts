@@ -112,7 +112,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   let markets: EmuMarket[] = [];
   let replay: ReplayFeed | undefined;
   if (opts.replay !== undefined) {
-    const scan = await scanRecording(opts.replay);
+    const scan = await scanRecording(opts.replay).catch((e: unknown) => {
+      throw new MakerdError(`cannot read recording ${opts.replay}: ${e instanceof Error ? e.message : String(e)}`);
+    });
     if (!scan.markets.length) throw new MakerdError(`${opts.replay}: no market frames to replay`);
     replay = new ReplayFeed(opts.replay, scan);
     markets = replay.markets;
@@ -258,6 +260,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       if (closed) return;
       closed = true;
       clearInterval(tick);
+      replay?.close();
       hub.close();
       prices.close();
       server.closeAllConnections();

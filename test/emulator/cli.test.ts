@@ -83,3 +83,11 @@ describe('makerd emulator (serving)', () => {
     expect(r.out.at(-1)).toBe('emulator stopped');
   });
 });
+
+describe('makerd emulator --replay errors', () => {
+  it('a missing recording is a one-line error, exit 1', async () => {
+    const r = io();
+    expect(await cli(['emulator', '--replay', '/nonexistent/rec.jsonl'], r.io)).toBe(1);
+    expect(r.err.join('\n')).toMatch(/cannot read recording/);
+  });
+});
