@@ -1,0 +1,188 @@
+import { describe, it, expect } from 'vitest';
+import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadStrategy } from '../../src/engine/loader.js';
+import { VirtualClock } from '../../src/engine/clock.js';
+import { SeededRng } from '../../src/engine/rng.js';
+import { silentLogger } from '../../src/core/log.js';
+import type { MarketMeta, StrategyContext, Quote } from '../../src/engine/strategy.js';
+import type { BookView } from '../../src/book/view.js';
+import { makeBook } from '../engine/helpers.js';
+import { Avellaneda } from '../../strategies/avellaneda.js';
+
+const meta: MarketMeta = { conditionId: 'm', tokenId: 'Y', complementId: 'N', tick: 100, minSize: 500, negRisk: false };
+
+function ctx(params: unknown, hold: { Y?: number; N?: number } = {}, clock = new VirtualClock(1_000_000), books: Record<string, BookView> = {}): StrategyContext {
+  return {
+    clock,
+    rng: new SeededRng(1),
+    market: meta,
+    position: { qty: (t) => (t === 'Y' ? (hold.Y ?? 0) : t === 'N' ? (hold.N ?? 0) : 0), net: () => (hold.Y ?? 0) - (hold.N ?? 0) },
+    params,
+    log: silentLogger,
+    book: (t) => books[t],
+  };
+}
+const sorted = (qs: readonly Quote[]) => [...qs].map((q) => `${q.tokenId} ${q.side} ${q.price} ${q.size}`).sort();
+
+describe('bands', () => {
+  it('quotes each band around the mid; asks without inventory become BUYs of the complement', async () => {
+    const { module, params } = await loadStrategy('bands', { bands: [{ distance: 0.02, size: 10 }, { distance: 0.05, size: 20 }], skewPerShare: 0 });
+    const s = module.create(params, meta);
+    const book = makeBook('Y', [[4900, 1000]], [[5100, 1000]]);
+    expect(sorted(s.quote(ctx(params), book))).toEqual(sorted([
+      { tokenId: 'Y', side: 'BUY', price: 4800, size: 1000 },
+      { tokenId: 'N', side: 'BUY', price: 4800, size: 1000 }, // ask at 0.52
+      { tokenId: 'Y', side: 'BUY', price: 4500, size: 2000 },
+      { tokenId: 'N', side: 'BUY', price: 4500, size: 2000 }, // ask at 0.55
+    ]));
+  });
+
+  it('sells YES when it holds enough, and sells NO instead of buying YES when it holds NO', async () => {
+    const { module, params } = await loadStrategy('bands', { bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 });
+    const s = module.create(params, meta);
+    const book = makeBook('Y', [[4900, 1000]], [[5100, 1000]]);
+    expect(sorted(s.quote(ctx(params, { Y: 1000, N: 1000 }), book))).toEqual(sorted([
+      { tokenId: 'N', side: 'SELL', price: 5200, size: 1000 }, // bid 0.48 on YES == sell NO at 0.52
+      { tokenId: 'Y', side: 'SELL', price: 5200, size: 1000 },
+    ]));
+  });
+
+  it('skews both quotes against the inventory', async () => {
+    const { module, params } = await loadStrategy('bands', { bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0.001 });
+    const s = module.create(params, meta);
+    const book = makeBook('Y', [[4900, 1000]], [[5100, 1000]]);
+    // long 10 YES -> centre 0.50 - 10 * 0.001 = 0.49: bid 0.47, ask 0.51 (a SELL: we hold 10)
+    expect(sorted(s.quote(ctx(params, { Y: 1000 }), book))).toEqual(sorted([
+      { tokenId: 'Y', side: 'BUY', price: 4700, size: 1000 },
+      { tokenId: 'Y', side: 'SELL', price: 5100, size: 1000 },
+    ]));
+  });
+
+  it('keeps the spread within [minSpread, maxSpread] and never crosses the book', async () => {
+    const narrow = await loadStrategy('bands', { bands: [{ distance: 0.001, size: 10 }], minSpread: 0.04, skewPerShare: 0 });
+    const book = makeBook('Y', [[4900, 1000]], [[5100, 1000]]);
+    const q1 = narrow.module.create(narrow.params, meta).quote(ctx(narrow.params), book);
+    expect(sorted(q1)).toEqual(sorted([{ tokenId: 'Y', side: 'BUY', price: 4800, size: 1000 }, { tokenId: 'N', side: 'BUY', price: 4800, size: 1000 }]));
+    const wide = await loadStrategy('bands', { bands: [{ distance: 0.3, size: 10 }], maxSpread: 0.1, skewPerShare: 0 });
+    const q2 = wide.module.create(wide.params, meta).quote(ctx(wide.params), book);
+    expect(sorted(q2)).toEqual(sorted([{ tokenId: 'Y', side: 'BUY', price: 4500, size: 1000 }, { tokenId: 'N', side: 'BUY', price: 4500, size: 1000 }]));
+    // a huge skew would put the ask below the best bid: it is held one tick above the bid instead
+    const skewed = await loadStrategy('bands', { bands: [{ distance: 0.01, size: 10 }], skewPerShare: 0.01 });
+    const q3 = skewed.module.create(skewed.params, meta).quote(ctx(skewed.params, { Y: 1000 }), book);
+    for (const q of q3) {
+      const yesPrice = q.tokenId === 'Y' ? q.price : 10_000 - q.price;
+      const isBid = (q.tokenId === 'Y') === (q.side === 'BUY');
+      if (isBid) expect(yesPrice).toBeLessThan(5100);
+      else expect(yesPrice).toBeGreaterThan(4900);
+    }
+  });
+
+  it('quotes only inside the configured price range', async () => {
+    const { module, params } = await loadStrategy('bands', { bands: [{ distance: 0.02, size: 10 }], minPrice: 0.1, maxPrice: 0.9 });
+    const s = module.create(params, meta);
+    expect(s.quote(ctx(params), makeBook('Y', [[500, 1000]], [[700, 1000]]))).toEqual([]);
+    // fair 0.11: the bid at 0.09 is outside, the ask at 0.13 inside
+    const q = s.quote(ctx(params), makeBook('Y', [[1000, 1000]], [[1200, 1000]]));
+    expect(sorted(q)).toEqual(['N BUY 8700 1000']);
+  });
+
+  it('quotes nothing when a side of the book is empty', async () => {
+    const { module, params } = await loadStrategy('bands', {});
+    expect(module.create(params, meta).quote(ctx(params), makeBook('Y', [[4900, 1000]], []))).toEqual([]);
+  });
+});
+
+describe('avellaneda-stoikov', () => {
+  it('the reservation price moves against the inventory', async () => {
+    const { module, params } = await loadStrategy('avellaneda', { gamma: 1, sigmaPerSec: 0.002, horizonSec: 3600, kappa: 100, size: 5, maxSpread: 0.5 });
+    // a wide book so the passive clamp does not move the quotes
+    const book = makeBook('Y', [[2000, 1000]], [[8000, 1000]]);
+    const mid = (qs: readonly Quote[]) => {
+      const ps = qs.map((q) => (q.tokenId === 'Y' ? q.price : 10_000 - q.price));
+      return (Math.min(...ps) + Math.max(...ps)) / 2;
+    };
+    const flat = mid(module.create(params, meta).quote(ctx(params), book));
+    const long = mid(module.create(params, meta).quote(ctx(params, { Y: 1000 }), book));
+    const short = mid(module.create(params, meta).quote(ctx(params, { N: 1000 }), book));
+    expect(long).toBeLessThan(flat);
+    expect(short).toBeGreaterThan(flat);
+    // r = s - q * gamma * sigma^2 * tau = 0.5 - 10 * 1 * 4e-6 * 3600 = 0.356 (quotes rounded to the tick)
+    expect(Math.abs(long - 3560)).toBeLessThanOrEqual(50);
+  });
+
+  it('the spread follows gamma*sigma^2*tau + (2/gamma) ln(1 + gamma/kappa), clamped', async () => {
+    const p = { gamma: 0.1, sigmaPerSec: 0.001, horizonSec: 3600, kappa: 10, size: 5, minSpread: 0, maxSpread: 1 };
+    const { module, params } = await loadStrategy('avellaneda', p);
+    const qs = module.create(params, meta).quote(ctx(params), makeBook('Y', [[4000, 1000]], [[6000, 1000]]));
+    const ps = qs.map((q) => (q.tokenId === 'Y' ? q.price : 10_000 - q.price));
+    const expected = p.gamma * p.sigmaPerSec ** 2 * p.horizonSec + (2 / p.gamma) * Math.log(1 + p.gamma / p.kappa);
+    // rounded outward to the tick on each side
+    expect((Math.max(...ps) - Math.min(...ps)) / 10_000).toBeGreaterThanOrEqual(expected - 1e-9);
+    expect((Math.max(...ps) - Math.min(...ps)) / 10_000).toBeLessThanOrEqual(expected + 0.02);
+  });
+
+  it('estimates kappa from trade distances and volatility from mid changes', () => {
+    const s = new Avellaneda({ gamma: 0.1, size: 5, horizon: 'rolling', horizonSec: 600, sigmaPerSec: 0.001, kappa: 100, volAlpha: 0.5, kappaAlpha: 0.5, minSpread: 0, maxSpread: 1, minPrice: 0, maxPrice: 1 });
+    const clock = new VirtualClock(0);
+    let book = makeBook('Y', [[4900, 1000]], [[5100, 1000]]);
+    const c = ctx({}, {}, clock, { Y: book });
+    for (let i = 0; i < 20; i++) s.onTrade(c, { type: 'last_trade_price', market: 'm', assetId: 'Y', price: 5500, size: 100, side: 'BUY', feeRateBps: 0, timestampMs: 0 });
+    // every trade 0.05 from the mid -> kappa -> 1 / 0.05 = 20
+    expect(s.kappa).toBeCloseTo(20, 0);
+    // the complement's trades count in the main token's terms: NO at 0.45 == YES at 0.55
+    s.onTrade(c, { type: 'last_trade_price', market: 'm', assetId: 'N', price: 4500, size: 100, side: 'BUY', feeRateBps: 0, timestampMs: 0 });
+    expect(s.kappa).toBeCloseTo(20, 0);
+    const v0 = s.variance;
+    s.quote(c, book);
+    for (let i = 1; i <= 10; i++) {
+      clock.advanceTo(i * 1000);
+      book = makeBook('Y', [[4900 + (i % 2) * 200, 1000]], [[5100 + (i % 2) * 200, 1000]]);
+      s.quote(c, book);
+    }
+    // the mid jumps 0.02 every second: variance -> 4e-4 per second
+    expect(s.variance).toBeGreaterThan(v0 * 10);
+    expect(s.variance).toBeCloseTo(4e-4, 4);
+  });
+
+  it('with horizon "end" the inventory skew shrinks as the market end approaches', async () => {
+    const { module, params } = await loadStrategy('avellaneda', { gamma: 1, sigmaPerSec: 0.002, horizon: 'end', horizonSec: 3600, size: 5, maxSpread: 0.5 });
+    const m2 = { ...meta, endMs: 1_000_000 + 3_600_000 };
+    const book = makeBook('Y', [[4900, 1000]], [[5100, 1000]]);
+    const bidAt = (now: number) => {
+      const c = { ...ctx(params, { Y: 1000 }, new VirtualClock(now)), market: m2 };
+      const qs = module.create(params, m2).quote(c, book);
+      return Math.max(...qs.filter((q) => q.tokenId === 'Y' && q.side === 'BUY').map((q) => q.price));
+    };
+    expect(bidAt(1_000_000 + 3_500_000)).toBeGreaterThan(bidAt(1_000_000));
+  });
+});
+
+describe('strategy loading', () => {
+  it('loads a user module by path and validates its params', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'makerd-strat-'));
+    try {
+      const file = join(dir, 'mine.mjs');
+      writeFileSync(
+        file,
+        `import { z } from ${JSON.stringify(new URL('../../node_modules/zod/index.js', import.meta.url).href)};
+export default { name: 'mine', params: z.strictObject({ size: z.number().positive() }), create: (p) => ({ quote: () => [{ tokenId: 'Y', side: 'BUY', price: 100, size: p.size * 100 }] }) };`,
+      );
+      const { module, params } = await loadStrategy(file, { size: 7 });
+      expect(module.name).toBe('mine');
+      expect(module.create(params, meta).quote(ctx(params), makeBook('Y', [], []))).toEqual([{ tokenId: 'Y', side: 'BUY', price: 100, size: 700 }]);
+      await expect(loadStrategy(file, { size: -1 })).rejects.toThrow(/strategy\.params\.size/);
+      await expect(loadStrategy(file, { size: 1, extra: 2 })).rejects.toThrow(/strategy\.params\.extra: unknown key/);
+      await expect(loadStrategy(join(dir, 'missing.mjs'), {})).rejects.toThrow(/not found/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the template strategy loads and quotes at the touch with edgeTicks 0', async () => {
+    const { module, params } = await loadStrategy('template', { edgeTicks: 0, size: 5 });
+    const q = module.create(params, meta).quote(ctx(params), makeBook('Y', [[4900, 1000]], [[5100, 1000]]));
+    expect(sorted(q)).toEqual(sorted([{ tokenId: 'Y', side: 'BUY', price: 4900, size: 500 }, { tokenId: 'N', side: 'BUY', price: 4900, size: 500 }]));
+  });
+});
