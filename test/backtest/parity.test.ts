@@ -7,8 +7,8 @@
 // order; their times may differ by up to 1.5 s. Live adds wall-clock delays the backtest models
 // only as a fixed order latency: the emulator advances market time every 10 ms, loopback HTTP and
 // WS hops take a few ms, and trade times travel as Unix seconds (match_time). The recording is
-// built so that no decision depends on delays that small: the daemon has a 3 s quiet lead-in to
-// connect and rest its first bid behind the same queue, and the trades come 400 ms apart, far more
+// built so that no decision depends on delays that small: the daemon has a 4 s quiet lead-in to
+// connect and rest its first bid behind the same queue, and the trades come 450 ms apart, far more
 // than a requote (debounce 100 ms) plus a round trip, so every fill and requote lands between the
 // same two trades in both runs. Halfway the book moves up a cent: both runs must cancel, requote
 // at the new price and queue there the same way.
@@ -22,9 +22,9 @@ import type { Fill } from '../../src/engine/fills.js';
 import type { Config } from '../../src/config.js';
 import { handConfig, parityLastTrade, parityRecording, tempDir, NO, YES, T0 } from './helpers.js';
 
-const TRADES = 10;
-const LEAD_MS = 3000;
-const EVERY_MS = 400;
+const TRADES = 8;
+const LEAD_MS = 4000;
+const EVERY_MS = 450;
 
 async function until<T>(what: string, f: () => T | undefined, timeoutMs: number): Promise<T> {
   const end = Date.now() + timeoutMs;
@@ -77,8 +77,8 @@ describe('backtest / live parity', () => {
       await emu.close();
     }
 
-    if (process.env.PARITY_DEBUG) console.log(bt.map((f) => `${key(f)} ${f.timeMs - T0}`), live.map((f) => `${key(f)} ${f.timeMs - T0}`));
-    expect(live.map(key)).toEqual(bt.map(key));
+    const show = (fs: Fill[]): string => fs.map((f) => `${key(f)} @${f.timeMs - T0}`).join('; ');
+    expect(live.map(key), `live: ${show(live)}\nbacktest: ${show(bt)}`).toEqual(bt.map(key));
     for (let i = 0; i < bt.length; i++) expect(Math.abs(live[i].timeMs - bt[i].timeMs), `fill ${i} time`).toBeLessThanOrEqual(1500);
   }, 30_000);
 });
