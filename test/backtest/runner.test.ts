@@ -81,6 +81,18 @@ describe('backtest runner', () => {
     expect(slow.charts.fills[0].t - T0).toBe(900);
   }, 30_000);
 
+  it('feed latency: the strategy sees the book later, so it quotes and fills later', async () => {
+    const rec = sellerRecording(dir, { queue: '50', tradeSize: '30', everyMs: 300, durationMs: 6_000 });
+    const run = (feedLatencyMs: number): ReturnType<typeof runBacktest> =>
+      runBacktest({ data: [rec], config: handConfig({ feedLatencyMs, orderLatencyMs: 10, cancelLatencyMs: 10, queueModel: false }) });
+    const now = await run(0);
+    const late = await run(1000);
+    expect(now.charts.fills[0].t - T0).toBe(300);
+    // book seen at 1000 ms, bid live at 1010 ms: the first trade it meets is at 1200 ms
+    expect(late.charts.fills[0].t - T0).toBe(1200);
+    expect(late.result.total.fills).toBeLessThan(now.result.total.fills);
+  }, 30_000);
+
   it('queue model: joining behind a large queue fills later and less than joining at the front', async () => {
     const rec = sellerRecording(dir, { queue: '200', tradeSize: '20', everyMs: 300, durationMs: 30_000 });
     const front = await runBacktest({ data: [rec], config: handConfig({ orderLatencyMs: 10, cancelLatencyMs: 10, queueModel: false }) });
