@@ -58,11 +58,11 @@ export interface Daemon {
 }
 
 /** Spawns the daemon; `config` is merged over config/default.json through --config. */
-export function spawnDaemon(env: Env, config: Record<string, unknown> = {}): Daemon {
+export function spawnDaemon(env: Env, config: Record<string, unknown> = {}, mode: 'live' | 'paper' = 'live'): Daemon {
   const cfgPath = join(env.dir, `config-${Math.random().toString(36).slice(2)}.json`);
   writeFileSync(cfgPath, JSON.stringify({ log: { level: 'info' }, ...config }));
   const u = env.emu.urls;
-  const proc = spawn(process.execPath, [CLI, 'run', '--mode', 'live', '--config', cfgPath, '--markets', env.token], {
+  const proc = spawn(process.execPath, [CLI, 'run', '--mode', mode, '--config', cfgPath, '--markets', env.token], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,

@@ -39,4 +39,26 @@ describe('makerd run against the emulator', () => {
     expect(new Set(stored).size).toBe(stored.length);
     expect(stored).toEqual(venue);
   }, 45_000);
+
+  it('paper mode quotes on the live feed and sends nothing to the venue', async () => {
+    env = await setup();
+    const e = env;
+    daemon = spawnDaemon(e, {}, 'paper');
+    await bounded(daemon.ready, 15_000, 'ready');
+    const url = await until('status url', () => daemon?.statusUrl(), 2000);
+    const st = await until(
+      'simulated quotes',
+      async () => {
+        const s = (await (await fetch(`${url}/status`)).json()) as { mode: string; openOrders: Array<{ state: string }> };
+        return s.openOrders.some((o) => o.state === 'live') ? s : undefined;
+      },
+      8000,
+      100,
+    );
+    expect(st.mode).toBe('paper');
+    expect(e.emu.exchange.openOrders(KEY)).toEqual([]);
+    expect(e.emu.exchange.tradesOf(KEY)).toEqual([]);
+    kill(daemon, 'SIGTERM');
+    expect(await bounded(daemon.exited, 15_000, 'exit')).toBe(0);
+  }, 30_000);
 });
