@@ -4,14 +4,16 @@
 // REST routes read their answers from here. Money is in micro-dollars (price units x size units).
 import type { Clock } from '../engine/clock.js';
 import { formatSize, parsePrice, parseSize, PRICE_SCALE } from '../core/units.js';
-import type { Side } from '../feed/events.js';
+import type { Side, UserEvent } from '../feed/events.js';
 import type { OrderType } from '../venue/types.js';
-import type { UserEvent } from '../feed/events.js';
 import type { MatchFill, RestingOrder } from '../venue/matching-api.js';
 import type { EmuMarket } from './market.js';
 import type { ReplayOrderDesk } from './replay-orders.js';
 import { SYNTHETIC_OWNER_PREFIX, SyntheticMarket } from './synthetic-market.js';
 import { createHash } from 'node:crypto';
+import { addressOf, orderWire, tradeWire } from './user-wire.js';
+
+export { addressOf };
 
 export interface OrderBodyIn {
   tokenID?: unknown;
@@ -92,9 +94,6 @@ export const START_CASH_MICROS = 10_000 * 1_000_000;
 
 const ORDER_TYPES: ReadonlySet<string> = new Set(['GTC', 'GTD', 'FOK', 'FAK']);
 
-export function addressOf(owner: string): string {
-  return '0x' + createHash('sha256').update('addr:' + owner).digest('hex').slice(0, 40);
-}
 
 export class Exchange {
   readonly byToken = new Map<string, { market: EmuMarket; outcome: number }>();
@@ -312,46 +311,11 @@ export class Exchange {
   }
 
   orderJson(o: UserOrder): Record<string, unknown> {
-    return {
-      id: o.id,
-      status: o.status,
-      owner: o.owner,
-      maker_address: addressOf(o.owner),
-      market: o.market.conditionId,
-      asset_id: o.assetId,
-      side: o.side,
-      original_size: formatSize(o.originalSize),
-      size_matched: formatSize(o.sizeMatched),
-      price: o.market.frames.price(o.price),
-      associate_trades: o.trades,
-      outcome: this.outcomeName(o.assetId),
-      created_at: Math.floor(o.createdAtMs / 1000),
-      expiration: String(o.expirationSec),
-      order_type: o.orderType,
-    };
+    return orderWire(o, this.outcomeName(o.assetId));
   }
 
   tradeJson(t: UserTrade): Record<string, unknown> {
-    return {
-      id: t.id,
-      taker_order_id: t.takerOrderId,
-      market: t.market.conditionId,
-      asset_id: t.assetId,
-      side: t.side,
-      size: formatSize(t.size),
-      fee_rate_bps: '0',
-      price: t.market.frames.price(t.price),
-      status: t.status,
-      match_time: String(Math.floor(t.matchTimeMs / 1000)),
-      last_update: String(Math.floor(t.lastUpdateMs / 1000)),
-      outcome: this.outcomeName(t.assetId),
-      bucket_index: 0,
-      owner: t.owner,
-      maker_address: addressOf(t.owner),
-      maker_orders: t.makerOrders,
-      transaction_hash: '0x' + createHash('sha256').update('tx:' + t.id).digest('hex'),
-      trader_side: t.traderSide,
-    };
+    return tradeWire(t, this.outcomeName(t.assetId));
   }
 
   private emit(owner: string, market: EmuMarket, obj: Record<string, unknown>): void {

@@ -1,0 +1,53 @@
+// The REST and user-channel shapes of users' orders and trades (wire-formats.md 2.1, 2.2, 4.5):
+// strings for prices and sizes, Unix seconds for created_at / match_time, a maker address
+// derived from the owner's key.
+import { createHash } from 'node:crypto';
+import { formatSize } from '../core/units.js';
+import type { UserOrder, UserTrade } from './exchange.js';
+
+export function addressOf(owner: string): string {
+  return '0x' + createHash('sha256').update('addr:' + owner).digest('hex').slice(0, 40);
+}
+
+export function orderWire(o: UserOrder, outcome: string): Record<string, unknown> {
+  return {
+    id: o.id,
+    status: o.status,
+    owner: o.owner,
+    maker_address: addressOf(o.owner),
+    market: o.market.conditionId,
+    asset_id: o.assetId,
+    side: o.side,
+    original_size: formatSize(o.originalSize),
+    size_matched: formatSize(o.sizeMatched),
+    price: o.market.frames.price(o.price),
+    associate_trades: o.trades,
+    outcome,
+    created_at: Math.floor(o.createdAtMs / 1000),
+    expiration: String(o.expirationSec),
+    order_type: o.orderType,
+  };
+}
+
+export function tradeWire(t: UserTrade, outcome: string): Record<string, unknown> {
+  return {
+    id: t.id,
+    taker_order_id: t.takerOrderId,
+    market: t.market.conditionId,
+    asset_id: t.assetId,
+    side: t.side,
+    size: formatSize(t.size),
+    fee_rate_bps: '0',
+    price: t.market.frames.price(t.price),
+    status: t.status,
+    match_time: String(Math.floor(t.matchTimeMs / 1000)),
+    last_update: String(Math.floor(t.lastUpdateMs / 1000)),
+    outcome,
+    bucket_index: 0,
+    owner: t.owner,
+    maker_address: addressOf(t.owner),
+    maker_orders: t.makerOrders,
+    transaction_hash: '0x' + createHash('sha256').update('tx:' + t.id).digest('hex'),
+    trader_side: t.traderSide,
+  };
+}
