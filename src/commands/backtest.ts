@@ -140,6 +140,7 @@ export const command: CommandModule = {
     const resultPath = await writeResultJson(outDir, out.result);
     const reportPath = await writeReport(outDir, out);
     const r = out.result;
+    if (r.feed.events === 0) io.err(`makerd backtest: warning: no market events in ${data.join(', ')} (${r.feed.rejected} frames rejected)`);
     io.out(summaryTable({ startMs: r.period.startMs, endMs: r.period.endMs, total: r.total, tokens: r.tokens }));
     io.out(rateLimitLine(r));
     io.out(

@@ -1,5 +1,5 @@
 import { describe, it, expect, beforeAll } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runBacktest } from '../../src/backtest/runner.js';
@@ -14,6 +14,7 @@ beforeAll(async () => {
   dir = tempDir('bt');
   synthetic = join(dir, 'synthetic.jsonl.gz');
   await writeSyntheticRecording({ file: synthetic, seed: 11, durationS: 90 });
+  await writeSyntheticRecording({ file: synthetic.replace(/\.gz$/, ''), seed: 11, durationS: 20 });
 }, 30_000);
 
 describe('backtest runner', () => {
@@ -47,6 +48,18 @@ describe('backtest runner', () => {
     }
     expect((html.match(/<circle class="fill"/g) ?? []).length).toBe(Math.min(out.result.total.fills, 2000));
   }, 30_000);
+
+  it('counts and skips malformed lines and frames, and carries on', async () => {
+    const good = readFileSync(synthetic.replace(/\.gz$/, ''), 'utf8').split('\n').slice(0, 200);
+    const mixed = join(dir, 'mixed.jsonl');
+    const lines = [...good.slice(0, 50), 'not json at all', '{"t":1767225600100,"e":1,"k":"market","f":"{\\"event_type\\":\\"book\\""}', '{"t":1767225600100,"e":1,"k":"user","f":"{}"}', ...good.slice(50)];
+    writeFileSync(mixed, lines.join('\n') + '\n');
+    const out = await runBacktest({ data: [mixed], config: config() });
+    expect(out.result.feed.rejected).toBe(2);
+    expect(out.result.feed.otherChannels).toBe(1);
+    expect(out.result.feed.events).toBeGreaterThan(150);
+    expect(out.result.total.orders).toBeGreaterThan(0);
+  });
 
   it('runs on a real capture that snapshots one token only (market found from its price_change)', async () => {
     const real = fileURLToPath(new URL('../fixtures/polymarket/polytope/market_39.jsonl', import.meta.url));
