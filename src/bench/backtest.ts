@@ -28,6 +28,7 @@ export async function run(): Promise<Record<string, unknown>> {
     let records = 0;
     let sink = 0;
     const f0 = performance.now();
+    const fc0 = process.cpuUsage();
     for (const f of files) {
       for await (const r of readRecording(f)) {
         const v = JSON.parse(r.f) as unknown;
@@ -36,6 +37,7 @@ export async function run(): Promise<Record<string, unknown>> {
       }
     }
     const floorMs = performance.now() - f0;
+    const floorCpu = cpuSec(process.cpuUsage(fc0));
 
     const config = loadConfig({ env: {}, overrides: { strategy: { name: 'bands', params: {} }, sim: { queueModel: true }, log: { level: 'silent' } } });
     const rss0 = process.memoryUsage().rss;
@@ -44,7 +46,9 @@ export async function run(): Promise<Record<string, unknown>> {
       const r = process.memoryUsage().rss;
       if (r > peakRss) peakRss = r;
     }, 100);
+    const bc0 = process.cpuUsage();
     const out = await runBacktest({ data: files, config });
+    const backtestCpu = cpuSec(process.cpuUsage(bc0));
     clearInterval(sampler);
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
     const r = out.result;
@@ -61,6 +65,10 @@ export async function run(): Promise<Record<string, unknown>> {
       ratio: Math.round((backtestEventsPerSec / floorEventsPerSec) * 1000) / 1000,
       backtestSec: Math.round(out.timing.wallMs) / 1000,
       parseOnlySec: Math.round(floorMs) / 1000,
+      // CPU seconds: steadier than wall time on a shared machine
+      backtestCpuSec: Math.round(backtestCpu * 1000) / 1000,
+      parseOnlyCpuSec: Math.round(floorCpu * 1000) / 1000,
+      ratioCpu: Math.round(((sink / floorCpu) > 0 ? (r.feed.events / backtestCpu) / (sink / floorCpu) : 0) * 1000) / 1000,
       peakRssMb: Math.round(peakRss / 1048576),
       processMaxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
       goal: { ratio: 0.5, peakRssMb: 300 },
@@ -71,4 +79,8 @@ export async function run(): Promise<Record<string, unknown>> {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+function cpuSec(u: NodeJS.CpuUsage): number {
+  return (u.user + u.system) / 1e6;
 }
