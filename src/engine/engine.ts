@@ -244,6 +244,7 @@ export class Engine {
     this.checkLoss();
     for (const st of this.markets.values()) this.requote(st);
     this.orders.prune(now - 600_000);
+    this.ledger.prune();
   }
 
   /** Stops quoting, cancels every order (DELETE /cancel-all), waits for the requests to finish. */
@@ -361,7 +362,8 @@ export class Engine {
       else if (st.blocked) this.log.info({ market: m.conditionId }, 'engine: market quoting again');
       st.blocked = block;
     }
-    if (this.risk.halted) return; // cancel-all already went out
+    // Halted: the cancel-all went out; reconciling against nothing still cancels any order that
+    // was in flight when it did and landed after it.
     let wanted: readonly import('./strategy.js').Quote[] = [];
     if (!block) {
       const book = this.o.books.book(m.tokenId) as BookView;

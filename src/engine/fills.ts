@@ -32,8 +32,13 @@ export function feeMicros(price: number, size: number, feeRateBps: number): numb
   return Math.round((price * size * feeRateBps) / 10_000);
 }
 
+/** Settled fills kept in memory for de-duplication; older ones are dropped (the store keeps them all). */
+const KEEP_SETTLED = 100_000;
+
 export class FillLedger {
   private readonly fills = new Map<string, Fill>();
+  /** Fills recorded since start (including preloaded ones), whatever was pruned from memory. */
+  private total = 0;
   constructor(
     private readonly orders: OrderTracker,
     private readonly sink: FillSink,
@@ -45,11 +50,26 @@ export class FillLedger {
 
   /** Fills already known (from the store at startup): no double count later. */
   preload(f: Fill): void {
-    this.fills.set(fillKey(f.tradeId, f.orderId), f);
+    const k = fillKey(f.tradeId, f.orderId);
+    if (!this.fills.has(k)) this.total++;
+    this.fills.set(k, f);
   }
 
   count(): number {
-    return this.fills.size;
+    return this.total;
+  }
+
+  /** Forgets the oldest settled (CONFIRMED or FAILED) fills beyond the memory bound. */
+  prune(): void {
+    let excess = this.fills.size - KEEP_SETTLED;
+    if (excess <= 0) return;
+    for (const [k, f] of this.fills) {
+      if (excess <= 0) break;
+      if (f.status === 'CONFIRMED' || f.status === 'FAILED') {
+        this.fills.delete(k);
+        excess--;
+      }
+    }
   }
 
   /** Returns how many of our fills the event created or changed. */
@@ -72,6 +92,7 @@ export class FillLedger {
     const k = fillKey(f.tradeId, f.orderId);
     if (this.fills.has(k)) return false;
     this.fills.set(k, f);
+    this.total++;
     if (f.status !== 'FAILED') this.orders.applyFill(f.orderId, f.size, nowMs);
     this.sink.onFill(f);
     return true;
@@ -105,6 +126,7 @@ export class FillLedger {
         timeMs: e.matchTimeMs || e.timestampMs || nowMs,
       };
       this.fills.set(k, f);
+      this.total++;
       // A trade first seen as FAILED never moved anything: record it, apply nothing.
       if (f.status !== 'FAILED') this.orders.applyFill(orderId, size, nowMs);
       this.sink.onFill(f);
