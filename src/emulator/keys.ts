@@ -1,6 +1,7 @@
 // API keys of the emulator: any non-empty Bearer key is accepted unless a list was given; keys
 // created through POST /auth/api-key are accepted from then on, DELETE revokes the caller's.
 import { createHash } from 'node:crypto';
+import { SYNTHETIC_OWNER_PREFIX } from './synthetic-market.js';
 
 export class KeyRegistry {
   private readonly accepted: Set<string> | null;
@@ -15,6 +16,7 @@ export class KeyRegistry {
   /** 0 when the key may act, else the HTTP status (401 no key, 403 not accepted). */
   check(key: string | undefined): 0 | 401 | 403 {
     if (!key) return 401;
+    if (key.startsWith(SYNTHETIC_OWNER_PREFIX)) return 403; // the synthetic agents' owner names
     if (this.revoked.has(key)) return 403;
     if (this.created.has(key)) return 0;
     return this.accepted === null || this.accepted.has(key) ? 0 : 403;

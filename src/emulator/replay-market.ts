@@ -239,7 +239,9 @@ export class ReplayMarket implements EmuMarket {
   private bookObject(tokenId: string): BookObject {
     const b = this.feed.mirror.book(tokenId)!;
     const timestamp = String(this.lastTs);
-    const ltp = this.ltpStr.get(tokenId) ?? '';
+    // a token never snapshotted (seeded from its sibling) hashes with the sibling's value, as the mirror does
+    const sibling = this.tokens[0] === tokenId ? this.tokens[1] : this.tokens[0];
+    const ltp = this.ltpStr.get(tokenId) ?? this.ltpStr.get(sibling) ?? '';
     const hash = sha1Hex(
       bookHashPayloadFromText(
         { market: this.conditionId, assetId: tokenId, timestamp, minOrderSize: '5', tickSize: this.tickStr, negRisk: false, lastTradePrice: ltp },

@@ -86,3 +86,44 @@ describe('emulator replay mode', () => {
     }
   });
 });
+
+describe('emulator replay of a real capture', () => {
+  it('a subscriber joining mid-replay of real Polymarket frames gets a snapshot that the real later hashes verify against', async () => {
+    const file = new URL('../fixtures/polymarket/polytope/market_39.jsonl', import.meta.url).pathname;
+    const e = await startEmulator({ replay: file, speed: 10, tickMs: 10 });
+    try {
+      const m = e.markets[0];
+      expect(m.conditionId).toBe('0x1fad72fae204143ff1c3035e99e7c0f65ea8d5cd9bd1070987bd1a3316f772be');
+      // join about 5 s of market time in, after some price changes
+      await waitFor(() => m.time() > e.replay!.scan.firstT + 5_000 || undefined, 3000, 'replay under way');
+      const s = await openSocket(`${e.urls.ws}/ws/market`);
+      try {
+        s.send(JSON.stringify({ assets_ids: m.tokens, type: 'market' }));
+        await waitFor(() => e.replay!.ended() || undefined, 6000, 'end of the recording');
+        await new Promise((r) => setTimeout(r, 50));
+        const snap = JSON.parse(s.frames[0]) as Array<{ asset_id: string }>;
+        expect(snap.map((b) => b.asset_id).sort()).toEqual([...m.tokens].sort());
+        const mirror = new BookMirror({ verifyEvery: 1, complementSeeding: false });
+        const stats = createMarketDecodeStats();
+        const evs: MarketEvent[] = [];
+        for (const f of s.frames) {
+          evs.length = 0;
+          decodeMarketFrame(f, evs, stats);
+          for (const ev of evs) mirror.apply(ev);
+        }
+        mirror.flush();
+        for (const t of m.tokens) {
+          const st = mirror.stats(t)!;
+          expect(st.mismatches).toBe(0);
+          expect(st.bestMismatches).toBe(0);
+          // the snapshot plus real price_change groups after it
+          expect(st.hashesVerified).toBeGreaterThan(10);
+        }
+      } finally {
+        s.close();
+      }
+    } finally {
+      await e.close();
+    }
+  });
+});
