@@ -3,7 +3,6 @@
 // on a VirtualClock. Per frame: advance virtual time to its receive time (firing due timers:
 // latencies, debounces, limiter), give the events to the venue (the exchange's true view), then
 // to the engine sim.feedLatencyMs later (our view lags). Memory is constant in the recording length.
-import { stat, open } from 'node:fs/promises';
 import type { Config } from '../config.js';
 import type { Logger } from '../core/log.js';
 import { silentLogger } from '../core/log.js';
@@ -17,12 +16,15 @@ import { Engine } from '../engine/engine.js';
 import type { Fill } from '../engine/fills.js';
 import { loadStrategy } from '../engine/loader.js';
 import { Limiter } from '../api/limiter.js';
-import { SimulatedVenue, type SimStats } from '../venue/simulated-venue.js';
-import { StatsCollector, type ChartData, type StatsResult } from '../report/stats.js';
+import { SimulatedVenue } from '../venue/simulated-venue.js';
+import { StatsCollector, type ChartData } from '../report/stats.js';
 import { MarketDiscovery, complementBook } from './markets.js';
 import { StatsJournal } from './journal.js';
-import { RateUse, type ScopeUse } from './rate-use.js';
-import type { ProgressSink } from './progress.js';
+import { RateUse } from './rate-use.js';
+import { contentSize, recordBytes, type ProgressSink } from './progress.js';
+import { buildResult, type BacktestResult } from './result.js';
+
+export type { BacktestResult } from './result.js';
 
 export interface BacktestOptions {
   /** Recordings, replayed in this order as one stream (a file that starts before the previous one ended is shifted forward to follow it). */
@@ -38,40 +40,6 @@ export interface BacktestOptions {
   onFill?: (f: Fill) => void;
 }
 
-export interface BacktestResult {
-  kind: 'makerd-backtest';
-  version: 1;
-  inputs: {
-    data: string[];
-    strategy: string;
-    params: unknown;
-    sim: Config['sim'];
-    reconciler: Config['reconciler'];
-    risk: Config['risk'];
-    scheduler: Config['scheduler'];
-  };
-  feed: { records: number; frames: number; events: number; rejected: number; rejects: Record<string, number>; otherChannels: number; shiftedFiles: number };
-  markets: Array<{ conditionId: string; tokenId: string; complementId: string }>;
-  period: { startMs: number; endMs: number; start: string; end: string };
-  total: StatsResult['total'];
-  tokens: StatsResult['tokens'];
-  engine: {
-    /** The engine's own PnL (positions marked to mid), dollars: a cross-check of total.pnl.total. */
-    pnl: number;
-    fills: number;
-    requotes: number;
-    invalidQuotes: number;
-    errors: number;
-    halted: string | null;
-    riskBlocks: Record<string, number>;
-    scheduler: Record<string, number>;
-    /** Peak use of each rate-limit scope touched, sampled once per virtual second. */
-    rateLimits: ScopeUse[];
-    limiterPeakWaiting: number;
-  };
-  venue: SimStats;
-}
-
 export interface BacktestOutput {
   result: BacktestResult;
   charts: ChartData;
@@ -84,23 +52,6 @@ const VENUE_HISTORY = 5_000;
 interface Delayed {
   at: number;
   events: MarketEvent[];
-}
-
-/** Uncompressed size for progress: the file size, or a gzip's ISIZE trailer (mod 4 GiB). */
-async function contentSize(path: string): Promise<number> {
-  const st = await stat(path);
-  const fh = await open(path, 'r');
-  try {
-    const head = Buffer.alloc(2);
-    await fh.read(head, 0, 2, 0);
-    if (head[0] !== 0x1f || head[1] !== 0x8b || st.size < 18) return st.size;
-    const tail = Buffer.alloc(4);
-    await fh.read(tail, 0, 4, st.size - 4);
-    const isize = tail.readUInt32LE(0);
-    return isize > 0 ? isize : st.size;
-  } finally {
-    await fh.close();
-  }
 }
 
 /** Lets promise continuations (scheduler, engine) run before virtual time moves on. */
@@ -216,7 +167,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
     for await (const rec of readRecording(path)) {
       records++;
       if (progress) {
-        bytesRead += rec.f.length + 40 + countQuotes(rec.f);
+        bytesRead += recordBytes(rec.f);
         if ((records & 1023) === 0) progress.update(bytesRead, decodeStats.events);
       }
       if (rec.k !== 'market') {
@@ -271,69 +222,22 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
 
   const end = clock.now();
   const s = stats.finish(end);
-  const er = engine.results();
   await venue.close();
-  const rejects: Record<string, number> = {};
-  for (const k of [...decodeStats.rejects.keys()].sort()) rejects[k] = decodeStats.rejects.get(k) as number;
-  const result: BacktestResult = {
-    kind: 'makerd-backtest',
-    version: 1,
-    inputs: {
-      data: o.data,
-      strategy: cfg.strategy.name,
-      params: strategy.params,
-      sim: cfg.sim,
-      reconciler: cfg.reconciler,
-      risk: cfg.risk,
-      scheduler: cfg.scheduler,
-    },
-    feed: {
-      records,
-      frames: decodeStats.frames,
-      events: decodeStats.events,
-      rejected: decodeStats.rejected(),
-      rejects,
-      otherChannels,
-      shiftedFiles,
-    },
+  const result = buildResult({
+    data: o.data,
+    config: cfg,
+    params: strategy.params,
+    feed: { records, otherChannels, shiftedFiles, decode: decodeStats },
     markets,
-    period: { startMs: s.startMs, endMs: s.endMs, start: iso(s.startMs), end: iso(s.endMs) },
-    total: s.total,
-    tokens: s.tokens,
-    engine: {
-      pnl: Math.round(er.pnlMicros) / 1e6,
-      fills: er.fills,
-      requotes: engine.counters.requotes,
-      invalidQuotes: engine.counters.invalidQuotes,
-      errors: engine.counters.errors,
-      halted: er.halted ?? null,
-      riskBlocks: sortKeys(er.riskBlocks),
-      scheduler: { ...er.scheduler },
-      rateLimits: rateUse.peaks(),
-      limiterPeakWaiting: rateUse.peakWaiting,
-    },
+    stats: s,
+    engine,
+    rateUse,
     venue: venue.stats(),
-  };
+  });
   const wallMs = performance.now() - wall0;
   return {
     result,
     charts: stats.charts(),
     timing: { wallMs, records, events: decodeStats.events, eventsPerSec: wallMs > 0 ? (decodeStats.events * 1000) / wallMs : 0 },
   };
-}
-
-function countQuotes(s: string): number {
-  let n = 0;
-  for (let i = s.indexOf('"'); i >= 0; i = s.indexOf('"', i + 1)) n++;
-  return n;
-}
-
-function iso(ms: number): string {
-  return Number.isFinite(ms) ? new Date(ms).toISOString() : '';
-}
-
-function sortKeys(o: Record<string, number>): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const k of Object.keys(o).sort()) out[k] = o[k];
-  return out;
 }
