@@ -1,0 +1,104 @@
+import { describe, it, expect } from 'vitest';
+import { Engine } from '../../src/engine/engine.js';
+import { VirtualClock } from '../../src/engine/clock.js';
+import { SeededRng } from '../../src/engine/rng.js';
+import { Limiter } from '../../src/api/limiter.js';
+import { BookMirror } from '../../src/book/mirror.js';
+import { loadStrategy } from '../../src/engine/loader.js';
+import { reconcileWithVenue, restoreFromStore } from '../../src/engine/startup.js';
+import { silentLogger } from '../../src/core/log.js';
+import { loadConfig } from '../../src/config.js';
+import { AmbiguousSubmitError } from '../../src/core/errors.js';
+import type { MarketMeta } from '../../src/engine/strategy.js';
+import type { TrackedOrder } from '../../src/engine/orders.js';
+import type { VenueOrder, VenueTrade } from '../../src/venue/types.js';
+import { RecordingVenue, settle } from './helpers.js';
+
+const meta: MarketMeta = { conditionId: 'M', tokenId: 'Y', complementId: 'N', tick: 100, minSize: 500, negRisk: false };
+
+async function setup() {
+  const cfg = loadConfig({ env: {} });
+  const clock = new VirtualClock(1_700_000_000_000);
+  const venue = new RecordingVenue(() => clock.now());
+  const engine = new Engine({
+    clock, rng: new SeededRng(1), log: silentLogger, venue, limiter: new Limiter({ clock }), recordLimiterUse: true,
+    books: new BookMirror({ verifyEvery: 0 }), applyMarketEvents: true, strategy: await loadStrategy('bands', {}),
+    config: cfg, markets: [meta],
+  });
+  return { engine, venue, clock };
+}
+
+const vo = (orderId: string, tokenId: string, price: number, size = 1000): VenueOrder => ({
+  orderId, tokenId, market: tokenId === 'X' ? 'OTHER' : 'M', side: 'BUY', price, originalSize: size, sizeMatched: 0, status: 'LIVE', orderType: 'GTC', createdAtMs: 1,
+});
+const stored = (clientId: string, over: Partial<TrackedOrder>): TrackedOrder => ({
+  clientId, tokenId: 'Y', market: 'M', side: 'BUY', price: 4800, size: 1000, filled: 0, state: 'live', createdMs: 1, updatedMs: 1, ...over,
+});
+
+describe('startup reconciliation', () => {
+  it('binds, adopts, cancels foreign orders, settles vanished ones and records missed fills once', async () => {
+    const { engine, venue, clock } = await setup();
+    restoreFromStore(
+      engine,
+      [
+        stored('known', { orderId: 'V1' }),
+        stored('amb', { state: 'ambiguous', price: 4700 }), // submit outcome was unknown
+        stored('gone', { orderId: 'V9', price: 4600 }), // the venue no longer has it
+      ],
+      [{ tradeId: 'T0', orderId: 'V1', tokenId: 'Y', market: 'M', side: 'BUY', price: 4800, size: 100, fee: 0, liquidity: 'MAKER', status: 'CONFIRMED', timeMs: 5 }],
+    );
+    expect(engine.positions.qty('Y')).toBe(100);
+    venue.openOrders = async () => [vo('V1', 'Y', 4800), vo('V2', 'Y', 4700), vo('V3', 'N', 4500), vo('V4', 'X', 100)];
+    const trades: VenueTrade[] = [
+      { tradeId: 'T0', orderId: 'V1', tokenId: 'Y', market: 'M', side: 'BUY', price: 4800, size: 100, feeRateBps: 0, status: 'CONFIRMED', liquidity: 'MAKER', timeMs: 5 },
+      { tradeId: 'T1', orderId: 'V9', tokenId: 'Y', market: 'M', side: 'BUY', price: 4600, size: 1000, feeRateBps: 0, status: 'CONFIRMED', liquidity: 'MAKER', timeMs: 6 },
+      { tradeId: 'T2', orderId: 'SOMEONE', tokenId: 'Y', market: 'M', side: 'SELL', price: 4600, size: 1000, feeRateBps: 0, status: 'CONFIRMED', liquidity: 'TAKER', timeMs: 6 },
+    ];
+    venue.trades = async () => trades;
+    const rep = await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(rep).toEqual({ venueOrders: 4, adopted: 1, bound: 1, cancelledForeign: 0, settled: 0, missedFills: 1 });
+    expect(engine.orders.get('amb')?.orderId).toBe('V2');
+    expect(engine.orders.get('amb')?.state).toBe('live');
+    expect(engine.orders.byVenueId('V3')?.state).toBe('live'); // adopted: the reconciler decides
+    expect(venue.calls.find((c) => c.kind === 'cancelOrders')?.ids).toEqual(['V4']);
+    // the vanished order filled while we were away: its fill is recorded and it is done
+    expect(engine.orders.get('gone')?.state).toBe('filled');
+    expect(engine.positions.qty('Y')).toBe(1100);
+    // a second pass changes nothing
+    const again = await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(again.missedFills).toBe(0);
+    expect(engine.positions.qty('Y')).toBe(1100);
+    void clock;
+  });
+
+  it('an ambiguous submit stays in flight until the venue shows the order, then is reconciled like any other', async () => {
+    const { engine, venue } = await setup();
+    venue.throwOnPlace = new AmbiguousSubmitError('POST', '/orders', new Error('socket hang up'));
+    engine.scheduler.submit('M', [], [{ tokenId: 'Y', side: 'BUY', price: 4800, size: 1000 }]);
+    await settle();
+    const o = [...engine.orders.all()][0];
+    expect(o.state).toBe('ambiguous');
+    // never re-sent blindly
+    engine.scheduler.submit('M', [], []);
+    await settle();
+    expect(venue.calls.filter((c) => c.kind === 'placeOrders').length).toBe(1);
+    // the order did reach the venue
+    venue.openOrders = async () => [vo('V7', 'Y', 4800)];
+    await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(o.state).toBe('live');
+    expect(o.orderId).toBe('V7');
+  });
+
+  it('an ambiguous submit the venue never saw is settled once the grace period is over', async () => {
+    const { engine, venue, clock } = await setup();
+    venue.throwOnPlace = new AmbiguousSubmitError('POST', '/orders', new Error('timeout'));
+    engine.scheduler.submit('M', [], [{ tokenId: 'Y', side: 'BUY', price: 4800, size: 1000 }]);
+    await settle();
+    const o = [...engine.orders.all()][0];
+    await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(o.state).toBe('ambiguous'); // too recent: an answer may still come
+    clock.advanceTo(clock.now() + 11_000);
+    await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(o.state).toBe('rejected');
+  });
+});
