@@ -11,12 +11,13 @@ import type { Limiter } from '../api/limiter.js';
 import type { Clock } from './clock.js';
 import type { Rng } from './rng.js';
 import type { LoadedStrategy } from './loader.js';
-import type { MarketMeta, Strategy, StrategyContext } from './strategy.js';
+import type { MarketMeta, Quote, Strategy, StrategyContext } from './strategy.js';
 import { OrderTracker, type TrackedOrder } from './orders.js';
 import { FillLedger, type Fill } from './fills.js';
 import { Positions } from './positions.js';
 import { Reconciler, type ReconcileResult } from './reconciler.js';
 import { RiskGate, type RiskInputs } from './risk.js';
+import { riskInputs } from './risk-inputs.js';
 import { OrderScheduler } from './scheduler.js';
 import { EngineSink } from './engine-sink.js';
 import { PRICE_SCALE } from '../core/units.js';
@@ -122,7 +123,7 @@ export class Engine {
       const j = o.journal;
       this.orders.onChange((ord) => j.orderChanged(ord));
     }
-    this.riskInputs = this.makeRiskInputs();
+    this.riskInputs = riskInputs(this.orders, this.positions, (t) => this.mark(t));
     for (const m of o.markets) this.addMarket(m);
     o.venue.onUserEvent((e) => this.handleUserEvent(e));
   }
@@ -364,7 +365,7 @@ export class Engine {
     }
     // Halted: the cancel-all went out; reconciling against nothing still cancels any order that
     // was in flight when it did and landed after it.
-    let wanted: readonly import('./strategy.js').Quote[] = [];
+    let wanted: readonly Quote[] = [];
     if (!block) {
       const book = this.o.books.book(m.tokenId) as BookView;
       try {
@@ -392,7 +393,7 @@ export class Engine {
   }
 
   /** Drops quotes off the tick grid, outside [tick, 1 - tick], under the minimum size, or on a blocked complement. */
-  private validQuotes(st: MarketState, qs: readonly import('./strategy.js').Quote[], now: number): import('./strategy.js').Quote[] {
+  private validQuotes(st: MarketState, qs: readonly Quote[], now: number): Quote[] {
     const out = [];
     const m = st.meta;
     let complementBlocked: string | undefined | null = null;
@@ -423,25 +424,5 @@ export class Engine {
     const a = st.meta.tokenId;
     const b = st.meta.complementId;
     for (const o of this.orders.open()) if (o.tokenId === a || o.tokenId === b) yield o;
-  }
-
-  private makeRiskInputs(): RiskInputs {
-    const sumOpen = (tokenId: string, side: 'BUY' | 'SELL'): number => {
-      let s = 0;
-      for (const o of this.orders.open()) if (o.tokenId === tokenId && o.side === side) s += o.size - o.filled;
-      return s;
-    };
-    return {
-      qty: (t) => this.positions.qty(t),
-      openBuy: (t) => sumOpen(t, 'BUY'),
-      openSell: (t) => sumOpen(t, 'SELL'),
-      openNotional: () => {
-        let n = 0;
-        for (const o of this.orders.open()) n += o.price * (o.size - o.filled);
-        return n;
-      },
-      openOrders: () => this.orders.openCount(),
-      mid: (t) => this.mark(t),
-    };
   }
 }
