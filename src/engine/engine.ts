@@ -173,7 +173,13 @@ export class Engine {
       if (this.o.applyMarketEvents) this.o.books.apply(e);
       switch (e.type) {
         case 'book':
+          if (e.tickSize !== undefined) this.setTick(e.assetId, e.tickSize);
+          this.touch(e.assetId);
+          break;
         case 'tick_size_change':
+          this.setTick(e.assetId, e.newTickSize);
+          this.touch(e.assetId);
+          break;
         case 'best_bid_ask':
           this.touch(e.assetId);
           break;
@@ -307,6 +313,14 @@ export class Engine {
   checkLoss(): void {
     const reason = this.risk.checkLoss(this.pnlMicros(), this.clock.now());
     if (reason) this.halt(reason);
+  }
+
+  /** The venue changed a market's tick: strategies round to the new one from now on. */
+  private setTick(assetId: string, tick: number): void {
+    const st = this.byToken.get(assetId);
+    if (!st || !(tick > 0) || st.meta.tick === tick) return;
+    this.log.info({ market: st.meta.conditionId, from: st.meta.tick, to: tick }, 'engine: tick size changed');
+    this.addMarket({ ...st.meta, tick });
   }
 
   private touch(assetId: string): void {

@@ -196,3 +196,22 @@ describe('engine', () => {
     expect(JSON.stringify(a)).toBe(JSON.stringify(b));
   });
 });
+
+describe('engine: tick size', () => {
+  it('a tick_size_change moves the strategy to the new grid', async () => {
+    const { engine, venue, clock, feed } = await setup();
+    await feed(books(4900, 5100, clock.now()));
+    engine.start();
+    await settle(10);
+    await feed([{ type: 'tick_size_change', market: M, assetId: Y, oldTickSize: 100, newTickSize: 1000, newTickSizeStr: '0.1', timestampMs: clock.now() }]);
+    expect(engine.markets.get(M)?.meta.tick).toBe(1000);
+    expect(engine.markets.get(M)?.ctx.market.tick).toBe(1000);
+    clock.advanceTo(clock.now() + 100);
+    const wide = (asset: string, bid: number, ask: number): BookEvent => ({ ...bookEv(asset, bid, ask, clock.now()), bids: [lv(bid, 10_000)], asks: [lv(ask, 10_000)], tickSize: 1000, tickSizeStr: '0.1' });
+    await feed([wide(Y, 4000, 6000), wide(N, 4000, 6000)]);
+    const prices = (await venue.openOrders()).map((o) => o.price);
+    expect(prices.length).toBeGreaterThan(0);
+    expect(prices.every((p) => p % 1000 === 0)).toBe(true);
+    await engine.stop();
+  });
+});
