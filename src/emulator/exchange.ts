@@ -1,7 +1,8 @@
 // The emulated exchange's account side: users' orders (owner = API key) go into the synthetic
-// markets' matching engines (or, replaying a recording, into per-key simulated venues); fills, cancels and expiries become user-channel `order` and `trade`
-// events (trades MATCHED, then CONFIRMED after a delay) and update balances and positions.
-// REST routes read their answers from here. Money is in micro-dollars (price units x size units).
+// markets' matching engines (or, replaying a recording, into per-key simulated venues); fills,
+// cancels and expiries become user-channel `order` and `trade` events (trades MATCHED, then
+// CONFIRMED after a delay) and update balances and positions. REST routes read their answers
+// from here. Money is in micro-dollars (price units x size units).
 import type { Clock } from '../engine/clock.js';
 import { formatSize, parsePrice, parseSize, PRICE_SCALE } from '../core/units.js';
 import type { Side, UserEvent } from '../feed/events.js';
@@ -11,89 +12,17 @@ import type { EmuMarket } from './market.js';
 import type { ReplayOrderDesk } from './replay-orders.js';
 import { SYNTHETIC_OWNER_PREFIX, SyntheticMarket } from './synthetic-market.js';
 import { createHash } from 'node:crypto';
-import { addressOf, orderWire, tradeWire } from './user-wire.js';
+import { addressOf, orderWire, tradeWire, type Account, type CancelAnswer, type MakerPart, type OrderBodyIn, type UserFrame, type UserOrder, type UserTrade } from './user-wire.js';
 
 export { addressOf };
-
-export interface OrderBodyIn {
-  tokenID?: unknown;
-  price?: unknown;
-  size?: unknown;
-  side?: unknown;
-  orderType?: unknown;
-  postOnly?: unknown;
-  expiration?: unknown;
-}
-
-export interface UserOrder {
-  id: string;
-  owner: string;
-  market: EmuMarket;
-  assetId: string;
-  side: Side;
-  price: number;
-  originalSize: number;
-  sizeMatched: number;
-  /** LIVE, MATCHED, CANCELED, UNMATCHED (or a venue's CANCELED_<reason>). */
-  status: string;
-  orderType: OrderType;
-  createdAtMs: number;
-  expirationSec: number;
-  trades: string[];
-}
-
-export interface MakerPart {
-  order_id: string;
-  owner: string;
-  maker_address: string;
-  matched_amount: string;
-  price: string;
-  fee_rate_bps: string;
-  asset_id: string;
-  outcome: string;
-  side: Side;
-}
-
-export interface UserTrade {
-  key: string;
-  id: string;
-  owner: string;
-  traderSide: 'TAKER' | 'MAKER';
-  takerOrderId: string;
-  market: EmuMarket;
-  assetId: string;
-  side: Side;
-  price: number;
-  size: number;
-  status: 'MATCHED' | 'CONFIRMED';
-  matchTimeMs: number;
-  lastUpdateMs: number;
-  makerOrders: MakerPart[];
-}
-
-export interface Account {
-  cashMicros: number;
-  positions: Map<string, number>;
-}
-
-/** A user-channel frame for one owner about one market. */
-export interface UserFrame {
-  owner: string;
-  conditionId: string;
-  text: string;
-}
+export type { Account, CancelAnswer, MakerPart, OrderBodyIn, UserFrame, UserOrder, UserTrade };
 
 export class BadOrderError extends Error {}
 
-export interface CancelAnswer {
-  canceled: string[];
-  not_canceled: Record<string, string>;
-}
 
 export const START_CASH_MICROS = 10_000 * 1_000_000;
 
 const ORDER_TYPES: ReadonlySet<string> = new Set(['GTC', 'GTD', 'FOK', 'FAK']);
-
 
 export class Exchange {
   readonly byToken = new Map<string, { market: EmuMarket; outcome: number }>();

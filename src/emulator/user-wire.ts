@@ -1,9 +1,84 @@
-// The REST and user-channel shapes of users' orders and trades (wire-formats.md 2.1, 2.2, 4.5):
+// Users' orders and trades as the emulator keeps them, and their REST and user-channel shapes (wire-formats.md 2.1, 2.2, 4.5):
 // strings for prices and sizes, Unix seconds for created_at / match_time, a maker address
 // derived from the owner's key.
 import { createHash } from 'node:crypto';
 import { formatSize } from '../core/units.js';
-import type { UserOrder, UserTrade } from './exchange.js';
+import type { Side } from '../feed/events.js';
+import type { OrderType } from '../venue/types.js';
+import type { EmuMarket } from './market.js';
+
+export interface OrderBodyIn {
+  tokenID?: unknown;
+  price?: unknown;
+  size?: unknown;
+  side?: unknown;
+  orderType?: unknown;
+  postOnly?: unknown;
+  expiration?: unknown;
+}
+
+export interface UserOrder {
+  id: string;
+  owner: string;
+  market: EmuMarket;
+  assetId: string;
+  side: Side;
+  price: number;
+  originalSize: number;
+  sizeMatched: number;
+  /** LIVE, MATCHED, CANCELED, UNMATCHED (or a venue's CANCELED_<reason>). */
+  status: string;
+  orderType: OrderType;
+  createdAtMs: number;
+  expirationSec: number;
+  trades: string[];
+}
+
+export interface MakerPart {
+  order_id: string;
+  owner: string;
+  maker_address: string;
+  matched_amount: string;
+  price: string;
+  fee_rate_bps: string;
+  asset_id: string;
+  outcome: string;
+  side: Side;
+}
+
+export interface UserTrade {
+  key: string;
+  id: string;
+  owner: string;
+  traderSide: 'TAKER' | 'MAKER';
+  takerOrderId: string;
+  market: EmuMarket;
+  assetId: string;
+  side: Side;
+  price: number;
+  size: number;
+  status: 'MATCHED' | 'CONFIRMED';
+  matchTimeMs: number;
+  lastUpdateMs: number;
+  makerOrders: MakerPart[];
+}
+
+export interface Account {
+  cashMicros: number;
+  positions: Map<string, number>;
+}
+
+/** A user-channel frame for one owner about one market. */
+export interface UserFrame {
+  owner: string;
+  conditionId: string;
+  text: string;
+}
+
+export interface CancelAnswer {
+  canceled: string[];
+  not_canceled: Record<string, string>;
+}
 
 export function addressOf(owner: string): string {
   return '0x' + createHash('sha256').update('addr:' + owner).digest('hex').slice(0, 40);
