@@ -67,6 +67,8 @@ export class Daemon {
   async start(): Promise<void> {
     const { config, log } = this.o;
     if (config.mode === 'live' && !this.o.apiKey) throw new MakerdError('live mode needs MAKERD_API_KEY in the environment');
+    // Bad strategy params fail here, before any network call.
+    const strategy = await loadStrategy(config.strategy.name, config.strategy.params);
     this.clients = createClients(config, this.o.apiKey, log.child({ part: 'api' }));
     this.markets = await this.resolveMarkets();
     if (!this.markets.length) throw new MakerdError('no markets: give --markets, config.markets, or enable config.marketQuery');
@@ -95,7 +97,6 @@ export class Daemon {
     }
     const dbPath = live ? config.store.path : config.store.path.replace(/(\.sqlite)?$/, '-paper.sqlite');
     this.store = new Store(dbPath, log.child({ part: 'store' }));
-    const strategy = await loadStrategy(config.strategy.name, config.strategy.params);
     this.engine = new Engine({
       clock: this.clock,
       rng: new SeededRng(config.sim.seed),

@@ -28,8 +28,8 @@ describe('faults', () => {
     e.emu.admin.set({ silentFeed: true });
     await until('quotes pulled', () => e.emu.exchange.openOrders(KEY).length === 0, 6000, 20);
     const pulledMs = Date.now() - t0;
-    // book age limit + one housekeeping period (1 s) + a cancel round trip
-    expect(pulledMs).toBeLessThan(staleBookMs + 1000 + 500);
+    // book age limit + one housekeeping period (1 s) + slack for a cancel round trip on a busy machine
+    expect(pulledMs).toBeLessThan(staleBookMs + 1000 + 1000);
     const url = daemon.statusUrl();
     expect((await fetch(`${url}/health`)).status).toBe(503);
     e.emu.admin.clear();
