@@ -1,7 +1,8 @@
 // The emulator's WebSocket endpoint: /ws/market, /ws/user and /ws/all with the subscription
 // messages of wire-formats.md sections 1-2 (initial and dynamic subscribe/unsubscribe), text
 // PING -> PONG, the first book as a JSON array, market frames to the connections subscribed to
-// the market's tokens, and user frames to the connections authenticated with their owner's key.
+// the market's tokens (plus best_bid_ask with custom_feature_enabled), and user frames to the
+// connections authenticated with their owner's key.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
@@ -10,6 +11,8 @@ import type { Exchange, UserFrame } from './exchange.js';
 import type { FaultState } from './faults.js';
 import type { KeyRegistry } from './keys.js';
 import type { EmuMarket, MarketFrame } from './market.js';
+import { SyntheticMarket } from './synthetic-market.js';
+import { formatPrice } from '../core/units.js';
 
 export type ChannelKind = 'market' | 'user' | 'all';
 
@@ -22,6 +25,8 @@ interface Conn {
   /** Condition ids of the user subscription; empty = every market. */
   userMarkets: Set<string>;
   apiKey?: string;
+  /** custom_feature_enabled: also gets best_bid_ask events (synthetic markets). */
+  custom: boolean;
 }
 
 export interface WsHubOptions {
@@ -34,6 +39,7 @@ export interface WsHubOptions {
 export class WsHub {
   private readonly wss = new WebSocketServer({ noServer: true });
   private readonly conns = new Set<Conn>();
+  private readonly lastTop = new Map<string, string>();
   /** Counters a test or status line can read. */
   readonly stats = { connections: 0, framesSent: 0, badMessages: 0 };
 
@@ -44,7 +50,7 @@ export class WsHub {
   }
 
   private attach(ws: WebSocket, kind: ChannelKind): void {
-    const c: Conn = { ws, kind, assets: new Set(), marketsOfAssets: new Set(), userMarkets: new Set() };
+    const c: Conn = { ws, kind, assets: new Set(), marketsOfAssets: new Set(), userMarkets: new Set(), custom: false };
     this.conns.add(c);
     this.stats.connections++;
     ws.on('message', (data: RawData, isBinary: boolean) => {
@@ -97,6 +103,7 @@ export class WsHub {
       this.reindex(c);
       return;
     }
+    if (m.custom_feature_enabled === true) c.custom = true;
     const fresh = ids.filter((id) => this.o.exchange.byToken.has(id));
     for (const id of fresh) c.assets.add(id);
     this.reindex(c);
@@ -135,6 +142,24 @@ export class WsHub {
     for (const c of this.conns) {
       if (c.kind === 'user') continue;
       if (f.assetId ? c.assets.has(f.assetId) : c.marketsOfAssets.has(f.conditionId)) this.send(c, text);
+    }
+    if (f.type === 'price_change' || f.type === 'book') this.bestBidAsk(f);
+  }
+
+  /** best_bid_ask (wire-formats.md 1.7) when a synthetic market's top of book moved, to custom-feature subscribers. */
+  private bestBidAsk(f: MarketFrame): void {
+    const m = this.o.exchange.byCondition.get(f.conditionId);
+    if (!(m instanceof SyntheticMarket)) return; // a replay publishes only what was recorded
+    for (const t of m.tokens) {
+      const b = m.frames.book(t);
+      const bid = b.bestBid();
+      const ask = b.bestAsk();
+      const key = `${bid}|${ask}`;
+      if (this.lastTop.get(t) === key) continue;
+      this.lastTop.set(t, key);
+      if (bid < 0 || ask < 0) continue;
+      const text = JSON.stringify({ event_type: 'best_bid_ask', market: m.conditionId, asset_id: t, best_bid: m.frames.price(bid), best_ask: m.frames.price(ask), spread: formatPrice(ask - bid, 2), timestamp: String(f.ts) });
+      for (const c of this.conns) if (c.custom && c.kind !== 'user' && c.assets.has(t)) this.send(c, text);
     }
   }
 

@@ -52,6 +52,25 @@ describe('emulator WebSocket channels', () => {
     }
   });
 
+  it('best_bid_ask only with custom_feature_enabled, consistent with the book', async () => {
+    const [yes] = emu.markets[0].tokens;
+    const plain = await openSocket(`${emu.urls.ws}/ws/market`);
+    const custom = await openSocket(`${emu.urls.ws}/ws/market`);
+    try {
+      plain.send(JSON.stringify({ assets_ids: [yes], type: 'market' }));
+      custom.send(JSON.stringify({ assets_ids: [yes], type: 'market', custom_feature_enabled: true }));
+      const bba = await waitFor(() => custom.frames.map(parse).find((x) => (x as { event_type?: string }).event_type === 'best_bid_ask') as Record<string, string> | undefined, 5000, 'best_bid_ask');
+      expect(bba.asset_id).toBe(yes);
+      expect(Number(bba.best_ask)).toBeGreaterThan(Number(bba.best_bid));
+      expect(Number(bba.spread)).toBeCloseTo(Number(bba.best_ask) - Number(bba.best_bid), 6);
+      await waitFor(() => plain.frames.length > 20 || undefined, 5000, 'plain frames');
+      expect(plain.frames.some((f) => f.includes('best_bid_ask'))).toBe(false);
+    } finally {
+      plain.close();
+      custom.close();
+    }
+  });
+
   it('a user subscription with a key that is not accepted is refused and closed', async () => {
     const s = await openSocket(`${emu.urls.ws}/ws/user`);
     s.send(JSON.stringify({ auth: { apiKey: 'intruder' }, markets: [], type: 'user' }));
