@@ -111,11 +111,20 @@ export const command: CommandModule = {
         if (tmp) rmSync(tmp, { recursive: true, force: true });
         io.out(`demo: stopped; orders left at the emulator: ${left}`);
       })());
-    const onSignal = () => void stop('signal');
+    let starting: Promise<void> | undefined;
+    const onSignal = () => {
+      // during startup: stop once it has settled
+      const s = starting ?? Promise.resolve();
+      s.then(
+        () => void stop('signal'),
+        () => void stop('signal'),
+      );
+    };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     try {
-      await daemon.start();
+      starting = daemon.start();
+      await starting;
       io.out(`demo: emulator at ${emu.urls.clob.replace(/\/clob$/, '')}, market ${m.conditionId.slice(0, 10)}..., status ${daemon.status.url}/status`);
       const last = { orders: 0, t: Date.now() };
       timer = setInterval(() => io.out(statusLine(daemon, last)), interval * 1000);

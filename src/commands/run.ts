@@ -35,19 +35,24 @@ export const command: CommandModule = {
     const daemon = new Daemon({ config, apiKey: apiKeyFromEnv(io.env), log, tokens });
     let stopping: Promise<void> | undefined;
     const stop = (why: string) => (stopping ??= daemon.stop(why));
+    const starting = daemon.start();
     const onSignal = (sig: NodeJS.Signals) => {
       log.info({ signal: sig }, 'signal received');
-      void stop(sig);
+      // A signal during startup stops once startup has settled (never half-way through it).
+      starting.then(
+        () => void stop(sig),
+        () => void stop(sig),
+      );
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     try {
-      await daemon.start();
+      await starting;
     } catch (e) {
       await stop('startup failed');
       throw e;
     }
-    process.send?.('ready');
+    if (!stopping) process.send?.('ready');
     await new Promise<void>((resolve) => {
       const check = () => (stopping ? stopping.then(resolve, resolve) : setTimeout(check, 200));
       check();
