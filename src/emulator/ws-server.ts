@@ -16,6 +16,8 @@ import { formatPrice } from '../core/units.js';
 
 export type ChannelKind = 'market' | 'user' | 'all';
 
+const MAX_BUFFERED = 32 * 1024 * 1024;
+
 interface Conn {
   ws: WebSocket;
   kind: ChannelKind;
@@ -41,7 +43,7 @@ export class WsHub {
   private readonly conns = new Set<Conn>();
   private readonly lastTop = new Map<string, string>();
   /** Counters a test or status line can read. */
-  readonly stats = { connections: 0, framesSent: 0, badMessages: 0 };
+  readonly stats = { connections: 0, framesSent: 0, badMessages: 0, slowDropped: 0 };
 
   constructor(private readonly o: WsHubOptions) {}
 
@@ -63,6 +65,13 @@ export class WsHub {
 
   private send(c: Conn, text: string): void {
     if (c.ws.readyState !== c.ws.OPEN) return;
+    // a reader that stopped reading is cut off, as a venue would, instead of buffering without bound
+    if (c.ws.bufferedAmount > MAX_BUFFERED) {
+      this.stats.slowDropped++;
+      c.ws.terminate();
+      this.conns.delete(c);
+      return;
+    }
     c.ws.send(text);
     this.stats.framesSent++;
   }
