@@ -80,6 +80,31 @@ describe('synthetic market', () => {
     }
   });
 
+  it('looks like a market: two-sided book near the fair value, tight spread, steady trading', () => {
+    const market = new SyntheticMarket({ seed: 17, startMs: T0 });
+    const [yes] = market.tokens;
+    let samples = 0;
+    let twoSided = 0;
+    let dev = 0;
+    let spread = 0;
+    for (let s = 1; s <= 1800; s++) {
+      market.advanceTo(T0 + s * 1000);
+      const b = market.frames.book(yes);
+      samples++;
+      if (b.bestBid() < 0 || b.bestAsk() < 0) continue;
+      twoSided++;
+      dev += Math.abs((b.bestBid() + b.bestAsk()) / 2 - market.fairValue());
+      spread += b.bestAsk() - b.bestBid();
+    }
+    expect(twoSided / samples).toBeGreaterThan(0.99);
+    expect(dev / twoSided).toBeLessThan(300); // mean |mid - fair| under 3 ticks
+    const meanSpread = spread / twoSided;
+    expect(meanSpread).toBeGreaterThanOrEqual(100);
+    expect(meanSpread).toBeLessThan(600);
+    // about takerRatePerSec arrivals a second, most of them trading
+    expect(market.stats.trades).toBeGreaterThan(1800);
+  });
+
   it("a user's resting order queues and is filled by synthetic takers", () => {
     const market = new SyntheticMarket({ seed: 5, startMs: T0 });
     const [yes] = market.tokens;
