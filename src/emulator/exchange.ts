@@ -22,6 +22,9 @@ export class BadOrderError extends Error {}
 
 export const START_CASH_MICROS = 10_000 * 1_000_000;
 
+/** Done orders and trades kept for the REST queries. */
+const HISTORY = 100_000;
+
 const ORDER_TYPES: ReadonlySet<string> = new Set(['GTC', 'GTD', 'FOK', 'FAK']);
 
 export class Exchange {
@@ -30,6 +33,8 @@ export class Exchange {
   readonly orders = new Map<string, UserOrder>();
   readonly trades: UserTrade[] = [];
   private readonly accounts = new Map<string, Account>();
+  /** LIVE orders per owner (open-order queries never scan the history). */
+  private readonly live = new Map<string, Map<string, UserOrder>>();
   private readonly listeners: Array<(f: UserFrame) => void> = [];
   private seq = 0;
 
@@ -101,7 +106,7 @@ export class Exchange {
       expirationSec,
       trades: [],
     };
-    this.orders.set(id, rec);
+    this.remember(rec);
     const out = market.place({
       orderId: id,
       owner,
@@ -114,12 +119,13 @@ export class Exchange {
       expiresAtMs: orderType === 'GTD' ? expirationSec * 1000 : undefined,
     });
     if (!out.ok) {
+      this.setStatus(rec, 'INVALID');
       this.orders.delete(id);
       return { success: false, errorMsg: out.error ?? 'INVALID_ORDER_ERROR', orderID: '', status: 'unmatched' };
     }
     const status = out.status ?? 'live';
     if (status === 'live') this.emitOrder(rec, 'PLACEMENT');
-    else if (status === 'unmatched') rec.status = rec.sizeMatched > 0 ? 'MATCHED' : 'UNMATCHED';
+    else if (status === 'unmatched') this.setStatus(rec, rec.sizeMatched > 0 ? 'MATCHED' : 'UNMATCHED');
     const tradeIds = [...new Set(out.fills.map((f) => f.tradeId))];
     const matched = out.fills.reduce((s, f) => s + f.size, 0);
     const notional = out.fills.reduce((s, f) => s + f.takerPrice * f.size, 0);
@@ -165,9 +171,29 @@ export class Exchange {
   }
 
   openOrders(owner: string): UserOrder[] {
-    const out: UserOrder[] = [];
-    for (const o of this.orders.values()) if (o.owner === owner && o.status === 'LIVE') out.push(o);
-    return out;
+    const live = this.live.get(owner);
+    return live ? [...live.values()] : [];
+  }
+
+  /** Keeps the per-owner index of LIVE orders in step with every status change. */
+  private setStatus(rec: UserOrder, status: string): void {
+    rec.status = status;
+    const live = this.live.get(rec.owner);
+    if (status === 'LIVE') {
+      if (live) live.set(rec.id, rec);
+      else this.live.set(rec.owner, new Map([[rec.id, rec]]));
+    } else live?.delete(rec.id);
+  }
+
+  /** Records an order; the oldest done orders are forgotten past HISTORY. */
+  private remember(rec: UserOrder): void {
+    this.orders.set(rec.id, rec);
+    this.setStatus(rec, rec.status);
+    if (this.orders.size <= HISTORY) return;
+    for (const [id, o] of this.orders) {
+      if (this.orders.size <= HISTORY) break;
+      if (o.status !== 'LIVE') this.orders.delete(id);
+    }
   }
 
   tradesOf(owner: string): UserTrade[] {
@@ -185,7 +211,16 @@ export class Exchange {
     const venue = this.desk.venueFor(owner);
     const r = await venue.placeOrder({ clientId: `${owner}:${++this.seq}`, tokenId, side, price, size, orderType, postOnly, expirationSec: orderType === 'GTD' ? expirationSec : undefined });
     if (!r.ok || !r.orderId) return { success: false, errorMsg: r.error ?? 'INVALID_ORDER_ERROR', orderID: '', status: 'unmatched' };
-    const rec = this.orders.get(r.orderId);
+    let rec = this.orders.get(r.orderId);
+    if (!rec) {
+      // done on arrival (took liquidity, FAK/FOK): no order event came; keep it for GET /order
+      const m = this.byToken.get(tokenId)!.market;
+      const mine = this.trades.filter((t) => t.owner === owner && t.takerOrderId === r.orderId);
+      const matched = mine.reduce((a, t) => a + t.size, 0);
+      const status = matched >= size ? 'MATCHED' : matched > 0 ? 'CANCELED' : 'UNMATCHED';
+      rec = { id: r.orderId, owner, market: m, assetId: tokenId, side, price, originalSize: size, sizeMatched: matched, status, orderType, createdAtMs: m.time(), expirationSec, trades: mine.map((t) => t.id) };
+      this.remember(rec);
+    }
     const tradeIds = rec ? [...rec.trades] : [];
     return { success: true, errorMsg: '', orderID: r.orderId, status: r.status ?? 'live', tradeIDs: tradeIds };
   }
@@ -198,10 +233,10 @@ export class Exchange {
       let rec = this.orders.get(e.orderId);
       if (!rec) {
         rec = { id: e.orderId, owner, market: m, assetId: e.assetId, side: e.side, price: e.price, originalSize: e.originalSize, sizeMatched: 0, status: 'LIVE', orderType: e.orderType as OrderType, createdAtMs: e.createdAtMs, expirationSec: 0, trades: [] };
-        this.orders.set(rec.id, rec);
+        this.remember(rec);
       }
       rec.sizeMatched = e.sizeMatched;
-      rec.status = e.status;
+      this.setStatus(rec, e.status);
       for (const t of e.associateTrades) if (!rec.trades.includes(t)) rec.trades.push(t);
       this.emitOrder(rec, e.kind);
       return;
@@ -272,7 +307,7 @@ export class Exchange {
   private gone(o: RestingOrder, status: 'CANCELED'): void {
     const rec = this.orders.get(o.orderId);
     if (!rec || rec.status !== 'LIVE') return;
-    rec.status = status;
+    this.setStatus(rec, status);
     this.emitOrder(rec, 'CANCELLATION');
   }
 
@@ -320,7 +355,7 @@ export class Exchange {
         if (rec) {
           rec.sizeMatched += f.size;
           rec.trades.push(f.tradeId);
-          if (rec.sizeMatched >= rec.originalSize) rec.status = 'MATCHED';
+          if (rec.sizeMatched >= rec.originalSize) this.setStatus(rec, 'MATCHED');
           this.emitOrder(rec, 'UPDATE');
         }
       }
@@ -331,7 +366,7 @@ export class Exchange {
         if (rec) {
           rec.sizeMatched += f.size;
           rec.trades.push(f.tradeId);
-          if (rec.sizeMatched >= rec.originalSize) rec.status = 'MATCHED';
+          if (rec.sizeMatched >= rec.originalSize) this.setStatus(rec, 'MATCHED');
         }
       }
     }
@@ -339,6 +374,7 @@ export class Exchange {
 
   private record(t: UserTrade): void {
     this.trades.push(t);
+    if (this.trades.length > HISTORY) this.trades.splice(0, this.trades.length - HISTORY);
     this.emitTrade(t);
     this.clock.schedule(this.clock.now() + this.confirmDelayMs, () => {
       t.status = 'CONFIRMED';

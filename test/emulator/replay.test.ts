@@ -80,6 +80,15 @@ describe('emulator replay mode', () => {
       expect(trades.data.map((t) => t.id)).toContain(matched.type === 'trade' ? matched.tradeId : '');
       const cancel = await c.clob.cancelAll();
       expect(cancel.canceled.length + Object.keys(cancel.not_canceled).length).toBeLessThanOrEqual(1);
+      // a marketable FAK takes recorded liquidity at once: the order is known and its trade is ours
+      const ask = m.frames.book(yes).bestAsk();
+      const took = await c.clob.postOrder({ tokenId: yes, price: Math.min(ask + 200, 9900), size: 500, side: 'BUY', orderType: 'FAK' });
+      expect(took.success).toBe(true);
+      const o = await c.clob.getOrder(took.orderID as string);
+      expect(o.size_matched).toBe('5');
+      expect(o.status).toBe('MATCHED');
+      const mine = await c.clob.getTrades();
+      expect(mine.data.some((t) => (t as Record<string, unknown>).taker_order_id === took.orderID && (t as Record<string, unknown>).trader_side === 'TAKER')).toBe(true);
     } finally {
       u.close();
       await c.close();
