@@ -32,6 +32,12 @@ export class ServerRateLimiter {
     return w;
   }
 
+  /** The most specific scope's limit and room, without taking a slot (for an injected 429). */
+  peek(client: string, api: ApiName, method: string, path: string, nowMs: number): { limit: number; remaining: number } {
+    const w = this.window(client, scopesFor(api, method, path)[0]);
+    return { limit: w.limit, remaining: w.remaining(nowMs) };
+  }
+
   check(client: string, api: ApiName, method: string, path: string, nowMs: number): RateDecision {
     const scopes = scopesFor(api, method, path);
     const ws = scopes.map((s) => this.window(client, s));

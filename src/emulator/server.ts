@@ -192,15 +192,16 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     const client = apiKey ?? req.socket.remoteAddress ?? 'anon';
     let reply: EmuReply;
     const injected = faults.restFault();
-    const rl = limiter.check(client, api, method, path, now);
     const rlHeaders = (limit: number, remaining: number, reset: number): Record<string, string> => ({
       'X-RateLimit-Limit': String(limit),
       'X-RateLimit-Remaining': String(remaining),
       'X-RateLimit-Reset': String(reset),
     });
+    // an injected fault takes no rate-limit slot
+    const rl = injected ? undefined : limiter.check(client, api, method, path, now);
     if (injected === 500) reply = fail(500, 'INTERNAL_ERROR', 'injected fault: server error');
-    else if (injected === 429) reply = fail(429, 'RATE_LIMITED', 'injected fault: rate limited', rlHeaders(rl.limit, 0, now + 1000));
-    else if (!rl.ok) reply = fail(429, 'RATE_LIMITED', `rate limit of scope ${rl.scopeId} reached`, rlHeaders(rl.limit, 0, rl.resetAtMs));
+    else if (injected === 429) reply = fail(429, 'RATE_LIMITED', 'injected fault: rate limited', rlHeaders(limiter.peek(client, api, method, path, now).limit, 0, now + 1000));
+    else if (!rl || !rl.ok) reply = fail(429, 'RATE_LIMITED', `rate limit of scope ${rl?.scopeId} reached`, rlHeaders(rl?.limit ?? 0, 0, rl?.resetAtMs ?? now));
     else {
       const er: EmuRequest = { method, path, query: url.searchParams, body, apiKey };
       try {
