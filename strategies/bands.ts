@@ -62,6 +62,9 @@ class Bands implements Strategy {
     const hi = p.maxPrice * PRICE_SCALE;
     const minHalf = (p.minSpread * PRICE_SCALE) / 2;
     const maxHalf = (p.maxSpread * PRICE_SCALE) / 2;
+    // Shares each band's SELL already uses: a later band sells only what is left, else buys the complement.
+    let soldYes = 0;
+    let soldNo = 0;
     for (const b of p.bands) {
       let half = b.distance * PRICE_SCALE;
       if (half < minHalf) half = minHalf;
@@ -70,12 +73,18 @@ class Bands implements Strategy {
       const [bidPx, askPx] = passive(toTick(center - half, tick, 'BUY'), toTick(center + half, tick, 'SELL'), book, tick, this.pair);
       if (bidPx >= askPx) continue;
       if (bidPx >= lo) {
-        const bid = bidQuote(ctx, bidPx, size);
-        if (bid) out.push(bid);
+        const bid = bidQuote(ctx, bidPx, size, soldNo);
+        if (bid) {
+          out.push(bid);
+          if (bid.side === 'SELL') soldNo += size;
+        }
       }
       if (askPx <= hi) {
-        const ask = askQuote(ctx, askPx, size);
-        if (ask) out.push(ask);
+        const ask = askQuote(ctx, askPx, size, soldYes);
+        if (ask) {
+          out.push(ask);
+          if (ask.side === 'SELL') soldYes += size;
+        }
       }
     }
     return out;

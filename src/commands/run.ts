@@ -46,6 +46,15 @@ export const command: CommandModule = {
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    // A bug must not leave orders working at the venue: log it, cancel everything, exit 1.
+    const onCrash = (err: unknown) => {
+      log.fatal({ err }, 'uncaught exception: cancelling all orders and exiting');
+      process.exitCode = 1;
+      void stop('crash').finally(() => process.exit(1));
+    };
+    const onRejection = (err: unknown) => log.error({ err }, 'unhandled promise rejection');
+    process.on('uncaughtException', onCrash);
+    process.on('unhandledRejection', onRejection);
     try {
       await starting;
     } catch (e) {
@@ -59,9 +68,11 @@ export const command: CommandModule = {
     });
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    process.off('uncaughtException', onCrash);
+    process.off('unhandledRejection', onRejection);
     log.flush?.();
     // Anything left holding the loop (a stray socket) must not keep a stopped daemon alive.
     setTimeout(() => process.exit(process.exitCode ?? 0), 2000).unref();
-    return 0;
+    return process.exitCode === 1 ? 1 : 0;
   },
 };

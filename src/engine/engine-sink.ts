@@ -88,7 +88,7 @@ export class EngineSink implements SchedulerSink, FillSink {
   onFill(f: Fill): void {
     const e = this.e;
     if (f.status !== 'FAILED') e.positions.apply(f.tokenId, f.side, f.price, f.size, f.fee);
-    this.journal?.fill(f);
+    this.journaled(() => this.journal?.fill(f), f);
     const st = e.marketOf(f.tokenId);
     if (st && st.strategy.onFill && f.status !== 'FAILED') {
       st.strategy.onFill(st.ctx, { tokenId: f.tokenId, side: f.side, price: f.price, size: f.size, timeMs: f.timeMs });
@@ -100,6 +100,16 @@ export class EngineSink implements SchedulerSink, FillSink {
       this.e.positions.apply(f.tokenId, f.side, f.price, f.size, f.fee, -1);
       this.e.log.warn({ tradeId: f.tradeId, orderId: f.orderId }, 'trade FAILED: fill reversed');
     }
-    this.journal?.fillStatus(f);
+    this.journaled(() => this.journal?.fillStatus(f), f);
+  }
+
+  /** A store failure is logged loudly and counted; it must not stop the loop. */
+  private journaled(write: () => void, f: Fill): void {
+    try {
+      write();
+    } catch (err) {
+      this.e.counters.errors++;
+      this.e.log.error({ err, tradeId: f.tradeId, orderId: f.orderId }, 'engine: storing a fill failed');
+    }
   }
 }

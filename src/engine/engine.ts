@@ -121,7 +121,14 @@ export class Engine {
     });
     if (o.journal) {
       const j = o.journal;
-      this.orders.onChange((ord) => j.orderChanged(ord));
+      this.orders.onChange((ord) => {
+        try {
+          j.orderChanged(ord);
+        } catch (err) {
+          this.counters.errors++;
+          this.log.error({ err, clientId: ord.clientId }, 'engine: storing an order change failed');
+        }
+      });
     }
     this.riskInputs = riskInputs(this.orders, this.positions, (t) => this.mark(t));
     for (const m of o.markets) this.addMarket(m);
@@ -261,8 +268,17 @@ export class Engine {
     if (!this.haltHandled) {
       this.haltHandled = true;
       for (const st of this.markets.values()) st.blocked = `halted: ${reason}`;
-      void this.scheduler.cancelAll();
+      this.cancelAllUntilDone();
     }
+  }
+
+  /** A halt's cancel-all is retried every second until the venue confirms one (a halt often comes from a failing venue). */
+  private cancelAllUntilDone(): void {
+    void this.scheduler.cancelAll().then((res) => {
+      if (res || this.stopping) return;
+      this.log.warn('engine: cancel-all after the halt failed; retrying in 1 s');
+      this.clock.schedule(this.clock.now() + 1000, () => this.cancelAllUntilDone());
+    });
   }
 
   async stop(): Promise<void> {

@@ -46,6 +46,8 @@ export class OrderTracker {
   private readonly openSet = new Set<TrackedOrder>();
   /** Non-terminal orders without a venue id (pending or ambiguous): matched by terms. */
   private readonly unbound = new Set<TrackedOrder>();
+  /** Orders bound to a venue id by their terms (a guess): a REST answer naming that id wins. */
+  private readonly guessed = new Set<TrackedOrder>();
   /** Terminal orders in the order they ended, for pruning. */
   private readonly ended: TrackedOrder[] = [];
   private endedHead = 0;
@@ -132,7 +134,7 @@ export class OrderTracker {
       this.move(o, 'rejected', nowMs);
       return;
     }
-    if (r.orderId) this.bindId(o, r.orderId);
+    if (r.orderId) this.bindId(o, r.orderId, true, nowMs);
     // A fill reported before the REST answer already moved `filled`; keep the furthest state.
     if (r.status === 'matched' || o.filled >= o.size) this.move(o, 'filled', nowMs);
     else if (r.status === 'unmatched') this.move(o, 'canceled', nowMs);
@@ -168,9 +170,11 @@ export class OrderTracker {
   /** A user-channel order event. Ambiguous orders are matched by their terms (the venue never saw our client id). */
   orderEvent(e: UserOrderEvent, nowMs: number): TrackedOrder | undefined {
     let o = this.byOrderId.get(e.orderId);
-    if (!o) o = this.matchUnbound(e.assetId, e.side, e.price, e.originalSize);
-    if (!o) return undefined;
-    if (!o.orderId) this.bindId(o, e.orderId);
+    if (!o) {
+      o = this.matchUnbound(e.assetId, e.side, e.price, e.originalSize);
+      if (!o) return undefined;
+      this.bindId(o, e.orderId, false, nowMs);
+    }
     if (TERMINAL.has(o.state) && o.state !== 'canceled') return o;
     const status = e.status.toUpperCase();
     if (e.kind === 'CANCELLATION' || status.startsWith('CANCELED') || status === 'INVALID') {
@@ -219,7 +223,7 @@ export class OrderTracker {
 
   /** Binds a venue order id to an order we know (reconciliation found it by its terms). */
   bind(o: TrackedOrder, orderId: string, nowMs: number): void {
-    this.bindId(o, orderId);
+    this.bindId(o, orderId, false, nowMs);
     if (o.state === 'ambiguous' || o.state === 'pending_new') this.move(o, o.filled > 0 ? 'partially_filled' : 'live', nowMs);
   }
 
@@ -248,10 +252,34 @@ export class OrderTracker {
     return undefined;
   }
 
-  private bindId(o: TrackedOrder, orderId: string): void {
+  /**
+   * Gives an order its venue id. `sure` for the REST answer to our own request; otherwise a match
+   * by terms, which a later REST answer naming the same id overrides (the guessed order goes back
+   * to ambiguous). An id never belongs to two orders.
+   */
+  private bindId(o: TrackedOrder, orderId: string, sure: boolean, nowMs: number): void {
+    if (o.orderId === orderId) {
+      if (sure) this.guessed.delete(o);
+      return;
+    }
+    const holder = this.byOrderId.get(orderId);
+    if (holder && holder !== o) {
+      if (!sure || !this.guessed.has(holder)) return; // keep the first sure binding
+      this.guessed.delete(holder);
+      holder.orderId = undefined;
+      if (!TERMINAL.has(holder.state)) {
+        this.unbound.add(holder);
+        this.move(holder, 'ambiguous', nowMs);
+      } else {
+        this.emit(holder, holder.state);
+      }
+    }
+    if (o.orderId) this.byOrderId.delete(o.orderId);
     o.orderId = orderId;
     this.byOrderId.set(orderId, o);
     this.unbound.delete(o);
+    if (sure) this.guessed.delete(o);
+    else this.guessed.add(o);
   }
 
   private move(o: TrackedOrder, to: OrderState, nowMs: number): void {
@@ -261,6 +289,7 @@ export class OrderTracker {
     if (TERMINAL.has(to)) {
       if (this.openSet.delete(o)) this.ended.push(o);
       this.unbound.delete(o);
+      this.guessed.delete(o);
     } else if (!this.openSet.has(o)) {
       this.openSet.add(o); // a FAILED trade reopened a filled order
       if (!o.orderId) this.unbound.add(o);

@@ -96,10 +96,11 @@ export function clampPrice(price: number, tick: number): number {
  * exposure as a BUY of the complement at 1 - price (sells without inventory, DESIGN.md section 3).
  * Returns undefined when the size is below the market minimum.
  */
-export function askQuote(ctx: StrategyContext, price: number, size: number): Quote | undefined {
+export function askQuote(ctx: StrategyContext, price: number, size: number, offered = 0): Quote | undefined {
   const m = ctx.market;
   if (size < m.minSize) return undefined;
-  const held = ctx.position.qty(m.tokenId);
+  // `offered`: shares of the token already sold by earlier quotes of the same set
+  const held = ctx.position.qty(m.tokenId) - offered;
   if (held >= size) return { tokenId: m.tokenId, side: 'SELL', price, size };
   return { tokenId: m.complementId, side: 'BUY', price: PRICE_SCALE - price, size };
 }
@@ -108,10 +109,10 @@ export function askQuote(ctx: StrategyContext, price: number, size: number): Quo
  * A bid on the market's token at `price`: a BUY, or, when we hold the complement, a SELL of the
  * complement at 1 - price (frees collateral instead of locking more).
  */
-export function bidQuote(ctx: StrategyContext, price: number, size: number): Quote | undefined {
+export function bidQuote(ctx: StrategyContext, price: number, size: number, offered = 0): Quote | undefined {
   const m = ctx.market;
   if (size < m.minSize) return undefined;
-  const heldNo = ctx.position.qty(m.complementId);
+  const heldNo = ctx.position.qty(m.complementId) - offered;
   if (heldNo >= size) return { tokenId: m.complementId, side: 'SELL', price: PRICE_SCALE - price, size };
   return { tokenId: m.tokenId, side: 'BUY', price, size };
 }

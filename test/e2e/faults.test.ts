@@ -4,7 +4,8 @@ import { assertBuilt, bounded, kill, KEY, setup, spawnDaemon, until, type Daemon
 let env: Env | undefined;
 let daemon: Daemon | undefined;
 beforeAll(assertBuilt);
-afterEach(async () => {
+afterEach(async (ctx) => {
+  if (daemon && ctx.task.result?.state === 'fail') console.error(daemon.output.slice(-30).join('\n'));
   if (daemon) kill(daemon, 'SIGKILL');
   await env?.close();
   env = daemon = undefined;
@@ -47,8 +48,8 @@ describe('faults', () => {
     await bounded(daemon.ready, 15_000, 'ready');
     await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0, 8000);
     const url = daemon.statusUrl();
-    // Every order request now fails with 500 (ambiguous submits) until the breaker trips.
-    e.emu.admin.set({ http500Next: 6 });
+    // Every request now fails with 500 (order submits are ambiguous) until the breaker trips.
+    e.emu.admin.set({ http500Rate: 1 });
     const st = await until(
       'halt',
       async () => {
@@ -60,6 +61,8 @@ describe('faults', () => {
     );
     expect(st.haltReason).toMatch(/order error rate/);
     expect(st.quoting).toBe(false);
+    // the venue recovers: the halt's cancel-all is retried until it goes through
+    e.emu.admin.clear();
     await until('everything cancelled', () => e.emu.exchange.openOrders(KEY).length === 0, 10_000, 50);
     // still up, still reporting, still not quoting a few seconds later
     await new Promise((r) => setTimeout(r, 1500));

@@ -79,6 +79,34 @@ describe('order state machine', () => {
     expect(o.state).toBe('filled');
   });
 
+  it('a guess by terms yields to the REST answer: an id never belongs to two orders', () => {
+    const tr = new OrderTracker();
+    const ids = new Map<string, string>();
+    tr.onChange((o) => {
+      // what the store's UNIQUE(order_id) needs: at every change, no other order holds this id
+      if (o.orderId) for (const [c, id] of ids) if (c !== o.clientId && id === o.orderId) throw new Error(`duplicate ${id}`);
+      if (o.orderId) ids.set(o.clientId, o.orderId);
+      else ids.delete(o.clientId);
+    });
+    const a = tr.create({ clientId: 'a', ...base });
+    tr.ambiguous('a', 1); // its POST failed unclearly; it never reached the venue
+    const p = tr.create({ clientId: 'p', ...base }); // same terms, sent later, answer pending
+    // the user channel announces p's order before its REST answer: matched by terms to a
+    tr.orderEvent(orderEv('V', 'PLACEMENT', 'LIVE', 0), 2);
+    expect(a.orderId).toBe('V');
+    tr.placeResult({ clientId: 'p', ok: true, orderId: 'V', status: 'live' }, 3);
+    expect(p.orderId).toBe('V');
+    expect(p.state).toBe('live');
+    expect(tr.byVenueId('V')).toBe(p);
+    expect(a.orderId).toBeUndefined();
+    expect(a.state).toBe('ambiguous');
+    // a later sure binding elsewhere does not steal a sure binding
+    const q = tr.create({ clientId: 'q', ...base, price: 4000 });
+    tr.placeResult({ clientId: 'q', ok: true, orderId: 'V', status: 'live' }, 4);
+    expect(tr.byVenueId('V')).toBe(p);
+    expect(q.orderId).toBeUndefined();
+  });
+
   it('user-channel cancellation ends the order', () => {
     const tr = new OrderTracker();
     const o = tr.create({ clientId: 'c1', ...base });

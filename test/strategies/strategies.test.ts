@@ -186,3 +186,15 @@ export default { name: 'mine', params: z.strictObject({ size: z.number().positiv
     expect(sorted(q)).toEqual(sorted([{ tokenId: 'Y', side: 'BUY', price: 4900, size: 500 }, { tokenId: 'N', side: 'BUY', price: 4900, size: 500 }]));
   });
 });
+
+describe('bands inventory across bands', () => {
+  it('sells only the shares it holds across bands; the rest of the ask becomes a complement BUY', async () => {
+    const { module, params } = await loadStrategy('bands', { bands: [{ distance: 0.02, size: 10 }, { distance: 0.04, size: 10 }], skewPerShare: 0 });
+    const q = module.create(params, meta).quote(ctx(params, { Y: 1500 }), makeBook('Y', [[4900, 1000]], [[5100, 1000]]));
+    const asks = q.filter((x) => (x.tokenId === 'Y') === (x.side === 'SELL'));
+    expect(sorted(asks)).toEqual(sorted([
+      { tokenId: 'Y', side: 'SELL', price: 5200, size: 1000 },
+      { tokenId: 'N', side: 'BUY', price: 4600, size: 1000 }, // 5 shares left: not enough for the second
+    ]));
+  });
+});
