@@ -98,6 +98,7 @@ const METRICS: Array<[string, (t: TotalResult) => number | null]> = [
   ['max_drawdown', (t) => t.maxDrawdown],
   ['fills', (t) => t.fills],
   ['maker_share', (t) => t.makerShare],
+  ['fill_edge', (t) => t.fillEdge],
   ['volume_shares', (t) => t.volume.shares],
   ['pnl_per_max_inventory', (t) => t.pnlPerMaxInventory],
   ['interval_sharpe', (t) => t.intervalSharpe],

@@ -164,6 +164,7 @@ export function renderReport(r: ReportInput): string {
     ['realized / unrealized / fees ($)', `${fmt(s.pnl.realized, 6)} / ${fmt(s.pnl.unrealized, 6)} / ${fmt(s.pnl.fees, 6)}`],
     ['volume (shares / $)', `${fmt(s.volume.shares, 2)} / ${fmt(s.volume.notional, 2)}`],
     ['fills (maker share)', `${s.fills} (${pct(s.makerShare)})`],
+    ['fill edge vs mid ($/share)', s.fillEdge === null ? 'n/a' : fmt(s.fillEdge, 4)],
     ['max drawdown ($)', fmt(s.maxDrawdown, 6)],
     ['max inventory notional ($)', fmt(s.maxInventoryNotional, 2)],
     ['PnL / max inventory notional', s.pnlPerMaxInventory === null ? 'n/a' : fmt(s.pnlPerMaxInventory, 4)],

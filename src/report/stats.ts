@@ -142,6 +142,10 @@ export class StatsCollector {
     s.notional += cost;
     s.fills++;
     if (f.liquidity === 'MAKER') s.makerFills++;
+    if (!Number.isNaN(s.mid)) {
+      s.edgeSum += (f.side === 'BUY' ? s.mid - f.price : f.price - s.mid) * f.size;
+      s.edgeVol += f.size;
+    }
     s.posSeries.add(f.timeMs, s.pos / 100);
     this.fillMarks.add({ t: f.timeMs, tokenId: f.tokenId, side: f.side, price: f.price, size: f.size });
     this.reprice(s, f.timeMs, before, nb);
@@ -160,7 +164,7 @@ export class StatsCollector {
     if (!Number.isNaN(this.startMs)) this.at(end);
     const start = Number.isNaN(this.startMs) ? end : this.startMs;
     const tokens: TokenResult[] = [];
-    const tot = { realized: 0, unrealized: 0, fees: 0, volume: 0, notional: 0, fills: 0, maker: 0, orders: 0, cancels: 0, uptime: 0, quotedTokens: 0 };
+    const tot = { edgeSum: 0, edgeVol: 0, realized: 0, unrealized: 0, fees: 0, volume: 0, notional: 0, fills: 0, maker: 0, orders: 0, cancels: 0, uptime: 0, quotedTokens: 0 };
     for (const id of [...this.tokens.keys()].sort()) {
       const s = this.tokens.get(id) as TokenState;
       s.advance(end);
@@ -175,6 +179,7 @@ export class StatsCollector {
         fills: s.fills,
         makerFills: s.makerFills,
         makerShare: ratio(s.makerFills, s.fills),
+        fillEdge: s.edgeVol > 0 ? round6(s.edgeSum / s.edgeVol / 10_000) : null,
         inventory: {
           final: shares(s.pos),
           mean: whole > 0 ? round6(s.posTime / whole / 100) : 0,
@@ -194,6 +199,8 @@ export class StatsCollector {
       tot.notional += s.notional;
       tot.fills += s.fills;
       tot.maker += s.makerFills;
+      tot.edgeSum += s.edgeSum;
+      tot.edgeVol += s.edgeVol;
       tot.orders += s.orders;
       tot.cancels += s.cancels;
       if (uptime !== null) {
@@ -212,6 +219,7 @@ export class StatsCollector {
         fills: tot.fills,
         makerFills: tot.maker,
         makerShare: ratio(tot.maker, tot.fills),
+        fillEdge: tot.edgeVol > 0 ? round6(tot.edgeSum / tot.edgeVol / 10_000) : null,
         maxDrawdown: dollars(this.drawdown),
         maxInventoryNotional: dollars(this.maxInvNotional),
         pnlPerMaxInventory: this.maxInvNotional > 0 ? round6((tot.realized + tot.unrealized - tot.fees) / this.maxInvNotional) : null,

@@ -55,6 +55,7 @@ export function summaryTable(s: StatsResult): string {
     String(T.cancels),
   ]);
   const extra = [
+    `fill edge vs mid: ${T.fillEdge === null ? 'n/a' : `$${T.fillEdge.toFixed(4)} per share`}`,
     `PnL / max inventory notional ($${T.maxInventoryNotional.toFixed(2)}): ${T.pnlPerMaxInventory === null ? 'n/a' : T.pnlPerMaxInventory.toFixed(4)}`,
     `Sharpe-like ratio per ${T.ratioIntervalMs / 1000}s interval (not annualised): ${T.intervalSharpe === null ? 'n/a' : T.intervalSharpe.toFixed(4)}`,
   ];

@@ -13,6 +13,8 @@ export class TokenState {
   notional = 0; // micros
   fills = 0;
   makerFills = 0;
+  edgeSum = 0; // price units x size units
+  edgeVol = 0; // size units filled with a known mid
   orders = 0;
   cancels = 0;
   maxAbs = 0;

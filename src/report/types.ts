@@ -55,6 +55,12 @@ export interface TokenResult {
   makerFills: number;
   /** Maker fills / fills (0 when no fills). */
   makerShare: number;
+  /**
+   * Average edge of our fills against the mid at fill time, dollars per share, volume-weighted:
+   * mid - price for buys, price - mid for sells (positive = bought below / sold above the mid).
+   * null when no fill happened with a known mid.
+   */
+  fillEdge: number | null;
   inventory: InventoryFigures;
   /** Largest fall of this token's equity from its running peak, dollars. */
   maxDrawdown: number;
@@ -75,6 +81,8 @@ export interface TotalResult {
   fills: number;
   makerFills: number;
   makerShare: number;
+  /** As TokenResult.fillEdge, over every token. */
+  fillEdge: number | null;
   maxDrawdown: number;
   /** Largest mark-to-mid value of all open inventory, sum of |position| x mid, dollars. */
   maxInventoryNotional: number;

@@ -9,6 +9,7 @@ function total(pnl: number, dd: number): TotalResult {
     fills: 1,
     makerFills: 1,
     makerShare: 1,
+    fillEdge: 0.01,
     maxDrawdown: dd,
     maxInventoryNotional: 1,
     pnlPerMaxInventory: pnl,
@@ -68,6 +69,6 @@ describe('ranking and CSV', () => {
     expect(lines[0].split(',').slice(0, 4)).toEqual(['rank', 's', 'total_pnl', 'realized_pnl']);
     expect(lines).toHaveLength(6);
     expect(lines[1].startsWith('1,4,3,')).toBe(true);
-    expect(lines[5]).toBe('5,3,,,,,,,,,,,,,,"boom, ""bad"""');
+    expect(lines[5]).toBe('5,3,,,,,,,,,,,,,,,"boom, ""bad"""');
   });
 });

@@ -94,6 +94,19 @@ describe('backtest runner', () => {
     expect(slow.charts.fills[0].t - T0).toBe(900);
   }, 30_000);
 
+  it('on a synthetic market, longer latency gives worse fills (less edge against the mid) and less quote uptime', async () => {
+    const run = (latency: number): ReturnType<typeof runBacktest> =>
+      runBacktest({ data: [synthetic], config: config({ sim: { orderLatencyMs: latency, cancelLatencyMs: latency } }) });
+    const fast = (await run(0)).result.total;
+    const slow = (await run(1000)).result.total;
+    expect(fast.fills).toBeGreaterThan(3);
+    expect(slow.fills).toBeGreaterThan(3);
+    // quotes left stale for a second get picked off by informed takers
+    expect(slow.fillEdge!).toBeLessThan(fast.fillEdge!);
+    // and orders spend a second in flight after every requote
+    expect(slow.quoteUptime).toBeLessThan(fast.quoteUptime);
+  }, 30_000);
+
   it('feed latency: the strategy sees the book later, so it quotes and fills later', async () => {
     const rec = sellerRecording(dir, { queue: '50', tradeSize: '30', everyMs: 300, durationMs: 6_000 });
     const run = (feedLatencyMs: number): ReturnType<typeof runBacktest> =>

@@ -31,6 +31,9 @@ describe('StatsCollector', () => {
     expect(t.fills).toBe(2);
     expect(t.makerFills).toBe(1);
     expect(t.makerShare).toBe(0.5);
+    // bought at 0.49 with the mid at 0.50 (+0.01), sold at 0.50 with the mid at 0.48 (+0.02)
+    expect(t.fillEdge).toBeCloseTo(0.015, 9);
+    expect(r.total.fillEdge).toBeCloseTo(0.015, 9);
     expect(t.volume).toEqual({ shares: 20, notional: 9.9 });
     // 10 shares held from 1 s to 4 s of a 5 s run
     expect(t.inventory).toEqual({ final: 0, mean: 6, max: 10, timeWeightedAbs: 6 });
