@@ -373,14 +373,14 @@ export class Engine {
   /** Why a market quotes nothing now, or undefined. Cancels are still reconciled for it. */
   private marketBlock(st: MarketState, now: number): string | undefined {
     if (this.risk.halted) return `halted: ${this.risk.halted}`;
-    if (!this.quoting || this.stopping) return 'not quoting';
     if (st.resolved) return 'market resolved';
     const m = st.meta;
     return this.risk.tokenBlock(m.tokenId, this.o.books.book(m.tokenId), this.feedLive, now);
   }
 
   requote(st: MarketState): void {
-    if (this.stopping) return;
+    // Before start() (startup reconciliation still running) orders are left alone.
+    if (this.stopping || !this.quoting) return;
     const now = this.clock.now();
     st.lastQuoteMs = now;
     this.counters.requotes++;

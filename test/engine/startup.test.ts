@@ -102,3 +102,16 @@ describe('startup reconciliation', () => {
     expect(o.state).toBe('rejected');
   });
 });
+
+describe('before start', () => {
+  it('orders restored from the store are left alone until quoting starts', async () => {
+    const { engine, venue } = await setup();
+    restoreFromStore(engine, [stored('known', { orderId: 'V1' })], []);
+    engine.setFeedLive(false);
+    engine.setFeedLive(true);
+    engine.onTimer();
+    await settle();
+    expect(venue.calls).toEqual([]);
+    expect(engine.orders.get('known')?.state).toBe('live');
+  });
+});
