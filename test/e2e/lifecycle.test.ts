@@ -1,4 +1,5 @@
 import { describe, it, expect, beforeAll, afterEach } from 'vitest';
+import Database from 'better-sqlite3';
 import { assertBuilt, bounded, kill, KEY, setup, spawnDaemon, storedFills, until, venueFills, type Daemon, type Env } from './harness.js';
 
 let env: Env | undefined;
@@ -14,7 +15,8 @@ describe('makerd run against the emulator', () => {
   it('quotes, records every fill exactly once, and leaves zero open orders after SIGTERM', async () => {
     env = await setup();
     const e = env;
-    daemon = spawnDaemon(e);
+    // the daily summary job every second, so the run shows one
+    daemon = spawnDaemon(e, { cron: { refreshMarkets: '*/15 * * * *', reconcile: '* * * * * *', dailySummary: '* * * * * *' } });
     await bounded(daemon.ready, 15_000, 'ready');
     // quotes appear at the venue
     const open = await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0 && e.emu.exchange.openOrders(KEY), 8000);
@@ -38,6 +40,18 @@ describe('makerd run against the emulator', () => {
     const stored = storedFills(e.db);
     expect(new Set(stored).size).toBe(stored.length);
     expect(stored).toEqual(venue);
+    const db = new Database(e.db, { readonly: true });
+    try {
+      const kinds = (db.prepare('SELECT DISTINCT kind FROM pnl_snapshots').all() as Array<{ kind: string }>).map((r) => r.kind).sort();
+      expect(kinds).toEqual(['daily', 'final']);
+      const run = db.prepare('SELECT mode, strategy, end_reason FROM runs').get() as { mode: string; strategy: string; end_reason: string };
+      expect(run).toEqual({ mode: 'live', strategy: 'bands', end_reason: 'SIGTERM' });
+      const states = (db.prepare('SELECT DISTINCT state FROM orders').all() as Array<{ state: string }>).map((r) => r.state);
+      expect(states).not.toContain('live');
+      expect(states).not.toContain('pending_new');
+    } finally {
+      db.close();
+    }
   }, 45_000);
 
   it('paper mode quotes on the live feed and sends nothing to the venue', async () => {
