@@ -202,7 +202,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
         mirror.setMeta(m.tokenId, { market: m.conditionId });
         mirror.setMeta(m.complementId, { market: m.conditionId });
         journal.addMarket(m);
-        stats.market(m.tokenId, m.complementId);
+        stats.market(m.tokenId, m.complementId, clock.now());
         engine.addMarket(m);
         markets.push({ conditionId: m.conditionId, tokenId: m.tokenId, complementId: m.complementId });
         // the first token's snapshot came before its market was known: the venue needs it too

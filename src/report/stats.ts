@@ -99,10 +99,13 @@ export class StatsCollector {
   }
 
   /** Declares a binary market's pair: quotes are tracked on `tokenId`, charts map the complement onto it. */
-  market(tokenId: string, complementId: string): void {
+  market(tokenId: string, complementId: string, t?: number): void {
     this.complements.set(complementId, tokenId);
-    this.token(tokenId).quotesTracked = true;
-    this.token(complementId);
+    const s = this.token(tokenId);
+    const c = this.token(complementId);
+    s.quotesTracked = true;
+    // the inventory lines start flat at zero when the market appears
+    if (t !== undefined) for (const x of [s, c]) if (x.posSeries.length === 0) x.posSeries.add(t, 0);
   }
 
   /** Our best resting bid and ask on a token (price units, -1 when none). */
