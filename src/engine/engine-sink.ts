@@ -67,7 +67,7 @@ export class EngineSink implements SchedulerSink, FillSink {
     const e = this.e;
     const now = e.clock.now();
     for (const id of res.canceled) e.orders.canceled(id, now);
-    for (const [id, reason] of Object.entries(res.notCanceled)) e.orders.cancelRefused(id, reason, now);
+    for (const [id, reason] of Object.entries(res.notCanceled)) e.orders.cancelRefused(id, reason, now, true);
     void orderIds;
   }
 

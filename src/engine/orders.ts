@@ -159,12 +159,24 @@ export class OrderTracker {
     if (o && !TERMINAL.has(o.state)) this.move(o, 'canceled', nowMs);
   }
 
-  /** The venue refused the cancel (already done, or unknown): back to what it was until told. */
-  cancelRefused(orderId: string, reason: string, nowMs: number): void {
+  /**
+   * The cancel did not happen. `final`: the venue answered that it cannot cancel the order (it is
+   * already canceled or matched): it is done here, and a late trade still fills it. Otherwise (the
+   * request failed) the order goes back to what it was, and the next reconcile cancels it again.
+   */
+  cancelRefused(orderId: string, reason: string, nowMs: number, final = false): void {
     const o = this.byOrderId.get(orderId);
     if (!o || o.state !== 'pending_cancel') return;
     o.error = reason;
-    this.move(o, o.prevState ?? 'live', nowMs);
+    if (final) this.move(o, o.filled >= o.size ? 'filled' : 'canceled', nowMs);
+    else this.move(o, o.prevState ?? 'live', nowMs);
+  }
+
+  /** The venue lists as open an order we had ended (reconciliation): it is working again. */
+  reopen(o: TrackedOrder, filled: number, nowMs: number): void {
+    if (!TERMINAL.has(o.state)) return;
+    o.filled = Math.max(o.filled, filled);
+    this.move(o, o.filled > 0 ? 'partially_filled' : 'live', nowMs);
   }
 
   /** A user-channel order event. Ambiguous orders are matched by their terms (the venue never saw our client id). */

@@ -42,6 +42,7 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
     const known = engine.orders.byVenueId(vo.orderId);
     if (known) {
       if (known.state === 'ambiguous' || known.state === 'pending_new') engine.orders.bind(known, vo.orderId, now());
+      else engine.orders.reopen(known, vo.sizeMatched, now());
       continue;
     }
     const unbound = engine.orders.matchUnbound(vo.tokenId, vo.side, vo.price, vo.originalSize);

@@ -43,13 +43,27 @@ describe('order state machine', () => {
     expect(o.error).toBe('INVALID_POST_ONLY_ORDER');
   });
 
-  it('a refused cancel restores the previous state', () => {
+  it('a failed cancel request restores the previous state; a venue refusal ends the order', () => {
     const tr = new OrderTracker();
     const o = tr.create({ clientId: 'c1', ...base });
     tr.placeResult({ clientId: 'c1', ok: true, orderId: 'X', status: 'live' }, 1);
     tr.cancelSent(o, 2);
-    tr.cancelRefused('X', 'not found', 3);
+    tr.cancelRefused('X', 'socket hang up', 3);
     expect(o.state).toBe('live');
+    tr.cancelSent(o, 4);
+    tr.cancelRefused('X', 'already canceled or matched', 5, true);
+    expect(o.state).toBe('canceled');
+    // a late trade still fills it
+    tr.applyFill('X', 1000, 6);
+    expect(o.state).toBe('filled');
+    // and reconciliation can bring back an order the venue still lists
+    const p = tr.create({ clientId: 'c2', ...base, price: 4000 });
+    tr.placeResult({ clientId: 'c2', ok: true, orderId: 'Y2', status: 'live' }, 1);
+    tr.cancelSent(p, 2);
+    tr.cancelRefused('Y2', 'market closed', 3, true);
+    tr.reopen(p, 0, 4);
+    expect(p.state).toBe('live');
+    expect([...tr.open()]).toContain(p);
   });
 
   it('ambiguous submit is settled by the user channel, matched by its terms', () => {
