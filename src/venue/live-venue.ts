@@ -151,11 +151,14 @@ function expandTrade(t: Trade, out: VenueTrade[]): void {
     const mp = priceUnits(typeof m.price === 'string' || typeof m.price === 'number' ? m.price : '');
     const ms = sizeUnits(typeof m.matched_amount === 'string' || typeof m.matched_amount === 'number' ? m.matched_amount : '');
     if (mp < 0 || ms < 0) continue;
-    const side: Side = m.side === 'BUY' || m.side === 'SELL' ? m.side : t.side === 'BUY' ? 'SELL' : 'BUY';
+    const tokenId = typeof m.asset_id === 'string' ? m.asset_id : t.asset_id;
+    // Older trades omit the maker's side: against the same token the maker took the other side;
+    // on the complement token (a mint or merge match) it did the same as the taker.
+    const side: Side = m.side === 'BUY' || m.side === 'SELL' ? m.side : tokenId !== t.asset_id ? t.side : t.side === 'BUY' ? 'SELL' : 'BUY';
     out.push({
       tradeId: t.id,
       orderId: m.order_id,
-      tokenId: typeof m.asset_id === 'string' ? m.asset_id : t.asset_id,
+      tokenId,
       market,
       side,
       price: mp,
