@@ -8,6 +8,7 @@ import type { Duplex } from 'node:stream';
 import type { Clock } from '../engine/clock.js';
 import type { Rng } from '../engine/rng.js';
 import { parseCryptoFilter } from '../feed/price-stream.js';
+import { ConnectionSet } from './ws-conns.js';
 
 const START: Record<string, number> = { btcusdt: 95_000, ethusdt: 3_500, solusdt: 180, xrpusdt: 2.5 };
 const CHAINLINK: Record<string, string> = { 'btc/usd': 'btcusdt', 'eth/usd': 'ethusdt', 'sol/usd': 'solusdt', 'xrp/usd': 'xrpusdt' };
@@ -26,7 +27,7 @@ interface Conn {
 
 export class PriceFeed {
   private readonly wss = new WebSocketServer({ noServer: true });
-  private readonly conns = new Set<Conn>();
+  private readonly conns = new ConnectionSet<Conn>();
   private readonly values = new Map<string, number>();
   private readonly history = new Map<string, Array<{ timestamp: number; value: number }>>();
   private timer: number | undefined;
@@ -49,8 +50,6 @@ export class PriceFeed {
       const c: Conn = { ws, subs: [] };
       this.conns.add(c);
       ws.on('message', (d: RawData) => this.onMessage(c, d.toString()));
-      ws.on('close', () => this.conns.delete(c));
-      ws.on('error', () => this.conns.delete(c));
     });
   }
 
@@ -112,11 +111,9 @@ export class PriceFeed {
     }
   }
 
+  /** Drops every connection abruptly (a fault); returns how many. */
   dropAll(): number {
-    const n = this.conns.size;
-    for (const c of this.conns) c.ws.terminate();
-    this.conns.clear();
-    return n;
+    return this.conns.dropAll();
   }
 
   close(): void {

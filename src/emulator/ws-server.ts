@@ -13,6 +13,7 @@ import type { KeyRegistry } from './keys.js';
 import type { EmuMarket, MarketFrame } from './market.js';
 import { SyntheticMarket } from './synthetic-market.js';
 import { formatPrice } from '../core/units.js';
+import { ConnectionSet } from './ws-conns.js';
 
 export type ChannelKind = 'market' | 'user' | 'all';
 
@@ -40,7 +41,7 @@ export interface WsHubOptions {
 
 export class WsHub {
   private readonly wss = new WebSocketServer({ noServer: true });
-  private readonly conns = new Set<Conn>();
+  private readonly conns = new ConnectionSet<Conn>();
   private readonly lastTop = new Map<string, string>();
   /** Counters a test or status line can read. */
   readonly stats = { connections: 0, framesSent: 0, badMessages: 0, slowDropped: 0 };
@@ -59,8 +60,6 @@ export class WsHub {
       if (isBinary) return void this.stats.badMessages++;
       this.onMessage(c, data.toString());
     });
-    ws.on('close', () => this.conns.delete(c));
-    ws.on('error', () => this.conns.delete(c));
   }
 
   private send(c: Conn, text: string): void {
@@ -181,10 +180,7 @@ export class WsHub {
 
   /** Drops every connection abruptly (a fault); returns how many. */
   dropAll(): number {
-    const n = this.conns.size;
-    for (const c of this.conns) c.ws.terminate();
-    this.conns.clear();
-    return n;
+    return this.conns.dropAll();
   }
 
   close(): void {

@@ -9,9 +9,18 @@ export interface Clock {
   cancel(handle: number): void;
 }
 
+export interface WallClockOptions {
+  /** Timers keep the process alive (a CLI request waiting for a rate-limit slot must not exit). */
+  keepAlive?: boolean;
+}
+
 export class WallClock implements Clock {
   private next = 1;
   private readonly timers = new Map<number, NodeJS.Timeout>();
+  private readonly keepAlive: boolean;
+  constructor(opts: WallClockOptions = {}) {
+    this.keepAlive = opts.keepAlive ?? false;
+  }
   now(): number {
     return Date.now();
   }
@@ -21,7 +30,7 @@ export class WallClock implements Clock {
       this.timers.delete(h);
       fn();
     }, Math.max(0, atMs - Date.now()));
-    t.unref?.();
+    if (!this.keepAlive) t.unref?.();
     this.timers.set(h, t);
     return h;
   }

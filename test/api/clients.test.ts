@@ -5,7 +5,8 @@ import { DataClient } from '../../src/api/data-client.js';
 import { ContentClient } from '../../src/api/content-client.js';
 import { Limiter } from '../../src/api/limiter.js';
 import { Transport } from '../../src/api/transport.js';
-import { RefWallClock, createClients } from '../../src/api/index.js';
+import { createClients } from '../../src/api/index.js';
+import { WallClock } from '../../src/engine/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { ResponseShapeError } from '../../src/core/errors.js';
 import { fixture, send, startServer, testHttp, testRetry, type Received, type TestServer } from './http-server.js';
@@ -92,7 +93,7 @@ beforeAll(async () => {
     }
     send(res, 200, n++ % 2 ? { success: true, data: body } : body);
   });
-  const limiter = new Limiter({ clock: new RefWallClock() });
+  const limiter = new Limiter({ clock: new WallClock({ keepAlive: true }) });
   const t = (api: 'clob' | 'gamma' | 'data' | 'content', prefix: string) => {
     const x = new Transport({ api, baseUrl: srv.url + prefix, http: testHttp, retry: testRetry, limiter });
     transports.push(x);
@@ -224,7 +225,7 @@ describe('GammaClient (every endpoint)', () => {
   });
   it('a market with a malformed clobTokenIds string is a ResponseShapeError', async () => {
     const s = await startServer((_r, res) => send(res, 200, [{ ...gammaMarket, clobTokenIds: '[not json' }]));
-    const g = new GammaClient(new Transport({ api: 'gamma', baseUrl: s.url, http: testHttp, retry: testRetry, limiter: new Limiter({ clock: new RefWallClock() }) }));
+    const g = new GammaClient(new Transport({ api: 'gamma', baseUrl: s.url, http: testHttp, retry: testRetry, limiter: new Limiter({ clock: new WallClock({ keepAlive: true }) }) }));
     try {
       await expect(g.listMarkets()).rejects.toBeInstanceOf(ResponseShapeError);
     } finally {
@@ -238,7 +239,7 @@ describe('GammaClient (every endpoint)', () => {
       const k = off < 4 ? 2 : 1;
       send(res, 200, Array.from({ length: k }, (_, i) => ({ ...gammaMarket, id: String(off + i) })));
     });
-    const g = new GammaClient(new Transport({ api: 'gamma', baseUrl: s.url, http: testHttp, retry: testRetry, limiter: new Limiter({ clock: new RefWallClock() }) }));
+    const g = new GammaClient(new Transport({ api: 'gamma', baseUrl: s.url, http: testHttp, retry: testRetry, limiter: new Limiter({ clock: new WallClock({ keepAlive: true }) }) }));
     try {
       const ids: string[] = [];
       for await (const m of g.iterateMarkets({ active: true }, 2)) ids.push(m.id);
@@ -285,7 +286,7 @@ describe('DataClient and ContentClient (every endpoint)', () => {
   it('a wrong shape is a ResponseShapeError naming the field', async () => {
     await expect(data.userStats('0xnope')).rejects.toThrow(/404|no route/);
     const s = await startServer((_r, res) => send(res, 200, { minimum_tick_size: '0.01' }));
-    const c = new ClobClient(new Transport({ api: 'clob', baseUrl: s.url, http: testHttp, retry: testRetry, limiter: new Limiter({ clock: new RefWallClock() }) }));
+    const c = new ClobClient(new Transport({ api: 'clob', baseUrl: s.url, http: testHttp, retry: testRetry, limiter: new Limiter({ clock: new WallClock({ keepAlive: true }) }) }));
     try {
       await expect(c.getTickSize('1')).rejects.toThrow(/minimum_tick_size/);
     } finally {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Transport, type RequestSpec } from '../../src/api/transport.js';
 import { Limiter } from '../../src/api/limiter.js';
 import { resetAtMs } from '../../src/api/envelope.js';
-import { RefWallClock } from '../../src/api/index.js';
+import { WallClock } from '../../src/engine/clock.js';
 import { AmbiguousSubmitError, ApiError, RateLimitError, TransportError } from '../../src/core/errors.js';
 import { fixture, send, startServer, testHttp, testRetry, type Handler, type TestServer } from './http-server.js';
 
@@ -21,7 +21,7 @@ function transport(opts: { apiKey?: string; attempts?: number; limiter?: Limiter
     baseUrl: srv.url,
     http: testHttp,
     retry: { ...testRetry, attempts: opts.attempts ?? testRetry.attempts },
-    limiter: opts.limiter ?? new Limiter({ clock: new RefWallClock() }),
+    limiter: opts.limiter ?? new Limiter({ clock: new WallClock({ keepAlive: true }) }),
     apiKey: opts.apiKey,
   });
 }
@@ -150,7 +150,7 @@ describe('transport: ambiguous submits are never re-sent', () => {
 describe('transport: 429', () => {
   it('429 with headers pauses the scope, then succeeds', async () => {
     let n = 0;
-    const limiter = new Limiter({ clock: new RefWallClock() });
+    const limiter = new Limiter({ clock: new WallClock({ keepAlive: true }) });
     const t0 = Date.now();
     const r = await run(
       { method: 'GET', path: '/book' },
@@ -165,7 +165,7 @@ describe('transport: 429', () => {
   });
   it('the 429 pauses the scope whose limit X-RateLimit-Limit names', async () => {
     let n = 0;
-    const limiter = new Limiter({ clock: new RefWallClock(), scale: 0.5 });
+    const limiter = new Limiter({ clock: new WallClock({ keepAlive: true }), scale: 0.5 });
     const r = await run(
       { method: 'GET', path: '/book' },
       (_q, res) => (++n === 1 ? send(res, 429, { error: 'rate limited' }, { 'X-RateLimit-Limit': '7500', 'X-RateLimit-Reset': '0.05' }) : send(res, 200, { ok: 1 })),
