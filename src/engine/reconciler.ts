@@ -1,7 +1,16 @@
 // Reconciler: turns "quotes wanted" and "orders working" into cancels and places, per token and
 // side. An order within tolerance of a wanted quote is kept (it keeps its queue position: a
-// needless cancel-and-replace is a defect). Orders in flight are never touched, and count toward
-// the per-side cap so we never have more than maxOrdersPerSide working.
+// needless cancel-and-replace is a defect). The rules for orders whose request is still out:
+//  - In flight (pending_new, ambiguous, or live without a venue id yet): possibly live. It
+//    satisfies a wanted quote it matches exactly like a working order would (never placed twice
+//    when the order-entry latency exceeds the debounce), cannot be cancelled yet (no id), and
+//    counts toward maxOrdersPerSide whether it matches or not.
+//  - Pending cancel: on its way out. It matches nothing and is never cancelled again, and does
+//    not count toward maxOrdersPerSide, so its replacement goes out at once. It may still fill,
+//    so the risk gate keeps counting it (position and open-order limits, risk-inputs.ts). A wanted
+//    quote at its exact token/side/price waits for the cancel to land: two of our orders never
+//    rest at one price.
+// Wanted quotes at one token/side/price are merged into one order (sizes added).
 import type { Side } from '../feed/events.js';
 import type { Quote } from './strategy.js';
 import type { TrackedOrder } from './orders.js';
@@ -16,16 +25,38 @@ export interface ReconcilerConfig {
 export interface ReconcileResult {
   cancels: TrackedOrder[];
   places: Quote[];
+  /** Wanted quotes satisfied by an order we have (working or in flight). */
   kept: number;
 }
 
-/** Orders we can cancel or keep: acknowledged by the venue and still working. */
-function isWorking(o: TrackedOrder): boolean {
-  return (o.state === 'live' || o.state === 'partially_filled') && o.orderId !== undefined;
+/** What the reconciler may do with an order. */
+type Role = 'working' | 'inflight' | 'cancelling' | 'done';
+
+function roleOf(o: TrackedOrder): Role {
+  switch (o.state) {
+    case 'live':
+    case 'partially_filled':
+      // Acknowledged without an id (the answer lacked one): cannot be cancelled yet.
+      return o.orderId !== undefined ? 'working' : 'inflight';
+    case 'pending_new':
+    case 'ambiguous':
+      return 'inflight';
+    case 'pending_cancel':
+      return 'cancelling';
+    default:
+      return 'done';
+  }
 }
-/** Sent, answer not yet in (or unclear): leave alone, but count it. */
-function isInFlight(o: TrackedOrder): boolean {
-  return o.state === 'pending_new' || o.state === 'ambiguous' || (o.state === 'live' && o.orderId === undefined);
+
+interface SideGroup {
+  token: string;
+  side: Side;
+  want: Quote[];
+  /** Working orders first, then in-flight ones (a want prefers an order it can keep for sure). */
+  working: TrackedOrder[];
+  inflight: TrackedOrder[];
+  /** Prices of our orders with a cancel out. */
+  cancelling: number[];
 }
 
 /** Better price first: higher bids, lower asks. */
@@ -43,62 +74,83 @@ export class Reconciler {
     res.cancels.length = 0;
     res.places.length = 0;
     res.kept = 0;
-    const groups = new Map<string, { token: string; side: Side; want: Quote[]; work: TrackedOrder[]; inflight: number }>();
-    const group = (token: string, side: Side) => {
+    const groups = new Map<string, SideGroup>();
+    const group = (token: string, side: Side): SideGroup => {
       const k = token + side;
       let g = groups.get(k);
       if (!g) {
-        g = { token, side, want: [], work: [], inflight: 0 };
+        g = { token, side, want: [], working: [], inflight: [], cancelling: [] };
         groups.set(k, g);
       }
       return g;
     };
     for (const q of wanted) group(q.tokenId, q.side).want.push(q);
     for (const o of orders) {
-      if (isWorking(o)) group(o.tokenId, o.side).work.push(o);
-      else if (isInFlight(o)) group(o.tokenId, o.side).inflight++;
+      const role = roleOf(o);
+      if (role === 'working') group(o.tokenId, o.side).working.push(o);
+      else if (role === 'inflight') group(o.tokenId, o.side).inflight.push(o);
+      else if (role === 'cancelling') group(o.tokenId, o.side).cancelling.push(o.price);
     }
-    for (const g of groups.values()) this.side(g.want, g.work, g.inflight, tickOf(g.token), g.side, res);
+    for (const g of groups.values()) this.side(g, tickOf(g.token), res);
     return res;
   }
 
-  private side(want: Quote[], work: TrackedOrder[], inflight: number, tick: number, side: Side, res: ReconcileResult): void {
+  private side(g: SideGroup, tick: number, res: ReconcileResult): void {
     const cfg = this.cfg;
-    want.sort(better(side));
+    const want = mergeSamePrice(g.want.sort(better(g.side)));
     if (want.length > cfg.maxOrdersPerSide) want.length = cfg.maxOrdersPerSide;
+    const nWorking = g.working.length;
+    const have = nWorking && g.inflight.length ? g.working.concat(g.inflight) : nWorking ? g.working : g.inflight;
     const priceTol = cfg.priceToleranceTicks * (tick > 0 ? tick : 1);
-    const keep = new Array<boolean>(work.length).fill(false);
+    const keep = new Array<boolean>(have.length).fill(false);
     const satisfied = new Array<boolean>(want.length).fill(false);
     // Two passes: exact price first, so a tolerance match never steals an exact one.
     for (let pass = 0; pass < 2; pass++) {
       for (let i = 0; i < want.length; i++) {
         if (satisfied[i]) continue;
         const q = want[i];
-        for (let j = 0; j < work.length; j++) {
+        for (let j = 0; j < have.length; j++) {
           if (keep[j]) continue;
-          const o = work[j];
+          const o = have[j];
           const dp = Math.abs(o.price - q.price);
           if (pass === 0 ? dp !== 0 : dp > priceTol) continue;
           const remaining = o.size - o.filled;
           if (Math.abs(remaining - q.size) > cfg.sizeTolerance * q.size) continue;
           keep[j] = true;
           satisfied[i] = true;
+          res.kept++;
           break;
         }
       }
     }
-    let kept = 0;
-    for (let j = 0; j < work.length; j++) {
-      if (keep[j]) kept++;
-      else res.cancels.push(work[j]);
+    let keptWorking = 0;
+    for (let j = 0; j < nWorking; j++) {
+      if (keep[j]) keptWorking++;
+      else res.cancels.push(have[j]);
     }
-    res.kept += kept;
-    // Orders in flight may become live: the cap counts them.
-    let room = cfg.maxOrdersPerSide - kept - inflight;
+    // In-flight orders cannot be cancelled yet; matched or not, they may rest soon: the cap counts them.
+    let room = cfg.maxOrdersPerSide - keptWorking - g.inflight.length;
     for (let i = 0; i < want.length && room > 0; i++) {
       if (satisfied[i]) continue;
+      if (g.cancelling.length && g.cancelling.includes(want[i].price)) continue; // after the cancel lands
       res.places.push(want[i]);
       room--;
     }
   }
+}
+
+/** Sorted wants with one entry per price: equal prices become one quote with the sizes added. */
+function mergeSamePrice(want: Quote[]): Quote[] {
+  let w = 0;
+  for (let i = 0; i < want.length; i++) {
+    const q = want[i];
+    if (w > 0 && want[w - 1].price === q.price) {
+      const prev = want[w - 1];
+      want[w - 1] = { tokenId: prev.tokenId, side: prev.side, price: prev.price, size: prev.size + q.size };
+    } else {
+      want[w++] = q;
+    }
+  }
+  want.length = w;
+  return want;
 }

@@ -1,4 +1,7 @@
 // The engine state the risk gate reads, computed from the open orders and positions on demand.
+// Every non-terminal order counts as possibly live: in flight and ambiguous ones may rest any
+// moment, and one with a cancel out may still fill until the cancel lands. (The reconciler's
+// per-side cap, unlike these limits, lets a replacement go out beside a pending cancel.)
 import type { OrderTracker } from './orders.js';
 import type { Positions } from './positions.js';
 import type { RiskInputs } from './risk.js';

@@ -81,6 +81,84 @@ describe('reconciler', () => {
     expect(r.places).toEqual([q('BUY', 4900, 1000)]); // 3 - 2 in flight = 1 slot, best price first
   });
 
+  it('an order in flight at the wanted price and size satisfies the want: no second order, no cancel', () => {
+    const tr = new OrderTracker();
+    tr.create({ clientId: 'x1', tokenId: T, market: 'm', side: 'BUY', price: 4900, size: 1000, createdMs: 0 });
+    const r = new Reconciler(cfg).reconcile([q('BUY', 4900, 1000)], tr.open(), tick);
+    expect(r.places).toEqual([]);
+    expect(r.cancels).toEqual([]);
+    expect(r.kept).toBe(1);
+    // within the size tolerance, like a working order
+    const r2 = new Reconciler(cfg).reconcile([q('BUY', 4900, 1100)], tr.open(), tick);
+    expect(r2.places).toEqual([]);
+  });
+
+  it('an ambiguous order counts as possibly live: it satisfies its want and takes a slot', () => {
+    const tr = new OrderTracker();
+    tr.create({ clientId: 'x1', tokenId: T, market: 'm', side: 'BUY', price: 4900, size: 1000, createdMs: 0 });
+    tr.ambiguous('x1', 0);
+    const r = new Reconciler({ ...cfg, maxOrdersPerSide: 2 }).reconcile([q('BUY', 4900, 1000), q('BUY', 4800, 1000), q('BUY', 4700, 1000)], tr.open(), tick);
+    expect(r.places).toEqual([q('BUY', 4800, 1000)]);
+    expect(r.cancels).toEqual([]);
+  });
+
+  it('a working order is kept in preference to an in-flight one at the same price', () => {
+    const tr = new OrderTracker();
+    liveOrder(tr, 'BUY', 4900, 1000, 'a');
+    tr.create({ clientId: 'x1', tokenId: T, market: 'm', side: 'BUY', price: 4900, size: 1000, createdMs: 0 });
+    const r = new Reconciler(cfg).reconcile([q('BUY', 4900, 1000)], tr.open(), tick);
+    expect(r.cancels).toEqual([]); // the live one keeps its queue place; the in-flight one is cancelled once it has an id
+    expect(r.places).toEqual([]);
+    expect(r.kept).toBe(1);
+  });
+
+  it('an in-flight order that matches nothing is left alone but holds its slot until it can be cancelled', () => {
+    const tr = new OrderTracker();
+    const x = tr.create({ clientId: 'x1', tokenId: T, market: 'm', side: 'BUY', price: 4500, size: 1000, createdMs: 0 });
+    const rc = new Reconciler({ ...cfg, maxOrdersPerSide: 1 });
+    let r = rc.reconcile([q('BUY', 4900, 1000)], tr.open(), tick);
+    expect(r.cancels).toEqual([]);
+    expect(r.places).toEqual([]);
+    tr.placeResult({ clientId: x.clientId, ok: true, orderId: 'x', status: 'live' }, 1);
+    r = rc.reconcile([q('BUY', 4900, 1000)], tr.open(), tick);
+    expect(r.cancels.map((o) => o.orderId)).toEqual(['x']);
+    expect(r.places).toEqual([q('BUY', 4900, 1000)]);
+  });
+
+  it('a pending cancel is not sent again and does not hold a slot; its own price waits for the cancel', () => {
+    const tr = new OrderTracker();
+    const a = liveOrder(tr, 'BUY', 4800, 1000, 'a');
+    tr.cancelSent(a, 1);
+    const rc = new Reconciler({ ...cfg, maxOrdersPerSide: 1 });
+    // the replacement at another price goes out at once
+    let r = rc.reconcile([q('BUY', 4900, 1000)], tr.open(), tick);
+    expect(r.cancels).toEqual([]);
+    expect(r.places).toEqual([q('BUY', 4900, 1000)]);
+    // wanting the cancelled price back: not placed while the old order may still rest there
+    r = rc.reconcile([q('BUY', 4800, 1000)], tr.open(), tick);
+    expect(r.cancels).toEqual([]);
+    expect(r.places).toEqual([]);
+    tr.canceled('a', 2);
+    r = rc.reconcile([q('BUY', 4800, 1000)], tr.open(), tick);
+    expect(r.places).toEqual([q('BUY', 4800, 1000)]);
+  });
+
+  it('a cancel that failed puts the order back: it is matched (or cancelled) again', () => {
+    const tr = new OrderTracker();
+    const a = liveOrder(tr, 'BUY', 4800, 1000, 'a');
+    tr.cancelSent(a, 1);
+    tr.cancelRefused('a', 'timeout', 2);
+    const r = new Reconciler(cfg).reconcile([q('BUY', 4800, 1000)], tr.open(), tick);
+    expect(r.cancels).toEqual([]);
+    expect(r.places).toEqual([]);
+  });
+
+  it('wanted quotes at one price become one order with the sizes added', () => {
+    const tr = new OrderTracker();
+    const r = new Reconciler(cfg).reconcile([q('BUY', 4900, 1000), q('BUY', 4800, 500), q('BUY', 4900, 700)], tr.open(), tick);
+    expect(r.places).toEqual([q('BUY', 4900, 1700), q('BUY', 4800, 500)]);
+  });
+
   it('never wants more than maxOrdersPerSide per side', () => {
     const tr = new OrderTracker();
     const wanted = [5, 4, 3, 2, 1].map((i) => q('BUY', 4000 + i * 100, 1000));

@@ -3,6 +3,9 @@ import { RiskGate, type RiskInputs } from '../../src/engine/risk.js';
 import { silentLogger } from '../../src/core/log.js';
 import type { MarketMeta, Quote } from '../../src/engine/strategy.js';
 import { makeBook } from './helpers.js';
+import { OrderTracker } from '../../src/engine/orders.js';
+import { Positions } from '../../src/engine/positions.js';
+import { riskInputs } from '../../src/engine/risk-inputs.js';
 
 const cfg = {
   maxPositionPerToken: 100,
@@ -140,5 +143,26 @@ describe('risk gate', () => {
     g.recordResult(false, 2);
     for (let i = 0; i < 4; i++) expect(g.recordResult(true, 20_000 + i)).toBeUndefined();
     expect(g.halted).toBeUndefined();
+  });
+
+  it('counts orders in flight, ambiguous and with a cancel out as open (each may rest or fill)', () => {
+    const tr = new OrderTracker();
+    const mk = (id: string, price: number) => tr.create({ clientId: id, tokenId: 'Y', market: 'm', side: 'BUY', price, size: 1000, createdMs: 0 });
+    mk('p', 4000); // pending_new
+    mk('a', 4100);
+    tr.ambiguous('a', 0);
+    const c = mk('c', 4200);
+    tr.placeResult({ clientId: 'c', ok: true, orderId: 'oc', status: 'live' }, 0);
+    tr.cancelSent(c, 1);
+    const s = riskInputs(tr, new Positions(), () => 5000);
+    expect(s.openOrders()).toBe(3);
+    expect(s.openBuy('Y')).toBe(3000);
+    expect(s.openNotional()).toBe((4000 + 4100 + 4200) * 1000);
+    const g = new RiskGate({ ...cfg, maxOpenOrders: 3 }, silentLogger);
+    g.begin();
+    expect(g.checkPlace(buy(500), m, s, 0)).toBe('max_open_orders');
+    tr.canceled('oc', 2);
+    g.begin();
+    expect(g.checkPlace(buy(500), m, s, 0)).toBeUndefined();
   });
 });

@@ -1,0 +1,145 @@
+// Orders in flight (sent, not yet acknowledged) when the order-entry latency exceeds the debounce:
+// the engine must never stack identical orders, whether resting at the venue or in one batch.
+import { describe, it, expect } from 'vitest';
+import { Engine } from '../../src/engine/engine.js';
+import { VirtualClock } from '../../src/engine/clock.js';
+import { SeededRng } from '../../src/engine/rng.js';
+import { Limiter } from '../../src/api/limiter.js';
+import { BookMirror } from '../../src/book/mirror.js';
+import { SimulatedVenue, type SimulatedVenueOptions } from '../../src/venue/simulated-venue.js';
+import { loadStrategy } from '../../src/engine/loader.js';
+import { silentLogger } from '../../src/core/log.js';
+import { loadConfig } from '../../src/config.js';
+import type { BookEvent, MarketEvent } from '../../src/feed/events.js';
+import type { OrderRequest, PlaceResult } from '../../src/venue/types.js';
+import type { MarketMeta } from '../../src/engine/strategy.js';
+import { lv } from './helpers.js';
+
+const Y = '111';
+const N = '222';
+const M = '0xmarket';
+const meta: MarketMeta = { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false };
+
+/** Records every place batch it is sent. */
+class BatchRecordingVenue extends SimulatedVenue {
+  readonly batches: OrderRequest[][] = [];
+  constructor(o: SimulatedVenueOptions) {
+    super(o);
+  }
+  override placeOrders(reqs: OrderRequest[]): Promise<PlaceResult[]> {
+    this.batches.push(reqs.slice());
+    return super.placeOrders(reqs);
+  }
+}
+
+function bookEv(asset: string, bid: number, ask: number, t: number): BookEvent {
+  return {
+    type: 'book', market: M, assetId: asset, timestampMs: t, timestampStr: String(t), hash: '',
+    bids: [lv(bid - 100, 10_000), lv(bid, 10_000)], asks: [lv(ask + 100, 10_000), lv(ask, 10_000)], tickSize: 100, tickSizeStr: '0.01',
+  };
+}
+const books = (bid: number, ask: number, t: number): MarketEvent[] => [bookEv(Y, bid, ask, t), bookEv(N, 10_000 - ask, 10_000 - bid, t)];
+const key = (o: { tokenId: string; side: string; price: number }): string => `${o.tokenId} ${o.side} ${o.price}`;
+
+/** Duplicated token/side/price keys in a list of orders. */
+function duplicates(os: ReadonlyArray<{ tokenId: string; side: string; price: number }>): string[] {
+  const seen = new Set<string>();
+  const dup: string[] = [];
+  for (const o of os) {
+    const k = key(o);
+    if (seen.has(k)) dup.push(k);
+    seen.add(k);
+  }
+  return dup;
+}
+
+async function setup(latencyMs: number, debounceMs: number) {
+  const cfg = loadConfig({ env: {} });
+  const clock = new VirtualClock(1_700_000_000_000);
+  const limiter = new Limiter({ clock });
+  const venue = new BatchRecordingVenue({
+    clock, markets: [{ conditionId: M, tokens: [Y, N], tick: 100, minSize: 500 }],
+    orderLatencyMs: latencyMs, cancelLatencyMs: latencyMs, makerFeeBps: 0, takerFeeBps: 0, queueModel: false,
+  });
+  const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
+  const strategy = await loadStrategy('bands', { bands: [{ distance: 0.01, size: 10 }, { distance: 0.03, size: 20 }], skewPerShare: 0 });
+  const engine = new Engine({
+    clock, rng: new SeededRng(1), log: silentLogger, venue, limiter, recordLimiterUse: true, books: mirror, applyMarketEvents: true, strategy,
+    config: { reconciler: { ...cfg.reconciler, debounceMs }, risk: { ...cfg.risk, staleBookMs: 3_600_000 }, scheduler: cfg.scheduler },
+    markets: [meta],
+  });
+  /** Moves virtual time to `to`, firing timers in order and letting promise callbacks run after each. */
+  const advance = async (to: number): Promise<void> => {
+    for (let guard = 0; guard < 100_000; guard++) {
+      const at = clock.nextTimerAt();
+      if (at > to) break;
+      clock.advanceTo(at);
+      await new Promise((r) => setImmediate(r));
+    }
+    clock.advanceTo(to);
+    await new Promise((r) => setImmediate(r));
+  };
+  const feed = (evs: MarketEvent[]): void => {
+    for (const e of evs) {
+      venue.onMarketEvent(e);
+      engine.handleMarketEvent(e);
+    }
+  };
+  /** stop() waits for its cancel-all, which needs virtual time to pass. */
+  const stop = async (): Promise<void> => {
+    const done = engine.stop();
+    await advance(clock.now() + 2 * latencyMs + 10);
+    await done;
+  };
+  return { engine, venue, clock, advance, feed, stop };
+}
+
+describe('engine: orders in flight longer than the debounce', () => {
+  it('never rests two orders at one token/side/price and never sends a duplicate in a batch', async () => {
+    const { engine, venue, clock, advance, feed, stop } = await setup(200, 100);
+    const rng = new SeededRng(3);
+    let mid = 5000;
+    feed(books(mid - 100, mid + 100, clock.now()));
+    engine.start();
+    let restingChecks = 0;
+    for (let i = 0; i < 400; i++) {
+      await advance(clock.now() + 30);
+      // mostly the same book (requotes that should keep what is in flight), sometimes a move
+      if (i % 10 === 0) mid = Math.max(3000, Math.min(7000, mid + (rng.int(0, 2) - 1) * 100));
+      feed(books(mid - 100, mid + 100, clock.now()));
+      if (i % 7 === 0) feed([{ type: 'last_trade_price', market: M, assetId: Y, price: mid - 200, size: 1500, side: 'SELL', feeRateBps: 0, timestampMs: clock.now() }]);
+      if (i % 11 === 0) feed([{ type: 'last_trade_price', market: M, assetId: N, price: 10_000 - mid - 200, size: 1500, side: 'SELL', feeRateBps: 0, timestampMs: clock.now() }]);
+      const resting = await venue.openOrders();
+      expect(duplicates(resting), `resting at ${i}`).toEqual([]);
+      restingChecks += resting.length;
+    }
+    await advance(clock.now() + 1000);
+    for (const b of venue.batches) expect(duplicates(b)).toEqual([]);
+    // a real run: many requotes, orders moved, some filled, and orders rested most of the time
+    expect(engine.counters.requotes).toBeGreaterThan(100);
+    expect(venue.batches.length).toBeGreaterThan(10);
+    expect(engine.ledger.count()).toBeGreaterThan(5);
+    expect(restingChecks).toBeGreaterThan(400);
+    // at most maxOrdersPerSide of ours per token and side at any time
+    const perSide = new Map<string, number>();
+    for (const o of await venue.openOrders()) perSide.set(o.tokenId + o.side, (perSide.get(o.tokenId + o.side) ?? 0) + 1);
+    for (const n of perSide.values()) expect(n).toBeLessThanOrEqual(3);
+    await stop();
+  });
+
+  it('a steady book is quoted once: an order in flight satisfies the same quote wanted again', async () => {
+    const { engine, venue, clock, advance, feed, stop } = await setup(200, 50);
+    feed(books(4900, 5100, clock.now()));
+    engine.start();
+    for (let i = 0; i < 40; i++) {
+      await advance(clock.now() + 25);
+      feed(books(4900, 5100, clock.now()));
+    }
+    await advance(clock.now() + 500);
+    // two bands, two sides: four orders, each sent once, none cancelled
+    expect(engine.scheduler.stats.ordersSent).toBe(4);
+    expect(engine.scheduler.stats.cancelsSent).toBe(0);
+    expect((await venue.openOrders()).length).toBe(4);
+    await stop();
+  });
+});
