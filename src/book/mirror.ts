@@ -2,7 +2,8 @@
 // sync. A snapshot replaces the book; deltas before it are ignored; tick_size_change drops it.
 // The venue hash (wire-formats.md section 5) is checked on every snapshot and once per timestamp
 // group of price_change messages (the group shares the hash of the state after all of it), so a
-// group is verified when it closes: a different timestamp, a snapshot, or flush(). A mismatch or
+// group is verified when it closes: a different timestamp, a snapshot, or flush(). verifyEvery N
+// samples: every Nth group and snapshot per token (a backtest may; live checks all). A mismatch or
 // gap marks the token out of sync, tells listeners and asks the owner to resync.
 //
 // Complement seeding: the market channel sends a snapshot per subscribed token, but a capture may
@@ -46,7 +47,7 @@ export interface TokenStats {
 }
 
 export interface MirrorOptions {
-  /** 1 = verify every timestamp group, N = every Nth group per token, 0 = never. Snapshots: always unless 0. */
+  /** 1 = verify every snapshot and timestamp group, N = every Nth group and snapshot per token (a token's first snapshot always), 0 = never. */
   verifyEvery?: number;
   /** Time source for book age (engine clock); default Date.now. */
   now?: () => number;
@@ -228,7 +229,8 @@ export class BookMirror {
     st.snapshotTsMs = ev.timestampMs;
     st.live = true;
     st.book.setInSync(true);
-    if (this.verifyEvery > 0 && ev.hash !== '') this.verify(st, ev.timestampStr, ev.hash);
+    // sampled (verifyEvery N > 1, e.g. a backtest): a token's 1st, N+1th, 2N+1th... snapshot
+    if (this.verifyEvery > 0 && ev.hash !== '' && (st.stats.snapshots - 1) % this.verifyEvery === 0) this.verify(st, ev.timestampStr, ev.hash);
     this.notify(st, ++this.seq);
   }
 

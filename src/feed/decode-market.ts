@@ -5,6 +5,7 @@ import type { Logger } from '../core/log.js';
 import { parsePrice, parseSize } from '../core/units.js';
 import type { BookEvent, MarketEvent, PriceChangeEntry, Side, WireLevel } from './events.js';
 import { DecodeStats, FieldError, optStr, reqStr, toMs, type Json } from './decode-stats.js';
+import { decodeFrame } from './decode-frame.js';
 
 export function createMarketDecodeStats(log?: Logger): DecodeStats {
   return new DecodeStats('market', log);
@@ -224,46 +225,5 @@ function strArray(v: unknown, field: string): string[] {
  * rejected frame). A bad event inside an array is skipped alone; its siblings still decode.
  */
 export function decodeMarketFrame(frame: string, out: MarketEvent[], stats: DecodeStats): number {
-  stats.frames++;
-  if (frame === 'PONG' || frame === 'pong') {
-    stats.pongs++;
-    return 0;
-  }
-  let v: unknown;
-  try {
-    v = JSON.parse(frame);
-  } catch {
-    stats.reject('malformed_json', frame);
-    return 0;
-  }
-  if (Array.isArray(v)) {
-    let n = 0;
-    for (let i = 0; i < v.length; i++) n += one(v[i], frame, out, stats);
-    return n;
-  }
-  return one(v, frame, out, stats);
-}
-
-function one(v: unknown, frame: string, out: MarketEvent[], stats: DecodeStats): number {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) {
-    stats.reject('not_an_object', frame);
-    return 0;
-  }
-  try {
-    const ev = decodeEvent(v as Json);
-    if (typeof ev === 'string') {
-      stats.reject(ev, frame);
-      return 0;
-    }
-    out.push(ev);
-    stats.events++;
-    return 1;
-  } catch (e) {
-    if (e instanceof FieldError) {
-      stats.reject(`bad_field:${e.field}`, frame);
-      return 0;
-    }
-    stats.reject('decode_error', frame);
-    return 0;
-  }
+  return decodeFrame(frame, out, stats, decodeEvent);
 }

@@ -5,6 +5,7 @@ import type { Logger } from '../core/log.js';
 import { parsePrice, parseSize } from '../core/units.js';
 import type { MakerOrderFill, OrderEventKind, Side, TradeStatus, UserEvent, UserOrderEvent, UserTradeEvent } from './events.js';
 import { DecodeStats, FieldError, optStr, reqStr, toMs, type Json } from './decode-stats.js';
+import { decodeFrame } from './decode-frame.js';
 
 export function createUserDecodeStats(log?: Logger): DecodeStats {
   return new DecodeStats('user', log);
@@ -122,37 +123,5 @@ function decodeEvent(o: Json): UserEvent | string {
 
 /** Decodes one raw user-channel frame into `out`; returns events appended. Never throws. */
 export function decodeUserFrame(frame: string, out: UserEvent[], stats: DecodeStats): number {
-  stats.frames++;
-  if (frame === 'PONG' || frame === 'pong') {
-    stats.pongs++;
-    return 0;
-  }
-  let v: unknown;
-  try {
-    v = JSON.parse(frame);
-  } catch {
-    stats.reject('malformed_json', frame);
-    return 0;
-  }
-  const items = Array.isArray(v) ? v : [v];
-  let n = 0;
-  for (const it of items) {
-    if (typeof it !== 'object' || it === null || Array.isArray(it)) {
-      stats.reject('not_an_object', frame);
-      continue;
-    }
-    try {
-      const ev = decodeEvent(it as Json);
-      if (typeof ev === 'string') {
-        stats.reject(ev, frame);
-        continue;
-      }
-      out.push(ev);
-      stats.events++;
-      n++;
-    } catch (e) {
-      stats.reject(e instanceof FieldError ? `bad_field:${e.field}` : 'decode_error', frame);
-    }
-  }
-  return n;
+  return decodeFrame(frame, out, stats, decodeEvent);
 }

@@ -12,13 +12,20 @@ export class SimBook {
   private readonly taken: [Float64Array, Float64Array] = [new Float64Array(LEVELS), new Float64Array(LEVELS)];
   /** Best external bid (0 = none) and ask (10000 = none), ignoring the overlay. */
   private best: [number, number] = [0, PRICE_SCALE];
+  /** Per side, the lowest and highest price ever written since the last clear: a snapshot clears only that range. */
+  private lo: [number, number] = [LEVELS, LEVELS];
+  private hi: [number, number] = [-1, -1];
   /** False until the first snapshot: orders are refused (MARKET_NOT_READY) before. */
   ready = false;
 
   snapshot(bids: ReadonlyArray<{ price: number; size: number }>, asks: ReadonlyArray<{ price: number; size: number }>): void {
     for (let s = 0; s < 2; s++) {
-      this.sizes[s].fill(0);
-      this.taken[s].fill(0);
+      if (this.hi[s] >= this.lo[s]) {
+        this.sizes[s].fill(0, this.lo[s], this.hi[s] + 1);
+        this.taken[s].fill(0, this.lo[s], this.hi[s] + 1);
+      }
+      this.lo[s] = LEVELS;
+      this.hi[s] = -1;
     }
     this.best = [0, PRICE_SCALE];
     for (const l of bids) this.set('BUY', l.price, l.size);
@@ -32,6 +39,7 @@ export class SimBook {
     const s = side === 'BUY' ? 0 : 1;
     const old = this.sizes[s][price];
     this.sizes[s][price] = size;
+    this.written(s, price);
     this.taken[s][price] = 0; // the feed's own view of the level replaces our estimate
     if (s === 0) {
       if (size > 0 && price > this.best[0]) this.best[0] = price;
@@ -55,7 +63,14 @@ export class SimBook {
   }
 
   take(side: Side, price: number, size: number): void {
-    this.taken[side === 'BUY' ? 0 : 1][price] += size;
+    const s = side === 'BUY' ? 0 : 1;
+    this.taken[s][price] += size;
+    this.written(s, price);
+  }
+
+  private written(s: 0 | 1, price: number): void {
+    if (price < this.lo[s]) this.lo[s] = price;
+    if (price > this.hi[s]) this.hi[s] = price;
   }
 
   /** Best bid with liquidity left after the overlay; 0 when none. */

@@ -126,15 +126,16 @@ export class SimulatedVenue implements Venue {
         return;
       }
       case 'price_change': {
-        const touched = new Set<TokenState>();
+        // a message touches one or two tokens: a small array, not a Set per event
+        const touched: TokenState[] = [];
         for (const c of e.changes) {
           const t = this.tokens.get(c.assetId);
           if (!t) continue;
           t.book.set(c.side, c.price, c.size);
           for (const r of t.orders) if (r.o.side === c.side && r.o.price === c.price) r.q.onLevel(c.size);
-          touched.add(t);
+          if (!touched.includes(t)) touched.push(t);
         }
-        for (const t of touched) this.quoteThrough(t);
+        for (let i = 0; i < touched.length; i++) this.quoteThrough(touched[i]);
         return;
       }
       case 'last_trade_price':
