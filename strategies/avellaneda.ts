@@ -8,11 +8,10 @@ import { PRICE_SCALE, SIZE_SCALE } from '../src/core/units.js';
 import type { BookView } from '../src/book/view.js';
 import type { LastTradePriceEvent } from '../src/feed/events.js';
 import {
-  askQuote,
-  bidQuote,
-  passive,
-  toTick,
+  clamp,
+  quotePair,
   type Quote,
+  type QuotePairOptions,
   type Strategy,
   type StrategyContext,
   type StrategyModule,
@@ -42,7 +41,7 @@ export type AvellanedaParams = z.infer<typeof params>;
 export class Avellaneda implements Strategy {
   private readonly p: AvellanedaParams;
   private readonly out: Quote[] = [];
-  private readonly pair: [number, number] = [0, 0];
+  private readonly pairOpts: QuotePairOptions;
   /** Variance of the mid per second (price fraction squared). */
   variance: number;
   /** Mean distance of trades from the mid (price fraction). */
@@ -54,6 +53,7 @@ export class Avellaneda implements Strategy {
     this.p = p;
     this.variance = p.sigmaPerSec * p.sigmaPerSec;
     this.meanDistance = 1 / p.kappa;
+    this.pairOpts = { minBid: p.minPrice * PRICE_SCALE, maxAsk: p.maxPrice * PRICE_SCALE };
   }
 
   get kappa(): number {
@@ -103,21 +103,8 @@ export class Avellaneda implements Strategy {
     const g = p.gamma;
     const gs2t = g * this.variance * tau;
     const r = s - q * gs2t;
-    let spread = gs2t + (2 / g) * Math.log(1 + g / this.kappa);
-    if (spread < p.minSpread) spread = p.minSpread;
-    if (spread > p.maxSpread) spread = p.maxSpread;
-    const tick = ctx.market.tick;
-    const [bidPx, askPx] = passive(toTick((r - spread / 2) * PRICE_SCALE, tick, 'BUY'), toTick((r + spread / 2) * PRICE_SCALE, tick, 'SELL'), book, tick, this.pair);
-    if (bidPx >= askPx) return out;
-    const size = Math.round(p.size * SIZE_SCALE);
-    if (bidPx >= p.minPrice * PRICE_SCALE) {
-      const b = bidQuote(ctx, bidPx, size);
-      if (b) out.push(b);
-    }
-    if (askPx <= p.maxPrice * PRICE_SCALE) {
-      const a = askQuote(ctx, askPx, size);
-      if (a) out.push(a);
-    }
+    const spread = clamp(gs2t + (2 / g) * Math.log(1 + g / this.kappa), p.minSpread, p.maxSpread);
+    quotePair(ctx, book, (r - spread / 2) * PRICE_SCALE, (r + spread / 2) * PRICE_SCALE, Math.round(p.size * SIZE_SCALE), out, this.pairOpts);
     return out;
   }
 }

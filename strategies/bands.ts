@@ -5,12 +5,12 @@ import { z } from 'zod';
 import { PRICE_SCALE, SIZE_SCALE } from '../src/core/units.js';
 import type { BookView } from '../src/book/view.js';
 import {
-  askQuote,
-  bidQuote,
+  clamp,
   fairPrice,
-  passive,
-  toTick,
+  quotePair,
+  type Offered,
   type Quote,
+  type QuotePairOptions,
   type Strategy,
   type StrategyContext,
   type StrategyModule,
@@ -41,9 +41,12 @@ class Bands implements Strategy {
   private readonly p: BandsParams;
   /** Reused between calls: the engine consumes the quotes before asking again. */
   private readonly out: Quote[] = [];
-  private readonly pair: [number, number] = [0, 0];
+  /** Shares each band's SELL already uses: a later band sells only what is left, else buys the other token. */
+  private readonly offered: Offered = { token: 0, complement: 0 };
+  private readonly pairOpts: QuotePairOptions;
   constructor(p: BandsParams) {
     this.p = p;
+    this.pairOpts = { minBid: p.minPrice * PRICE_SCALE, maxAsk: p.maxPrice * PRICE_SCALE, offered: this.offered };
   }
 
   quote(ctx: StrategyContext, book: BookView): readonly Quote[] {
@@ -54,38 +57,16 @@ class Bands implements Strategy {
     if (!(fair === fair)) return out; // NaN: a side is empty
     if (fair < p.minPrice * PRICE_SCALE || fair > p.maxPrice * PRICE_SCALE) return out;
     if (p.minSpread > p.maxSpread) return out;
-    const tick = ctx.market.tick;
     // Inventory skew: long YES -> shift both quotes down so we sell more and buy less.
     const skew = (ctx.position.net() / SIZE_SCALE) * p.skewPerShare * PRICE_SCALE;
     const center = fair - skew;
-    const lo = p.minPrice * PRICE_SCALE;
-    const hi = p.maxPrice * PRICE_SCALE;
     const minHalf = (p.minSpread * PRICE_SCALE) / 2;
     const maxHalf = (p.maxSpread * PRICE_SCALE) / 2;
-    // Shares each band's SELL already uses: a later band sells only what is left, else buys the complement.
-    let soldYes = 0;
-    let soldNo = 0;
+    this.offered.token = 0;
+    this.offered.complement = 0;
     for (const b of p.bands) {
-      let half = b.distance * PRICE_SCALE;
-      if (half < minHalf) half = minHalf;
-      if (half > maxHalf) half = maxHalf;
-      const size = Math.round(b.size * SIZE_SCALE);
-      const [bidPx, askPx] = passive(toTick(center - half, tick, 'BUY'), toTick(center + half, tick, 'SELL'), book, tick, this.pair);
-      if (bidPx >= askPx) continue;
-      if (bidPx >= lo) {
-        const bid = bidQuote(ctx, bidPx, size, soldNo);
-        if (bid) {
-          out.push(bid);
-          if (bid.side === 'SELL') soldNo += size;
-        }
-      }
-      if (askPx <= hi) {
-        const ask = askQuote(ctx, askPx, size, soldYes);
-        if (ask) {
-          out.push(ask);
-          if (ask.side === 'SELL') soldYes += size;
-        }
-      }
+      const half = clamp(b.distance * PRICE_SCALE, minHalf, maxHalf);
+      quotePair(ctx, book, center - half, center + half, Math.round(b.size * SIZE_SCALE), out, this.pairOpts);
     }
     return out;
   }

@@ -9,9 +9,7 @@ import { z } from 'zod';
 import { SIZE_SCALE } from '../src/core/units.js';
 import type { BookView } from '../src/book/view.js';
 import {
-  askQuote,
-  bidQuote,
-  toTick,
+  quotePair,
   type Quote,
   type Strategy,
   type StrategyContext,
@@ -37,14 +35,11 @@ class Template implements Strategy {
     const ask = book.bestAsk();
     if (bid < 0 || ask < 0) return []; // one side empty: quote nothing
     const tick = ctx.market.tick;
-    const size = Math.round(this.p.size * SIZE_SCALE);
     const quotes: Quote[] = [];
-    // bidQuote / askQuote pick the cheapest way to express the quote: an ask without inventory
-    // becomes a BUY of the complement token at 1 - price (same exposure, no shares needed).
-    const b = bidQuote(ctx, toTick(bid - this.p.edgeTicks * tick, tick, 'BUY'), size);
-    if (b) quotes.push(b);
-    const a = askQuote(ctx, toTick(ask + this.p.edgeTicks * tick, tick, 'SELL'), size);
-    if (a) quotes.push(a);
+    // quotePair rounds to the tick, keeps both quotes post-only, and picks the cheapest way to
+    // express each: an ask without inventory becomes a BUY of the complement token at 1 - price
+    // (same exposure, no shares needed).
+    quotePair(ctx, book, bid - this.p.edgeTicks * tick, ask + this.p.edgeTicks * tick, Math.round(this.p.size * SIZE_SCALE), quotes);
     return quotes;
   }
 

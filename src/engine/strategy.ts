@@ -85,6 +85,11 @@ export function toTick(price: number, tick: number, side: Side): number {
   return clampPrice(p, t);
 }
 
+/** `x` raised to `lo`, then lowered to `hi` (so `hi` wins when lo > hi). */
+export function clamp(x: number, lo: number, hi: number): number {
+  return Math.min(Math.max(x, lo), hi);
+}
+
 export function clampPrice(price: number, tick: number): number {
   const lo = tick;
   const hi = PRICE_SCALE - tick;
@@ -127,6 +132,54 @@ export function passive(bid: number, ask: number, book: BookView, tick: number, 
   out[0] = bestAsk > 0 && bid >= bestAsk ? bestAsk - tick : bid;
   out[1] = bestBid > 0 && ask <= bestBid ? bestBid + tick : ask;
   return out;
+}
+
+/** Shares of the market's token and of its complement already offered for sale by earlier quotes of one quote() call. */
+export interface Offered {
+  token: number;
+  complement: number;
+}
+
+export interface QuotePairOptions {
+  /** No bid below this and no ask above this (price units of the market's token). */
+  minBid?: number;
+  maxAsk?: number;
+  /** Counts the shares each SELL offers, so a later pair sells only what is left (reset it per quote() call). */
+  offered?: Offered;
+}
+
+const pairScratch: [number, number] = [0, 0];
+
+/**
+ * The one way a strategy turns a wanted bid and ask on the market's token into quotes: rounds
+ * them onto the tick grid away from each other, keeps them off the other side of the book
+ * (post-only, passive()), quotes nothing when they then cross, drops a side outside
+ * [minBid, maxAsk], and expresses each side the cheapest way (bidQuote / askQuote: a sell of
+ * held shares, else a buy of the other token). Appends to `out` (bid first); returns how many.
+ */
+export function quotePair(ctx: StrategyContext, book: BookView, bid: number, ask: number, size: number, out: Quote[], opt?: QuotePairOptions): number {
+  const tick = ctx.market.tick;
+  const [bidPx, askPx] = passive(toTick(bid, tick, 'BUY'), toTick(ask, tick, 'SELL'), book, tick, pairScratch);
+  if (bidPx >= askPx) return 0;
+  const offered = opt?.offered;
+  let n = 0;
+  if (bidPx >= (opt?.minBid ?? 0)) {
+    const q = bidQuote(ctx, bidPx, size, offered ? offered.complement : 0);
+    if (q) {
+      out.push(q);
+      n++;
+      if (offered && q.side === 'SELL') offered.complement += size;
+    }
+  }
+  if (askPx <= (opt?.maxAsk ?? PRICE_SCALE)) {
+    const q = askQuote(ctx, askPx, size, offered ? offered.token : 0);
+    if (q) {
+      out.push(q);
+      n++;
+      if (offered && q.side === 'SELL') offered.token += size;
+    }
+  }
+  return n;
 }
 
 /** Fair price of a book per the strategy's choice; NaN when a side is empty. */

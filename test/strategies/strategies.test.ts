@@ -6,7 +6,7 @@ import { loadStrategy } from '../../src/engine/loader.js';
 import { VirtualClock } from '../../src/engine/clock.js';
 import { SeededRng } from '../../src/engine/rng.js';
 import { silentLogger } from '../../src/core/log.js';
-import type { MarketMeta, StrategyContext, Quote } from '../../src/engine/strategy.js';
+import { quotePair, type MarketMeta, type StrategyContext, type Quote } from '../../src/engine/strategy.js';
 import type { BookView } from '../../src/book/view.js';
 import { makeBook } from '../engine/helpers.js';
 import { Avellaneda } from '../../strategies/avellaneda.js';
@@ -196,5 +196,55 @@ describe('bands inventory across bands', () => {
       { tokenId: 'Y', side: 'SELL', price: 5200, size: 1000 },
       { tokenId: 'N', side: 'BUY', price: 4600, size: 1000 }, // 5 shares left: not enough for the second
     ]));
+  });
+});
+
+describe('quotePair (the shared quote builder)', () => {
+  const book = makeBook('Y', [[4900, 1000]], [[5100, 1000]]);
+  const run = (bid: number, ask: number, hold: { Y?: number; N?: number } = {}, opt?: Parameters<typeof quotePair>[6]): Quote[] => {
+    const out: Quote[] = [];
+    const n = quotePair(ctx({}, hold), book, bid, ask, 1000, out, opt);
+    expect(n).toBe(out.length);
+    return out;
+  };
+
+  it('rounds away from each other onto the tick and keeps both sides post-only', () => {
+    expect(run(4750.5, 5249.5)).toEqual([
+      { tokenId: 'Y', side: 'BUY', price: 4700, size: 1000 },
+      { tokenId: 'N', side: 'BUY', price: 4700, size: 1000 }, // ask 0.53
+    ]);
+    // a bid at or through the best ask moves under it; an ask at or under the best bid moves over it
+    expect(run(5300, 5400).map((q) => q.price)).toEqual([5000, 10_000 - 5400]);
+    expect(run(4400, 4800).map((q) => q.price)).toEqual([4400, 10_000 - 5000]);
+  });
+
+  it('quotes nothing when the pair still crosses, and drops a side outside the bounds', () => {
+    expect(run(5300, 4700)).toEqual([]);
+    const out = run(4800, 5200, {}, { minBid: 4900, maxAsk: 5500 });
+    expect(out).toEqual([{ tokenId: 'N', side: 'BUY', price: 4800, size: 1000 }]);
+    expect(run(4800, 5200, {}, { minBid: 4000, maxAsk: 5100 })).toEqual([{ tokenId: 'Y', side: 'BUY', price: 4800, size: 1000 }]);
+  });
+
+  it('sells held shares, and with `offered` a later pair sells only what is left', () => {
+    const offered = { token: 0, complement: 0 };
+    const first = run(4800, 5200, { Y: 1500, N: 1500 }, { offered });
+    expect(first).toEqual([
+      { tokenId: 'N', side: 'SELL', price: 5200, size: 1000 },
+      { tokenId: 'Y', side: 'SELL', price: 5200, size: 1000 },
+    ]);
+    expect(offered).toEqual({ token: 1000, complement: 1000 });
+    const second = run(4700, 5300, { Y: 1500, N: 1500 }, { offered });
+    expect(second).toEqual([
+      { tokenId: 'Y', side: 'BUY', price: 4700, size: 1000 },
+      { tokenId: 'N', side: 'BUY', price: 4700, size: 1000 },
+    ]);
+    // without `offered` each pair sees all the shares
+    expect(run(4700, 5300, { Y: 1500, N: 1500 }).map((q) => q.side)).toEqual(['SELL', 'SELL']);
+  });
+
+  it('below the market minimum size quotes nothing', () => {
+    const out: Quote[] = [];
+    expect(quotePair(ctx({}), book, 4800, 5200, meta.minSize - 1, out)).toBe(0);
+    expect(out).toEqual([]);
   });
 });
