@@ -16,8 +16,8 @@ import { OrderTracker, type TrackedOrder } from './orders.js';
 import { FillLedger, type Fill } from './fills.js';
 import { Positions } from './positions.js';
 import { Reconciler, type ReconcileResult } from './reconciler.js';
-import { RiskGate, type RiskInputs } from './risk.js';
-import { riskInputs } from './risk-inputs.js';
+import { RiskGate } from './risk.js';
+import { riskInputs, type EngineRiskInputs } from './risk-inputs.js';
 import { OrderScheduler } from './scheduler.js';
 import { EngineSink } from './engine-sink.js';
 import { PRICE_SCALE } from '../core/units.js';
@@ -93,7 +93,7 @@ export class Engine {
   private readonly byToken = new Map<string, MarketState>();
   private readonly reconciler: Reconciler;
   private readonly recon: ReconcileResult = { cancels: [], places: [], kept: 0 };
-  private readonly riskInputs: RiskInputs;
+  private readonly riskInputs: EngineRiskInputs;
   private feedLive = true;
   private quoting = false;
   private stopping = false;
@@ -411,6 +411,7 @@ export class Engine {
     for (const o of r.cancels) if (o.orderId) cancels.push(o.orderId);
     const places = [];
     if (r.places.length) {
+      this.scheduler.queuedElsewhere(m.conditionId, this.riskInputs.queued);
       this.risk.begin();
       for (const q of r.places) if (!this.risk.checkPlace(q, m, this.riskInputs, now)) places.push(q);
     }

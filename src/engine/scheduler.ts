@@ -39,6 +39,12 @@ export interface SchedulerOptions {
   maxCancelBatch?: number;
 }
 
+/** Unsent places: how many, and their notional in price x size units. */
+export interface QueuedPlaces {
+  orders: number;
+  notional: number;
+}
+
 export interface SchedulerStats {
   placeBatches: number;
   placeSingles: number;
@@ -145,6 +151,23 @@ export class OrderScheduler {
         );
       });
     });
+  }
+
+  /**
+   * Places waiting for a rate window in every market but `key` (whose unsent places its next
+   * submit replaces): the risk gate counts them as open, or two markets' queues could pass a
+   * global limit together.
+   */
+  queuedElsewhere(key: string, out: QueuedPlaces): QueuedPlaces {
+    out.orders = 0;
+    out.notional = 0;
+    if (this.placeCount === 0) return out;
+    for (const [k, qs] of this.places) {
+      if (k === key) continue;
+      out.orders += qs.length;
+      for (const q of qs) out.notional += q.price * q.size;
+    }
+    return out;
   }
 
   pendingPlaces(): number {

@@ -143,3 +143,37 @@ describe('engine: orders in flight longer than the debounce', () => {
     await stop();
   });
 });
+
+describe('engine: places waiting for a rate window', () => {
+  it('count toward the global open-order limit when another market quotes', async () => {
+    const cfg = loadConfig({ env: {} });
+    const clock = new VirtualClock(1_700_000_000_000);
+    const limiter = new Limiter({ clock });
+    const m2: MarketMeta = { conditionId: '0xm2', tokenId: '333', complementId: '444', tick: 100, minSize: 500, negRisk: false };
+    const venue = new SimulatedVenue({
+      clock, markets: [{ conditionId: M, tokens: [Y, N], tick: 100, minSize: 500 }, { conditionId: m2.conditionId, tokens: [m2.tokenId, m2.complementId], tick: 100, minSize: 500 }],
+      orderLatencyMs: 0, cancelLatencyMs: 0, makerFeeBps: 0, takerFeeBps: 0,
+    });
+    const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
+    const strategy = await loadStrategy('bands', { bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 });
+    const engine = new Engine({
+      clock, rng: new SeededRng(1), log: silentLogger, venue, limiter, recordLimiterUse: true, books: mirror, applyMarketEvents: true, strategy,
+      config: { reconciler: { ...cfg.reconciler, debounceMs: 0 }, risk: { ...cfg.risk, maxOpenOrders: 3 }, scheduler: cfg.scheduler },
+      markets: [meta, m2],
+    });
+    const evs = [...books(4900, 5100, clock.now()), ...books(4900, 5100, clock.now()).map((e) => ({ ...e, market: m2.conditionId, assetId: e.assetId === Y ? m2.tokenId : m2.complementId }))];
+    for (const e of evs) {
+      venue.onMarketEvent(e);
+      engine.handleMarketEvent(e);
+    }
+    // every place endpoint is out of room for a second: both markets' quotes wait in the scheduler
+    for (const s of ['clob:POST /orders:burst', 'clob:POST /order:burst']) limiter.pause(s, clock.now() + 1000);
+    engine.start();
+    expect(engine.scheduler.pendingPlaces()).toBe(3);
+    expect(engine.risk.blocks.get('max_open_orders')).toBe(1);
+    clock.advanceTo(clock.now() + 1500);
+    for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
+    expect((await venue.openOrders()).length).toBe(3);
+    await engine.stop();
+  });
+});
