@@ -11,7 +11,7 @@ import { loadStrategy } from '../../src/engine/loader.js';
 import { silentLogger } from '../../src/core/log.js';
 import { loadConfig } from '../../src/config.js';
 import type { BookEvent, MarketEvent } from '../../src/feed/events.js';
-import type { OrderRequest, PlaceResult } from '../../src/venue/types.js';
+import type { CancelResult, OrderRequest, PlaceResult } from '../../src/venue/types.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
 import { lv } from './helpers.js';
 
@@ -20,15 +20,21 @@ const N = '222';
 const M = '0xmarket';
 const meta: MarketMeta = { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false };
 
-/** Records every place batch it is sent. */
+/** Records every place batch and cancel it is sent. */
 class BatchRecordingVenue extends SimulatedVenue {
   readonly batches: OrderRequest[][] = [];
   constructor(o: SimulatedVenueOptions) {
     super(o);
   }
+  /** Every order id a cancel request named. */
+  readonly cancelled: string[] = [];
   override placeOrders(reqs: OrderRequest[]): Promise<PlaceResult[]> {
     this.batches.push(reqs.slice());
     return super.placeOrders(reqs);
+  }
+  override cancelOrders(ids: string[]): Promise<CancelResult> {
+    this.cancelled.push(...ids);
+    return super.cancelOrders(ids);
   }
 }
 
@@ -115,6 +121,9 @@ describe('engine: orders in flight longer than the debounce', () => {
     }
     await advance(clock.now() + 1000);
     for (const b of venue.batches) expect(duplicates(b)).toEqual([]);
+    // a cancel in flight is never sent again
+    expect(venue.cancelled.length).toBeGreaterThan(10);
+    expect(new Set(venue.cancelled).size).toBe(venue.cancelled.length);
     // a real run: many requotes, orders moved, some filled, and orders rested most of the time
     expect(engine.counters.requotes).toBeGreaterThan(100);
     expect(venue.batches.length).toBeGreaterThan(10);
