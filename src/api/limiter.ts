@@ -65,16 +65,28 @@ export class Limiter {
     return new Promise((resolve) => this.submit(scopes, priority, resolve));
   }
 
+  /**
+   * The fast path alone: takes the slot now and returns true when nothing waits ahead and every
+   * scope has room; otherwise changes nothing. Lets a caller send in the same turn (no await).
+   */
+  tryAcquire(scopes: ReadonlyArray<Scope>): boolean {
+    if (this.queued !== 0) return false;
+    return this.take(
+      scopes.map((s) => this.window(s)),
+      scopes.map((s) => s.id),
+      this.clock.now(),
+    );
+  }
+
   /** Callback form of acquire (virtual-time simulations): `grant` runs synchronously when granted. */
   submit(scopes: ReadonlyArray<Scope>, priority: number, grant: () => void): void {
-    const windows = scopes.map((s) => this.window(s));
-    const ids = scopes.map((s) => s.id);
-    const level = Math.min(LEVELS - 1, Math.max(0, Math.trunc(priority)));
-    // fast path: nothing waiting ahead and every window has room now
-    if (this.queued === 0 && this.take(windows, ids, this.clock.now())) {
+    if (this.tryAcquire(scopes)) {
       grant();
       return;
     }
+    const windows = scopes.map((s) => this.window(s));
+    const ids = scopes.map((s) => s.id);
+    const level = Math.min(LEVELS - 1, Math.max(0, Math.trunc(priority)));
     this.queues[level].push({ windows, ids, grant });
     this.queued++;
     this.pump();

@@ -92,7 +92,9 @@ export class Transport {
     const attempts = this.opts.retry.attempts;
     const limiter = this.opts.limiter;
     for (let attempt = 1; ; attempt++) {
-      await limiter.acquire(scopes, priority);
+      // granted at once: no await, so the request is dispatched in the caller's turn (a quote
+      // leaves with the frame that caused it); otherwise wait in the limiter's queue
+      if (!limiter.tryAcquire(scopes)) await limiter.acquire(scopes, priority);
       let res: RawResponse;
       try {
         res = await this.send(spec);
@@ -166,6 +168,9 @@ export class Transport {
       path,
       headers,
       body: spec.body !== undefined ? JSON.stringify(spec.body) : undefined,
+      // undici closes the socket after a body on a method that "expects none" (DELETE); the CLOB
+      // defines DELETE bodies, so keep the connection instead of reconnecting after every cancel
+      reset: false,
     });
     // always consume the body, also on errors, so the keep-alive socket is released
     const text = await res.body.text();

@@ -1,12 +1,14 @@
 // {"bench":"tick_to_order"}: from a market frame arriving on the feed socket to the POST /orders
 // request that frame caused being written to the HTTP socket, in process against the emulator on
 // loopback: decode, book mirror (hash-verified), strategy, reconciler, risk gate, scheduler,
-// limiter, live venue and undici. "Written" is undici's request:bodySent diagnostics event.
-// p50 / p99 in microseconds; goal p99 < 1 ms. Split in two: the engine part (frame -> the venue's
-// placeOrders call, synchronous) and the HTTP part (placeOrders -> bytes written). undici v7 writes
-// a request on a reused idle keep-alive socket only after one event-loop turn (setImmediate,
-// "idle socket validation"), so the HTTP part includes one loop turn, which in process also runs
-// the emulator's own work; writesNextTurn counts those.
+// limiter, live venue and undici. "Written" = undici's request:bodySent diagnostics event, emitted
+// right after headers and body were handed to socket.write (not the response). p50 / p99 in us;
+// goal p99 < 1 ms. Split: engine (frame -> the venue's placeOrders call), dispatch (-> undici's
+// request:create, i.e. pool.request called) and write (-> bodySent). undici v7 writes on a reused
+// idle keep-alive socket only in the check phase of the loop turn ("idle socket validation",
+// setImmediate), so the write part is the rest of that turn: the rest of the feed chunk the frame
+// came in (chunkRest) plus the other I/O callbacks of the same poll phase, which in process
+// include the emulator's own HTTP and WebSocket work.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { startEmulator } from '../emulator/server.js';
 import { loadConfig } from '../config.js';
@@ -61,36 +63,45 @@ export async function run(): Promise<Record<string, unknown>> {
   });
   const venue = new LiveVenue({ clob: clients.clob, subscribeUser: (fn) => userListeners.push(fn), tickOf: (t) => mirror.book(t)?.tick || 100, log: silentLogger });
   // Which frame caused each POST /orders: the frame being handled when placeOrders was called.
+  // A record per call, matched to its undici request at request:create (calls dispatch in order).
+  interface Rec { frame: number; call: number; dispatch: number; chunkEnd: number; measured: boolean }
   let frameT = NaN;
   let warmUntil = Infinity;
-  const causes: number[] = [];
+  let chunkOpen: Rec[] | undefined;
+  const undispatched: Rec[] = [];
+  const byRequest = new WeakMap<object, Rec>();
+  const done: Rec[] = [];
+  const sent: number[] = [];
   const place = venue.placeOrders.bind(venue);
   venue.placeOrders = (reqs) => {
-    if (frameT === frameT && frameT > warmUntil) engineUs.push((performance.now() - frameT) * 1000);
-    causes.push(frameT);
-    calls.push(performance.now());
-    const mark = sentCount;
-    setImmediate(() => (sentCount > mark ? sameTurn++ : laterTurn++));
+    const now = performance.now();
+    const rec: Rec = { frame: frameT, call: now, dispatch: NaN, chunkEnd: NaN, measured: frameT === frameT && frameT > warmUntil };
+    undispatched.push(rec);
+    chunkOpen?.push(rec);
     return place(reqs);
   };
-  const samples: number[] = [];
-  const engineUs: number[] = [];
-  const httpUs: number[] = [];
-  const calls: number[] = [];
-  let sentCount = 0;
-  let sameTurn = 0;
-  let laterTurn = 0;
+  const isSubmit = (r: { method: string; path: string }) => r.method === 'POST' && r.path.endsWith('/orders');
+  const onCreate = (msg: unknown) => {
+    const req = (msg as { request: { method: string; path: string } }).request;
+    if (!isSubmit(req)) return;
+    const rec = undispatched.shift();
+    if (!rec) return;
+    rec.dispatch = performance.now();
+    byRequest.set(req, rec);
+  };
   const onBodySent = (msg: unknown) => {
     const req = (msg as { request: { method: string; path: string } }).request;
-    if (req.method !== 'POST' || !req.path.endsWith('/orders')) return;
-    const t = performance.now();
-    sentCount++;
-    const cause = causes.shift();
-    const call = calls.shift() as number;
-    if (cause !== undefined && cause === cause && cause > warmUntil) httpUs.push((t - call) * 1000);
-    if (cause !== undefined && cause === cause && cause > warmUntil) samples.push((t - cause) * 1000);
+    const rec = isSubmit(req) ? byRequest.get(req) : undefined;
+    if (!rec?.measured) return;
+    done.push(rec);
+    sent.push(performance.now());
   };
+  // new connections opened while measuring (a warm pool opens none)
+  let connects = 0;
+  const onConnect = () => void (performance.now() > warmUntil && connects++);
+  subscribe('undici:request:create', onCreate);
   subscribe('undici:request:bodySent', onBodySent);
+  subscribe('undici:client:beforeConnect', onConnect);
   const strategy = await loadStrategy('template', { edgeTicks: 0, size: 5 });
   const engine = new Engine({
     clock, rng: new SeededRng(1), log: silentLogger, venue, limiter: clients.limiter, recordLimiterUse: false, books: mirror, applyMarketEvents: false,
@@ -99,6 +110,15 @@ export async function run(): Promise<Record<string, unknown>> {
   const mbuf: MarketEvent[] = [];
   const mstats = createMarketDecodeStats();
   market.onFrame((f) => {
+    // frames that arrive in one socket read are handled in one callback; its end is the chunk end
+    if (!chunkOpen) {
+      const recs: Rec[] = (chunkOpen = []);
+      queueMicrotask(() => {
+        const t = performance.now();
+        for (const r of recs) r.chunkEnd = t;
+        chunkOpen = undefined;
+      });
+    }
     frameT = f.t;
     mbuf.length = 0;
     decodeMarketFrame(f.text, mbuf, mstats);
@@ -118,26 +138,37 @@ export async function run(): Promise<Record<string, unknown>> {
   await engine.stop();
   market.stop();
   user.stop();
+  unsubscribe('undici:request:create', onCreate);
+  unsubscribe('undici:client:beforeConnect', onConnect);
   unsubscribe('undici:request:bodySent', onBodySent);
   await clients.close();
   await emu.close();
-  samples.sort((a, b) => a - b);
+  const us = (f: (r: Rec, i: number) => number) => done.map((r, i) => f(r, i) * 1000).sort((x, y) => x - y);
+  const q = (v: number[], p: number) => Math.round(pct(v, p));
+  const total = us((r, i) => sent[i] - r.frame);
+  const engineUs = us((r) => r.call - r.frame);
+  const dispatchUs = us((r) => r.dispatch - r.call);
+  const writeUs = us((r, i) => sent[i] - r.dispatch);
+  const chunkRestUs = us((r) => (r.chunkEnd === r.chunkEnd ? r.chunkEnd - r.call : 0));
   return {
     bench: 'tick_to_order',
-    samples: samples.length,
-    p50_us: Math.round(pct(samples, 50)),
-    p90_us: Math.round(pct(samples, 90)),
-    p99_us: Math.round(pct(samples, 99)),
-    max_us: Math.round(samples[samples.length - 1] ?? NaN),
+    samples: done.length,
+    p50_us: q(total, 50),
+    p90_us: q(total, 90),
+    p99_us: q(total, 99),
+    max_us: Math.round(total[total.length - 1] ?? NaN),
     goal_p99_us: 1000,
     frames: market.counters.frames,
     batches: engine.scheduler.stats.placeBatches,
     fills: engine.ledger.count(),
-    engine_p50_us: Math.round(pct(engineUs.sort((a, b) => a - b), 50)),
-    engine_p99_us: Math.round(pct(engineUs, 99)),
-    http_p50_us: Math.round(pct(httpUs.sort((a, b) => a - b), 50)),
-    http_p99_us: Math.round(pct(httpUs, 99)),
-    writesSameTurn: sameTurn,
-    writesNextTurn: laterTurn,
+    engine_p50_us: q(engineUs, 50),
+    engine_p99_us: q(engineUs, 99),
+    dispatch_p50_us: q(dispatchUs, 50),
+    dispatch_p99_us: q(dispatchUs, 99),
+    write_p50_us: q(writeUs, 50),
+    write_p99_us: q(writeUs, 99),
+    chunkRest_p50_us: q(chunkRestUs, 50),
+    chunkRest_p99_us: q(chunkRestUs, 99),
+    connects,
   };
 }

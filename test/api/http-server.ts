@@ -12,6 +12,8 @@ export interface Received {
   query: URLSearchParams;
   headers: IncomingMessage['headers'];
   body: string;
+  /** The client's port: the same port means the same (kept-alive) connection. */
+  remotePort: number;
 }
 
 export type Handler = (req: Received, res: ServerResponse) => void;
@@ -38,7 +40,7 @@ export async function startServer(handler: Handler): Promise<TestServer> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const u = new URL(req.url ?? '/', 'http://127.0.0.1');
-      const r: Received = { method: req.method ?? '', path: u.pathname, query: u.searchParams, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const r: Received = { method: req.method ?? '', path: u.pathname, query: u.searchParams, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), remotePort: req.socket.remotePort ?? 0 };
       requests.push(r);
       h(r, res);
     });

@@ -164,6 +164,22 @@ describe('Limiter behaviour', () => {
     expect(u).toMatchObject({ used: 1, limit: 100, windowMs: 10_000, pausedUntil: 5000 });
     await expect(limiter.acquire(scopesFor('clob', 'GET', '/book'))).resolves.toBeUndefined();
   });
+  it('tryAcquire takes a free slot at once, and refuses (taking nothing) when full or when others wait', () => {
+    const clock = new VirtualClock(0);
+    const limiter = new Limiter({ clock, scale: 0.02 }); // GET /book 2 / 10 s
+    const book = scopesFor('clob', 'GET', '/book');
+    const bookWindow = limiter.window(book[book.length - 1]);
+    expect([limiter.tryAcquire(book), limiter.tryAcquire(book), limiter.tryAcquire(book)]).toEqual([true, true, false]);
+    expect(bookWindow.used(0)).toBe(2);
+    let granted = false;
+    limiter.submit(book, PRIORITY.normal, () => (granted = true));
+    expect(limiter.waiting).toBe(1);
+    // another endpoint has room, but a queued request goes first: no overtaking through the fast path
+    expect(limiter.tryAcquire(scopesFor('clob', 'GET', '/price'))).toBe(false);
+    clock.advanceTo(10_000);
+    expect(granted).toBe(true);
+    expect(limiter.tryAcquire(scopesFor('clob', 'GET', '/price'))).toBe(true);
+  });
   it('a FIFO queue: over-rate requests are delayed, never dropped, in arrival order', () => {
     const clock = new VirtualClock(0);
     const limiter = new Limiter({ clock, scale: 0.02 }); // GET /book 2 / 10 s

@@ -1,3 +1,4 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Transport, type RequestSpec } from '../../src/api/transport.js';
 import { Limiter } from '../../src/api/limiter.js';
@@ -114,6 +115,40 @@ describe('transport: errors', () => {
     const r = await run({ method: 'GET', path: '/book' }, (_q, res) => res.socket?.destroy());
     expect(r.error).toBeInstanceOf(TransportError);
     expect(r.count).toBe(3);
+  });
+});
+
+describe('transport: connections and dispatch', () => {
+  it('keeps the keep-alive connection across DELETEs with a body (no reconnect per cancel)', async () => {
+    handler = (_q, res) => send(res, 200, { canceled: [], not_canceled: {} });
+    const before = srv.requests.length;
+    const t = transport();
+    try {
+      for (let i = 0; i < 6; i++) await t.request({ method: 'DELETE', path: '/orders', body: [`o${i}`] });
+      await t.request({ method: 'POST', path: '/orders', body: [] });
+    } finally {
+      await t.close();
+    }
+    const ports = srv.requests.slice(before).map((r) => r.remotePort);
+    expect(ports).toHaveLength(7);
+    // back-to-back requests may alternate between two pooled sockets (undici frees a socket one
+    // loop turn after its response); a socket closed after each DELETE would give 7 ports
+    expect(new Set(ports).size).toBeLessThanOrEqual(2);
+  });
+  it('a request the limiter grants at once is handed to undici in the caller\'s turn', async () => {
+    handler = (_q, res) => send(res, 200, []);
+    const t = transport();
+    const created: string[] = [];
+    const onCreate = (m: unknown) => created.push((m as { request: { path: string } }).request.path);
+    subscribe('undici:request:create', onCreate);
+    try {
+      const p = t.request({ method: 'POST', path: '/orders', body: [] });
+      expect(created).toEqual(['/orders']); // synchronously, before any await
+      await p;
+    } finally {
+      unsubscribe('undici:request:create', onCreate);
+      await t.close();
+    }
   });
 });
 
