@@ -112,8 +112,9 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
   let otherChannels = 0;
   let shiftedFiles = 0;
   let nextRateSample = 0;
-  // Set when engine work may have left promise continuations queued; they run (settle) before the
-  // next frame, and never during the reader's await, so I/O timing cannot change a result.
+  // Set when engine work may have left promise continuations queued (a user event, a requote, a
+  // new market); they run (settle) before the next frame, and never during the reader's await, so
+  // I/O timing cannot change a result. Timers settle in advance().
   let unsettled = false;
   venue.onUserEvent(() => {
     unsettled = true;
@@ -121,7 +122,8 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
 
   /** The engine's side of an event batch: books, strategy, then our marks. */
   const toEngine = (events: MarketEvent[]): void => {
-    unsettled = true;
+    // market events reach the scheduler (promises) only through a requote
+    const requotes = engine.counters.requotes;
     const t = clock.now();
     for (let i = 0; i < events.length; i++) {
       const e = events[i];
@@ -132,6 +134,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
         for (const c of e.changes) if (c.assetId !== last) markToken((last = c.assetId), t);
       }
     }
+    if (engine.counters.requotes !== requotes) unsettled = true;
   };
   const markToken = (assetId: string, t: number): void => {
     const b = mirror.book(assetId);
@@ -234,10 +237,9 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
         if (feedLatency > 0) delayed.push({ at: clock.now() + feedLatency, events: events.slice() });
         else toEngine(events);
       }
-      if (unsettled) {
-        unsettled = false;
-        await settle();
-      }
+      // always before the reader's await, whatever was missed above
+      unsettled = false;
+      await settle();
     }
   }
   // let the last events reach the engine; what is still in flight at the end stays unsettled

@@ -8,13 +8,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeSyntheticRecording } from '../emulator/recording-writer.js';
-import { readRecording } from '../feed/replay.js';
+import { readRecordingBatches } from '../feed/replay.js';
 import { runBacktest } from '../backtest/runner.js';
 import { loadConfig } from '../config.js';
 
 const TARGET_EVENTS = Number(process.env.BENCH_BACKTEST_EVENTS ?? 2_000_000);
 /** Market time of the generated base file (~13 frames per second with the default agents). */
 const BASE_S = Number(process.env.BENCH_BACKTEST_BASE_S ?? 7200);
+/** book.verifyEvery of the run (1 = every hash, as live). */
+const VERIFY_EVERY = Number(process.env.BENCH_BACKTEST_VERIFY_EVERY ?? 10);
 
 export async function run(): Promise<Record<string, unknown>> {
   const dir = await mkdtemp(join(tmpdir(), 'makerd-bench-backtest-'));
@@ -30,16 +32,23 @@ export async function run(): Promise<Record<string, unknown>> {
     const f0 = performance.now();
     const fc0 = process.cpuUsage();
     for (const f of files) {
-      for await (const r of readRecording(f)) {
-        const v = JSON.parse(r.f) as unknown;
-        sink += Array.isArray(v) ? v.length : 1;
-        records++;
+      for await (const batch of readRecordingBatches(f)) {
+        for (const r of batch) {
+          const v = JSON.parse(r.f) as unknown;
+          sink += Array.isArray(v) ? v.length : 1;
+          records++;
+        }
       }
     }
     const floorMs = performance.now() - f0;
     const floorCpu = cpuSec(process.cpuUsage(fc0));
 
-    const config = loadConfig({ env: {}, overrides: { strategy: { name: 'bands', params: {} }, sim: { queueModel: true }, log: { level: 'silent' } } });
+    // the book hash is sampled (every VERIFY_EVERY-th snapshot and timestamp group per token), as
+    // DESIGN.md allows a backtest; the result stays deterministic. Live verifies every one.
+    const config = loadConfig({
+      env: {},
+      overrides: { strategy: { name: 'bands', params: {} }, sim: { queueModel: true }, book: { verifyEvery: VERIFY_EVERY }, log: { level: 'silent' } },
+    });
     const rss0 = process.memoryUsage().rss;
     let peakRss = rss0;
     const sampler = setInterval(() => {
@@ -71,6 +80,7 @@ export async function run(): Promise<Record<string, unknown>> {
       ratioCpu: Math.round(((sink / floorCpu) > 0 ? (r.feed.events / backtestCpu) / (sink / floorCpu) : 0) * 1000) / 1000,
       peakRssMb: Math.round(peakRss / 1048576),
       processMaxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+      verifyEvery: VERIFY_EVERY,
       goal: { ratio: 0.5, peakRssMb: 300 },
       fills: r.total.fills,
       orders: r.total.orders,

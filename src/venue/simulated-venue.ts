@@ -126,16 +126,26 @@ export class SimulatedVenue implements Venue {
         return;
       }
       case 'price_change': {
-        // a message touches one or two tokens: a small array, not a Set per event
-        const touched: TokenState[] = [];
-        for (const c of e.changes) {
-          const t = this.tokens.get(c.assetId);
+        // (only tokens with our orders need the queue and quote-through work)
+        let touched: TokenState[] | undefined;
+        const changes = e.changes;
+        let lastId = '';
+        let t: TokenState | undefined;
+        for (let i = 0; i < changes.length; i++) {
+          const c = changes[i];
+          if (c.assetId !== lastId) {
+            lastId = c.assetId;
+            t = this.tokens.get(lastId);
+          }
           if (!t) continue;
           t.book.set(c.side, c.price, c.size);
-          for (const r of t.orders) if (r.o.side === c.side && r.o.price === c.price) r.q.onLevel(c.size);
-          if (!touched.includes(t)) touched.push(t);
+          const rs = t.orders;
+          if (rs.length === 0) continue;
+          for (let k = 0; k < rs.length; k++) if (rs[k].o.side === c.side && rs[k].o.price === c.price) rs[k].q.onLevel(c.size);
+          if (!touched) touched = [t];
+          else if (!touched.includes(t)) touched.push(t);
         }
-        for (let i = 0; i < touched.length; i++) this.quoteThrough(touched[i]);
+        if (touched) for (let i = 0; i < touched.length; i++) this.quoteThrough(touched[i]);
         return;
       }
       case 'last_trade_price':
