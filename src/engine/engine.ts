@@ -11,7 +11,7 @@ import type { Limiter } from '../api/limiter.js';
 import type { Clock } from './clock.js';
 import type { Rng } from './rng.js';
 import type { LoadedStrategy } from './loader.js';
-import type { MarketMeta, Quote, Strategy, StrategyContext } from './strategy.js';
+import type { MarketMeta, Quote } from './strategy.js';
 import { OrderTracker, type TrackedOrder } from './orders.js';
 import { FillLedger, type Fill } from './fills.js';
 import { Positions } from './positions.js';
@@ -20,13 +20,13 @@ import { RiskGate } from './risk.js';
 import { riskInputs, type EngineRiskInputs } from './risk-inputs.js';
 import { OrderScheduler } from './scheduler.js';
 import { EngineSink } from './engine-sink.js';
+import { createMarketState, refreshMeta, type MarketBooks, type MarketState } from './market-state.js';
+import { validQuotes } from './quote-checks.js';
+import { engineResults, type EngineResults } from './engine-results.js';
 import { PRICE_SCALE } from '../core/units.js';
 
-/** Where books live: the mirror (src/book/mirror.ts) satisfies this. */
-export interface MarketBooks {
-  apply(e: MarketEvent): void;
-  book(assetId: string): BookView | undefined;
-}
+export type { MarketBooks, MarketState } from './market-state.js';
+export type { EngineResults } from './engine-results.js';
 
 /** Persistence hooks (src/store implements them); every call is synchronous. */
 export interface Journal {
@@ -53,32 +53,6 @@ export interface EngineOptions {
   /** Period of the housekeeping timer (stale books, loss check). */
   timerMs?: number;
   clientIdPrefix?: string;
-}
-
-interface MarketState {
-  meta: MarketMeta;
-  strategy: Strategy;
-  ctx: StrategyContext;
-  lastQuoteMs: number;
-  timer: number | undefined;
-  /** Why the market quotes nothing (undefined = quoting). */
-  blocked: string | undefined;
-  resolved: boolean;
-}
-
-export interface EngineResults {
-  timeMs: number;
-  positions: Array<{ tokenId: string; qty: number; cost: number; realized: number }>;
-  cashMicros: number;
-  feesMicros: number;
-  volumeMicros: number;
-  pnlMicros: number;
-  fills: number;
-  ordersSent: number;
-  openOrders: number;
-  halted: string | undefined;
-  riskBlocks: Record<string, number>;
-  scheduler: OrderScheduler['stats'];
 }
 
 export class Engine {
@@ -138,22 +112,11 @@ export class Engine {
   addMarket(meta: MarketMeta): void {
     const existing = this.markets.get(meta.conditionId);
     if (existing) {
-      existing.meta = meta; // metadata refresh (tick size, end date)
-      (existing.ctx as { market: MarketMeta }).market = meta;
+      refreshMeta(existing, meta);
       return;
     }
     const o = this.o;
-    const strategy = o.strategy.module.create(o.strategy.params, meta);
-    const ctx: StrategyContext = {
-      clock: o.clock,
-      rng: o.rng.fork(meta.conditionId),
-      market: meta,
-      position: this.positions.view(meta),
-      params: o.strategy.params,
-      log: o.log.child({ strategy: o.strategy.module.name, market: meta.conditionId }),
-      book: (t) => o.books.book(t),
-    };
-    const st: MarketState = { meta, strategy, ctx, lastQuoteMs: -Infinity, timer: undefined, blocked: 'not started', resolved: false };
+    const st = createMarketState(meta, { clock: o.clock, rng: o.rng, log: o.log, strategy: o.strategy, positions: this.positions, books: o.books });
     this.markets.set(meta.conditionId, st);
     this.byToken.set(meta.tokenId, st);
     this.byToken.set(meta.complementId, st);
@@ -308,22 +271,7 @@ export class Engine {
   }
 
   results(): EngineResults {
-    const positions = [];
-    for (const [tokenId, p] of this.positions.entries()) positions.push({ tokenId, qty: p.qty, cost: p.cost, realized: p.realized });
-    return {
-      timeMs: this.clock.now(),
-      positions,
-      cashMicros: this.positions.cash,
-      feesMicros: this.positions.fees,
-      volumeMicros: this.positions.volume,
-      pnlMicros: this.pnlMicros(),
-      fills: this.ledger.count(),
-      ordersSent: this.scheduler.stats.ordersSent,
-      openOrders: this.orders.openCount(),
-      halted: this.risk.halted,
-      riskBlocks: Object.fromEntries(this.risk.blocks),
-      scheduler: { ...this.scheduler.stats },
-    };
+    return engineResults(this);
   }
 
   checkLoss(): void {
@@ -395,18 +343,21 @@ export class Engine {
     }
     // Halted: the cancel-all went out; reconciling against nothing still cancels any order that
     // was in flight when it did and landed after it.
-    let wanted: readonly Quote[] = [];
+    const tickOf = (t: string): number => this.tickOf(st, t);
+    const wanted: Quote[] = [];
     if (!block) {
       const book = this.o.books.book(m.tokenId) as BookView;
       try {
-        wanted = this.validQuotes(st, st.strategy.quote(st.ctx, book), now);
+        const books = this.o.books;
+        const complementBlock = () => this.risk.tokenBlock(m.complementId, books.book(m.complementId) ?? books.book(m.tokenId), this.feedLive, now);
+        this.counters.invalidQuotes += validQuotes(st.strategy.quote(st.ctx, book), m, tickOf, complementBlock, wanted);
       } catch (err) {
         this.counters.errors++;
         this.log.error({ err, market: m.conditionId }, 'engine: strategy failed; quoting nothing');
-        wanted = [];
+        wanted.length = 0;
       }
     }
-    const r = this.reconciler.reconcile(wanted, this.marketOrders(st), (t) => this.tickOf(st, t), this.recon);
+    const r = this.reconciler.reconcile(wanted, this.marketOrders(st), tickOf, this.recon);
     const cancels: string[] = [];
     for (const o of r.cancels) if (o.orderId) cancels.push(o.orderId);
     const places = [];
@@ -421,34 +372,6 @@ export class Engine {
   private tickOf(st: MarketState, tokenId: string): number {
     const b = this.o.books.book(tokenId);
     return b && b.tick > 0 ? b.tick : st.meta.tick;
-  }
-
-  /** Drops quotes off the tick grid, outside [tick, 1 - tick], under the minimum size, or on a blocked complement. */
-  private validQuotes(st: MarketState, qs: readonly Quote[], now: number): Quote[] {
-    const out = [];
-    const m = st.meta;
-    let complementBlocked: string | undefined | null = null;
-    for (const q of qs) {
-      const tick = this.tickOf(st, q.tokenId);
-      const ok =
-        (q.tokenId === m.tokenId || q.tokenId === m.complementId) &&
-        Number.isInteger(q.price) &&
-        Number.isInteger(q.size) &&
-        q.price % tick === 0 &&
-        q.price >= tick &&
-        q.price <= PRICE_SCALE - tick &&
-        q.size >= m.minSize;
-      if (!ok) {
-        this.counters.invalidQuotes++;
-        continue;
-      }
-      if (q.tokenId === m.complementId) {
-        if (complementBlocked === null) complementBlocked = this.risk.tokenBlock(m.complementId, this.o.books.book(m.complementId) ?? this.o.books.book(m.tokenId), this.feedLive, now);
-        if (complementBlocked) continue;
-      }
-      out.push(q);
-    }
-    return out;
   }
 
   private *marketOrders(st: MarketState): IterableIterator<TrackedOrder> {

@@ -1,0 +1,57 @@
+// A market as the engine runs it: its metadata, its own strategy instance and context, and the
+// bookkeeping of its requotes (debounce timer, why it is not quoting, resolution).
+import type { Logger } from '../core/log.js';
+import type { MarketEvent } from '../feed/events.js';
+import type { BookView } from '../book/view.js';
+import type { Clock } from './clock.js';
+import type { Rng } from './rng.js';
+import type { LoadedStrategy } from './loader.js';
+import type { Positions } from './positions.js';
+import type { MarketMeta, Strategy, StrategyContext } from './strategy.js';
+
+/** Where books live: the mirror (src/book/mirror.ts) satisfies this. */
+export interface MarketBooks {
+  apply(e: MarketEvent): void;
+  book(assetId: string): BookView | undefined;
+}
+
+export interface MarketState {
+  meta: MarketMeta;
+  strategy: Strategy;
+  ctx: StrategyContext;
+  lastQuoteMs: number;
+  timer: number | undefined;
+  /** Why the market quotes nothing (undefined = quoting). */
+  blocked: string | undefined;
+  resolved: boolean;
+}
+
+export interface MarketStateDeps {
+  clock: Clock;
+  rng: Rng;
+  log: Logger;
+  strategy: LoadedStrategy;
+  positions: Positions;
+  books: MarketBooks;
+}
+
+/** A new market: a strategy instance of its own, randomness forked by its condition id. */
+export function createMarketState(meta: MarketMeta, d: MarketStateDeps): MarketState {
+  const strategy = d.strategy.module.create(d.strategy.params, meta);
+  const ctx: StrategyContext = {
+    clock: d.clock,
+    rng: d.rng.fork(meta.conditionId),
+    market: meta,
+    position: d.positions.view(meta),
+    params: d.strategy.params,
+    log: d.log.child({ strategy: d.strategy.module.name, market: meta.conditionId }),
+    book: (t) => d.books.book(t),
+  };
+  return { meta, strategy, ctx, lastQuoteMs: -Infinity, timer: undefined, blocked: 'not started', resolved: false };
+}
+
+/** A metadata refresh (tick size, end date): the strategy keeps its state and sees the new terms. */
+export function refreshMeta(st: MarketState, meta: MarketMeta): void {
+  st.meta = meta;
+  (st.ctx as { market: MarketMeta }).market = meta;
+}
