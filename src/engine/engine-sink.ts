@@ -7,6 +7,7 @@ import type { Quote } from './strategy.js';
 import type { SchedulerSink } from './scheduler.js';
 import type { Fill, FillSink } from './fills.js';
 import type { Engine, Journal } from './engine.js';
+import type { MarketState } from './market-state.js';
 
 export class EngineSink implements SchedulerSink, FillSink {
   constructor(
@@ -68,7 +69,13 @@ export class EngineSink implements SchedulerSink, FillSink {
     const now = e.clock.now();
     for (const id of res.canceled) e.orders.canceled(id, now);
     for (const [id, reason] of Object.entries(res.notCanceled)) e.orders.cancelRefused(id, reason, now, true);
-    void orderIds;
+    // A quote held back until these cancels landed (same price) may go now.
+    let last: MarketState | undefined;
+    for (const id of orderIds) {
+      const o = e.orders.byVenueId(id);
+      const st = o && e.marketOf(o.tokenId);
+      if (st && st !== last) e.dirty((last = st));
+    }
   }
 
   cancelFailed(orderIds: readonly string[], err: unknown): void {

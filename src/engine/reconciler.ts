@@ -7,9 +7,10 @@
 //    counts toward maxOrdersPerSide whether it matches or not.
 //  - Pending cancel: on its way out. It matches nothing and is never cancelled again, and does
 //    not count toward maxOrdersPerSide, so its replacement goes out at once. It may still fill,
-//    so the risk gate keeps counting it (position and open-order limits, risk-inputs.ts). A wanted
-//    quote at its exact token/side/price waits for the cancel to land: two of our orders never
-//    rest at one price.
+//    so the risk gate keeps counting it (position and open-order limits, risk-inputs.ts).
+//  - A wanted quote at the exact token/side/price of an order with a cancel out, or cancelled by
+//    this very reconcile (a size change at one price), waits for the cancel to land (the engine
+//    requotes on the answer): two of our orders never rest at one price.
 // Wanted quotes at one token/side/price are merged into one order (sizes added).
 import type { Side } from '../feed/events.js';
 import type { Quote } from './strategy.js';
@@ -55,7 +56,7 @@ interface SideGroup {
   /** Working orders first, then in-flight ones (a want prefers an order it can keep for sure). */
   working: TrackedOrder[];
   inflight: TrackedOrder[];
-  /** Prices of our orders with a cancel out. */
+  /** Prices of our orders with a cancel out or cancelled now. */
   cancelling: number[];
 }
 
@@ -126,7 +127,10 @@ export class Reconciler {
     let keptWorking = 0;
     for (let j = 0; j < nWorking; j++) {
       if (keep[j]) keptWorking++;
-      else res.cancels.push(have[j]);
+      else {
+        res.cancels.push(have[j]);
+        g.cancelling.push(have[j].price);
+      }
     }
     // In-flight orders cannot be cancelled yet; matched or not, they may rest soon: the cap counts them.
     let room = cfg.maxOrdersPerSide - keptWorking - g.inflight.length;

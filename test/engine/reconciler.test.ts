@@ -50,7 +50,12 @@ describe('reconciler', () => {
     tr.applyFill('a', 500, 2); // 400 left vs 1000 wanted: outside 25%
     const r2 = new Reconciler(cfg).reconcile([q('BUY', 4900, 1000)], tr.open(), tick);
     expect(r2.cancels.map((o) => o.orderId)).toEqual(['a']);
-    expect(r2.places.length).toBe(1);
+    // the new order at the same price waits until the old one is gone
+    expect(r2.places).toEqual([]);
+    tr.cancelSent(tr.byVenueId('a')!, 3);
+    expect(new Reconciler(cfg).reconcile([q('BUY', 4900, 1000)], tr.open(), tick).places).toEqual([]);
+    tr.canceled('a', 4);
+    expect(new Reconciler(cfg).reconcile([q('BUY', 4900, 1000)], tr.open(), tick).places).toEqual([q('BUY', 4900, 1000)]);
   });
 
   it('moving one band only replaces that band', () => {
