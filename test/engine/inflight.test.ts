@@ -59,16 +59,18 @@ function duplicates(os: ReadonlyArray<{ tokenId: string; side: string; price: nu
   return dup;
 }
 
-async function setup(latencyMs: number, debounceMs: number) {
+const TWO_BANDS = [{ distance: 0.01, size: 10 }, { distance: 0.03, size: 20 }];
+
+async function setup(latencyMs: number, debounceMs: number, o: { cancelLatencyMs?: number; bands?: unknown[] } = {}) {
   const cfg = loadConfig({ env: {} });
   const clock = new VirtualClock(1_700_000_000_000);
   const limiter = new Limiter({ clock });
   const venue = new BatchRecordingVenue({
     clock, markets: [{ conditionId: M, tokens: [Y, N], tick: 100, minSize: 500 }],
-    orderLatencyMs: latencyMs, cancelLatencyMs: latencyMs, makerFeeBps: 0, takerFeeBps: 0, queueModel: false,
+    orderLatencyMs: latencyMs, cancelLatencyMs: o.cancelLatencyMs ?? latencyMs, makerFeeBps: 0, takerFeeBps: 0, queueModel: false,
   });
   const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
-  const strategy = await loadStrategy('bands', { bands: [{ distance: 0.01, size: 10 }, { distance: 0.03, size: 20 }], skewPerShare: 0 });
+  const strategy = await loadStrategy('bands', { bands: o.bands ?? TWO_BANDS, skewPerShare: 0 });
   const engine = new Engine({
     clock, rng: new SeededRng(1), log: silentLogger, venue, limiter, recordLimiterUse: true, books: mirror, applyMarketEvents: true, strategy,
     config: { reconciler: { ...cfg.reconciler, debounceMs }, risk: { ...cfg.risk, staleBookMs: 3_600_000 }, scheduler: cfg.scheduler },
@@ -94,15 +96,18 @@ async function setup(latencyMs: number, debounceMs: number) {
   /** stop() waits for its cancel-all, which needs virtual time to pass. */
   const stop = async (): Promise<void> => {
     const done = engine.stop();
-    await advance(clock.now() + 2 * latencyMs + 10);
+    await advance(clock.now() + 2 * Math.max(latencyMs, o.cancelLatencyMs ?? 0) + 10);
     await done;
   };
   return { engine, venue, clock, advance, feed, stop };
 }
 
 describe('engine: orders in flight longer than the debounce', () => {
-  it('never rests two orders at one token/side/price and never sends a duplicate in a batch', async () => {
-    const { engine, venue, clock, advance, feed, stop } = await setup(200, 100);
+  it.each([
+    { place: 200, cancel: 200 },
+    { place: 200, cancel: 300 },
+  ])('never rests two orders at one token/side/price and never sends a duplicate in a batch (place $place ms, cancel $cancel ms)', async ({ place, cancel }) => {
+    const { engine, venue, clock, advance, feed, stop } = await setup(place, 100, { cancelLatencyMs: cancel });
     const rng = new SeededRng(3);
     let mid = 5000;
     feed(books(mid - 100, mid + 100, clock.now()));
@@ -114,6 +119,8 @@ describe('engine: orders in flight longer than the debounce', () => {
       if (i % 10 === 0) mid = Math.max(3000, Math.min(7000, mid + (rng.int(0, 2) - 1) * 100));
       feed(books(mid - 100, mid + 100, clock.now()));
       if (i % 7 === 0) feed([{ type: 'last_trade_price', market: M, assetId: Y, price: mid - 200, size: 1500, side: 'SELL', feeRateBps: 0, timestampMs: clock.now() }]);
+      // a partial fill of the inner bid: its size is refreshed at the same price
+      if (i % 9 === 4) feed([{ type: 'last_trade_price', market: M, assetId: Y, price: mid - 100, size: 300, side: 'SELL', feeRateBps: 0, timestampMs: clock.now() }]);
       if (i % 11 === 0) feed([{ type: 'last_trade_price', market: M, assetId: N, price: 10_000 - mid - 200, size: 1500, side: 'SELL', feeRateBps: 0, timestampMs: clock.now() }]);
       const resting = await venue.openOrders();
       expect(duplicates(resting), `resting at ${i}`).toEqual([]);
@@ -149,6 +156,28 @@ describe('engine: orders in flight longer than the debounce', () => {
     expect(engine.scheduler.stats.ordersSent).toBe(4);
     expect(engine.scheduler.stats.cancelsSent).toBe(0);
     expect((await venue.openOrders()).length).toBe(4);
+    await stop();
+  });
+});
+
+describe('engine: a size refresh at one price', () => {
+  it('the new order waits for the old one to be cancelled (cancels slower than places)', async () => {
+    const { engine, venue, clock, advance, feed, stop } = await setup(200, 50, { cancelLatencyMs: 300, bands: [{ distance: 0.01, size: 10 }] });
+    feed(books(4900, 5100, clock.now()));
+    engine.start();
+    await advance(clock.now() + 500);
+    const bid = (await venue.openOrders()).find((o) => o.tokenId === Y && o.side === 'BUY');
+    expect(bid?.price).toBe(4900);
+    // a taker takes 3 of our 10 shares: 7 left is outside the 25% size tolerance, so the order is replaced
+    feed([{ type: 'last_trade_price', market: M, assetId: Y, price: 4900, size: 300, side: 'SELL', feeRateBps: 0, timestampMs: clock.now() }]);
+    for (let i = 0; i < 40; i++) {
+      await advance(clock.now() + 25);
+      feed(books(4900, 5100, clock.now()));
+      expect(duplicates(await venue.openOrders()), `at step ${i}`).toEqual([]);
+    }
+    const bids = (await venue.openOrders()).filter((o) => o.tokenId === Y && o.side === 'BUY');
+    expect(bids.map((o) => [o.price, o.originalSize - o.sizeMatched])).toEqual([[4900, 1000]]);
+    expect(bids[0].orderId).not.toBe(bid?.orderId);
     await stop();
   });
 });
