@@ -61,7 +61,7 @@ function duplicates(os: ReadonlyArray<{ tokenId: string; side: string; price: nu
 
 const TWO_BANDS = [{ distance: 0.01, size: 10 }, { distance: 0.03, size: 20 }];
 
-async function setup(latencyMs: number, debounceMs: number, o: { cancelLatencyMs?: number; bands?: unknown[] } = {}) {
+async function setup(latencyMs: number, debounceMs: number, o: { cancelLatencyMs?: number; bands?: unknown[]; maxSpread?: number } = {}) {
   const cfg = loadConfig({ env: {} });
   const clock = new VirtualClock(1_700_000_000_000);
   const limiter = new Limiter({ clock });
@@ -70,7 +70,7 @@ async function setup(latencyMs: number, debounceMs: number, o: { cancelLatencyMs
     orderLatencyMs: latencyMs, cancelLatencyMs: o.cancelLatencyMs ?? latencyMs, makerFeeBps: 0, takerFeeBps: 0, queueModel: false,
   });
   const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
-  const strategy = await loadStrategy('bands', { bands: o.bands ?? TWO_BANDS, skewPerShare: 0 });
+  const strategy = await loadStrategy('bands', { bands: o.bands ?? TWO_BANDS, skewPerShare: 0, ...(o.maxSpread ? { maxSpread: o.maxSpread } : {}) });
   const engine = new Engine({
     clock, rng: new SeededRng(1), log: silentLogger, venue, limiter, recordLimiterUse: true, books: mirror, applyMarketEvents: true, strategy,
     config: { reconciler: { ...cfg.reconciler, debounceMs }, risk: { ...cfg.risk, staleBookMs: 3_600_000 }, scheduler: cfg.scheduler },
@@ -178,6 +178,21 @@ describe('engine: a size refresh at one price', () => {
     const bids = (await venue.openOrders()).filter((o) => o.tokenId === Y && o.side === 'BUY');
     expect(bids.map((o) => [o.price, o.originalSize - o.sizeMatched])).toEqual([[4900, 1000]]);
     expect(bids[0].orderId).not.toBe(bid?.orderId);
+    await stop();
+  });
+});
+
+describe('engine: bands clamped onto one price', () => {
+  it('become one order per price with the sizes added, never identical orders in a batch', async () => {
+    // maxSpread 0.02 clamps all four bands to 0.01 from the mid
+    const bands = [0.01, 0.02, 0.03, 0.04].map((distance) => ({ distance, size: 10 }));
+    const { engine, venue, clock, advance, feed, stop } = await setup(50, 100, { bands, maxSpread: 0.02 });
+    feed(books(4900, 5100, clock.now()));
+    engine.start();
+    await advance(clock.now() + 300);
+    for (const b of venue.batches) expect(duplicates(b)).toEqual([]);
+    const resting = (await venue.openOrders()).map((o) => [o.tokenId, o.side, o.price, o.originalSize]).sort();
+    expect(resting).toEqual([[N, 'BUY', 4900, 4000], [Y, 'BUY', 4900, 4000]].sort());
     await stop();
   });
 });
