@@ -180,12 +180,11 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
     let offset = 0;
     let first = true;
     for await (const batch of readRecordingBatches(path)) {
-      for (let bi = 0; bi < batch.length; bi++) {
+      for (let rec = batch.next(); rec !== undefined; rec = batch.next()) {
         if (unsettled) {
           unsettled = false;
           await settle();
         }
-        const rec = batch[bi];
         records++;
         if (progress) {
           bytesRead += recordBytes(rec.f);

@@ -33,7 +33,7 @@ export async function run(): Promise<Record<string, unknown>> {
     const fc0 = process.cpuUsage();
     for (const f of files) {
       for await (const batch of readRecordingBatches(f)) {
-        for (const r of batch) {
+        for (let r = batch.next(); r !== undefined; r = batch.next()) {
           const v = JSON.parse(r.f) as unknown;
           sink += Array.isArray(v) ? v.length : 1;
           records++;

@@ -24,6 +24,22 @@ function tsMs(s: string): number {
   return v < 1e11 ? v * 1000 : v;
 }
 
+/**
+ * The last few token ids decoded. JSON.parse makes a new 77-digit string for every asset_id;
+ * handing on an equal one seen before (whose hash V8 already computed) makes every Map lookup
+ * downstream (mirror, venue, engine) skip hashing 77 characters. Same value, so no behaviour change.
+ */
+const recentIds: string[] = ['', '', '', '', '', '', '', ''];
+let recentNext = 0;
+
+function assetIdOf(o: Json): string {
+  const s = reqStr(o, 'asset_id');
+  for (let i = 0; i < 8; i++) if (recentIds[i] === s) return recentIds[i];
+  recentIds[recentNext] = s;
+  recentNext = (recentNext + 1) & 7;
+  return s;
+}
+
 function price(s: unknown, field: string): number {
   if (typeof s !== 'string') throw new FieldError(field);
   const v = parsePrice(s);
@@ -69,7 +85,7 @@ function decodeBook(o: Json): BookEvent {
   const ev: BookEvent = {
     type: 'book',
     market: reqStr(o, 'market'),
-    assetId: reqStr(o, 'asset_id'),
+    assetId: assetIdOf(o),
     timestampMs: tsMs(ts),
     timestampStr: ts,
     hash: optStr(o, 'hash') ?? '',
@@ -116,11 +132,11 @@ function decodePriceChange(o: Json): MarketEvent {
     for (let i = 0; i < pcs.length; i++) {
       const c = pcs[i] as Json;
       if (typeof c !== 'object' || c === null) throw new FieldError('price_changes');
-      changes[i] = entry(c, reqStr(c, 'asset_id'), optStr(c, 'hash'));
+      changes[i] = entry(c, assetIdOf(c), optStr(c, 'hash'));
     }
     return { type: 'price_change', market, timestampMs, timestampStr: ts, changes, format: 'current' };
   }
-  const assetId = reqStr(o, 'asset_id');
+  const assetId = assetIdOf(o);
   const hash = optStr(o, 'hash');
   const legacy = o.changes;
   if (Array.isArray(legacy)) {
@@ -149,7 +165,7 @@ function decodeEvent(o: Json): MarketEvent | string {
       const ev: MarketEvent = {
         type: 'last_trade_price',
         market: reqStr(o, 'market'),
-        assetId: reqStr(o, 'asset_id'),
+        assetId: assetIdOf(o),
         price: price(o.price, 'price'),
         size: size(o.size, 'size'),
         side: side(o.side),
@@ -166,7 +182,7 @@ function decodeEvent(o: Json): MarketEvent | string {
       return {
         type: 'tick_size_change',
         market: reqStr(o, 'market'),
-        assetId: reqStr(o, 'asset_id'),
+        assetId: assetIdOf(o),
         oldTickSize: price(o.old_tick_size, 'old_tick_size'),
         newTickSize: price(nts, 'new_tick_size'),
         newTickSizeStr: nts,
@@ -177,7 +193,7 @@ function decodeEvent(o: Json): MarketEvent | string {
       return {
         type: 'best_bid_ask',
         market: reqStr(o, 'market'),
-        assetId: reqStr(o, 'asset_id'),
+        assetId: assetIdOf(o),
         bestBid: price(o.best_bid, 'best_bid'),
         bestAsk: price(o.best_ask, 'best_ask'),
         spread: price(o.spread, 'spread'),

@@ -54,46 +54,75 @@ const CHUNK = 1 << 20;
 const NL = 0x0a;
 
 /**
- * The frames of one file (plain or gzip, detected by magic bytes) in batches: every complete line
- * of each 1 MiB chunk at once, split by hand (no readline, no per-line promise). A consumer that
- * must not let other work run between frames (the backtest) loops over a batch synchronously. A
- * gzip file cut short (a recorder killed mid-write) yields every complete line, then reports the
- * error to `onError` instead of throwing.
+ * The lines of one chunk, parsed one at a time by next() (undefined at its end): only the raw
+ * chunk stays alive while a consumer works through it, so each line's strings die young. Valid
+ * until the reader is resumed.
  */
-export async function* readRecordingBatches(path: string, onError?: (e: Error) => void): AsyncGenerator<ReplayRecord[]> {
+export interface RecordBatch {
+  next(): ReplayRecord | undefined;
+}
+
+class ChunkLines implements RecordBatch {
+  private buf: Buffer = Buffer.alloc(0);
+  private from = 0;
+  private end = 0;
+  prevT = 0;
+  /** Takes the complete lines of `buf` (up to its last newline); returns where they end. */
+  load(buf: Buffer): number {
+    this.buf = buf;
+    this.from = 0;
+    this.end = buf.lastIndexOf(NL) + 1;
+    return this.end;
+  }
+  /** Takes all of `buf` as the last line(s) of the file. */
+  loadAll(buf: Buffer): void {
+    this.buf = buf;
+    this.from = 0;
+    this.end = buf.length;
+  }
+  next(): ReplayRecord | undefined {
+    while (this.from < this.end) {
+      let nl = this.buf.indexOf(NL, this.from);
+      if (nl < 0 || nl >= this.end) nl = this.end;
+      const r = parseRecordLine(this.buf.toString('utf8', this.from, nl), this.prevT);
+      this.from = nl + 1;
+      if (r === null) continue;
+      this.prevT = r.t;
+      return r;
+    }
+    return undefined;
+  }
+}
+
+/**
+ * The frames of one file (plain or gzip, detected by magic bytes) in batches, one per 1 MiB chunk,
+ * lines split by hand (no readline, no promise per line). A consumer that must not let other work
+ * run between frames (the backtest) loops over a batch synchronously. A gzip file cut short (a
+ * recorder killed mid-write) yields every complete line, then reports the error to `onError`
+ * instead of throwing.
+ */
+export async function* readRecordingBatches(path: string, onError?: (e: Error) => void): AsyncGenerator<RecordBatch> {
   const gz = await isGzip(path);
   const file = createReadStream(path, { highWaterMark: CHUNK });
   const gunzip = gz ? createGunzip({ chunkSize: CHUNK }) : undefined;
   const input: AsyncIterable<Buffer> = gunzip ? file.pipe(gunzip) : file;
+  const lines = new ChunkLines();
   let rest: Buffer | undefined; // the unfinished last line of the previous chunk
-  let prevT = 0;
-  const push = (out: ReplayRecord[], buf: Buffer, from: number, to: number): void => {
-    const r = parseRecordLine(buf.toString('utf8', from, to), prevT);
-    if (r === null) return;
-    prevT = r.t;
-    out.push(r);
-  };
   try {
     try {
       for await (const chunk of input) {
         const buf = rest ? Buffer.concat([rest, chunk]) : chunk;
-        const out: ReplayRecord[] = [];
-        let from = 0;
-        for (let nl = buf.indexOf(NL); nl >= 0; nl = buf.indexOf(NL, from)) {
-          push(out, buf, from, nl);
-          from = nl + 1;
-        }
-        rest = from < buf.length ? buf.subarray(from) : undefined;
-        if (out.length) yield out;
+        const end = lines.load(buf);
+        rest = end < buf.length ? buf.subarray(end) : undefined;
+        if (end > 0) yield lines;
       }
     } catch (e) {
       if (!gunzip) throw e;
       onError?.(e as Error); // end with what was decompressed
     }
     if (rest) {
-      const out: ReplayRecord[] = [];
-      push(out, rest, 0, rest.length);
-      if (out.length) yield out;
+      lines.loadAll(rest);
+      yield lines;
     }
   } finally {
     file.destroy();
@@ -103,7 +132,9 @@ export async function* readRecordingBatches(path: string, onError?: (e: Error) =
 
 /** Async iterator over the frames of one file, one by one (see readRecordingBatches). */
 export async function* readRecording(path: string, onError?: (e: Error) => void): AsyncGenerator<ReplayRecord> {
-  for await (const batch of readRecordingBatches(path, onError)) yield* batch;
+  for await (const batch of readRecordingBatches(path, onError)) {
+    for (let r = batch.next(); r !== undefined; r = batch.next()) yield r;
+  }
 }
 
 /** Frames of several files in order (a rotated recording). */
