@@ -33,6 +33,8 @@ describe('makerd run against the emulator', () => {
     expect(metrics).toMatch(/makerd_feed\{counter="market_decode_/);
     // fills happen and land
     await until('two fills at the venue', () => venueFills(e.emu).length >= 2, 15_000, 100);
+    // the once-a-second daily job may not have fired yet when the fills come quickly
+    await until('a daily PnL snapshot', () => hasSnapshot(e.db, 'daily'), 5000, 100);
     kill(daemon, 'SIGTERM');
     expect(await bounded(daemon.exited, 15_000, 'exit after SIGTERM')).toBe(0);
     expect(e.emu.exchange.openOrders(KEY)).toEqual([]);
@@ -76,3 +78,14 @@ describe('makerd run against the emulator', () => {
     expect(await bounded(daemon.exited, 15_000, 'exit')).toBe(0);
   }, 30_000);
 });
+
+function hasSnapshot(path: string, kind: string): boolean {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare('SELECT 1 FROM pnl_snapshots WHERE kind = ? LIMIT 1').get(kind) !== undefined;
+  } catch {
+    return false; // the daemon may not have created the table yet
+  } finally {
+    db.close();
+  }
+}
