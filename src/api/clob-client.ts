@@ -83,6 +83,7 @@ const marketPage = pageSchema(clobMarketSchema);
 const objectPage = pageSchema(looseObjectSchema);
 const orderPage = pageSchema(openOrderSchema);
 const tradePage = pageSchema(tradeSchema);
+const orderResponses = orderResponseSchema.array();
 
 export class ClobClient {
   constructor(readonly transport: Transport) {}
@@ -151,7 +152,7 @@ export class ClobClient {
   /** POST /orders with 1..15 orders; responses in request order. */
   async postOrders(orders: NewOrder[]): Promise<OrderResponse[]> {
     if (orders.length < 1 || orders.length > MAX_BATCH) throw new RangeError(`a batch holds 1..${MAX_BATCH} orders, got ${orders.length}`);
-    return this.call(orderResponseSchema.array(), 'POST', '/orders', undefined, orders.map(orderBody));
+    return this.call(orderResponses, 'POST', '/orders', undefined, orders.map(orderBody));
   }
   getOrder(orderId: string): Promise<OpenOrder> {
     return this.call(openOrderSchema, 'GET', '/order', { id: orderId });

@@ -1,14 +1,17 @@
 // {"bench":"tick_to_order"}: from a market frame arriving on the feed socket to the POST /orders
 // request that frame caused being written to the HTTP socket, in process against the emulator on
 // loopback: decode, book mirror (hash-verified), strategy, reconciler, risk gate, scheduler,
-// limiter, live venue and undici. "Written" = undici's request:bodySent diagnostics event, emitted
-// right after headers and body were handed to socket.write (not the response). p50 / p99 in us;
-// goal p99 < 1 ms. Split: engine (frame -> the venue's placeOrders call), dispatch (-> undici's
-// request:create, i.e. pool.request called) and write (-> bodySent). undici v7 writes on a reused
-// idle keep-alive socket only in the check phase of the loop turn ("idle socket validation",
-// setImmediate), so the write part is the rest of that turn: the rest of the feed chunk the frame
-// came in (chunkRest) plus the other I/O callbacks of the same poll phase, which in process
-// include the emulator's own HTTP and WebSocket work.
+// limiter, live venue and undici. "Arriving" = the socket read that carried the frame (frames read
+// together are handled one after another; chunkBefore is the wait for the earlier ones). "Written"
+// = undici's request:bodySent diagnostics event, right after headers and body were handed to
+// socket.write (not the response). p50 / p99 in us; goal p99 < 1 ms. Split: chunkBefore, engine
+// (the frame -> the venue's placeOrders call), dispatch (-> undici's request:create, pool.request
+// called) and write (-> bodySent). undici v7 writes on a reused idle keep-alive socket only in the
+// check phase of the loop turn ("idle socket validation", setImmediate), so write is the rest of
+// that turn: the rest of the feed read (chunkRest) plus the other I/O callbacks of the same poll
+// phase, which in process include the emulator's HTTP and WebSocket work. machine_* is a floor
+// measured first: how often a spinning thread of this process is not scheduled for > 0.5 ms
+// (other processes on a shared machine); each such gap inside a sample adds to the tail.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { startEmulator } from '../emulator/server.js';
 import { loadConfig } from '../config.js';
@@ -30,13 +33,28 @@ import { marketsFromTokens } from '../engine/markets.js';
 const KEY = 'bench-key';
 const RUN_MS = 8000;
 const WARM_MS = 2000;
+const PROBE_MS = 1000;
 
 function pct(sorted: number[], p: number): number {
   if (!sorted.length) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
+/** Spins for ms and returns the gaps > 0.5 ms in which this thread did not run, in ms. */
+function preemptionGaps(ms: number): number[] {
+  const gaps: number[] = [];
+  let last = performance.now();
+  const end = last + ms;
+  while (last < end) {
+    const t = performance.now();
+    if (t - last > 0.5) gaps.push(t - last);
+    last = t;
+  }
+  return gaps.sort((a, b) => a - b);
+}
+
 export async function run(): Promise<Record<string, unknown>> {
+  const gaps = preemptionGaps(PROBE_MS);
   const emu = await startEmulator({ seed: 11, speed: 8, markets: 2, keys: [KEY] });
   const u = emu.urls;
   const config = loadConfig({
@@ -64,8 +82,9 @@ export async function run(): Promise<Record<string, unknown>> {
   const venue = new LiveVenue({ clob: clients.clob, subscribeUser: (fn) => userListeners.push(fn), tickOf: (t) => mirror.book(t)?.tick || 100, log: silentLogger });
   // Which frame caused each POST /orders: the frame being handled when placeOrders was called.
   // A record per call, matched to its undici request at request:create (calls dispatch in order).
-  interface Rec { frame: number; call: number; dispatch: number; chunkEnd: number; measured: boolean }
+  interface Rec { read: number; frame: number; call: number; dispatch: number; chunkEnd: number; measured: boolean }
   let frameT = NaN;
+  let readT = NaN;
   let warmUntil = Infinity;
   let chunkOpen: Rec[] | undefined;
   const undispatched: Rec[] = [];
@@ -75,7 +94,7 @@ export async function run(): Promise<Record<string, unknown>> {
   const place = venue.placeOrders.bind(venue);
   venue.placeOrders = (reqs) => {
     const now = performance.now();
-    const rec: Rec = { frame: frameT, call: now, dispatch: NaN, chunkEnd: NaN, measured: frameT === frameT && frameT > warmUntil };
+    const rec: Rec = { read: readT, frame: frameT, call: now, dispatch: NaN, chunkEnd: NaN, measured: frameT === frameT && frameT > warmUntil };
     undispatched.push(rec);
     chunkOpen?.push(rec);
     return place(reqs);
@@ -112,6 +131,7 @@ export async function run(): Promise<Record<string, unknown>> {
   market.onFrame((f) => {
     // frames that arrive in one socket read are handled in one callback; its end is the chunk end
     if (!chunkOpen) {
+      readT = f.t;
       const recs: Rec[] = (chunkOpen = []);
       queueMicrotask(() => {
         const t = performance.now();
@@ -145,7 +165,8 @@ export async function run(): Promise<Record<string, unknown>> {
   await emu.close();
   const us = (f: (r: Rec, i: number) => number) => done.map((r, i) => f(r, i) * 1000).sort((x, y) => x - y);
   const q = (v: number[], p: number) => Math.round(pct(v, p));
-  const total = us((r, i) => sent[i] - r.frame);
+  const total = us((r, i) => sent[i] - r.read);
+  const beforeUs = us((r) => r.frame - r.read);
   const engineUs = us((r) => r.call - r.frame);
   const dispatchUs = us((r) => r.dispatch - r.call);
   const writeUs = us((r, i) => sent[i] - r.dispatch);
@@ -161,6 +182,8 @@ export async function run(): Promise<Record<string, unknown>> {
     frames: market.counters.frames,
     batches: engine.scheduler.stats.placeBatches,
     fills: engine.ledger.count(),
+    chunkBefore_p50_us: q(beforeUs, 50),
+    chunkBefore_p99_us: q(beforeUs, 99),
     engine_p50_us: q(engineUs, 50),
     engine_p99_us: q(engineUs, 99),
     dispatch_p50_us: q(dispatchUs, 50),
@@ -170,5 +193,8 @@ export async function run(): Promise<Record<string, unknown>> {
     chunkRest_p50_us: q(chunkRestUs, 50),
     chunkRest_p99_us: q(chunkRestUs, 99),
     connects,
+    machine_gaps_per_s: Math.round((gaps.length * 1000) / PROBE_MS),
+    machine_gap_p50_us: Math.round(pct(gaps, 50) * 1000),
+    machine_gap_max_us: Math.round((gaps[gaps.length - 1] ?? NaN) * 1000),
   };
 }
