@@ -44,7 +44,7 @@ function bookEv(asset: string, bid: number, ask: number, t: number): BookEvent {
     bids: [lv(bid - 100, 10_000), lv(bid, 10_000)], asks: [lv(ask + 100, 10_000), lv(ask, 10_000)], tickSize: 100, tickSizeStr: '0.01',
   };
 }
-const books = (bid: number, ask: number, t: number): MarketEvent[] => [bookEv(Y, bid, ask, t), bookEv(N, 10_000 - ask, 10_000 - bid, t)];
+const books = (bid: number, ask: number, t: number): BookEvent[] => [bookEv(Y, bid, ask, t), bookEv(N, 10_000 - ask, 10_000 - bid, t)];
 const key = (o: { tokenId: string; side: string; price: number }): string => `${o.tokenId} ${o.side} ${o.price}`;
 
 /** Duplicated token/side/price keys in a list of orders. */
