@@ -25,20 +25,27 @@ function tsMs(s: string): number {
 }
 
 /**
- * The last few token ids decoded. JSON.parse makes a new 77-digit string for every asset_id;
- * handing on an equal one seen before (whose hash V8 already computed) makes every Map lookup
- * downstream (mirror, venue, engine) skip hashing 77 characters. Same value, so no behaviour change.
+ * The last few token and market ids decoded. JSON.parse makes a new 66-77 character string for
+ * every asset_id and market; handing on an equal one seen before (whose hash V8 already computed)
+ * lets every Map lookup downstream (mirror, venue, engine, backtest) skip hashing it. Same value,
+ * so no behaviour change.
  */
-const recentIds: string[] = ['', '', '', '', '', '', '', ''];
-let recentNext = 0;
-
-function assetIdOf(o: Json): string {
-  const s = reqStr(o, 'asset_id');
-  for (let i = 0; i < 8; i++) if (recentIds[i] === s) return recentIds[i];
-  recentIds[recentNext] = s;
-  recentNext = (recentNext + 1) & 7;
-  return s;
+class RecentIds {
+  private readonly ids: string[] = ['', '', '', '', '', '', '', ''];
+  private next = 0;
+  get(o: Json, k: string): string {
+    const s = reqStr(o, k);
+    const ids = this.ids;
+    for (let i = 0; i < 8; i++) if (ids[i] === s) return ids[i];
+    ids[this.next] = s;
+    this.next = (this.next + 1) & 7;
+    return s;
+  }
 }
+const recentAssets = new RecentIds();
+const recentMarkets = new RecentIds();
+const assetIdOf = (o: Json): string => recentAssets.get(o, 'asset_id');
+const marketOf = (o: Json): string => recentMarkets.get(o, 'market');
 
 function price(s: unknown, field: string): number {
   if (typeof s !== 'string') throw new FieldError(field);
@@ -59,7 +66,10 @@ function side(s: unknown): Side {
   throw new FieldError('side');
 }
 
-function levels(v: unknown, field: string): WireLevel[] {
+const LEVEL_FIELDS = { bids: ['bids', 'bids.price', 'bids.size'], asks: ['asks', 'asks.price', 'asks.size'] } as const;
+
+function levels(v: unknown, side: 'bids' | 'asks'): WireLevel[] {
+  const [field, priceField, sizeField] = LEVEL_FIELDS[side];
   if (!Array.isArray(v)) throw new FieldError(field);
   const out: WireLevel[] = new Array<WireLevel>(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -67,7 +77,7 @@ function levels(v: unknown, field: string): WireLevel[] {
     if (typeof l !== 'object' || l === null) throw new FieldError(field);
     const ps = l.price;
     const ss = l.size;
-    out[i] = { price: price(ps, `${field}.price`), size: size(ss, `${field}.size`), priceStr: ps as string, sizeStr: ss as string };
+    out[i] = { price: price(ps, priceField), size: size(ss, sizeField), priceStr: ps as string, sizeStr: ss as string };
   }
   return out;
 }
@@ -84,7 +94,7 @@ function decodeBook(o: Json): BookEvent {
   // old docs named the arrays buys/sells; real frames use bids/asks
   const ev: BookEvent = {
     type: 'book',
-    market: reqStr(o, 'market'),
+    market: marketOf(o),
     assetId: assetIdOf(o),
     timestampMs: tsMs(ts),
     timestampStr: ts,
@@ -124,7 +134,7 @@ function entry(c: Json, assetId: string, hash: string | undefined): PriceChangeE
 
 function decodePriceChange(o: Json): MarketEvent {
   const ts = reqStr(o, 'timestamp');
-  const market = reqStr(o, 'market');
+  const market = marketOf(o);
   const timestampMs = tsMs(ts);
   const pcs = o.price_changes;
   if (Array.isArray(pcs)) {
@@ -164,7 +174,7 @@ function decodeEvent(o: Json): MarketEvent | string {
       if (!Number.isFinite(feeN)) throw new FieldError('fee_rate_bps');
       const ev: MarketEvent = {
         type: 'last_trade_price',
-        market: reqStr(o, 'market'),
+        market: marketOf(o),
         assetId: assetIdOf(o),
         price: price(o.price, 'price'),
         size: size(o.size, 'size'),
@@ -181,7 +191,7 @@ function decodeEvent(o: Json): MarketEvent | string {
       const nts = reqStr(o, 'new_tick_size');
       return {
         type: 'tick_size_change',
-        market: reqStr(o, 'market'),
+        market: marketOf(o),
         assetId: assetIdOf(o),
         oldTickSize: price(o.old_tick_size, 'old_tick_size'),
         newTickSize: price(nts, 'new_tick_size'),
@@ -192,7 +202,7 @@ function decodeEvent(o: Json): MarketEvent | string {
     case 'best_bid_ask':
       return {
         type: 'best_bid_ask',
-        market: reqStr(o, 'market'),
+        market: marketOf(o),
         assetId: assetIdOf(o),
         bestBid: price(o.best_bid, 'best_bid'),
         bestAsk: price(o.best_ask, 'best_ask'),
@@ -203,7 +213,7 @@ function decodeEvent(o: Json): MarketEvent | string {
     case 'market_resolved': {
       const ev: MarketEvent = {
         type: o.event_type,
-        market: reqStr(o, 'market'),
+        market: marketOf(o),
         question: optStr(o, 'question') ?? '',
         slug: optStr(o, 'slug') ?? '',
         assetIds: strArray(o.assets_ids ?? o.clob_token_ids, 'assets_ids'),

@@ -284,7 +284,8 @@ export class SimulatedVenue implements Venue {
     let code: RejectCode | undefined;
     if (!t) code = 'INVALID_ORDER_ERROR';
     else if (this.clientIds.has(r.clientId)) code = 'INVALID_ORDER_DUPLICATED';
-    else code = validateOrder({ ...r, expiresAtMs }, t.market.tick, t.market.minSize, now);
+    // (a copy only for GTD: an OrderRequest carries no expiresAtMs, so it validates as it is)
+    else code = validateOrder(expiresAtMs === undefined ? r : { ...r, expiresAtMs }, t.market.tick, t.market.minSize, now);
     if (!code && t && !t.book.ready) code = 'MARKET_NOT_READY';
     if (!t || code) return this.rejected(r, code ?? 'INVALID_ORDER_ERROR');
 
