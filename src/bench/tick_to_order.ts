@@ -167,6 +167,7 @@ export async function run(): Promise<Record<string, unknown>> {
   const q = (v: number[], p: number) => Math.round(pct(v, p));
   const total = us((r, i) => sent[i] - r.read);
   const beforeUs = us((r) => r.frame - r.read);
+  const fromFrame = us((r, i) => sent[i] - r.frame);
   const engineUs = us((r) => r.call - r.frame);
   const dispatchUs = us((r) => r.dispatch - r.call);
   const writeUs = us((r, i) => sent[i] - r.dispatch);
@@ -179,6 +180,9 @@ export async function run(): Promise<Record<string, unknown>> {
     p99_us: q(total, 99),
     max_us: Math.round(total[total.length - 1] ?? NaN),
     goal_p99_us: 1000,
+    // from the causing frame's own receive time (the read's earlier frames excluded)
+    fromFrame_p50_us: q(fromFrame, 50),
+    fromFrame_p99_us: q(fromFrame, 99),
     frames: market.counters.frames,
     batches: engine.scheduler.stats.placeBatches,
     fills: engine.ledger.count(),
