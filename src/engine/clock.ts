@@ -44,20 +44,21 @@ export class WallClock implements Clock {
 interface Timer {
   at: number;
   seq: number;
-  handle: number;
-  fn: () => void;
+  /** null once cancelled: left in the heap and skipped when it reaches the top (lazy deletion). */
+  fn: (() => void) | null;
 }
 
 /**
  * Virtual time: advances only when told. Timers fire in (time, insertion) order, so a run is
- * deterministic. A binary heap keeps schedule and fire O(log n).
+ * deterministic. A binary heap keeps schedule and fire O(log n); a cancelled timer is marked and
+ * dropped when it reaches the top. Only pending timers are indexed by handle, so cancelling a timer
+ * that already fired (or twice) costs a lookup and leaves nothing behind.
  */
 export class VirtualClock implements Clock {
   private t: number;
   private seq = 0;
-  private nextHandle = 1;
   private heap: Timer[] = [];
-  private readonly cancelled = new Set<number>();
+  private readonly pending = new Map<number, Timer>();
 
   constructor(startMs = 0) {
     this.t = startMs;
@@ -66,19 +67,26 @@ export class VirtualClock implements Clock {
     return this.t;
   }
   schedule(atMs: number, fn: () => void): number {
-    const handle = this.nextHandle++;
-    this.push({ at: Math.max(atMs, this.t), seq: this.seq++, handle, fn });
-    return handle;
+    const timer: Timer = { at: Math.max(atMs, this.t), seq: this.seq++, fn };
+    this.push(timer);
+    this.pending.set(timer.seq + 1, timer);
+    return timer.seq + 1; // handles start at 1
   }
   cancel(handle: number): void {
-    this.cancelled.add(handle);
+    const timer = this.pending.get(handle);
+    if (timer === undefined) return;
+    timer.fn = null;
+    this.pending.delete(handle);
+  }
+  /** Timers scheduled and neither fired nor cancelled. */
+  get pendingCount(): number {
+    return this.pending.size;
   }
   /** Time of the earliest pending timer, or Infinity. */
   nextTimerAt(): number {
-    while (this.heap.length && this.cancelled.has(this.heap[0].handle)) {
-      this.cancelled.delete(this.pop().handle);
-    }
-    return this.heap.length ? this.heap[0].at : Infinity;
+    const h = this.heap;
+    while (h.length && h[0].fn === null) this.pop();
+    return h.length ? h[0].at : Infinity;
   }
   /** Moves time to `toMs`, firing every timer due on the way in order. */
   advanceTo(toMs: number): void {
@@ -86,8 +94,11 @@ export class VirtualClock implements Clock {
       const at = this.nextTimerAt();
       if (at > toMs) break;
       const timer = this.pop();
+      const fn = timer.fn as () => void;
+      timer.fn = null;
+      this.pending.delete(timer.seq + 1);
       if (timer.at > this.t) this.t = timer.at;
-      timer.fn();
+      fn();
     }
     if (toMs > this.t) this.t = toMs;
   }
