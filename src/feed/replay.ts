@@ -63,34 +63,40 @@ export interface RecordBatch {
 }
 
 class ChunkLines implements RecordBatch {
+  /** A line that began in the previous chunk, completed (without its newline); parsed first. */
+  private head: Buffer | undefined;
   private buf: Buffer = Buffer.alloc(0);
   private from = 0;
   private end = 0;
   prevT = 0;
-  /** Takes the complete lines of `buf` (up to its last newline); returns where they end. */
-  load(buf: Buffer): number {
+  /** Takes `head` (if any), then the lines of buf[from, end) (end just past a newline, or the file's end). */
+  load(head: Buffer | undefined, buf: Buffer, from: number, end: number): void {
+    this.head = head;
     this.buf = buf;
-    this.from = 0;
-    this.end = buf.lastIndexOf(NL) + 1;
-    return this.end;
-  }
-  /** Takes all of `buf` as the last line(s) of the file. */
-  loadAll(buf: Buffer): void {
-    this.buf = buf;
-    this.from = 0;
-    this.end = buf.length;
+    this.from = from;
+    this.end = end;
   }
   next(): ReplayRecord | undefined {
+    if (this.head !== undefined) {
+      const h = this.head;
+      this.head = undefined;
+      const r = this.take(h, 0, h.length);
+      if (r !== undefined) return r;
+    }
     while (this.from < this.end) {
       let nl = this.buf.indexOf(NL, this.from);
       if (nl < 0 || nl >= this.end) nl = this.end;
-      const r = parseRecordLine(this.buf.toString('utf8', this.from, nl), this.prevT);
+      const r = this.take(this.buf, this.from, nl);
       this.from = nl + 1;
-      if (r === null) continue;
-      this.prevT = r.t;
-      return r;
+      if (r !== undefined) return r;
     }
     return undefined;
+  }
+  private take(buf: Buffer, from: number, to: number): ReplayRecord | undefined {
+    const r = parseRecordLine(buf.toString('utf8', from, to), this.prevT);
+    if (r === null) return undefined;
+    this.prevT = r.t;
+    return r;
   }
 }
 
@@ -107,21 +113,33 @@ export async function* readRecordingBatches(path: string, onError?: (e: Error) =
   const gunzip = gz ? createGunzip({ chunkSize: CHUNK }) : undefined;
   const input: AsyncIterable<Buffer> = gunzip ? file.pipe(gunzip) : file;
   const lines = new ChunkLines();
-  let rest: Buffer | undefined; // the unfinished last line of the previous chunk
+  let rest: Buffer | undefined; // the unfinished last line of the previous chunk(s)
   try {
     try {
       for await (const chunk of input) {
-        const buf = rest ? Buffer.concat([rest, chunk]) : chunk;
-        const end = lines.load(buf);
-        rest = end < buf.length ? buf.subarray(end) : undefined;
-        if (end > 0) yield lines;
+        // only the line spanning two chunks is copied, never the whole chunk
+        let head: Buffer | undefined;
+        let from = 0;
+        if (rest !== undefined) {
+          const nl = chunk.indexOf(NL);
+          if (nl < 0) {
+            rest = Buffer.concat([rest, chunk]);
+            continue;
+          }
+          head = Buffer.concat([rest, chunk.subarray(0, nl)]);
+          from = nl + 1;
+        }
+        const end = Math.max(from, chunk.lastIndexOf(NL) + 1);
+        rest = end < chunk.length ? chunk.subarray(end) : undefined;
+        lines.load(head, chunk, from, end);
+        yield lines;
       }
     } catch (e) {
       if (!gunzip) throw e;
       onError?.(e as Error); // end with what was decompressed
     }
-    if (rest) {
-      lines.loadAll(rest);
+    if (rest !== undefined) {
+      lines.load(undefined, rest, 0, rest.length);
       yield lines;
     }
   } finally {
