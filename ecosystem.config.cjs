@@ -1,19 +1,22 @@
 // pm2 process file for the makerd daemon: `pm2 start ecosystem.config.cjs`.
-// The package is "type": "module", so this file is .cjs (pm2 >= 5.3.1 loads it with require()).
-// ecosystem.config.js re-exports the same apps for tools that import ESM (and pm2 on Node >= 22.12,
-// where require() of an ES module works); on Node 20 pm2 cannot require a .js file in a "type":
-// "module" package, so use this .cjs there.
+// The package is "type": "module", so the apps live in this .cjs; ecosystem.config.js re-exports
+// them as ESM. pm2 7 loads either (checked with pm2 7.0.4 on Node 20).
 //
 // Secrets: export MAKERD_API_KEY in the shell that runs `pm2 start` (pm2 passes the environment
 // through); never put it in this file.
+const fs = require('node:fs');
 const path = require('node:path');
+
+// Your settings (markets, strategy, mode, risk) go in config/local.json, git-ignored; the mode
+// comes from it (config/default.json says "paper", the safe default: set "mode": "live" to trade).
+const local = path.join(__dirname, 'config', 'local.json');
 
 module.exports = {
   apps: [
     {
       name: 'makerd',
       script: path.join(__dirname, 'dist', 'cli.js'),
-      args: 'run --mode live',
+      args: ['run', ...(fs.existsSync(local) ? ['--config', local] : [])],
       cwd: __dirname,
       exec_mode: 'fork', // one process: one engine loop, one rate-limit budget
       instances: 1,

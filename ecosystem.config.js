@@ -1,5 +1,5 @@
-// ESM twin of ecosystem.config.cjs (the package is "type": "module"). pm2 reads `apps` from it
-// with require() only on Node >= 22.12; on Node 20 run `pm2 start ecosystem.config.cjs`.
+// ESM twin of ecosystem.config.cjs (the package is "type": "module"): `pm2 start ecosystem.config.js`
+// works with pm2 7 on Node 20 (older pm2 versions need the .cjs).
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);

@@ -69,8 +69,11 @@ export async function cli(argv: string[], io: CommandIO): Promise<number> {
 
 export { parseArgs };
 
-const isMain = process.argv[1] && /(?:^|[\\/])(cli\.(?:js|ts)|makerd)$/.test(process.argv[1]);
-if (isMain) {
+/**
+ * Runs the CLI on this process's arguments and sets the exit code. dist/cli.js (the bin) calls it
+ * explicitly: detecting "am I main" from argv[1] fails under pm2, whose fork container is argv[1].
+ */
+export function runMain(): void {
   const io: CommandIO = {
     out: (l) => process.stdout.write(l + '\n'),
     err: (l) => process.stderr.write(l + '\n'),
