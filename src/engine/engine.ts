@@ -67,6 +67,11 @@ export class Engine {
   private readonly byToken = new Map<string, MarketState>();
   private readonly reconciler: Reconciler;
   private readonly recon: ReconcileResult = { cancels: [], places: [], kept: 0 };
+  /** Scratch of requote(), reused: the scheduler copies what it keeps. */
+  private readonly wanted: Quote[] = [];
+  private readonly ownOrders: TrackedOrder[] = [];
+  private readonly cancelIds: string[] = [];
+  private readonly accepted: Quote[] = [];
   private readonly riskInputs: EngineRiskInputs;
   private feedLive = true;
   private quoting = false;
@@ -343,8 +348,9 @@ export class Engine {
     }
     // Halted: the cancel-all went out; reconciling against nothing still cancels any order that
     // was in flight when it did and landed after it.
-    const tickOf = (t: string): number => this.tickOf(st, t);
-    const wanted: Quote[] = [];
+    const tickOf = st.tickOf;
+    const wanted = this.wanted;
+    wanted.length = 0;
     if (!block) {
       const book = this.o.books.book(m.tokenId) as BookView;
       try {
@@ -358,25 +364,27 @@ export class Engine {
       }
     }
     const r = this.reconciler.reconcile(wanted, this.marketOrders(st), tickOf, this.recon);
-    const cancels: string[] = [];
+    const cancels = this.cancelIds;
+    cancels.length = 0;
     for (const o of r.cancels) if (o.orderId) cancels.push(o.orderId);
-    const places = [];
+    const places = this.accepted;
+    places.length = 0;
     if (r.places.length) {
       this.scheduler.queuedElsewhere(m.conditionId, this.riskInputs.queued);
       this.risk.begin();
       for (const q of r.places) if (!this.risk.checkPlace(q, m, this.riskInputs, now)) places.push(q);
     }
+    // submit copies both lists before it sends anything (a send may requote another market).
     this.scheduler.submit(m.conditionId, cancels, places);
   }
 
-  private tickOf(st: MarketState, tokenId: string): number {
-    const b = this.o.books.book(tokenId);
-    return b && b.tick > 0 ? b.tick : st.meta.tick;
-  }
-
-  private *marketOrders(st: MarketState): IterableIterator<TrackedOrder> {
+  /** The open orders of a market's two tokens, into a reused array. */
+  private marketOrders(st: MarketState): TrackedOrder[] {
     const a = st.meta.tokenId;
     const b = st.meta.complementId;
-    for (const o of this.orders.open()) if (o.tokenId === a || o.tokenId === b) yield o;
+    const out = this.ownOrders;
+    out.length = 0;
+    for (const o of this.orders.open()) if (o.tokenId === a || o.tokenId === b) out.push(o);
+    return out;
   }
 }

@@ -24,6 +24,8 @@ export interface MarketState {
   /** Why the market quotes nothing (undefined = quoting). */
   blocked: string | undefined;
   resolved: boolean;
+  /** A token's tick: its book's when known, else the market's (made once: requotes call it often). */
+  tickOf: (tokenId: string) => number;
 }
 
 export interface MarketStateDeps {
@@ -47,7 +49,12 @@ export function createMarketState(meta: MarketMeta, d: MarketStateDeps): MarketS
     log: d.log.child({ strategy: d.strategy.module.name, market: meta.conditionId }),
     book: (t) => d.books.book(t),
   };
-  return { meta, strategy, ctx, lastQuoteMs: -Infinity, timer: undefined, blocked: 'not started', resolved: false };
+  const st: MarketState = { meta, strategy, ctx, lastQuoteMs: -Infinity, timer: undefined, blocked: 'not started', resolved: false, tickOf: () => 0 };
+  st.tickOf = (tokenId) => {
+    const b = d.books.book(tokenId);
+    return b && b.tick > 0 ? b.tick : st.meta.tick;
+  };
+  return st;
 }
 
 /** A metadata refresh (tick size, end date): the strategy keeps its state and sees the new terms. */

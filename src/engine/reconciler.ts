@@ -61,58 +61,94 @@ interface SideGroup {
 }
 
 /** Better price first: higher bids, lower asks. */
-const better = (side: Side) => (a: { price: number }, b: { price: number }) => (side === 'BUY' ? b.price - a.price : a.price - b.price);
+const bidsFirst = (a: { price: number }, b: { price: number }): number => b.price - a.price;
+const asksFirst = (a: { price: number }, b: { price: number }): number => a.price - b.price;
 
 export class Reconciler {
+  /**
+   * Side groups reused between calls (a market has at most four: two tokens, two sides); found by
+   * a linear scan rather than a keyed map, which would build and hash a token+side string per
+   * quote and order on every requote.
+   */
+  private readonly groups: SideGroup[] = [];
+  private nGroups = 0;
+  /** Scratch flags of side(): which orders are kept, which wants are satisfied. */
+  private readonly keep: boolean[] = [];
+  private readonly satisfied: boolean[] = [];
+
   constructor(private readonly cfg: ReconcilerConfig) {}
 
   /**
    * `wanted` and `orders` may cover several tokens (a market's both outcomes); each token+side is
-   * reconciled on its own. `tickOf` gives each token's tick.
+   * reconciled on its own, in the order the pair first appears. `tickOf` gives each token's tick.
    */
   reconcile(wanted: readonly Quote[], orders: Iterable<TrackedOrder>, tickOf: (tokenId: string) => number, out?: ReconcileResult): ReconcileResult {
     const res = out ?? { cancels: [], places: [], kept: 0 };
     res.cancels.length = 0;
     res.places.length = 0;
     res.kept = 0;
-    const groups = new Map<string, SideGroup>();
-    const group = (token: string, side: Side): SideGroup => {
-      const k = token + side;
-      let g = groups.get(k);
-      if (!g) {
-        g = { token, side, want: [], working: [], inflight: [], cancelling: [] };
-        groups.set(k, g);
-      }
-      return g;
-    };
-    for (const q of wanted) group(q.tokenId, q.side).want.push(q);
+    this.nGroups = 0;
+    for (let i = 0; i < wanted.length; i++) {
+      const q = wanted[i];
+      this.group(q.tokenId, q.side).want.push(q);
+    }
     for (const o of orders) {
       const role = roleOf(o);
-      if (role === 'working') group(o.tokenId, o.side).working.push(o);
-      else if (role === 'inflight') group(o.tokenId, o.side).inflight.push(o);
-      else if (role === 'cancelling') group(o.tokenId, o.side).cancelling.push(o.price);
+      if (role === 'working') this.group(o.tokenId, o.side).working.push(o);
+      else if (role === 'inflight') this.group(o.tokenId, o.side).inflight.push(o);
+      else if (role === 'cancelling') this.group(o.tokenId, o.side).cancelling.push(o.price);
     }
-    for (const g of groups.values()) this.side(g, tickOf(g.token), res);
+    const groups = this.groups;
+    for (let i = 0; i < this.nGroups; i++) {
+      const g = groups[i];
+      this.side(g, tickOf(g.token), res);
+    }
+    // Drop the references the groups hold until the next call.
+    for (let i = 0; i < this.nGroups; i++) clearGroup(groups[i]);
     return res;
+  }
+
+  private group(token: string, side: Side): SideGroup {
+    const groups = this.groups;
+    const n = this.nGroups;
+    for (let i = 0; i < n; i++) {
+      const g = groups[i];
+      if (g.side === side && g.token === token) return g;
+    }
+    let g = groups[n];
+    if (g === undefined) {
+      g = { token, side, want: [], working: [], inflight: [], cancelling: [] };
+      groups.push(g);
+    } else {
+      g.token = token;
+      g.side = side;
+    }
+    this.nGroups = n + 1;
+    return g;
   }
 
   private side(g: SideGroup, tick: number, res: ReconcileResult): void {
     const cfg = this.cfg;
-    const want = mergeSamePrice(g.want.sort(better(g.side)));
+    const want = mergeSamePrice(g.want.sort(g.side === 'BUY' ? bidsFirst : asksFirst));
     if (want.length > cfg.maxOrdersPerSide) want.length = cfg.maxOrdersPerSide;
-    const nWorking = g.working.length;
-    const have = nWorking && g.inflight.length ? g.working.concat(g.inflight) : nWorking ? g.working : g.inflight;
+    // The orders it may keep: working ones first, then in-flight ones (index j past nWorking).
+    const working = g.working;
+    const inflight = g.inflight;
+    const nWorking = working.length;
+    const nHave = nWorking + inflight.length;
     const priceTol = cfg.priceToleranceTicks * (tick > 0 ? tick : 1);
-    const keep = new Array<boolean>(have.length).fill(false);
-    const satisfied = new Array<boolean>(want.length).fill(false);
+    const keep = this.keep;
+    const satisfied = this.satisfied;
+    for (let j = 0; j < nHave; j++) keep[j] = false;
+    for (let i = 0; i < want.length; i++) satisfied[i] = false;
     // Two passes: exact price first, so a tolerance match never steals an exact one.
     for (let pass = 0; pass < 2; pass++) {
       for (let i = 0; i < want.length; i++) {
         if (satisfied[i]) continue;
         const q = want[i];
-        for (let j = 0; j < have.length; j++) {
+        for (let j = 0; j < nHave; j++) {
           if (keep[j]) continue;
-          const o = have[j];
+          const o = j < nWorking ? working[j] : inflight[j - nWorking];
           const dp = Math.abs(o.price - q.price);
           if (pass === 0 ? dp !== 0 : dp > priceTol) continue;
           const remaining = o.size - o.filled;
@@ -128,12 +164,12 @@ export class Reconciler {
     for (let j = 0; j < nWorking; j++) {
       if (keep[j]) keptWorking++;
       else {
-        res.cancels.push(have[j]);
-        g.cancelling.push(have[j].price);
+        res.cancels.push(working[j]);
+        g.cancelling.push(working[j].price);
       }
     }
     // In-flight orders cannot be cancelled yet; matched or not, they may rest soon: the cap counts them.
-    let room = cfg.maxOrdersPerSide - keptWorking - g.inflight.length;
+    let room = cfg.maxOrdersPerSide - keptWorking - inflight.length;
     for (let i = 0; i < want.length && room > 0; i++) {
       if (satisfied[i]) continue;
       if (g.cancelling.length && g.cancelling.includes(want[i].price)) continue; // after the cancel lands
@@ -141,6 +177,13 @@ export class Reconciler {
       room--;
     }
   }
+}
+
+function clearGroup(g: SideGroup): void {
+  g.want.length = 0;
+  g.working.length = 0;
+  g.inflight.length = 0;
+  g.cancelling.length = 0;
 }
 
 /** Sorted wants with one entry per price: equal prices become one quote with the sizes added. */

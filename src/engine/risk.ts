@@ -32,8 +32,11 @@ export class RiskGate {
   haltedAtMs = 0;
   private dayStart = -1;
   private dayStartPnl = 0;
-  /** Ring of recent order results: time and ok. */
+  /** Recent order results (time and ok), oldest first from resultsHead. */
   private readonly results: Array<{ t: number; ok: boolean }> = [];
+  /** First result still inside the window, and how many from there on failed. */
+  private resultsHead = 0;
+  private resultErrors = 0;
   private readonly batchBuy = new Map<string, number>();
   private readonly batchSell = new Map<string, number>();
   private batchNotional = 0;
@@ -109,15 +112,24 @@ export class RiskGate {
   recordResult(ok: boolean, nowMs: number): string | undefined {
     const r = this.results;
     r.push({ t: nowMs, ok });
+    if (!ok) this.resultErrors++;
+    // Results older than the window leave at the head (an index: a splice per result would copy the window).
     const from = nowMs - this.cfg.errorRateWindowMs;
-    let drop = 0;
-    while (drop < r.length && r[drop].t < from) drop++;
-    if (drop) r.splice(0, drop);
-    if (this.halted || r.length < this.cfg.errorRateMinSamples) return undefined;
-    let errors = 0;
-    for (const x of r) if (!x.ok) errors++;
-    const rate = errors / r.length;
-    if (rate > this.cfg.errorRateMax) return this.halt(`order error rate ${(rate * 100).toFixed(0)}% over ${r.length} orders in ${this.cfg.errorRateWindowMs} ms`, nowMs);
+    let head = this.resultsHead;
+    while (head < r.length && r[head].t < from) {
+      if (!r[head].ok) this.resultErrors--;
+      head++;
+    }
+    if (head > 1024 && head * 2 > r.length) {
+      r.copyWithin(0, head);
+      r.length -= head;
+      head = 0;
+    }
+    this.resultsHead = head;
+    const n = r.length - head;
+    if (this.halted || n < this.cfg.errorRateMinSamples) return undefined;
+    const rate = this.resultErrors / n;
+    if (rate > this.cfg.errorRateMax) return this.halt(`order error rate ${(rate * 100).toFixed(0)}% over ${n} orders in ${this.cfg.errorRateWindowMs} ms`, nowMs);
     return undefined;
   }
 

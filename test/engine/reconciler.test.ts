@@ -187,4 +187,27 @@ describe('reconciler', () => {
     expect(r.cancels).toEqual([]);
     expect(r.places).toEqual([{ tokenId: 'tokB', side: 'BUY', price: 4900, size: 1000 }]);
   });
+  it('one reconciler reused across calls keeps nothing from an earlier call (its side groups are pooled)', () => {
+    const rec = new Reconciler(cfg);
+    const tr = new OrderTracker();
+    liveOrder(tr, 'BUY', 4900, 1000, 'a');
+    const tokB = (side: 'BUY' | 'SELL', price: number): Quote => ({ tokenId: 'tokB', side, price, size: 1000 });
+    // First call: four groups (two tokens, two sides), the BUY at 4900 is kept.
+    let r = rec.reconcile([q('BUY', 4900, 1000), q('SELL', 5100, 1000), tokB('BUY', 4800), tokB('SELL', 5200)], tr.open(), tick);
+    expect(r.kept).toBe(1);
+    expect(r.places.map((x) => [x.tokenId, x.side, x.price])).toEqual([
+      [T, 'SELL', 5100],
+      ['tokB', 'BUY', 4800],
+      ['tokB', 'SELL', 5200],
+    ]);
+    // Second call: tokB first now, and the token A side is not wanted: the old wants are gone,
+    // the order on token A is cancelled, tokB's groups come first.
+    r = rec.reconcile([tokB('SELL', 5300)], tr.open(), tick);
+    expect(r.kept).toBe(0);
+    expect(r.places).toEqual([tokB('SELL', 5300)]);
+    expect(r.cancels.map((o) => o.orderId)).toEqual(['a']);
+    // Third call: nothing wanted, no orders: nothing to do.
+    r = rec.reconcile([], [], tick);
+    expect(r).toEqual({ cancels: [], places: [], kept: 0 });
+  });
 });

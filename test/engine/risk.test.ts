@@ -145,6 +145,25 @@ describe('risk gate', () => {
     expect(g.halted).toBeUndefined();
   });
 
+  it('error rate over a long run counts only the window (past the compaction of old results)', () => {
+    const g = new RiskGate(cfg, silentLogger);
+    // 5000 results 10 ms apart (50 s): every third fails (33% < 50%), the window slides many times.
+    for (let i = 0; i < 5000; i++) expect(g.recordResult(i % 3 !== 0, i * 10)).toBeUndefined();
+    // Now a burst of failures: the window (10 s = ~1000 results, a third failing) tips past 50%
+    // only after enough of them; counting results that left the window would trip later or never.
+    let tripAt = -1;
+    for (let k = 0; k < 2000 && tripAt < 0; k++) if (g.recordResult(false, 50_000 + k * 10)) tripAt = k;
+    // Window at the k-th failure: the k+1 failures plus the last 1000-k-1 mixed results, a third failing.
+    let expected = -1;
+    for (let k = 0; k < 2000 && expected < 0; k++) {
+      const old = 1000 - (k + 1);
+      const oldErrors = Math.ceil(old / 3);
+      if ((k + 1 + oldErrors) / 1001 > 0.5) expected = k;
+    }
+    expect(tripAt).toBeGreaterThan(0);
+    expect(Math.abs(tripAt - expected)).toBeLessThanOrEqual(2);
+  });
+
   it('counts orders in flight, ambiguous and with a cancel out as open (each may rest or fill)', () => {
     const tr = new OrderTracker();
     const mk = (id: string, price: number) => tr.create({ clientId: id, tokenId: 'Y', market: 'm', side: 'BUY', price, size: 1000, createdMs: 0 });
