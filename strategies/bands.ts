@@ -44,8 +44,11 @@ class Bands implements Strategy {
   /** Shares each band's SELL already uses: a later band sells only what is left, else buys the other token. */
   private readonly offered: Offered = { token: 0, complement: 0 };
   private readonly pairOpts: QuotePairOptions;
+  /** quote() reads the top of the book (sizes too for the microprice), the market and the position: nothing else. */
+  readonly reads: 'topPrices' | 'top';
   constructor(p: BandsParams) {
     this.p = p;
+    this.reads = p.fair === 'mid' ? 'topPrices' : 'top';
     this.pairOpts = { minBid: p.minPrice * PRICE_SCALE, maxAsk: p.maxPrice * PRICE_SCALE, offered: this.offered };
   }
 

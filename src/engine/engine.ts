@@ -78,7 +78,8 @@ export class Engine {
   private stopping = false;
   private haltHandled = false;
   private housekeeping: number | undefined;
-  readonly counters = { marketEvents: 0, userEvents: 0, requotes: 0, invalidQuotes: 0, errors: 0 };
+  /** requotes counts every one, skippedRequotes those of them skipped as changing nothing (quote-inputs.ts). */
+  readonly counters = { marketEvents: 0, userEvents: 0, requotes: 0, skippedRequotes: 0, invalidQuotes: 0, errors: 0 };
 
   constructor(private readonly o: EngineOptions) {
     this.clock = o.clock;
@@ -349,21 +350,51 @@ export class Engine {
     // Halted: the cancel-all went out; reconciling against nothing still cancels any order that
     // was in flight when it did and landed after it.
     const tickOf = st.tickOf;
+    const books = this.o.books;
+    const own = this.marketOrders(st);
+    // A strategy declaring what it reads: skip when nothing it or the reconciler reads changed
+    // since a requote that had nothing to do (the same inputs give the same nothing).
+    const inputs = st.quoteInputs;
+    let canRecord = false;
+    if (inputs) {
+      if (block) inputs.clear();
+      else {
+        // Nothing queued anywhere (a submit would replace nothing and send nothing) and the
+        // complement's book as good as the token's (validQuotes keeps the same quotes).
+        canRecord =
+          this.scheduler.pendingPlaces() === 0 &&
+          this.scheduler.pendingCancels() === 0 &&
+          this.risk.tokenFresh(books.book(m.complementId) ?? books.book(m.tokenId), this.feedLive, now);
+        const pos = this.positions;
+        if (canRecord && inputs.same(m, books.book(m.tokenId) as BookView, tickOf(m.tokenId), tickOf(m.complementId), pos.qty(m.tokenId), pos.qty(m.complementId), own)) {
+          this.counters.skippedRequotes++;
+          return;
+        }
+      }
+    }
     const wanted = this.wanted;
     wanted.length = 0;
+    let invalid = 0;
     if (!block) {
-      const book = this.o.books.book(m.tokenId) as BookView;
+      const book = books.book(m.tokenId) as BookView;
       try {
-        const books = this.o.books;
         const complementBlock = () => this.risk.tokenBlock(m.complementId, books.book(m.complementId) ?? books.book(m.tokenId), this.feedLive, now);
-        this.counters.invalidQuotes += validQuotes(st.strategy.quote(st.ctx, book), m, tickOf, complementBlock, wanted);
+        invalid = validQuotes(st.strategy.quote(st.ctx, book), m, tickOf, complementBlock, wanted);
+        this.counters.invalidQuotes += invalid;
       } catch (err) {
         this.counters.errors++;
         this.log.error({ err, market: m.conditionId }, 'engine: strategy failed; quoting nothing');
         wanted.length = 0;
+        canRecord = false;
       }
     }
-    const r = this.reconciler.reconcile(wanted, this.marketOrders(st), tickOf, this.recon);
+    const r = this.reconciler.reconcile(wanted, own, tickOf, this.recon);
+    if (inputs && !block) {
+      if (canRecord && invalid === 0 && r.cancels.length === 0 && r.places.length === 0) {
+        const pos = this.positions;
+        inputs.record(m, books.book(m.tokenId) as BookView, tickOf(m.tokenId), tickOf(m.complementId), pos.qty(m.tokenId), pos.qty(m.complementId), own);
+      } else inputs.clear();
+    }
     const cancels = this.cancelIds;
     cancels.length = 0;
     for (const o of r.cancels) if (o.orderId) cancels.push(o.orderId);

@@ -8,6 +8,7 @@ import type { Rng } from './rng.js';
 import type { LoadedStrategy } from './loader.js';
 import type { Positions } from './positions.js';
 import type { MarketMeta, Strategy, StrategyContext } from './strategy.js';
+import { QuoteInputs } from './quote-inputs.js';
 
 /** Where books live: the mirror (src/book/mirror.ts) satisfies this. */
 export interface MarketBooks {
@@ -26,6 +27,8 @@ export interface MarketState {
   resolved: boolean;
   /** A token's tick: its book's when known, else the market's (made once: requotes call it often). */
   tickOf: (tokenId: string) => number;
+  /** What the last requote that had nothing to do read (only for a strategy declaring `reads`). */
+  quoteInputs: QuoteInputs | undefined;
 }
 
 export interface MarketStateDeps {
@@ -49,7 +52,7 @@ export function createMarketState(meta: MarketMeta, d: MarketStateDeps): MarketS
     log: d.log.child({ strategy: d.strategy.module.name, market: meta.conditionId }),
     book: (t) => d.books.book(t),
   };
-  const st: MarketState = { meta, strategy, ctx, lastQuoteMs: -Infinity, timer: undefined, blocked: 'not started', resolved: false, tickOf: () => 0 };
+  const st: MarketState = { meta, strategy, ctx, lastQuoteMs: -Infinity, timer: undefined, blocked: 'not started', resolved: false, tickOf: () => 0, quoteInputs: strategy.reads ? new QuoteInputs(strategy.reads) : undefined };
   st.tickOf = (tokenId) => {
     const b = d.books.book(tokenId);
     return b && b.tick > 0 ? b.tick : st.meta.tick;

@@ -61,6 +61,7 @@ export class RiskGate {
 
   /** Why a token may not be quoted now (undefined = fine). Its orders must be cancelled. */
   tokenBlock(tokenId: string, book: BookView | undefined, feedLive: boolean, nowMs: number): string | undefined {
+    if (this.tokenFresh(book, feedLive, nowMs)) return undefined;
     // A token waiting for its feed or snapshot is a state (info); the engine logs the change.
     if (!feedLive) return this.block('feed_not_live', { tokenId }, nowMs, 'info');
     if (!book || !book.inSync()) return this.block('book_out_of_sync', { tokenId }, nowMs, 'info');
@@ -69,10 +70,16 @@ export class RiskGate {
     return undefined;
   }
 
+  /** Whether tokenBlock would pass the token, without counting or logging anything. */
+  tokenFresh(book: BookView | undefined, feedLive: boolean, nowMs: number): boolean {
+    return feedLive && book !== undefined && book.inSync() && nowMs - book.updatedAt() <= this.cfg.staleBookMs;
+  }
+
   /** Starts a batch of checks: orders accepted within it count against the limits of the next. */
   begin(): void {
-    this.batchBuy.clear();
-    this.batchSell.clear();
+    // clear() allocates a fresh table even when empty; most batches accept nothing on one side.
+    if (this.batchBuy.size) this.batchBuy.clear();
+    if (this.batchSell.size) this.batchSell.clear();
     this.batchNotional = 0;
     this.batchOrders = 0;
   }

@@ -68,6 +68,14 @@ export interface Strategy {
   onTrade?(ctx: StrategyContext, trade: LastTradePriceEvent): void;
   /** One of our orders filled. Optional. */
   onFill?(ctx: StrategyContext, fill: StrategyFill): void;
+  /**
+   * Optional promise that quote() depends on nothing but the best bid and ask of `book` ('top':
+   * and the sizes resting there), ctx.market and ctx.position: no clock, randomness, depth, other
+   * book, or state kept between calls. The engine may then skip a requote when none of these nor
+   * our orders changed since one that had nothing to do (quote-inputs.ts). Leave it undefined
+   * otherwise: a wrong promise leaves stale quotes.
+   */
+  readonly reads?: 'topPrices' | 'top';
 }
 
 /** What a strategy module exports (default export or named `strategy`). */
