@@ -44,6 +44,10 @@ class Template implements Strategy {
   }
 
   // 3. Optional hooks: onTrade(ctx, trade) sees every public trade, onFill(ctx, fill) our fills.
+  //    Optional promise `readonly reads = 'topPrices'` (or 'top' when the sizes at the top matter):
+  //    quote() reads only the best bid/ask, ctx.market and ctx.position (as this one does), so the
+  //    engine may skip a requote when none of them changed. Leave it out if you use the clock,
+  //    randomness, depth, hooks or any state kept between calls.
 }
 
 // 4. Export the module: a name, the params schema, and a factory (one instance per market).
