@@ -32,14 +32,16 @@ export class EngineSink implements SchedulerSink, FillSink {
   placed(reqs: readonly OrderRequest[], results: readonly PlaceResult[]): void {
     const e = this.e;
     const now = e.clock.now();
-    const seen = new Set<string>();
     for (const r of results) {
-      seen.add(r.clientId);
       e.orders.placeResult(r, now);
       if (!r.ok) e.log.warn({ clientId: r.clientId, error: r.error }, 'order rejected');
       this.result(r.ok, now);
     }
-    // A result missing from the answer is unclear, not rejected.
+    // A result missing from the answer is unclear, not rejected. (The usual answer lists the
+    // requests in order: checked without building a set.)
+    if (inOrder(reqs, results)) return;
+    const seen = new Set<string>();
+    for (const r of results) seen.add(r.clientId);
     for (const q of reqs) if (!seen.has(q.clientId)) e.orders.ambiguous(q.clientId, now);
   }
 
@@ -119,4 +121,11 @@ export class EngineSink implements SchedulerSink, FillSink {
       this.e.log.error({ err, tradeId: f.tradeId, orderId: f.orderId }, 'engine: storing a fill failed');
     }
   }
+}
+
+/** True when the results answer the requests one for one, in order. */
+function inOrder(reqs: readonly OrderRequest[], results: readonly PlaceResult[]): boolean {
+  if (reqs.length !== results.length) return false;
+  for (let i = 0; i < reqs.length; i++) if (reqs[i].clientId !== results[i].clientId) return false;
+  return true;
 }

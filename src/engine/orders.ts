@@ -52,6 +52,8 @@ export class OrderTracker {
   private readonly ended: TrackedOrder[] = [];
   private endedHead = 0;
   private seq = 0;
+  private idMs = NaN;
+  private idMsPart = '';
 
   constructor(private readonly idPrefix = 'c') {}
 
@@ -60,7 +62,12 @@ export class OrderTracker {
   }
 
   nextClientId(nowMs: number): string {
-    return `${this.idPrefix}${nowMs.toString(36)}-${(this.seq++).toString(36)}`;
+    // Orders of one batch share a millisecond: its part of the id is built once.
+    if (nowMs !== this.idMs) {
+      this.idMs = nowMs;
+      this.idMsPart = `${this.idPrefix}${nowMs.toString(36)}-`;
+    }
+    return this.idMsPart + (this.seq++).toString(36);
   }
 
   /** Records an order before it is sent: state pending_new. */

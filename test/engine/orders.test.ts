@@ -209,4 +209,10 @@ describe('trade lifecycle and fills', () => {
     expect(pos.get('Y').realized).toBe((6000 - 4500) * 1000);
     expect(pos.pnl(() => 4500)).toBe(pos.cash + 4500 * 1000);
   });
+  it('client ids are unique and carry the millisecond they were made in', () => {
+    const tr = new OrderTracker('mk');
+    const ids = [tr.nextClientId(1000), tr.nextClientId(1000), tr.nextClientId(2000), tr.nextClientId(1000)];
+    expect(ids).toEqual([`mk${(1000).toString(36)}-0`, `mk${(1000).toString(36)}-1`, `mk${(2000).toString(36)}-2`, `mk${(1000).toString(36)}-3`]);
+    expect(new Set(ids).size).toBe(4);
+  });
 });

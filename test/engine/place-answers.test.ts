@@ -1,0 +1,78 @@
+// How a batch answer is matched to its requests (engine-sink.ts): by client id, in any order; a
+// request the answer leaves out is unclear (ambiguous), never taken as rejected or live.
+import { describe, it, expect } from 'vitest';
+import { Engine } from '../../src/engine/engine.js';
+import { VirtualClock } from '../../src/engine/clock.js';
+import { SeededRng } from '../../src/engine/rng.js';
+import { Limiter } from '../../src/api/limiter.js';
+import { BookMirror } from '../../src/book/mirror.js';
+import { SimulatedVenue, type SimulatedVenueOptions } from '../../src/venue/simulated-venue.js';
+import { loadStrategy } from '../../src/engine/loader.js';
+import { silentLogger } from '../../src/core/log.js';
+import { loadConfig } from '../../src/config.js';
+import type { BookEvent } from '../../src/feed/events.js';
+import type { OrderRequest, PlaceResult } from '../../src/venue/types.js';
+import type { MarketMeta } from '../../src/engine/strategy.js';
+import { lv, settle } from './helpers.js';
+
+const Y = '111';
+const N = '222';
+const M = '0xmarket';
+const meta: MarketMeta = { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false };
+
+/**
+ * Answers batches through the simulated venue, then reorders or trims the answer. Its user
+ * channel stays silent, so only the REST answer settles an order.
+ */
+class ReshapingVenue extends SimulatedVenue {
+  constructor(
+    o: SimulatedVenueOptions,
+    private readonly reshape: (res: PlaceResult[]) => PlaceResult[],
+  ) {
+    super(o);
+  }
+  override onUserEvent(): void {}
+  override async placeOrders(reqs: OrderRequest[]): Promise<PlaceResult[]> {
+    return this.reshape(await super.placeOrders(reqs));
+  }
+}
+
+function bookEv(asset: string, bid: number, ask: number, t: number): BookEvent {
+  return {
+    type: 'book', market: M, assetId: asset, timestampMs: t, timestampStr: String(t), hash: '',
+    bids: [lv(bid, 10_000)], asks: [lv(ask, 10_000)], tickSize: 100, tickSizeStr: '0.01',
+  };
+}
+
+async function run(reshape: (res: PlaceResult[]) => PlaceResult[]) {
+  const cfg = loadConfig({ env: {} });
+  const clock = new VirtualClock(1_700_000_000_000);
+  const venue = new ReshapingVenue({ clock, markets: [{ conditionId: M, tokens: [Y, N], tick: 100, minSize: 500 }], orderLatencyMs: 0, cancelLatencyMs: 0, makerFeeBps: 0, takerFeeBps: 0 }, reshape);
+  const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
+  const engine = new Engine({
+    clock, rng: new SeededRng(1), log: silentLogger, venue, limiter: new Limiter({ clock }), recordLimiterUse: true, books: mirror, applyMarketEvents: true,
+    strategy: await loadStrategy('bands', { bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 }),
+    config: { reconciler: { ...cfg.reconciler, debounceMs: 0 }, risk: cfg.risk, scheduler: cfg.scheduler },
+    markets: [meta],
+  });
+  for (const e of [bookEv(Y, 4900, 5100, clock.now()), bookEv(N, 4900, 5100, clock.now())]) {
+    venue.onMarketEvent(e);
+    engine.handleMarketEvent(e);
+  }
+  engine.start();
+  await settle(20);
+  const states = [...engine.orders.all()].map((o) => [o.tokenId, o.state]).sort();
+  await engine.stop();
+  return states;
+}
+
+describe('engine: place answers', () => {
+  it('an answer in another order than the requests binds each result to its own order', async () => {
+    expect(await run((res) => res.slice().reverse())).toEqual([[N, 'live'], [Y, 'live']].sort());
+  });
+
+  it('a request missing from the answer is ambiguous', async () => {
+    // the batch is [YES bid, NO bid]; the answer leaves out the second
+    expect(await run((res) => res.slice(0, 1))).toEqual([[N, 'ambiguous'], [Y, 'live']].sort());
+  });
+});
