@@ -162,8 +162,13 @@ export class Engine {
         case 'price_change': {
           const ch = e.changes;
           let last: MarketState | undefined;
+          // A frame's changes mostly name one or two assets: a repeat skips the keyed lookup.
+          let lastId = '';
           for (let i = 0; i < ch.length; i++) {
-            const st = this.byToken.get(ch[i].assetId);
+            const id = ch[i].assetId;
+            if (id === lastId) continue;
+            lastId = id;
+            const st = this.byToken.get(id);
             if (st && st !== last) {
               last = st;
               this.dirty(st);
