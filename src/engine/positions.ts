@@ -14,6 +14,8 @@ export interface TokenPosition {
 
 export class Positions {
   private readonly tokens = new Map<string, TokenPosition>();
+  /** The same positions in an array: the mark-to-market walks it on every requote (loss check). */
+  private readonly list: Array<{ tokenId: string; p: TokenPosition }> = [];
   /** Cash change since the start, micro-dollars (sells add, buys and fees subtract). */
   cash = 0;
   fees = 0;
@@ -24,6 +26,7 @@ export class Positions {
     if (!p) {
       p = { qty: 0, cost: 0, realized: 0 };
       this.tokens.set(tokenId, p);
+      this.list.push({ tokenId, p });
     }
     return p;
   }
@@ -63,9 +66,11 @@ export class Positions {
   /** Market value of the holdings, micro-dollars, at the given marks (price units; NaN -> cost). */
   markValue(mark: (tokenId: string) => number): number {
     let v = 0;
-    for (const [tok, p] of this.tokens) {
+    const list = this.list;
+    for (let i = 0; i < list.length; i++) {
+      const p = list[i].p;
       if (p.qty === 0) continue;
-      const m = mark(tok);
+      const m = mark(list[i].tokenId);
       v += m === m ? m * p.qty : p.cost;
     }
     return v;
