@@ -15,6 +15,7 @@ const DURATION_MS = 20 * 60_000;
 
 /** Answers at once and logs the time of every request per endpoint. */
 class InstantVenue implements Venue {
+  readonly booksIncludeOwnOrders = false;
   readonly times: Record<string, number[]> = { 'POST /orders': [], 'POST /order': [], 'DELETE /orders': [], 'DELETE /order': [], 'DELETE /cancel-all': [] };
   private n = 0;
   constructor(private readonly clock: VirtualClock) {}

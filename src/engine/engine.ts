@@ -20,6 +20,7 @@ import { RiskGate } from './risk.js';
 import { riskInputs, type EngineRiskInputs } from './risk-inputs.js';
 import { OrderScheduler } from './scheduler.js';
 import { EngineSink } from './engine-sink.js';
+import { externalMid } from './mark.js';
 import { createMarketState, refreshMeta, type MarketBooks, type MarketState } from './market-state.js';
 import { validQuotes } from './quote-checks.js';
 import { engineResults, type EngineResults } from './engine-results.js';
@@ -70,6 +71,8 @@ export class Engine {
   /** Scratch of requote(), reused: the scheduler copies what it keeps. */
   private readonly wanted: Quote[] = [];
   private readonly ownOrders: TrackedOrder[] = [];
+  private readonly markOrders: TrackedOrder[] = [];
+  private readonly markScratch: number[] = [];
   private readonly cancelIds: string[] = [];
   private readonly accepted: Quote[] = [];
   private readonly riskInputs: EngineRiskInputs;
@@ -264,17 +267,27 @@ export class Engine {
     this.scheduler.close();
   }
 
-  /** Mark of a token for PnL: its mid, else the complement's 1 - mid. */
+  /**
+   * Mark of a token for PnL: its mid, else the complement's 1 - mid. When the venue's books show
+   * our own orders, the mid is taken without them (src/engine/mark.ts).
+   */
   mark(tokenId: string): number {
-    const b = this.o.books.book(tokenId);
-    const m = b ? b.mid() : NaN;
-    if (m === m) return m;
     const st = this.byToken.get(tokenId);
-    if (!st) return NaN;
-    const other = st.meta.tokenId === tokenId ? st.meta.complementId : st.meta.tokenId;
-    const ob = this.o.books.book(other);
-    const om = ob ? ob.mid() : NaN;
+    const other = st ? (st.meta.tokenId === tokenId ? st.meta.complementId : st.meta.tokenId) : undefined;
+    const m = this.midOf(tokenId, other);
+    if (m === m || other === undefined) return m;
+    const om = this.midOf(other, tokenId);
     return om === om ? PRICE_SCALE - om : NaN;
+  }
+
+  private midOf(tokenId: string, complementId: string | undefined): number {
+    const b = this.o.books.book(tokenId);
+    if (!b) return NaN;
+    if (!this.o.venue.booksIncludeOwnOrders || complementId === undefined) return b.mid();
+    const mine = this.markOrders;
+    mine.length = 0;
+    for (const o of this.orders.open()) if (o.tokenId === tokenId || o.tokenId === complementId) mine.push(o);
+    return externalMid(b, tokenId, complementId, mine, this.markScratch);
   }
 
   pnlMicros(): number {

@@ -34,6 +34,8 @@ function cancelResult(r: CancelResponse): CancelResult {
 }
 
 export class LiveVenue implements Venue {
+  /** The venue's feed shows our resting orders in its books. */
+  readonly booksIncludeOwnOrders = true;
   private readonly listeners: Array<(e: UserEvent) => void> = [];
 
   constructor(private readonly o: LiveVenueOptions) {

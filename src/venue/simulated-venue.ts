@@ -78,6 +78,8 @@ interface TokenState {
 }
 
 export class SimulatedVenue implements Venue {
+  /** Our orders rest beside the external book, never in it. */
+  readonly booksIncludeOwnOrders = false;
   private readonly clock: Clock;
   private readonly opts: SimulatedVenueOptions;
   private readonly tokens = new Map<string, TokenState>();

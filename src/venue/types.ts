@@ -66,6 +66,12 @@ export interface VenueTrade {
 }
 
 export interface Venue {
+  /**
+   * True when the market feed's books include our own resting orders (a real venue, the emulator);
+   * false for the simulated venue, whose external book never holds them. PnL marks exclude our
+   * own orders where they are included.
+   */
+  readonly booksIncludeOwnOrders: boolean;
   /** At most 15 orders. Throws AmbiguousSubmitError when the outcome is unknown; never retried. */
   placeOrders(orders: OrderRequest[]): Promise<PlaceResult[]>;
   /** One order through the single-order endpoint (overflow when the batch windows are full). */

@@ -23,6 +23,8 @@ export function makeBook(assetId: string, bids: Array<[number, number]>, asks: A
 
 /** Records every call; answers each order 'live' with a fresh id unless told otherwise. */
 export class RecordingVenue implements Venue {
+  /** Tests of the mark set this to play a real venue whose books show our orders. */
+  booksIncludeOwnOrders = false;
   calls: Array<{ kind: string; t: number; n: number; ids?: string[]; reqs?: OrderRequest[] }> = [];
   private seq = 0;
   private listener: ((e: UserEvent) => void) | undefined;
