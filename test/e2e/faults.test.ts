@@ -19,7 +19,8 @@ interface Status {
 
 describe('faults', () => {
   it('a silent feed pulls the quotes within the configured time, and they come back', async () => {
-    env = await setup();
+    // No takers: only the stale-book guard may empty our orders (a fill would look like a pull).
+    env = await setup({ params: { takerRatePerSec: 1e-9 } });
     const e = env;
     const staleBookMs = 1500;
     daemon = spawnDaemon(e, { risk: { staleBookMs }, feed: { quietMs: 1000, probeTimeoutMs: 1000 } });
