@@ -29,6 +29,9 @@ export interface SyntheticParams {
   informedFraction: number;
   takerSizeMin: number;
   takerSizeMax: number;
+  /** Bounds of the fair value's walk, price units (it reflects off them). */
+  fairMin: number;
+  fairMax: number;
 }
 
 export const defaultSyntheticParams: SyntheticParams = {
@@ -47,6 +50,8 @@ export const defaultSyntheticParams: SyntheticParams = {
   informedFraction: 0.3,
   takerSizeMin: 5,
   takerSizeMax: 120,
+  fairMin: 500,
+  fairMax: PRICE_SCALE - 500,
 };
 
 /** What an agent may do: read the engine, place and cancel through the market (so frames are built). */
@@ -72,8 +77,8 @@ export class FairValue {
     let v = this.value + this.p.volPerSqrtSec * Math.sqrt(dtMs / 1000) * this.rng.normal();
     if (this.rng.next() < (this.p.jumpRatePerSec * dtMs) / 1000) v += this.p.jumpSd * this.rng.normal();
     // keep clear of the edges so both sides of the book stay quotable
-    const lo = 500;
-    const hi = PRICE_SCALE - 500;
+    const lo = this.p.fairMin;
+    const hi = this.p.fairMax;
     this.value = v < lo ? lo + (lo - v) * 0.5 : v > hi ? hi - (v - hi) * 0.5 : v;
   }
 }
@@ -167,7 +172,8 @@ export class Taker {
     const t = ctx.tick;
     const limit = side === 'BUY' ? ask : bid;
     if (!isQuotable(limit)) return;
-    const price = side === 'BUY' ? Math.min(limit + 2 * t, PRICE_SCALE - t) : Math.max(limit - 2 * t, t);
+    // the best level may sit off the current grid (it rested before a tick size change): round outward onto it
+    const price = side === 'BUY' ? Math.min(Math.ceil((limit + 2 * t) / t) * t, PRICE_SCALE - t) : Math.max(Math.floor((limit - 2 * t) / t) * t, t);
     const shares = Math.round(this.p.takerSizeMin + (this.p.takerSizeMax - this.p.takerSizeMin) * this.rng.next() ** 2);
     const size = Math.max(ctx.minSize, shares * 100);
     // a SELL of the first token is sent half the time as a BUY of the second at 1-p

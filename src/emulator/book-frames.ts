@@ -47,12 +47,19 @@ export interface RestBook {
 
 type Pair = [string, string];
 
+function priceStrings(decimals: number): string[] {
+  const out: string[] = [];
+  for (let p = 0; p <= PRICE_SCALE; p++) out.push(formatPrice(p, decimals));
+  return out;
+}
+
 /** Formats prices and hashes books for one market; caches the price strings of the tick grid. */
 export class FrameBuilder {
-  private readonly priceStr: string[] = [];
-  readonly tickStr: string;
+  private priceStr: string[] = [];
+  /** The tick as the venue writes it ("0.01"); changes with setTick. */
+  tickStr: string;
   readonly minSizeStr: string;
-  private readonly decimals: number;
+  private decimals: number;
   private readonly books: Map<string, DenseBook>;
 
   constructor(
@@ -60,11 +67,38 @@ export class FrameBuilder {
     private readonly engine: MatchingEngineApi,
   ) {
     this.decimals = tickDecimals(facts.tick);
-    for (let p = 0; p <= PRICE_SCALE; p++) this.priceStr.push(formatPrice(p, this.decimals));
     this.tickStr = formatPrice(facts.tick);
+    this.priceStr = priceStrings(this.decimals);
     this.minSizeStr = formatSize(facts.minSize);
     this.books = new Map(facts.tokens.map((t) => [t, new DenseBook(t)]));
     this.resync();
+  }
+
+  /**
+   * A tick size change (facts.tick already holds the new tick): prices are written at the new
+   * tick's decimals from now on, resting levels included, so the fresh book frames that follow
+   * the change and every later hash use the new strings.
+   */
+  setTick(): void {
+    const d = tickDecimals(this.facts.tick);
+    this.tickStr = formatPrice(this.facts.tick);
+    if (d !== this.decimals) {
+      this.decimals = d;
+      this.priceStr = priceStrings(d);
+    }
+    this.resync();
+  }
+
+  /** tick_size_change (wire-formats.md 1.6) for one token. */
+  tickSizeChange(tokenId: string, oldTickStr: string, ts: number): string {
+    return JSON.stringify({
+      event_type: 'tick_size_change',
+      asset_id: tokenId,
+      market: this.facts.conditionId,
+      old_tick_size: oldTickStr,
+      new_tick_size: this.tickStr,
+      timestamp: String(ts),
+    });
   }
 
   /** Reloads both token books from the engine (at start; later changes arrive through apply). */

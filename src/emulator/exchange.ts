@@ -37,6 +37,8 @@ export class Exchange {
   private readonly live = new Map<string, Map<string, UserOrder>>();
   private readonly listeners: Array<(f: UserFrame) => void> = [];
   private seq = 0;
+  /** Orders of synthetic markets the venue rejected, per owner and code (rejected orders keep no record). */
+  private readonly rejected = new Map<string, Map<string, number>>();
 
   constructor(
     readonly markets: EmuMarket[],
@@ -57,6 +59,17 @@ export class Exchange {
       }
     }
     desk?.onEvent((owner, e) => this.onVenueEvent(owner, e));
+  }
+
+  /** How many of the owner's orders on synthetic markets the venue rejected, by error code. */
+  rejectionsOf(owner: string): Record<string, number> {
+    return Object.fromEntries(this.rejected.get(owner) ?? []);
+  }
+
+  private countRejection(owner: string, code: string): void {
+    let m = this.rejected.get(owner);
+    if (!m) this.rejected.set(owner, (m = new Map()));
+    m.set(code, (m.get(code) ?? 0) + 1);
   }
 
   onUserFrame(fn: (f: UserFrame) => void): void {
@@ -121,6 +134,7 @@ export class Exchange {
     if (!out.ok) {
       this.setStatus(rec, 'INVALID');
       this.orders.delete(id);
+      this.countRejection(owner, out.error ?? 'INVALID_ORDER_ERROR');
       return { success: false, errorMsg: out.error ?? 'INVALID_ORDER_ERROR', orderID: '', status: 'unmatched' };
     }
     const status = out.status ?? 'live';

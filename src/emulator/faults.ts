@@ -43,6 +43,13 @@ export interface FaultControls {
   clear(): void;
   /** Closes every WebSocket connection now (market, user, all and price feed); returns how many. */
   dropConnections(): number;
+  /**
+   * Forces a tick size change ("0.1", "0.01", "0.001", "0.0001") on every synthetic market, or on
+   * the one with condition id `market`; it holds until forced again, and "auto" hands the tick back
+   * to the venue's price rule. Returns how many markets changed tick; throws RangeError on a bad
+   * tick, an unknown market, or a replay (whose ticks are as recorded).
+   */
+  setTickSize(tickSize: string, market?: string): number;
 }
 
 /** Validates an admin patch; returns an error message or the patch. */
@@ -50,7 +57,7 @@ export function parseFaultPatch(body: unknown): Partial<FaultConfig> | string {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'body must be a JSON object';
   const out: Partial<FaultConfig> = {};
   for (const [k, v] of Object.entries(body as Record<string, unknown>)) {
-    if (k === 'drop') continue;
+    if (k === 'drop' || k === 'tickSize' || k === 'market') continue; // actions, not fault state
     if (!(k in noFaults)) return `unknown fault '${k}'`;
     const want = typeof noFaults[k as keyof FaultConfig];
     if (typeof v !== want || (typeof v === 'number' && !(v >= 0))) return `${k} must be a ${want === 'number' ? 'non-negative number' : want}`;

@@ -22,6 +22,7 @@ import { KeyRegistry } from './keys.js';
 import { PriceFeed } from './price-feed.js';
 import { ServerRateLimiter } from './rate-limit.js';
 import { SyntheticMarket } from './synthetic-market.js';
+import { parseTickSize } from './tick-rule.js';
 import type { EmuMarket } from './market.js';
 import { ReplayFeed, scanRecording } from './replay-market.js';
 import { MakerdError } from '../core/errors.js';
@@ -156,6 +157,17 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       faults.cfg = { ...noFaults };
     },
     dropConnections: () => hub.dropAll() + prices.dropAll(),
+    setTickSize: (tickSize, market) => {
+      const tick = parseTickSize(tickSize);
+      if (typeof tick === 'string') throw new RangeError(tick);
+      if (replay) throw new RangeError('a replay publishes the recorded ticks; tickSize applies to synthetic markets');
+      const targets = markets.filter((m) => market === undefined || m.conditionId === market);
+      if (!targets.length) throw new RangeError(`unknown market '${market}'`);
+      advance(); // the change lands at the current market time, after everything before it
+      let changed = 0;
+      for (const m of targets) if (m instanceof SyntheticMarket && m.forceTick(tick)) changed++;
+      return changed;
+    },
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -181,8 +193,18 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       if (method !== 'POST') return write(res, fail(404, 'NOT_FOUND', 'no route'));
       const patch = parseFaultPatch(body ?? {});
       if (typeof patch === 'string') return write(res, fail(400, 'BAD_REQUEST', patch));
-      const dropped = (body as Record<string, unknown> | undefined)?.drop === true ? admin.dropConnections() : 0;
-      return write(res, ok({ ...admin.set(patch), dropped }));
+      const b = (body ?? {}) as Record<string, unknown>;
+      if (b.market !== undefined && typeof b.market !== 'string') return write(res, fail(400, 'BAD_REQUEST', 'market must be a condition id string'));
+      let tickChanged = 0;
+      if (b.tickSize !== undefined) {
+        try {
+          tickChanged = admin.setTickSize(b.tickSize as string, b.market as string | undefined);
+        } catch (e) {
+          return write(res, fail(400, 'BAD_REQUEST', e instanceof Error ? e.message : String(e)));
+        }
+      }
+      const dropped = b.drop === true ? admin.dropConnections() : 0;
+      return write(res, ok({ ...admin.set(patch), dropped, tickChanged }));
     }
     if (!APIS.has(seg)) return write(res, fail(404, 'NOT_FOUND', `no API at /${seg}`));
     const api = seg as ApiName;

@@ -4,15 +4,17 @@
 // published as wire frames (book-frames.ts): level changes of one millisecond form one
 // price_change message; message timestamps are strictly increasing per market, so every hash is
 // the state after its own message. A trade is followed by last_trade_price and fresh book frames
-// for both tokens carrying the new last_trade_price (the value later hashes use).
+// for both tokens carrying the new last_trade_price (the value later hashes use). The tick
+// changes as the venue's does (tick-rule.ts): tick_size_change for both tokens, then fresh books.
 import { createHash } from 'node:crypto';
 import { SeededRng, type Rng } from '../engine/rng.js';
 import { PRICE_SCALE } from '../core/units.js';
-import type { MatchFill, MatchingEngineApi, MarketSpec, NewOrder, PlaceOutcome, RestingOrder } from '../venue/matching-api.js';
+import type { MatchFill, MarketSpec, NewOrder, PlaceOutcome, RestingOrder } from '../venue/matching-api.js';
 import { MatchingEngine } from '../venue/matching-engine.js';
 import { FairValue, Maker, Taker, defaultSyntheticParams, type AgentContext, type SyntheticParams } from './agents.js';
 import { FrameBuilder, type BookObject, type MarketFacts, type RestBook } from './book-frames.js';
 import type { EmuMarket, FrameType, MarketFrame } from './market.js';
+import { COARSE_TICK, ruleTick } from './tick-rule.js';
 
 export type { FrameType, MarketFrame } from './market.js';
 
@@ -43,7 +45,7 @@ type AgentKind = 0 | 1 | 2 | 3; // fair value, maker, taker, expiry sweep
 
 export class SyntheticMarket implements EmuMarket {
   readonly facts: MarketFacts;
-  readonly engine: MatchingEngineApi;
+  readonly engine: MatchingEngine;
   readonly frames: FrameBuilder;
   readonly question: string;
   readonly slug: string;
@@ -62,12 +64,14 @@ export class SyntheticMarket implements EmuMarket {
   private readonly ltp = new Map<string, string>();
   private readonly ltpUnits = new Map<string, number>();
   private pendingTrades: MatchFill[] = [];
+  /** A forced tick (admin) holds until forced again or handed back to the rule. */
+  private tickPinned = false;
   private readonly frameListeners: Array<(f: MarketFrame) => void> = [];
   private readonly fillListeners: Array<(fills: MatchFill[]) => void> = [];
   private readonly goneListeners: Array<(orders: RestingOrder[], reason: 'expired') => void> = [];
   private readonly ctx: AgentContext;
   /** Counters for benchmarks and status. */
-  readonly stats = { agentEvents: 0, frames: 0, trades: 0 };
+  readonly stats = { agentEvents: 0, frames: 0, trades: 0, tickChanges: 0 };
 
   constructor(opts: SyntheticMarketOptions) {
     const index = opts.index ?? 0;
@@ -78,7 +82,7 @@ export class SyntheticMarket implements EmuMarket {
     this.facts = {
       conditionId: '0x' + hex64(label + ':condition'),
       tokens: [tokenIdFor(label + ':yes'), tokenIdFor(label + ':no')],
-      tick: 100,
+      tick: COARSE_TICK,
       minSize: 500,
       negRisk: false,
     };
@@ -191,6 +195,25 @@ export class SyntheticMarket implements EmuMarket {
     return os;
   }
 
+  /**
+   * Forces the tick (price units: 1000, 100, 10 or 1) as an admin rehearsal does; it holds until
+   * forced again. `'auto'` hands the tick back to the venue's price rule. Returns whether it changed.
+   */
+  forceTick(tick: number | 'auto'): boolean {
+    this.tickPinned = tick !== 'auto';
+    const before = this.facts.tick;
+    const ms = Math.floor(this.now);
+    this.flush(ms); // pending changes go out on the old grid
+    if (tick === 'auto') this.applyTickRule(ms);
+    else if (tick !== this.facts.tick) this.changeTick(tick, ms);
+    return this.facts.tick !== before;
+  }
+
+  /** Whether the tick is held by forceTick rather than the price rule. */
+  get tickForced(): boolean {
+    return this.tickPinned;
+  }
+
   /** The first-subscribe snapshot: a JSON array of book objects for the given tokens (default both). */
   snapshot(tokenIds: readonly string[] = this.facts.tokens): BookObject[] {
     const ts = this.nextTs(Math.floor(this.now));
@@ -263,7 +286,11 @@ export class SyntheticMarket implements EmuMarket {
     this.pendingTrades = [];
     const ts = this.nextTs(ms);
     if (changes.length) this.emit(ts, 'price_change', this.frames.priceChange(changes, ts, (t) => this.lastTradePrice(t)));
-    if (!trades.length) return;
+    if (trades.length) this.publishTrades(trades, ts);
+    this.applyTickRule(ms);
+  }
+
+  private publishTrades(trades: MatchFill[], ts: number): void {
     const [a, b] = this.facts.tokens;
     for (const f of trades) {
       this.emit(ts, 'last_trade_price', this.frames.lastTradePrice(f.takerTokenId, f.takerPrice, f.size, f.takerSide, ts), f.takerTokenId);
@@ -274,6 +301,35 @@ export class SyntheticMarket implements EmuMarket {
       this.ltp.set(b, this.frames.price(PRICE_SCALE - pa));
     }
     const bookTs = this.nextTs(ts + 1);
-    for (const t of this.facts.tokens) this.emit(bookTs, 'book', JSON.stringify(this.frames.bookObject(t, bookTs, this.lastTradePrice(t))), t);
+    this.emitBooks(bookTs);
+  }
+
+  private emitBooks(ts: number): void {
+    for (const t of this.facts.tokens) this.emit(ts, 'book', JSON.stringify(this.frames.bookObject(t, ts, this.lastTradePrice(t))), t);
+  }
+
+  /** The venue's rule, checked after every published change. */
+  private applyTickRule(ms: number): void {
+    if (this.tickPinned) return;
+    const a = this.facts.tokens[0];
+    const want = ruleTick(this.facts.tick, this.engine.bestBid(a), this.engine.bestAsk(a));
+    if (want !== this.facts.tick) this.changeTick(want, ms);
+  }
+
+  /**
+   * tick_size_change for both tokens, then fresh book frames with the new tick_size (a mirror
+   * drops a book on the change and re-syncs from them). Resting orders stay where they are; new
+   * ones must be on the new grid (the engine rejects others with INVALID_ORDER_MIN_TICK_SIZE).
+   */
+  private changeTick(tick: number, ms: number): void {
+    const old = this.frames.tickStr;
+    this.engine.setTick(tick);
+    this.facts.tick = tick;
+    this.ctx.tick = tick;
+    this.frames.setTick();
+    this.stats.tickChanges++;
+    const ts = this.nextTs(ms);
+    for (const t of this.facts.tokens) this.emit(ts, 'tick_size_change', this.frames.tickSizeChange(t, old, ts), t);
+    this.emitBooks(this.nextTs(ts + 1));
   }
 }
