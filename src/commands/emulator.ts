@@ -7,6 +7,7 @@ import { createLogger } from '../core/log.js';
 import { startEmulator, type EmulatorOptions } from '../emulator/server.js';
 import { writeSyntheticRecording } from '../emulator/recording-writer.js';
 import type { FaultConfig } from '../emulator/faults.js';
+import { parseTickSize } from '../emulator/tick-rule.js';
 import { UsageError, type CommandModule } from './command.js';
 
 const help = `usage: makerd emulator [--port P] [--synthetic SEED] [--markets N] [--speed X] [--keys K1,K2]
@@ -19,7 +20,8 @@ Serves on 127.0.0.1, one port (default 0 = any free port):
   ws://127.0.0.1:P/ws/market|user|all                       the WebSocket endpoint (ws url = ws://127.0.0.1:P)
   ws://127.0.0.1:P/prices                                   the crypto price stream (RTDS format)
   POST {base}/admin/faults  JSON {"silentFeed":true, "malformedNext":2, "wrongHashNext":1, "skipNext":1,
-       "http500Next":1, "http500Rate":0.1, "http429Next":1, "http429Rate":0.1, "latencyMs":200, "drop":true}
+       "http500Next":1, "http500Rate":0.1, "http429Next":1, "http429Rate":0.1, "latencyMs":200, "drop":true,
+       "tickSize":"0.001" (with optional "market":"<condition id>"; "auto" hands back to the price rule)}
 Options:
   --synthetic SEED     seed of the synthetic market(s) (default 1); same seed, same market
   --replay F           publish a recording (recorder lines, plain or .gz) frame by frame as recorded,
@@ -36,6 +38,9 @@ Options:
   --write F --duration S   writes S seconds of synthetic market time to F (recorder lines; gzip
                        when F ends in .gz) as fast as possible, then exits
   --fault-latency-ms N, --fault-500-rate X, --fault-429-rate X, --fault-silent   faults from the start
+  --fault-tick-size T[@S]  forces every synthetic market's tick to T (0.1, 0.01, 0.001, 0.0001) after S
+                       seconds of wall time (default 0: from the start): a tick_size_change rehearsal.
+                       Without it the tick follows the venue's rule (0.001 past 0.96 or under 0.04)
 Stops cleanly on SIGINT/SIGTERM.`;
 
 function num(v: string | undefined, name: string, dflt: number, min = 0): number {
@@ -43,6 +48,15 @@ function num(v: string | undefined, name: string, dflt: number, min = 0): number
   const n = Number(v);
   if (!Number.isFinite(n) || n < min) throw new UsageError(`--${name} must be a number >= ${min}, got '${v}'`);
   return n;
+}
+
+/** "0.001" or "0.001@30" (seconds of wall time before the change). */
+function parseTickFault(v: string): { tick: string; afterS: number } {
+  const [tick, at] = v.split('@');
+  const t = parseTickSize(tick);
+  if (t === 'auto') throw new UsageError('--fault-tick-size takes a tick, not auto');
+  if (typeof t === 'string') throw new UsageError(`--fault-tick-size: ${t}`);
+  return { tick, afterS: num(at, 'fault-tick-size @S', 0) };
 }
 
 export const command: CommandModule = {
@@ -67,6 +81,7 @@ export const command: CommandModule = {
         'fault-500-rate': { type: 'string' },
         'fault-429-rate': { type: 'string' },
         'fault-silent': { type: 'boolean' },
+        'fault-tick-size': { type: 'string' },
       },
     });
     if (values.replay !== undefined && values.synthetic !== undefined) throw new UsageError('--replay and --synthetic exclude each other');
@@ -87,6 +102,8 @@ export const command: CommandModule = {
     if (values['fault-500-rate'] !== undefined) faults.http500Rate = Math.min(1, num(values['fault-500-rate'], 'fault-500-rate', 0));
     if (values['fault-429-rate'] !== undefined) faults.http429Rate = Math.min(1, num(values['fault-429-rate'], 'fault-429-rate', 0));
     if (values['fault-silent']) faults.silentFeed = true;
+    const tickFault = values['fault-tick-size'] === undefined ? undefined : parseTickFault(values['fault-tick-size']);
+    if (tickFault && values.replay !== undefined) throw new UsageError('--fault-tick-size applies to synthetic markets, not --replay');
     const opts: EmulatorOptions = {
       port,
       seed,
@@ -104,6 +121,7 @@ export const command: CommandModule = {
     for (const [k, v] of Object.entries(urls)) io.out(`${k.padEnd(10)} ${v}`);
     io.out(`markets    ${emu.markets.map((m) => `${m.conditionId} [${m.tokens.join(', ')}]`).join('; ')}`);
     if (values['urls-out']) writeFileSync(values['urls-out'], JSON.stringify(urls, null, 2) + '\n');
+    const tickTimer = tickFault ? setTimeout(() => emu.admin.setTickSize(tickFault.tick), tickFault.afterS * 1000) : undefined;
     await new Promise<void>((resolve) => {
       const stop = (): void => {
         process.off('SIGINT', stop);
@@ -113,6 +131,7 @@ export const command: CommandModule = {
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
     });
+    clearTimeout(tickTimer);
     await emu.close();
     io.out('emulator stopped');
     return 0;

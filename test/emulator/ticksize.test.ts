@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SyntheticMarket, type MarketFrame } from '../../src/emulator/synthetic-market.js';
@@ -186,6 +186,42 @@ describe('tick size change: the emulator (forced by admin)', () => {
     } finally {
       s.close();
       await emu.close();
+    }
+  });
+});
+
+describe('tick size change: makerd emulator --fault-tick-size', () => {
+  it('forces the tick after the given seconds; a bad tick is a usage error (exit 2)', async () => {
+    const quiet = { out: () => undefined, err: () => undefined, env: {} };
+    expect(await cli(['emulator', '--fault-tick-size', '0.02'], quiet)).toBe(2);
+    expect(await cli(['emulator', '--fault-tick-size', '0.001@soon'], quiet)).toBe(2);
+    const dir = mkdtempSync(join(tmpdir(), 'makerd-tick-'));
+    const urlsFile = join(dir, 'urls.json');
+    const running = cli(['emulator', '--synthetic', '2', '--urls-out', urlsFile, '--fault-tick-size', '0.001@1.5'], quiet);
+    try {
+      const urls = await waitFor(() => {
+        try {
+          return JSON.parse(readFileSync(urlsFile, 'utf8')) as Record<string, string>;
+        } catch {
+          return undefined;
+        }
+      }, 3000, 'urls file');
+      const tickOf = async (): Promise<number> => {
+        const ms = ((await (await fetch(`${urls.clob}/markets`, { signal: AbortSignal.timeout(3000) })).json()) as { data: { data: Array<{ minimum_tick_size: number }> } }).data;
+        return ms.data[0].minimum_tick_size;
+      };
+      expect(await tickOf()).toBe(0.01);
+      const end = Date.now() + 5000;
+      let tick = 0.01;
+      while (tick !== 0.001 && Date.now() < end) {
+        await new Promise((r) => setTimeout(r, 50));
+        tick = await tickOf();
+      }
+      expect(tick).toBe(0.001);
+    } finally {
+      process.emit('SIGTERM');
+      expect(await running).toBe(0);
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
