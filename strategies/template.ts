@@ -29,7 +29,9 @@ type Params = z.infer<typeof params>;
 class Template implements Strategy {
   constructor(private readonly p: Params) {}
 
-  // 2. Called after every book change of ctx.market.tokenId (debounced by the engine).
+  // 2. Called after every book change of ctx.market.tokenId (debounced by the engine). `book` is
+  //    the market without our own resting orders (a live venue's book shows them; the engine takes
+  //    them out), so best bid, mid and depth are what everyone else is quoting.
   quote(ctx: StrategyContext, book: BookView): readonly Quote[] {
     const bid = book.bestBid();
     const ask = book.bestAsk();

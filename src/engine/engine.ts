@@ -20,7 +20,6 @@ import { RiskGate } from './risk.js';
 import { riskInputs, type EngineRiskInputs } from './risk-inputs.js';
 import { OrderScheduler } from './scheduler.js';
 import { EngineSink } from './engine-sink.js';
-import { externalMid } from './mark.js';
 import { createMarketState, refreshMeta, type MarketBooks, type MarketState } from './market-state.js';
 import { validQuotes } from './quote-checks.js';
 import { engineResults, type EngineResults } from './engine-results.js';
@@ -70,9 +69,6 @@ export class Engine {
   private readonly recon: ReconcileResult = { cancels: [], places: [], kept: 0 };
   /** Scratch of requote(), reused: the scheduler copies what it keeps. */
   private readonly wanted: Quote[] = [];
-  private readonly ownOrders: TrackedOrder[] = [];
-  private readonly markOrders: TrackedOrder[] = [];
-  private readonly markScratch: number[] = [];
   private readonly cancelIds: string[] = [];
   private readonly accepted: Quote[] = [];
   private readonly riskInputs: EngineRiskInputs;
@@ -125,7 +121,10 @@ export class Engine {
       return;
     }
     const o = this.o;
-    const st = createMarketState(meta, { clock: o.clock, rng: o.rng, log: o.log, strategy: o.strategy, positions: this.positions, books: o.books });
+    const st = createMarketState(meta, {
+      clock: o.clock, rng: o.rng, log: o.log, strategy: o.strategy, positions: this.positions, books: o.books,
+      strategyBook: (t) => this.bookFor(t),
+    });
     this.markets.set(meta.conditionId, st);
     this.byToken.set(meta.tokenId, st);
     this.byToken.set(meta.complementId, st);
@@ -268,26 +267,38 @@ export class Engine {
   }
 
   /**
-   * Mark of a token for PnL: its mid, else the complement's 1 - mid. When the venue's books show
-   * our own orders, the mid is taken without them (src/engine/mark.ts).
+   * Mark of a token for PnL and the risk gate's price collar: its mid, else the complement's
+   * 1 - mid, both of bookFor (without our own orders where the venue's books show them).
    */
   mark(tokenId: string): number {
+    const m = this.midOf(tokenId);
     const st = this.byToken.get(tokenId);
-    const other = st ? (st.meta.tokenId === tokenId ? st.meta.complementId : st.meta.tokenId) : undefined;
-    const m = this.midOf(tokenId, other);
-    if (m === m || other === undefined) return m;
-    const om = this.midOf(other, tokenId);
+    if (m === m || !st) return m;
+    const om = this.midOf(st.meta.tokenId === tokenId ? st.meta.complementId : st.meta.tokenId);
     return om === om ? PRICE_SCALE - om : NaN;
   }
 
-  private midOf(tokenId: string, complementId: string | undefined): number {
+  private midOf(tokenId: string): number {
+    const b = this.bookFor(tokenId);
+    return b ? b.mid() : NaN;
+  }
+
+  /**
+   * A token's book as the market shows it to us, what strategies get (quote's book and ctx.book):
+   * where the venue's books include our own orders, a view without our resting size
+   * (own-excluded-view.ts: else the strategy chases its own quotes); otherwise the raw book.
+   */
+  bookFor(tokenId: string): BookView | undefined {
     const b = this.o.books.book(tokenId);
-    if (!b) return NaN;
-    if (!this.o.venue.booksIncludeOwnOrders || complementId === undefined) return b.mid();
-    const mine = this.markOrders;
-    mine.length = 0;
-    for (const o of this.orders.open()) if (o.tokenId === tokenId || o.tokenId === complementId) mine.push(o);
-    return externalMid(b, tokenId, complementId, mine, this.markScratch);
+    if (!b || !this.o.venue.booksIncludeOwnOrders) return b;
+    const st = this.byToken.get(tokenId);
+    return st ? this.ownExcluded(st, tokenId, b, this.marketOrders(st)) : b;
+  }
+
+  /** The market's reused view of `tokenId` without our orders, pointed at its raw book and `orders`. */
+  private ownExcluded(st: MarketState, tokenId: string, raw: BookView, orders: readonly TrackedOrder[]): BookView {
+    const v = st.ownExcluded;
+    return (tokenId === st.meta.tokenId ? v.token : v.complement).reset(raw, orders);
   }
 
   pnlMicros(): number {
@@ -370,6 +381,10 @@ export class Engine {
     const tickOf = st.tickOf;
     const books = this.o.books;
     const own = this.marketOrders(st);
+    // What the strategy and the requote skip price off: the market without our own orders where
+    // the venue's books show them (bookFor), else the raw book (backtests: unchanged).
+    const raw = books.book(m.tokenId);
+    const book = (raw && this.o.venue.booksIncludeOwnOrders ? this.ownExcluded(st, m.tokenId, raw, own) : raw) as BookView;
     // A strategy declaring what it reads: skip when nothing it or the reconciler reads changed
     // since a requote that had nothing to do (the same inputs give the same nothing).
     const inputs = st.quoteInputs;
@@ -384,7 +399,7 @@ export class Engine {
           this.scheduler.pendingCancels() === 0 &&
           this.risk.tokenFresh(books.book(m.complementId) ?? books.book(m.tokenId), this.feedLive, now);
         const pos = this.positions;
-        if (canRecord && inputs.same(m, books.book(m.tokenId) as BookView, tickOf(m.tokenId), tickOf(m.complementId), pos.qty(m.tokenId), pos.qty(m.complementId), own)) {
+        if (canRecord && inputs.same(m, book, tickOf(m.tokenId), tickOf(m.complementId), pos.qty(m.tokenId), pos.qty(m.complementId), own)) {
           this.counters.skippedRequotes++;
           return;
         }
@@ -394,7 +409,6 @@ export class Engine {
     wanted.length = 0;
     let invalid = 0;
     if (!block) {
-      const book = books.book(m.tokenId) as BookView;
       try {
         const complementBlock = () => this.risk.tokenBlock(m.complementId, books.book(m.complementId) ?? books.book(m.tokenId), this.feedLive, now);
         invalid = validQuotes(st.strategy.quote(st.ctx, book), m, tickOf, complementBlock, wanted);
@@ -410,7 +424,7 @@ export class Engine {
     if (inputs && !block) {
       if (canRecord && invalid === 0 && r.cancels.length === 0 && r.places.length === 0) {
         const pos = this.positions;
-        inputs.record(m, books.book(m.tokenId) as BookView, tickOf(m.tokenId), tickOf(m.complementId), pos.qty(m.tokenId), pos.qty(m.complementId), own);
+        inputs.record(m, book, tickOf(m.tokenId), tickOf(m.complementId), pos.qty(m.tokenId), pos.qty(m.complementId), own);
       } else inputs.clear();
     }
     const cancels = this.cancelIds;
@@ -427,11 +441,11 @@ export class Engine {
     this.scheduler.submit(m.conditionId, cancels, places);
   }
 
-  /** The open orders of a market's two tokens, into a reused array. */
+  /** The open orders of a market's two tokens, into the market's reused array. */
   private marketOrders(st: MarketState): TrackedOrder[] {
     const a = st.meta.tokenId;
     const b = st.meta.complementId;
-    const out = this.ownOrders;
+    const out = st.ownOrders;
     out.length = 0;
     for (const o of this.orders.open()) if (o.tokenId === a || o.tokenId === b) out.push(o);
     return out;

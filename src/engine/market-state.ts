@@ -9,6 +9,8 @@ import type { LoadedStrategy } from './loader.js';
 import type { Positions } from './positions.js';
 import type { MarketMeta, Strategy, StrategyContext } from './strategy.js';
 import { QuoteInputs } from './quote-inputs.js';
+import { OwnExcludedView } from './own-excluded-view.js';
+import type { TrackedOrder } from './orders.js';
 
 /** Where books live: the mirror (src/book/mirror.ts) satisfies this. */
 export interface MarketBooks {
@@ -29,6 +31,10 @@ export interface MarketState {
   tickOf: (tokenId: string) => number;
   /** What the last requote that had nothing to do read (only for a strategy declaring `reads`). */
   quoteInputs: QuoteInputs | undefined;
+  /** Our open orders of the market's two tokens, refilled by the engine before each use (reused array). */
+  ownOrders: TrackedOrder[];
+  /** Each token's book without our own orders, used where the venue's books include them (reused objects). */
+  ownExcluded: { token: OwnExcludedView; complement: OwnExcludedView };
 }
 
 export interface MarketStateDeps {
@@ -38,6 +44,8 @@ export interface MarketStateDeps {
   strategy: LoadedStrategy;
   positions: Positions;
   books: MarketBooks;
+  /** What ctx.book hands the strategy (the engine's bookFor: without our own orders where needed); default books.book. */
+  strategyBook?: (tokenId: string) => BookView | undefined;
 }
 
 /** A new market: a strategy instance of its own, randomness forked by its condition id. */
@@ -50,9 +58,14 @@ export function createMarketState(meta: MarketMeta, d: MarketStateDeps): MarketS
     position: d.positions.view(meta),
     params: d.strategy.params,
     log: d.log.child({ strategy: d.strategy.module.name, market: meta.conditionId }),
-    book: (t) => d.books.book(t),
+    book: d.strategyBook ?? ((t) => d.books.book(t)),
   };
-  const st: MarketState = { meta, strategy, ctx, lastQuoteMs: -Infinity, timer: undefined, blocked: 'not started', resolved: false, tickOf: () => 0, quoteInputs: strategy.reads ? new QuoteInputs(strategy.reads) : undefined };
+  const st: MarketState = {
+    meta, strategy, ctx, lastQuoteMs: -Infinity, timer: undefined, blocked: 'not started', resolved: false, tickOf: () => 0,
+    quoteInputs: strategy.reads ? new QuoteInputs(strategy.reads) : undefined,
+    ownOrders: [],
+    ownExcluded: { token: new OwnExcludedView(meta.tokenId, meta.complementId), complement: new OwnExcludedView(meta.complementId, meta.tokenId) },
+  };
   st.tickOf = (tokenId) => {
     const b = d.books.book(tokenId);
     return b && b.tick > 0 ? b.tick : st.meta.tick;

@@ -48,7 +48,10 @@ export interface StrategyContext<P = unknown> {
   readonly position: PositionView;
   readonly params: P;
   readonly log: Logger;
-  /** The book of either token of the market (undefined until its first snapshot). */
+  /**
+   * The book of either token of the market (undefined until its first snapshot), without our own
+   * resting orders like quote()'s `book`. Read it when you need it: the view is refreshed per call.
+   */
   book(tokenId: string): BookView | undefined;
 }
 
@@ -62,7 +65,14 @@ export interface StrategyFill {
 }
 
 export interface Strategy {
-  /** Quotes wanted now, given the book of ctx.market.tokenId. Return [] to quote nothing. */
+  /**
+   * Quotes wanted now, given the book of ctx.market.tokenId. Return [] to quote nothing.
+   * `book` is the market WITHOUT our own resting orders: on a venue whose books show them (live),
+   * levels only we hold are skipped and our size is taken out of shared ones, so a mid or
+   * microprice never rises because our own bid became the best bid (pricing off our own quotes
+   * would chase them). In a backtest or paper run the simulated books never hold our orders and
+   * `book` is the raw book. Use it during the call only (it is refreshed for the next one).
+   */
   quote(ctx: StrategyContext, book: BookView): readonly Quote[];
   /** A public trade printed on either token (for estimators). Optional. */
   onTrade?(ctx: StrategyContext, trade: LastTradePriceEvent): void;

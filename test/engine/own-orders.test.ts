@@ -1,0 +1,111 @@
+// A venue whose books show our own resting orders (a real venue, the emulator): the strategy must
+// price off the market without them, else it chases its own quotes. Over the RecordingVenue with
+// booksIncludeOwnOrders = true; the fed books hold the external levels plus our resting bid, as the
+// venue's feed would show them.
+import { describe, expect, it } from 'vitest';
+import { Engine } from '../../src/engine/engine.js';
+import { VirtualClock } from '../../src/engine/clock.js';
+import { SeededRng } from '../../src/engine/rng.js';
+import { Limiter } from '../../src/api/limiter.js';
+import { BookMirror } from '../../src/book/mirror.js';
+import { loadStrategy } from '../../src/engine/loader.js';
+import { silentLogger } from '../../src/core/log.js';
+import { loadConfig } from '../../src/config.js';
+import type { BookEvent, WireLevel } from '../../src/feed/events.js';
+import type { MarketMeta } from '../../src/engine/strategy.js';
+import { lv, RecordingVenue, settle } from './helpers.js';
+
+const M = '0xmarket';
+const YES = 'yes';
+const NO = 'no';
+// A 0.001 tick, so a mid that moves half a cent moves a quote.
+const meta: MarketMeta = { conditionId: M, tokenId: YES, complementId: NO, tick: 10, minSize: 500, negRisk: false };
+
+type Levels = Array<[number, number]>;
+const wire = (levels: Levels, ascending: boolean): WireLevel[] => [...levels].sort((a, b) => (ascending ? a[0] - b[0] : b[0] - a[0])).map(([p, s]) => lv(p, s));
+const bookEv = (asset: string, bids: Levels, asks: Levels, t: number): BookEvent => ({
+  type: 'book', market: M, assetId: asset, timestampMs: t, timestampStr: String(t), hash: '',
+  bids: wire(bids, true), asks: wire(asks, false), tickSize: 10, tickSizeStr: '0.001',
+});
+/** YES levels and the mirrored NO book. */
+const both = (bids: Levels, asks: Levels, t: number): BookEvent[] => [
+  bookEv(YES, bids, asks, t),
+  bookEv(NO, asks.map(([p, s]) => [10_000 - p, s]), bids.map(([p, s]) => [10_000 - p, s]), t),
+];
+
+/** Adds `size` at `price` to a side's levels (our order resting beside or above others). */
+function withOurs(levels: Levels, price: number, size: number): Levels {
+  const out = levels.map(([p, s]) => [p, p === price ? s + size : s] as [number, number]);
+  if (!levels.some(([p]) => p === price)) out.push([price, size]);
+  return out;
+}
+
+async function setup(booksIncludeOwnOrders: boolean) {
+  const cfg = loadConfig({ env: {} });
+  const clock = new VirtualClock(1_700_000_000_000);
+  const venue = new RecordingVenue(() => clock.now());
+  venue.booksIncludeOwnOrders = booksIncludeOwnOrders;
+  const engine = new Engine({
+    clock, rng: new SeededRng(1), log: silentLogger, venue, limiter: new Limiter({ clock }), recordLimiterUse: false,
+    books: new BookMirror({ verifyEvery: 0, now: () => clock.now() }), applyMarketEvents: true,
+    // fair = mid, bid 0.01 under it; maxPrice 0.5095 drops the ask (fair + 0.01 > 0.5095) while fair
+    // stays quotable, so only our bid rests and the book is lopsided by it alone
+    strategy: await loadStrategy('bands', { fair: 'mid', bands: [{ distance: 0.01, size: 10 }], skewPerShare: 0, minSpread: 0.01, maxPrice: 0.5095 }),
+    config: { reconciler: { ...cfg.reconciler, debounceMs: 0 }, risk: cfg.risk, scheduler: cfg.scheduler },
+    markets: [meta],
+  });
+  /** Our resting YES bids, as [price, size]. */
+  const ourBids = (): Levels => [...engine.orders.open()].filter((o) => o.tokenId === YES && o.side === 'BUY' && o.state === 'live').map((o) => [o.price, o.size - o.filled] as [number, number]);
+  /** Feeds the external book plus our resting bid (as the venue shows it), lets the requote and its sends finish. */
+  const feed = async (bids: Levels, asks: Levels) => {
+    clock.advanceTo(clock.now() + 200);
+    let shown = bids;
+    for (const [p, s] of ourBids()) shown = withOurs(shown, p, s);
+    for (const e of both(shown, asks, clock.now())) engine.handleMarketEvent(e);
+    await settle(20);
+  };
+  return { engine, venue, ourBids, feed };
+}
+
+describe('quoting against a book that shows our own orders', () => {
+  it('does not move our bid up after it became the best bid (the strategy sees the market without it)', async () => {
+    const { engine, ourBids, feed } = await setup(true);
+    const extBids: Levels = [[4700, 5000], [4800, 3000]];
+    const extAsks: Levels = [[5200, 3000], [5300, 5000]];
+    await feed(extBids, extAsks);
+    engine.start();
+    await settle(20);
+    expect(ourBids()).toEqual([[4900, 1000]]); // mid 0.50, bid 0.01 under it; the ask is above maxPrice
+    // Our bid at 0.49 is now alone at the top of the fed book: its raw mid is (0.49 + 0.52) / 2 =
+    // 0.505. Priced off the raw book (the behaviour before the fix, and what this same run does with
+    // booksIncludeOwnOrders = false), the next requotes bid 0.495, 0.497, 0.498, 0.499: each raises
+    // the mid our next bid is priced off, chasing our own quote up toward the ask.
+    const seen: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      await feed(extBids, extAsks);
+      const bids = ourBids();
+      expect(bids.length).toBe(1);
+      seen.push(bids[0][0]);
+    }
+    expect(seen).toEqual([4900, 4900, 4900, 4900, 4900]);
+    // the strategy saw the external mid; the mark (and the risk collar) too
+    expect(engine.mark(YES)).toBe(5000);
+    await engine.stop();
+  });
+
+  it('still follows the external market, and keeps the others\' size at a level it shares with us', async () => {
+    const { engine, ourBids, feed } = await setup(true);
+    await feed([[4700, 5000], [4800, 3000]], [[5200, 3000], [5300, 5000]]);
+    engine.start();
+    await settle(20);
+    expect(ourBids()).toEqual([[4900, 1000]]);
+    // someone joins our level and the ask falls to 0.51: the external mid is (0.49 + 0.51) / 2
+    await feed([[4800, 3000], [4900, 700]], [[5100, 3000], [5300, 5000]]);
+    expect(ourBids()).toEqual([[4900, 1000]]);
+    expect(engine.mark(YES)).toBe(5000);
+    // the external market rises: bid 0.50, ask 0.51: mid 0.505, our bid follows to 0.495
+    await feed([[4800, 3000], [5000, 2000]], [[5100, 3000], [5300, 5000]]);
+    expect(ourBids()).toEqual([[4950, 1000]]);
+    await engine.stop();
+  });
+});
