@@ -190,6 +190,13 @@ export class SimulatedVenue implements Venue {
     if (!t.orders.length) return;
     const bid = t.book.bestBid();
     const ask = t.book.bestAsk();
+    // usually nothing is crossed: look first, copy the list (fills remove from it) only when needed
+    let crossed = false;
+    for (let i = 0; i < t.orders.length && !crossed; i++) {
+      const o = t.orders[i].o;
+      crossed = o.status === 'LIVE' && (o.side === 'BUY' ? ask <= o.price : bid >= o.price);
+    }
+    if (!crossed) return;
     for (const r of [...t.orders]) {
       const o = r.o;
       if (o.status !== 'LIVE') continue;

@@ -173,3 +173,31 @@ describe('user decoder', () => {
     expect(Object.fromEntries(st.rejects)).toEqual({ 'bad_field:status': 1, malformed_json: 1, 'unknown_event:balance': 1 });
   });
 });
+
+describe('market decoder: price and size strings', () => {
+  it('decodes every shape exactly as parsePrice/parseSize do (short common forms take a fast path)', async () => {
+    const { parsePrice, parseSize } = await import('../../src/core/units.js');
+    const prices = ['0', '1', '0.5', '0.42', '0.425', '0.4250', '0.42500', '0.9999', '1.0', '1.0000', '.5', '0.', '00.42', '0.4a', '0.99999', '0.00001', '1.01', '-0.5', '0.5e1', ''];
+    const sizes = ['0', '5', '345', '595.68', '595.6', '595.685', '595.684', '595.', '.5', '0.01', '123456789.12', '1234567890.5', '12a', '1.2.3', '-1', '1e3', '', '007.50'];
+    for (const p of prices) {
+      for (const s of [sizes[0], sizes[3]]) {
+        const frame = JSON.stringify({ event_type: 'price_change', market: '0xm', timestamp: '1767225600001', price_changes: [{ asset_id: 'a', price: p, size: s, side: 'BUY' }] });
+        const out: MarketEvent[] = [];
+        const st = createMarketDecodeStats();
+        decodeMarketFrame(frame, out, st);
+        const want = parsePrice(p);
+        if (want < 0) expect(st.rejects.get('bad_field:price')).toBe(1);
+        else expect(out[0].type === 'price_change' && out[0].changes[0].price).toBe(want);
+      }
+    }
+    for (const s of sizes) {
+      const frame = JSON.stringify({ event_type: 'book', market: '0xm', asset_id: 'a', timestamp: '1767225600001', bids: [{ price: '0.42', size: s }], asks: [] });
+      const out: MarketEvent[] = [];
+      const st = createMarketDecodeStats();
+      decodeMarketFrame(frame, out, st);
+      const want = parseSize(s);
+      if (want < 0) expect(st.rejects.get('bad_field:bids.size')).toBe(1);
+      else expect(out[0].type === 'book' && out[0].bids[0].size).toBe(want);
+    }
+  });
+});
