@@ -10,6 +10,7 @@ import type { MarketEvent } from '../feed/events.js';
 import { readRecordingBatches } from '../feed/replay.js';
 import { createMarketDecodeStats, decodeMarketFrame } from '../feed/decode-market.js';
 import { BookMirror } from '../book/mirror.js';
+import type { DenseBook } from '../book/book.js';
 import { VirtualClock } from '../engine/clock.js';
 import { SeededRng } from '../engine/rng.js';
 import { Engine } from '../engine/engine.js';
@@ -136,9 +137,36 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
     }
     if (engine.counters.requotes !== requotes) unsettled = true;
   };
+  // A mark with the token's last marked top again changes nothing in the statistics (the same mid;
+  // their clock catches up on the next call that can change a figure), so it is skipped.
+  const marked = new Map<string, { book: DenseBook; bid: number; ask: number }>();
+  // the last two tokens answer almost every lookup (a binary market's entries alternate)
+  let mark0: { book: DenseBook; bid: number; ask: number } | undefined;
+  let mark1: { book: DenseBook; bid: number; ask: number } | undefined;
   const markToken = (assetId: string, t: number): void => {
-    const b = mirror.book(assetId);
-    if (b && b.inSync()) stats.mark(assetId, t, b.bestBid(), b.bestAsk());
+    let m = mark0;
+    if (m === undefined || m.book.assetId !== assetId) {
+      m = mark1;
+      if (m === undefined || m.book.assetId !== assetId) {
+        m = marked.get(assetId);
+        if (m === undefined) {
+          const book = mirror.book(assetId);
+          if (book === undefined) return;
+          m = { book, bid: NaN, ask: NaN };
+          marked.set(assetId, m);
+        }
+      }
+      mark1 = mark0;
+      mark0 = m;
+    }
+    const b = m.book;
+    if (!b.inSync()) return;
+    const bid = b.bestBid();
+    const ask = b.bestAsk();
+    if (bid === m.bid && ask === m.ask) return;
+    m.bid = bid;
+    m.ask = ask;
+    stats.mark(assetId, t, bid, ask);
   };
 
   /** Moves virtual time to `to`: timers and delayed feed events in time order (timers first on a tie). */

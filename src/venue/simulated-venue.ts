@@ -131,13 +131,22 @@ export class SimulatedVenue implements Venue {
         // (only tokens with our orders need the queue and quote-through work)
         let touched: TokenState[] | undefined;
         const changes = e.changes;
-        let lastId = '';
-        let t: TokenState | undefined;
+        // a binary market's entries alternate between its two tokens: remember both
+        let id0 = '';
+        let t0: TokenState | undefined;
+        let id1 = '';
+        let t1: TokenState | undefined;
         for (let i = 0; i < changes.length; i++) {
           const c = changes[i];
-          if (c.assetId !== lastId) {
-            lastId = c.assetId;
-            t = this.tokens.get(lastId);
+          let t: TokenState | undefined;
+          if (c.assetId === id0) t = t0;
+          else if (c.assetId === id1) t = t1;
+          else {
+            t = this.tokens.get(c.assetId);
+            id1 = id0;
+            t1 = t0;
+            id0 = c.assetId;
+            t0 = t;
           }
           if (!t) continue;
           t.book.set(c.side, c.price, c.size);
