@@ -21,7 +21,7 @@ import { riskInputs, type EngineRiskInputs } from './risk-inputs.js';
 import { OrderScheduler } from './scheduler.js';
 import { EngineSink } from './engine-sink.js';
 import { createMarketState, refreshMeta, type MarketBooks, type MarketState } from './market-state.js';
-import { validQuotes } from './quote-checks.js';
+import { crossesOwn, validQuotes } from './quote-checks.js';
 import { engineResults, type EngineResults } from './engine-results.js';
 import { PRICE_SCALE } from '../core/units.js';
 
@@ -77,8 +77,11 @@ export class Engine {
   private stopping = false;
   private haltHandled = false;
   private housekeeping: number | undefined;
-  /** requotes counts every one, skippedRequotes those of them skipped as changing nothing (quote-inputs.ts). */
-  readonly counters = { marketEvents: 0, userEvents: 0, requotes: 0, skippedRequotes: 0, invalidQuotes: 0, errors: 0 };
+  /**
+   * requotes counts every one, skippedRequotes those of them skipped as changing nothing
+   * (quote-inputs.ts), heldSelfCross places held back because they would cross our own order.
+   */
+  readonly counters = { marketEvents: 0, userEvents: 0, requotes: 0, skippedRequotes: 0, invalidQuotes: 0, heldSelfCross: 0, errors: 0 };
 
   constructor(private readonly o: EngineOptions) {
     this.clock = o.clock;
@@ -435,7 +438,13 @@ export class Engine {
     if (r.places.length) {
       this.scheduler.queuedElsewhere(m.conditionId, this.riskInputs.queued);
       this.risk.begin();
-      for (const q of r.places) if (!this.risk.checkPlace(q, m, this.riskInputs, now)) places.push(q);
+      for (const q of r.places) {
+        if (crossesOwn(q, m, own)) {
+          this.counters.heldSelfCross++;
+          continue;
+        }
+        if (!this.risk.checkPlace(q, m, this.riskInputs, now)) places.push(q);
+      }
     }
     // submit copies both lists before it sends anything (a send may requote another market).
     this.scheduler.submit(m.conditionId, cancels, places);
