@@ -117,10 +117,7 @@ function side(s: unknown): Side {
   throw new FieldError('side');
 }
 
-const LEVEL_FIELDS = { bids: ['bids', 'bids.price', 'bids.size'], asks: ['asks', 'asks.price', 'asks.size'] } as const;
-
-function levels(v: unknown, side: 'bids' | 'asks'): WireLevel[] {
-  const [field, priceField, sizeField] = LEVEL_FIELDS[side];
+function levels(v: unknown, field: 'bids' | 'asks', priceField: string, sizeField: string): WireLevel[] {
   if (!Array.isArray(v)) throw new FieldError(field);
   const out: WireLevel[] = new Array<WireLevel>(v.length);
   for (let i = 0; i < v.length; i++) {
@@ -150,8 +147,8 @@ function decodeBook(o: Json): BookEvent {
     timestampMs: tsMs(ts),
     timestampStr: ts,
     hash: optStr(o, 'hash') ?? '',
-    bids: levels(o.bids ?? o.buys, 'bids'),
-    asks: levels(o.asks ?? o.sells, 'asks'),
+    bids: levels(o.bids ?? o.buys, 'bids', 'bids.price', 'bids.size'),
+    asks: levels(o.asks ?? o.sells, 'asks', 'asks.price', 'asks.size'),
   };
   const tick = optStr(o, 'tick_size');
   if (tick !== undefined) {
