@@ -110,6 +110,8 @@ export class Daemon {
       config,
       markets: this.markets,
       journal: this.store,
+      // An order refused off the tick grid: ask the venue for the tick (the frame may be lost).
+      onTickSuspect: (tokenId) => this.refreshTick(tokenId),
     });
     this.store.startRun(config.mode, strategy.module.name, tokens);
     this.feed.onMarketEvent((e) => this.engine.handleMarketEvent(e));
@@ -134,6 +136,20 @@ export class Daemon {
   feedLive(): boolean {
     const s = this.feedStates;
     return s.market === 'live' && (s.user === undefined || s.user === 'live');
+  }
+
+  /** GET /tick-size for a token whose orders the venue refused; a failure leaves it to the engine's timeout. */
+  private refreshTick(tokenId: string): void {
+    const log = this.o.log;
+    this.clients.clob.getTickSize(tokenId).then(
+      (tick) => {
+        log.info({ tokenId, tick }, 'tick size refreshed');
+        this.engine.tickRefreshed(tokenId, tick);
+        // The venue's price decimals fall back to these (a copy: the engine may hold the old object).
+        if (tick > 0) this.markets = this.markets.map((x) => (x.tokenId === tokenId || x.complementId === tokenId ? { ...x, tick } : x));
+      },
+      (err: unknown) => log.warn({ err, tokenId }, 'tick size refresh failed; quoting resumes on the old tick after the timeout'),
+    );
   }
 
   private async resolveMarkets(): Promise<MarketMeta[]> {

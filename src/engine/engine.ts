@@ -23,7 +23,7 @@ import { EngineSink } from './engine-sink.js';
 import { createMarketState, refreshMeta, type MarketBooks, type MarketState } from './market-state.js';
 import { crossesOwn, validQuotes } from './quote-checks.js';
 import { engineResults, type EngineResults } from './engine-results.js';
-import { PRICE_SCALE } from '../core/units.js';
+import { PRICE_SCALE, formatPrice } from '../core/units.js';
 
 export type { MarketBooks, MarketState } from './market-state.js';
 export type { EngineResults } from './engine-results.js';
@@ -53,6 +53,15 @@ export interface EngineOptions {
   /** Period of the housekeeping timer (stale books, loss check). */
   timerMs?: number;
   clientIdPrefix?: string;
+  /**
+   * The venue refused an order of `tokenId` with INVALID_ORDER_MIN_TICK_SIZE: our tick is
+   * suspect. The owner asks the venue for the tick (the daemon: GET /tick-size) and answers with
+   * tickRefreshed; the market does not quote until then or tickSuspectTimeoutMs. Not set (a
+   * backtest, the simulated venue): the rejection is only counted.
+   */
+  onTickSuspect?: (tokenId: string, market: MarketMeta) => void;
+  /** How long a market waits for tickRefreshed before quoting again with the tick it had; default 5000. */
+  tickSuspectTimeoutMs?: number;
 }
 
 export class Engine {
@@ -80,8 +89,13 @@ export class Engine {
   /**
    * requotes counts every one, skippedRequotes those of them skipped as changing nothing
    * (quote-inputs.ts), heldSelfCross places held back because they would cross our own order.
+   * tickRejects: orders refused with INVALID_ORDER_MIN_TICK_SIZE; tickRefreshes: refreshes asked
+   * for after one; tickRefreshTimeouts: of those, not answered in time (quoting resumed on the old tick).
    */
-  readonly counters = { marketEvents: 0, userEvents: 0, requotes: 0, skippedRequotes: 0, invalidQuotes: 0, heldSelfCross: 0, errors: 0 };
+  readonly counters = {
+    marketEvents: 0, userEvents: 0, requotes: 0, skippedRequotes: 0, invalidQuotes: 0, heldSelfCross: 0, errors: 0,
+    tickRejects: 0, tickRefreshes: 0, tickRefreshTimeouts: 0,
+  };
 
   constructor(private readonly o: EngineOptions) {
     this.clock = o.clock;
@@ -158,6 +172,7 @@ export class Engine {
           this.touch(e.assetId);
           break;
         case 'tick_size_change':
+          this.clearTickSuspect(this.byToken.get(e.assetId));
           this.setTick(e.assetId, e.newTickSize);
           this.touch(e.assetId);
           break;
@@ -263,7 +278,10 @@ export class Engine {
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.housekeeping !== undefined) this.clock.cancel(this.housekeeping);
-    for (const st of this.markets.values()) if (st.timer !== undefined) this.clock.cancel(st.timer);
+    for (const st of this.markets.values()) {
+      if (st.timer !== undefined) this.clock.cancel(st.timer);
+      this.clearTickSuspect(st);
+    }
     await this.scheduler.cancelAll();
     await this.scheduler.whenIdle();
     this.scheduler.close();
@@ -325,6 +343,64 @@ export class Engine {
     this.addMarket({ ...st.meta, tick });
   }
 
+  /**
+   * An order of `tokenId` was refused with INVALID_ORDER_MIN_TICK_SIZE: the tick changed and we
+   * missed the tick_size_change frame (or it is late). Rather than keep placing on the old grid,
+   * the market holds its quotes and asks the owner for the tick (onTickSuspect), bounded by a timeout.
+   */
+  tickRejected(tokenId: string): void {
+    this.counters.tickRejects++;
+    const st = this.byToken.get(tokenId);
+    const hook = this.o.onTickSuspect;
+    if (!st || !hook || st.tickSuspect !== undefined || this.stopping) return;
+    this.counters.tickRefreshes++;
+    const wait = this.o.tickSuspectTimeoutMs ?? 5000;
+    this.log.warn({ market: st.meta.conditionId, tokenId, tick: st.tickOf(tokenId) }, 'engine: order refused off the tick grid; holding quotes and refreshing the tick');
+    st.tickSuspect = this.clock.schedule(this.clock.now() + wait, () => {
+      st.tickSuspect = undefined;
+      this.counters.tickRefreshTimeouts++;
+      this.log.warn({ market: st.meta.conditionId, tokenId, tick: st.tickOf(tokenId), waitedMs: wait }, 'engine: tick refresh not answered in time; quoting again with the tick we had');
+      this.requote(st);
+    });
+    this.requote(st);
+    try {
+      hook(tokenId, st.meta);
+    } catch (err) {
+      this.counters.errors++;
+      this.log.error({ err, market: st.meta.conditionId }, 'engine: tick refresh hook failed');
+    }
+  }
+
+  /**
+   * The venue's answer to onTickSuspect: `tick` of `tokenId` in price units. A different tick is
+   * applied as the venue's tick_size_change would be (the books drop and re-sync; strategies
+   * round to it); then the market quotes again. A late answer (after the timeout) still applies.
+   */
+  tickRefreshed(tokenId: string, tick: number): void {
+    const st = this.byToken.get(tokenId);
+    if (!st || this.stopping) return;
+    this.clearTickSuspect(st);
+    if (tick > 0 && tick !== st.tickOf(tokenId)) {
+      const m = st.meta;
+      for (const t of [m.tokenId, m.complementId]) {
+        const ev: MarketEvent = {
+          type: 'tick_size_change', market: m.conditionId, assetId: t, oldTickSize: st.tickOf(t),
+          newTickSize: tick, newTickSizeStr: formatPrice(tick), timestampMs: this.clock.now(),
+        };
+        // Applied here even when the caller applies feed events: no feed frame carries this one.
+        this.o.books.apply(ev);
+      }
+      this.setTick(tokenId, tick);
+    }
+    this.requote(st);
+  }
+
+  private clearTickSuspect(st: MarketState | undefined): void {
+    if (!st || st.tickSuspect === undefined) return;
+    this.clock.cancel(st.tickSuspect);
+    st.tickSuspect = undefined;
+  }
+
   private touch(assetId: string): void {
     const st = this.byToken.get(assetId);
     if (st) this.dirty(st);
@@ -360,6 +436,7 @@ export class Engine {
   private marketBlock(st: MarketState, now: number): string | undefined {
     if (this.risk.halted) return `halted: ${this.risk.halted}`;
     if (st.resolved) return 'market resolved';
+    if (st.tickSuspect !== undefined) return 'tick suspect: refreshing';
     const m = st.meta;
     return this.risk.tokenBlock(m.tokenId, this.o.books.book(m.tokenId), this.feedLive, now);
   }

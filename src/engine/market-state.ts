@@ -27,6 +27,11 @@ export interface MarketState {
   /** Why the market quotes nothing (undefined = quoting). */
   blocked: string | undefined;
   resolved: boolean;
+  /**
+   * Set while the market's tick is in doubt (the venue refused an order with
+   * INVALID_ORDER_MIN_TICK_SIZE and a tick refresh is out): the timeout's timer id. No quoting meanwhile.
+   */
+  tickSuspect: number | undefined;
   /** A token's tick: its book's when known, else the market's (made once: requotes call it often). */
   tickOf: (tokenId: string) => number;
   /** What the last requote that had nothing to do read (only for a strategy declaring `reads`). */
@@ -61,7 +66,7 @@ export function createMarketState(meta: MarketMeta, d: MarketStateDeps): MarketS
     book: d.strategyBook ?? ((t) => d.books.book(t)),
   };
   const st: MarketState = {
-    meta, strategy, ctx, lastQuoteMs: -Infinity, timer: undefined, blocked: 'not started', resolved: false, tickOf: () => 0,
+    meta, strategy, ctx, lastQuoteMs: -Infinity, timer: undefined, blocked: 'not started', resolved: false, tickSuspect: undefined, tickOf: () => 0,
     quoteInputs: strategy.reads ? new QuoteInputs(strategy.reads) : undefined,
     ownOrders: [],
     ownExcluded: { token: new OwnExcludedView(meta.tokenId, meta.complementId), complement: new OwnExcludedView(meta.complementId, meta.tokenId) },
