@@ -18,8 +18,8 @@ const DEMO_KEY = 'makerd-demo-key';
 const help = `usage: makerd demo [--duration S] [--seed N] [--interval S]
 
 Starts the exchange emulator (one synthetic binary market) and the daemon in live mode against
-it over loopback, and prints a status line every few seconds: mid, our bid and ask, position,
-fills, PnL, orders per second and rate-limit use. Ctrl-C (or --duration S) stops both cleanly:
+it over loopback, and prints a status line every few seconds: mid (the market's, without our
+own orders), our bid and ask, position, fills, PnL, orders per second and rate-limit use. Ctrl-C (or --duration S) stops both cleanly:
 every order is cancelled at the emulator before exit. The store is a temporary SQLite file
 unless MAKERD_DB is set; the status server listens on a free loopback port unless
 MAKERD_STATUS_PORT is set.
@@ -38,8 +38,9 @@ function posInt(v: string | undefined, name: string, dflt: number): number {
 function statusLine(d: Daemon, lastSent: { orders: number; t: number }): string {
   const e = d.engine;
   const m = d.markets[0];
-  const book = d.feed.book(m.tokenId);
-  const mid = book ? book.mid() : NaN;
+  // The engine's mark: the market's mid without our own resting orders (the emulator's books
+  // show them), else the complement's 1 - mid; the raw book's mid would partly be our own quotes.
+  const mid = e.mark(m.tokenId);
   let bid = -1;
   let ask = -1;
   for (const o of e.orders.open()) {
