@@ -19,8 +19,8 @@ const help = `usage: makerd demo [--duration S] [--seed N] [--interval S]
 
 Starts the exchange emulator (one synthetic binary market) and the daemon in live mode against
 it over loopback, and prints a status line every few seconds: mid (the market's, without our
-own orders), our bid and ask, position, fills, PnL, orders per second and rate-limit use. Ctrl-C (or --duration S) stops both cleanly:
-every order is cancelled at the emulator before exit. The store is a temporary SQLite file
+own orders), our bid and ask, position, fills, PnL, orders per second and rate-limit use.
+Ctrl-C (or --duration S) stops both cleanly: every order is cancelled at the emulator before exit. The store is a temporary SQLite file
 unless MAKERD_DB is set; the status server listens on a free loopback port unless
 MAKERD_STATUS_PORT is set.
 
