@@ -2,114 +2,17 @@
 // an object or the text PONG) in, typed MarketEvents with integer prices/sizes out. Hand-written
 // checks instead of a schema per frame; a bad frame or event is counted and skipped, never thrown.
 import type { Logger } from '../core/log.js';
-import { parsePrice, parseSize } from '../core/units.js';
 import type { BookEvent, MarketEvent, PriceChangeEntry, Side, WireLevel } from './events.js';
 import { DecodeStats, FieldError, optStr, reqStr, toMs, type Json } from './decode-stats.js';
 import { decodeFrame } from './decode-frame.js';
+import { price, recentAssets, recentMarkets, size, tsMs } from './wire-values.js';
+import { scanMarketFrame } from './scan-market.js';
 
-export function createMarketDecodeStats(log?: Logger): DecodeStats {
-  return new DecodeStats('market', log);
-}
-
-/** Unix-ms wire string -> number, without a regex (hot path). */
-function tsMs(s: string): number {
-  const n = s.length;
-  if (n === 0 || n > 16) throw new FieldError('timestamp');
-  let v = 0;
-  for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 48 || c > 57) return toMs(s, 'timestamp');
-    v = v * 10 + (c - 48);
-  }
-  return v < 1e11 ? v * 1000 : v;
-}
-
-/**
- * The last few token and market ids decoded. JSON.parse makes a new 66-77 character string for
- * every asset_id and market; handing on an equal one seen before (whose hash V8 already computed)
- * lets every Map lookup downstream (mirror, venue, engine, backtest) skip hashing it. Same value,
- * so no behaviour change.
- */
-class RecentIds {
-  private readonly ids: string[] = ['', '', '', '', '', '', '', ''];
-  private next = 0;
-  get(o: Json, k: string): string {
-    const s = reqStr(o, k);
-    const ids = this.ids;
-    for (let i = 0; i < 8; i++) if (ids[i] === s) return ids[i];
-    ids[this.next] = s;
-    this.next = (this.next + 1) & 7;
-    return s;
-  }
-}
-const recentAssets = new RecentIds();
-const recentMarkets = new RecentIds();
 const assetIdOf = (o: Json): string => recentAssets.get(o, 'asset_id');
 const marketOf = (o: Json): string => recentMarkets.get(o, 'market');
 
-/**
- * The common wire price "0.d" .. "0.dddd" in price units without the general parser; -1 for any
- * other shape (then parsePrice decides). Same value as parsePrice for every string it accepts.
- */
-function quickPrice(s: string): number {
-  const n = s.length;
-  if (n < 3 || n > 6 || s.charCodeAt(0) !== 48 || s.charCodeAt(1) !== 46) return -1;
-  let v = 0;
-  for (let i = 2; i < 6; i++) {
-    let d = 0;
-    if (i < n) {
-      d = s.charCodeAt(i) - 48;
-      if (d < 0 || d > 9) return -1;
-    }
-    v = v * 10 + d;
-  }
-  return v;
-}
-
-/**
- * The common wire size "123" / "123.4" / "123.45" (at most 9 whole digits) in size units without
- * the general parser; -1 for any other shape (then parseSize decides, e.g. rounding past 2 decimals).
- */
-function quickSize(s: string): number {
-  const n = s.length;
-  if (n === 0 || n > 12) return -1;
-  let whole = 0;
-  let i = 0;
-  for (; i < n; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 46) break;
-    if (c < 48 || c > 57) return -1;
-    whole = whole * 10 + (c - 48);
-  }
-  if (i === 0 || i > 9) return -1;
-  if (i === n) return whole * 100;
-  const fd = n - i - 1; // digits after the dot
-  if (fd < 1 || fd > 2) return -1;
-  const a = s.charCodeAt(i + 1) - 48;
-  if (a < 0 || a > 9) return -1;
-  let frac = a * 10;
-  if (fd === 2) {
-    const b = s.charCodeAt(i + 2) - 48;
-    if (b < 0 || b > 9) return -1;
-    frac += b;
-  }
-  return whole * 100 + frac;
-}
-
-function price(s: unknown, field: string): number {
-  if (typeof s !== 'string') throw new FieldError(field);
-  let v = quickPrice(s);
-  if (v < 0) v = parsePrice(s);
-  if (v < 0) throw new FieldError(field);
-  return v;
-}
-
-function size(s: unknown, field: string): number {
-  if (typeof s !== 'string') throw new FieldError(field);
-  let v = quickSize(s);
-  if (v < 0) v = parseSize(s);
-  if (v < 0) throw new FieldError(field);
-  return v;
+export function createMarketDecodeStats(log?: Logger): DecodeStats {
+  return new DecodeStats('market', log);
 }
 
 function side(s: unknown): Side {
@@ -299,5 +202,22 @@ function strArray(v: unknown, field: string): string[] {
  * rejected frame). A bad event inside an array is skipped alone; its siblings still decode.
  */
 export function decodeMarketFrame(frame: string, out: MarketEvent[], stats: DecodeStats): number {
+  if (scanEnabled && frame.charCodeAt(0) === 123 /* { */) {
+    // fast path for the common compact object frames; anything unusual declines to JSON.parse
+    const ev = scanMarketFrame(frame);
+    if (ev !== undefined) {
+      stats.frames++;
+      out.push(ev);
+      stats.events++;
+      return 1;
+    }
+  }
   return decodeFrame(frame, out, stats, decodeEvent);
+}
+
+let scanEnabled = true;
+
+/** Turns the scanner fast path on or off (tests compare both paths; the output must not differ). */
+export function setMarketScan(on: boolean): void {
+  scanEnabled = on;
 }

@@ -1,0 +1,553 @@
+// The market decoder's fast path: a hand-written scanner for the frames that make up nearly all
+// of a feed, the current-format price_change object, last_trade_price and the single-object book
+// (not the subscribe snapshot array), in compact JSON with keys in any order. It builds the same events JSON.parse + decodeEvent would, or returns
+// undefined (declines) at the first thing it does not fully understand: whitespace, a backslash
+// escape or control character, an unknown or repeated key, a non-string where a string belongs,
+// an invalid value. A declined frame goes through JSON.parse, which decides and counts it.
+import type { BookEvent, MarketEvent, PriceChangeEntry, Side, WireLevel } from './events.js';
+import { toMs } from './decode-stats.js';
+import { priceOrNeg, recentAssets, recentMarkets, sizeOrNeg, tsMs } from './wire-values.js';
+
+const QUOTE = 34;
+const COMMA = 44;
+const OPEN_SQ = 91;
+const CLOSE_SQ = 93;
+const OPEN = 123;
+const CLOSE = 125;
+
+// Key bits, in the order of TOP_KEYS / ENTRY_KEYS. Top level:
+const K_MARKET = 1 << 0;
+const K_ASSET = 1 << 1;
+const K_TS = 1 << 2;
+const K_TYPE = 1 << 3;
+const K_CHANGES = 1 << 4;
+const K_PRICE = 1 << 5;
+const K_SIZE = 1 << 6;
+const K_SIDE = 1 << 7;
+const K_FEE = 1 << 8;
+const K_TX = 1 << 9;
+const K_HASH = 1 << 10;
+const K_BIDS = 1 << 11;
+const K_ASKS = 1 << 12;
+const K_TICK = 1 << 13;
+const K_LTP = 1 << 14;
+const K_MOS = 1 << 15;
+const K_NEG = 1 << 16;
+// Inside a price_changes entry:
+const E_ASSET = 1 << 0;
+const E_PRICE = 1 << 1;
+const E_SIZE = 1 << 2;
+const E_SIDE = 1 << 3;
+const E_REQUIRED = E_ASSET | E_PRICE | E_SIZE | E_SIDE;
+
+const PC_KEYS = K_MARKET | K_TS | K_TYPE | K_CHANGES;
+const LTP_REQUIRED = K_MARKET | K_ASSET | K_TS | K_TYPE | K_PRICE | K_SIZE | K_SIDE;
+const LTP_KEYS = LTP_REQUIRED | K_FEE | K_TX;
+const BOOK_REQUIRED = K_MARKET | K_ASSET | K_TS | K_TYPE | K_BIDS | K_ASKS;
+const BOOK_KEYS = BOOK_REQUIRED | K_HASH | K_TICK | K_LTP | K_MOS | K_NEG;
+
+const ESCAPE_OR_CONTROL = /[\u0000-\u001f\\]/;
+
+// Scanner state: the frame and the position (one frame at a time, never re-entered).
+let s = '';
+let pos = 0;
+
+/**
+ * Index of the closing quote of the string opening at `pos`, -1 when there is none. The frame was
+ * checked once for backslashes and control characters, so the next quote closes the string.
+ */
+function strEnd(): number {
+  if (s.charCodeAt(pos) !== QUOTE) return -1;
+  return s.indexOf('"', pos + 1);
+}
+
+/** Whether `lit` is written at `at` (a char loop: String#startsWith at an offset is slow in V8). */
+function isAt(lit: string, at: number): boolean {
+  const t = s;
+  const n = lit.length;
+  if (at + n > t.length) return false;
+  for (let k = 0; k < n; k++) if (t.charCodeAt(at + k) !== lit.charCodeAt(k)) return false;
+  return true;
+}
+
+/**
+ * Which of `keys` is at pos (advancing past it), -1 for none. Tries first the key that came i-th
+ * the last time (`order`, updated): frames from one producer keep one key order, so one compare.
+ */
+function keyIndex(keys: readonly string[], order: Int8Array, i: number): number {
+  if (i < order.length) {
+    const g = order[i];
+    if (g >= 0 && isAt(keys[g], pos)) {
+      pos += keys[g].length;
+      return g;
+    }
+  }
+  for (let k = 0; k < keys.length; k++) {
+    if (isAt(keys[k], pos)) {
+      if (i < order.length) order[i] = k;
+      pos += keys[k].length;
+      return k;
+    }
+  }
+  return -1;
+}
+
+const ENTRY_KEYS = ['"asset_id":', '"price":', '"size":', '"side":', '"hash":', '"best_bid":', '"best_ask":'] as const;
+const entryOrder = new Int8Array(8).fill(-1);
+const TOP_KEYS = [
+  '"market":',
+  '"asset_id":',
+  '"timestamp":',
+  '"event_type":',
+  '"price_changes":',
+  '"price":',
+  '"size":',
+  '"side":',
+  '"fee_rate_bps":',
+  '"transaction_hash":',
+  '"hash":',
+  '"bids":',
+  '"asks":',
+  '"tick_size":',
+  '"last_trade_price":',
+  '"min_order_size":',
+  '"neg_risk":',
+] as const;
+const topOrder = new Int8Array(12).fill(-1);
+
+/** The last entry hash read: entries of one asset in a frame repeat it; reused without slicing. */
+let lastHash = '';
+
+function hashValue(): string | undefined {
+  const h = lastHash;
+  const n = h.length;
+  if (n > 0 && s.charCodeAt(pos) === QUOTE && s.charCodeAt(pos + 1 + n) === QUOTE && isAt(h, pos + 1)) {
+    pos += n + 2;
+    return h;
+  }
+  const v = str();
+  if (v !== undefined) lastHash = v;
+  return v;
+}
+
+/** `"key":` at pos -> advances past it and returns true. */
+function key(k: string): boolean {
+  if (!isAt(k, pos)) return false;
+  pos += k.length;
+  return true;
+}
+
+/** A plain string value at pos -> the string (pos past it), or undefined. */
+function str(): string | undefined {
+  const e = strEnd();
+  if (e < 0) return undefined;
+  const v = s.slice(pos + 1, e);
+  pos = e + 1;
+  return v;
+}
+
+/** A side value at pos -> BUY / SELL (pos past it), or undefined. */
+function sideValue(): Side | undefined {
+  if (isAt('"BUY"', pos)) {
+    pos += 5;
+    return 'BUY';
+  }
+  if (isAt('"SELL"', pos)) {
+    pos += 6;
+    return 'SELL';
+  }
+  return undefined;
+}
+
+/** A token or market id value at pos -> the cached equal string when there is one. */
+function idValue(ids: typeof recentAssets): string | undefined {
+  const e = strEnd();
+  if (e < 0) return undefined;
+  const v = ids.fromText(s, pos + 1, e);
+  pos = e + 1;
+  return v;
+}
+
+/** Units of the last priceValue / sizeValue read (-1 when parsePrice / parseSize would reject it). */
+let num = -1;
+
+
+/** quickPrice (wire-values.ts) on text[a..b): "0.d" .. "0.dddd" -> units, else -1. */
+function quickPriceAt(a: number, b: number): number {
+  const n = b - a;
+  if (n < 3 || n > 6 || s.charCodeAt(a) !== 48 || s.charCodeAt(a + 1) !== 46) return -1;
+  let v = 0;
+  for (let i = 2; i < 6; i++) {
+    let d = 0;
+    if (i < n) {
+      d = s.charCodeAt(a + i) - 48;
+      if (d < 0 || d > 9) return -1;
+    }
+    v = v * 10 + d;
+  }
+  return v;
+}
+
+/** quickSize (wire-values.ts) on text[a..b): "123" / "123.4" / "123.45" -> units, else -1. */
+function quickSizeAt(a: number, b: number): number {
+  const n = b - a;
+  if (n === 0 || n > 12) return -1;
+  let whole = 0;
+  let i = 0;
+  for (; i < n; i++) {
+    const c = s.charCodeAt(a + i);
+    if (c === 46) break;
+    if (c < 48 || c > 57) return -1;
+    whole = whole * 10 + (c - 48);
+  }
+  if (i === 0 || i > 9) return -1;
+  if (i === n) return whole * 100;
+  const fd = n - i - 1;
+  if (fd < 1 || fd > 2) return -1;
+  const x = s.charCodeAt(a + i + 1) - 48;
+  if (x < 0 || x > 9) return -1;
+  let frac = x * 10;
+  if (fd === 2) {
+    const y = s.charCodeAt(a + i + 2) - 48;
+    if (y < 0 || y > 9) return -1;
+    frac += y;
+  }
+  return whole * 100 + frac;
+}
+
+/** A price string value at pos -> its string (num = its units), or undefined when not a string. */
+function priceValue(): string | undefined {
+  const e = strEnd();
+  if (e < 0) return undefined;
+  const a = pos + 1;
+  pos = e + 1;
+  const v = quickPriceAt(a, e);
+  if (v < 0) {
+    const t = s.slice(a, e);
+    num = priceOrNeg(t);
+    return t;
+  }
+  num = v;
+  return s.slice(a, e);
+}
+
+/** A size string value at pos -> its string (num = its units), or undefined when not a string. */
+function sizeValue(): string | undefined {
+  const e = strEnd();
+  if (e < 0) return undefined;
+  const a = pos + 1;
+  pos = e + 1;
+  const v = quickSizeAt(a, e);
+  if (v < 0) {
+    const t = s.slice(a, e);
+    num = sizeOrNeg(t);
+    return t;
+  }
+  num = v;
+  return s.slice(a, e);
+}
+
+/** best_bid / best_ask at pos -> units; -2 for "" (absent), -1 invalid, -3 not a string. No string kept. */
+function optPriceValue(): number {
+  const e = strEnd();
+  if (e < 0) return -3;
+  const a = pos + 1;
+  pos = e + 1;
+  if (e === a) return -2;
+  const v = quickPriceAt(a, e);
+  return v >= 0 ? v : priceOrNeg(s.slice(a, e));
+}
+
+/** One price_changes entry object at pos, or undefined. */
+function entry(): PriceChangeEntry | undefined {
+  if (s.charCodeAt(pos) !== OPEN) return undefined;
+  pos++;
+  let seen = 0;
+  let assetId = '';
+  let side: Side = 'BUY';
+  let priceStr = '';
+  let sizeStr = '';
+  let hash: string | undefined;
+  let bestBid: number | undefined;
+  let bestAsk: number | undefined;
+  let price = 0;
+  let size = 0;
+  for (let i = 0; ; i++) {
+    const k = keyIndex(ENTRY_KEYS, entryOrder, i);
+    if (k < 0) return undefined;
+    const bit = 1 << k; // E_* follow ENTRY_KEYS
+    if (k === 0) {
+      const v = idValue(recentAssets);
+      if (v === undefined) return undefined;
+      assetId = v;
+    } else if (k === 1) {
+      const v = priceValue();
+      if (v === undefined || num < 0) return undefined;
+      priceStr = v;
+      price = num;
+    } else if (k === 2) {
+      const v = sizeValue();
+      if (v === undefined || num < 0) return undefined;
+      sizeStr = v;
+      size = num;
+    } else if (k === 3) {
+      const v = sideValue();
+      if (v === undefined) return undefined;
+      side = v;
+    } else if (k === 4) {
+      hash = hashValue();
+      if (hash === undefined) return undefined;
+    } else {
+      const p = optPriceValue();
+      if (p === -1 || p === -3) return undefined;
+      if (p >= 0) {
+        if (k === 5) bestBid = p;
+        else bestAsk = p;
+      }
+    }
+    if (seen & bit) return undefined; // JSON.parse keeps the last; rare enough to leave to it
+    seen |= bit;
+    const c = s.charCodeAt(pos++);
+    if (c === CLOSE) break;
+    if (c !== COMMA) return undefined;
+  }
+  if ((seen & E_REQUIRED) !== E_REQUIRED) return undefined;
+  // the same fields in the same order as decode-market's entry()
+  return { assetId, side, price, size, priceStr, sizeStr, hash, bestBid, bestAsk };
+}
+
+/** A book side's array of {"price","size"} levels at pos, or undefined. */
+function levels(): WireLevel[] | undefined {
+  if (s.charCodeAt(pos) !== OPEN_SQ) return undefined;
+  pos++;
+  const out: WireLevel[] = [];
+  if (s.charCodeAt(pos) === CLOSE_SQ) {
+    pos++;
+    return out;
+  }
+  for (;;) {
+    let priceStr: string | undefined;
+    let sizeStr: string | undefined;
+    let price = -1;
+    let size = -1;
+    if (s.charCodeAt(pos) !== OPEN) return undefined;
+    pos++;
+    for (let k = 0; k < 2; k++) {
+      if (priceStr === undefined && key('"price":')) {
+        priceStr = priceValue();
+        price = num;
+      } else if (sizeStr === undefined && key('"size":')) {
+        sizeStr = sizeValue();
+        size = num;
+      } else return undefined;
+      if (s.charCodeAt(pos++) !== (k === 0 ? COMMA : CLOSE)) return undefined;
+    }
+    if (priceStr === undefined || sizeStr === undefined || price < 0 || size < 0) return undefined;
+    out.push({ price, size, priceStr, sizeStr });
+    const c = s.charCodeAt(pos++);
+    if (c === CLOSE_SQ) return out;
+    if (c !== COMMA) return undefined;
+  }
+}
+
+/** The price_changes array at pos, or undefined. */
+function entries(): PriceChangeEntry[] | undefined {
+  if (s.charCodeAt(pos) !== OPEN_SQ) return undefined;
+  pos++;
+  const out: PriceChangeEntry[] = [];
+  if (s.charCodeAt(pos) === CLOSE_SQ) {
+    pos++;
+    return out;
+  }
+  for (;;) {
+    const e = entry();
+    if (e === undefined) return undefined;
+    out.push(e);
+    const c = s.charCodeAt(pos++);
+    if (c === CLOSE_SQ) return out;
+    if (c !== COMMA) return undefined;
+  }
+}
+
+/**
+ * The event of one compact price_change (current format) or last_trade_price frame, exactly as
+ * the JSON.parse path decodes it; undefined when the frame is anything else or anything unusual.
+ * Never throws.
+ */
+export function scanMarketFrame(frame: string): MarketEvent | undefined {
+  // an escape or a raw control character anywhere: JSON.parse decides (one native pass)
+  if (ESCAPE_OR_CONTROL.test(frame)) return undefined;
+  s = frame;
+  pos = 0;
+  try {
+    return scan();
+  } catch {
+    return undefined; // a parser's typed error: let the JSON.parse path name it
+  } finally {
+    s = '';
+  }
+}
+
+function scan(): MarketEvent | undefined {
+  if (s.charCodeAt(0) !== OPEN) return undefined;
+  pos = 1;
+  let seen = 0;
+  let market = '';
+  let assetId = '';
+  let ts = '';
+  let type = '';
+  let changes: PriceChangeEntry[] | undefined;
+  let priceStr = '';
+  let sizeStr = '';
+  let side: Side = 'BUY';
+  let fee: string | undefined;
+  let tx: string | undefined;
+  let hash: string | undefined;
+  let bids: WireLevel[] | undefined;
+  let asks: WireLevel[] | undefined;
+  let tick: string | undefined;
+  let ltp: string | undefined;
+  let mos: string | undefined;
+  let negRisk: boolean | undefined;
+  for (let i = 0; ; i++) {
+    const k = keyIndex(TOP_KEYS, topOrder, i);
+    if (k < 0) return undefined;
+    const bit = 1 << k; // K_* follow TOP_KEYS
+    let ok = true;
+    switch (k) {
+      case 0: {
+        const v = idValue(recentMarkets);
+        if (v === undefined) return undefined;
+        market = v;
+        break;
+      }
+      case 1: {
+        const v = idValue(recentAssets);
+        if (v === undefined) return undefined;
+        assetId = v;
+        break;
+      }
+      case 2: {
+        const v = str();
+        if (v === undefined) return undefined;
+        ts = v;
+        break;
+      }
+      case 3: {
+        const v = str();
+        if (v === undefined) return undefined;
+        type = v;
+        break;
+      }
+      case 4:
+        changes = entries();
+        ok = changes !== undefined;
+        break;
+      case 5: {
+        const v = str();
+        if (v === undefined) return undefined;
+        priceStr = v;
+        break;
+      }
+      case 6: {
+        const v = str();
+        if (v === undefined) return undefined;
+        sizeStr = v;
+        break;
+      }
+      case 7: {
+        const v = sideValue();
+        if (v === undefined) return undefined;
+        side = v;
+        break;
+      }
+      case 8:
+        fee = str();
+        ok = fee !== undefined;
+        break;
+      case 9:
+        tx = str();
+        ok = tx !== undefined;
+        break;
+      case 10:
+        hash = str();
+        ok = hash !== undefined;
+        break;
+      case 11:
+        bids = levels();
+        ok = bids !== undefined;
+        break;
+      case 12:
+        asks = levels();
+        ok = asks !== undefined;
+        break;
+      case 13:
+        tick = str();
+        ok = tick !== undefined;
+        break;
+      case 14:
+        ltp = str();
+        ok = ltp !== undefined;
+        break;
+      case 15:
+        mos = str();
+        ok = mos !== undefined;
+        break;
+      default:
+        if (key('true')) negRisk = true;
+        else if (key('false')) negRisk = false;
+        else return undefined;
+    }
+    if (!ok || seen & bit) return undefined;
+    seen |= bit;
+    const c = s.charCodeAt(pos++);
+    if (c === CLOSE) break;
+    if (c !== COMMA) return undefined;
+  }
+  if (pos !== s.length) return undefined;
+  if (type === 'price_change') {
+    if (seen !== PC_KEYS || changes === undefined) return undefined;
+    const timestampMs = tsMs(ts);
+    return { type: 'price_change', market, timestampMs, timestampStr: ts, changes, format: 'current' };
+  }
+  if (type === 'book') {
+    if ((seen & BOOK_REQUIRED) !== BOOK_REQUIRED || (seen & ~BOOK_KEYS) !== 0 || bids === undefined || asks === undefined) return undefined;
+    // the same fields in the same order as decode-market's decodeBook()
+    const ev: BookEvent = { type: 'book', market, assetId, timestampMs: tsMs(ts), timestampStr: ts, hash: hash ?? '', bids, asks };
+    if (tick !== undefined) {
+      const t = priceOrNeg(tick);
+      if (t < 0) return undefined;
+      ev.tickSize = t;
+      ev.tickSizeStr = tick;
+    }
+    if (mos !== undefined) ev.minOrderSizeStr = mos;
+    if (negRisk !== undefined) ev.negRisk = negRisk;
+    if (ltp !== undefined) ev.lastTradePriceStr = ltp;
+    return ev;
+  }
+  if (type === 'last_trade_price') {
+    if ((seen & LTP_REQUIRED) !== LTP_REQUIRED || (seen & ~LTP_KEYS) !== 0) return undefined;
+    const feeN = fee === undefined || fee === '' ? 0 : digits(fee);
+    const price = priceOrNeg(priceStr);
+    const size = sizeOrNeg(sizeStr);
+    if (feeN < 0 || price < 0 || size < 0) return undefined;
+    const ev: MarketEvent = { type: 'last_trade_price', market, assetId, price, size, side, feeRateBps: feeN, timestampMs: toMs(ts, 'timestamp') };
+    if (tx !== undefined) ev.transactionHash = tx;
+    ev.priceStr = priceStr;
+    return ev;
+  }
+  return undefined;
+}
+
+/** A short all-digit string's value (then Number() agrees); -1 for anything else. */
+function digits(v: string): number {
+  const n = v.length;
+  if (n > 6) return -1;
+  let x = 0;
+  for (let i = 0; i < n; i++) {
+    const c = v.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    x = x * 10 + c;
+  }
+  return x;
+}

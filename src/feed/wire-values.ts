@@ -1,0 +1,128 @@
+// Wire value parsers both market decode paths share (the JSON.parse path and the frame scanner):
+// prices, sizes and timestamps from their wire strings, and the recent-id cache that hands on
+// an equal token/market id string seen before.
+import { parsePrice, parseSize } from '../core/units.js';
+import { FieldError, reqStr, toMs, type Json } from './decode-stats.js';
+
+/** Unix-ms wire string -> number, without a regex (hot path). */
+export function tsMs(s: string): number {
+  const n = s.length;
+  if (n === 0 || n > 16) throw new FieldError('timestamp');
+  let v = 0;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) return toMs(s, 'timestamp');
+    v = v * 10 + (c - 48);
+  }
+  return v < 1e11 ? v * 1000 : v;
+}
+
+/**
+ * The last few token and market ids decoded. JSON.parse makes a new 66-77 character string for
+ * every asset_id and market; handing on an equal one seen before (whose hash V8 already computed)
+ * lets every Map lookup downstream (mirror, venue, engine, backtest) skip hashing it. Same value,
+ * so no behaviour change.
+ */
+export class RecentIds {
+  private readonly ids: string[] = ['', '', '', '', '', '', '', ''];
+  private next = 0;
+  get(o: Json, k: string): string {
+    const s = reqStr(o, k);
+    const ids = this.ids;
+    for (let i = 0; i < 8; i++) if (ids[i] === s) return ids[i];
+    return this.remember(s);
+  }
+  /** The id written at text[a..b) (no escapes in it): a cached equal string when there is one. */
+  fromText(text: string, a: number, b: number): string {
+    // slicing and comparing beats startsWith at an offset in V8 (a flat copy, then memcmp)
+    const s = text.slice(a, b);
+    const ids = this.ids;
+    for (let i = 0; i < 8; i++) if (ids[i] === s) return ids[i];
+    return this.remember(s);
+  }
+  private remember(s: string): string {
+    this.ids[this.next] = s;
+    this.next = (this.next + 1) & 7;
+    return s;
+  }
+}
+export const recentAssets = new RecentIds();
+export const recentMarkets = new RecentIds();
+
+/**
+ * The common wire price "0.d" .. "0.dddd" in price units without the general parser; -1 for any
+ * other shape (then parsePrice decides). Same value as parsePrice for every string it accepts.
+ */
+export function quickPrice(s: string): number {
+  const n = s.length;
+  if (n < 3 || n > 6 || s.charCodeAt(0) !== 48 || s.charCodeAt(1) !== 46) return -1;
+  let v = 0;
+  for (let i = 2; i < 6; i++) {
+    let d = 0;
+    if (i < n) {
+      d = s.charCodeAt(i) - 48;
+      if (d < 0 || d > 9) return -1;
+    }
+    v = v * 10 + d;
+  }
+  return v;
+}
+
+/**
+ * The common wire size "123" / "123.4" / "123.45" (at most 9 whole digits) in size units without
+ * the general parser; -1 for any other shape (then parseSize decides, e.g. rounding past 2 decimals).
+ */
+export function quickSize(s: string): number {
+  const n = s.length;
+  if (n === 0 || n > 12) return -1;
+  let whole = 0;
+  let i = 0;
+  for (; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 46) break;
+    if (c < 48 || c > 57) return -1;
+    whole = whole * 10 + (c - 48);
+  }
+  if (i === 0 || i > 9) return -1;
+  if (i === n) return whole * 100;
+  const fd = n - i - 1; // digits after the dot
+  if (fd < 1 || fd > 2) return -1;
+  const a = s.charCodeAt(i + 1) - 48;
+  if (a < 0 || a > 9) return -1;
+  let frac = a * 10;
+  if (fd === 2) {
+    const b = s.charCodeAt(i + 2) - 48;
+    if (b < 0 || b > 9) return -1;
+    frac += b;
+  }
+  return whole * 100 + frac;
+}
+
+export function price(s: unknown, field: string): number {
+  if (typeof s !== 'string') throw new FieldError(field);
+  let v = quickPrice(s);
+  if (v < 0) v = parsePrice(s);
+  if (v < 0) throw new FieldError(field);
+  return v;
+}
+
+export function size(s: unknown, field: string): number {
+  if (typeof s !== 'string') throw new FieldError(field);
+  let v = quickSize(s);
+  if (v < 0) v = parseSize(s);
+  if (v < 0) throw new FieldError(field);
+  return v;
+}
+
+
+/** Price units of a wire price string, -1 when parsePrice would reject it. */
+export function priceOrNeg(s: string): number {
+  const v = quickPrice(s);
+  return v < 0 ? parsePrice(s) : v;
+}
+
+/** Size units of a wire size string, -1 when parseSize would reject it. */
+export function sizeOrNeg(s: string): number {
+  const v = quickSize(s);
+  return v < 0 ? parseSize(s) : v;
+}
