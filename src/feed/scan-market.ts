@@ -46,8 +46,6 @@ const LTP_KEYS = LTP_REQUIRED | K_FEE | K_TX;
 const BOOK_REQUIRED = K_MARKET | K_ASSET | K_TS | K_TYPE | K_BIDS | K_ASKS;
 const BOOK_KEYS = BOOK_REQUIRED | K_HASH | K_TICK | K_LTP | K_MOS | K_NEG;
 
-const ESCAPE_OR_CONTROL = /[\u0000-\u001f\\]/;
-
 // Scanner state: the frame and the position (one frame at a time, never re-entered).
 let s = '';
 let pos = 0;
@@ -61,13 +59,9 @@ function strEnd(): number {
   return s.indexOf('"', pos + 1);
 }
 
-/** Whether `lit` is written at `at` (a char loop: String#startsWith at an offset is slow in V8). */
+/** Whether `lit` is written at `at`. A slice and === (native copy + compare) beats both a charCodeAt loop and String#startsWith at an offset in V8. */
 function isAt(lit: string, at: number): boolean {
-  const t = s;
-  const n = lit.length;
-  if (at + n > t.length) return false;
-  for (let k = 0; k < n; k++) if (t.charCodeAt(at + k) !== lit.charCodeAt(k)) return false;
-  return true;
+  return s.slice(at, at + lit.length) === lit;
 }
 
 /**
@@ -115,19 +109,21 @@ const TOP_KEYS = [
 ] as const;
 const topOrder = new Int8Array(12).fill(-1);
 
-/** The last entry hash read: entries of one asset in a frame repeat it; reused without slicing. */
+/** The last two entry hashes read (entries of one asset in a frame repeat theirs): known clean. */
 let lastHash = '';
+let prevHash = '';
 
 function hashValue(): string | undefined {
-  const h = lastHash;
-  const n = h.length;
-  if (n > 0 && s.charCodeAt(pos) === QUOTE && s.charCodeAt(pos + 1 + n) === QUOTE && isAt(h, pos + 1)) {
-    pos += n + 2;
-    return h;
-  }
-  const v = str();
-  if (v !== undefined) lastHash = v;
-  return v;
+  const e = strEnd();
+  if (e < 0) return undefined;
+  const a = pos + 1;
+  pos = e + 1;
+  const v = s.slice(a, e);
+  if (v === lastHash) return lastHash; // checked when first seen
+  if (v === prevHash) return prevHash;
+  if (!clean(a, e)) return undefined;
+  prevHash = lastHash;
+  return (lastHash = v);
 }
 
 /** `"key":` at pos -> advances past it and returns true. */
@@ -163,9 +159,27 @@ function sideValue(): Side | undefined {
 function idValue(ids: typeof recentAssets): string | undefined {
   const e = strEnd();
   if (e < 0) return undefined;
-  const v = ids.fromText(s, pos + 1, e);
+  const a = pos + 1;
   pos = e + 1;
-  return v;
+  // slicing and comparing beats comparing in place (String#startsWith at an offset is slow in V8)
+  const v = s.slice(a, e);
+  const c = ids.find(v);
+  if (c !== undefined) return c; // checked when first seen
+  return clean(a, e) ? ids.remember(v) : undefined;
+}
+
+/** No raw control character in text[a..b) (JSON.parse rejects one in a string; backslashes were ruled out per frame). */
+function clean(a: number, b: number): boolean {
+  const t = s;
+  for (let i = a; i < b; i++) if (t.charCodeAt(i) < 32) return false;
+  return true;
+}
+
+/** A string value kept as is (not parsed further) at pos: str() plus the control-character check. */
+function cleanStr(): string | undefined {
+  const e = strEnd();
+  if (e < 0 || !clean(pos + 1, e)) return undefined;
+  return str();
 }
 
 /** Units of the last priceValue / sizeValue read (-1 when parsePrice / parseSize would reject it). */
@@ -375,8 +389,9 @@ function entries(): PriceChangeEntry[] | undefined {
  * Never throws.
  */
 export function scanMarketFrame(frame: string): MarketEvent | undefined {
-  // an escape or a raw control character anywhere: JSON.parse decides (one native pass)
-  if (ESCAPE_OR_CONTROL.test(frame)) return undefined;
+  // a backslash escape anywhere: JSON.parse decides (one native pass). Control characters are
+  // checked in the strings kept as they are; every other string is parsed or compared exactly.
+  if (frame.indexOf('\\') >= 0) return undefined;
   s = frame;
   pos = 0;
   try {
@@ -466,11 +481,11 @@ function scan(): MarketEvent | undefined {
         ok = fee !== undefined;
         break;
       case 9:
-        tx = str();
+        tx = cleanStr();
         ok = tx !== undefined;
         break;
       case 10:
-        hash = str();
+        hash = cleanStr();
         ok = hash !== undefined;
         break;
       case 11:
@@ -486,11 +501,11 @@ function scan(): MarketEvent | undefined {
         ok = tick !== undefined;
         break;
       case 14:
-        ltp = str();
+        ltp = cleanStr();
         ok = ltp !== undefined;
         break;
       case 15:
-        mos = str();
+        mos = cleanStr();
         ok = mos !== undefined;
         break;
       default:

@@ -28,19 +28,15 @@ export class RecentIds {
   private next = 0;
   get(o: Json, k: string): string {
     const s = reqStr(o, k);
+    return this.find(s) ?? this.remember(s);
+  }
+  /** The cached string equal to `s`, if any. */
+  find(s: string): string | undefined {
     const ids = this.ids;
     for (let i = 0; i < 8; i++) if (ids[i] === s) return ids[i];
-    return this.remember(s);
+    return undefined;
   }
-  /** The id written at text[a..b) (no escapes in it): a cached equal string when there is one. */
-  fromText(text: string, a: number, b: number): string {
-    // slicing and comparing beats startsWith at an offset in V8 (a flat copy, then memcmp)
-    const s = text.slice(a, b);
-    const ids = this.ids;
-    for (let i = 0; i < 8; i++) if (ids[i] === s) return ids[i];
-    return this.remember(s);
-  }
-  private remember(s: string): string {
+  remember(s: string): string {
     this.ids[this.next] = s;
     this.next = (this.next + 1) & 7;
     return s;
