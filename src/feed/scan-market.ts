@@ -6,7 +6,7 @@
 // an invalid value. A declined frame goes through JSON.parse, which decides and counts it.
 import type { BookEvent, MarketEvent, PriceChangeEntry, Side, WireLevel } from './events.js';
 import { toMs } from './decode-stats.js';
-import { priceOrNeg, recentAssets, recentMarkets, sizeOrNeg, tsMs } from './wire-values.js';
+import { priceOrNeg, RecentIds, sizeOrNeg, tsMs } from './wire-values.js';
 
 const QUOTE = 34;
 const COMMA = 44;
@@ -156,7 +156,14 @@ function sideValue(): Side | undefined {
 }
 
 /** A token or market id value at pos -> the cached equal string when there is one. */
-function idValue(ids: typeof recentAssets): string | undefined {
+/**
+ * The scanner's own recent ids: only ids it checked for control characters go in (the JSON.parse
+ * path's cache may hold one decoded from an escape, which raw in a frame would be malformed).
+ */
+const scanAssets = new RecentIds();
+const scanMarkets = new RecentIds();
+
+function idValue(ids: RecentIds): string | undefined {
   const e = strEnd();
   if (e < 0) return undefined;
   const a = pos + 1;
@@ -291,7 +298,7 @@ function entry(): PriceChangeEntry | undefined {
     if (k < 0) return undefined;
     const bit = 1 << k; // E_* follow ENTRY_KEYS
     if (k === 0) {
-      const v = idValue(recentAssets);
+      const v = idValue(scanAssets);
       if (v === undefined) return undefined;
       assetId = v;
     } else if (k === 1) {
@@ -431,13 +438,13 @@ function scan(): MarketEvent | undefined {
     let ok = true;
     switch (k) {
       case 0: {
-        const v = idValue(recentMarkets);
+        const v = idValue(scanMarkets);
         if (v === undefined) return undefined;
         market = v;
         break;
       }
       case 1: {
-        const v = idValue(recentAssets);
+        const v = idValue(scanAssets);
         if (v === undefined) return undefined;
         assetId = v;
         break;

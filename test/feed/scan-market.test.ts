@@ -292,6 +292,18 @@ describe('market scanner: what it declines', () => {
     ['a book without asks', BOOK.replace(/,"asks":\[[^\]]*\]/, '')],
     ['a price_change key on a last_trade_price', LTP.replace('"side":"SELL"', '"side":"SELL","price_changes":[]')],
   ];
+  it('an id first decoded from an escape is not trusted raw: a raw control character still declines', () => {
+    const escaped = PC.replace('"asset_id":"123"', '"asset_id":"12\\u00013"');
+    const raw = PC.replace('"asset_id":"123"', '"asset_id":"12\u00013"');
+    same(escaped); // JSON.parse path: the id holds a real control character
+    expect(scanMarketFrame(raw)).toBeUndefined();
+    same(raw); // both paths: malformed_json
+    expect(decodeBoth(raw).offStats['reject:malformed_json']).toBe(1);
+    const rawHash = PC.replace('"hash":"h1"', '"hash":"h\u00011"');
+    same(PC);
+    expect(scanMarketFrame(rawHash)).toBeUndefined();
+  });
+
   for (const [what, frame] of cases) {
     it(`declines ${what}; the JSON.parse path decides`, () => {
       expect(scanMarketFrame(frame)).toBeUndefined();
