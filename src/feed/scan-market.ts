@@ -1,12 +1,12 @@
 // The market decoder's fast path: a hand-written scanner for the frames that make up nearly all
-// of a feed, the current-format price_change object, last_trade_price and the single-object book
-// (not the subscribe snapshot array), in compact JSON with keys in any order. It builds the same events JSON.parse + decodeEvent would, or returns
-// undefined (declines) at the first thing it does not fully understand: whitespace, a backslash
-// escape or control character, an unknown or repeated key, a non-string where a string belongs,
-// an invalid value. A declined frame goes through JSON.parse, which decides and counts it.
+// of a feed (the current-format price_change object, last_trade_price, the single-object book; not
+// the subscribe snapshot array) in compact JSON, keys in any order. It builds the events JSON.parse
+// + decodeEvent would, or returns undefined (declines) at the first thing it does not fully
+// understand: whitespace, a backslash escape or control character, an unknown or repeated key, a
+// non-string where a string belongs, an invalid value. JSON.parse then decides and counts it.
 import type { BookEvent, MarketEvent, PriceChangeEntry, Side, WireLevel } from './events.js';
 import { toMs } from './decode-stats.js';
-import { priceOrNeg, RecentIds, sizeOrNeg, tsMs } from './wire-values.js';
+import { priceOrNeg, quickPrice, quickSize, RecentIds, sizeOrNeg, tsMs } from './wire-values.js';
 
 const QUOTE = 34;
 const COMMA = 44;
@@ -52,7 +52,7 @@ let pos = 0;
 
 /**
  * Index of the closing quote of the string opening at `pos`, -1 when there is none. The frame was
- * checked once for backslashes and control characters, so the next quote closes the string.
+ * checked once for backslashes, so the next quote closes the string.
  */
 function strEnd(): number {
   if (s.charCodeAt(pos) !== QUOTE) return -1;
@@ -155,7 +155,6 @@ function sideValue(): Side | undefined {
   return undefined;
 }
 
-/** A token or market id value at pos -> the cached equal string when there is one. */
 /**
  * The scanner's own recent ids: only ids it checked for control characters go in (the JSON.parse
  * path's cache may hold one decoded from an escape, which raw in a frame would be malformed).
@@ -163,6 +162,7 @@ function sideValue(): Side | undefined {
 const scanAssets = new RecentIds();
 const scanMarkets = new RecentIds();
 
+/** A token or market id value at pos -> the cached equal string when there is one. */
 function idValue(ids: RecentIds): string | undefined {
   const e = strEnd();
   if (e < 0) return undefined;
@@ -193,56 +193,13 @@ function cleanStr(): string | undefined {
 let num = -1;
 
 
-/** quickPrice (wire-values.ts) on text[a..b): "0.d" .. "0.dddd" -> units, else -1. */
-function quickPriceAt(a: number, b: number): number {
-  const n = b - a;
-  if (n < 3 || n > 6 || s.charCodeAt(a) !== 48 || s.charCodeAt(a + 1) !== 46) return -1;
-  let v = 0;
-  for (let i = 2; i < 6; i++) {
-    let d = 0;
-    if (i < n) {
-      d = s.charCodeAt(a + i) - 48;
-      if (d < 0 || d > 9) return -1;
-    }
-    v = v * 10 + d;
-  }
-  return v;
-}
-
-/** quickSize (wire-values.ts) on text[a..b): "123" / "123.4" / "123.45" -> units, else -1. */
-function quickSizeAt(a: number, b: number): number {
-  const n = b - a;
-  if (n === 0 || n > 12) return -1;
-  let whole = 0;
-  let i = 0;
-  for (; i < n; i++) {
-    const c = s.charCodeAt(a + i);
-    if (c === 46) break;
-    if (c < 48 || c > 57) return -1;
-    whole = whole * 10 + (c - 48);
-  }
-  if (i === 0 || i > 9) return -1;
-  if (i === n) return whole * 100;
-  const fd = n - i - 1;
-  if (fd < 1 || fd > 2) return -1;
-  const x = s.charCodeAt(a + i + 1) - 48;
-  if (x < 0 || x > 9) return -1;
-  let frac = x * 10;
-  if (fd === 2) {
-    const y = s.charCodeAt(a + i + 2) - 48;
-    if (y < 0 || y > 9) return -1;
-    frac += y;
-  }
-  return whole * 100 + frac;
-}
-
 /** A price string value at pos -> its string (num = its units), or undefined when not a string. */
 function priceValue(): string | undefined {
   const e = strEnd();
   if (e < 0) return undefined;
   const a = pos + 1;
   pos = e + 1;
-  const v = quickPriceAt(a, e);
+  const v = quickPrice(s, a, e);
   if (v < 0) {
     const t = s.slice(a, e);
     num = priceOrNeg(t);
@@ -258,7 +215,7 @@ function sizeValue(): string | undefined {
   if (e < 0) return undefined;
   const a = pos + 1;
   pos = e + 1;
-  const v = quickSizeAt(a, e);
+  const v = quickSize(s, a, e);
   if (v < 0) {
     const t = s.slice(a, e);
     num = sizeOrNeg(t);
@@ -275,7 +232,7 @@ function optPriceValue(): number {
   const a = pos + 1;
   pos = e + 1;
   if (e === a) return -2;
-  const v = quickPriceAt(a, e);
+  const v = quickPrice(s, a, e);
   return v >= 0 ? v : priceOrNeg(s.slice(a, e));
 }
 

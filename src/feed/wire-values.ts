@@ -46,17 +46,17 @@ export const recentAssets = new RecentIds();
 export const recentMarkets = new RecentIds();
 
 /**
- * The common wire price "0.d" .. "0.dddd" in price units without the general parser; -1 for any
- * other shape (then parsePrice decides). Same value as parsePrice for every string it accepts.
+ * The common wire price "0.d" .. "0.dddd" at s[a..b) in price units without the general parser;
+ * -1 for any other shape (then parsePrice decides). Same value as parsePrice for every string it accepts.
  */
-export function quickPrice(s: string): number {
-  const n = s.length;
-  if (n < 3 || n > 6 || s.charCodeAt(0) !== 48 || s.charCodeAt(1) !== 46) return -1;
+export function quickPrice(s: string, a = 0, b = s.length): number {
+  const n = b - a;
+  if (n < 3 || n > 6 || s.charCodeAt(a) !== 48 || s.charCodeAt(a + 1) !== 46) return -1;
   let v = 0;
   for (let i = 2; i < 6; i++) {
     let d = 0;
     if (i < n) {
-      d = s.charCodeAt(i) - 48;
+      d = s.charCodeAt(a + i) - 48;
       if (d < 0 || d > 9) return -1;
     }
     v = v * 10 + d;
@@ -65,16 +65,16 @@ export function quickPrice(s: string): number {
 }
 
 /**
- * The common wire size "123" / "123.4" / "123.45" (at most 9 whole digits) in size units without
- * the general parser; -1 for any other shape (then parseSize decides, e.g. rounding past 2 decimals).
+ * The common wire size "123" / "123.4" / "123.45" (at most 9 whole digits) at s[a..b) in size units
+ * without the general parser; -1 for any other shape (then parseSize decides, e.g. rounding past 2 decimals).
  */
-export function quickSize(s: string): number {
-  const n = s.length;
+export function quickSize(s: string, a = 0, b = s.length): number {
+  const n = b - a;
   if (n === 0 || n > 12) return -1;
   let whole = 0;
   let i = 0;
   for (; i < n; i++) {
-    const c = s.charCodeAt(i);
+    const c = s.charCodeAt(a + i);
     if (c === 46) break;
     if (c < 48 || c > 57) return -1;
     whole = whole * 10 + (c - 48);
@@ -83,13 +83,13 @@ export function quickSize(s: string): number {
   if (i === n) return whole * 100;
   const fd = n - i - 1; // digits after the dot
   if (fd < 1 || fd > 2) return -1;
-  const a = s.charCodeAt(i + 1) - 48;
-  if (a < 0 || a > 9) return -1;
-  let frac = a * 10;
+  const x = s.charCodeAt(a + i + 1) - 48;
+  if (x < 0 || x > 9) return -1;
+  let frac = x * 10;
   if (fd === 2) {
-    const b = s.charCodeAt(i + 2) - 48;
-    if (b < 0 || b > 9) return -1;
-    frac += b;
+    const y = s.charCodeAt(a + i + 2) - 48;
+    if (y < 0 || y > 9) return -1;
+    frac += y;
   }
   return whole * 100 + frac;
 }
