@@ -1,13 +1,9 @@
-import { describe, it, expect, beforeAll, afterEach } from 'vitest';
-import { assertBuilt, bounded, kill, KEY, setup, spawnDaemon, until, type Daemon, type Env } from './harness.js';
+import { describe, it, expect } from 'vitest';
+import { bounded, kill, KEY, setup, spawnDaemon, until, type Daemon, type Env, useTestScope } from './harness.js';
 
 let env: Env | undefined;
 let daemon: Daemon | undefined;
-beforeAll(assertBuilt);
-afterEach(async (ctx) => {
-  if (daemon && ctx.task.result?.state === 'fail') console.error(daemon.output.slice(-30).join('\n'));
-  if (daemon) kill(daemon, 'SIGKILL');
-  await env?.close();
+useTestScope(() => ({ env, daemons: [daemon] }), () => {
   env = daemon = undefined;
 });
 

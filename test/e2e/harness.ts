@@ -1,5 +1,6 @@
 // End-to-end harness: an in-test emulator on loopback and `node dist/cli.js run` spawned against
 // it (npm test builds dist first). Every wait is bounded.
+import { afterEach, beforeAll } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -129,4 +130,22 @@ export function storedFills(db: string): string[] {
 
 export function kill(d: Daemon, sig: NodeJS.Signals): void {
   if (d.proc.exitCode === null && d.proc.signalCode === null) d.proc.kill(sig);
+}
+
+/**
+ * What every e2e file does around its tests: the build must exist first; after each test the
+ * daemons are killed (their last log lines printed when the test failed) and the emulator closed.
+ */
+export function useTestScope(current: () => { env: Env | undefined; daemons: ReadonlyArray<Daemon | undefined> }, reset: () => void): void {
+  beforeAll(assertBuilt);
+  afterEach(async (ctx) => {
+    const { env, daemons } = current();
+    for (const d of daemons) {
+      if (!d) continue;
+      if (ctx.task.result?.state === 'fail') console.error(d.output.slice(-40).join('\n'));
+      kill(d, 'SIGKILL');
+    }
+    await env?.close();
+    reset();
+  });
 }

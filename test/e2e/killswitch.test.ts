@@ -2,19 +2,15 @@
 // second API key sells into our bid and sweeps the bid side down to a far-away bid of its own, so
 // our new long is marked well below cost; the daemon must halt on the daily loss, cancel
 // everything, quote nothing after, stay up and report why.
-import { describe, it, expect, beforeAll, afterEach } from 'vitest';
+import { describe, it, expect } from 'vitest';
 import { formatPrice, PRICE_SCALE } from '../../src/core/units.js';
-import { assertBuilt, bounded, kill, KEY, setup, spawnDaemon, until, type Daemon, type Env } from './harness.js';
+import { bounded, kill, KEY, setup, spawnDaemon, until, type Daemon, type Env, useTestScope } from './harness.js';
 
 const OTHER = 'e2e-other-trader';
 
 let env: Env | undefined;
 let daemon: Daemon | undefined;
-beforeAll(assertBuilt);
-afterEach(async (ctx) => {
-  if (daemon && ctx.task.result?.state === 'fail') console.error(daemon.output.slice(-40).join('\n'));
-  if (daemon) kill(daemon, 'SIGKILL');
-  await env?.close();
+useTestScope(() => ({ env, daemons: [daemon] }), () => {
   env = daemon = undefined;
 });
 

@@ -1,13 +1,10 @@
-import { describe, it, expect, beforeAll, afterEach } from 'vitest';
+import { describe, it, expect } from 'vitest';
 import Database from 'better-sqlite3';
-import { assertBuilt, bounded, kill, KEY, setup, spawnDaemon, storedFills, until, venueFills, type Daemon, type Env } from './harness.js';
+import { bounded, kill, KEY, setup, spawnDaemon, storedFills, until, venueFills, type Daemon, type Env, useTestScope } from './harness.js';
 
 let env: Env | undefined;
 let daemon: Daemon | undefined;
-beforeAll(assertBuilt);
-afterEach(async () => {
-  if (daemon) kill(daemon, 'SIGKILL');
-  await env?.close();
+useTestScope(() => ({ env, daemons: [daemon] }), () => {
   env = daemon = undefined;
 });
 

@@ -1,12 +1,9 @@
-import { describe, it, expect, beforeAll, afterEach } from 'vitest';
-import { assertBuilt, bounded, kill, KEY, setup, spawnDaemon, storedFills, until, venueFills, type Daemon, type Env } from './harness.js';
+import { describe, it, expect } from 'vitest';
+import { bounded, kill, KEY, setup, spawnDaemon, storedFills, until, venueFills, type Daemon, type Env, useTestScope } from './harness.js';
 
 let env: Env | undefined;
 const daemons: Daemon[] = [];
-beforeAll(assertBuilt);
-afterEach(async () => {
-  for (const d of daemons.splice(0)) kill(d, 'SIGKILL');
-  await env?.close();
+useTestScope(() => ({ env, daemons: daemons.splice(0) }), () => {
   env = undefined;
 });
 

@@ -2,16 +2,12 @@
 // while the market feed is silent. The daemon's next quotes on the fine grid are refused with
 // INVALID_ORDER_MIN_TICK_SIZE; it holds the market, asks GET /tick-size, and quotes on the coarse
 // grid once its books re-sync, with the refresh counted in /metrics.
-import { describe, it, expect, beforeAll, afterEach } from 'vitest';
-import { assertBuilt, bounded, kill, KEY, setup, spawnDaemon, until, type Daemon, type Env } from './harness.js';
+import { describe, it, expect } from 'vitest';
+import { bounded, kill, KEY, setup, spawnDaemon, until, type Daemon, type Env, useTestScope } from './harness.js';
 
 let env: Env | undefined;
 let daemon: Daemon | undefined;
-beforeAll(assertBuilt);
-afterEach(async (ctx) => {
-  if (daemon && ctx.task.result?.state === 'fail') console.error(daemon.output.slice(-30).join('\n'));
-  if (daemon) kill(daemon, 'SIGKILL');
-  await env?.close();
+useTestScope(() => ({ env, daemons: [daemon] }), () => {
   env = daemon = undefined;
 });
 
