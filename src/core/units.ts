@@ -127,3 +127,15 @@ export function complementPrice(p: number): number {
 export function notionalMicros(price: number, size: number): number {
   return price * size;
 }
+
+/**
+ * A Unix time in seconds, milliseconds or microseconds (the venue uses all three across its
+ * messages) as milliseconds; NaN when it is not a non-negative decimal number.
+ */
+export function unixToMs(v: unknown): number {
+  const n = typeof v === 'string' ? (v.length > 0 && v.length < 20 && /^\d+(\.\d+)?$/.test(v) ? Number(v) : NaN) : typeof v === 'number' ? v : NaN;
+  if (!Number.isFinite(n) || n < 0) return NaN;
+  if (n < 1e11) return Math.round(n * 1000); // seconds (until year 5138)
+  if (n > 1e14) return Math.round(n / 1000); // microseconds
+  return Math.round(n);
+}

@@ -5,6 +5,7 @@ import { createWriteStream } from 'node:fs';
 import { createGzip } from 'node:zlib';
 import type { Writable } from 'node:stream';
 import { once } from 'node:events';
+import { recordLine as recorderLine } from '../feed/recorder.js';
 import { SyntheticMarket, type SyntheticMarketOptions } from './synthetic-market.js';
 
 export interface WriteRecordingOptions {
@@ -26,8 +27,9 @@ export interface WriteRecordingResult {
 
 export const DEFAULT_START_MS = Date.UTC(2026, 0, 1);
 
+/** One recording line for a market frame at market time `t` (the recorder's format, epoch 1). */
 export function recordLine(t: number, frame: string): string {
-  return `{"t":${t},"e":1,"k":"market","f":${JSON.stringify(frame)}}\n`;
+  return recorderLine({ text: frame, t, epoch: 1 }, 'market');
 }
 
 export async function writeSyntheticRecording(o: WriteRecordingOptions): Promise<WriteRecordingResult> {

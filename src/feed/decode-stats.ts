@@ -2,6 +2,7 @@
 // reason (malformed JSON, a missing field, an unknown event_type). A short sample of each reject is
 // logged, rate-limited, so a bad feed cannot flood the log. The numbers feed /metrics.
 import type { Logger } from '../core/log.js';
+import { unixToMs } from '../core/units.js';
 
 export class DecodeStats {
   frames = 0;
@@ -60,9 +61,7 @@ export function optStr(o: Json, k: string): string | undefined {
 
 /** A Unix time string or number in seconds, ms or µs, normalised to ms (units differ across captures). */
 export function toMs(v: unknown, field: string): number {
-  const n = typeof v === 'string' ? (v.length > 0 && v.length < 20 && /^\d+(\.\d+)?$/.test(v) ? Number(v) : NaN) : typeof v === 'number' ? v : NaN;
-  if (!Number.isFinite(n) || n < 0) throw new FieldError(field);
-  if (n < 1e11) return Math.round(n * 1000); // seconds (until year 5138)
-  if (n > 1e14) return Math.round(n / 1000); // microseconds
-  return Math.round(n);
+  const ms = unixToMs(v);
+  if (ms !== ms) throw new FieldError(field);
+  return ms;
 }

@@ -2,7 +2,7 @@
 // request passes the API layer's one limiter (the scheduler only peeks at the windows). An
 // unclear submit surfaces as AmbiguousSubmitError from the transport and is never retried here.
 import type { Logger } from '../core/log.js';
-import { tickDecimals } from '../core/units.js';
+import { tickDecimals, unixToMs } from '../core/units.js';
 import type { UserEvent, Side } from '../feed/events.js';
 import type { ClobClient, NewOrder } from '../api/clob-client.js';
 import type { CancelResponse, OpenOrder, OrderResponse, Trade } from '../api/schemas.js';
@@ -20,11 +20,10 @@ export interface LiveVenueOptions {
 
 const STATUSES: ReadonlySet<string> = new Set(['live', 'matched', 'delayed', 'unmatched']);
 
-/** Seconds or milliseconds (the venue uses both) to milliseconds. */
+/** A REST time field in ms, 0 when absent or malformed (the caller falls back to the next field). */
 function toMs(v: unknown): number {
-  const n = typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : NaN;
-  if (!Number.isFinite(n) || n <= 0) return 0;
-  return n < 1e12 ? Math.round(n * 1000) : Math.round(n);
+  const ms = unixToMs(v);
+  return ms > 0 ? ms : 0;
 }
 
 function cancelResult(r: CancelResponse): CancelResult {
