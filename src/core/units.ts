@@ -6,8 +6,6 @@ export const PRICE_SCALE = 10_000;
 export const SIZE_SCALE = 100;
 export const PRICE_DECIMALS = 4;
 export const SIZE_DECIMALS = 2;
-/** Every tick size the venue uses, in price units. */
-export const TICK_SIZES = [1000, 100, 50, 25, 10, 1] as const;
 
 /**
  * Parses a non-negative decimal string to an integer number of 10^-decimals units.
@@ -123,10 +121,6 @@ export function complementPrice(p: number): number {
   return PRICE_SCALE - p;
 }
 
-/** Notional in micro-dollars (price units x size units = 1e-6 dollars): exact in a double up to 9e15. */
-export function notionalMicros(price: number, size: number): number {
-  return price * size;
-}
 
 /**
  * A Unix time in seconds, milliseconds or microseconds (the venue uses all three across its
