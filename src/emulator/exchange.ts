@@ -11,7 +11,7 @@ import type { MatchFill, RestingOrder } from '../venue/matching-api.js';
 import type { EmuMarket } from './market.js';
 import type { ReplayOrderDesk } from './replay-orders.js';
 import { SYNTHETIC_OWNER_PREFIX, SyntheticMarket } from './synthetic-market.js';
-import { createHash } from 'node:crypto';
+import { hex64 } from './ids.js';
 import { addressOf, orderWire, tradeWire, type Account, type CancelAnswer, type MakerPart, type OrderBodyIn, type UserFrame, type UserOrder, type UserTrade } from './user-wire.js';
 
 export { addressOf };
@@ -103,7 +103,7 @@ export class Exchange {
     const market = m.market;
     if (!(market instanceof SyntheticMarket)) return this.placeReplay(owner, tokenId, body.side, price, size, orderType, postOnly, expirationSec);
     const now = market.time();
-    const id = '0x' + createHash('sha256').update(`${owner}:${++this.seq}:${now}`).digest('hex');
+    const id = '0x' + hex64(`${owner}:${++this.seq}:${now}`);
     const rec: UserOrder = {
       id,
       owner,

@@ -1,6 +1,6 @@
 // API keys of the emulator: any non-empty Bearer key is accepted unless a list was given; keys
 // created through POST /auth/api-key are accepted from then on, DELETE revokes the caller's.
-import { createHash } from 'node:crypto';
+import { hex64 } from './ids.js';
 import { SYNTHETIC_OWNER_PREFIX } from './synthetic-market.js';
 
 export class KeyRegistry {
@@ -23,7 +23,7 @@ export class KeyRegistry {
   }
 
   create(by: string): { apiKey: string; secret: string; passphrase: string } {
-    const h = createHash('sha256').update(`${by}:${++this.seq}`).digest('hex');
+    const h = hex64(`${by}:${++this.seq}`);
     const apiKey = `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
     const cred = { secret: Buffer.from(h.slice(32, 64)).toString('base64'), passphrase: h.slice(0, 16) };
     this.created.set(apiKey, cred);

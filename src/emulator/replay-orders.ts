@@ -2,7 +2,7 @@
 // market events, so orders queue behind and fill against the recorded liquidity and trades.
 // The recorded market does not react to them (external liquidity is not changed by user
 // orders in replay; see the emulator command's help). Venue time is the replay's market time.
-import { createHash } from 'node:crypto';
+import { hex64 } from './ids.js';
 import { VirtualClock } from '../engine/clock.js';
 import type { MarketEvent, UserEvent } from '../feed/events.js';
 import { SimulatedVenue, type SimMarket } from '../venue/simulated-venue.js';
@@ -38,7 +38,7 @@ export class ReplayOrderDesk {
         takerFeeBps: 0,
         queueModel: true,
         owner,
-        idPrefix: '0x' + createHash('sha256').update('replay:' + owner).digest('hex').slice(0, 12) + '-',
+        idPrefix: '0x' + hex64('replay:' + owner).slice(0, 12) + '-',
       });
       const venue = v;
       venue.onUserEvent((e) => {

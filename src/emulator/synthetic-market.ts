@@ -6,7 +6,7 @@
 // the state after its own message. A trade is followed by last_trade_price and fresh book frames
 // for both tokens carrying the new last_trade_price (the value later hashes use). The tick
 // changes as the venue's does (tick-rule.ts): tick_size_change for both tokens, then fresh books.
-import { createHash } from 'node:crypto';
+import { hex64 } from './ids.js';
 import { SeededRng, type Rng } from '../engine/rng.js';
 import { PRICE_SCALE } from '../core/units.js';
 import type { MatchFill, MarketSpec, NewOrder, PlaceOutcome, RestingOrder } from '../venue/matching-api.js';
@@ -31,9 +31,6 @@ export interface SyntheticMarketOptions {
 /** Owner names of synthetic agents start with this; anything else is a user (an API key). */
 export const SYNTHETIC_OWNER_PREFIX = 'synthetic:';
 
-function hex64(label: string): string {
-  return createHash('sha256').update(label).digest('hex');
-}
 
 /** A 77-digit decimal token id derived from a label, shaped like the venue's. */
 function tokenIdFor(label: string): string {

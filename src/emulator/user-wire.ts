@@ -1,7 +1,7 @@
 // Users' orders and trades as the emulator keeps them, and their REST and user-channel shapes (wire-formats.md 2.1, 2.2, 4.5):
 // strings for prices and sizes, Unix seconds for created_at / match_time, a maker address
 // derived from the owner's key.
-import { createHash } from 'node:crypto';
+import { hex64 } from './ids.js';
 import { formatSize } from '../core/units.js';
 import type { Side } from '../feed/events.js';
 import type { OrderType } from '../venue/types.js';
@@ -81,7 +81,7 @@ export interface CancelAnswer {
 }
 
 export function addressOf(owner: string): string {
-  return '0x' + createHash('sha256').update('addr:' + owner).digest('hex').slice(0, 40);
+  return '0x' + hex64('addr:' + owner).slice(0, 40);
 }
 
 export function orderWire(o: UserOrder, outcome: string): Record<string, unknown> {
@@ -122,7 +122,7 @@ export function tradeWire(t: UserTrade, outcome: string): Record<string, unknown
     owner: t.owner,
     maker_address: addressOf(t.owner),
     maker_orders: t.makerOrders,
-    transaction_hash: '0x' + createHash('sha256').update('tx:' + t.id).digest('hex'),
+    transaction_hash: '0x' + hex64('tx:' + t.id),
     trader_side: t.traderSide,
   };
 }
