@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
 import { loadConfig, type Config } from '../config.js';
-import { UsageError, type CommandModule } from './command.js';
+import { UsageError, type CommandModule, numberFlag } from './command.js';
 import { runBacktest } from '../backtest/runner.js';
 import { rateLimitLine, writeReport, writeResultJson } from '../backtest/output.js';
 import { parseGridSpec, gridTableRows, GridSpecError } from '../backtest/grid.js';
@@ -35,13 +35,6 @@ options:
   --workers N           grid worker processes (default min(cores, combinations))
   --progress            progress bar on stderr even when it is not a terminal
 `;
-
-function num(v: string | undefined, flag: string): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (v.trim() === '' || !Number.isFinite(n) || n < 0) throw new UsageError(`${flag} must be a non-negative number, got '${v}'`);
-  return n;
-}
 
 function parseParams(s: string | undefined): Record<string, unknown> | undefined {
   if (s === undefined) return undefined;
@@ -83,9 +76,9 @@ export const command: CommandModule = {
     if (!values.data) throw new UsageError('--data is required');
     const data = values.data.split(',').map((s) => s.trim()).filter(Boolean);
     for (const f of data) if (!existsSync(f)) throw new UsageError(`--data: no such file: ${f}`);
-    const seed = num(values.seed, '--seed');
+    const seed = numberFlag(values.seed, '--seed', { min: 0 });
     if (seed !== undefined && !Number.isInteger(seed)) throw new UsageError('--seed must be an integer');
-    const workers = num(values.workers, '--workers');
+    const workers = numberFlag(values.workers, '--workers', { min: 0 });
     if (workers !== undefined && (!Number.isInteger(workers) || workers < 1)) throw new UsageError('--workers must be a positive integer');
 
     const base = loadConfig({ file: values.config, env: io.env });
@@ -97,11 +90,11 @@ export const command: CommandModule = {
       if (v !== undefined) (sim as Record<string, unknown>)[k] = v;
     };
     set('seed', seed);
-    set('feedLatencyMs', num(values['feed-latency'], '--feed-latency'));
-    set('orderLatencyMs', num(values['order-latency'], '--order-latency'));
-    set('cancelLatencyMs', num(values['cancel-latency'], '--cancel-latency'));
-    set('makerFeeBps', num(values['maker-fee'], '--maker-fee'));
-    set('takerFeeBps', num(values['taker-fee'], '--taker-fee'));
+    set('feedLatencyMs', numberFlag(values['feed-latency'], '--feed-latency', { min: 0 }));
+    set('orderLatencyMs', numberFlag(values['order-latency'], '--order-latency', { min: 0 }));
+    set('cancelLatencyMs', numberFlag(values['cancel-latency'], '--cancel-latency', { min: 0 }));
+    set('makerFeeBps', numberFlag(values['maker-fee'], '--maker-fee', { min: 0 }));
+    set('takerFeeBps', numberFlag(values['taker-fee'], '--taker-fee', { min: 0 }));
     if (values['no-queue']) sim.queueModel = false;
     const config: Config = {
       ...base,

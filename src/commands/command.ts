@@ -22,3 +22,30 @@ export class UsageError extends Error {
     this.name = 'UsageError';
   }
 }
+
+export interface NumberFlagRule {
+  /** Smallest allowed value (inclusive). */
+  min?: number;
+  /** Greater than zero. */
+  positive?: boolean;
+  integer?: boolean;
+}
+
+/**
+ * A numeric flag's value: undefined when the flag is absent, else a finite number that keeps the
+ * rule; anything else is a UsageError naming the flag (the CLI prints it and exits 2).
+ */
+export function numberFlag(v: string | undefined, flag: string, rule: NumberFlagRule = {}): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  const ok =
+    v.trim() !== '' &&
+    Number.isFinite(n) &&
+    (!rule.integer || Number.isInteger(n)) &&
+    (rule.min === undefined || n >= rule.min) &&
+    (!rule.positive || n > 0);
+  if (ok) return n;
+  const kind = rule.integer ? 'integer' : 'number';
+  const what = rule.positive ? `a positive ${kind}` : rule.min === 0 ? `a non-negative ${kind}` : rule.min !== undefined ? `a ${kind} >= ${rule.min}` : `a ${kind}`;
+  throw new UsageError(`${flag} must be ${what}, got '${v}'`);
+}

@@ -11,7 +11,7 @@ import { formatPrice, formatSize } from '../core/units.js';
 import { Daemon } from '../engine/daemon.js';
 import { microsToDollars } from '../engine/positions.js';
 import { startEmulator } from '../emulator/server.js';
-import { UsageError, type CommandIO, type CommandModule } from './command.js';
+import { UsageError, type CommandIO, type CommandModule, numberFlag } from './command.js';
 
 const DEMO_KEY = 'makerd-demo-key';
 
@@ -27,13 +27,6 @@ MAKERD_STATUS_PORT is set.
   --duration S   stop by itself after S seconds (default: run until Ctrl-C)
   --seed N       seed of the synthetic market (default 1)
   --interval S   seconds between status lines (default 3)`;
-
-function posInt(v: string | undefined, name: string, dflt: number): number {
-  if (v === undefined) return dflt;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${name} must be a positive number, got ${v}`);
-  return n;
-}
 
 function statusLine(d: Daemon, lastSent: { orders: number; t: number }): string {
   const e = d.engine;
@@ -80,9 +73,9 @@ export const command: CommandModule = {
       strict: true,
       allowPositionals: false,
     });
-    const duration = values.duration === undefined ? undefined : posInt(values.duration, '--duration', 0);
-    const seed = Math.trunc(posInt(values.seed, '--seed', 1));
-    const interval = posInt(values.interval, '--interval', 3);
+    const duration = numberFlag(values.duration, '--duration', { positive: true });
+    const seed = Math.trunc(numberFlag(values.seed, '--seed', { positive: true }) ?? 1);
+    const interval = numberFlag(values.interval, '--interval', { positive: true }) ?? 3;
     const emu = await startEmulator({ seed, keys: [DEMO_KEY] });
     const tmp = io.env.MAKERD_DB ? undefined : mkdtempSync(join(tmpdir(), 'makerd-demo-'));
     const m = emu.markets[0].facts;

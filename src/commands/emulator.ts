@@ -8,7 +8,7 @@ import { startEmulator, type EmulatorOptions } from '../emulator/server.js';
 import { writeSyntheticRecording } from '../emulator/recording-writer.js';
 import type { FaultConfig } from '../emulator/faults.js';
 import { parseTickSize } from '../emulator/tick-rule.js';
-import { UsageError, type CommandModule } from './command.js';
+import { UsageError, type CommandModule, numberFlag } from './command.js';
 
 const help = `usage: makerd emulator [--port P] [--synthetic SEED] [--markets N] [--speed X] [--keys K1,K2]
                        [--limit-scale X] [--window-scale X] [--urls-out F] [--fault-... ]
@@ -43,20 +43,13 @@ Options:
                        Without it the tick follows the venue's rule (0.001 past 0.96 or under 0.04)
 Stops cleanly on SIGINT/SIGTERM.`;
 
-function num(v: string | undefined, name: string, dflt: number, min = 0): number {
-  if (v === undefined) return dflt;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n < min) throw new UsageError(`--${name} must be a number >= ${min}, got '${v}'`);
-  return n;
-}
-
 /** "0.001" or "0.001@30" (seconds of wall time before the change). */
 function parseTickFault(v: string): { tick: string; afterS: number } {
   const [tick, at] = v.split('@');
   const t = parseTickSize(tick);
   if (t === 'auto') throw new UsageError('--fault-tick-size takes a tick, not auto');
   if (typeof t === 'string') throw new UsageError(`--fault-tick-size: ${t}`);
-  return { tick, afterS: num(at, 'fault-tick-size @S', 0) };
+  return { tick, afterS: numberFlag(at, '--fault-tick-size @S', { min: 0 }) ?? 0 };
 }
 
 export const command: CommandModule = {
@@ -86,21 +79,21 @@ export const command: CommandModule = {
     });
     if (values.replay !== undefined && values.synthetic !== undefined) throw new UsageError('--replay and --synthetic exclude each other');
     if (values.replay !== undefined && values.write !== undefined) throw new UsageError('--write makes a synthetic recording; it does not take --replay');
-    const seed = Math.floor(num(values.synthetic, 'synthetic', 1));
+    const seed = Math.floor(numberFlag(values.synthetic, '--synthetic', { min: 0 }) ?? 1);
     if (values.write !== undefined) {
-      const durationS = num(values.duration, 'duration', NaN, 1);
+      const durationS = numberFlag(values.duration, '--duration', { min: 1 }) ?? NaN;
       if (!Number.isFinite(durationS)) throw new UsageError('--write needs --duration S (seconds of market time)');
       const r = await writeSyntheticRecording({ file: values.write, seed, durationS });
       io.out(`wrote ${values.write}: ${r.frames} frames, ${r.trades} trades, ${durationS} s of market time (seed ${seed})`);
       return 0;
     }
     if (values.duration !== undefined) throw new UsageError('--duration goes with --write');
-    const port = Math.floor(num(values.port, 'port', 0));
+    const port = Math.floor(numberFlag(values.port, '--port', { min: 0 }) ?? 0);
     if (port > 65535) throw new UsageError('--port must be 0..65535');
     const faults: Partial<FaultConfig> = {};
-    if (values['fault-latency-ms'] !== undefined) faults.latencyMs = num(values['fault-latency-ms'], 'fault-latency-ms', 0);
-    if (values['fault-500-rate'] !== undefined) faults.http500Rate = Math.min(1, num(values['fault-500-rate'], 'fault-500-rate', 0));
-    if (values['fault-429-rate'] !== undefined) faults.http429Rate = Math.min(1, num(values['fault-429-rate'], 'fault-429-rate', 0));
+    if (values['fault-latency-ms'] !== undefined) faults.latencyMs = numberFlag(values['fault-latency-ms'], '--fault-latency-ms', { min: 0 }) ?? 0;
+    if (values['fault-500-rate'] !== undefined) faults.http500Rate = Math.min(1, numberFlag(values['fault-500-rate'], '--fault-500-rate', { min: 0 }) ?? 0);
+    if (values['fault-429-rate'] !== undefined) faults.http429Rate = Math.min(1, numberFlag(values['fault-429-rate'], '--fault-429-rate', { min: 0 }) ?? 0);
     if (values['fault-silent']) faults.silentFeed = true;
     const tickFault = values['fault-tick-size'] === undefined ? undefined : parseTickFault(values['fault-tick-size']);
     if (tickFault && values.replay !== undefined) throw new UsageError('--fault-tick-size applies to synthetic markets, not --replay');
@@ -108,11 +101,11 @@ export const command: CommandModule = {
       port,
       seed,
       replay: values.replay,
-      markets: Math.max(1, Math.floor(num(values.markets, 'markets', 1, 1))),
-      speed: num(values.speed, 'speed', 1, 0.001),
+      markets: Math.max(1, Math.floor(numberFlag(values.markets, '--markets', { min: 1 }) ?? 1)),
+      speed: numberFlag(values.speed, '--speed', { min: 0.001 }) ?? 1,
       keys: values.keys ? values.keys.split(',').map((k) => k.trim()).filter(Boolean) : undefined,
-      limitScale: num(values['limit-scale'], 'limit-scale', 1, 1e-6),
-      windowScale: num(values['window-scale'], 'window-scale', 1, 1e-6),
+      limitScale: numberFlag(values['limit-scale'], '--limit-scale', { min: 1e-6 }) ?? 1,
+      windowScale: numberFlag(values['window-scale'], '--window-scale', { min: 1e-6 }) ?? 1,
       faults,
       log: createLogger({ name: 'emulator', level: io.env.MAKERD_LOG_LEVEL ?? 'warn' }),
     };

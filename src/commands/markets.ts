@@ -5,7 +5,7 @@ import { createClients } from '../api/index.js';
 import type { GammaMarket } from '../api/schemas.js';
 import { apiKeyFromEnv, loadConfig } from '../config.js';
 import { createLogger } from '../core/log.js';
-import { UsageError, type CommandModule } from './command.js';
+import { UsageError, type CommandModule, numberFlag } from './command.js';
 
 const help = `usage: makerd markets [options]
 
@@ -21,12 +21,6 @@ options:
   --offset N            skip N markets (default 0)
   --json                print the markets as JSON
   --config F            config file merged over config/default.json`;
-
-function intFlag(v: string | undefined, name: string, dflt: number): number {
-  if (v === undefined) return dflt;
-  if (!/^\d+$/.test(v)) throw new UsageError(`--${name} must be a non-negative integer, got '${v}'`);
-  return Number(v);
-}
 
 function num(v: number | string | undefined): string {
   if (v === undefined || v === '') return '-';
@@ -78,8 +72,8 @@ export const command: CommandModule = {
     if (values.order !== undefined && values.order !== 'volume' && values.order !== 'liquidity') {
       throw new UsageError(`--order must be volume or liquidity, got '${values.order}'`);
     }
-    const limit = intFlag(values.limit, 'limit', 10);
-    const offset = intFlag(values.offset, 'offset', 0);
+    const limit = numberFlag(values.limit, '--limit', { min: 0, integer: true }) ?? 10;
+    const offset = numberFlag(values.offset, '--offset', { min: 0, integer: true }) ?? 0;
     const config = loadConfig({ file: values.config, env: io.env });
     // retries are logged only when asked for (debug/trace): a failure should print one line
     const level = config.log.level === 'debug' || config.log.level === 'trace' ? config.log.level : 'error';

@@ -6,7 +6,7 @@ import { loadConfig, type Config } from '../config.js';
 import { createLogger, type Logger } from '../core/log.js';
 import { channelOptions, FeedConnection } from '../feed/connection.js';
 import { Recorder } from '../feed/recorder.js';
-import { UsageError, type CommandIO, type CommandModule } from './command.js';
+import { UsageError, type CommandIO, type CommandModule, numberFlag } from './command.js';
 
 const help = `usage: makerd record --markets T1,T2 --out FILE [--config FILE] [--rotate-mb N] [--rotate-hourly] [--duration S]
 
@@ -84,10 +84,8 @@ export const command: CommandModule = {
     if (markets.length === 0) throw new UsageError('--markets T1,T2 is required');
     for (const m of markets) if (!/^\d+$/.test(m)) throw new UsageError(`token ids are decimal strings, got ${m}`);
     if (!values.out) throw new UsageError('--out FILE is required');
-    const mb = values['rotate-mb'] === undefined ? undefined : Number(values['rotate-mb']);
-    if (mb !== undefined && !(mb > 0)) throw new UsageError('--rotate-mb must be a positive number');
-    const dur = values.duration === undefined ? undefined : Number(values.duration);
-    if (dur !== undefined && !(dur > 0)) throw new UsageError('--duration must be a positive number of seconds');
+    const mb = numberFlag(values['rotate-mb'], '--rotate-mb', { positive: true });
+    const dur = numberFlag(values.duration, '--duration', { positive: true });
     const config = loadConfig({ file: values.config, env: io.env });
     const log = createLogger({ level: config.log.level, name: 'record' });
     const ac = new AbortController();
