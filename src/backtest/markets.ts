@@ -4,7 +4,7 @@
 // captures may snapshot only one). The snapshotted token is the one the strategy prices.
 import type { BookEvent, MarketEvent } from '../feed/events.js';
 import type { MarketMeta } from '../engine/strategy.js';
-import { formatPrice, parseSize, PRICE_SCALE } from '../core/units.js';
+import { parseSize } from '../core/units.js';
 
 /** 5 shares: the venue minimum on current markets, used when a snapshot does not say. */
 const DEFAULT_MIN_SIZE = 500;
@@ -14,13 +14,6 @@ export interface Discovered {
   meta: MarketMeta;
   /** The priced token's first snapshot. */
   firstBook: BookEvent;
-}
-
-/** A token's book seen from its complement: bids at 1 - ask, asks at 1 - bid (same wire order). */
-export function complementBook(b: BookEvent, assetId: string): BookEvent {
-  const flip = (ls: BookEvent['bids']): BookEvent['bids'] =>
-    ls.map((l) => ({ price: PRICE_SCALE - l.price, size: l.size, priceStr: formatPrice(PRICE_SCALE - l.price, 2), sizeStr: l.sizeStr }));
-  return { ...b, assetId, hash: '', bids: flip(b.asks), asks: flip(b.bids) };
 }
 
 export class MarketDiscovery {

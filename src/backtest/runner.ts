@@ -19,7 +19,7 @@ import { loadStrategy } from '../engine/loader.js';
 import { Limiter } from '../api/limiter.js';
 import { SimulatedVenue } from '../venue/simulated-venue.js';
 import { StatsCollector, type ChartData } from '../report/stats.js';
-import { MarketDiscovery, complementBook } from './markets.js';
+import { MarketDiscovery } from './markets.js';
 import { StatsJournal } from './journal.js';
 import { RateUse } from './rate-use.js';
 import { contentSize, recordBytes, type ProgressSink } from './progress.js';
@@ -257,8 +257,6 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
           markets.push({ conditionId: m.conditionId, tokenId: m.tokenId, complementId: m.complementId });
           // the first token's snapshot came before its market was known: the venue needs it too
           if (!events.includes(found.firstBook)) venue.onMarketEvent(found.firstBook);
-          // a capture that snapshots one token only: the venue's complement book starts as its mirror image
-          if (!events.some((e) => e.type === 'book' && e.assetId === m.complementId)) venue.onMarketEvent(complementBook(found.firstBook, m.complementId));
         }
         for (let i = 0; i < events.length; i++) venue.onMarketEvent(events[i]);
         if (feedLatency > 0) delayed.push({ at: clock.now() + feedLatency, events: events.slice() });

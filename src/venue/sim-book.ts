@@ -33,6 +33,23 @@ export class SimBook {
     this.ready = true;
   }
 
+  /**
+   * Seeds this book as the mirror image of the complement token's (bids at 1 - its asks, asks at
+   * 1 - its bids): real captures may snapshot only one token of a binary market.
+   */
+  seedFromComplement(other: SimBook): void {
+    const bids: Array<{ price: number; size: number }> = [];
+    const asks: Array<{ price: number; size: number }> = [];
+    other.forEachLevel(1, (p, s) => bids.push({ price: PRICE_SCALE - p, size: s }));
+    other.forEachLevel(0, (p, s) => asks.push({ price: PRICE_SCALE - p, size: s }));
+    this.snapshot(bids, asks);
+  }
+
+  private forEachLevel(s: 0 | 1, fn: (price: number, size: number) => void): void {
+    const sizes = this.sizes[s];
+    for (let p = this.lo[s]; p <= this.hi[s]; p++) if (sizes[p] > 0) fn(p, sizes[p]);
+  }
+
   /** Sets a level's external size (the feed's new total); returns the previous size. */
   set(side: Side, price: number, size: number): number {
     if (!Number.isInteger(price) || !(price > 0 && price < PRICE_SCALE) || !(size >= 0)) return this.size(side, price); // malformed: ignored

@@ -17,10 +17,12 @@ export interface SimStats {
   takerVolume: number;
   /** Micro-dollars. */
   feesMicros: number;
+  /** Token books seeded as the mirror of their sibling's (no snapshot of their own). */
+  seeded: number;
 }
 
 export class SimLedger {
-  readonly stats: SimStats = { placed: 0, rejected: 0, cancelled: 0, fills: 0, makerFills: 0, takerFills: 0, makerVolume: 0, takerVolume: 0, feesMicros: 0 };
+  readonly stats: SimStats = { placed: 0, rejected: 0, cancelled: 0, fills: 0, makerFills: 0, takerFills: 0, makerVolume: 0, takerVolume: 0, feesMicros: 0, seeded: 0 };
   readonly fills: SimFill[] = [];
   private readonly listeners: Array<(e: UserEvent) => void> = [];
 

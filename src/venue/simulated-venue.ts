@@ -10,7 +10,9 @@
 // - placeOrders/cancel* resolve after orderLatencyMs / cancelLatencyMs on the clock, when the
 //   venue has acted (0 ms: synchronously). With a VirtualClock the driver advances the clock.
 // - Work is per token: each token's book comes from that token's own events; a BUY of the second
-//   token fills from the second token's book and is reported on that token.
+//   token fills from the second token's book and is reported on that token. A token whose first
+//   event is a price change (captures may snapshot one token only) is seeded from the mirror of
+//   its sibling's book, as the book mirror does.
 // - Our marketable orders take up to the visible size at each level (price-walking) without
 //   changing the external book; an overlay hides what we took until the feed updates that level.
 // - Our own orders do not queue behind each other, and do not trade with each other.
@@ -149,6 +151,7 @@ export class SimulatedVenue implements Venue {
             t0 = t;
           }
           if (!t) continue;
+          if (!t.book.ready) this.seedFromComplement(t);
           t.book.set(c.side, c.price, c.size);
           const rs = t.orders;
           if (rs.length === 0) continue;
@@ -169,6 +172,16 @@ export class SimulatedVenue implements Venue {
       }
       default:
         return;
+    }
+  }
+
+  /** A token never snapshotted starts as the mirror of its sibling's book, once that one is known. */
+  private seedFromComplement(t: TokenState): void {
+    const [a, b] = t.market.tokens;
+    const sibling = this.tokens.get(t === this.tokens.get(a) ? b : a);
+    if (sibling && sibling !== t && sibling.book.ready) {
+      t.book.seedFromComplement(sibling.book);
+      this.ledger.stats.seeded++;
     }
   }
 

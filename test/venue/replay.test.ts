@@ -84,4 +84,30 @@ describe('SimBook over a real recording', () => {
     expect(a.stats.placed).toBe(4);
     expect(await run()).toEqual(a);
   });
+
+  it('seeds the never-snapshotted token from the mirror of its sibling at its first price change', async () => {
+    const events = load();
+    const clock = new VirtualClock(events[0].timestampMs);
+    const venue = new SimulatedVenue({
+      clock, markets: [{ conditionId: (events[0] as BookEvent).market, tokens: [A, B], tick: 100, minSize: 500 }],
+      orderLatencyMs: 0, cancelLatencyMs: 0, makerFeeBps: 0, takerFeeBps: 0, logger: silentLogger,
+    });
+    venue.onMarketEvent(events[0]); // A's snapshot only
+    const early = await venue.placeOrder({ clientId: 'early', tokenId: B, side: 'BUY', price: 4500, size: 500, orderType: 'GTC', postOnly: true });
+    expect(early).toMatchObject({ ok: false, error: 'MARKET_NOT_READY' });
+    const firstChange = events.findIndex((e) => e.type === 'price_change');
+    venue.onMarketEvent(events[firstChange]);
+    expect(venue.stats().seeded).toBe(1);
+    // B's touch is A's mirrored: bid 0.45 x 33 (A's ask 0.55), ask 0.46 x 63.96 (A's bid 0.54)
+    const bid = await venue.placeOrder({ clientId: 'bid', tokenId: B, side: 'BUY', price: 4500, size: 500, orderType: 'GTC', postOnly: true });
+    const ask = await venue.placeOrder({ clientId: 'ask', tokenId: B, side: 'SELL', price: 4600, size: 500, orderType: 'GTC', postOnly: true });
+    expect(bid.ok && ask.ok).toBe(true);
+    expect(venue.queuePosition(bid.orderId as string)).toBe(3300);
+    expect(venue.queuePosition(ask.orderId as string)).toBe(6396);
+    // a crossing post-only order is refused against the seeded book too
+    const cross = await venue.placeOrder({ clientId: 'x', tokenId: B, side: 'BUY', price: 4600, size: 500, orderType: 'GTC', postOnly: true });
+    expect(cross).toMatchObject({ ok: false, error: 'INVALID_POST_ONLY_ORDER' });
+    for (const e of events.slice(firstChange + 1)) venue.onMarketEvent(e);
+    expect(venue.stats().seeded).toBe(1);
+  });
 });
