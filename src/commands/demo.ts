@@ -11,7 +11,7 @@ import { formatPrice, formatSize } from '../core/units.js';
 import { Daemon } from '../engine/daemon.js';
 import { microsToDollars } from '../engine/positions.js';
 import { startEmulator } from '../emulator/server.js';
-import { UsageError, type CommandIO, type CommandModule, numberFlag } from './command.js';
+import { type CommandIO, type CommandModule, numberFlag } from './command.js';
 
 const DEMO_KEY = 'makerd-demo-key';
 
