@@ -10,23 +10,10 @@ import { silentLogger } from '../../src/core/log.js';
 import { loadConfig } from '../../src/config.js';
 import type { BookEvent, MarketEvent } from '../../src/feed/events.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
-import { lv, settle } from './helpers.js';
+import { lv, settle, Y, N, M, bookEv, books } from './helpers.js';
 
-const Y = '111';
-const N = '222';
-const M = '0xmarket';
 const meta: MarketMeta = { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false };
 
-function bookEv(asset: string, bid: number, ask: number, t: number, size = 10_000): BookEvent {
-  return {
-    type: 'book', market: M, assetId: asset, timestampMs: t, timestampStr: String(t), hash: '',
-    bids: [lv(bid - 100, size), lv(bid, size)], asks: [lv(ask + 100, size), lv(ask, size)], tickSize: 100, tickSizeStr: '0.01',
-  };
-}
-/** Both tokens' books for a YES bid/ask. */
-function books(bid: number, ask: number, t: number): MarketEvent[] {
-  return [bookEv(Y, bid, ask, t), bookEv(N, 10_000 - ask, 10_000 - bid, t)];
-}
 
 async function setup(over: { risk?: Record<string, number>; params?: Record<string, unknown>; debounceMs?: number } = {}) {
   const cfg = loadConfig({ env: {} });

@@ -1,11 +1,43 @@
 // Test helpers: real books (DenseBook) and a recording venue that answers like the REST API.
 import { DenseBook } from '../../src/book/book.js';
 import { formatPrice, formatSize } from '../../src/core/units.js';
-import type { WireLevel, UserEvent } from '../../src/feed/events.js';
+import type { BookEvent, WireLevel, UserEvent } from '../../src/feed/events.js';
 import type { Venue, OrderRequest, PlaceResult, CancelResult, VenueOrder, VenueTrade } from '../../src/venue/types.js';
 
 export function lv(price: number, size: number): WireLevel {
   return { price, size, priceStr: formatPrice(price), sizeStr: formatSize(size) };
+}
+
+/** The test market: YES and NO tokens of one condition id. */
+export const Y = '111';
+export const N = '222';
+export const M = '0xmarket';
+
+export interface BookShape {
+  /** Size units at every level (default 10_000 = 100 shares). */
+  size?: number;
+  /** Tick in price units (default 100 = 0.01); the second level sits one tick behind the touch. */
+  tick?: number;
+  /** Levels per side: 2 (the touch and one behind, default) or 1. */
+  depth?: 1 | 2;
+}
+
+/** A book event of one token of market M with its touch at bid/ask (price units). */
+export function bookEv(asset: string, bid: number, ask: number, t: number, o: BookShape = {}): BookEvent {
+  const size = o.size ?? 10_000;
+  const tick = o.tick ?? 100;
+  const two = (o.depth ?? 2) === 2;
+  return {
+    type: 'book', market: M, assetId: asset, timestampMs: t, timestampStr: String(t), hash: '',
+    bids: two ? [lv(bid - tick, size), lv(bid, size)] : [lv(bid, size)],
+    asks: two ? [lv(ask + tick, size), lv(ask, size)] : [lv(ask, size)],
+    tickSize: tick, tickSizeStr: formatPrice(tick),
+  };
+}
+
+/** Both tokens' books for a YES bid/ask: the NO book is its mirror (bid 1 - ask, ask 1 - bid). */
+export function books(bid: number, ask: number, t: number, o: BookShape = {}): BookEvent[] {
+  return [bookEv(Y, bid, ask, t, o), bookEv(N, 10_000 - ask, 10_000 - bid, t, o)];
 }
 
 /** A synced book: bids and asks as [price, size] pairs (any order), tick in price units. */

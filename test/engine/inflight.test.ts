@@ -10,14 +10,11 @@ import { SimulatedVenue, type SimulatedVenueOptions } from '../../src/venue/simu
 import { loadStrategy } from '../../src/engine/loader.js';
 import { silentLogger } from '../../src/core/log.js';
 import { loadConfig } from '../../src/config.js';
-import type { BookEvent, MarketEvent } from '../../src/feed/events.js';
+import type { MarketEvent } from '../../src/feed/events.js';
 import type { CancelResult, OrderRequest, PlaceResult } from '../../src/venue/types.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
-import { lv } from './helpers.js';
+import { Y, N, M, books } from './helpers.js';
 
-const Y = '111';
-const N = '222';
-const M = '0xmarket';
 const meta: MarketMeta = { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false };
 
 /** Records every place batch and cancel it is sent. */
@@ -38,13 +35,6 @@ class BatchRecordingVenue extends SimulatedVenue {
   }
 }
 
-function bookEv(asset: string, bid: number, ask: number, t: number): BookEvent {
-  return {
-    type: 'book', market: M, assetId: asset, timestampMs: t, timestampStr: String(t), hash: '',
-    bids: [lv(bid - 100, 10_000), lv(bid, 10_000)], asks: [lv(ask + 100, 10_000), lv(ask, 10_000)], tickSize: 100, tickSizeStr: '0.01',
-  };
-}
-const books = (bid: number, ask: number, t: number): BookEvent[] => [bookEv(Y, bid, ask, t), bookEv(N, 10_000 - ask, 10_000 - bid, t)];
 const key = (o: { tokenId: string; side: string; price: number }): string => `${o.tokenId} ${o.side} ${o.price}`;
 
 /** Duplicated token/side/price keys in a list of orders. */

@@ -10,14 +10,10 @@ import { SimulatedVenue, type SimulatedVenueOptions } from '../../src/venue/simu
 import { loadStrategy } from '../../src/engine/loader.js';
 import { silentLogger } from '../../src/core/log.js';
 import { loadConfig } from '../../src/config.js';
-import type { BookEvent } from '../../src/feed/events.js';
 import type { OrderRequest, PlaceResult } from '../../src/venue/types.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
-import { lv, settle } from './helpers.js';
+import { settle, Y, N, M, bookEv } from './helpers.js';
 
-const Y = '111';
-const N = '222';
-const M = '0xmarket';
 const meta: MarketMeta = { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false };
 
 /**
@@ -37,13 +33,6 @@ class ReshapingVenue extends SimulatedVenue {
   }
 }
 
-function bookEv(asset: string, bid: number, ask: number, t: number): BookEvent {
-  return {
-    type: 'book', market: M, assetId: asset, timestampMs: t, timestampStr: String(t), hash: '',
-    bids: [lv(bid, 10_000)], asks: [lv(ask, 10_000)], tickSize: 100, tickSizeStr: '0.01',
-  };
-}
-
 async function run(reshape: (res: PlaceResult[]) => PlaceResult[]) {
   const cfg = loadConfig({ env: {} });
   const clock = new VirtualClock(1_700_000_000_000);
@@ -55,7 +44,7 @@ async function run(reshape: (res: PlaceResult[]) => PlaceResult[]) {
     config: { reconciler: { ...cfg.reconciler, debounceMs: 0 }, risk: cfg.risk, scheduler: cfg.scheduler },
     markets: [meta],
   });
-  for (const e of [bookEv(Y, 4900, 5100, clock.now()), bookEv(N, 4900, 5100, clock.now())]) {
+  for (const e of [bookEv(Y, 4900, 5100, clock.now(), { depth: 1 }), bookEv(N, 4900, 5100, clock.now(), { depth: 1 })]) {
     venue.onMarketEvent(e);
     engine.handleMarketEvent(e);
   }

@@ -12,22 +12,12 @@ import { SimulatedVenue } from '../../src/venue/simulated-venue.js';
 import { loadStrategy, type LoadedStrategy } from '../../src/engine/loader.js';
 import { silentLogger } from '../../src/core/log.js';
 import { loadConfig } from '../../src/config.js';
-import type { BookEvent, MarketEvent } from '../../src/feed/events.js';
+import type { MarketEvent } from '../../src/feed/events.js';
 import type { MarketMeta, Quote, StrategyModule } from '../../src/engine/strategy.js';
-import { lv, settle } from './helpers.js';
+import { settle, Y, N, M, bookEv, books } from './helpers.js';
 
-const Y = '111';
-const N = '222';
-const M = '0xmarket';
 const meta: MarketMeta = { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false };
 
-function bookEv(asset: string, bid: number, ask: number, t: number, size = 10_000): BookEvent {
-  return {
-    type: 'book', market: M, assetId: asset, timestampMs: t, timestampStr: String(t), hash: '',
-    bids: [lv(bid - 100, size), lv(bid, size)], asks: [lv(ask + 100, size), lv(ask, size)], tickSize: 100, tickSizeStr: '0.01',
-  };
-}
-const books = (bid: number, ask: number, t: number, size = 10_000): MarketEvent[] => [bookEv(Y, bid, ask, t, size), bookEv(N, 10_000 - ask, 10_000 - bid, t, size)];
 
 async function setup(strategy: LoadedStrategy, staleBookMs = 60_000) {
   const cfg = loadConfig({ env: {} });
@@ -65,7 +55,7 @@ describe('engine: skipped requotes', () => {
     const skipped = engine.counters.skippedRequotes;
     for (let i = 0; i < 10; i++) {
       clock.advanceTo(clock.now() + 50);
-      await feed(books(4900, 5100, clock.now(), 20_000 + i)); // sizes change, prices do not: mid is the same
+      await feed(books(4900, 5100, clock.now(), { size: 20_000 + i })); // sizes change, prices do not: mid is the same
     }
     expect(engine.counters.requotes - requotes).toBe(20);
     expect(engine.counters.skippedRequotes - skipped).toBe(20);
@@ -86,12 +76,12 @@ describe('engine: skipped requotes', () => {
     const skipped = engine.counters.skippedRequotes;
     clock.advanceTo(clock.now() + 50);
     const requotes = engine.counters.requotes;
-    await feed([bookEv(Y, 4900, 5100, clock.now(), 30_000)]);
+    await feed([bookEv(Y, 4900, 5100, clock.now(), { size: 30_000 })]);
     expect(engine.counters.requotes).toBe(requotes + 1);
     expect(engine.counters.skippedRequotes).toBe(skipped);
     // the same sizes again: skipped
     clock.advanceTo(clock.now() + 50);
-    await feed([bookEv(Y, 4900, 5100, clock.now(), 30_000)]);
+    await feed([bookEv(Y, 4900, 5100, clock.now(), { size: 30_000 })]);
     expect(engine.counters.skippedRequotes).toBe(skipped + 1);
     await engine.stop();
   });

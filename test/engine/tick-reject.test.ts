@@ -11,28 +11,18 @@ import { BookMirror } from '../../src/book/mirror.js';
 import { loadStrategy } from '../../src/engine/loader.js';
 import { silentLogger } from '../../src/core/log.js';
 import { loadConfig } from '../../src/config.js';
-import type { BookEvent, MarketEvent } from '../../src/feed/events.js';
+import type { MarketEvent } from '../../src/feed/events.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
 import type { OrderRequest } from '../../src/venue/types.js';
-import { RecordingVenue, lv, settle } from './helpers.js';
+import { RecordingVenue, settle, bookEv, Y, N, M } from './helpers.js';
 
-const Y = '111';
-const N = '222';
-const M = '0xmarket';
 // We believe the tick is 0.001 (10 units); the venue has coarsened it to 0.01 (100).
 const meta: MarketMeta = { conditionId: M, tokenId: Y, complementId: N, tick: 10, minSize: 500, negRisk: false };
 
-function bookEv(asset: string, bid: number, ask: number, t: number, tick: number): BookEvent {
-  return {
-    type: 'book', market: M, assetId: asset, timestampMs: t, timestampStr: String(t), hash: '',
-    bids: [lv(bid - tick, 10_000), lv(bid, 10_000)], asks: [lv(ask + tick, 10_000), lv(ask, 10_000)],
-    tickSize: tick, tickSizeStr: tick === 10 ? '0.001' : '0.01',
-  };
-}
 // Mid 0.50: bands 0.015 away bids 0.485 on both tokens, off the 0.01 grid.
 const books = (t: number, tick: number, bid = 4990, ask = 5010): MarketEvent[] => [
-  bookEv(Y, bid, ask, t, tick),
-  bookEv(N, 10_000 - ask, 10_000 - bid, t, tick),
+  bookEv(Y, bid, ask, t, { tick }),
+  bookEv(N, 10_000 - ask, 10_000 - bid, t, { tick }),
 ];
 
 async function setup(opts: { hook: boolean; timeoutMs?: number }) {
