@@ -1,22 +1,26 @@
 // The book mirror: applies decoded market events to one DenseBook per token and proves it is in
-// sync. A snapshot replaces the book; deltas before it are ignored; tick_size_change drops it.
-// The venue hash (wire-formats.md section 5) is checked on every snapshot and once per timestamp
-// group of price_change messages (the group shares the hash of the state after all of it), so a
-// group is verified when it closes: a different timestamp, a snapshot, or flush(). verifyEvery N
-// samples: every Nth group and snapshot per token (a backtest may; live checks all). A mismatch or
-// gap marks the token out of sync, tells listeners and asks the owner to resync.
+// sync (wire-formats.md 5.3, 5.4). Messages of one token sharing a timestamp form a group; a
+// group closes on the token's next timestamp, a snapshot, flush(), or after `groupIdleMs` without
+// a message. Real feeds differ on what a hash inside a group is: the book after the whole batch
+// (polytope) or after its own message (glmbotpoly). Both are accepted by checking each run of
+// equal hashes against the book at the end of that run, so any single corrupted hash fails, wherever
+// it sits. A top (best_bid/best_ask) may be the one after its entry, its message or the batch; the
+// last is checked when the group closes. A hash that fails only on the hashed last_trade_price is
+// recovered (ltp-recovery.ts). A mismatch or gap marks the token out of sync (one warn line, a
+// listener call) and asks the owner to resync; other tokens are untouched.
 //
-// Complement seeding: the market channel sends a snapshot per subscribed token, but a capture may
-// hold only one of a binary market's two books. When a market has exactly two tokens and a delta
-// arrives for a token that never had a snapshot while its sibling is in sync, the token is seeded
-// with the mirror of the sibling's book (price 1-p, bids<->asks, same size strings), counted in
-// `seeded`. The hash checks that follow prove or refute the seed.
+// Complement seeding: a binary market whose second token never got a snapshot is seeded with the
+// mirror of its sibling's book (price 1-p, bids<->asks), counted in `seeded`; later hashes prove it.
 import type { Logger } from '../core/log.js';
-import { PRICE_SCALE } from '../core/units.js';
+import { PRICE_SCALE, formatPrice } from '../core/units.js';
 import type { BookEvent, MarketEvent, PriceChangeEvent } from '../feed/events.js';
-import { DenseBook } from './book.js';
+import type { DenseBook } from './book.js';
 import { mirrorBookInto } from './complement.js';
 import { bookHashPayloadFromText, sha1Hex } from './hash.js';
+import { hashedLtp, recoverLtp } from './ltp-recovery.js';
+import { NO_CLAIM, TokenState, type OutOfSyncInfo, type OutOfSyncReason, type SyncInfo, type TokenStats } from './token-sync.js';
+
+export type { OutOfSyncInfo, OutOfSyncReason, SyncInfo, TokenStats } from './token-sync.js';
 
 /** Hash fields the WS frames omit, from market metadata (REST /book, CLOB /markets). */
 export interface TokenMeta {
@@ -27,30 +31,13 @@ export interface TokenMeta {
   lastTradePrice?: string;
 }
 
-export type OutOfSyncReason = 'hash_mismatch' | 'best_mismatch' | 'gap' | 'tick_size_change' | 'reconnect';
-
-export interface TokenStats {
-  snapshots: number;
-  deltas: number;
-  /** Deltas dropped: no in-sync book yet (before the first snapshot, after a drop), or older than the snapshot. */
-  ignoredDeltas: number;
-  hashesVerified: number;
-  /** price_change entries whose carried hash was proven (a group's entries share one hash). */
-  entriesVerified: number;
-  mismatches: number;
-  bestChecks: number;
-  bestMismatches: number;
-  gaps: number;
-  outOfSync: number;
-  /** Times the book was seeded from its sibling's mirror (complement seeding). */
-  seeded: number;
-}
-
 export interface MirrorOptions {
   /** 1 = verify every snapshot and timestamp group, N = every Nth group and snapshot per token (a token's first snapshot always), 0 = never. */
   verifyEvery?: number;
-  /** Time source for book age (engine clock); default Date.now. */
+  /** Time source (engine clock): book age, idle groups, sync history; default Date.now. */
   now?: () => number;
+  /** A group with no message for this long (by `now`) is complete and checked; default 250. */
+  groupIdleMs?: number;
   /** Called once per out-of-sync episode: resubscribe or GET /book, then feed the snapshot back. */
   onResync?: (assetId: string, reason: OutOfSyncReason) => void;
   /** See the file comment; default true. */
@@ -68,47 +55,26 @@ export interface MismatchInfo {
   computed: string;
 }
 
-class TokenState {
-  readonly book: DenseBook;
-  market = '';
-  minOrderSize: string;
-  tickSize = '';
-  negRisk = false;
-  lastTradePrice = '';
-  /** True while the book is a verified (or seeded) image of the venue's. */
-  live = false;
-  everSnapshot = false;
-  lastTsMs = 0;
-  snapshotTsMs = 0;
-  groups = 0;
-  inGroup = false;
-  pendingHash: string | undefined = undefined;
-  pendingTs = '';
-  pendingEntries = 0;
-  notified = 0;
-  lastMismatch: MismatchInfo | undefined = undefined;
-  /** Wire price of the latest trade, a candidate last_trade_price when a hash does not match. */
-  tradedPrice: string | undefined = undefined;
-  readonly stats: TokenStats = { snapshots: 0, deltas: 0, ignoredDeltas: 0, hashesVerified: 0, entriesVerified: 0, mismatches: 0, bestChecks: 0, bestMismatches: 0, gaps: 0, outOfSync: 0, seeded: 0 };
-  constructor(assetId: string, minOrderSize: string) {
-    this.book = new DenseBook(assetId);
-    this.minOrderSize = minOrderSize;
-  }
-}
-
-export type OutOfSyncListener = (assetId: string, reason: OutOfSyncReason) => void;
+export type OutOfSyncListener = (assetId: string, reason: OutOfSyncReason, info: OutOfSyncInfo) => void;
 export type BookUpdateListener = (book: DenseBook) => void;
+
+const topBid = (b: DenseBook): number => (b.bestBid() < 0 ? 0 : b.bestBid());
+const topAsk = (b: DenseBook): number => (b.bestAsk() < 0 ? PRICE_SCALE : b.bestAsk());
+const fmtTop = (bid: number, ask: number): string => `${bid === NO_CLAIM ? '-' : formatPrice(bid)}/${ask === NO_CLAIM ? '-' : formatPrice(ask)}`;
 
 export class BookMirror {
   private readonly tokens = new Map<string, TokenState>();
   private readonly marketTokens = new Map<string, string[]>();
-  private readonly touched: TokenState[] = [];
-  private groupTs: string | null = null;
+  /** Tokens with an open group (entries whose inGroup went false are dropped lazily). */
+  private readonly open: TokenState[] = [];
+  /** Tokens with top claims waiting for the end of the current message. */
+  private readonly msgPending: TokenState[] = [];
   private recent0: TokenState | undefined = undefined;
   private recent1: TokenState | undefined = undefined;
   private seq = 0;
   private readonly verifyEvery: number;
   private readonly now: () => number;
+  private readonly idleMs: number;
   private readonly seeding: boolean;
   private readonly defaultMos: string;
   private readonly oosListeners: OutOfSyncListener[] = [];
@@ -117,6 +83,7 @@ export class BookMirror {
   constructor(private readonly opts: MirrorOptions = {}) {
     this.verifyEvery = opts.verifyEvery ?? 1;
     this.now = opts.now ?? Date.now;
+    this.idleMs = opts.groupIdleMs ?? 250;
     this.seeding = opts.complementSeeding ?? true;
     this.defaultMos = opts.defaultMinOrderSize ?? '5';
   }
@@ -147,32 +114,45 @@ export class BookMirror {
   lastMismatch(assetId: string): MismatchInfo | undefined {
     return this.tokens.get(assetId)?.lastMismatch;
   }
+  syncInfo(assetId: string): SyncInfo | undefined {
+    return this.tokens.get(assetId)?.syncInfo(this.now());
+  }
   assetIds(): string[] {
     return [...this.tokens.keys()];
   }
 
-  /** Applies one decoded market event. Events other than book/price_change/tick_size_change are ignored. */
+  /** One of our own fills: a candidate hashed last_trade_price for the token (and 1 - p for its sibling). */
+  noteOwnTrade(assetId: string, priceUnits: number): void {
+    const st = this.tokens.get(assetId);
+    if (!st || !(priceUnits > 0 && priceUnits < PRICE_SCALE)) return;
+    st.ownTrades.add(hashedLtp(priceUnits, st.book.tick));
+    this.sibling(st)?.complementTrades.add(hashedLtp(PRICE_SCALE - priceUnits, st.book.tick));
+  }
+
+  /** Applies one decoded market event. Events other than book/price_change/tick_size_change/last_trade_price are ignored. */
   apply(ev: MarketEvent): void {
     switch (ev.type) {
       case 'price_change':
         this.applyPriceChange(ev);
         return;
       case 'book':
-        this.closeGroup();
         this.applySnapshot(ev);
         return;
       case 'tick_size_change': {
-        this.closeGroup();
         const st = this.state(ev.assetId);
         st.tickSize = ev.newTickSizeStr;
         st.book.tick = ev.newTickSize;
-        this.outOfSync(st, 'tick_size_change', true);
+        this.outOfSync(st, 'tick_size_change', true, String(ev.timestampMs));
         return;
       }
       case 'last_trade_price': {
-        // a trade may move the hashed last_trade_price; tried only when a hash fails to match
+        // a trade may move the hashed last_trade_price; the candidates are tried when a hash fails
         const st = this.tokens.get(ev.assetId);
-        if (st && ev.priceStr !== undefined) st.tradedPrice = ev.priceStr;
+        if (!st || !(ev.price > 0 && ev.price < PRICE_SCALE)) return;
+        // the hash prints it with 3 decimals; the event's own text is tried too
+        if (ev.priceStr !== undefined) st.feedTrades.add(ev.priceStr);
+        st.feedTrades.add(hashedLtp(ev.price, st.book.tick));
+        this.sibling(st)?.complementTrades.add(hashedLtp(PRICE_SCALE - ev.price, st.book.tick));
         return;
       }
       default:
@@ -180,26 +160,42 @@ export class BookMirror {
     }
   }
 
-  /** Verifies the open timestamp group now (end of a replay, or when the owner knows it is complete). */
+  /** Checks every open group now (end of a replay, or when the owner knows the batch is complete). */
   flush(): void {
-    this.closeGroup();
+    for (const st of this.open.splice(0)) {
+      st.inOpenList = false;
+      if (st.inGroup) this.closeGroup(st);
+    }
+  }
+
+  /** Checks the groups with no message for groupIdleMs (the owner calls this on a timer). */
+  closeIdleGroups(nowMs = this.now()): void {
+    const open = this.open;
+    let k = 0;
+    for (let i = 0; i < open.length; i++) {
+      const st = open[i];
+      if (st.inGroup && nowMs - st.groupTouchedMs >= this.idleMs) this.closeGroup(st);
+      if (st.inGroup) open[k++] = st;
+      else st.inOpenList = false;
+    }
+    open.length = k;
   }
 
   /** Whether price_change messages are waiting for their group to close (see flush). */
   hasOpenGroup(): boolean {
-    return this.touched.length > 0;
+    for (let i = 0; i < this.open.length; i++) if (this.open[i].inGroup) return true;
+    return false;
   }
 
   /** Marks every token out of sync (e.g. the connection dropped); `resync` asks the owner for each. */
   markAllOutOfSync(reason: OutOfSyncReason, resync = false): void {
-    this.closeGroup();
-    for (const st of this.tokens.values()) if (st.live) this.outOfSync(st, reason, resync);
+    for (const st of this.tokens.values()) if (st.live) this.outOfSync(st, reason, resync, '');
   }
 
   private state(assetId: string): TokenState {
     let st = this.tokens.get(assetId);
     if (!st) {
-      st = new TokenState(assetId, this.defaultMos);
+      st = new TokenState(assetId, this.defaultMos, this.now());
       st.negRisk = this.opts.defaultNegRisk ?? false;
       this.tokens.set(assetId, st);
     }
@@ -214,32 +210,46 @@ export class BookMirror {
     else if (!list.includes(st.book.assetId)) list.push(st.book.assetId);
   }
 
+  private sibling(st: TokenState): TokenState | undefined {
+    const ids = this.marketTokens.get(st.market);
+    if (!ids || ids.length !== 2) return undefined;
+    return this.tokens.get(ids[0] === st.book.assetId ? ids[1] : ids[0]);
+  }
+
   private applySnapshot(ev: BookEvent): void {
     const st = this.state(ev.assetId);
+    if (st.inGroup) this.closeGroup(st);
     this.joinMarket(st, ev.market);
     if (ev.tickSizeStr !== undefined) st.tickSize = ev.tickSizeStr;
     if (ev.minOrderSizeStr !== undefined) st.minOrderSize = ev.minOrderSizeStr;
     if (ev.negRisk !== undefined) st.negRisk = ev.negRisk;
     if (ev.lastTradePriceStr !== undefined) st.lastTradePrice = ev.lastTradePriceStr;
     if (ev.tickSize !== undefined) st.book.tick = ev.tickSize;
-    st.book.loadSnapshot(ev.bids, ev.asks, this.now());
+    const nowMs = this.now();
+    st.book.loadSnapshot(ev.bids, ev.asks, nowMs);
     st.stats.snapshots++;
     st.everSnapshot = true;
     st.lastTsMs = ev.timestampMs;
     st.snapshotTsMs = ev.timestampMs;
-    st.live = true;
-    st.book.setInSync(true);
+    st.snapshotHash = ev.hash;
+    st.skipSameTs = true;
+    st.sawSnapshotHash = false;
+    st.skippedHash = undefined;
+    st.setLive(true, nowMs);
     // sampled (verifyEvery N > 1, e.g. a backtest): a token's 1st, N+1th, 2N+1th... snapshot
-    if (this.verifyEvery > 0 && ev.hash !== '' && (st.stats.snapshots - 1) % this.verifyEvery === 0) this.verify(st, ev.timestampStr, ev.hash);
+    if (this.verifyEvery > 0 && ev.hash !== '' && (st.stats.snapshots - 1) % this.verifyEvery === 0) {
+      if (!this.checkHash(st, ev.timestampStr, ev.hash, 'hash_mismatch')) return;
+    }
     this.notify(st, ++this.seq);
   }
 
   private applyPriceChange(ev: PriceChangeEvent): void {
-    if (this.groupTs !== null && this.groupTs !== ev.timestampStr) this.closeGroup();
-    this.groupTs = ev.timestampStr;
     const seq = ++this.seq;
     const changes = ev.changes;
     const nowMs = this.now();
+    if (this.open.length > 0) this.closeIdleGroups(nowMs);
+    const tsMs = ev.timestampMs;
+    const tsStr = ev.timestampStr;
     for (let i = 0; i < changes.length; i++) {
       const c = changes[i];
       // the last two tokens seen answer almost every lookup (a binary market's pair) without
@@ -254,104 +264,194 @@ export class BookMirror {
         this.recent1 = this.recent0;
         this.recent0 = st;
       }
-      if (!st.live) {
-        if (!(this.seeding && !st.everSnapshot && this.seed(st, ev))) {
-          st.stats.ignoredDeltas++;
-          continue;
-        }
-      }
-      if (ev.timestampMs < st.snapshotTsMs) {
-        // older than the snapshot that replaced the book: already in it (e.g. in flight during a resync)
+      if (!st.live && !(this.seeding && !st.everSnapshot && this.seed(st, ev, nowMs))) {
         st.stats.ignoredDeltas++;
         continue;
       }
-      if (ev.timestampMs < st.lastTsMs) {
-        // deltas never go back in time within a subscription: we missed or reordered data
-        st.stats.gaps++;
-        this.outOfSync(st, 'gap', true);
+      if ((st.skipSameTs || tsMs < st.snapshotTsMs) && this.alreadyInSnapshot(st, tsMs, c.hash)) {
+        st.stats.ignoredDeltas++;
         continue;
       }
-      st.lastTsMs = ev.timestampMs;
+      if (tsMs < st.lastTsMs) {
+        // deltas never go back in time within a subscription: we missed or reordered data
+        st.stats.gaps++;
+        this.outOfSync(st, 'gap', true, tsStr);
+        continue;
+      }
+      if (st.inGroup && st.groupTs !== tsStr) this.closeGroup(st);
+      if (!st.live) {
+        st.stats.ignoredDeltas++;
+        continue;
+      }
+      if (!st.inGroup) this.openGroup(st, tsStr);
+      if (c.hash !== undefined) {
+        if (st.runHash === undefined) st.runHash = c.hash;
+        else if (c.hash !== st.runHash) {
+          // a new hash in the group: the run before it must be the book after its own message
+          if (st.groupSampled && !this.checkRun(st, 'inconsistent_group')) continue;
+          st.runHash = c.hash;
+          st.runEntries = 0;
+        }
+        st.runEntries++;
+      }
+      st.groupTouchedMs = nowMs;
+      st.lastTsMs = tsMs;
       const book = st.book;
       book.set(c.side, c.price, c.size, c.priceStr, c.sizeStr);
       book.touch(nowMs);
       st.stats.deltas++;
       if (c.bestBid !== undefined || c.bestAsk !== undefined) {
         st.stats.bestChecks++;
-        const bb = book.bestBid();
-        const ba = book.bestAsk();
-        // an empty side is sent as best_bid "0" / best_ask "1"
-        if ((c.bestBid !== undefined && c.bestBid !== (bb < 0 ? 0 : bb)) || (c.bestAsk !== undefined && c.bestAsk !== (ba < 0 ? PRICE_SCALE : ba))) {
-          st.stats.bestMismatches++;
-          this.outOfSync(st, 'best_mismatch', true);
-          continue;
-        }
-      }
-      if (c.hash !== undefined) {
-        st.pendingHash = c.hash;
-        st.pendingTs = ev.timestampStr;
-        st.pendingEntries++;
-        if (!st.inGroup) {
-          st.inGroup = true;
-          this.touched.push(st);
+        const cb = c.bestBid ?? NO_CLAIM;
+        const ca = c.bestAsk ?? NO_CLAIM;
+        const bb = topBid(book);
+        const ba = topAsk(book);
+        if ((cb !== NO_CLAIM && cb !== bb) || (ca !== NO_CLAIM && ca !== ba)) {
+          // not the top after this entry: may still be the top after the message or the batch
+          st.msgClaims.push(cb === bb ? NO_CLAIM : cb, ca === ba ? NO_CLAIM : ca);
+          if (!st.inMsgList) {
+            st.inMsgList = true;
+            this.msgPending.push(st);
+          }
         }
       }
       this.notify(st, seq);
     }
+    if (this.msgPending.length > 0) this.settleMessageClaims(tsStr);
   }
 
-  private closeGroup(): void {
-    this.groupTs = null;
-    const t = this.touched;
-    for (let i = 0; i < t.length; i++) {
-      const st = t[i];
-      st.inGroup = false;
-      const h = st.pendingHash;
-      const entries = st.pendingEntries;
-      st.pendingHash = undefined;
-      st.pendingEntries = 0;
-      if (!st.live || h === undefined || this.verifyEvery === 0) continue;
-      if (++st.groups % this.verifyEvery === 0 && this.verify(st, st.pendingTs, h)) st.stats.entriesVerified += entries;
+  /**
+   * Deltas already in the last snapshot: older ones, and same-timestamp ones up to the one carrying
+   * the snapshot's hash. Same-timestamp deltas that never reach that hash mean one was corrupted
+   * (or the snapshot was not the state it claims): a mismatch once a later delta shows up.
+   */
+  private alreadyInSnapshot(st: TokenState, tsMs: number, hash: string | undefined): boolean {
+    if (tsMs < st.snapshotTsMs) return true;
+    if (tsMs === st.snapshotTsMs) {
+      if (hash === st.snapshotHash) {
+        st.sawSnapshotHash = true;
+        return true;
+      }
+      if (!st.sawSnapshotHash && hash !== undefined) {
+        st.skippedHash = hash;
+        return true;
+      }
     }
-    t.length = 0;
+    st.skipSameTs = false;
+    if (!st.sawSnapshotHash && st.skippedHash !== undefined) {
+      st.stats.mismatches++;
+      st.stats.inconsistentGroups++;
+      this.outOfSync(st, 'inconsistent_group', true, String(st.snapshotTsMs), st.snapshotHash, st.skippedHash);
+      return true;
+    }
+    return false;
   }
 
-  private verify(st: TokenState, timestamp: string, expected: string): boolean {
+  private openGroup(st: TokenState, tsStr: string): void {
+    st.inGroup = true;
+    st.groupTs = tsStr;
+    st.groups++;
+    st.groupSampled = this.verifyEvery > 0 && st.groups % this.verifyEvery === 0;
+    if (!st.inOpenList) {
+      st.inOpenList = true;
+      this.open.push(st);
+    }
+  }
+
+  /** Claims not matching the top after their message must all be the top after the batch (checked at close). */
+  private settleMessageClaims(tsStr: string): void {
+    const pending = this.msgPending;
+    for (let i = 0; i < pending.length; i++) {
+      const st = pending[i];
+      st.inMsgList = false;
+      const claims = st.msgClaims;
+      if (!st.live) {
+        claims.length = 0;
+        continue;
+      }
+      const bb = topBid(st.book);
+      const ba = topAsk(st.book);
+      let bad: string | undefined;
+      for (let k = 0; k < claims.length && bad === undefined; k += 2) {
+        const cb = claims[k];
+        const ca = claims[k + 1];
+        if (cb !== NO_CLAIM && cb !== bb) {
+          if (st.groupBid !== NO_CLAIM && st.groupBid !== cb) bad = fmtTop(cb, ca);
+          else st.groupBid = cb;
+        }
+        if (ca !== NO_CLAIM && ca !== ba && bad === undefined) {
+          if (st.groupAsk !== NO_CLAIM && st.groupAsk !== ca) bad = fmtTop(cb, ca);
+          else st.groupAsk = ca;
+        }
+      }
+      claims.length = 0;
+      // two different claims that only the after-batch top could satisfy: one of them is wrong
+      if (bad !== undefined) this.bestMismatch(st, tsStr, bad, fmtTop(st.groupBid, st.groupAsk));
+    }
+    pending.length = 0;
+  }
+
+  private closeGroup(st: TokenState): void {
+    st.inGroup = false;
+    if (!st.live) return st.resetGroup();
+    if (st.groupBid !== NO_CLAIM || st.groupAsk !== NO_CLAIM) {
+      const bb = topBid(st.book);
+      const ba = topAsk(st.book);
+      if ((st.groupBid !== NO_CLAIM && st.groupBid !== bb) || (st.groupAsk !== NO_CLAIM && st.groupAsk !== ba)) {
+        return this.bestMismatch(st, st.groupTs, fmtTop(st.groupBid, st.groupAsk), fmtTop(bb, ba));
+      }
+    }
+    if (st.groupSampled && st.runHash !== undefined) this.checkRun(st, 'hash_mismatch');
+    st.resetGroup();
+  }
+
+  private checkRun(st: TokenState, reason: OutOfSyncReason): boolean {
+    const ok = this.checkHash(st, st.groupTs, st.runHash as string, reason);
+    if (ok) st.stats.entriesVerified += st.runEntries;
+    return ok;
+  }
+
+  private bestMismatch(st: TokenState, timestamp: string, expected: string, computed: string): void {
+    st.stats.bestMismatches++;
+    this.outOfSync(st, 'best_mismatch', true, timestamp, expected, computed);
+  }
+
+  /** Hashes the book against `expected`; on failure tries to recover the hashed last_trade_price, else goes out of sync. */
+  private checkHash(st: TokenState, timestamp: string, expected: string, reason: OutOfSyncReason): boolean {
     const b = st.book;
-    const payload = bookHashPayloadFromText(
-      { market: st.market, assetId: b.assetId, timestamp, minOrderSize: st.minOrderSize, tickSize: st.tickSize, negRisk: st.negRisk, lastTradePrice: st.lastTradePrice },
-      b.sideText('BUY'),
-      b.sideText('SELL'),
-    );
-    const got = sha1Hex(payload);
-    if (got === expected || this.matchesWithTradedPrice(st, timestamp, expected)) {
+    const meta = { market: st.market, assetId: b.assetId, timestamp, minOrderSize: st.minOrderSize, tickSize: st.tickSize, negRisk: st.negRisk, lastTradePrice: st.lastTradePrice };
+    const bids = b.sideText('BUY');
+    const asks = b.sideText('SELL');
+    const got = sha1Hex(bookHashPayloadFromText(meta, bids, asks));
+    if (got === expected) {
+      st.stats.hashesVerified++;
+      return true;
+    }
+    const bb = b.bestBid();
+    const ba = b.bestAsk();
+    meta.lastTradePrice = '';
+    const ltp = recoverLtp(bookHashPayloadFromText(meta, bids, asks), expected, {
+      first: [st.ownTrades.values(), st.feedTrades.values(), st.complementTrades.values()],
+      centre: bb >= 0 && ba >= 0 ? (bb + ba) / 2 : Math.max(bb, ba),
+      tick: b.tick,
+      tried: st.lastTradePrice,
+    });
+    if (ltp !== undefined) {
+      st.lastTradePrice = ltp;
+      st.stats.ltpRecovered++;
       st.stats.hashesVerified++;
       return true;
     }
     st.stats.mismatches++;
+    if (reason === 'inconsistent_group') st.stats.inconsistentGroups++;
     st.lastMismatch = { timestamp, expected, computed: got };
-    this.opts.log?.warn({ assetId: b.assetId, timestamp, expected, computed: got }, 'book hash mismatch');
-    this.outOfSync(st, 'hash_mismatch', true);
+    this.outOfSync(st, reason, true, timestamp, expected, got);
     return false;
   }
 
-  /** Whether the hash matches once last_trade_price is the latest trade's price; adopts it if so. */
-  private matchesWithTradedPrice(st: TokenState, timestamp: string, expected: string): boolean {
-    const alt = st.tradedPrice;
-    if (alt === undefined || alt === st.lastTradePrice) return false;
-    const b = st.book;
-    const m = { market: st.market, assetId: b.assetId, timestamp, minOrderSize: st.minOrderSize, tickSize: st.tickSize, negRisk: st.negRisk, lastTradePrice: alt };
-    if (sha1Hex(bookHashPayloadFromText(m, b.sideText('BUY'), b.sideText('SELL'))) !== expected) return false;
-    st.lastTradePrice = alt;
-    st.tradedPrice = undefined;
-    return true;
-  }
-
-  private seed(st: TokenState, ev: PriceChangeEvent): boolean {
-    const ids = this.marketTokens.get(ev.market);
-    if (!ids || ids.length !== 2) return false;
-    const sib = this.tokens.get(ids[0] === st.book.assetId ? ids[1] : ids[0]);
-    if (!sib || !sib.live || !sib.everSnapshot) return false;
+  private seed(st: TokenState, ev: PriceChangeEvent, nowMs: number): boolean {
+    const sib = this.sibling(st);
+    if (!sib || !sib.live || !sib.everSnapshot || st.market !== ev.market) return false;
     const src = sib.book;
     const dst = st.book;
     mirrorBookInto(src, dst);
@@ -362,23 +462,27 @@ export class BookMirror {
     st.lastTradePrice = sib.lastTradePrice;
     st.lastTsMs = sib.lastTsMs;
     st.snapshotTsMs = sib.snapshotTsMs;
-    st.live = true;
-    dst.setInSync(true);
+    st.skipSameTs = false;
+    st.setLive(true, nowMs);
     st.stats.seeded++;
     this.opts.log?.info({ assetId: dst.assetId, from: src.assetId }, 'complement seeding: book seeded from the sibling mirror');
     return true;
   }
 
-  private outOfSync(st: TokenState, reason: OutOfSyncReason, resync: boolean): void {
+  private outOfSync(st: TokenState, reason: OutOfSyncReason, resync: boolean, timestamp: string, expected?: string, computed?: string): void {
     const wasLive = st.live;
-    st.live = false;
-    st.book.setInSync(false);
+    st.setLive(false, this.now());
     st.book.clear();
-    st.pendingHash = undefined;
-    st.pendingEntries = 0;
+    st.resetGroup();
     if (!wasLive && reason !== 'tick_size_change') return;
     st.stats.outOfSync++;
-    for (const fn of this.oosListeners) fn(st.book.assetId, reason);
+    const info: OutOfSyncInfo = { assetId: st.book.assetId, reason, timestamp };
+    if (expected !== undefined) info.expected = expected;
+    if (computed !== undefined) info.computed = computed;
+    st.reason = reason;
+    st.lastInfo = info;
+    this.opts.log?.warn(info, `book out of sync: ${reason}`);
+    for (const fn of this.oosListeners) fn(st.book.assetId, reason, info);
     if (resync) this.opts.onResync?.(st.book.assetId, reason);
   }
 

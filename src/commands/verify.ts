@@ -13,7 +13,13 @@ const help = `usage: makerd verify FILE [--min-order-size S] [--neg-risk] [--jso
 
 Replays a market-channel recording through the decoder and the book mirror and prints, per token:
 frames, snapshots, deltas, hashes verified (snapshots + timestamp groups) and the price_change
-entries they cover, mismatches, gaps and the final best bid/ask.
+entries they cover, hashed last trade prices recovered (ltp-rec), mismatches, gaps and the final
+best bid/ask. Messages sharing a timestamp form a group: each run of equal hashes in it must be the
+book after that run (the venue sends either the after-batch hash on every message or each
+message's own), and tops may be those after the entry, the message or the batch. A hash that only
+fails on the hashed last_trade_price (3 decimals, possibly not yet announced, or the complement's
+1 - p) is recovered, not a mismatch. Deltas older than the snapshot that contains them, or sent
+before a token's first snapshot, are counted as ignored: their hashes describe a book never held.
   --min-order-size S  min_order_size used in the book hash (WS frames omit it; default 5)
   --neg-risk          hash with neg_risk true (WS frames omit it; default false)
   --json              print one JSON object instead of the table
@@ -70,7 +76,9 @@ export const command: CommandModule = {
         hashesVerified: s.hashesVerified,
         entriesVerified: s.entriesVerified,
         mismatches: s.mismatches,
+        inconsistentGroups: s.inconsistentGroups,
         bestMismatches: s.bestMismatches,
+        ltpRecovered: s.ltpRecovered,
         gaps: s.gaps,
         inSync: b.inSync(),
         bestBid: b.bestBid() < 0 ? null : formatPrice(b.bestBid()),
@@ -83,11 +91,11 @@ export const command: CommandModule = {
       io.out(JSON.stringify({ file, frames: total, decode: stats.counters(), tokens: rows, readError, ok: bad === 0 }));
     } else {
       io.out(`${file}: ${total} frames, ${stats.events} events, ${stats.pongs} PONG, ${stats.rejected()} rejected`);
-      io.out('token                 frames snaps seeded deltas ignored hashes entries mismatch best-mm gaps  bid     ask     sync');
+      io.out('token                 frames snaps seeded deltas ignored hashes entries ltp-rec mismatch best-mm gaps  bid     ask     sync');
       for (const r of rows) {
         const id = r.assetId.length > 20 ? `${r.assetId.slice(0, 8)}…${r.assetId.slice(-8)}` : r.assetId;
         io.out(
-          `${id.padEnd(21)} ${String(r.frames).padStart(6)} ${String(r.snapshots).padStart(5)} ${String(r.seeded).padStart(6)} ${String(r.deltas).padStart(6)} ${String(r.ignored).padStart(7)} ${String(r.hashesVerified).padStart(6)} ${String(r.entriesVerified).padStart(7)} ${String(r.mismatches).padStart(8)} ${String(r.bestMismatches).padStart(7)} ${String(r.gaps).padStart(4)}  ${String(r.bestBid ?? '-').padEnd(7)} ${String(r.bestAsk ?? '-').padEnd(7)} ${r.inSync ? 'yes' : 'NO'}`,
+          `${id.padEnd(21)} ${String(r.frames).padStart(6)} ${String(r.snapshots).padStart(5)} ${String(r.seeded).padStart(6)} ${String(r.deltas).padStart(6)} ${String(r.ignored).padStart(7)} ${String(r.hashesVerified).padStart(6)} ${String(r.entriesVerified).padStart(7)} ${String(r.ltpRecovered).padStart(7)} ${String(r.mismatches).padStart(8)} ${String(r.bestMismatches).padStart(7)} ${String(r.gaps).padStart(4)}  ${String(r.bestBid ?? '-').padEnd(7)} ${String(r.bestAsk ?? '-').padEnd(7)} ${r.inSync ? 'yes' : 'NO'}`,
         );
         if (r.lastMismatch) io.out(`  last mismatch at ${r.lastMismatch.timestamp}: expected ${r.lastMismatch.expected}, computed ${r.lastMismatch.computed}`);
       }

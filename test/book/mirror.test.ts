@@ -2,50 +2,13 @@
 // function), plus the three real books of derived/book_hash_vectors.json.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { BookMirror, type OutOfSyncReason } from '../../src/book/mirror.js';
+import { BookMirror } from '../../src/book/mirror.js';
 import { bookHash } from '../../src/book/hash.js';
 import { DenseBook } from '../../src/book/book.js';
-import { createMarketDecodeStats, decodeMarketFrame } from '../../src/feed/decode-market.js';
-import type { MarketEvent } from '../../src/feed/events.js';
+import { META, bookMsg, decode, h, pc, setup, type L } from './helpers.js';
 
 const fx = new URL('../fixtures/polymarket/', import.meta.url);
 const read = (p: string) => readFileSync(new URL(p, fx), 'utf8');
-
-function decode(obj: unknown): MarketEvent[] {
-  const out: MarketEvent[] = [];
-  const st = createMarketDecodeStats();
-  decodeMarketFrame(typeof obj === 'string' ? obj : JSON.stringify(obj), out, st);
-  expect(st.rejected()).toBe(0);
-  return out;
-}
-
-type L = [string, string];
-const META = { minOrderSize: '5', tickSize: '0.01', negRisk: false, lastTradePrice: '0.5' };
-function h(asset: string, ts: string, bids: L[], asks: L[]): string {
-  return bookHash({ market: '0xm', assetId: asset, timestamp: ts, bids, asks, ...META });
-}
-function bookMsg(asset: string, ts: string, bids: L[], asks: L[], hash = h(asset, ts, bids, asks)) {
-  const lv = (x: L[]) => x.map(([price, size]) => ({ price, size }));
-  return { market: '0xm', asset_id: asset, timestamp: ts, hash, bids: lv(bids), asks: lv(asks), tick_size: '0.01', event_type: 'book', last_trade_price: '0.5' };
-}
-function pc(ts: string, entries: Array<{ a: string; p: string; s: string; side: 'BUY' | 'SELL'; hash?: string; bb?: string; ba?: string }>) {
-  return {
-    market: '0xm',
-    price_changes: entries.map((e) => ({ asset_id: e.a, price: e.p, size: e.s, side: e.side, ...(e.hash ? { hash: e.hash } : {}), ...(e.bb ? { best_bid: e.bb, best_ask: e.ba } : {}) })),
-    timestamp: ts,
-    event_type: 'price_change',
-  };
-}
-
-function setup(opts: { verifyEvery?: number } = {}) {
-  const resyncs: Array<[string, OutOfSyncReason]> = [];
-  const oos: Array<[string, OutOfSyncReason]> = [];
-  let now = 1000;
-  const m = new BookMirror({ ...opts, now: () => now, onResync: (a, r) => resyncs.push([a, r]), complementSeeding: false });
-  m.onOutOfSync((a, r) => oos.push([a, r]));
-  const feed = (o: unknown) => decode(o).forEach((e) => m.apply(e));
-  return { m, resyncs, oos, feed, setNow: (t: number) => (now = t) };
-}
 
 const BIDS: L[] = [['0.40', '100'], ['0.45', '20.5']];
 const ASKS: L[] = [['0.6', '7'], ['0.55', '12']];
@@ -119,10 +82,12 @@ describe('BookMirror', () => {
     expect(resyncs).toHaveLength(1);
   });
 
-  it('best_bid/best_ask disagreeing with the book is a mismatch', () => {
+  it('best_bid/best_ask disagreeing with the book is a mismatch (checked when the group closes)', () => {
     const { m, feed, oos } = setup();
     feed([bookMsg('A', '20', BIDS, ASKS)]);
     feed(pc('30', [{ a: 'A', p: '0.44', s: '1', side: 'BUY', bb: '0.44', ba: '0.55' }]));
+    expect(oos).toEqual([]);
+    feed(pc('31', [{ a: 'A', p: '0.43', s: '1', side: 'BUY' }]));
     expect(oos).toEqual([['A', 'best_mismatch']]);
     expect(m.stats('A')!.bestMismatches).toBe(1);
   });
