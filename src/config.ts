@@ -45,7 +45,12 @@ export const configSchema = z.strictObject({
   book: z.strictObject({
     /** 1 = verify every snapshot and timestamp group; N = every Nth group; 0 = never. */
     verifyEvery: nonNegInt,
+    /** Tried first on an out-of-sync book; the other method follows after resyncTimeoutMs. */
     resync: z.enum(['resubscribe', 'rest']),
+    /** Deadline for a verified book after a resync request (doubles per retry up to 8x). */
+    resyncTimeoutMs: posInt,
+    /** A timestamp group with no message for this long is complete: its hash and tops are checked. */
+    groupIdleMs: posInt,
     staleAfterMs: posInt,
   }),
   strategy: z.strictObject({ name: z.string().min(1), params: z.record(z.string(), z.unknown()) }),

@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import { formatPrice, formatSize } from '../core/units.js';
 import { MakerdError } from '../core/errors.js';
 import { createClients, type Clients } from '../api/index.js';
-import { MarketFeed } from '../feed/market-feed.js';
+import { MarketFeed, bookEventFromRest } from '../feed/market-feed.js';
 import type { ConnectionState } from '../feed/connection.js';
 import type { TokenMeta } from '../book/mirror.js';
 import { LiveVenue } from '../venue/live-venue.js';
@@ -84,8 +84,14 @@ export class Daemon {
       conditionIds: live ? this.markets.map((m) => m.conditionId) : undefined,
       auth: live && this.o.apiKey ? { apiKey: this.o.apiKey } : undefined,
       meta,
+      // resync 'rest' (and the fallback of 'resubscribe'): the venue's GET /book through the one decoder
+      fetchBook: async (tokenId) => bookEventFromRest((await this.clients.clob.getBook(tokenId)).wire),
       now: () => this.clock.now(),
       log: log.child({ part: 'feed' }),
+    });
+    // our own fills are the likeliest hashed last_trade_price after a trade of ours
+    this.feed.onUserEvent((e) => {
+      if (e.type === 'trade') this.feed.mirror.noteOwnTrade(e.assetId, e.price);
     });
     const tickOf = (t: string) => this.feed.book(t)?.tick || this.markets.find((m) => m.tokenId === t || m.complementId === t)?.tick || 100;
     if (live) {

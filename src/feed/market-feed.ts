@@ -1,12 +1,13 @@
 // The facade the engine uses for live and paper data: given config and token ids it owns the
 // market connection (and the user connection when credentials and condition ids are given), the
 // shared decoders and the book mirror, and emits typed events, book updates and state changes.
-// Resync after a mismatch, gap or tick-size change: resubscribe the token (config book.resync =
-// 'resubscribe') or fetch GET /book through the caller's fetchBook ('rest').
+// Resync after a mismatch, gap or tick-size change: resync.ts (resubscribe or GET /book through the
+// caller's fetchBook, whichever book.resync names first, the other after book.resyncTimeoutMs).
 import type { Config } from '../config.js';
 import type { Logger } from '../core/log.js';
 import type { DenseBook } from '../book/book.js';
 import { BookMirror, type OutOfSyncReason, type TokenMeta } from '../book/mirror.js';
+import { Resyncer } from './resync.js';
 import { channelOptions, FeedConnection, type ConnectionState, type UserAuth } from './connection.js';
 import { createMarketDecodeStats, decodeMarketFrame } from './decode-market.js';
 import { createUserDecodeStats, decodeUserFrame } from './decode-user.js';
@@ -22,7 +23,7 @@ export interface MarketFeedOptions {
   auth?: UserAuth;
   /** Hash fields the WS book omits (min_order_size, neg_risk, ...), per token. */
   meta?: Readonly<Record<string, TokenMeta>>;
-  /** GET /book for resync 'rest'; resolves to the snapshot as a BookEvent (null: fall back to resubscribe). */
+  /** GET /book for resync 'rest'; resolves to the snapshot as a BookEvent (see bookEventFromRest; null: resubscribe). */
   fetchBook?: (assetId: string) => Promise<BookEvent | null>;
   /** Book age clock (engine clock). */
   now?: () => number;
@@ -32,7 +33,16 @@ export interface MarketFeedOptions {
 
 export type Channel = 'market' | 'user';
 
-const GROUP_IDLE_MS = 250;
+/** How often open timestamp groups are checked for idleness (book.groupIdleMs closes them). */
+const GROUP_TIMER_MS = 25;
+
+/** A REST GET /book body as the market decoder's snapshot event (the one decoder for every book). */
+export function bookEventFromRest(wire: object, stats: DecodeStats = createMarketDecodeStats()): BookEvent | null {
+  const out: MarketEvent[] = [];
+  decodeMarketFrame(JSON.stringify({ ...wire, event_type: 'book' }), out, stats);
+  const ev = out[0];
+  return ev !== undefined && ev.type === 'book' ? ev : null;
+}
 
 export class MarketFeed {
   readonly mirror: BookMirror;
@@ -46,10 +56,9 @@ export class MarketFeed {
   private readonly mbuf: MarketEvent[] = [];
   private readonly ubuf: UserEvent[] = [];
   private idleTimer: NodeJS.Timeout | null = null;
-  private lastMarketEventAt = 0;
-  private readonly throttle = new Map<string, { last: number; delayMs: number; timer: NodeJS.Timeout | null }>();
-  /** Resyncs requested, by reason (for /metrics). */
-  readonly resyncs = new Map<OutOfSyncReason, number>();
+  readonly resync: Resyncer;
+  /** Out-of-sync episodes by reason, every token (reconnects included). */
+  readonly outOfSync = new Map<OutOfSyncReason, number>();
 
   constructor(private readonly o: MarketFeedOptions) {
     const cfg = o.config;
@@ -63,17 +72,34 @@ export class MarketFeed {
     };
     this.marketStats = createMarketDecodeStats(o.log);
     this.userStats = createUserDecodeStats(o.log);
-    this.mirror = new BookMirror({ verifyEvery: cfg.book.verifyEvery, now: o.now, log: o.log, onResync: (id, reason) => this.resync(id, reason) });
+    this.mirror = new BookMirror({
+      verifyEvery: cfg.book.verifyEvery,
+      groupIdleMs: cfg.book.groupIdleMs,
+      now: o.now,
+      log: o.log,
+      onResync: (id, reason) => this.resync.request(id, reason),
+    });
     for (const [id, m] of Object.entries(o.meta ?? {})) this.mirror.setMeta(id, m);
     this.market = new FeedConnection(channelOptions(cfg.urls.ws, { kind: 'market' }, timing, { log: o.log, random: o.random }));
+    this.resync = new Resyncer({
+      mirror: this.mirror,
+      method: cfg.book.resync,
+      timeoutMs: cfg.book.resyncTimeoutMs,
+      resubscribe: (id) => this.market.resubscribe([id]),
+      fetchBook: o.fetchBook,
+      log: o.log,
+    });
+    this.mirror.onOutOfSync((_id, reason) => this.outOfSync.set(reason, (this.outOfSync.get(reason) ?? 0) + 1));
+    this.mirror.onUpdate((b) => this.resync.updated(b.assetId, b.inSync()));
     this.market.onFrame((f) => {
       const out = this.mbuf;
       out.length = 0;
-      // PONGs do not count as activity (they would keep a group open forever)
-      if (decodeMarketFrame(f.text, out, this.marketStats) > 0) this.lastMarketEventAt = Date.now();
+      decodeMarketFrame(f.text, out, this.marketStats);
       for (let i = 0; i < out.length; i++) {
-        this.mirror.apply(out[i]);
-        for (const fn of this.marketListeners) fn(out[i]);
+        const ev = out[i];
+        this.mirror.apply(ev);
+        if (ev.type === 'price_change') this.resync.observe(ev);
+        for (const fn of this.marketListeners) fn(ev);
       }
     });
     this.market.onState((s) => {
@@ -115,19 +141,18 @@ export class MarketFeed {
   start(): void {
     this.market.start(this.o.tokens);
     this.user?.start();
-    // a group's hash is checked when the next timestamp arrives; on a quiet market that could be
-    // long, so a group idle for GROUP_IDLE_MS is closed and checked (same-timestamp messages
+    // a group is checked when its token's next timestamp arrives; on a quiet market that could be
+    // long, so a group idle for book.groupIdleMs is closed and checked (same-timestamp messages
     // arrive back to back, far inside that window)
     this.idleTimer = setInterval(() => {
-      if (this.mirror.hasOpenGroup() && Date.now() - this.lastMarketEventAt >= GROUP_IDLE_MS) this.mirror.flush();
-    }, GROUP_IDLE_MS);
+      if (this.mirror.hasOpenGroup()) this.mirror.closeIdleGroups();
+    }, GROUP_TIMER_MS);
     this.idleTimer.unref?.();
   }
   stop(): void {
     if (this.idleTimer) clearInterval(this.idleTimer);
     this.idleTimer = null;
-    for (const t of this.throttle.values()) if (t.timer) clearTimeout(t.timer);
-    this.throttle.clear();
+    this.resync.stop();
     this.market.stop();
     this.user?.stop();
   }
@@ -148,52 +173,6 @@ export class MarketFeed {
     for (const [k, v] of Object.entries(this.userStats.counters())) out[`user_decode_${k}`] = v;
     for (const [k, v] of Object.entries(this.market.counters)) out[`market_ws_${k}`] = v;
     if (this.user) for (const [k, v] of Object.entries(this.user.counters)) out[`user_ws_${k}`] = v;
-    for (const [k, v] of this.resyncs) out[`book_resync_${k}`] = v;
     return out;
-  }
-
-  /**
-   * Resyncs are throttled per token: the first goes out at once, repeats back off (1 s doubling to
-   * 60 s, reset after 5 quiet minutes), so a persistent mismatch (say, wrong min_order_size metadata)
-   * cannot turn into a resubscribe storm.
-   */
-  private resync(assetId: string, reason: OutOfSyncReason): void {
-    this.resyncs.set(reason, (this.resyncs.get(reason) ?? 0) + 1);
-    const now = Date.now();
-    let t = this.throttle.get(assetId);
-    if (!t || now - t.last > 300_000) t = { last: 0, delayMs: 0, timer: null };
-    this.throttle.set(assetId, t);
-    if (t.timer) return; // one pending resync per token is enough
-    const wait = Math.max(0, t.last + t.delayMs - now);
-    t.delayMs = Math.min(60_000, t.delayMs === 0 ? 1000 : t.delayMs * 2);
-    if (wait === 0) {
-      t.last = now;
-      this.doResync(assetId);
-      return;
-    }
-    t.timer = setTimeout(() => {
-      t.timer = null;
-      t.last = Date.now();
-      this.doResync(assetId);
-    }, wait);
-    t.timer.unref?.();
-  }
-
-  private doResync(assetId: string): void {
-    const fetchBook = this.o.fetchBook;
-    if (this.o.config.book.resync === 'rest' && fetchBook) {
-      fetchBook(assetId).then(
-        (ev) => {
-          if (ev) this.mirror.apply(ev);
-          else this.market.resubscribe([assetId]);
-        },
-        (e: unknown) => {
-          this.o.log?.warn({ assetId, err: e }, 'GET /book resync failed; resubscribing');
-          this.market.resubscribe([assetId]);
-        },
-      );
-      return;
-    }
-    this.market.resubscribe([assetId]);
   }
 }

@@ -26,6 +26,7 @@ export function health(d: Daemon): Health {
 }
 
 const px = (p: number) => (p >= 0 ? formatPrice(p) : null);
+const inSyncShare = (inMs: number, totalMs: number): number => (totalMs > 0 ? Math.round((inMs / totalMs) * 10_000) / 10_000 : 0);
 
 export function statusJson(d: Daemon): Record<string, unknown> {
   const e = d.engine;
@@ -34,6 +35,7 @@ export function statusJson(d: Daemon): Record<string, unknown> {
   for (const m of d.markets) {
     for (const t of [m.tokenId, m.complementId]) {
       const b = d.feed.book(t);
+      const sync = d.feed.mirror.syncInfo(t);
       tokens.push({
         tokenId: t,
         market: m.conditionId,
@@ -41,6 +43,12 @@ export function statusJson(d: Daemon): Record<string, unknown> {
         bestAsk: b ? px(b.bestAsk()) : null,
         bookAgeMs: b && b.updatedAt() > 0 ? now - b.updatedAt() : null,
         inSync: b ? b.inSync() : false,
+        // why and since when; the share of time in sync since the token was first seen
+        syncReason: sync?.reason ?? null,
+        syncSince: sync ? new Date(sync.sinceMs).toISOString() : null,
+        inSyncShare: sync ? inSyncShare(sync.inSyncMs, now - sync.firstSeenMs) : null,
+        outOfSyncEpisodes: sync?.episodes ?? 0,
+        lastOutOfSync: sync?.last ?? null,
       });
     }
   }
@@ -67,6 +75,7 @@ export function statusJson(d: Daemon): Record<string, unknown> {
     fills: r.fills,
     orders: r.scheduler,
     riskBlocks: r.riskBlocks,
+    bookResync: { ...d.feed.resync.stats, inFlight: d.feed.resync.inFlight() },
     rateLimits: d.clients.limiter.usage().filter((u) => u.used > 0 || u.scope.startsWith('clob:POST /orders') || u.scope.startsWith('clob:DELETE /orders')),
   };
 }
@@ -126,15 +135,33 @@ export function metricsText(d: Daemon): string {
   const now = d.clock.now();
   const ages: Array<[Record<string, string>, number]> = [];
   const sync: Array<[Record<string, string>, number]> = [];
+  const share: Array<[Record<string, string>, number]> = [];
+  const checks: Array<[Record<string, string>, number]> = [];
   for (const m of d.markets) {
     for (const t of [m.tokenId, m.complementId]) {
       const b = d.feed.book(t);
       ages.push([{ token: t }, b && b.updatedAt() > 0 ? (now - b.updatedAt()) / 1000 : -1]);
       sync.push([{ token: t }, b && b.inSync() ? 1 : 0]);
+      const si = d.feed.mirror.syncInfo(t);
+      if (si) share.push([{ token: t }, inSyncShare(si.inSyncMs, now - si.firstSeenMs)]);
+      const st = d.feed.mirror.stats(t);
+      if (st) checks.push([{ token: t, result: 'verified' }, st.hashesVerified], [{ token: t, result: 'ltp_recovered' }, st.ltpRecovered], [{ token: t, result: 'mismatch' }, st.mismatches + st.bestMismatches]);
     }
   }
   g('book_age_seconds', 'Time since the last book update, per token.', 'gauge', ages);
   g('book_in_sync', '1 when the book is verified in sync, per token.', 'gauge', sync);
+  g('book_in_sync_ratio', 'Share of time the book was in sync since the token was first seen.', 'gauge', share);
+  g('book_hash_checks_total', 'Book hash checks by result (ltp_recovered: passed once the hashed last trade price was recovered).', 'counter', checks);
+  g('book_out_of_sync_total', 'Out-of-sync episodes, by reason.', 'counter', [...d.feed.outOfSync].map(([reason, n]) => [{ reason }, n]));
+  const rs = d.feed.resync.stats;
+  g('book_resync_attempts_total', 'Resync attempts, by method.', 'counter', [
+    [{ method: 'resubscribe' }, rs.attempts.resubscribe],
+    [{ method: 'rest' }, rs.attempts.rest],
+  ]);
+  g('book_resync_timeouts_total', 'Resync attempts without a verified book by the deadline.', 'counter', [[{}, rs.timeouts]]);
+  g('book_resync_completed_total', 'Out-of-sync episodes that ended with a verified book.', 'counter', [[{}, rs.completed]]);
+  g('book_resync_seconds_max', 'Longest time from a resync request to a verified book.', 'gauge', [[{}, rs.maxMs / 1000]]);
+  g('book_resync_seconds_last', 'Time from the last resync request to a verified book.', 'gauge', [[{}, rs.lastMs / 1000]]);
   const fc = d.feed.counters();
   g('feed', 'Feed decoder and connection counters.', 'counter', Object.entries(fc).map(([k, v]) => [{ counter: k }, v]));
   return lines.join('\n') + '\n';

@@ -75,9 +75,11 @@ describe('tick size change', () => {
       10_000,
       100,
     );
-    const counter = (k: string): number => Number(new RegExp(`^makerd_feed\\{counter="${k}"\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? 0);
-    expect(counter('book_resync_tick_size_change')).toBeGreaterThanOrEqual(4); // two changes x two tokens
-    expect(counter('book_resync_hash_mismatch')).toBe(0);
+    const episodes = (reason: string): number => Number(new RegExp(`^makerd_book_out_of_sync_total\\{reason="${reason}"\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? 0);
+    expect(episodes('tick_size_change')).toBeGreaterThanOrEqual(4); // two changes x two tokens
+    expect(episodes('hash_mismatch')).toBe(0);
+    expect(episodes('inconsistent_group')).toBe(0);
+    expect(episodes('best_mismatch')).toBe(0);
     kill(daemon, 'SIGTERM');
     expect(await bounded(daemon.exited, 15_000, 'exit')).toBe(0);
     expect(e.emu.exchange.openOrders(KEY)).toEqual([]);

@@ -28,7 +28,7 @@ function change(ts: string, hash: string): string {
 const config = {
   urls: { ws: '' } as never,
   feed: { pingIntervalMs: 20, pongTimeoutMs: 1000, quietMs: 5000, probeTimeoutMs: 1000, reconnectBaseMs: 10, reconnectMaxMs: 40, priceFeedPingIntervalMs: 20 },
-  book: { verifyEvery: 1, resync: 'resubscribe' as const, staleAfterMs: 1000 },
+  book: { verifyEvery: 1, resync: 'resubscribe' as const, resyncTimeoutMs: 1500, groupIdleMs: 100, staleAfterMs: 1000 },
 };
 
 describe('MarketFeed', () => {
@@ -62,7 +62,8 @@ describe('MarketFeed', () => {
     expect(c.market_decode_rejected).toBe(2);
     expect(c['market_decode_reject:malformed_json']).toBe(1);
     expect(c['market_decode_reject:unknown_event:surprise']).toBe(1);
-    expect(c.book_resync_hash_mismatch).toBe(1);
+    expect(feed.resync.stats.episodes.hash_mismatch).toBe(1);
+    expect(feed.outOfSync.get('hash_mismatch')).toBe(1);
     expect(server.received.filter((m) => m.includes('"operation":"subscribe"')).map((m) => JSON.parse(m).assets_ids)).toEqual([[A]]);
     expect(events.filter((e) => e.type === 'book')).toHaveLength(2);
     expect(feed.mirror.stats(A)).toMatchObject({ hashesVerified: 2, mismatches: 1 });
@@ -81,7 +82,7 @@ describe('MarketFeed', () => {
     // the initial subscription + one immediate resync; the next waits >= 1 s
     expect(server.received.filter((m) => m.includes('"operation":"subscribe"'))).toHaveLength(1);
     expect(feed.mirror.stats(A)!.mismatches).toBe(2);
-    expect(feed.counters().book_resync_hash_mismatch).toBe(2);
+    expect(feed.resync.stats.episodes.hash_mismatch).toBe(2);
   });
 
   it('verifies the last timestamp group of a quiet market after a short idle', async () => {

@@ -1,0 +1,177 @@
+// Resync of an out-of-sync book, short and bounded. An episode starts with the configured method
+// (resubscribe: the venue sends a fresh snapshot in-stream; rest: GET /book, hash-checked like
+// any snapshot); if the token is not in sync within `timeoutMs` the other method is tried, with
+// the deadline doubling up to 8x. Deltas that arrive while a GET /book is in flight are kept and
+// replayed after its snapshot (the mirror drops those the snapshot already holds), so a REST
+// snapshot older than the stream does not cost another episode. Episodes of one token back off
+// (1 s doubling to 60 s, reset after 5 quiet minutes) so a persistent mismatch cannot storm.
+import type { Logger } from '../core/log.js';
+import type { BookMirror, OutOfSyncReason } from '../book/mirror.js';
+import type { BookEvent, PriceChangeEvent } from './events.js';
+
+export type ResyncMethod = 'resubscribe' | 'rest';
+
+export interface ResyncOptions {
+  mirror: BookMirror;
+  method: ResyncMethod;
+  timeoutMs: number;
+  resubscribe: (assetId: string) => void;
+  /** GET /book as a snapshot event; undefined: resubscribe only. */
+  fetchBook?: (assetId: string) => Promise<BookEvent | null>;
+  log?: Logger;
+}
+
+/** Resync figures for /metrics and /status. */
+export interface ResyncStats {
+  episodes: Partial<Record<OutOfSyncReason, number>>;
+  attempts: Record<ResyncMethod, number>;
+  /** Episodes that ended in sync, and their durations (request to verified book). */
+  completed: number;
+  lastMs: number;
+  maxMs: number;
+  totalMs: number;
+  /** Deadlines that passed without a verified book (each tried the other method). */
+  timeouts: number;
+  restFailures: number;
+}
+
+interface Pending {
+  startedMs: number;
+  attempt: number;
+  timer: NodeJS.Timeout | null;
+  /** Deltas held while a GET /book is in flight. */
+  held: PriceChangeEvent[] | null;
+}
+
+const MAX_HELD = 2000;
+
+export class Resyncer {
+  readonly stats: ResyncStats = { episodes: {}, attempts: { resubscribe: 0, rest: 0 }, completed: 0, lastMs: 0, maxMs: 0, totalMs: 0, timeouts: 0, restFailures: 0 };
+  private readonly pending = new Map<string, Pending>();
+  private readonly throttle = new Map<string, { last: number; delayMs: number; timer: NodeJS.Timeout | null }>();
+  private stopped = false;
+
+  constructor(private readonly o: ResyncOptions) {}
+
+  /** The mirror asks for a resync (one call per out-of-sync episode). */
+  request(assetId: string, reason: OutOfSyncReason): void {
+    if (this.stopped) return;
+    this.stats.episodes[reason] = (this.stats.episodes[reason] ?? 0) + 1;
+    const now = Date.now();
+    let t = this.throttle.get(assetId);
+    if (!t || now - t.last > 300_000) t = { last: 0, delayMs: 0, timer: null };
+    this.throttle.set(assetId, t);
+    if (t.timer || this.pending.has(assetId)) return; // one resync per token in flight is enough
+    const wait = Math.max(0, t.last + t.delayMs - now);
+    t.delayMs = Math.min(60_000, t.delayMs === 0 ? 1000 : t.delayMs * 2);
+    const go = (): void => {
+      t.timer = null;
+      t.last = Date.now();
+      this.attempt(assetId, { startedMs: Date.now(), attempt: 0, timer: null, held: null });
+    };
+    if (wait === 0) return go();
+    t.timer = setTimeout(go, wait);
+    t.timer.unref?.();
+  }
+
+  /** Every price_change the feed applies: held for tokens whose GET /book is in flight. */
+  observe(ev: PriceChangeEvent): void {
+    if (this.pending.size === 0) return;
+    for (const p of this.pending.values()) {
+      if (p.held === null) continue;
+      if (p.held.length >= MAX_HELD) p.held = null; // too much to replay: the deadline retries
+      else p.held.push(ev);
+    }
+  }
+
+  /** A book update: ends the token's episode once it is verified in sync. */
+  updated(assetId: string, inSync: boolean): void {
+    if (!inSync || this.pending.size === 0) return;
+    const p = this.pending.get(assetId);
+    if (!p) return;
+    this.finish(assetId, p);
+  }
+
+  /** Episodes in flight (token -> ms since the request). */
+  inFlight(): Record<string, number> {
+    const out: Record<string, number> = {};
+    const now = Date.now();
+    for (const [id, p] of this.pending) out[id] = now - p.startedMs;
+    return out;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const p of this.pending.values()) if (p.timer) clearTimeout(p.timer);
+    for (const t of this.throttle.values()) if (t.timer) clearTimeout(t.timer);
+    this.pending.clear();
+    this.throttle.clear();
+  }
+
+  private finish(assetId: string, p: Pending): void {
+    if (p.timer) clearTimeout(p.timer);
+    this.pending.delete(assetId);
+    const ms = Date.now() - p.startedMs;
+    const s = this.stats;
+    s.completed++;
+    s.lastMs = ms;
+    s.totalMs += ms;
+    if (ms > s.maxMs) s.maxMs = ms;
+    this.o.log?.info({ assetId, ms, attempts: p.attempt + 1 }, 'book back in sync');
+  }
+
+  private attempt(assetId: string, p: Pending): void {
+    if (this.stopped) return;
+    const other: ResyncMethod = this.o.method === 'rest' ? 'resubscribe' : 'rest';
+    let method: ResyncMethod = p.attempt % 2 === 0 ? this.o.method : other;
+    if (method === 'rest' && !this.o.fetchBook) method = 'resubscribe';
+    this.pending.set(assetId, p);
+    this.stats.attempts[method]++;
+    const deadline = this.o.timeoutMs * Math.min(8, 2 ** Math.floor(p.attempt / 2));
+    p.timer = setTimeout(() => {
+      if (this.pending.get(assetId) !== p) return;
+      if (this.o.mirror.book(assetId)?.inSync()) return this.finish(assetId, p);
+      this.stats.timeouts++;
+      this.o.log?.warn({ assetId, method, afterMs: deadline }, 'book resync: no verified book by the deadline; trying again');
+      this.attempt(assetId, { ...p, attempt: p.attempt + 1, timer: null, held: null });
+    }, deadline);
+    p.timer.unref?.();
+    if (method === 'resubscribe') {
+      p.held = null;
+      this.o.resubscribe(assetId);
+      return;
+    }
+    p.held = [];
+    (this.o.fetchBook as (id: string) => Promise<BookEvent | null>)(assetId).then(
+      (ev) => this.applyRest(assetId, p, ev),
+      (e: unknown) => {
+        this.stats.restFailures++;
+        this.o.log?.warn({ assetId, err: e }, 'book resync: GET /book failed; resubscribing');
+        if (this.pending.get(assetId) === p) {
+          p.held = null;
+          this.o.resubscribe(assetId);
+        }
+      },
+    );
+  }
+
+  private applyRest(assetId: string, p: Pending, ev: BookEvent | null): void {
+    if (this.pending.get(assetId) !== p || this.stopped) return;
+    const held = p.held;
+    p.held = null;
+    if (!ev || ev.assetId !== assetId) {
+      this.stats.restFailures++;
+      this.o.resubscribe(assetId);
+      return;
+    }
+    const m = this.o.mirror;
+    m.apply(ev);
+    // replay what arrived during the fetch, this token's entries only (its sibling already has them)
+    if (held) {
+      for (const h of held) {
+        const changes = h.changes.filter((c) => c.assetId === assetId);
+        if (changes.length) m.apply({ ...h, changes });
+      }
+    }
+  }
+}

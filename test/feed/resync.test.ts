@@ -1,0 +1,115 @@
+// Resync against real loopback servers (a market-channel WS server and a node:http GET /book):
+// 'rest' brings a token back with a hash-checked REST snapshot, deltas that arrive during the fetch
+// are replayed after it, and a method that brings nothing is replaced by the other at the deadline.
+import { createServer, type Server } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { bookHash } from '../../src/book/hash.js';
+import { MarketFeed, bookEventFromRest } from '../../src/feed/market-feed.js';
+import { startServer, waitFor, type TestServer } from './ws-server.js';
+
+type L = [string, string];
+const A = '2222';
+const META = { market: '0xm', minOrderSize: '5', tickSize: '0.01', negRisk: false, lastTradePrice: '' };
+const lv = (x: L[]) => x.map(([price, size]) => ({ price, size }));
+
+/** The venue's book of A: levels change by `set`; frames and REST bodies carry its hash. */
+class Venue {
+  bids = new Map<string, string>([['0.4', '10'], ['0.45', '2']]);
+  asks = new Map<string, string>([['0.55', '3']]);
+  levels(): { bids: L[]; asks: L[] } {
+    return { bids: [...this.bids].sort((a, b) => +a[0] - +b[0]), asks: [...this.asks].sort((a, b) => +b[0] - +a[0]) };
+  }
+  hash(ts: string): string {
+    return bookHash({ assetId: A, timestamp: ts, ...this.levels(), ...META });
+  }
+  rest(ts: string) {
+    const { bids, asks } = this.levels();
+    return { market: '0xm', asset_id: A, timestamp: ts, hash: this.hash(ts), bids: lv(bids), asks: lv(asks), min_order_size: '5', tick_size: '0.01', neg_risk: false, last_trade_price: '' };
+  }
+  wsBook(ts: string): string {
+    const { bids, asks } = this.levels();
+    return JSON.stringify([{ market: '0xm', asset_id: A, timestamp: ts, hash: this.hash(ts), bids: lv(bids), asks: lv(asks), tick_size: '0.01', event_type: 'book' }]);
+  }
+  change(ts: string, price: string, size: string, hash?: string): string {
+    this.bids.set(price, size);
+    return JSON.stringify({ market: '0xm', price_changes: [{ asset_id: A, price, size, side: 'BUY', hash: hash ?? this.hash(ts) }], timestamp: ts, event_type: 'price_change' });
+  }
+}
+
+let ws: TestServer | undefined;
+let http: Server | undefined;
+let feed: MarketFeed | undefined;
+afterEach(async () => {
+  feed?.stop();
+  await ws?.close();
+  await new Promise<void>((r) => (http ? http.close(() => r()) : r()));
+  http = undefined;
+});
+
+async function restServer(handler: (reply: (body: object) => void) => void): Promise<string> {
+  http = createServer((_req, res) => handler((body) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body))));
+  await new Promise<void>((r) => http!.listen(0, '127.0.0.1', () => r()));
+  const a = http.address();
+  return `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}/book`;
+}
+
+const config = (resync: 'rest' | 'resubscribe', resyncTimeoutMs = 1500) => ({
+  urls: { ws: '' } as never,
+  feed: { pingIntervalMs: 1000, pongTimeoutMs: 5000, quietMs: 5000, probeTimeoutMs: 1000, reconnectBaseMs: 10, reconnectMaxMs: 40, priceFeedPingIntervalMs: 1000 },
+  book: { verifyEvery: 1, resync, resyncTimeoutMs, groupIdleMs: 50, staleAfterMs: 1000 },
+});
+const fetchFrom = (url: string) => async () => bookEventFromRest((await (await fetch(url)).json()) as object);
+
+describe('book resync', () => {
+  it("'rest': GET /book (hash-checked) brings the token back; deltas sent during the fetch are replayed after it", async () => {
+    const v = new Venue();
+    ws = await startServer();
+    ws.onMessage = (sock, text) => {
+      if (!text.includes('assets_ids')) return;
+      sock.send(v.wsBook('100'));
+      sock.send(v.change('110', '0.44', '1', 'f'.repeat(40))); // a wrong hash: out of sync
+    };
+    let fetches = 0;
+    const url = await restServer((reply) => {
+      fetches++;
+      const body = v.rest('120');
+      // the stream moves on before the answer arrives
+      ws!.sockets[0].send(v.change('130', '0.43', '4'));
+      setTimeout(() => reply(body), 60);
+    });
+    feed = new MarketFeed({ config: { ...config('rest'), urls: { ws: ws.url } as never }, tokens: [A], meta: { [A]: META }, fetchBook: fetchFrom(url) });
+    feed.start();
+    await waitFor(() => feed!.resync.stats.completed === 1 && feed!.mirror.stats(A)!.deltas >= 2, 3000);
+    await new Promise((r) => setTimeout(r, 120)); // the 130 group closes by idleness and verifies
+    expect(fetches).toBe(1);
+    expect(feed.resync.stats.attempts).toEqual({ rest: 1, resubscribe: 0 });
+    expect(feed.mirror.stats(A)).toMatchObject({ mismatches: 1, snapshots: 2 });
+    expect(feed.mirror.stats(A)!.hashesVerified).toBe(3); // ws book, REST book, the replayed 130 delta
+    expect(feed.book(A)!.inSync()).toBe(true);
+    expect(feed.book(A)!.wireLevels('BUY')).toEqual(v.levels().bids);
+    expect(feed.resync.stats.lastMs).toBeLessThan(1000);
+    // no resubscribe was needed
+    expect(ws.received.filter((m) => m.includes('"operation":"subscribe"'))).toHaveLength(0);
+  });
+
+  it('a resubscribe the venue ignores is followed by GET /book at the deadline', async () => {
+    const v = new Venue();
+    ws = await startServer();
+    let subs = 0;
+    ws.onMessage = (sock, text) => {
+      if (!text.includes('assets_ids')) return;
+      if (++subs > 1) return; // a venue that sends no fresh book on a re-subscribe
+      sock.send(v.wsBook('100'));
+      sock.send(v.change('110', '0.44', '1', 'f'.repeat(40)));
+    };
+    const url = await restServer((reply) => reply(v.rest('120')));
+    feed = new MarketFeed({ config: { ...config('resubscribe', 200), urls: { ws: ws.url } as never }, tokens: [A], meta: { [A]: META }, fetchBook: fetchFrom(url) });
+    feed.start();
+    await waitFor(() => feed!.resync.stats.completed === 1, 3000);
+    expect(subs).toBe(2);
+    expect(feed.resync.stats).toMatchObject({ attempts: { resubscribe: 1, rest: 1 }, timeouts: 1 });
+    expect(feed.resync.stats.lastMs).toBeGreaterThanOrEqual(200);
+    expect(feed.book(A)!.inSync()).toBe(true);
+    expect(feed.mirror.syncInfo(A)).toMatchObject({ inSync: true, reason: 'hash_mismatch', episodes: 1 });
+  });
+});
