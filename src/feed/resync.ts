@@ -3,8 +3,9 @@
 // any snapshot); if the token is not in sync within `timeoutMs` the other method is tried, with
 // the deadline doubling up to 8x. Deltas that arrive while a GET /book is in flight are kept and
 // replayed after its snapshot (the mirror drops those the snapshot already holds), so a REST
-// snapshot older than the stream does not cost another episode. Episodes of one token back off
-// (1 s doubling to 60 s, reset after 5 quiet minutes) so a persistent mismatch cannot storm.
+// snapshot older than the stream does not cost another episode. Episodes of one token that follow
+// each other closely back off (1 s doubling to 60 s) so a persistent mismatch cannot storm; a token
+// that stayed in sync for QUIET_MS since its last episode starts the next one at once.
 import type { Logger } from '../core/log.js';
 import type { BookMirror, OutOfSyncReason } from '../book/mirror.js';
 import type { BookEvent, PriceChangeEvent } from './events.js';
@@ -44,11 +45,12 @@ interface Pending {
 }
 
 const MAX_HELD = 2000;
+const QUIET_MS = 5000;
 
 export class Resyncer {
   readonly stats: ResyncStats = { episodes: {}, attempts: { resubscribe: 0, rest: 0 }, completed: 0, lastMs: 0, maxMs: 0, totalMs: 0, timeouts: 0, restFailures: 0 };
   private readonly pending = new Map<string, Pending>();
-  private readonly throttle = new Map<string, { last: number; delayMs: number; timer: NodeJS.Timeout | null }>();
+  private readonly throttle = new Map<string, { last: number; delayMs: number; timer: NodeJS.Timeout | null; okSince: number }>();
   private stopped = false;
 
   constructor(private readonly o: ResyncOptions) {}
@@ -59,11 +61,12 @@ export class Resyncer {
     this.stats.episodes[reason] = (this.stats.episodes[reason] ?? 0) + 1;
     const now = Date.now();
     let t = this.throttle.get(assetId);
-    if (!t || now - t.last > 300_000) t = { last: 0, delayMs: 0, timer: null };
+    if (!t || (t.okSince > 0 && now - t.okSince >= QUIET_MS)) t = { last: 0, delayMs: 0, timer: null, okSince: 0 };
     this.throttle.set(assetId, t);
     if (t.timer || this.pending.has(assetId)) return; // one resync per token in flight is enough
     const wait = Math.max(0, t.last + t.delayMs - now);
     t.delayMs = Math.min(60_000, t.delayMs === 0 ? 1000 : t.delayMs * 2);
+    t.okSince = 0;
     const go = (): void => {
       t.timer = null;
       t.last = Date.now();
@@ -112,6 +115,8 @@ export class Resyncer {
     if (p.timer) clearTimeout(p.timer);
     this.pending.delete(assetId);
     const ms = Date.now() - p.startedMs;
+    const t = this.throttle.get(assetId);
+    if (t) t.okSince = Date.now();
     const s = this.stats;
     s.completed++;
     s.lastMs = ms;
