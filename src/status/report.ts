@@ -52,6 +52,12 @@ export function statusJson(d: Daemon): Record<string, unknown> {
       });
     }
   }
+  // per market: quoting, or why not (book out of sync, stale, halted, tick in doubt, ...)
+  const markets = [];
+  for (const m of d.markets) {
+    const st = e.markets.get(m.conditionId);
+    markets.push({ conditionId: m.conditionId, quoting: st !== undefined && st.blocked === undefined, notQuoting: st ? (st.blocked ?? null) : 'unknown market' });
+  }
   const orders = [];
   for (const o of e.orders.open()) {
     orders.push({ clientId: o.clientId, orderId: o.orderId ?? null, tokenId: o.tokenId, side: o.side, price: formatPrice(o.price), size: formatSize(o.size), filled: formatSize(o.filled), state: o.state });
@@ -68,6 +74,7 @@ export function statusJson(d: Daemon): Record<string, unknown> {
     haltReason: e.risk.halted ?? null,
     feeds: d.feedStates,
     health: health(d),
+    markets,
     tokens,
     openOrders: orders,
     positions,
