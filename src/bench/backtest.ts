@@ -7,6 +7,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stressSyntheticParams } from '../emulator/agents.js';
 import { writeSyntheticRecording } from '../emulator/recording-writer.js';
 import { readRecordingBatches } from '../feed/replay.js';
 import { runBacktest } from '../backtest/runner.js';
@@ -22,7 +23,7 @@ export async function run(): Promise<Record<string, unknown>> {
   const dir = await mkdtemp(join(tmpdir(), 'makerd-bench-backtest-'));
   try {
     const base = join(dir, 'base.jsonl');
-    const gen = await writeSyntheticRecording({ file: base, seed: 42, durationS: BASE_S });
+    const gen = await writeSyntheticRecording({ file: base, seed: 42, durationS: BASE_S, params: stressSyntheticParams });
     const passes = Math.max(1, Math.ceil(TARGET_EVENTS / gen.frames));
     const files = new Array<string>(passes).fill(base);
 

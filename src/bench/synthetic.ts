@@ -1,14 +1,15 @@
 // Benchmark: how fast the synthetic market generates wire frames (hashes included) from its
 // agents' events, in market time run as fast as possible. Goal: >= 20,000 frames per second.
 import { SyntheticMarket } from '../emulator/synthetic-market.js';
+import { stressSyntheticParams as params } from '../emulator/agents.js';
 
 const GOAL_PER_S = 20_000;
 
 export async function run(): Promise<Record<string, unknown>> {
   const t0 = Date.UTC(2026, 0, 1);
   // warm-up market (JIT), then the measured one
-  new SyntheticMarket({ seed: 99, startMs: t0 }).advanceTo(t0 + 300_000);
-  const m = new SyntheticMarket({ seed: 1, startMs: t0 });
+  new SyntheticMarket({ seed: 99, startMs: t0, params }).advanceTo(t0 + 300_000);
+  const m = new SyntheticMarket({ seed: 1, startMs: t0, params });
   let bytes = 0;
   m.onFrame((f) => {
     bytes += f.text.length;

@@ -13,6 +13,7 @@
 // measured first: how often a spinning thread of this process is not scheduled for > 0.5 ms
 // (other processes on a shared machine); each such gap inside a sample adds to the tail.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { stressSyntheticParams } from '../emulator/agents.js';
 import { startEmulator } from '../emulator/server.js';
 import { loadConfig } from '../config.js';
 import { silentLogger } from '../core/log.js';
@@ -55,7 +56,7 @@ function preemptionGaps(ms: number): number[] {
 
 export async function run(): Promise<Record<string, unknown>> {
   const gaps = preemptionGaps(PROBE_MS);
-  const emu = await startEmulator({ seed: 11, speed: 8, markets: 2, keys: [KEY] });
+  const emu = await startEmulator({ seed: 11, speed: 8, markets: 2, keys: [KEY], params: stressSyntheticParams });
   const u = emu.urls;
   const config = loadConfig({
     env: { MAKERD_CLOB_URL: u.clob, MAKERD_GAMMA_URL: u.gamma, MAKERD_DATA_URL: u.data, MAKERD_CONTENT_URL: u.content, MAKERD_WS_URL: u.ws, MAKERD_PRICE_FEED_URL: u.price_feed },

@@ -13,6 +13,8 @@ import { microsToDollars } from '../engine/positions.js';
 import { startEmulator } from '../emulator/server.js';
 import { type CommandIO, type CommandModule, numberFlag } from './command.js';
 
+const DEMO_ACTIVITY = 10;
+
 const DEMO_KEY = 'makerd-demo-key';
 
 const help = `usage: makerd demo [--duration S] [--seed N] [--interval S]
@@ -76,7 +78,8 @@ export const command: CommandModule = {
     const duration = numberFlag(values.duration, '--duration', { positive: true });
     const seed = Math.trunc(numberFlag(values.seed, '--seed', { positive: true }) ?? 1);
     const interval = numberFlag(values.interval, '--interval', { positive: true }) ?? 3;
-    const emu = await startEmulator({ seed, keys: [DEMO_KEY] });
+    // a livelier market than the real feed's calm (a trade every ~2.5 s), so the demo shows fills
+    const emu = await startEmulator({ seed, keys: [DEMO_KEY], params: { activity: DEMO_ACTIVITY } });
     const tmp = io.env.MAKERD_DB ? undefined : mkdtempSync(join(tmpdir(), 'makerd-demo-'));
     const m = emu.markets[0].facts;
     const env: NodeJS.ProcessEnv = {

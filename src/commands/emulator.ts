@@ -10,9 +10,9 @@ import type { FaultConfig } from '../emulator/faults.js';
 import { parseTickSize } from '../emulator/tick-rule.js';
 import { UsageError, type CommandModule, numberFlag } from './command.js';
 
-const help = `usage: makerd emulator [--port P] [--synthetic SEED] [--markets N] [--speed X] [--keys K1,K2]
-                       [--limit-scale X] [--window-scale X] [--urls-out F] [--fault-... ]
-       makerd emulator --synthetic SEED --write F --duration S
+const help = `usage: makerd emulator [--port P] [--synthetic SEED] [--markets N] [--speed X] [--activity X]
+                       [--keys K1,K2] [--limit-scale X] [--window-scale X] [--urls-out F] [--feed-...] [--fault-...]
+       makerd emulator --synthetic SEED --write F --duration S [--activity X]
        makerd emulator --replay F [--speed X] [...]
 
 Serves on 127.0.0.1, one port (default 0 = any free port):
@@ -21,7 +21,9 @@ Serves on 127.0.0.1, one port (default 0 = any free port):
   ws://127.0.0.1:P/prices                                   the crypto price stream (RTDS format)
   POST {base}/admin/faults  JSON {"silentFeed":true, "malformedNext":2, "wrongHashNext":1, "skipNext":1,
        "http500Next":1, "http500Rate":0.1, "http429Next":1, "http429Rate":0.1, "latencyMs":200, "drop":true,
-       "tickSize":"0.001" (with optional "market":"<condition id>"; "auto" hands back to the price rule)}
+       "tickSize":"0.001" (with optional "market":"<condition id>"; "auto" hands back to the price rule),
+       "corruptGroupHashNext":1, and the feed's shape: "topsAfterBatch", "hashPerMessage",
+       "oneMessagePerBatch", "ltpLeads", "complementLtp" (booleans)}
 Options:
   --synthetic SEED     seed of the synthetic market(s) (default 1); same seed, same market
   --replay F           publish a recording (recorder lines, plain or .gz) frame by frame as recorded,
@@ -31,6 +33,19 @@ Options:
                        hashes stay exactly as recorded)
   --markets N          number of synthetic markets (default 1)
   --speed X            market time per wall time (default 1)
+  --activity X         multiplies the synthetic makers' and takers' rates (default 1: the real captures'
+                       ~1.4 price_change messages/s per market and a trade every ~25 s; 28 ~ the
+                       stress rates of earlier versions: 31 messages/s, 2 trades/s)
+The feed is shaped like the real captures: one price_change message per changed level (the token and
+its complement), several messages per timestamp sharing the hash after the batch, tops after each
+message, prices in their shortest form, the hashed last_trade_price with 3 decimals and updated before
+the last_trade_price event (1 - p on the complement), later book frames without last_trade_price.
+Each variant a client must also accept (wire-formats.md 5.4):
+  --feed-tops-after-batch      every entry of a batch carries the top after the whole batch
+  --feed-hash-per-message      every entry carries the hash after its own message (not the batch)
+  --feed-one-message-per-batch one price_change message holding all of a batch's changes
+  --feed-ltp-after-event       the hashed last trade price changes only after its announcement
+  --feed-own-token-ltp         a trade does not move the complement's hashed last trade price
   --keys K1,K2         accepted Bearer API keys (default: any non-empty key)
   --limit-scale X      multiplies every rate limit; --window-scale X every window length
                        (429 answers carry X-RateLimit-Limit/-Remaining/-Reset; Reset is epoch ms)
@@ -38,6 +53,7 @@ Options:
   --write F --duration S   writes S seconds of synthetic market time to F (recorder lines; gzip
                        when F ends in .gz) as fast as possible, then exits
   --fault-latency-ms N, --fault-500-rate X, --fault-429-rate X, --fault-silent   faults from the start
+  --fault-corrupt-group-hash N   the next N batches of 2+ messages carry one corrupted hash (seeded position)
   --fault-tick-size T[@S]  forces every synthetic market's tick to T (0.1, 0.01, 0.001, 0.0001) after S
                        seconds of wall time (default 0: from the start): a tick_size_change rehearsal.
                        Without it the tick follows the venue's rule (0.001 past 0.96 or under 0.04)
@@ -75,15 +91,24 @@ export const command: CommandModule = {
         'fault-429-rate': { type: 'string' },
         'fault-silent': { type: 'boolean' },
         'fault-tick-size': { type: 'string' },
+        'fault-corrupt-group-hash': { type: 'string' },
+        activity: { type: 'string' },
+        'feed-tops-after-batch': { type: 'boolean' },
+        'feed-hash-per-message': { type: 'boolean' },
+        'feed-one-message-per-batch': { type: 'boolean' },
+        'feed-ltp-after-event': { type: 'boolean' },
+        'feed-own-token-ltp': { type: 'boolean' },
       },
     });
     if (values.replay !== undefined && values.synthetic !== undefined) throw new UsageError('--replay and --synthetic exclude each other');
     if (values.replay !== undefined && values.write !== undefined) throw new UsageError('--write makes a synthetic recording; it does not take --replay');
     const seed = Math.floor(numberFlag(values.synthetic, '--synthetic', { min: 0 }) ?? 1);
+    const activity = numberFlag(values.activity, '--activity', { min: 0.001 });
+    const params = activity === undefined ? undefined : { activity };
     if (values.write !== undefined) {
       const durationS = numberFlag(values.duration, '--duration', { min: 1 }) ?? NaN;
       if (!Number.isFinite(durationS)) throw new UsageError('--write needs --duration S (seconds of market time)');
-      const r = await writeSyntheticRecording({ file: values.write, seed, durationS });
+      const r = await writeSyntheticRecording({ file: values.write, seed, durationS, params });
       io.out(`wrote ${values.write}: ${r.frames} frames, ${r.trades} trades, ${durationS} s of market time (seed ${seed})`);
       return 0;
     }
@@ -95,6 +120,12 @@ export const command: CommandModule = {
     if (values['fault-500-rate'] !== undefined) faults.http500Rate = Math.min(1, numberFlag(values['fault-500-rate'], '--fault-500-rate', { min: 0 }) ?? 0);
     if (values['fault-429-rate'] !== undefined) faults.http429Rate = Math.min(1, numberFlag(values['fault-429-rate'], '--fault-429-rate', { min: 0 }) ?? 0);
     if (values['fault-silent']) faults.silentFeed = true;
+    if (values['fault-corrupt-group-hash'] !== undefined) faults.corruptGroupHashNext = Math.floor(numberFlag(values['fault-corrupt-group-hash'], '--fault-corrupt-group-hash', { min: 0 }) ?? 0);
+    if (values['feed-tops-after-batch']) faults.topsAfterBatch = true;
+    if (values['feed-hash-per-message']) faults.hashPerMessage = true;
+    if (values['feed-one-message-per-batch']) faults.oneMessagePerBatch = true;
+    if (values['feed-ltp-after-event']) faults.ltpLeads = false;
+    if (values['feed-own-token-ltp']) faults.complementLtp = false;
     const tickFault = values['fault-tick-size'] === undefined ? undefined : parseTickFault(values['fault-tick-size']);
     if (tickFault && values.replay !== undefined) throw new UsageError('--fault-tick-size applies to synthetic markets, not --replay');
     const opts: EmulatorOptions = {
@@ -107,6 +138,7 @@ export const command: CommandModule = {
       limitScale: numberFlag(values['limit-scale'], '--limit-scale', { min: 1e-6 }) ?? 1,
       windowScale: numberFlag(values['window-scale'], '--window-scale', { min: 1e-6 }) ?? 1,
       faults,
+      params,
       log: createLogger({ name: 'emulator', level: io.env.MAKERD_LOG_LEVEL ?? 'warn' }),
     };
     const emu = await startEmulator(opts);

@@ -32,6 +32,8 @@ export interface SyntheticParams {
   /** Bounds of the fair value's walk, price units (it reflects off them). */
   fairMin: number;
   fairMax: number;
+  /** Multiplies the maker refresh and taker rates: 1 = the message and trade rates of the real captures; more for stress. */
+  activity: number;
 }
 
 export const defaultSyntheticParams: SyntheticParams = {
@@ -42,17 +44,23 @@ export const defaultSyntheticParams: SyntheticParams = {
   fairStepMs: 100,
   makers: 4,
   levels: 5,
-  makerRefreshPerSec: 2,
+  // calibrated to the real captures: ~1.4 price_change messages/s of 2 entries, ~80% of them in
+  // multi-message batches, a trade every ~25 s (polytope: 1.3/s, 2 entries, no trade in 27 s)
+  makerRefreshPerSec: 0.07,
   makerSizeMin: 10,
   makerSizeMax: 400,
   makerNoise: 60,
-  takerRatePerSec: 2,
+  takerRatePerSec: 0.02,
   informedFraction: 0.3,
   takerSizeMin: 5,
   takerSizeMax: 120,
   fairMin: 500,
   fairMax: PRICE_SCALE - 500,
+  activity: 1,
 };
+
+/** The rates the emulator ran at before its feed was calibrated (about 22x the real message rate, 1.9 trades/s): tests and benchmarks that need load. */
+export const stressSyntheticParams: Partial<SyntheticParams> = { makerRefreshPerSec: 2, takerRatePerSec: 2 };
 
 /** What an agent may do: read the engine, place and cancel through the market (so frames are built). */
 export interface AgentContext {

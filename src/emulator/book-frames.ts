@@ -1,12 +1,15 @@
 // Wire frames of one binary market built from the matching engine's books (wire-formats.md
-// 1.3-1.6): the book snapshot (WS and REST shapes), price_change in the current format with the
-// per-asset hash and best bid/ask, last_trade_price and tick_size_change. Level strings are
-// formatted as the venue does: price at the tick's decimals ("0.54"), size trimmed ("63.96", "33").
+// 1.3-1.6, 5.4): the book snapshot (WS and REST shapes), price_change in the current format,
+// last_trade_price and tick_size_change. As the real feed (polytope, glmbotpoly, polytrader
+// captures): one price_change message per changed level holding the token's entry and its
+// complement's, messages of a batch sharing the timestamp and the hash after the batch, prices in
+// their shortest form ("0.5", "0.54"), sizes trimmed ("63.96", "33"). FeedShape switches each
+// variant of section 5.4 a client must also accept.
 // Each token's levels are kept in a DenseBook fed by the engine's level changes, so a hash costs
 // the changed side's text and one SHA-1, not a scan of the engine's ladders.
 import { bookHashPayloadFromText, sha1Hex } from '../book/hash.js';
 import { DenseBook } from '../book/book.js';
-import { formatPrice, formatSize, tickDecimals, PRICE_SCALE } from '../core/units.js';
+import { complementPrice, formatPrice, formatSize, PRICE_SCALE } from '../core/units.js';
 import type { Side } from '../feed/events.js';
 import type { LevelChange, MatchingEngineApi } from '../venue/matching-api.js';
 
@@ -28,7 +31,8 @@ export interface BookObject {
   asks: Array<{ price: string; size: string }>;
   tick_size: string;
   event_type: 'book';
-  last_trade_price: string;
+  /** On the first snapshot of a subscription; later book frames omit it (the hash still covers it). */
+  last_trade_price?: string;
 }
 
 /** The REST GET /book shape (wire-formats.md 4.1). */
@@ -47,45 +51,46 @@ export interface RestBook {
 
 type Pair = [string, string];
 
-function priceStrings(decimals: number): string[] {
-  const out: string[] = [];
-  for (let p = 0; p <= PRICE_SCALE; p++) out.push(formatPrice(p, decimals));
-  return out;
+/** The variants of wire-formats.md 5.4 (defaults: what the real captures show). */
+export interface FeedShape {
+  /** Every entry of a batch carries the top after the whole batch (default: after its own message). */
+  topsAfterBatch: boolean;
+  /** Every entry carries the hash after its own message, as glmbotpoly shows (default: after the batch, as polytope). */
+  hashPerMessage: boolean;
+  /** One message per batch holding every change (default: one message per level and its complement). */
+  oneMessagePerBatch: boolean;
+  /** A trade's price is hashed as last_trade_price in the batch sent before its last_trade_price event (polytrader). */
+  ltpLeads: boolean;
+  /** A trade moves the complement's hashed last_trade_price to 1 - p (polytrader); off: only its own token's. */
+  complementLtp: boolean;
 }
+
+export const realFeedShape: FeedShape = { topsAfterBatch: false, hashPerMessage: false, oneMessagePerBatch: false, ltpLeads: true, complementLtp: true };
+
+/** Shortest decimal form of every price ("0.5", "0.54", "0.545"), as the venue prints them. */
+const PRICE_STR: string[] = [];
+for (let p = 0; p <= PRICE_SCALE; p++) PRICE_STR.push(formatPrice(p));
 
 /** Formats prices and hashes books for one market; caches the price strings of the tick grid. */
 export class FrameBuilder {
-  private priceStr: string[] = [];
   /** The tick as the venue writes it ("0.01"); changes with setTick. */
   tickStr: string;
   readonly minSizeStr: string;
-  private decimals: number;
   private readonly books: Map<string, DenseBook>;
 
   constructor(
     readonly facts: MarketFacts,
     private readonly engine: MatchingEngineApi,
   ) {
-    this.decimals = tickDecimals(facts.tick);
     this.tickStr = formatPrice(facts.tick);
-    this.priceStr = priceStrings(this.decimals);
     this.minSizeStr = formatSize(facts.minSize);
     this.books = new Map(facts.tokens.map((t) => [t, new DenseBook(t)]));
     this.resync();
   }
 
-  /**
-   * A tick size change (facts.tick already holds the new tick): prices are written at the new
-   * tick's decimals from now on, resting levels included, so the fresh book frames that follow
-   * the change and every later hash use the new strings.
-   */
+  /** A tick size change (facts.tick already holds the new tick): the fresh books and later hashes carry it. */
   setTick(): void {
-    const d = tickDecimals(this.facts.tick);
     this.tickStr = formatPrice(this.facts.tick);
-    if (d !== this.decimals) {
-      this.decimals = d;
-      this.priceStr = priceStrings(d);
-    }
     this.resync();
   }
 
@@ -117,7 +122,7 @@ export class FrameBuilder {
   }
 
   price(p: number): string {
-    return this.priceStr[p] ?? formatPrice(p, this.decimals);
+    return PRICE_STR[p] ?? formatPrice(p);
   }
 
   book(tokenId: string): DenseBook {
@@ -149,11 +154,11 @@ export class FrameBuilder {
     );
   }
 
-  bookObject(tokenId: string, ts: number, ltp: string): BookObject {
+  bookObject(tokenId: string, ts: number, ltp: string, withLtp = true): BookObject {
     const timestamp = String(ts);
     const bids = this.pairs(tokenId, 'BUY');
     const asks = this.pairs(tokenId, 'SELL');
-    return {
+    const b: BookObject = {
       market: this.facts.conditionId,
       asset_id: tokenId,
       timestamp,
@@ -162,8 +167,9 @@ export class FrameBuilder {
       asks: asks.map(([price, size]) => ({ price, size })),
       tick_size: this.tickStr,
       event_type: 'book',
-      last_trade_price: ltp,
     };
+    if (withLtp) b.last_trade_price = ltp;
+    return b;
   }
 
   restBook(tokenId: string, ts: number, ltp: string): RestBook {
@@ -183,35 +189,68 @@ export class FrameBuilder {
   }
 
   /**
-   * One price_change message for a batch of level changes that share `ts`: every entry of an asset
-   * carries the hash of that asset's book after the whole batch (wire-formats.md 5.3), and the
-   * best bid/ask after applying the entries up to and including itself. Repeated changes of one
-   * level in the batch collapse to the final total (at the level's first position).
+   * The price_change messages of one batch of level changes sharing `ts` (repeated changes of a
+   * level collapse to the final total). By default one message per level: the change and its
+   * complement's mirror (other token, 1 - p, other side), each entry carrying the hash of its
+   * token's book after the whole batch and the top after its own message (`shape` switches each).
+   * `corruptAt` (>= 0) corrupts the hash of that message's first entry (a fault).
    */
-  priceChange(changes: LevelChange[], ts: number, ltpOf: (tokenId: string) => string): string {
+  priceChanges(changes: readonly LevelChange[], ts: number, ltpOf: (tokenId: string) => string, shape: FeedShape, corruptAt = -1): string[] {
     const timestamp = String(ts);
     const last = new Map<string, LevelChange>();
     for (const c of changes) last.set(`${c.tokenId}|${c.side}|${c.price}`, c);
     const merged = [...last.values()];
-    const bests: string[] = new Array(merged.length);
-    for (let i = 0; i < merged.length; i++) {
-      const c = merged[i];
-      const b = this.book(c.tokenId);
-      b.set(c.side, c.price, c.size, this.price(c.price), formatSize(c.size));
-      const bid = b.bestBid();
-      const ask = b.bestAsk();
-      bests[i] = `"best_bid":"${bid >= 0 ? this.price(bid) : '0'}","best_ask":"${ask >= 0 ? this.price(ask) : '1'}"`;
+    // group into messages: a level and its complement's mirror, or everything at once
+    const msgs: LevelChange[][] = [];
+    if (shape.oneMessagePerBatch) msgs.push(merged);
+    else {
+      const used = new Set<LevelChange>();
+      for (const c of merged) {
+        if (used.has(c)) continue;
+        used.add(c);
+        const mate = merged.find((d) => !used.has(d) && d.tokenId !== c.tokenId && d.price === complementPrice(c.price) && d.side !== c.side && d.size === c.size);
+        if (mate) used.add(mate);
+        msgs.push(mate ? [c, mate] : [c]);
+      }
     }
-    const hashes = new Map<string, string>();
-    let entries = '';
-    for (let i = 0; i < merged.length; i++) {
-      const c = merged[i];
-      let h = hashes.get(c.tokenId);
-      if (h === undefined) hashes.set(c.tokenId, (h = this.hashOf(c.tokenId, timestamp, ltpOf(c.tokenId))));
-      if (entries) entries += ',';
-      entries += `{"asset_id":"${c.tokenId}","price":"${this.price(c.price)}","size":"${formatSize(c.size)}","side":"${c.side}","hash":"${h}",${bests[i]}}`;
+    // apply message by message, noting each entry's top and (per-message variant) hash
+    const tops: string[][] = [];
+    const ownHash: string[][] = [];
+    for (const msg of msgs) {
+      const t: string[] = [];
+      for (const c of msg) {
+        this.book(c.tokenId).set(c.side, c.price, c.size, this.price(c.price), formatSize(c.size));
+        if (shape.oneMessagePerBatch && !shape.topsAfterBatch) t.push(this.topText(c.tokenId)); // after its own entry
+      }
+      if (!(shape.oneMessagePerBatch && !shape.topsAfterBatch)) for (const c of msg) t.push(this.topText(c.tokenId));
+      tops.push(t);
+      ownHash.push(shape.hashPerMessage ? msg.map((c) => this.hashOf(c.tokenId, timestamp, ltpOf(c.tokenId))) : []);
     }
-    return `{"market":"${this.facts.conditionId}","price_changes":[${entries}],"timestamp":"${timestamp}","event_type":"price_change"}`;
+    const batchHash = new Map<string, string>();
+    const batchTop = new Map<string, string>();
+    for (const c of merged) {
+      if (!shape.hashPerMessage && !batchHash.has(c.tokenId)) batchHash.set(c.tokenId, this.hashOf(c.tokenId, timestamp, ltpOf(c.tokenId)));
+      if (shape.topsAfterBatch && !batchTop.has(c.tokenId)) batchTop.set(c.tokenId, this.topText(c.tokenId));
+    }
+    return msgs.map((msg, i) => {
+      let entries = '';
+      for (let k = 0; k < msg.length; k++) {
+        const c = msg[k];
+        let h = shape.hashPerMessage ? ownHash[i][k] : (batchHash.get(c.tokenId) as string);
+        if (i === corruptAt && k === 0) h = (h[0] === '0' ? 'f' : '0') + h.slice(1);
+        const top = shape.topsAfterBatch ? (batchTop.get(c.tokenId) as string) : tops[i][k];
+        if (entries) entries += ',';
+        entries += `{"asset_id":"${c.tokenId}","price":"${this.price(c.price)}","size":"${formatSize(c.size)}","side":"${c.side}","hash":"${h}",${top}}`;
+      }
+      return `{"market":"${this.facts.conditionId}","price_changes":[${entries}],"timestamp":"${timestamp}","event_type":"price_change"}`;
+    });
+  }
+
+  private topText(tokenId: string): string {
+    const b = this.book(tokenId);
+    const bid = b.bestBid();
+    const ask = b.bestAsk();
+    return `"best_bid":"${bid >= 0 ? this.price(bid) : '0'}","best_ask":"${ask >= 0 ? this.price(ask) : '1'}"`;
   }
 
   lastTradePrice(tokenId: string, price: number, size: number, takerSide: Side, ts: number): string {

@@ -1,8 +1,11 @@
 // Fault injection for the emulator: dropped WebSocket connections, a silent feed that still
 // answers PONG (and ignores resubscribes), malformed frames, wrong hashes, skipped updates, REST
 // 500s and 429s (probability or next N) and added latency. Set by flags at start, by
-// `POST /admin/faults` with a JSON patch, or programmatically through FaultControls.
+// `POST /admin/faults` with a JSON patch, or programmatically through FaultControls. The same
+// patch sets the feed's shape (the variants of wire-formats.md 5.4, FEED_KEYS), which the synthetic
+// markets read at every batch.
 import type { Rng } from '../engine/rng.js';
+import { realFeedShape } from './book-frames.js';
 
 export interface FaultConfig {
   /** Market data is withheld on every market/all connection; PING still gets PONG; subscribes are ignored. */
@@ -21,7 +24,18 @@ export interface FaultConfig {
   http429Rate: number;
   /** Added latency on every REST answer, ms. */
   latencyMs: number;
+  // ---- the feed's shape (wire-formats.md 5.4) and the group-corruption fault; see FeedShape ----
+  topsAfterBatch: boolean;
+  hashPerMessage: boolean;
+  oneMessagePerBatch: boolean;
+  ltpLeads: boolean;
+  complementLtp: boolean;
+  /** The next N batches of two or more price_change messages get one hash corrupted, at a seeded random position. */
+  corruptGroupHashNext: number;
 }
+
+/** The keys of FaultConfig the synthetic markets read (the rest act at the server). */
+export const FEED_KEYS = ['topsAfterBatch', 'hashPerMessage', 'oneMessagePerBatch', 'ltpLeads', 'complementLtp', 'corruptGroupHashNext'] as const;
 
 export const noFaults: FaultConfig = {
   silentFeed: false,
@@ -33,6 +47,8 @@ export const noFaults: FaultConfig = {
   http429Next: 0,
   http429Rate: 0,
   latencyMs: 0,
+  ...realFeedShape,
+  corruptGroupHashNext: 0,
 };
 
 export interface FaultControls {

@@ -15,13 +15,14 @@ import { clobRoute } from './clob-routes.js';
 import { contentRoute } from './content-routes.js';
 import { dataRoute, PriceHistory } from './data-routes.js';
 import { Exchange } from './exchange.js';
-import { FaultState, noFaults, parseFaultPatch, type FaultConfig, type FaultControls } from './faults.js';
+import { FEED_KEYS, FaultState, noFaults, parseFaultPatch, type FaultConfig, type FaultControls } from './faults.js';
+import { realFeedShape } from './book-frames.js';
 import { gammaRoute } from './gamma-routes.js';
 import { fail, ok, type EmuReply, type EmuRequest } from './http-util.js';
 import { KeyRegistry } from './keys.js';
 import { PriceFeed } from './price-feed.js';
 import { ServerRateLimiter } from './rate-limit.js';
-import { SyntheticMarket } from './synthetic-market.js';
+import { SyntheticMarket, type FeedControls } from './synthetic-market.js';
 import { parseTickSize } from './tick-rule.js';
 import type { EmuMarket } from './market.js';
 import { ReplayFeed, scanRecording } from './replay-market.js';
@@ -112,6 +113,17 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   let marketStart = wallStart;
   let markets: EmuMarket[] = [];
   let replay: ReplayFeed | undefined;
+  // the feed's shape and group-corruption fault, shared by every synthetic market (admin patches it)
+  const feed: FeedControls = { ...realFeedShape, corruptGroupHashNext: 0 };
+  const applyPatch = (patch: Partial<FaultConfig>): void => {
+    const rest: Partial<FaultConfig> = { ...patch };
+    for (const k of FEED_KEYS) {
+      if (patch[k] === undefined) continue;
+      (feed as unknown as Record<string, unknown>)[k] = patch[k];
+      delete rest[k];
+    }
+    faults.cfg = { ...faults.cfg, ...rest };
+  };
   if (opts.replay !== undefined) {
     const scan = await scanRecording(opts.replay).catch((e: unknown) => {
       throw new MakerdError(`cannot read recording ${opts.replay}: ${e instanceof Error ? e.message : String(e)}`);
@@ -121,12 +133,12 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     markets = replay.markets;
     marketStart = scan.firstT;
   } else {
-    for (let i = 0; i < (opts.markets ?? 1); i++) markets.push(new SyntheticMarket({ seed, index: i, startMs: marketStart, params: opts.params }));
+    for (let i = 0; i < (opts.markets ?? 1); i++) markets.push(new SyntheticMarket({ seed, index: i, startMs: marketStart, params: opts.params, feed }));
   }
   const exchange = new Exchange(markets, clock, opts.confirmDelayMs ?? 200, replay?.desk);
   const keys = new KeyRegistry(opts.keys);
   const faults = new FaultState(new SeededRng(seed).fork('faults'));
-  if (opts.faults) faults.cfg = { ...faults.cfg, ...opts.faults };
+  if (opts.faults) applyPatch(opts.faults);
   const limiter = new ServerRateLimiter(opts.limitScale ?? 1, opts.windowScale ?? 1);
   const hub = new WsHub({ exchange, keys, faults, log });
   const prices = new PriceFeed(clock, new SeededRng(seed).fork('prices'), opts.priceIntervalMs ?? 1000);
@@ -151,10 +163,14 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   tick.unref();
 
   const admin: FaultControls = {
-    set: (patch) => (faults.cfg = { ...faults.cfg, ...patch }),
-    get: () => ({ ...faults.cfg }),
+    set: (patch) => {
+      applyPatch(patch);
+      return { ...faults.cfg, ...feed };
+    },
+    get: () => ({ ...faults.cfg, ...feed }),
     clear: () => {
       faults.cfg = { ...noFaults };
+      applyPatch(noFaults);
     },
     dropConnections: () => hub.dropAll() + prices.dropAll(),
     setTickSize: (tickSize, market) => {

@@ -1,18 +1,20 @@
 // A seeded synthetic binary market: fair value, makers and takers (agents.ts) trading in ONE
 // matching engine that users' orders share, so a quoting bot meets real queues, fills and adverse
 // selection. Virtual-time driven (advanceTo) and deterministic for a seed. Every book change is
-// published as wire frames (book-frames.ts): level changes of one millisecond form one
-// price_change message; message timestamps are strictly increasing per market, so every hash is
-// the state after its own message. A trade is followed by last_trade_price and fresh book frames
-// for both tokens carrying the new last_trade_price (the value later hashes use). The tick
-// changes as the venue's does (tick-rule.ts): tick_size_change for both tokens, then fresh books.
+// published as wire frames shaped like the real feed (book-frames.ts): the level changes of one
+// millisecond form a batch of price_change messages sharing a timestamp; batches and snapshots get
+// strictly increasing timestamps. A trade moves the hashed last_trade_price (3 decimals; by default
+// already in the batch sent before the last_trade_price event, and 1 - p on the complement), then
+// fresh book frames follow without the last_trade_price key. The tick changes as the venue's does
+// (tick-rule.ts): tick_size_change for both tokens, then fresh books.
 import { hex64 } from './ids.js';
 import { SeededRng, type Rng } from '../engine/rng.js';
 import { PRICE_SCALE } from '../core/units.js';
 import type { MatchFill, MarketSpec, NewOrder, PlaceOutcome, RestingOrder } from '../venue/matching-api.js';
 import { MatchingEngine } from '../venue/matching-engine.js';
 import { FairValue, Maker, Taker, defaultSyntheticParams, type AgentContext, type SyntheticParams } from './agents.js';
-import { FrameBuilder, type BookObject, type MarketFacts, type RestBook } from './book-frames.js';
+import { FrameBuilder, realFeedShape, type BookObject, type FeedShape, type MarketFacts, type RestBook } from './book-frames.js';
+import { hashedLtp } from '../book/ltp-recovery.js';
 import type { EmuMarket, FrameType, MarketFrame } from './market.js';
 import { COARSE_TICK, ruleTick } from './tick-rule.js';
 
@@ -26,6 +28,16 @@ export interface SyntheticMarketOptions {
   index?: number;
   params?: Partial<SyntheticParams>;
   question?: string;
+  /**
+   * The feed's shape and the group-corruption fault, read at every batch (the emulator's admin may
+   * change them while it runs); default the real feed, no fault.
+   */
+  feed?: FeedControls;
+}
+
+/** FeedShape plus a fault: the next N batches of two or more messages get one hash corrupted, at a seeded position. */
+export interface FeedControls extends FeedShape {
+  corruptGroupHashNext: number;
 }
 
 /** Owner names of synthetic agents start with this; anything else is a user (an API key). */
@@ -67,6 +79,8 @@ export class SyntheticMarket implements EmuMarket {
   private readonly fillListeners: Array<(fills: MatchFill[]) => void> = [];
   private readonly goneListeners: Array<(orders: RestingOrder[], reason: 'expired') => void> = [];
   private readonly ctx: AgentContext;
+  private readonly feed: FeedControls;
+  private readonly faultRng: Rng;
   /** Counters for benchmarks and status. */
   readonly stats = { agentEvents: 0, frames: 0, trades: 0, tickChanges: 0 };
 
@@ -75,6 +89,8 @@ export class SyntheticMarket implements EmuMarket {
     const root = new SeededRng(opts.seed);
     this.rng = root.fork(`market-${index}`);
     this.params = { ...defaultSyntheticParams, ...opts.params };
+    this.feed = opts.feed ?? { ...realFeedShape, corruptGroupHashNext: 0 };
+    this.faultRng = root.fork(`faults-${index}`);
     const label = `makerd-synthetic:${opts.seed}:${index}`;
     this.facts = {
       conditionId: '0x' + hex64(label + ':condition'),
@@ -90,9 +106,9 @@ export class SyntheticMarket implements EmuMarket {
     this.slug = `synthetic-${opts.seed}-${index}`;
     this.now = opts.startMs;
     this.fair = new FairValue(this.params, this.rng.fork('fair'));
-    const start = this.frames.price(Math.round(this.params.startPrice / this.facts.tick) * this.facts.tick);
-    this.ltp.set(this.facts.tokens[0], start);
-    this.ltp.set(this.facts.tokens[1], this.frames.price(PRICE_SCALE - Math.round(this.params.startPrice / this.facts.tick) * this.facts.tick));
+    const start = Math.round(this.params.startPrice / this.facts.tick) * this.facts.tick;
+    this.ltp.set(this.facts.tokens[0], hashedLtp(start, this.facts.tick));
+    this.ltp.set(this.facts.tokens[1], hashedLtp(PRICE_SCALE - start, this.facts.tick));
     this.ctx = {
       engine: this.engine,
       tokens: this.facts.tokens,
@@ -111,10 +127,10 @@ export class SyntheticMarket implements EmuMarket {
       this.makers.push(new Maker(`${SYNTHETIC_OWNER_PREFIX}maker-${i}`, this.params, this.rng.fork(`maker-${i}`)));
       // seed the book at the start: every maker quotes at once
       this.makers[i].refresh(this.ctx, this.fair.value);
-      this.schedule(1, i, opts.startMs + this.rng.exp(this.params.makerRefreshPerSec) * 1000);
+      this.schedule(1, i, opts.startMs + this.rng.exp(this.params.makerRefreshPerSec * this.params.activity) * 1000);
     }
     this.takers.push(new Taker(`${SYNTHETIC_OWNER_PREFIX}taker`, this.params, this.rng.fork('taker')));
-    this.schedule(2, 0, opts.startMs + this.rng.exp(this.params.takerRatePerSec) * 1000);
+    this.schedule(2, 0, opts.startMs + this.rng.exp(this.params.takerRatePerSec * this.params.activity) * 1000);
     this.schedule(3, 0, opts.startMs + 1000);
     // the seeding quotes are the initial book, not updates
     this.frames.apply(this.engine.drainChanges());
@@ -239,11 +255,11 @@ export class SyntheticMarket implements EmuMarket {
         break;
       case 1:
         this.makers[idx].refresh(this.ctx, this.fair.value);
-        this.nextAt[k] += Math.max(1, this.rng.exp(p.makerRefreshPerSec) * 1000);
+        this.nextAt[k] += Math.max(1, this.rng.exp(p.makerRefreshPerSec * p.activity) * 1000);
         break;
       case 2:
         this.takers[idx].act(this.ctx, this.fair.value);
-        this.nextAt[k] += Math.max(1, this.rng.exp(p.takerRatePerSec) * 1000);
+        this.nextAt[k] += Math.max(1, this.rng.exp(p.takerRatePerSec * p.activity) * 1000);
         break;
       case 3: {
         const gone = this.engine.expire(this.now);
@@ -282,27 +298,50 @@ export class SyntheticMarket implements EmuMarket {
     if (!changes.length && !trades.length) return;
     this.pendingTrades = [];
     const ts = this.nextTs(ms);
-    if (changes.length) this.emit(ts, 'price_change', this.frames.priceChange(changes, ts, (t) => this.lastTradePrice(t)));
+    const feed = this.feed;
+    // the venue hashes a trade's price before it announces it (polytrader)
+    if (feed.ltpLeads) for (const f of trades) this.noteTrade(f);
+    if (changes.length) {
+      const msgs = this.frames.priceChanges(changes, ts, (t) => this.lastTradePrice(t), feed, -1);
+      if (feed.corruptGroupHashNext > 0 && msgs.length >= 2) {
+        feed.corruptGroupHashNext--;
+        const at = Math.floor(this.faultRng.next() * msgs.length);
+        msgs[at] = msgs[at].replace(/"hash":"([0-9a-f])/, (_m, c: string) => `"hash":"${c === '0' ? 'f' : '0'}`);
+      }
+      for (const text of msgs) this.emit(ts, 'price_change', text);
+    }
     if (trades.length) this.publishTrades(trades, ts);
     this.applyTickRule(ms);
   }
 
-  private publishTrades(trades: MatchFill[], ts: number): void {
+  /** The hashed last_trade_price after a trade: its token's price, and 1 - p on the complement (when the feed does so). */
+  private noteTrade(f: MatchFill): void {
     const [a, b] = this.facts.tokens;
+    const pa = f.takerTokenId === a ? f.takerPrice : PRICE_SCALE - f.takerPrice;
+    const tick = this.facts.tick;
+    if (f.takerTokenId === a || this.feed.complementLtp) {
+      this.ltpUnits.set(a, pa);
+      this.ltp.set(a, hashedLtp(pa, tick));
+    }
+    if (f.takerTokenId === b || this.feed.complementLtp) {
+      this.ltpUnits.set(b, PRICE_SCALE - pa);
+      this.ltp.set(b, hashedLtp(PRICE_SCALE - pa, tick));
+    }
+  }
+
+  private publishTrades(trades: MatchFill[], ts: number): void {
+    const leads = this.feed.ltpLeads;
     for (const f of trades) {
       this.emit(ts, 'last_trade_price', this.frames.lastTradePrice(f.takerTokenId, f.takerPrice, f.size, f.takerSide, ts), f.takerTokenId);
-      const pa = f.takerTokenId === a ? f.takerPrice : PRICE_SCALE - f.takerPrice;
-      this.ltpUnits.set(a, pa);
-      this.ltpUnits.set(b, PRICE_SCALE - pa);
-      this.ltp.set(a, this.frames.price(pa));
-      this.ltp.set(b, this.frames.price(PRICE_SCALE - pa));
+      if (!leads) this.noteTrade(f);
     }
     const bookTs = this.nextTs(ts + 1);
     this.emitBooks(bookTs);
   }
 
+  /** Book frames after a trade or a tick change: no last_trade_price key (only a subscription's first snapshot has it). */
   private emitBooks(ts: number): void {
-    for (const t of this.facts.tokens) this.emit(ts, 'book', JSON.stringify(this.frames.bookObject(t, ts, this.lastTradePrice(t))), t);
+    for (const t of this.facts.tokens) this.emit(ts, 'book', JSON.stringify(this.frames.bookObject(t, ts, this.lastTradePrice(t), false)), t);
   }
 
   /** The venue's rule, checked after every published change. */

@@ -8,6 +8,7 @@ import { resultJson } from '../../src/backtest/output.js';
 import { parseGridSpec, mergeParams } from '../../src/backtest/grid.js';
 import { writeSyntheticRecording } from '../../src/emulator/recording-writer.js';
 import { config, tempDir } from './helpers.js';
+import { stressSyntheticParams } from '../../src/emulator/agents.js';
 
 // the forked workers run the TypeScript sources through this loader (vitest does it in-process)
 const execArgv = ['--import', fileURLToPath(new URL('./register-ts.mjs', import.meta.url))];
@@ -17,7 +18,7 @@ let rec = '';
 beforeAll(async () => {
   dir = tempDir('grid');
   rec = join(dir, 'g.jsonl.gz');
-  await writeSyntheticRecording({ file: rec, seed: 5, durationS: 30 });
+  await writeSyntheticRecording({ file: rec, seed: 5, durationS: 30, params: stressSyntheticParams });
 }, 30_000);
 
 describe('grid sweep in worker processes', () => {

@@ -6,6 +6,7 @@ import { runBacktest } from '../../src/backtest/runner.js';
 import { resultJson, writeReport, writeResultJson } from '../../src/backtest/output.js';
 import { writeSyntheticRecording } from '../../src/emulator/recording-writer.js';
 import { config, handConfig, sellerRecording, tempDir, T0, YES } from './helpers.js';
+import { stressSyntheticParams } from '../../src/emulator/agents.js';
 
 let dir = '';
 let synthetic = '';
@@ -13,8 +14,8 @@ let synthetic = '';
 beforeAll(async () => {
   dir = tempDir('bt');
   synthetic = join(dir, 'synthetic.jsonl.gz');
-  await writeSyntheticRecording({ file: synthetic, seed: 11, durationS: 90 });
-  await writeSyntheticRecording({ file: synthetic.replace(/\.gz$/, ''), seed: 11, durationS: 20 });
+  await writeSyntheticRecording({ file: synthetic, seed: 11, durationS: 90, params: stressSyntheticParams });
+  await writeSyntheticRecording({ file: synthetic.replace(/\.gz$/, ''), seed: 11, durationS: 20, params: stressSyntheticParams });
 }, 30_000);
 
 describe('backtest runner', () => {

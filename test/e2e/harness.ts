@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/server.js';
+import { stressSyntheticParams } from '../../src/emulator/agents.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const CLI = join(ROOT, 'dist', 'cli.js');
@@ -36,7 +37,8 @@ export interface Env {
 }
 
 export async function setup(opts: EmulatorOptions = {}): Promise<Env> {
-  const emu = await startEmulator({ seed: 5, speed: 4, keys: [KEY], ...opts });
+  // the stress rates: these runs need fills in seconds (the default is the real feed's calm)
+  const emu = await startEmulator({ seed: 5, speed: 4, keys: [KEY], ...opts, params: { ...stressSyntheticParams, ...opts.params } });
   const dir = mkdtempSync(join(tmpdir(), 'makerd-e2e-'));
   return {
     emu,

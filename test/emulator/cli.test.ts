@@ -18,9 +18,9 @@ describe('makerd emulator --write, then makerd verify', () => {
       const f1 = join(dir, 'a.jsonl.gz');
       const f2 = join(dir, 'b.jsonl.gz');
       const w = io();
-      expect(await cli(['emulator', '--synthetic', '1', '--write', f1, '--duration', '60'], w.io)).toBe(0);
+      expect(await cli(['emulator', '--synthetic', '1', '--write', f1, '--duration', '60', '--activity', '28'], w.io)).toBe(0);
       expect(w.out.join('\n')).toMatch(/wrote .* frames/);
-      expect(await cli(['emulator', '--synthetic', '1', '--write', f2, '--duration', '60'], io().io)).toBe(0);
+      expect(await cli(['emulator', '--synthetic', '1', '--write', f2, '--duration', '60', '--activity', '28'], io().io)).toBe(0);
       const a = gunzipSync(readFileSync(f1)).toString();
       expect(gunzipSync(readFileSync(f2)).toString()).toBe(a);
       const lines = a.trim().split('\n');

@@ -2,10 +2,11 @@ import { describe, it, expect, afterAll, beforeAll } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
 import { addressOf } from '../../src/emulator/exchange.js';
 import { clientsFor } from './helpers.js';
+import { stressSyntheticParams } from '../../src/emulator/agents.js';
 
 let emu: RunningEmulator;
 beforeAll(async () => {
-  emu = await startEmulator({ seed: 31, confirmDelayMs: 10 });
+  emu = await startEmulator({ seed: 31, confirmDelayMs: 10, params: stressSyntheticParams });
 });
 afterAll(async () => {
   await emu.close();

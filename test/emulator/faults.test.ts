@@ -4,11 +4,12 @@ import { BookMirror } from '../../src/book/mirror.js';
 import { createMarketDecodeStats, decodeMarketFrame } from '../../src/feed/decode-market.js';
 import type { MarketEvent } from '../../src/feed/events.js';
 import { openSocket, waitFor, type TestSocket } from './helpers.js';
+import { stressSyntheticParams } from '../../src/emulator/agents.js';
 
 let emu: RunningEmulator;
 // fast market so frames keep coming
 beforeAll(async () => {
-  emu = await startEmulator({ seed: 9, speed: 20, tickMs: 10 });
+  emu = await startEmulator({ seed: 9, speed: 20, tickMs: 10, params: stressSyntheticParams });
 });
 afterAll(async () => {
   await emu.close();

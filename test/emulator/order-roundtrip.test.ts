@@ -4,10 +4,11 @@ import { FeedConnection, channelOptions, type RawFrame } from '../../src/feed/co
 import { createUserDecodeStats, decodeUserFrame } from '../../src/feed/decode-user.js';
 import type { UserEvent } from '../../src/feed/events.js';
 import { clientsFor, configFor, waitFor } from './helpers.js';
+import { stressSyntheticParams } from '../../src/emulator/agents.js';
 
 let emu: RunningEmulator;
 beforeAll(async () => {
-  emu = await startEmulator({ seed: 21, confirmDelayMs: 50, tickMs: 10 });
+  emu = await startEmulator({ seed: 21, confirmDelayMs: 50, tickMs: 10, params: stressSyntheticParams });
 });
 afterAll(async () => {
   await emu.close();

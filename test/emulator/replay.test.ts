@@ -9,13 +9,14 @@ import { createMarketDecodeStats, decodeMarketFrame } from '../../src/feed/decod
 import { createUserDecodeStats, decodeUserFrame } from '../../src/feed/decode-user.js';
 import type { MarketEvent, UserEvent } from '../../src/feed/events.js';
 import { clientsFor, openSocket, waitFor } from './helpers.js';
+import { stressSyntheticParams } from '../../src/emulator/agents.js';
 
 let dir: string;
 let emu: RunningEmulator;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'makerd-replay-'));
   const file = join(dir, 'rec.jsonl.gz');
-  await writeSyntheticRecording({ file, seed: 3, durationS: 120, params: { takerRatePerSec: 4 } });
+  await writeSyntheticRecording({ file, seed: 3, durationS: 120, params: { ...stressSyntheticParams, takerRatePerSec: 4 } });
   emu = await startEmulator({ replay: file, speed: 40, tickMs: 10, confirmDelayMs: 20 });
 });
 afterAll(async () => {

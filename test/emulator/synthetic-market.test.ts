@@ -3,11 +3,12 @@ import { SyntheticMarket, type MarketFrame } from '../../src/emulator/synthetic-
 import { BookMirror } from '../../src/book/mirror.js';
 import { createMarketDecodeStats, decodeMarketFrame } from '../../src/feed/decode-market.js';
 import type { MarketEvent } from '../../src/feed/events.js';
+import { stressSyntheticParams } from '../../src/emulator/agents.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 
 function run(seed: number, seconds: number): { market: SyntheticMarket; frames: MarketFrame[]; snapshot: string } {
-  const market = new SyntheticMarket({ seed, startMs: T0 });
+  const market = new SyntheticMarket({ seed, startMs: T0, params: stressSyntheticParams });
   const frames: MarketFrame[] = [];
   market.onFrame((f) => frames.push(f));
   const snapshot = JSON.stringify(market.snapshot());
@@ -36,7 +37,7 @@ describe('synthetic market', () => {
       expect(b.tick_size).toBe('0.01');
       expect(b.hash).toMatch(/^[0-9a-f]{40}$/);
       const bids = b.bids as Array<{ price: string; size: string }>;
-      for (const l of bids) expect(l.price).toMatch(/^0\.\d\d$/);
+      for (const l of bids) expect(l.price).toMatch(/^0\.\d\d?$/); // shortest form, as the venue prints ('0.5', '0.54')
       // bids ascending, best last
       const ps = bids.map((l) => Number(l.price));
       expect([...ps].sort((x, y) => x - y)).toEqual(ps);
@@ -47,16 +48,16 @@ describe('synthetic market', () => {
     expect(Object.keys(pc)).toEqual(['market', 'price_changes', 'timestamp', 'event_type']);
     const e = (pc.price_changes as Array<Record<string, string>>)[0];
     expect(Object.keys(e)).toEqual(['asset_id', 'price', 'size', 'side', 'hash', 'best_bid', 'best_ask']);
-    // message timestamps strictly increase (so every hash is the state after its own message)
+    // timestamps never go back; a batch's messages share one (so its hash is the state after all of them)
     const ts = frames.filter((f) => f.type !== 'last_trade_price').map((f) => f.ts);
     for (let i = 1; i < ts.length; i++) expect(ts[i]).toBeGreaterThanOrEqual(ts[i - 1]);
     const pcs = frames.filter((f) => f.type === 'price_change').map((f) => f.ts);
-    expect(new Set(pcs).size).toBe(pcs.length);
+    expect(new Set(pcs).size).toBeLessThan(pcs.length);
     expect(market.stats.trades).toBeGreaterThan(10);
   });
 
   it('every hash verifies in the project book mirror (10 minutes of market time)', () => {
-    const market = new SyntheticMarket({ seed: 11, startMs: T0 });
+    const market = new SyntheticMarket({ seed: 11, startMs: T0, params: stressSyntheticParams });
     const mirror = new BookMirror({ verifyEvery: 1, now: () => market.time() });
     const stats = createMarketDecodeStats();
     const evs: MarketEvent[] = [];
@@ -81,7 +82,7 @@ describe('synthetic market', () => {
   });
 
   it('looks like a market: two-sided book near the fair value, tight spread, steady trading', () => {
-    const market = new SyntheticMarket({ seed: 17, startMs: T0 });
+    const market = new SyntheticMarket({ seed: 17, startMs: T0, params: stressSyntheticParams });
     const [yes] = market.tokens;
     let samples = 0;
     let twoSided = 0;
@@ -106,7 +107,7 @@ describe('synthetic market', () => {
   });
 
   it("a user's resting order queues and is filled by synthetic takers", () => {
-    const market = new SyntheticMarket({ seed: 5, startMs: T0 });
+    const market = new SyntheticMarket({ seed: 5, startMs: T0, params: stressSyntheticParams });
     const [yes] = market.tokens;
     const fills: number[] = [];
     market.onFills((fs) => {

@@ -11,10 +11,11 @@ import { createMarketDecodeStats, decodeMarketFrame } from '../../src/feed/decod
 import type { MarketEvent } from '../../src/feed/events.js';
 import { cli } from '../../src/cli.js';
 import { openSocket, waitFor } from './helpers.js';
+import { stressSyntheticParams } from '../../src/emulator/agents.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 /** A fair value that wanders to the top edge within a minute of market time (seed 3). */
-const EDGE = { startPrice: 9300, fairMax: 9900, volPerSqrtSec: 60 };
+const EDGE = { ...stressSyntheticParams, startPrice: 9300, fairMax: 9900, volPerSqrtSec: 60 };
 
 type Msg = Record<string, unknown>;
 
@@ -108,7 +109,7 @@ describe('tick size change: the synthetic market', () => {
 
 describe('tick size change: the emulator (forced by admin)', () => {
   it('WS gets the change then fresh books that verify; REST and Gamma answer the new tick; orders must be on the new grid', async () => {
-    const emu = await startEmulator({ seed: 4, speed: 1, keys: ['k1'] });
+    const emu = await startEmulator({ seed: 4, speed: 1, keys: ['k1'], params: stressSyntheticParams });
     const s = await openSocket(`${emu.urls.ws}/ws/market`);
     try {
       const m = emu.markets[0];

@@ -1,10 +1,11 @@
 import { describe, it, expect, afterAll, beforeAll } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
 import { openSocket, waitFor } from './helpers.js';
+import { stressSyntheticParams } from '../../src/emulator/agents.js';
 
 let emu: RunningEmulator;
 beforeAll(async () => {
-  emu = await startEmulator({ seed: 12, speed: 10, tickMs: 10, keys: ['ws-key'] });
+  emu = await startEmulator({ seed: 12, speed: 10, tickMs: 10, keys: ['ws-key'], params: stressSyntheticParams });
 });
 afterAll(async () => {
   await emu.close();

@@ -13,6 +13,7 @@ import type { MarketEvent } from '../../src/feed/events.js';
 import { readRecording } from '../../src/feed/replay.js';
 import { writeSyntheticRecording } from '../../src/emulator/recording-writer.js';
 import { SeededRng } from '../../src/engine/rng.js';
+import { stressSyntheticParams } from '../../src/emulator/agents.js';
 
 const fx = new URL('../fixtures/polymarket/', import.meta.url);
 const wsDir = new URL('nautilus_trader/python_resources/ws_messages/', fx);
@@ -56,8 +57,8 @@ beforeAll(async () => {
   const frames: string[] = [];
   // default market, and one near the edge so the tick changes (tick_size_change + fresh books)
   const runs = [
-    { file: join(tmp, 'a.jsonl'), seed: 3, durationS: 200 },
-    { file: join(tmp, 'b.jsonl'), seed: 3, durationS: 120, params: { startPrice: 9300, fairMax: 9900, volPerSqrtSec: 60 } },
+    { file: join(tmp, 'a.jsonl'), seed: 3, durationS: 200, params: stressSyntheticParams },
+    { file: join(tmp, 'b.jsonl'), seed: 3, durationS: 120, params: { ...stressSyntheticParams, startPrice: 9300, fairMax: 9900, volPerSqrtSec: 60 } },
   ];
   for (const o of runs) {
     await writeSyntheticRecording(o);
