@@ -310,12 +310,12 @@ export class Exchange {
       order_owner: o.owner,
       associate_trades: o.trades.length ? o.trades : null,
       created_at: String(j.created_at),
-      timestamp: String(o.market.time()),
+      timestamp: String(Math.floor(o.market.time())),
     });
   }
 
   private emitTrade(t: UserTrade): void {
-    this.emit(t.owner, t.market, { ...this.tradeJson(t), event_type: 'trade', type: 'TRADE', trade_owner: t.owner, timestamp: String(t.lastUpdateMs) });
+    this.emit(t.owner, t.market, { ...this.tradeJson(t), event_type: 'trade', type: 'TRADE', trade_owner: t.owner, timestamp: String(Math.floor(t.lastUpdateMs)) });
   }
 
   private gone(o: RestingOrder, status: 'CANCELED'): void {

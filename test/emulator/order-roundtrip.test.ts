@@ -22,12 +22,15 @@ describe('emulator order round trip with the project clients and user feed', () 
     const market = emu.markets[0];
     const [yes] = market.tokens;
     const events: UserEvent[] = [];
+    const rawTimestamps: string[] = [];
     const stats = createUserDecodeStats();
     const conn = new FeedConnection(
       channelOptions(emu.urls.ws, { kind: 'user', markets: [market.conditionId], auth: { apiKey: 'key-a' } }, { ...cfg.feed }),
     );
     conn.onFrame((f: RawFrame) => {
-      if (f.text !== 'PONG') decodeUserFrame(f.text, events, stats);
+      if (f.text === 'PONG') return;
+      decodeUserFrame(f.text, events, stats);
+      for (const m of f.text.matchAll(/"timestamp":"([^"]*)"/g)) rawTimestamps.push(m[1]);
     });
     conn.start();
     try {
@@ -49,6 +52,9 @@ describe('emulator order round trip with the project clients and user feed', () 
       const confirmed = await waitFor(() => events.find((e) => e.type === 'trade' && e.status === 'CONFIRMED'), 3000, 'trade CONFIRMED');
       expect(matched.type === 'trade' && confirmed.type === 'trade' && confirmed.tradeId === matched.tradeId).toBe(true);
       expect(events.indexOf(matched)).toBeLessThan(events.indexOf(confirmed));
+      // user frames carry integer-millisecond timestamps, as the venue's
+      expect(rawTimestamps.length).toBeGreaterThan(1);
+      for (const t of rawTimestamps) expect(t).toMatch(/^\d{13}$/);
       if (matched.type === 'trade') {
         expect(matched.traderSide).toBe('MAKER');
         expect(matched.makerOrders.some((m) => m.orderId === orderId && m.matchedAmount === 500)).toBe(true);
