@@ -182,6 +182,8 @@ export async function run(): Promise<Record<string, unknown>> {
     ratioBoverA: Number((sec(parseUs) / sec(b.us)).toFixed(3)),
     ratioCoverA: Number((sec(parseUs) / sec(c.us)).toFixed(3)),
     goalBoverA: 0.6,
+    // issue 9 asks 0.5 with every group verified; a SHA-1 of the ~3 KB book costs ~1.8 us here, which bounds C/A near 0.35
+    goalCoverA: 0.5,
     hashesVerified: rc.verified,
     mismatches: rb.mismatches + rc.mismatches,
     rejected: rb.rejected + rc.rejected,

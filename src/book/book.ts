@@ -1,11 +1,13 @@
 // The integer-tick book of one token: dense arrays of sizes indexed by integer price (0..10000)
 // with best-bid/best-ask pointers, so an update is O(1) and only an emptied best level walks.
-// Each level keeps its exact wire strings because the venue's hash covers them as sent; the
-// serialised level text of each side is cached and rebuilt only when that side changed.
+// Each level keeps its exact wire strings because the venue's hash covers them as sent. Each side
+// also keeps its hash text as bytes (`,{"price":"p","size":"s"}` per level, in wire order) spliced
+// in place on every change, so a hash copies two byte ranges instead of re-rendering and
+// flattening a string of hundreds of pieces (see hash.ts hashDenseBook).
 import { PRICE_SCALE } from '../core/units.js';
 import type { Side, WireLevel } from '../feed/events.js';
 import type { BookView } from './view.js';
-import { levelsText } from './hash.js';
+
 
 const N = PRICE_SCALE + 1;
 
@@ -18,19 +20,38 @@ function gcd(a: number, b: number): number {
   return a;
 }
 
-/** One side: sizes and wire strings by price, its best and far-end pointers, a cached text. */
+/** Bytes of one level's hash text with its leading comma: `,{"price":"` p `","size":"` s `"}`. */
+const cellLen = (p: string, s: string): number => 23 + p.length + s.length;
+const OPEN = Buffer.from(',{"price":"', 'latin1');
+const MID = Buffer.from('","size":"', 'latin1');
+
+/** Writes one level's cell at `o` (ASCII decimals, validated by parsePrice/parseSize); returns the end. */
+function writeCell(b: Buffer, o: number, p: string, s: string): number {
+  for (let k = 0; k < OPEN.length; k++) b[o++] = OPEN[k];
+  for (let k = 0; k < p.length; k++) b[o++] = p.charCodeAt(k);
+  for (let k = 0; k < MID.length; k++) b[o++] = MID[k];
+  for (let k = 0; k < s.length; k++) b[o++] = s.charCodeAt(k);
+  b[o++] = 34; // "
+  b[o++] = 125; // }
+  return o;
+}
+
+/** One side: sizes and wire strings by price, its best and far-end pointers, its hash text as bytes. */
 class SideArrays {
   readonly size = new Float64Array(N);
   readonly priceStr: string[] = new Array<string>(N).fill('');
   readonly sizeStr: string[] = new Array<string>(N).fill('');
-  /** Each level's own hash text, '' until built and after the level changes. */
-  readonly cell: string[] = new Array<string>(N).fill('');
   count = 0;
   /** Best level (highest bid / lowest ask), -1 when empty. */
   best = -1;
   /** Far end (lowest bid / highest ask), -1 when empty. */
   far = -1;
-  /** Cached hash text of this side's levels, in wire order; null when dirty. */
+  /** The levels' hash text in wire order, each with a leading comma; `len` bytes are used. */
+  bytes = Buffer.allocUnsafe(512);
+  len = 0;
+  /** Whether `bytes` is kept (from the first hash on; a book never hashed pays nothing per change). */
+  kept = false;
+  /** Cached '[...]' string of `bytes` for tools and tests; null when stale. */
   text: string | null = '[]';
 
   clear(): void {
@@ -43,7 +64,68 @@ class SideArrays {
     this.count = 0;
     this.best = -1;
     this.far = -1;
+    this.len = 0;
     this.text = '[]';
+  }
+
+  /** Builds `bytes` from the levels (far -> best), then keeps it spliced. */
+  build(isBid: boolean, step: number): void {
+    let o = 0;
+    if (this.count > 0) {
+      const dir = isBid ? step : -step;
+      for (let p = this.far; ; p += dir) {
+        if (this.size[p] > 0) {
+          const ps = this.priceStr[p];
+          const ss = this.sizeStr[p];
+          this.ensure(o + cellLen(ps, ss), o);
+          o = writeCell(this.bytes, o, ps, ss);
+        }
+        if (p === this.best) break;
+      }
+    }
+    this.len = o;
+    this.kept = true;
+  }
+
+  /** Room for `n` bytes, keeping the first `used`. */
+  private ensure(n: number, used: number): void {
+    if (n <= this.bytes.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, n + 256));
+    this.bytes.copy(grown, 0, 0, used);
+    this.bytes = grown;
+  }
+
+  /**
+   * Replaces the text of the level at `price` (absent when oldLen is 0) by the cell of p and sz
+   * (none when p is ''). The offset is the byte length of the levels before it in wire order, summed from
+   * whichever end is nearer (changes cluster at the top of book, which is last). Runs before the
+   * level's own state changes.
+   */
+  splice(price: number, isBid: boolean, step: number, oldLen: number, p: string, sz: string): void {
+    let before: number;
+    const best = this.best;
+    const far = this.far;
+    if (this.count === 0) before = 0;
+    else if (isBid ? price > best : price < best) before = this.len; // a new best: last
+    else if (isBid ? price < far : price > far) before = 0; // a new far end: first
+    else if (Math.abs(best - price) <= Math.abs(price - far)) {
+      // levels after it in wire order lie between it and the best
+      let after = 0;
+      const dir = isBid ? -step : step;
+      for (let q = best; isBid ? q > price : q < price; q += dir) if (this.size[q] > 0) after += cellLen(this.priceStr[q], this.sizeStr[q]);
+      before = this.len - after - oldLen;
+    } else {
+      before = 0;
+      const dir = isBid ? step : -step;
+      for (let q = far; isBid ? q < price : q > price; q += dir) if (this.size[q] > 0) before += cellLen(this.priceStr[q], this.sizeStr[q]);
+    }
+    const newLen = p === '' ? 0 : cellLen(p, sz);
+    const delta = newLen - oldLen;
+    this.ensure(this.len + delta, this.len);
+    if (delta !== 0 && before + oldLen < this.len) this.bytes.copyWithin(before + newLen, before + oldLen, this.len);
+    if (newLen > 0) writeCell(this.bytes, before, p, sz);
+    this.len += delta;
+    this.text = null;
   }
 }
 
@@ -92,12 +174,17 @@ export class DenseBook implements BookView {
     const isBid = side === 'BUY';
     const had = s.size[price] > 0;
     s.text = null;
+    if (s.kept && (had || size > 0)) {
+      const oldLen = had ? cellLen(s.priceStr[price], s.sizeStr[price]) : 0;
+      const step = size > 0 && price % this.step !== 0 ? gcd(this.step, price) || 1 : this.step;
+      if (size > 0) s.splice(price, isBid, step, oldLen, priceStr, sizeStr);
+      else s.splice(price, isBid, step, oldLen, '', '');
+    }
     if (size > 0) {
       s.size[price] = size;
       // keep the stored (old-generation) price string when equal: the fresh one then dies young
       if (s.priceStr[price] !== priceStr) s.priceStr[price] = priceStr;
       s.sizeStr[price] = sizeStr;
-      s.cell[price] = '';
       if (had) return true;
       if (price % this.step !== 0) this.step = gcd(this.step, price) || 1;
       s.count++;
@@ -133,15 +220,19 @@ export class DenseBook implements BookView {
     return -1;
   }
 
-  /** The side's levels as hash text `[{"price":..,"size":..},...]` in wire order, cached until it changes. */
+  /** The side's levels as hash text `[{"price":..,"size":..},...]` in wire order (a string, for tools and tests). */
   sideText(side: Side): string {
     const s = side === 'BUY' ? this.bids : this.asks;
     if (s.text !== null) return s.text;
-    if (s.count === 0) return (s.text = '[]');
-    // bids ascending (far -> best), asks descending (far -> best): best last either way
-    const dir = side === 'BUY' ? this.step : -this.step;
-    s.text = levelsText(s.cell, s.priceStr, s.sizeStr, s.size, s.far, s.best, dir);
-    return s.text;
+    if (!s.kept) s.build(side === 'BUY', this.step);
+    return (s.text = s.len === 0 ? '[]' : '[' + s.bytes.toString('latin1', 1, s.len) + ']');
+  }
+
+  /** The side's hash text bytes without brackets (levels joined by commas); valid until the next change. */
+  sideBytes(side: Side): Buffer {
+    const s = side === 'BUY' ? this.bids : this.asks;
+    if (!s.kept) s.build(side === 'BUY', this.step);
+    return s.len === 0 ? s.bytes.subarray(0, 0) : s.bytes.subarray(1, s.len);
   }
 
   /** Levels in wire order (best last) as [priceStr, sizeStr] pairs; allocates, for tools and tests. */

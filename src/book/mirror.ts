@@ -16,7 +16,7 @@ import { PRICE_SCALE, formatPrice } from '../core/units.js';
 import type { BookEvent, MarketEvent, PriceChangeEvent } from '../feed/events.js';
 import type { DenseBook } from './book.js';
 import { mirrorBookInto } from './complement.js';
-import { bookHashPayloadFromText, sha1Hex } from './hash.js';
+import { bookHashPayloadFromText } from './hash.js';
 import { hashedLtp, recoverLtp } from './ltp-recovery.js';
 import { NO_CLAIM, TokenState, type OutOfSyncInfo, type OutOfSyncReason, type SyncInfo, type TokenStats } from './token-sync.js';
 
@@ -420,9 +420,7 @@ export class BookMirror {
   private checkHash(st: TokenState, timestamp: string, expected: string, reason: OutOfSyncReason): boolean {
     const b = st.book;
     const meta = { market: st.market, assetId: b.assetId, timestamp, minOrderSize: st.minOrderSize, tickSize: st.tickSize, negRisk: st.negRisk, lastTradePrice: st.lastTradePrice };
-    const bids = b.sideText('BUY');
-    const asks = b.sideText('SELL');
-    const got = sha1Hex(bookHashPayloadFromText(meta, bids, asks));
+    const got = st.hasher.hash(meta, b);
     if (got === expected) {
       st.stats.hashesVerified++;
       return true;
@@ -430,7 +428,7 @@ export class BookMirror {
     const bb = b.bestBid();
     const ba = b.bestAsk();
     meta.lastTradePrice = '';
-    const ltp = recoverLtp(bookHashPayloadFromText(meta, bids, asks), expected, {
+    const ltp = recoverLtp(bookHashPayloadFromText(meta, b.sideText('BUY'), b.sideText('SELL')), expected, {
       first: [st.ownTrades.values(), st.feedTrades.values(), st.complementTrades.values()],
       centre: bb >= 0 && ba >= 0 ? (bb + ba) / 2 : Math.max(bb, ba),
       tick: b.tick,

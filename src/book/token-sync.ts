@@ -2,6 +2,7 @@
 // open timestamp group (its hash run and the tops claimed but not yet proven), recent trade prices
 // for last_trade_price recovery, and the token's sync history (for /status and the warn lines).
 import { DenseBook } from './book.js';
+import { BookHasher } from './hash.js';
 import { RecentPrices } from './ltp-recovery.js';
 
 export type OutOfSyncReason = 'hash_mismatch' | 'best_mismatch' | 'inconsistent_group' | 'gap' | 'tick_size_change' | 'reconnect';
@@ -62,6 +63,8 @@ export const NO_CLAIM = -2;
 
 export class TokenState {
   readonly book: DenseBook;
+  /** The venue hash of `book`, with its head and tail bytes cached. */
+  readonly hasher = new BookHasher();
   market = '';
   minOrderSize: string;
   tickSize = '';

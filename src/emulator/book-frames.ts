@@ -7,7 +7,7 @@
 // variant of section 5.4 a client must also accept.
 // Each token's levels are kept in a DenseBook fed by the engine's level changes, so a hash costs
 // the changed side's text and one SHA-1, not a scan of the engine's ladders.
-import { bookHashPayloadFromText, sha1Hex } from '../book/hash.js';
+import { BookHasher } from '../book/hash.js';
 import { DenseBook } from '../book/book.js';
 import { complementPrice, formatPrice, formatSize, PRICE_SCALE } from '../core/units.js';
 import type { Side } from '../feed/events.js';
@@ -77,6 +77,7 @@ export class FrameBuilder {
   tickStr: string;
   readonly minSizeStr: string;
   private readonly books: Map<string, DenseBook>;
+  private readonly hashers = new Map<string, BookHasher>();
 
   constructor(
     readonly facts: MarketFacts,
@@ -136,22 +137,10 @@ export class FrameBuilder {
   }
 
   hashOf(tokenId: string, timestamp: string, ltp: string): string {
-    const b = this.book(tokenId);
-    return sha1Hex(
-      bookHashPayloadFromText(
-        {
-          market: this.facts.conditionId,
-          assetId: tokenId,
-          timestamp,
-          minOrderSize: this.minSizeStr,
-          tickSize: this.tickStr,
-          negRisk: this.facts.negRisk,
-          lastTradePrice: ltp,
-        },
-        b.sideText('BUY'),
-        b.sideText('SELL'),
-      ),
-    );
+    const f = this.facts;
+    let h = this.hashers.get(tokenId);
+    if (!h) this.hashers.set(tokenId, (h = new BookHasher()));
+    return h.hash({ market: f.conditionId, assetId: tokenId, timestamp, minOrderSize: this.minSizeStr, tickSize: this.tickStr, negRisk: f.negRisk, lastTradePrice: ltp }, this.book(tokenId));
   }
 
   bookObject(tokenId: string, ts: number, ltp: string, withLtp = true): BookObject {
