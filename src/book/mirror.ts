@@ -479,7 +479,9 @@ export class BookMirror {
     if (computed !== undefined) info.computed = computed;
     st.reason = reason;
     st.lastInfo = info;
-    this.opts.log?.warn(info, `book out of sync: ${reason}`);
+    // a dropped connection is one event (the feed says so once); each token's part of it is detail
+    if (reason === 'reconnect') this.opts.log?.info(info, 'book out of sync: reconnect');
+    else this.opts.log?.warn(info, `book out of sync: ${reason}`);
     for (const fn of this.oosListeners) fn(st.book.assetId, reason, info);
     if (resync) this.opts.onResync?.(st.book.assetId, reason);
   }

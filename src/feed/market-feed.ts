@@ -56,6 +56,7 @@ export class MarketFeed {
   private readonly mbuf: MarketEvent[] = [];
   private readonly ubuf: UserEvent[] = [];
   private idleTimer: NodeJS.Timeout | null = null;
+  private stopping = false;
   readonly resync: Resyncer;
   /** Out-of-sync episodes by reason, every token (reconnects included). */
   readonly outOfSync = new Map<OutOfSyncReason, number>();
@@ -104,7 +105,10 @@ export class MarketFeed {
     });
     this.market.onState((s) => {
       // deltas missed while down: every book waits for the snapshot the resubscribe brings
-      if (s === 'down' || s === 'stale') this.mirror.markAllOutOfSync('reconnect', false);
+      if ((s === 'down' || s === 'stale') && !this.stopping) {
+        this.o.log?.warn({ state: s, tokens: this.o.tokens.length }, 'market feed lost: every book out of sync until its fresh snapshot');
+        this.mirror.markAllOutOfSync('reconnect', false);
+      }
       for (const fn of this.stateListeners) fn('market', s);
     });
     if (o.auth && o.conditionIds && o.conditionIds.length > 0) {
@@ -150,6 +154,7 @@ export class MarketFeed {
     this.idleTimer.unref?.();
   }
   stop(): void {
+    this.stopping = true;
     if (this.idleTimer) clearInterval(this.idleTimer);
     this.idleTimer = null;
     this.resync.stop();

@@ -38,6 +38,11 @@ interface Row {
   recoverMs: number;
   resyncMs: number;
   otherMarketStopped: number;
+  /** The daemon's 'book out of sync' warn lines, and whether each names token, reason, timestamp, expected and computed. */
+  warnLines: number;
+  warnComplete: boolean;
+  /** Out-of-sync episodes after the fault (1, or 2 where the fault hit both tokens' entries of one message). */
+  faultEpisodes: number;
 }
 
 const envs: Env[] = [];
@@ -105,6 +110,7 @@ async function runVariant(v: Shape, seed: number): Promise<Row> {
   }
   kill(d, 'SIGTERM');
   await bounded(d.exited, 20_000, 'exit');
+  const warns = d.output.filter((l) => l.includes('"msg":"book out of sync'));
   const tok = last.tokens.find((t) => t.market === affected && t.lastOutOfSync);
   return {
     variant: label(v),
@@ -116,6 +122,9 @@ async function runVariant(v: Shape, seed: number): Promise<Row> {
     recoverMs: recoveredAt && detectedAt ? recoveredAt - detectedAt : -1,
     resyncMs: last.bookResync.lastMs,
     otherMarketStopped: otherStopped,
+    warnLines: warns.length,
+    faultEpisodes: episodes(last) - episodes(clean),
+    warnComplete: warns.every((l) => /"level":40/.test(l) && /"assetId":"\d+"/.test(l) && /"reason":"/.test(l) && /"timestamp":"\d+"/.test(l) && /"expected":"[0-9a-f]{40}"/.test(l) && /"computed":"[0-9a-f]{40}"/.test(l)),
   };
 }
 
@@ -136,6 +145,10 @@ describe('feed variant matrix', () => {
         expect(r.recoverMs, r.variant).toBeGreaterThanOrEqual(0);
         expect(r.recoverMs, r.variant).toBeLessThanOrEqual(2000);
         expect(r.otherMarketStopped, r.variant).toBe(0);
+        // one warn line per episode, with the evidence
+        expect(r.faultEpisodes, r.variant).toBeGreaterThanOrEqual(1);
+        expect(r.warnLines, r.variant).toBe(r.faultEpisodes);
+        expect(r.warnComplete, r.variant).toBe(true);
       }
     },
     (SECONDS + 150) * 1000,
