@@ -75,6 +75,8 @@ export class BookMirror {
   private readonly verifyEvery: number;
   private readonly now: () => number;
   private readonly idleMs: number;
+  private readonly idleScanMs: number;
+  private lastIdleScan = 0;
   private readonly seeding: boolean;
   private readonly defaultMos: string;
   private readonly oosListeners: OutOfSyncListener[] = [];
@@ -84,6 +86,7 @@ export class BookMirror {
     this.verifyEvery = opts.verifyEvery ?? 1;
     this.now = opts.now ?? Date.now;
     this.idleMs = opts.groupIdleMs ?? 250;
+    this.idleScanMs = Math.max(1, this.idleMs >> 2);
     this.seeding = opts.complementSeeding ?? true;
     this.defaultMos = opts.defaultMinOrderSize ?? '5';
   }
@@ -247,7 +250,12 @@ export class BookMirror {
     const seq = ++this.seq;
     const changes = ev.changes;
     const nowMs = this.now();
-    if (this.open.length > 0) this.closeIdleGroups(nowMs);
+    // idle groups are looked for at most every idleMs/4 of clock time, not per message: with many
+    // markets the open list is long and the per-message work must not grow with it
+    if (this.open.length > 0 && nowMs - this.lastIdleScan >= this.idleScanMs) {
+      this.lastIdleScan = nowMs;
+      this.closeIdleGroups(nowMs);
+    }
     const tsMs = ev.timestampMs;
     const tsStr = ev.timestampStr;
     for (let i = 0; i < changes.length; i++) {
