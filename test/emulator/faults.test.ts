@@ -52,7 +52,8 @@ describe('emulator faults', () => {
     const s = await marketSocket();
     try {
       const m = mirrorOf(s);
-      await waitFor(() => s.frames.length > 30 || undefined, 5000, 'frames');
+      // the messages of a batch share one check: enough frames for several batches
+      await waitFor(() => s.frames.length > 120 || undefined, 5000, 'frames');
       m.feed();
       const [yes] = emu.markets[0].tokens;
       expect(m.mirror.stats(yes)!.mismatches).toBe(0);

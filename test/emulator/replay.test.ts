@@ -16,7 +16,8 @@ let emu: RunningEmulator;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'makerd-replay-'));
   const file = join(dir, 'rec.jsonl.gz');
-  await writeSyntheticRecording({ file, seed: 3, durationS: 120, params: { ...stressSyntheticParams, takerRatePerSec: 4 } });
+  // 600 s at speed 40: 15 s of wall time, so the replay is still running when the later tests trade, even on a loaded machine
+  await writeSyntheticRecording({ file, seed: 3, durationS: 600, params: { ...stressSyntheticParams, takerRatePerSec: 4 } });
   emu = await startEmulator({ replay: file, speed: 40, tickMs: 10, confirmDelayMs: 20 });
 });
 afterAll(async () => {
