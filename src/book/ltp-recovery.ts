@@ -8,7 +8,7 @@
 import * as crypto from 'node:crypto';
 import { PRICE_SCALE, formatPrice } from '../core/units.js';
 
-/** The payload ends with `"last_trade_price":"<value>"}`; PREFIX_TAIL is what precedes <value>. */
+/** The payload built with last_trade_price "" ends with this; the candidates replace it. */
 const SUFFIX_OF_EMPTY = '""}';
 
 /** A hashed last_trade_price string: 3 decimals, more when the tick needs them ("0.570", "0.4525"). */

@@ -182,9 +182,8 @@ export class FrameBuilder {
    * level collapse to the final total). By default one message per level: the change and its
    * complement's mirror (other token, 1 - p, other side), each entry carrying the hash of its
    * token's book after the whole batch and the top after its own message (`shape` switches each).
-   * `corruptAt` (>= 0) corrupts the hash of that message's first entry (a fault).
    */
-  priceChanges(changes: readonly LevelChange[], ts: number, ltpOf: (tokenId: string) => string, shape: FeedShape, corruptAt = -1): string[] {
+  priceChanges(changes: readonly LevelChange[], ts: number, ltpOf: (tokenId: string) => string, shape: FeedShape): string[] {
     const timestamp = String(ts);
     const last = new Map<string, LevelChange>();
     for (const c of changes) last.set(`${c.tokenId}|${c.side}|${c.price}`, c);
@@ -225,8 +224,7 @@ export class FrameBuilder {
       let entries = '';
       for (let k = 0; k < msg.length; k++) {
         const c = msg[k];
-        let h = shape.hashPerMessage ? ownHash[i][k] : (batchHash.get(c.tokenId) as string);
-        if (i === corruptAt && k === 0) h = (h[0] === '0' ? 'f' : '0') + h.slice(1);
+        const h = shape.hashPerMessage ? ownHash[i][k] : (batchHash.get(c.tokenId) as string);
         const top = shape.topsAfterBatch ? (batchTop.get(c.tokenId) as string) : tops[i][k];
         if (entries) entries += ',';
         entries += `{"asset_id":"${c.tokenId}","price":"${this.price(c.price)}","size":"${formatSize(c.size)}","side":"${c.side}","hash":"${h}",${top}}`;

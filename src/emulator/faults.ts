@@ -5,9 +5,10 @@
 // patch sets the feed's shape (the variants of wire-formats.md 5.4, FEED_KEYS), which the synthetic
 // markets read at every batch.
 import type { Rng } from '../engine/rng.js';
-import { realFeedShape } from './book-frames.js';
+import { realFeedShape, type FeedShape } from './book-frames.js';
 
-export interface FaultConfig {
+/** Faults, and the feed's shape (FeedShape: the variants of wire-formats.md 5.4) set by the same patch. */
+export interface FaultConfig extends FeedShape {
   /** Market data is withheld on every market/all connection; PING still gets PONG; subscribes are ignored. */
   silentFeed: boolean;
   /** The next N market frames are sent malformed (truncated JSON). */
@@ -24,12 +25,6 @@ export interface FaultConfig {
   http429Rate: number;
   /** Added latency on every REST answer, ms. */
   latencyMs: number;
-  // ---- the feed's shape (wire-formats.md 5.4) and the group-corruption fault; see FeedShape ----
-  topsAfterBatch: boolean;
-  hashPerMessage: boolean;
-  oneMessagePerBatch: boolean;
-  ltpLeads: boolean;
-  complementLtp: boolean;
   /** The next N batches of two or more price_change messages get one hash corrupted, at a seeded random position. */
   corruptGroupHashNext: number;
 }

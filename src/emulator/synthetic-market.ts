@@ -302,7 +302,7 @@ export class SyntheticMarket implements EmuMarket {
     // the venue hashes a trade's price before it announces it (polytrader)
     if (feed.ltpLeads) for (const f of trades) this.noteTrade(f);
     if (changes.length) {
-      const msgs = this.frames.priceChanges(changes, ts, (t) => this.lastTradePrice(t), feed, -1);
+      const msgs = this.frames.priceChanges(changes, ts, (t) => this.lastTradePrice(t), feed);
       if (feed.corruptGroupHashNext > 0 && msgs.length >= 2) {
         feed.corruptGroupHashNext--;
         const at = Math.floor(this.faultRng.next() * msgs.length);
