@@ -20,6 +20,8 @@ message's own), and tops may be those after the entry, the message or the batch.
 fails on the hashed last_trade_price (3 decimals, possibly not yet announced, or the complement's
 1 - p) is recovered, not a mismatch. Deltas older than the snapshot that contains them, or sent
 before a token's first snapshot, are counted as ignored: their hashes describe a book never held.
+The last group is checked at the end of the file: a recording cut inside a batch fails there, as
+nothing tells a cut batch from a corrupted hash.
   --min-order-size S  min_order_size used in the book hash (WS frames omit it; default 5)
   --neg-risk          hash with neg_risk true (WS frames omit it; default false)
   --json              print one JSON object instead of the table

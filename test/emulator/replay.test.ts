@@ -43,7 +43,7 @@ describe('emulator replay mode', () => {
         decodeMarketFrame(f, evs, stats);
         for (const e of evs) mirror.apply(e);
       }
-      mirror.flush();
+      // no flush(): the frames received so far may end inside a batch (checked only once complete)
       for (const t of [yes, no]) {
         expect(mirror.stats(t)!.mismatches).toBe(0);
         expect(mirror.stats(t)!.hashesVerified).toBeGreaterThan(10);
