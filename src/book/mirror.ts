@@ -46,8 +46,14 @@ export interface MirrorOptions {
   defaultMinOrderSize?: string;
   /** neg_risk hashed when neither metadata nor a snapshot gives one; default false. */
   defaultNegRisk?: boolean;
+  /** A snapshot without a 40-hex hash is rejected (the token stays out of sync) instead of taken unchecked; a venue's feed sets it. */
+  requireHash?: boolean;
+  /** Events for tokens never given to setMeta are counted (`droppedUnknown`) and dropped without allocating a book. */
+  knownTokensOnly?: boolean;
   log?: Logger;
 }
+
+const HEX40 = /^[0-9a-f]{40}$/;
 
 export interface MismatchInfo {
   timestamp: string;
@@ -80,6 +86,10 @@ export class BookMirror {
   private readonly seeding: boolean;
   private readonly defaultMos: string;
   private readonly oosListeners: OutOfSyncListener[] = [];
+  /** Events (or price_change entries) dropped for tokens not subscribed (knownTokensOnly). */
+  droppedUnknown = 0;
+  /** Snapshots rejected before they touched a book (requireHash: no valid hash). */
+  rejectedSnapshots = 0;
   private readonly updateListeners: BookUpdateListener[] = [];
 
   constructor(private readonly opts: MirrorOptions = {}) {
@@ -139,9 +149,11 @@ export class BookMirror {
         this.applyPriceChange(ev);
         return;
       case 'book':
+        if (this.unknown(ev.assetId)) return;
         this.applySnapshot(ev);
         return;
       case 'tick_size_change': {
+        if (this.unknown(ev.assetId)) return;
         const st = this.state(ev.assetId);
         st.tickSize = ev.newTickSizeStr;
         st.book.tick = ev.newTickSize;
@@ -195,6 +207,13 @@ export class BookMirror {
     for (const st of this.tokens.values()) if (st.live) this.outOfSync(st, reason, resync, '');
   }
 
+  /** Whether an event for this token is dropped (knownTokensOnly and never given to setMeta). */
+  private unknown(assetId: string): boolean {
+    if (!this.opts.knownTokensOnly || this.tokens.has(assetId)) return false;
+    this.droppedUnknown++;
+    return true;
+  }
+
   private state(assetId: string): TokenState {
     let st = this.tokens.get(assetId);
     if (!st) {
@@ -222,7 +241,18 @@ export class BookMirror {
   private applySnapshot(ev: BookEvent): void {
     const st = this.state(ev.assetId);
     if (st.inGroup) this.closeGroup(st);
+    if (this.opts.requireHash && !HEX40.test(ev.hash)) {
+      // a book nobody can prove is not one to quote on: refuse it before it touches anything
+      this.rejectedSnapshots++;
+      this.opts.log?.warn({ assetId: ev.assetId, hash: ev.hash.slice(0, 64) }, 'book snapshot without a valid hash rejected');
+      if (st.live) this.outOfSync(st, 'hash_mismatch', true, ev.timestampStr, ev.hash.slice(0, 64), '');
+      else this.opts.onResync?.(ev.assetId, 'hash_mismatch'); // still waiting for a book: ask again
+      return;
+    }
     this.joinMarket(st, ev.market);
+    // the hashed fields a frame carries are adopted only once it verifies (a bad frame must not
+    // break every later check): kept aside and restored on a mismatch
+    const prev = { tickSize: st.tickSize, minOrderSize: st.minOrderSize, negRisk: st.negRisk, lastTradePrice: st.lastTradePrice, tick: st.book.tick };
     if (ev.tickSizeStr !== undefined) st.tickSize = ev.tickSizeStr;
     if (ev.minOrderSizeStr !== undefined) st.minOrderSize = ev.minOrderSizeStr;
     if (ev.negRisk !== undefined) st.negRisk = ev.negRisk;
@@ -241,7 +271,14 @@ export class BookMirror {
     st.setLive(true, nowMs);
     // sampled (verifyEvery N > 1, e.g. a backtest): a token's 1st, N+1th, 2N+1th... snapshot
     if (this.verifyEvery > 0 && ev.hash !== '' && (st.stats.snapshots - 1) % this.verifyEvery === 0) {
-      if (!this.checkHash(st, ev.timestampStr, ev.hash, 'hash_mismatch')) return;
+      if (!this.checkHash(st, ev.timestampStr, ev.hash, 'hash_mismatch')) {
+        st.tickSize = prev.tickSize;
+        st.minOrderSize = prev.minOrderSize;
+        st.negRisk = prev.negRisk;
+        st.lastTradePrice = prev.lastTradePrice;
+        st.book.tick = prev.tick;
+        return;
+      }
     }
     this.notify(st, ++this.seq);
   }
@@ -266,6 +303,7 @@ export class BookMirror {
       if (st === undefined || st.book.assetId !== c.assetId) {
         st = this.recent1;
         if (st === undefined || st.book.assetId !== c.assetId) {
+          if (this.unknown(c.assetId)) continue;
           st = this.state(c.assetId);
           this.joinMarket(st, ev.market);
         }

@@ -79,7 +79,11 @@ export class MarketFeed {
       now: o.now,
       log: o.log,
       onResync: (id, reason) => this.resync.request(id, reason),
+      // a venue's frames: only provable books, only the tokens we asked for
+      requireHash: cfg.book.verifyEvery > 0,
+      knownTokensOnly: true,
     });
+    for (const id of o.tokens) this.mirror.setMeta(id, o.meta?.[id] ?? {});
     for (const [id, m] of Object.entries(o.meta ?? {})) this.mirror.setMeta(id, m);
     this.market = new FeedConnection(channelOptions(cfg.urls.ws, { kind: 'market' }, timing, { log: o.log, random: o.random }));
     this.resync = new Resyncer({
@@ -162,6 +166,7 @@ export class MarketFeed {
     this.user?.stop();
   }
   addTokens(ids: readonly string[]): void {
+    for (const id of ids) this.mirror.setMeta(id, {});
     this.market.subscribe(ids);
   }
   removeTokens(ids: readonly string[]): void {
@@ -177,6 +182,8 @@ export class MarketFeed {
     for (const [k, v] of Object.entries(this.marketStats.counters())) out[`market_decode_${k}`] = v;
     for (const [k, v] of Object.entries(this.userStats.counters())) out[`user_decode_${k}`] = v;
     for (const [k, v] of Object.entries(this.market.counters)) out[`market_ws_${k}`] = v;
+    out.book_dropped_unknown_token = this.mirror.droppedUnknown;
+    out.book_rejected_snapshots = this.mirror.rejectedSnapshots;
     if (this.user) for (const [k, v] of Object.entries(this.user.counters)) out[`user_ws_${k}`] = v;
     return out;
   }

@@ -101,4 +101,23 @@ describe('MarketFeed', () => {
     await waitFor(() => feed!.mirror.stats(A)!.hashesVerified === 2, 2000);
     expect(feed.mirror.stats(A)!.mismatches).toBe(0);
   });
+  it('refuses a snapshot without a valid hash and drops frames for tokens it did not subscribe to', async () => {
+    server = await startServer();
+    let subs = 0;
+    server.onMessage = (ws, text) => {
+      // the refused snapshot asks for a resync (a re-subscribe): answered with nothing here
+      if (!text.includes('assets_ids') || ++subs > 1) return;
+      ws.send(snapshot('100').replace(/"hash":"[0-9a-f]+"/, '"hash":""')); // unprovable
+      for (let i = 0; i < 50; i++) ws.send(snapshot('100').replaceAll(A, `9${i}`)); // nobody asked for these
+      ws.send(snapshot('110'));
+    };
+    feed = new MarketFeed({ config: { ...config, urls: { ws: server.url } as never }, tokens: [A], meta: { [A]: META } });
+    feed.start();
+    await waitFor(() => feed!.book(A)?.inSync() === true, 3000);
+    const c = feed.counters();
+    expect(c.book_rejected_snapshots).toBe(1);
+    expect(c.book_dropped_unknown_token).toBe(50);
+    expect(feed.mirror.assetIds()).toEqual([A]);
+    expect(feed.mirror.stats(A)).toMatchObject({ snapshots: 1, hashesVerified: 1 });
+  });
 });
