@@ -2,6 +2,7 @@
 // the emulator. Typed errors become one line on stderr: config errors exit 2, API errors exit 1.
 import { parseArgs } from 'node:util';
 import { ApiError, ConfigError, MakerdError } from './core/errors.js';
+import { scrubLine } from './core/log.js';
 import { UsageError, type CommandIO, type CommandModule } from './commands/command.js';
 
 const commands: Record<string, () => Promise<CommandModule>> = {
@@ -24,7 +25,9 @@ async function usage(): Promise<string> {
   return lines.join('\n');
 }
 
-export async function cli(argv: string[], io: CommandIO): Promise<number> {
+export async function cli(argv: string[], given: CommandIO): Promise<number> {
+  // every line the CLI prints passes the logs' redaction: a venue's error message may repeat the key
+  const io: CommandIO = { env: given.env, out: (l) => given.out(scrubLine(l, given.env)), err: (l) => given.err(scrubLine(l, given.env)) };
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     io.out(await usage());
@@ -84,7 +87,7 @@ export function runMain(): void {
       process.exitCode = code;
     },
     (e: unknown) => {
-      process.stderr.write(`makerd: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+      process.stderr.write(scrubLine(`makerd: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`) + '\n');
       process.exitCode = 1;
     },
   );

@@ -8,9 +8,21 @@ export type { Logger };
 const SECRET_KEY = /^(authorization|api[-_]?key|apikey|secret|passphrase|password|private[-_]?key|x-api-key|poly[-_]api[-_]key)$/i;
 export const REDACTED = '[redacted]';
 
-function secretValues(): string[] {
-  const k = process.env.MAKERD_API_KEY;
-  return k && k.length >= 4 ? [k] : [];
+/** The environment variables whose values are secrets (never printed, whatever carries them). */
+const SECRET_ENV = ['MAKERD_API_KEY', 'MAKERD_API_SECRET', 'MAKERD_API_PASSPHRASE', 'MAKERD_PRIVATE_KEY'];
+
+function secretValues(env: NodeJS.ProcessEnv = process.env): string[] {
+  const out: string[] = [];
+  for (const name of SECRET_ENV) {
+    const v = env[name];
+    if (v && v.length >= 4) out.push(v);
+  }
+  return out;
+}
+
+/** One printed line with every secret of `env` (and any Bearer token) replaced: the CLI's own lines. */
+export function scrubLine(line: string, env: NodeJS.ProcessEnv = process.env): string {
+  return scrubString(line, secretValues(env));
 }
 
 function scrubString(s: string, secrets: string[]): string {
