@@ -1,7 +1,7 @@
 // Response bodies: the envelope {success, data | error{code,message}} of spec section 7, or a bare
 // JSON body (success by HTTP status; bare failures like {"error":"Invalid token id"}), and the
 // X-RateLimit-Reset header, whose unit the spec leaves open.
-import { ApiError } from '../core/errors.js';
+import { ApiError, ResponseShapeError } from '../core/errors.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -36,6 +36,10 @@ export function decodeBody(status: number, text: string, method: string, path: s
     }
   }
   const ok = status >= 200 && status < 300;
+  // a body that claims to be an envelope must be one: {"success":"yes","data":[]} is not "no orders"
+  if (json && isObj(body) && 'success' in body && typeof body.success !== 'boolean') {
+    throw new ResponseShapeError(method, path, `success must be a boolean, got ${JSON.stringify(body.success)?.slice(0, 40)}`);
+  }
   if (json && isEnvelope(body)) {
     if (body.success === true && ok) return body.data;
     const err = isObj(body.error) ? body.error : {};

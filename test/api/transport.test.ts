@@ -4,7 +4,7 @@ import { Transport, type RequestSpec } from '../../src/api/transport.js';
 import { Limiter } from '../../src/api/limiter.js';
 import { resetAtMs } from '../../src/api/envelope.js';
 import { WallClock } from '../../src/engine/clock.js';
-import { AmbiguousSubmitError, ApiError, RateLimitError, TransportError } from '../../src/core/errors.js';
+import { AmbiguousSubmitError, ApiError, RateLimitError, ResponseShapeError, TransportError } from '../../src/core/errors.js';
 import { fixture, send, startServer, testHttp, testRetry, type Handler, type TestServer } from './http-server.js';
 
 let srv: TestServer;
@@ -90,6 +90,12 @@ describe('transport: errors', () => {
   it('success:false on a 200 envelope is an ApiError too', async () => {
     const r = await run({ method: 'GET', path: '/order' }, (_q, res) => send(res, 200, { success: false, error: { code: 'BAD', message: 'nope' } }));
     expect((r.error as ApiError).code).toBe('BAD');
+  });
+  it.each([['yes'], [1], [null]])('an envelope whose success is %j (not a boolean) is a response-shape error, not data', async (success) => {
+    const r = await run({ method: 'GET', path: '/data/orders' }, (_q, res) => send(res, 200, { success, data: [] }));
+    expect(r.error).toBeInstanceOf(ResponseShapeError);
+    expect(String((r.error as Error).message)).toMatch(/success must be a boolean/);
+    expect(r.result).toBeUndefined();
   });
   it('GET 500 on every attempt -> ApiError 500 after `attempts` tries', async () => {
     const body = fixture('nautilus_trader/rust_test_data/http_order_response_error_500.json');
