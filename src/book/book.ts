@@ -87,6 +87,11 @@ class SideArrays {
     this.kept = true;
   }
 
+  /** Room for `n` bytes, keeping the levels. */
+  reserve(n: number): void {
+    this.ensure(n, this.len);
+  }
+
   /** Room for `n` bytes, keeping the first `used`. */
   private ensure(n: number, used: number): void {
     if (n <= this.bytes.length) return;
@@ -220,12 +225,45 @@ export class DenseBook implements BookView {
     return -1;
   }
 
-  /** The side's levels as hash text `[{"price":..,"size":..},...]` in wire order (a string, for tools and tests). */
+  /**
+   * The side's levels as hash text `[{"price":..,"size":..},...]` in wire order. Cached until the
+   * side changes, and a flat string (decoded once from the level bytes with its brackets in
+   * place), so writing it out or hashing it never flattens a concatenation.
+   */
   sideText(side: Side): string {
     const s = side === 'BUY' ? this.bids : this.asks;
     if (s.text !== null) return s.text;
     if (!s.kept) s.build(side === 'BUY', this.step);
-    return (s.text = s.len === 0 ? '[]' : '[' + s.bytes.toString('latin1', 1, s.len) + ']');
+    if (s.len === 0) return (s.text = '[]');
+    s.reserve(s.len + 1);
+    const b = s.bytes;
+    b[0] = 91; // [ over the first level's comma, ] just past the last level; the comma goes back
+    b[s.len] = 93;
+    s.text = b.toString('latin1', 0, s.len + 1);
+    b[0] = 44;
+    return s.text;
+  }
+
+  /** Byte length of the side's levels text without brackets (what copySide writes). */
+  sideLength(side: Side): number {
+    const s = side === 'BUY' ? this.bids : this.asks;
+    if (!s.kept) s.build(side === 'BUY', this.step);
+    return s.len === 0 ? 0 : s.len - 1;
+  }
+
+  /**
+   * Copies the side's levels text without brackets (sideBytes) into `target` at `at`; returns the
+   * offset just past it. The caller makes room (sideLength).
+   */
+  copySide(side: Side, target: Uint8Array, at: number): number {
+    const s = side === 'BUY' ? this.bids : this.asks;
+    if (!s.kept) s.build(side === 'BUY', this.step);
+    const n = s.len - 1;
+    if (n <= 0) return at;
+    // a view and TypedArray#set: Buffer#copy with a start makes the same view after its checks
+    const b = s.bytes;
+    target.set(new Uint8Array(b.buffer, b.byteOffset + 1, n), at);
+    return at + n;
   }
 
   /** The side's hash text bytes without brackets (levels joined by commas); valid until the next change. */
