@@ -6,7 +6,7 @@ import type { BookEvent, MarketEvent, PriceChangeEntry, Side, WireLevel } from '
 import { DecodeStats, FieldError, optStr, reqStr, toMs, type Json } from './decode-stats.js';
 import { decodeFrame } from './decode-frame.js';
 import { price, recentAssets, recentMarkets, size, tsMs } from './wire-values.js';
-import { scanMarketFrame } from './scan-market.js';
+import { scanEscapedMarketFrame, scanMarketFrame } from './scan-market.js';
 
 const assetIdOf = (o: Json): string => recentAssets.get(o, 'asset_id');
 const marketOf = (o: Json): string => recentMarkets.get(o, 'market');
@@ -213,6 +213,23 @@ export function decodeMarketFrame(frame: string, out: MarketEvent[], stats: Deco
     }
   }
   return decodeFrame(frame, out, stats, decodeEvent);
+}
+
+/**
+ * The event of a frame still JSON-escaped in a recorder line (text[from, to) is the body of its
+ * "f" string) when the scanner takes it whole; undefined otherwise (then unescape the line and
+ * decode the frame with decodeMarketFrame). Counts nothing: pass the event to takeScanned.
+ */
+export function scanEscapedFrame(text: string, from: number, to: number): MarketEvent | undefined {
+  return scanEnabled ? scanEscapedMarketFrame(text, from, to) : undefined;
+}
+
+/** Appends a scanned event as decodeMarketFrame would have (same counts); returns 1. */
+export function takeScanned(ev: MarketEvent, out: MarketEvent[], stats: DecodeStats): number {
+  stats.frames++;
+  out.push(ev);
+  stats.events++;
+  return 1;
 }
 
 let scanEnabled = true;

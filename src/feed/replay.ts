@@ -18,6 +18,74 @@ export interface ReplayRecord {
   f: string;
 }
 
+/**
+ * A market-channel recorder line whose frame was left JSON-escaped inside it (see
+ * RecordBatch.nextEscaped): line.slice(from, to) is the body of its "f" string. The batch reuses
+ * one object: valid until its next call.
+ */
+export interface EscapedRecord {
+  readonly escaped: true;
+  t: number;
+  e: number;
+  k: 'market';
+  line: string;
+  from: number;
+  to: number;
+}
+
+export function isEscaped(r: ReplayRecord | EscapedRecord): r is EscapedRecord {
+  return (r as EscapedRecord).escaped === true;
+}
+
+/** The frame text of an escaped record (what ReplayRecord.f would be). */
+export function escapedFrame(r: EscapedRecord): string {
+  return JSON.parse(r.line.slice(r.from - 1, r.to + 1)) as string;
+}
+
+/**
+ * Whether `line` is a recorder line of the market channel in the recorder's own shape,
+ * `{"t":<int>,"e":<int>,"k":"market","f":"<body>"}` (integers of at most 15 digits without a
+ * leading zero, an optional \r after); then its fields are in wt, we, wFrom, wTo. Whether the
+ * body is a valid JSON string body is not checked here (scanEscapedMarketFrame proves it).
+ */
+function recorderMarketLine(line: string): boolean {
+  let n = line.length;
+  if (n > 0 && line.charCodeAt(n - 1) === 13) n--;
+  if (line.slice(0, 5) !== '{"t":') return false;
+  let i = uint(line, 5);
+  if (i < 0) return false;
+  wt = num;
+  if (line.slice(i, i + 5) !== ',"e":') return false;
+  i = uint(line, i + 5);
+  if (i < 0) return false;
+  we = num;
+  if (line.slice(i, i + K_MARKET_F.length) !== K_MARKET_F) return false;
+  wFrom = i + K_MARKET_F.length;
+  wTo = n - 2;
+  return wTo >= wFrom && line.charCodeAt(wTo) === 34 && line.charCodeAt(wTo + 1) === 125;
+}
+const K_MARKET_F = ',"k":"market","f":"';
+let wt = 0;
+let we = 0;
+let wFrom = 0;
+let wTo = 0;
+let num = 0;
+
+/** A JSON integer of 1..15 digits at line[i..) (value in num): the index after it, -1 for anything else. */
+function uint(line: string, i: number): number {
+  const st = i;
+  let v = 0;
+  for (; i < line.length && i - st < 16; i++) {
+    const c = line.charCodeAt(i);
+    if (c < 48 || c > 57) break;
+    v = v * 10 + (c - 48);
+  }
+  const d = i - st;
+  if (d === 0 || d > 15 || (d > 1 && line.charCodeAt(st) === 48)) return -1;
+  num = v;
+  return i;
+}
+
 async function isGzip(path: string): Promise<boolean> {
   const fh = await open(path, 'r');
   try {
@@ -60,6 +128,13 @@ const NL = 0x0a;
  */
 export interface RecordBatch {
   next(): ReplayRecord | undefined;
+  /**
+   * Like next(), for a reader that can take a frame still escaped in its line: a market-channel
+   * recorder line in the recorder's own shape is offered to `take(line, from, to)` (line.slice(from,
+   * to) is the body of its "f" string); when take returns true (it could read the body and so
+   * proved it valid) the record comes back as the batch's EscapedRecord, else as next() makes it.
+   */
+  nextEscaped(take: (line: string, from: number, to: number) => boolean): ReplayRecord | EscapedRecord | undefined;
 }
 
 class ChunkLines implements RecordBatch {
@@ -76,24 +151,47 @@ class ChunkLines implements RecordBatch {
     this.from = from;
     this.end = end;
   }
+  private readonly escaped: EscapedRecord = { escaped: true, t: 0, e: 0, k: 'market', line: '', from: 0, to: 0 };
   next(): ReplayRecord | undefined {
-    if (this.head !== undefined) {
-      const h = this.head;
-      this.head = undefined;
-      const r = this.take(h, 0, h.length);
-      if (r !== undefined) return r;
-    }
-    while (this.from < this.end) {
-      let nl = this.buf.indexOf(NL, this.from);
-      if (nl < 0 || nl >= this.end) nl = this.end;
-      const r = this.take(this.buf, this.from, nl);
-      this.from = nl + 1;
+    for (let line = this.line(); line !== undefined; line = this.line()) {
+      const r = this.record(line);
       if (r !== undefined) return r;
     }
     return undefined;
   }
-  private take(buf: Buffer, from: number, to: number): ReplayRecord | undefined {
-    const r = parseRecordLine(buf.toString('utf8', from, to), this.prevT);
+  nextEscaped(take: (line: string, from: number, to: number) => boolean): ReplayRecord | EscapedRecord | undefined {
+    for (let line = this.line(); line !== undefined; line = this.line()) {
+      if (recorderMarketLine(line) && take(line, wFrom, wTo)) {
+        const r = this.escaped;
+        r.t = wt;
+        r.e = we;
+        r.line = line;
+        r.from = wFrom;
+        r.to = wTo;
+        this.prevT = wt;
+        return r;
+      }
+      const r = this.record(line);
+      if (r !== undefined) return r;
+    }
+    return undefined;
+  }
+  /** The next line's text (the spanning head first), undefined at the batch's end. */
+  private line(): string | undefined {
+    if (this.head !== undefined) {
+      const h = this.head;
+      this.head = undefined;
+      return h.toString('utf8', 0, h.length);
+    }
+    if (this.from >= this.end) return undefined;
+    let nl = this.buf.indexOf(NL, this.from);
+    if (nl < 0 || nl >= this.end) nl = this.end;
+    const line = this.buf.toString('utf8', this.from, nl);
+    this.from = nl + 1;
+    return line;
+  }
+  private record(line: string): ReplayRecord | undefined {
+    const r = parseRecordLine(line, this.prevT);
     if (r === null) return undefined;
     this.prevT = r.t;
     return r;

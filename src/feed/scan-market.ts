@@ -4,11 +4,18 @@
 // + decodeEvent would, or returns undefined (declines) at the first thing it does not fully
 // understand: whitespace, a backslash escape or control character, an unknown or repeated key, a
 // non-string where a string belongs, an invalid value. JSON.parse then decides and counts it.
+//
+// The same scanner reads a frame still escaped inside a recorder line (scanEscapedMarketFrame:
+// the body of the line's "f" string, every quote written \"), so a backtest need not unescape each
+// line with JSON.parse first. There every quote is the two characters \" and any other backslash
+// declines (values are parsed, compared or checked for backslashes and control characters), so
+// what it accepts is exactly the frame JSON.parse of the line would have unescaped.
 import type { BookEvent, MarketEvent, PriceChangeEntry, Side, WireLevel } from './events.js';
 import { toMs } from './decode-stats.js';
 import { priceOrNeg, quickPrice, quickSize, RecentIds, sizeOrNeg, tsMs } from './wire-values.js';
 
 const QUOTE = 34;
+const BACKSLASH = 92;
 const COMMA = 44;
 const OPEN_SQ = 91;
 const CLOSE_SQ = 93;
@@ -46,17 +53,28 @@ const LTP_KEYS = LTP_REQUIRED | K_FEE | K_TX;
 const BOOK_REQUIRED = K_MARKET | K_ASSET | K_TS | K_TYPE | K_BIDS | K_ASKS;
 const BOOK_KEYS = BOOK_REQUIRED | K_HASH | K_TICK | K_LTP | K_MOS | K_NEG;
 
-// Scanner state: the frame and the position (one frame at a time, never re-entered).
+// Scanner state: the text, the position, where the frame ends in the text, and the quote's length
+// (1, or 2 for \" in an escaped frame). One frame at a time, never re-entered.
 let s = '';
 let pos = 0;
+let end = 0;
+let ql = 1;
 
 /**
- * Index of the closing quote of the string opening at `pos`, -1 when there is none. The frame was
- * checked once for backslashes, so the next quote closes the string.
+ * Index where the string opening at `pos` ends (its closing quote), -1 when there is none; the
+ * value starts at pos + ql and the scan goes on at the end + ql. A plain frame was checked once
+ * for backslashes, so the next quote closes the string; in an escaped frame the next quote must
+ * be escaped, and a value with a backslash of its own is declined where it is read.
  */
 function strEnd(): number {
-  if (s.charCodeAt(pos) !== QUOTE) return -1;
-  return s.indexOf('"', pos + 1);
+  if (ql === 1) {
+    if (s.charCodeAt(pos) !== QUOTE) return -1;
+    return s.indexOf('"', pos + 1);
+  }
+  if (s.charCodeAt(pos) !== BACKSLASH || s.charCodeAt(pos + 1) !== QUOTE) return -1;
+  const e = s.indexOf('"', pos + 2);
+  if (e < 0 || e >= end || s.charCodeAt(e - 1) !== BACKSLASH) return -1;
+  return e - 1;
 }
 
 /** Whether `lit` is written at `at`. A slice and === (native copy + compare) beats both a charCodeAt loop and String#startsWith at an offset in V8. */
@@ -86,7 +104,11 @@ function keyIndex(keys: readonly string[], order: Int8Array, i: number): number 
   return -1;
 }
 
+/** The escaped form of a literal: every quote written \". */
+const esc = (t: string): string => t.replaceAll('"', '\\"');
+
 const ENTRY_KEYS = ['"asset_id":', '"price":', '"size":', '"side":', '"hash":', '"best_bid":', '"best_ask":'] as const;
+const ENTRY_KEYS_ESC = ENTRY_KEYS.map(esc);
 const entryOrder = new Int8Array(8).fill(-1);
 const TOP_KEYS = [
   '"market":',
@@ -107,7 +129,21 @@ const TOP_KEYS = [
   '"min_order_size":',
   '"neg_risk":',
 ] as const;
+const TOP_KEYS_ESC = TOP_KEYS.map(esc);
 const topOrder = new Int8Array(12).fill(-1);
+
+/** The literals read as they are written in the text being scanned (plain, or escaped). */
+interface Literals {
+  entryKeys: readonly string[];
+  topKeys: readonly string[];
+  buy: string;
+  sell: string;
+  price: string;
+  size: string;
+}
+const PLAIN: Literals = { entryKeys: ENTRY_KEYS, topKeys: TOP_KEYS, buy: '"BUY"', sell: '"SELL"', price: '"price":', size: '"size":' };
+const ESCAPED: Literals = { entryKeys: ENTRY_KEYS_ESC, topKeys: TOP_KEYS_ESC, buy: esc('"BUY"'), sell: esc('"SELL"'), price: esc('"price":'), size: esc('"size":') };
+let lit: Literals = PLAIN;
 
 /** The last two entry hashes read (entries of one asset in a frame repeat theirs): known clean. */
 let lastHash = '';
@@ -116,8 +152,8 @@ let prevHash = '';
 function hashValue(): string | undefined {
   const e = strEnd();
   if (e < 0) return undefined;
-  const a = pos + 1;
-  pos = e + 1;
+  const a = pos + ql;
+  pos = e + ql;
   const v = s.slice(a, e);
   if (v === lastHash) return lastHash; // checked when first seen
   if (v === prevHash) return prevHash;
@@ -137,19 +173,19 @@ function key(k: string): boolean {
 function str(): string | undefined {
   const e = strEnd();
   if (e < 0) return undefined;
-  const v = s.slice(pos + 1, e);
-  pos = e + 1;
+  const v = s.slice(pos + ql, e);
+  pos = e + ql;
   return v;
 }
 
 /** A side value at pos -> BUY / SELL (pos past it), or undefined. */
 function sideValue(): Side | undefined {
-  if (isAt('"BUY"', pos)) {
-    pos += 5;
+  if (isAt(lit.buy, pos)) {
+    pos += lit.buy.length;
     return 'BUY';
   }
-  if (isAt('"SELL"', pos)) {
-    pos += 6;
+  if (isAt(lit.sell, pos)) {
+    pos += lit.sell.length;
     return 'SELL';
   }
   return undefined;
@@ -166,8 +202,8 @@ const scanMarkets = new RecentIds();
 function idValue(ids: RecentIds): string | undefined {
   const e = strEnd();
   if (e < 0) return undefined;
-  const a = pos + 1;
-  pos = e + 1;
+  const a = pos + ql;
+  pos = e + ql;
   // slicing and comparing beats comparing in place (String#startsWith at an offset is slow in V8)
   const v = s.slice(a, e);
   const c = ids.find(v);
@@ -175,17 +211,23 @@ function idValue(ids: RecentIds): string | undefined {
   return clean(a, e) ? ids.remember(v) : undefined;
 }
 
-/** No raw control character in text[a..b) (JSON.parse rejects one in a string; backslashes were ruled out per frame). */
+/**
+ * No raw control character in text[a..b) (JSON.parse rejects one in a string) and no backslash
+ * (a plain frame has none; in an escaped frame one would be an escape of the value's own).
+ */
 function clean(a: number, b: number): boolean {
   const t = s;
-  for (let i = a; i < b; i++) if (t.charCodeAt(i) < 32) return false;
+  for (let i = a; i < b; i++) {
+    const c = t.charCodeAt(i);
+    if (c < 32 || c === BACKSLASH) return false;
+  }
   return true;
 }
 
 /** A string value kept as is (not parsed further) at pos: str() plus the control-character check. */
 function cleanStr(): string | undefined {
   const e = strEnd();
-  if (e < 0 || !clean(pos + 1, e)) return undefined;
+  if (e < 0 || !clean(pos + ql, e)) return undefined;
   return str();
 }
 
@@ -197,8 +239,8 @@ let num = -1;
 function priceValue(): string | undefined {
   const e = strEnd();
   if (e < 0) return undefined;
-  const a = pos + 1;
-  pos = e + 1;
+  const a = pos + ql;
+  pos = e + ql;
   const v = quickPrice(s, a, e);
   if (v < 0) {
     const t = s.slice(a, e);
@@ -213,8 +255,8 @@ function priceValue(): string | undefined {
 function sizeValue(): string | undefined {
   const e = strEnd();
   if (e < 0) return undefined;
-  const a = pos + 1;
-  pos = e + 1;
+  const a = pos + ql;
+  pos = e + ql;
   const v = quickSize(s, a, e);
   if (v < 0) {
     const t = s.slice(a, e);
@@ -229,8 +271,8 @@ function sizeValue(): string | undefined {
 function optPriceValue(): number {
   const e = strEnd();
   if (e < 0) return -3;
-  const a = pos + 1;
-  pos = e + 1;
+  const a = pos + ql;
+  pos = e + ql;
   if (e === a) return -2;
   const v = quickPrice(s, a, e);
   return v >= 0 ? v : priceOrNeg(s.slice(a, e));
@@ -251,7 +293,7 @@ function entry(): PriceChangeEntry | undefined {
   let price = 0;
   let size = 0;
   for (let i = 0; ; i++) {
-    const k = keyIndex(ENTRY_KEYS, entryOrder, i);
+    const k = keyIndex(lit.entryKeys, entryOrder, i);
     if (k < 0) return undefined;
     const bit = 1 << k; // E_* follow ENTRY_KEYS
     if (k === 0) {
@@ -311,10 +353,10 @@ function levels(): WireLevel[] | undefined {
     if (s.charCodeAt(pos) !== OPEN) return undefined;
     pos++;
     for (let k = 0; k < 2; k++) {
-      if (priceStr === undefined && key('"price":')) {
+      if (priceStr === undefined && key(lit.price)) {
         priceStr = priceValue();
         price = num;
-      } else if (sizeStr === undefined && key('"size":')) {
+      } else if (sizeStr === undefined && key(lit.size)) {
         sizeStr = sizeValue();
         size = num;
       } else return undefined;
@@ -358,6 +400,9 @@ export function scanMarketFrame(frame: string): MarketEvent | undefined {
   if (frame.indexOf('\\') >= 0) return undefined;
   s = frame;
   pos = 0;
+  end = frame.length;
+  ql = 1;
+  lit = PLAIN;
   try {
     return scan();
   } catch {
@@ -367,9 +412,31 @@ export function scanMarketFrame(frame: string): MarketEvent | undefined {
   }
 }
 
+/**
+ * The event of the frame whose JSON-escaped text is text[from, to) (the body of a recorder line's
+ * "f" string), exactly as scanMarketFrame would give for the unescaped frame; undefined when that
+ * body has any escape but \" (or a raw control character) or the frame is anything scanMarketFrame
+ * declines. When it returns an event, the body is a valid JSON string body. Never throws.
+ */
+export function scanEscapedMarketFrame(text: string, from: number, to: number): MarketEvent | undefined {
+  if (from >= to || to > text.length) return undefined;
+  s = text;
+  pos = from;
+  end = to;
+  ql = 2;
+  lit = ESCAPED;
+  try {
+    return scan();
+  } catch {
+    return undefined;
+  } finally {
+    s = '';
+  }
+}
+
 function scan(): MarketEvent | undefined {
-  if (s.charCodeAt(0) !== OPEN) return undefined;
-  pos = 1;
+  if (s.charCodeAt(pos) !== OPEN) return undefined;
+  pos++;
   let seen = 0;
   let market = '';
   let assetId = '';
@@ -389,7 +456,7 @@ function scan(): MarketEvent | undefined {
   let mos: string | undefined;
   let negRisk: boolean | undefined;
   for (let i = 0; ; i++) {
-    const k = keyIndex(TOP_KEYS, topOrder, i);
+    const k = keyIndex(lit.topKeys, topOrder, i);
     if (k < 0) return undefined;
     const bit = 1 << k; // K_* follow TOP_KEYS
     let ok = true;
@@ -483,7 +550,7 @@ function scan(): MarketEvent | undefined {
     if (c === CLOSE) break;
     if (c !== COMMA) return undefined;
   }
-  if (pos !== s.length) return undefined;
+  if (pos !== end) return undefined;
   if (type === 'price_change') {
     if (seen !== PC_KEYS || changes === undefined) return undefined;
     const timestampMs = tsMs(ts);
