@@ -1,9 +1,11 @@
 // The integer-tick book of one token: dense arrays of sizes indexed by integer price (0..10000)
 // with best-bid/best-ask pointers, so an update is O(1) and only an emptied best level walks.
-// Each level keeps its exact wire strings because the venue's hash covers them as sent. Each side
-// also keeps its hash text as bytes (`,{"price":"p","size":"s"}` per level, in wire order) spliced
-// in place on every change, so a hash copies two byte ranges instead of re-rendering and
-// flattening a string of hundreds of pieces (see hash.ts hashDenseBook).
+// Each level keeps its exact wire strings because the venue's hash covers them as sent. Once a book
+// is hashed it also keeps the levels' hash text as bytes (`,{"price":"p","size":"s"}` per level,
+// in wire order) in one buffer laid out as the hash payload's middle: room for the head, the bids,
+// `],"asks":`, the asks, room for the tail. Every change splices its level in place, so a hash
+// (hash.ts BookHasher) writes only the head, the timestamp and the tail around them and hashes the
+// bytes where they lie.
 import { PRICE_SCALE } from '../core/units.js';
 import type { Side, WireLevel } from '../feed/events.js';
 import type { BookView } from './view.js';
@@ -36,7 +38,13 @@ function writeCell(b: Buffer, o: number, p: string, s: string): number {
   return o;
 }
 
-/** One side: sizes and wire strings by price, its best and far-end pointers, its hash text as bytes. */
+/** Bytes before the bids in DenseBook.pay, for the hash payload's head (`{"market":..,"bids":`, about 220 bytes). */
+export const HEAD_ROOM = 320;
+/** Between the bids and the asks in DenseBook.pay. */
+const MIDDLE = Buffer.from('],"asks":', 'latin1');
+const NO_BYTES = Buffer.alloc(0);
+
+/** One side: sizes and wire strings by price, its best and far-end pointers, where its hash text lies. */
 class SideArrays {
   readonly size = new Float64Array(N);
   readonly priceStr: string[] = new Array<string>(N).fill('');
@@ -46,12 +54,10 @@ class SideArrays {
   best = -1;
   /** Far end (lowest bid / highest ask), -1 when empty. */
   far = -1;
-  /** The levels' hash text in wire order, each with a leading comma; `len` bytes are used. */
-  bytes = Buffer.allocUnsafe(512);
+  /** The levels' hash text in wire order, each with a leading comma: DenseBook.pay[base, base + len). */
+  base = 0;
   len = 0;
-  /** Whether `bytes` is kept (from the first hash on; a book never hashed pays nothing per change). */
-  kept = false;
-  /** Cached '[...]' string of `bytes` for tools and tests; null when stale. */
+  /** Cached '[...]' string of the levels' text; null when stale. */
   text: string | null = '[]';
 
   clear(): void {
@@ -68,69 +74,51 @@ class SideArrays {
     this.text = '[]';
   }
 
-  /** Builds `bytes` from the levels (far -> best), then keeps it spliced. */
-  build(isBid: boolean, step: number): void {
-    let o = 0;
-    if (this.count > 0) {
-      const dir = isBid ? step : -step;
-      for (let p = this.far; ; p += dir) {
-        if (this.size[p] > 0) {
-          const ps = this.priceStr[p];
-          const ss = this.sizeStr[p];
-          this.ensure(o + cellLen(ps, ss), o);
-          o = writeCell(this.bytes, o, ps, ss);
-        }
-        if (p === this.best) break;
-      }
+  /** Bytes of the levels' text (far -> best). */
+  textLength(isBid: boolean, step: number): number {
+    let n = 0;
+    if (this.count === 0) return 0;
+    const dir = isBid ? step : -step;
+    for (let p = this.far; ; p += dir) {
+      if (this.size[p] > 0) n += cellLen(this.priceStr[p], this.sizeStr[p]);
+      if (p === this.best) break;
     }
-    this.len = o;
-    this.kept = true;
+    return n;
   }
 
-  /** Room for `n` bytes, keeping the levels. */
-  reserve(n: number): void {
-    this.ensure(n, this.len);
-  }
-
-  /** Room for `n` bytes, keeping the first `used`. */
-  private ensure(n: number, used: number): void {
-    if (n <= this.bytes.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, n + 256));
-    this.bytes.copy(grown, 0, 0, used);
-    this.bytes = grown;
+  /** Writes the levels' text (far -> best) at `o`; returns the end. */
+  write(b: Buffer, o: number, isBid: boolean, step: number): number {
+    if (this.count === 0) return o;
+    const dir = isBid ? step : -step;
+    for (let p = this.far; ; p += dir) {
+      if (this.size[p] > 0) o = writeCell(b, o, this.priceStr[p], this.sizeStr[p]);
+      if (p === this.best) break;
+    }
+    return o;
   }
 
   /**
-   * Replaces the text of the level at `price` (absent when oldLen is 0) by the cell of p and sz
-   * (none when p is ''). The offset is the byte length of the levels before it in wire order, summed from
-   * whichever end is nearer (changes cluster at the top of book, which is last). Runs before the
-   * level's own state changes.
+   * Offset, within the side's text, of the level at `price` (its text oldLen bytes, 0 when absent):
+   * the byte length of the levels before it in wire order, summed from whichever end is nearer
+   * (changes cluster at the top of book, which is last). Runs before the level's own state changes.
    */
-  splice(price: number, isBid: boolean, step: number, oldLen: number, p: string, sz: string): void {
-    let before: number;
+  offsetOf(price: number, isBid: boolean, step: number, oldLen: number): number {
     const best = this.best;
     const far = this.far;
-    if (this.count === 0) before = 0;
-    else if (isBid ? price > best : price < best) before = this.len; // a new best: last
-    else if (isBid ? price < far : price > far) before = 0; // a new far end: first
-    else if (Math.abs(best - price) <= Math.abs(price - far)) {
+    if (this.count === 0) return 0;
+    if (isBid ? price > best : price < best) return this.len; // a new best: last
+    if (isBid ? price < far : price > far) return 0; // a new far end: first
+    if (Math.abs(best - price) <= Math.abs(price - far)) {
       // levels after it in wire order lie between it and the best
       let after = 0;
       const dir = isBid ? -step : step;
       for (let q = best; isBid ? q > price : q < price; q += dir) if (this.size[q] > 0) after += cellLen(this.priceStr[q], this.sizeStr[q]);
-      before = this.len - after - oldLen;
-    } else {
-      before = 0;
-      const dir = isBid ? step : -step;
-      for (let q = far; isBid ? q < price : q > price; q += dir) if (this.size[q] > 0) before += cellLen(this.priceStr[q], this.sizeStr[q]);
+      return this.len - after - oldLen;
     }
-    const newLen = p === '' ? 0 : cellLen(p, sz);
-    const delta = newLen - oldLen;
-    this.ensure(this.len + delta, this.len);
-    if (delta !== 0 && before + oldLen < this.len) this.bytes.copyWithin(before + newLen, before + oldLen, this.len);
-    if (newLen > 0) writeCell(this.bytes, before, p, sz);
-    this.len += delta;
-    this.text = null;
+    let before = 0;
+    const dir = isBid ? step : -step;
+    for (let q = far; isBid ? q < price : q > price; q += dir) if (this.size[q] > 0) before += cellLen(this.priceStr[q], this.sizeStr[q]);
+    return before;
   }
 }
 
@@ -142,6 +130,15 @@ export class DenseBook implements BookView {
   tick = 0;
   private updated = 0;
   private synced = false;
+  /**
+   * The levels' hash text, kept from the first hash on (a book never hashed pays nothing per
+   * change): HEAD_ROOM bytes for the payload's head, the bids' text at bids.base, MIDDLE, the asks'
+   * text at asks.base, then free room. Only the hasher writes outside the levels and MIDDLE.
+   */
+  pay: Buffer = NO_BYTES;
+  kept = false;
+  /** What the hasher last wrote into the head room (BookHasher compares it before rewriting). */
+  headTag: unknown = undefined;
 
   constructor(readonly assetId: string) {}
 
@@ -150,6 +147,60 @@ export class DenseBook implements BookView {
     this.bids.clear();
     this.asks.clear();
     this.step = PRICE_SCALE;
+    if (this.kept) {
+      this.asks.base = HEAD_ROOM + MIDDLE.length;
+      this.pay.set(MIDDLE, HEAD_ROOM);
+    }
+  }
+
+  /** Keeps the levels' text from now on: lays both sides out in `pay`. */
+  private keep(): void {
+    const bl = this.bids.textLength(true, this.step);
+    const al = this.asks.textLength(false, this.step);
+    this.pay = Buffer.allocUnsafeSlow(Math.max(2048, HEAD_ROOM + bl + MIDDLE.length + al + 512));
+    this.bids.base = HEAD_ROOM;
+    this.bids.len = bl;
+    let o = this.bids.write(this.pay, HEAD_ROOM, true, this.step);
+    this.pay.set(MIDDLE, o);
+    o += MIDDLE.length;
+    this.asks.base = o;
+    this.asks.len = al;
+    this.asks.write(this.pay, o, false, this.step);
+    this.kept = true;
+  }
+
+  /**
+   * The payload buffer with room for `n` bytes after the asks' text (for the hasher's tail),
+   * laying the text out first if it is not kept yet. Valid until the book changes.
+   */
+  payRoom(n: number): Buffer {
+    if (!this.kept) this.keep();
+    this.room(this.asks.base + this.asks.len + n);
+    return this.pay;
+  }
+
+  /** Room for `n` bytes in `pay`, keeping everything up to the end of the asks' text. */
+  private room(n: number): void {
+    if (n <= this.pay.length) return;
+    const grown = Buffer.allocUnsafeSlow(Math.max(this.pay.length * 2, n + 512));
+    this.pay.copy(grown, 0, 0, this.asks.base + this.asks.len);
+    this.pay = grown;
+  }
+
+  /**
+   * Replaces the text of the level at `price` (absent when oldLen is 0) by the cell of p and sz
+   * (none when p is ''), moving what follows it (for a bid: the rest of the bids, MIDDLE, the asks).
+   */
+  private splice(s: SideArrays, price: number, isBid: boolean, step: number, oldLen: number, p: string, sz: string): void {
+    const at = s.base + s.offsetOf(price, isBid, step, oldLen);
+    const newLen = p === '' ? 0 : cellLen(p, sz);
+    const delta = newLen - oldLen;
+    const used = this.asks.base + this.asks.len;
+    if (delta > 0) this.room(used + delta);
+    if (delta !== 0 && at + oldLen < used) this.pay.copyWithin(at + newLen, at + oldLen, used);
+    if (newLen > 0) writeCell(this.pay, at, p, sz);
+    s.len += delta;
+    if (isBid) this.asks.base += delta;
   }
 
   setInSync(v: boolean): void {
@@ -179,11 +230,11 @@ export class DenseBook implements BookView {
     const isBid = side === 'BUY';
     const had = s.size[price] > 0;
     s.text = null;
-    if (s.kept && (had || size > 0)) {
+    if (this.kept && (had || size > 0)) {
       const oldLen = had ? cellLen(s.priceStr[price], s.sizeStr[price]) : 0;
       const step = size > 0 && price % this.step !== 0 ? gcd(this.step, price) || 1 : this.step;
-      if (size > 0) s.splice(price, isBid, step, oldLen, priceStr, sizeStr);
-      else s.splice(price, isBid, step, oldLen, '', '');
+      if (size > 0) this.splice(s, price, isBid, step, oldLen, priceStr, sizeStr);
+      else this.splice(s, price, isBid, step, oldLen, '', '');
     }
     if (size > 0) {
       s.size[price] = size;
@@ -233,21 +284,24 @@ export class DenseBook implements BookView {
   sideText(side: Side): string {
     const s = side === 'BUY' ? this.bids : this.asks;
     if (s.text !== null) return s.text;
-    if (!s.kept) s.build(side === 'BUY', this.step);
-    if (s.len === 0) return (s.text = '[]');
-    s.reserve(s.len + 1);
-    const b = s.bytes;
-    b[0] = 91; // [ over the first level's comma, ] just past the last level; the comma goes back
-    b[s.len] = 93;
-    s.text = b.toString('latin1', 0, s.len + 1);
-    b[0] = 44;
+    if (s.count === 0) return (s.text = '[]');
+    const b = this.payRoom(1);
+    // [ over the first level's comma, ] just past the last level (MIDDLE's own after the bids); both go back
+    const a = s.base;
+    const e = a + s.len;
+    const after = b[e];
+    b[a] = 91;
+    b[e] = 93;
+    s.text = b.toString('latin1', a, e + 1);
+    b[a] = 44;
+    b[e] = after;
     return s.text;
   }
 
   /** Byte length of the side's levels text without brackets (what copySide writes). */
   sideLength(side: Side): number {
+    if (!this.kept) this.keep();
     const s = side === 'BUY' ? this.bids : this.asks;
-    if (!s.kept) s.build(side === 'BUY', this.step);
     return s.len === 0 ? 0 : s.len - 1;
   }
 
@@ -256,21 +310,20 @@ export class DenseBook implements BookView {
    * offset just past it. The caller makes room (sideLength).
    */
   copySide(side: Side, target: Uint8Array, at: number): number {
+    if (!this.kept) this.keep();
     const s = side === 'BUY' ? this.bids : this.asks;
-    if (!s.kept) s.build(side === 'BUY', this.step);
     const n = s.len - 1;
     if (n <= 0) return at;
-    // a view and TypedArray#set: Buffer#copy with a start makes the same view after its checks
-    const b = s.bytes;
-    target.set(new Uint8Array(b.buffer, b.byteOffset + 1, n), at);
+    const b = this.pay;
+    target.set(new Uint8Array(b.buffer, b.byteOffset + s.base + 1, n), at);
     return at + n;
   }
 
   /** The side's hash text bytes without brackets (levels joined by commas); valid until the next change. */
   sideBytes(side: Side): Buffer {
+    if (!this.kept) this.keep();
     const s = side === 'BUY' ? this.bids : this.asks;
-    if (!s.kept) s.build(side === 'BUY', this.step);
-    return s.len === 0 ? s.bytes.subarray(0, 0) : s.bytes.subarray(1, s.len);
+    return s.len === 0 ? this.pay.subarray(0, 0) : this.pay.subarray(s.base + 1, s.base + s.len);
   }
 
   /** Levels in wire order (best last) as [priceStr, sizeStr] pairs; allocates, for tools and tests. */

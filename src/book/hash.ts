@@ -4,14 +4,14 @@
 // from the wire, so JSON escaping is needed only for the ids, which we still escape defensively.
 //
 // Two fast paths produce exactly what SHA-1 over the plain payload string would:
-// - BookHasher (one per token) writes the payload bytes into one reused buffer: its head and tail
-//   cached as bytes until a hashed field changes, the timestamp digit by digit, each side's level
-//   bytes as DenseBook keeps them spliced (one copy each), then one crypto.hash over the bytes.
+// - BookHasher (one per token) hashes the payload where DenseBook keeps its levels' text, laid out
+//   as the payload's middle: it writes the head (cached as bytes until a hashed field changes), the
+//   timestamp digit by digit and the tail around the levels, then one crypto.hash over the bytes.
 // - sha1Hex(bookHashPayloadFromText(...)) recognises the payload it was just given by
 //   bookHashPayloadFromText and writes it piece by piece (cached head and tail bytes, flat side
 //   texts) instead of flattening and re-encoding the concatenated string.
 import * as crypto from 'node:crypto';
-import type { DenseBook } from './book.js';
+import { HEAD_ROOM, type DenseBook } from './book.js';
 
 export interface HashInput {
   market: string;
@@ -211,27 +211,26 @@ export function bookHash(b: HashInput): string {
 }
 
 /**
- * The venue hash of one token's DenseBook, assembled as bytes in a buffer of its own: the head
- * (with the quotes and `,"hash":"","bids":[` around the timestamp) stays written until a hashed
- * field or the timestamp's length changes; per check the timestamp digits, each side's level bytes
- * (kept spliced by DenseBook.set, one copy each) and the tail are written, then one SHA-1. Same
- * value as sha1Hex(bookHashPayloadFromText(m, book.sideText('BUY'), book.sideText('SELL'))).
+ * The venue hash of one token's DenseBook, hashed where the book keeps its levels' text
+ * (DenseBook.pay: head room, bids, `],"asks":`, asks, free room). Per check it writes the
+ * timestamp digits into the head (the rest of the head stays written until a hashed field, the
+ * timestamp's length, whether the bids are empty, or the hasher writing there changes), a bracket
+ * over each side's first comma, the tail after the asks; one SHA-1 over the bytes as they lie,
+ * then the commas go back. A head too long for the room is assembled in a buffer of the hasher's
+ * own instead. Same value as sha1Hex(bookHashPayloadFromText(m, book.sideText('BUY'), book.sideText('SELL'))).
  */
 export class BookHasher {
   private head: Head | undefined = undefined;
   private tail: Tail | undefined = undefined;
   private buf: Buffer = Buffer.alloc(0);
-  /** Timestamp length the head part of `buf` was written for; -1 when not written. */
-  private tsLen = -1;
+  /** What this hasher last wrote into a book's head room (the book keeps the tag of its last writer). */
+  private tag: { head: Head; tsLen: number; bidsEmpty: boolean } | undefined = undefined;
 
   hash(m: HashMeta, book: DenseBook): string {
     const ts = m.timestamp;
     if (!isDigits(ts)) return sha1Hex(bookHashPayloadFromText(m, book.sideText('BUY'), book.sideText('SELL')));
     let h = this.head;
-    if (h === undefined || h.assetId !== m.assetId || h.market !== m.market) {
-      h = this.head = headOf(m.market, m.assetId);
-      this.tsLen = -1;
-    }
+    if (h === undefined || h.assetId !== m.assetId || h.market !== m.market) h = this.head = headOf(m.market, m.assetId);
     let t = this.tail;
     if (t === undefined || t.ltp !== m.lastTradePrice || t.mos !== m.minOrderSize || t.tick !== m.tickSize || t.neg !== m.negRisk) {
       t = this.tail = tailOf(m.minOrderSize, m.tickSize, m.negRisk, m.lastTradePrice);
@@ -239,25 +238,54 @@ export class BookHasher {
     const hb = h.bytes;
     const tb = t.bytes;
     const n = ts.length;
-    const tsAt = hb.length + 1; // after the opening quote
-    const bidsAt = tsAt + n + 1 + HASH_BIDS_OPEN.length;
-    const need = bidsAt + book.sideLength('BUY') + CLOSE_ASKS_OPEN.length + book.sideLength('SELL') + 1 + tb.length;
-    let b = this.buf;
-    if (need > b.length) {
-      b = this.buf = Buffer.allocUnsafeSlow(need + (need >> 1));
-      this.tsLen = -1;
-    }
-    if (this.tsLen !== n) {
-      b.set(hb, 0);
+    const b = book.payRoom(tb.length + 2);
+    const bidsEmpty = book.bids.len === 0;
+    // the head ends right before the bids' first byte (its comma, bracketed below), or with its own [ when there are none
+    const headLen = hb.length + n + 2 + HASH_BIDS_BYTES.length + (bidsEmpty ? 1 : 0);
+    if (headLen > HEAD_ROOM) return this.assemble(hb, ts, tb, book);
+    const start = HEAD_ROOM - headLen;
+    const tsAt = start + hb.length + 1;
+    let tag = this.tag;
+    if (tag === undefined || tag.head !== h || tag.tsLen !== n || tag.bidsEmpty !== bidsEmpty) tag = this.tag = { head: h, tsLen: n, bidsEmpty };
+    if (book.headTag !== tag) {
+      b.set(hb, start);
       b[tsAt - 1] = 34; // "
       b[tsAt + n] = 34;
-      b.set(HASH_BIDS_OPEN, tsAt + n + 1);
-      this.tsLen = n;
+      b.set(HASH_BIDS_BYTES, tsAt + n + 1);
+      if (bidsEmpty) b[HEAD_ROOM - 1] = 91; // [
+      book.headTag = tag;
     }
     for (let i = 0; i < n; i++) b[tsAt + i] = ts.charCodeAt(i);
+    const a = book.asks.base;
+    const al = book.asks.len;
+    if (!bidsEmpty) b[HEAD_ROOM] = 91; // [ over the first bid's comma
+    b[a] = 91; // over the first ask's comma, or the free byte after `],"asks":`
+    let o = al > 0 ? a + al : a + 1;
+    b[o++] = 93; // ]
+    b.set(tb, o);
+    o += tb.length;
+    const hex = sha1OfBytes(new Uint8Array(b.buffer, b.byteOffset + start, o - start));
+    if (!bidsEmpty) b[HEAD_ROOM] = 44;
+    if (al > 0) b[a] = 44;
+    return hex;
+  }
+
+  /** The payload assembled in the hasher's own buffer (a head longer than the book's room). */
+  private assemble(hb: Buffer, ts: string, tb: Buffer, book: DenseBook): string {
+    const n = ts.length;
+    const tsAt = hb.length + 1;
+    const bidsAt = tsAt + n + 1 + HASH_BIDS_OPEN.length;
+    const need = bidsAt + book.sideLength('BUY') + CLOSE_ASKS_OPEN.length + book.sideLength('SELL') + 1 + tb.length;
+    if (need > this.buf.length) this.buf = Buffer.allocUnsafeSlow(need + (need >> 1));
+    const b = this.buf;
+    b.set(hb, 0);
+    b[tsAt - 1] = 34;
+    for (let i = 0; i < n; i++) b[tsAt + i] = ts.charCodeAt(i);
+    b[tsAt + n] = 34;
+    b.set(HASH_BIDS_OPEN, tsAt + n + 1);
     let o = book.copySide('BUY', b, bidsAt);
-    for (let i = 0; i < CLOSE_ASKS_OPEN.length; i++) b[o++] = CLOSE_ASKS_OPEN[i];
-    o = book.copySide('SELL', b, o);
+    b.set(CLOSE_ASKS_OPEN, o);
+    o = book.copySide('SELL', b, o + CLOSE_ASKS_OPEN.length);
     b[o++] = 93; // ]
     b.set(tb, o);
     return sha1OfBytes(new Uint8Array(b.buffer, b.byteOffset, o + tb.length));

@@ -111,6 +111,32 @@ describe('fast book hash paths equal the simple hash', () => {
     }
   });
 
+  it('hashed in place: hashers sharing a book, one hasher for two books, heads too long for the room, the text left intact', () => {
+    const rng = new SeededRng(5);
+    const b1 = new DenseBook(A);
+    const b2 = new DenseBook(B);
+    const h1 = new BookHasher();
+    const h2 = new BookHasher();
+    const long = '0x' + 'f'.repeat(400); // a head longer than the book's head room: assembled apart
+    for (let i = 0; i < 3000; i++) {
+      const b = rng.next() < 0.5 ? b1 : b2;
+      const side = rng.next() < 0.5 ? 'BUY' : 'SELL';
+      const price = side === 'BUY' ? rng.int(1, 49) * 100 : rng.int(51, 99) * 100;
+      const remove = rng.next() < 0.35;
+      const sz = remove ? '0' : sizeStr(rng);
+      b.set(side, price, remove ? 0 : parseSize(sz), formatPrice(price), sz);
+      const m: HashMeta = { market: i % 10 === 3 ? long : MARKET, assetId: b.assetId, timestamp: String(1_779_862_954_465 + i), minOrderSize: '5', tickSize: '0.01', negRisk: false, lastTradePrice: '0.550' };
+      const h = rng.next() < 0.5 ? h1 : h2;
+      expect(h.hash(m, b), `change ${i}`).toBe(simpleOf(m, b));
+      if (i % 5 === 0) {
+        // the level text is intact after a hash (the brackets put over the commas went back)
+        expect(b.sideText('BUY')).toBe(JSON.stringify(b.wireLevels('BUY').map(([price, size]) => ({ price, size }))));
+        expect(b.sideText('SELL')).toBe(JSON.stringify(b.wireLevels('SELL').map(([price, size]) => ({ price, size }))));
+        expect(b.sideBytes('BUY').toString('latin1')).toBe(b.sideText('BUY').slice(1, -1));
+      }
+    }
+  });
+
   it('sha1Hex of strings other than the last payload, and of an equal copy of it', () => {
     const rng = new SeededRng(3);
     const sha = (s: string) => createHash('sha1').update(s, 'utf8').digest('hex');
