@@ -155,9 +155,21 @@ export class DenseBook implements BookView {
 
   /** Keeps the levels' text from now on: lays both sides out in `pay`. */
   private keep(): void {
+    this.layout();
+    this.kept = true;
+  }
+
+  /** Writes both sides' text after the head room (which stays as it is, in a grown buffer too). */
+  private layout(): void {
     const bl = this.bids.textLength(true, this.step);
     const al = this.asks.textLength(false, this.step);
-    this.pay = Buffer.allocUnsafeSlow(Math.max(2048, HEAD_ROOM + bl + MIDDLE.length + al + 512));
+    const need = HEAD_ROOM + bl + MIDDLE.length + al + 512;
+    if (need > this.pay.length) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(2048, need, this.pay.length * 2));
+      if (this.pay.length >= HEAD_ROOM) this.pay.copy(grown, 0, 0, HEAD_ROOM);
+      else this.headTag = undefined;
+      this.pay = grown;
+    }
     this.bids.base = HEAD_ROOM;
     this.bids.len = bl;
     let o = this.bids.write(this.pay, HEAD_ROOM, true, this.step);
@@ -166,7 +178,6 @@ export class DenseBook implements BookView {
     this.asks.base = o;
     this.asks.len = al;
     this.asks.write(this.pay, o, false, this.step);
-    this.kept = true;
   }
 
   /**
@@ -213,9 +224,16 @@ export class DenseBook implements BookView {
 
   /** Replaces the book with snapshot levels (bids ascending, asks descending, as sent). */
   loadSnapshot(bids: readonly WireLevel[], asks: readonly WireLevel[], nowMs: number): void {
+    // the levels' text (when kept) is written once at the end, not spliced level by level
+    const kept = this.kept;
+    this.kept = false;
     this.clear();
     for (let i = 0; i < bids.length; i++) this.set('BUY', bids[i].price, bids[i].size, bids[i].priceStr, bids[i].sizeStr);
     for (let i = 0; i < asks.length; i++) this.set('SELL', asks[i].price, asks[i].size, asks[i].priceStr, asks[i].sizeStr);
+    if (kept) {
+      this.layout();
+      this.kept = true;
+    }
     this.updated = nowMs;
   }
 

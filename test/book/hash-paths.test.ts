@@ -111,7 +111,7 @@ describe('fast book hash paths equal the simple hash', () => {
     }
   });
 
-  it('hashed in place: hashers sharing a book, one hasher for two books, heads too long for the room, the text left intact', () => {
+  it('hashed in place: hashers sharing a book, one hasher for two books, snapshots, heads too long for the room, the text left intact', () => {
     const rng = new SeededRng(5);
     const b1 = new DenseBook(A);
     const b2 = new DenseBook(B);
@@ -125,6 +125,15 @@ describe('fast book hash paths equal the simple hash', () => {
       const remove = rng.next() < 0.35;
       const sz = remove ? '0' : sizeStr(rng);
       b.set(side, price, remove ? 0 : parseSize(sz), formatPrice(price), sz);
+      if (i % 400 === 399) {
+        // a snapshot replaces the book (its text laid out once, not spliced level by level)
+        const lv = (lo: number, hi: number, desc: boolean) => {
+          const out = [];
+          for (let p = lo; p <= hi; p += 100) if (rng.next() < 0.6) out.push({ price: p, size: 100, priceStr: formatPrice(p), sizeStr: sizeStr(rng) });
+          return desc ? out.reverse() : out;
+        };
+        b.loadSnapshot(i % 800 === 399 ? lv(100, 4900, false) : [], lv(5100, 9900, true), 0);
+      }
       const m: HashMeta = { market: i % 10 === 3 ? long : MARKET, assetId: b.assetId, timestamp: String(1_779_862_954_465 + i), minOrderSize: '5', tickSize: '0.01', negRisk: false, lastTradePrice: '0.550' };
       const h = rng.next() < 0.5 ? h1 : h2;
       expect(h.hash(m, b), `change ${i}`).toBe(simpleOf(m, b));
