@@ -30,6 +30,10 @@ export const configSchema = z.strictObject({
     bodyTimeoutMs: posInt,
     keepAliveTimeoutMs: posInt,
     connectionsPerOrigin: posInt,
+    /** Overall deadline of one call (its retries included) by kind: a place past it is ambiguous. */
+    placeDeadlineMs: posInt,
+    cancelDeadlineMs: posInt,
+    readDeadlineMs: posInt,
   }),
   retry: z.strictObject({ baseMs: posInt, maxMs: posInt, attempts: posInt }),
   limits: z.strictObject({ scale: pos, windowScale: pos }),

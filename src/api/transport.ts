@@ -1,9 +1,11 @@
 // HTTP transport for one API: an undici Pool per base URL (keep-alive, explicit timeouts), the
 // limiter before every attempt, the response envelope or a bare JSON body, typed errors, 429
 // pauses and bounded exponential backoff. POST /order(s) is never re-sent after an unclear outcome.
+// Every call has one overall deadline by kind (place, cancel, read) covering its queueing, retries
+// and a body that trickles in: undici's own timeouts only bound the gaps between chunks.
 import { Pool } from 'undici';
 import type { Config } from '../config.js';
-import { AmbiguousSubmitError, ApiError, RateLimitError, TransportError } from '../core/errors.js';
+import { AmbiguousSubmitError, ApiError, DeadlineError, RateLimitError, TransportError, type CallKind } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/log.js';
 import { scopesFor, type ApiName, type Scope } from './limit-table.js';
 import { PRIORITY, type Limiter } from './limiter.js';
@@ -41,6 +43,9 @@ interface RawResponse {
   text: string;
 }
 
+/** The abort reason of an attempt cut by its call's deadline. */
+const DEADLINE = Symbol('deadline');
+
 const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 function header(h: RawResponse['headers'], name: string): string | undefined {
@@ -50,6 +55,20 @@ function header(h: RawResponse['headers'], name: string): string | undefined {
 
 export function isSubmitPath(method: string, path: string): boolean {
   return method === 'POST' && (path === '/order' || path === '/orders');
+}
+
+/** Which deadline a call runs under. */
+export function callKind(method: string, path: string): CallKind {
+  return isSubmitPath(method, path) ? 'place' : method === 'DELETE' ? 'cancel' : 'read';
+}
+
+/** Waits for `p` until `atMs` (Date.now time); false when the time came first. */
+function within(p: Promise<void>, atMs: number): Promise<boolean> {
+  let t: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p.then(() => true),
+    new Promise<boolean>((r) => (t = setTimeout(() => r(false), Math.max(0, atMs - Date.now())))),
+  ]).finally(() => clearTimeout(t));
 }
 
 export class Transport {
@@ -82,27 +101,40 @@ export class Transport {
     return Math.min(maxMs, baseMs * 2 ** (attempt - 1));
   }
 
-  /** Sends the request under the limiter with retries; returns the response data. */
+  /** Sends the request under the limiter with retries, all within the call's deadline; returns the response data. */
   async request(spec: RequestSpec): Promise<unknown> {
     const { method, path } = spec;
     const scopes = scopesFor(this.api, method, path);
     const submit = isSubmitPath(method, path);
     const idempotent = method === 'GET' || method === 'DELETE';
     const priority = spec.priority ?? (method === 'DELETE' ? PRIORITY.cancel : submit ? PRIORITY.place : PRIORITY.normal);
+    const kind = callKind(method, path);
+    const http = this.opts.http;
+    const deadlineMs = kind === 'place' ? http.placeDeadlineMs : kind === 'cancel' ? http.cancelDeadlineMs : http.readDeadlineMs;
+    const deadlineAt = Date.now() + deadlineMs;
+    const overdue = () => new DeadlineError(method, path, kind, deadlineMs);
+    /** Sleeps before a retry, or false when the retry could not start before the deadline. */
+    const pause = async (ms: number): Promise<boolean> => {
+      if (Date.now() + ms >= deadlineAt) return false;
+      if (ms > 0) await this.sleep(ms);
+      return true;
+    };
     const attempts = this.opts.retry.attempts;
     const limiter = this.opts.limiter;
     for (let attempt = 1; ; attempt++) {
       // granted at once: no await, so the request is dispatched in the caller's turn (a quote
-      // leaves with the frame that caused it); otherwise wait in the limiter's queue
-      if (!limiter.tryAcquire(scopes)) await limiter.acquire(scopes, priority);
+      // leaves with the frame that caused it); otherwise wait in the limiter's queue (never sent
+      // when the deadline comes first: the slot it is granted later goes unused)
+      if (!limiter.tryAcquire(scopes) && !(await within(limiter.acquire(scopes, priority), deadlineAt))) throw overdue();
       let res: RawResponse;
       try {
-        res = await this.send(spec);
+        res = await this.send(spec, deadlineAt);
       } catch (e) {
-        if (submit) throw new AmbiguousSubmitError(method, path, e);
-        if (idempotent && attempt < attempts) {
+        const err = e === DEADLINE ? overdue() : e;
+        if (submit) throw new AmbiguousSubmitError(method, path, err);
+        if (err instanceof DeadlineError) throw err;
+        if (idempotent && attempt < attempts && (await pause(this.backoffMs(attempt)))) {
           this.log.warn({ method, path, attempt, err: (e as Error).message }, 'network error, retrying');
-          await this.sleep(this.backoffMs(attempt));
           continue;
         }
         throw new TransportError(method, path, e);
@@ -113,20 +145,15 @@ export class Transport {
         const scope = this.limitedScope(scopes, header(res.headers, 'x-ratelimit-limit'));
         if (resetAt !== undefined) limiter.pause(scope.id, resetAt);
         this.log.warn({ method, path, attempt, scope: scope.id, resetAt, remaining: header(res.headers, 'x-ratelimit-remaining') }, 'rate limited (429)');
-        if (attempt < attempts) {
-          const pauseLeft = resetAt !== undefined ? resetAt - now : 0;
-          const wait = this.backoffMs(attempt) - pauseLeft;
-          if (wait > 0) await this.sleep(wait);
-          continue;
-        }
+        const pauseLeft = resetAt !== undefined ? resetAt - now : 0;
+        if (attempt < attempts && Date.now() + pauseLeft < deadlineAt && (await pause(this.backoffMs(attempt) - pauseLeft))) continue;
         throw new RateLimitError(method, path, resetAt);
       }
       if (res.status >= 500) {
         const err = this.errorOf(res, spec);
         if (submit) throw new AmbiguousSubmitError(method, path, err);
-        if (idempotent && attempt < attempts) {
+        if (idempotent && attempt < attempts && (await pause(this.backoffMs(attempt)))) {
           this.log.warn({ method, path, attempt, status: res.status }, 'server error, retrying');
-          await this.sleep(this.backoffMs(attempt));
           continue;
         }
         throw err;
@@ -154,7 +181,8 @@ export class Transport {
     return new ApiError(res.status, `HTTP_${res.status}`, res.text.slice(0, 200), spec.method, spec.path);
   }
 
-  private async send(spec: RequestSpec): Promise<RawResponse> {
+  /** One attempt, abandoned at deadlineAt (rejects with DEADLINE; the socket is closed). */
+  private async send(spec: RequestSpec, deadlineAt: number): Promise<RawResponse> {
     let path = this.prefix + spec.path;
     if (spec.query) {
       const qs = new URLSearchParams();
@@ -162,8 +190,23 @@ export class Transport {
       const s = qs.toString();
       if (s) path += '?' + s;
     }
+    const left = deadlineAt - Date.now();
+    if (left <= 0) throw DEADLINE;
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(DEADLINE), left);
+    try {
+      return await this.attempt(spec, path, abort.signal);
+    } catch (e) {
+      throw abort.signal.aborted ? DEADLINE : e;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async attempt(spec: RequestSpec, path: string, signal: AbortSignal): Promise<RawResponse> {
     const headers = spec.body !== undefined ? { ...this.headers, 'content-type': 'application/json' } : this.headers;
     const res = await this.pool.request({
+      signal,
       method: spec.method,
       path,
       headers,

@@ -73,3 +73,18 @@ export class TransportError extends MakerdError {
     super(`${method} ${path}: ${cause instanceof Error ? cause.message : String(cause)}`);
   }
 }
+
+/** The kinds of venue call, each with its own overall deadline (config http.*DeadlineMs). */
+export type CallKind = 'place' | 'cancel' | 'read';
+
+/** A call that did not finish within its overall deadline (retries included); it was abandoned. */
+export class DeadlineError extends TransportError {
+  constructor(
+    method: string,
+    path: string,
+    readonly kind: CallKind,
+    readonly deadlineMs: number,
+  ) {
+    super(method, path, new Error(`no complete answer within the ${kind} deadline of ${deadlineMs} ms`));
+  }
+}

@@ -69,5 +69,5 @@ export function fixture(rel: string): unknown {
 }
 
 /** Small, fast settings for tests. */
-export const testHttp: Config['http'] = { connectTimeoutMs: 1000, headersTimeoutMs: 300, bodyTimeoutMs: 300, keepAliveTimeoutMs: 1000, connectionsPerOrigin: 4 };
+export const testHttp: Config['http'] = { connectTimeoutMs: 1000, headersTimeoutMs: 300, bodyTimeoutMs: 300, keepAliveTimeoutMs: 1000, connectionsPerOrigin: 4, placeDeadlineMs: 5000, cancelDeadlineMs: 5000, readDeadlineMs: 5000 };
 export const testRetry: Config['retry'] = { baseMs: 5, maxMs: 20, attempts: 3 };
