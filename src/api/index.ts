@@ -23,7 +23,8 @@ export interface Clients {
 export function createClients(config: Config, apiKey?: string, logger?: Logger, clock: Clock = new WallClock({ keepAlive: true })): Clients {
   const limiter = new Limiter({ clock, scale: config.limits.scale, windowScale: config.limits.windowScale });
   const make = (api: 'clob' | 'gamma' | 'data' | 'content') =>
-    new Transport({ api, baseUrl: config.urls[api], http: config.http, retry: config.retry, limiter, apiKey, logger });
+    // the trading key goes to the CLOB only: the metadata, data and content APIs are public
+    new Transport({ api, baseUrl: config.urls[api], http: config.http, retry: config.retry, limiter, apiKey: api === 'clob' ? apiKey : undefined, logger });
   const t = { clob: make('clob'), gamma: make('gamma'), data: make('data'), content: make('content') };
   return {
     clob: new ClobClient(t.clob),

@@ -78,6 +78,7 @@ export class Transport {
   private readonly headers: Record<string, string>;
   private readonly log: Logger;
   private readonly sleep: (ms: number) => Promise<void>;
+  private closed = false;
 
   constructor(private readonly opts: TransportOptions) {
     this.api = opts.api;
@@ -115,7 +116,7 @@ export class Transport {
     const overdue = () => new DeadlineError(method, path, kind, deadlineMs);
     /** Sleeps before a retry, or false when the retry could not start before the deadline. */
     const pause = async (ms: number): Promise<boolean> => {
-      if (Date.now() + ms >= deadlineAt) return false;
+      if (this.closed || Date.now() + ms >= deadlineAt) return false;
       if (ms > 0) await this.sleep(ms);
       return true;
     };
@@ -220,7 +221,9 @@ export class Transport {
     return { status: res.statusCode, headers: res.headers, text };
   }
 
+  /** Closes the pool; a call still in flight is abandoned (it rejects), never waited for. */
   async close(): Promise<void> {
-    await this.pool.close();
+    this.closed = true;
+    await this.pool.destroy();
   }
 }

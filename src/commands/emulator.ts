@@ -53,6 +53,8 @@ Each variant a client must also accept (wire-formats.md 5.4):
   --write F --duration S   writes S seconds of synthetic market time to F (recorder lines; gzip
                        when F ends in .gz) as fast as possible, then exits
   --fault-latency-ms N, --fault-500-rate X, --fault-429-rate X, --fault-silent   faults from the start
+  --fault-cancel-trickle-ms N, --fault-read-trickle-ms N   CLOB DELETEs / GETs stall: not carried
+                    out, answered one byte every N ms, never finished
   --fault-corrupt-group-hash N   the next N batches of 2+ messages carry one corrupted hash (seeded position)
   --fault-tick-size T[@S]  forces every synthetic market's tick to T (0.1, 0.01, 0.001, 0.0001) after S
                        seconds of wall time (default 0: from the start): a tick_size_change rehearsal.
@@ -87,6 +89,8 @@ export const command: CommandModule = {
         write: { type: 'string' },
         duration: { type: 'string' },
         'fault-latency-ms': { type: 'string' },
+        'fault-cancel-trickle-ms': { type: 'string' },
+        'fault-read-trickle-ms': { type: 'string' },
         'fault-500-rate': { type: 'string' },
         'fault-429-rate': { type: 'string' },
         'fault-silent': { type: 'boolean' },
@@ -117,6 +121,10 @@ export const command: CommandModule = {
     if (port > 65535) throw new UsageError('--port must be 0..65535');
     const faults: Partial<FaultConfig> = {};
     if (values['fault-latency-ms'] !== undefined) faults.latencyMs = numberFlag(values['fault-latency-ms'], '--fault-latency-ms', { min: 0 }) ?? 0;
+    const cancelTrickle = numberFlag(values['fault-cancel-trickle-ms'], '--fault-cancel-trickle-ms', { min: 0 });
+    if (cancelTrickle !== undefined) faults.cancelTrickleMs = cancelTrickle;
+    const readTrickle = numberFlag(values['fault-read-trickle-ms'], '--fault-read-trickle-ms', { min: 0 });
+    if (readTrickle !== undefined) faults.readTrickleMs = readTrickle;
     if (values['fault-500-rate'] !== undefined) faults.http500Rate = Math.min(1, numberFlag(values['fault-500-rate'], '--fault-500-rate', { min: 0 }) ?? 0);
     if (values['fault-429-rate'] !== undefined) faults.http429Rate = Math.min(1, numberFlag(values['fault-429-rate'], '--fault-429-rate', { min: 0 }) ?? 0);
     if (values['fault-silent']) faults.silentFeed = true;

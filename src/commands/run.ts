@@ -1,10 +1,11 @@
 // makerd run: the daemon. Quotes the configured markets live (orders over REST) or paper (fills
 // simulated on the live feed), serves /health /status /metrics on loopback, and on SIGINT or
-// SIGTERM stops quoting, cancels every order, flushes the store and exits 0.
+// SIGTERM stops quoting, cancels every order, flushes the store and exits 0 (1, with the ids, when
+// the venue did not confirm every cancel). Start-up and shutdown are bounded in time.
 import { parseArgs } from 'node:util';
 import { apiKeyFromEnv, loadConfig } from '../config.js';
 import { createLogger } from '../core/log.js';
-import { Daemon } from '../engine/daemon.js';
+import { Daemon, StartAbortedError, type StopReport } from '../engine/daemon.js';
 import { UsageError, type CommandModule } from './command.js';
 
 const help = `usage: makerd run [--config F] [--mode live|paper] [--markets T1,T2]
@@ -14,7 +15,9 @@ const help = `usage: makerd run [--config F] [--mode live|paper] [--markets T1,T
   --markets T1,T2   token ids to quote (either token of a market selects the market)
 
 Environment: MAKERD_API_KEY (live), MAKERD_*_URL, MAKERD_DB, MAKERD_STATUS_PORT,
-MAKERD_LIMIT_SCALE, MAKERD_WINDOW_SCALE. Signals: SIGINT/SIGTERM cancel all orders and exit 0.
+MAKERD_LIMIT_SCALE, MAKERD_WINDOW_SCALE. Signals (at any moment, start-up included): SIGINT/SIGTERM
+cancel all orders and exit 0 within daemon.shutdownTimeoutMs; exit 1 listing the orders the venue
+did not confirm cancelled.
 Under pm2 the process sends 'ready' once quoting starts (wait_ready).`;
 
 export const command: CommandModule = {
@@ -33,16 +36,14 @@ export const command: CommandModule = {
     const config = loadConfig({ file: values.config, env: io.env, overrides: values.mode ? { mode: values.mode } : undefined });
     const log = createLogger({ level: config.log.level, name: 'makerd' });
     const daemon = new Daemon({ config, apiKey: apiKeyFromEnv(io.env), log, tokens });
-    let stopping: Promise<void> | undefined;
+    let stopping: Promise<StopReport> | undefined;
+    let signalled = false;
     const stop = (why: string) => (stopping ??= daemon.stop(why));
-    const starting = daemon.start();
+    // Signals are obeyed at any moment, start-up included (the daemon abandons what it waits for).
     const onSignal = (sig: NodeJS.Signals) => {
       log.info({ signal: sig }, 'signal received');
-      // A signal during startup stops once startup has settled (never half-way through it).
-      starting.then(
-        () => void stop(sig),
-        () => void stop(sig),
-      );
+      signalled = true;
+      void stop(sig);
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
@@ -55,17 +56,25 @@ export const command: CommandModule = {
     const onRejection = (err: unknown) => log.error({ err }, 'unhandled promise rejection');
     process.on('uncaughtException', onCrash);
     process.on('unhandledRejection', onRejection);
+    const startBound = setTimeout(() => {
+      log.error({ boundMs: config.daemon.startupTimeoutMs }, 'start-up did not finish within its bound; stopping');
+      void stop('startup timed out');
+    }, config.daemon.startupTimeoutMs);
+    let startError: unknown;
     try {
-      await starting;
+      await daemon.start();
     } catch (e) {
-      await stop('startup failed');
-      throw e;
+      startError = e;
+      void stop('startup failed');
+    } finally {
+      clearTimeout(startBound);
     }
     if (!stopping) process.send?.('ready');
     await new Promise<void>((resolve) => {
-      const check = () => (stopping ? stopping.then(resolve, resolve) : setTimeout(check, 200));
+      const check = () => (stopping ? stopping.then(() => resolve()) : setTimeout(check, 200));
       check();
     });
+    const report = await (stopping as Promise<StopReport>);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     process.off('uncaughtException', onCrash);
@@ -73,6 +82,13 @@ export const command: CommandModule = {
     log.flush?.();
     // Anything left holding the loop (a stray socket) must not keep a stopped daemon alive.
     setTimeout(() => process.exit(process.exitCode ?? 0), 2000).unref();
-    return process.exitCode === 1 ? 1 : 0;
+    let code = process.exitCode === 1 ? 1 : 0;
+    if (report.unconfirmed.length) {
+      io.err(`makerd run: the venue did not confirm these orders cancelled: ${report.unconfirmed.join(' ')}`);
+      code = 1;
+    }
+    // a start-up interrupted by a signal is a normal stop; any other start-up failure is reported
+    if (startError !== undefined && !(signalled && startError instanceof StartAbortedError)) throw startError;
+    return code;
   },
 };

@@ -1,6 +1,6 @@
 // Fault injection for the emulator: dropped WebSocket connections, a silent feed that still
 // answers PONG (and ignores resubscribes), malformed frames, wrong hashes, skipped updates, REST
-// 500s and 429s (probability or next N) and added latency. Set by flags at start, by
+// 500s and 429s (probability or next N), added latency and answers that trickle in forever. Set by flags at start, by
 // `POST /admin/faults` with a JSON patch, or programmatically through FaultControls. The same
 // patch sets the feed's shape (the variants of wire-formats.md 5.4, FEED_KEYS), which the synthetic
 // markets read at every batch.
@@ -25,6 +25,12 @@ export interface FaultConfig extends FeedShape {
   http429Rate: number;
   /** Added latency on every REST answer, ms. */
   latencyMs: number;
+  /**
+   * A stalled venue: CLOB DELETEs (cancelTrickleMs) or GETs (readTrickleMs) are not carried out;
+   * the answer's headers come at once, then one byte of body every N ms, never finished. 0 = off.
+   */
+  cancelTrickleMs: number;
+  readTrickleMs: number;
   /** The next N batches of two or more price_change messages get one hash corrupted, at a seeded random position. */
   corruptGroupHashNext: number;
 }
@@ -42,6 +48,8 @@ export const noFaults: FaultConfig = {
   http429Next: 0,
   http429Rate: 0,
   latencyMs: 0,
+  cancelTrickleMs: 0,
+  readTrickleMs: 0,
   ...realFeedShape,
   corruptGroupHashNext: 0,
 };

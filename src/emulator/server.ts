@@ -74,6 +74,8 @@ export interface RunningEmulator {
   replay?: ReplayFeed;
   exchange: Exchange;
   ws: WsHub;
+  /** REST answers stalled by the trickle faults so far. */
+  stalled(): number;
   close(): Promise<void>;
 }
 
@@ -104,6 +106,14 @@ function write(res: ServerResponse, r: EmuReply): void {
   res.end(body);
 }
 
+/** A stalled answer: headers, then a byte every `everyMs` until the client goes away (nothing is carried out). */
+function trickle(res: ServerResponse, everyMs: number): void {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.write('{');
+  const t = setInterval(() => (res.destroyed ? clearInterval(t) : res.write(' ')), everyMs);
+  res.on('close', () => clearInterval(t));
+}
+
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<RunningEmulator> {
   const clock = opts.clock ?? new WallClock();
   const log = opts.log ?? silentLogger;
@@ -115,6 +125,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   let replay: ReplayFeed | undefined;
   // the feed's shape and group-corruption fault, shared by every synthetic market (admin patches it)
   const feed: FeedControls = { ...realFeedShape, corruptGroupHashNext: 0 };
+  let stalledCount = 0;
   const applyPatch = (patch: Partial<FaultConfig>): void => {
     const rest: Partial<FaultConfig> = { ...patch };
     for (const k of FEED_KEYS) {
@@ -226,6 +237,11 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     const api = seg as ApiName;
     const path = url.pathname.slice(seg.length + 1) || '/';
     const apiKey = bearer(req);
+    const trickleMs = api !== 'clob' ? 0 : method === 'DELETE' ? faults.cfg.cancelTrickleMs : method === 'GET' ? faults.cfg.readTrickleMs : 0;
+    if (trickleMs > 0) {
+      stalledCount++;
+      return trickle(res, trickleMs);
+    }
     const now = clock.now();
     const client = apiKey ?? req.socket.remoteAddress ?? 'anon';
     let reply: EmuReply;
@@ -295,6 +311,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     replay,
     exchange,
     ws: hub,
+    stalled: () => stalledCount,
     async close() {
       if (closed) return;
       closed = true;

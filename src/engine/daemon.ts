@@ -33,6 +33,24 @@ export interface DaemonOptions {
   statusPort?: number;
 }
 
+/** What a stop could not finish: orders not confirmed cancelled (venue ids, or client:ID for an unanswered place). */
+export interface StopReport {
+  unconfirmed: string[];
+}
+
+/** The daemon was stopped (a signal, the start-up bound) before start() finished. */
+export class StartAbortedError extends MakerdError {}
+
+/** Resolves `p`, or `undefined` once `ms` have passed. */
+async function settleWithin<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  let t: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<undefined>((r) => (t = setTimeout(() => r(undefined), ms)))]);
+  } finally {
+    clearTimeout(t);
+  }
+}
+
 export interface FeedStates {
   market: ConnectionState;
   user: ConnectionState | undefined;
@@ -52,9 +70,20 @@ export class Daemon {
   markets: MarketMeta[] = [];
   readonly feedStates: FeedStates = { market: 'connecting', user: undefined };
   private readonly tasks: Array<{ stop(): void | Promise<void> }> = [];
-  private stopped = false;
+  private stopping: Promise<StopReport> | undefined;
+  /** Rejects once stop() is called: start() races every wait against it. */
+  private readonly aborted: Promise<never>;
+  private abort!: (e: Error) => void;
 
-  constructor(private readonly o: DaemonOptions) {}
+  constructor(private readonly o: DaemonOptions) {
+    this.aborted = new Promise<never>((_, rej) => (this.abort = rej));
+    this.aborted.catch(() => undefined);
+  }
+
+  /** `p`, unless stop() comes first (then StartAbortedError; the clients' close abandons `p`'s calls). */
+  private unlessStopped<T>(p: Promise<T>): Promise<T> {
+    return Promise.race([p, this.aborted]);
+  }
 
   get mode(): Config['mode'] {
     return this.o.config.mode;
@@ -68,9 +97,9 @@ export class Daemon {
     const { config, log } = this.o;
     if (config.mode === 'live' && !this.o.apiKey) throw new MakerdError('live mode needs MAKERD_API_KEY in the environment');
     // Bad strategy params fail here, before any network call.
-    const strategy = await loadStrategy(config.strategy.name, config.strategy.params);
+    const strategy = await this.unlessStopped(loadStrategy(config.strategy.name, config.strategy.params));
     this.clients = createClients(config, this.o.apiKey, log.child({ part: 'api' }));
-    this.markets = await this.resolveMarkets();
+    this.markets = await this.unlessStopped(this.resolveMarkets());
     if (!this.markets.length) throw new MakerdError('no markets: give --markets, config.markets, or enable config.marketQuery');
     const tokens = this.markets.flatMap((m) => [m.tokenId, m.complementId]);
     const meta: Record<string, TokenMeta> = {};
@@ -128,12 +157,12 @@ export class Daemon {
     });
     this.engine.setFeedLive(false);
     this.status = new StatusServer(this, log.child({ part: 'status' }));
-    await this.status.listen(this.o.statusPort ?? config.status.port);
+    await this.unlessStopped(this.status.listen(this.o.statusPort ?? config.status.port));
     this.feed.start();
     // Startup reconciliation before the first quote.
     restoreFromStore(this.engine, this.store.openOrders(), this.store.fills());
     const lastFill = this.store.fills().reduce((t, f) => Math.max(t, f.timeMs), 0);
-    await reconcileWithVenue(this.engine, this.venue, lastFill ? lastFill - HOUR : this.clock.now() - 24 * HOUR, log);
+    await this.unlessStopped(reconcileWithVenue(this.engine, this.venue, lastFill ? lastFill - HOUR : this.clock.now() - 24 * HOUR, log));
     this.engine.start();
     this.scheduleCron();
     log.info({ mode: config.mode, markets: this.markets.map((m) => m.conditionId), status: this.status.url }, 'quoting started');
@@ -205,33 +234,75 @@ export class Daemon {
     this.o.log.info({ ...snap, scheduler: e.scheduler.stats, riskBlocks: Object.fromEntries(e.risk.blocks) }, `PnL summary (${kind})`);
   }
 
-  /** Stop quoting, cancel everything at the venue, flush the store. Safe to call twice. */
-  async stop(reason: string): Promise<void> {
-    if (this.stopped) return;
-    this.stopped = true;
+  /**
+   * Stop quoting, cancel everything at the venue, flush the store; within daemon.shutdownTimeoutMs
+   * whatever the venue does. Safe to call twice, and at any moment of start(). Reports the orders
+   * it could not confirm cancelled.
+   */
+  stop(reason: string): Promise<StopReport> {
+    this.stopping ??= this.stopNow(reason);
+    return this.stopping;
+  }
+
+  private async stopNow(reason: string): Promise<StopReport> {
     const log = this.o.log;
     log.info({ reason }, 'stopping: cancelling all orders');
-    for (const t of this.tasks) await t.stop();
-    if (this.engine) {
-      await this.engine.stop();
-      const left = await this.venue.openOrders().catch(() => []);
-      if (left.length) {
-        log.warn({ left: left.length }, 'orders still open after cancel-all; cancelling them by id');
-        await this.venue.cancelOrders(left.map((o) => o.orderId)).catch((err: unknown) => log.error({ err }, 'final cancel failed'));
-      }
-      // A fill matched just before the cancel may still be on its way over the user channel:
-      // ask the venue for the run's trades so the store has every fill before it closes.
-      await reconcileWithVenue(this.engine, this.venue, this.startedMs - HOUR, log).catch((err: unknown) => log.warn({ err }, 'final trade reconciliation failed'));
+    this.abort(new StartAbortedError(`stopped during start-up (${reason})`));
+    const bound = this.o.config.daemon.shutdownTimeoutMs;
+    let unconfirmed = await settleWithin(this.cancelEverything(), bound);
+    if (unconfirmed === undefined) {
+      log.error({ boundMs: bound }, 'stopping: the venue did not finish within the shutdown bound; giving up on it');
+      unconfirmed = this.trackedOpen();
     }
     this.feed?.stop();
     if (this.store) {
-      if (this.engine) this.snapshot('final');
-      this.store.endRun(reason);
-      this.store.close();
+      try {
+        if (this.engine) this.snapshot('final');
+        this.store.endRun(reason);
+        this.store.close();
+      } catch (err) {
+        log.error({ err }, 'stopping: closing the store failed');
+      }
     }
-    await this.venue?.close();
-    await this.status?.close();
-    await this.clients?.close();
-    log.info('stopped');
+    // close() abandons any call still in flight (a venue that never answers)
+    await Promise.allSettled([this.venue?.close(), this.status?.close(), this.clients?.close()]);
+    if (unconfirmed.length) log.error({ orders: unconfirmed }, 'stopped with orders the venue did not confirm cancelled');
+    log.info({ unconfirmed: unconfirmed.length }, 'stopped');
+    return { unconfirmed };
+  }
+
+  /** Tasks off, cancel-all, then the venue's own list checked and the run's trades fetched. */
+  private async cancelEverything(): Promise<string[]> {
+    const log = this.o.log;
+    for (const t of this.tasks) await t.stop();
+    if (!this.engine) return [];
+    await this.engine.stop();
+    let left: string[] | undefined;
+    try {
+      left = (await this.venue.openOrders()).map((o) => o.orderId);
+    } catch (err) {
+      log.warn({ err }, 'stopping: the venue\'s open orders could not be read');
+    }
+    if (left?.length) {
+      log.warn({ left: left.length }, 'orders still open after cancel-all; cancelling them by id');
+      try {
+        const r = await this.venue.cancelOrders(left);
+        const done = new Set(r.canceled);
+        left = left.filter((id) => !done.has(id));
+      } catch (err) {
+        log.error({ err }, 'final cancel failed');
+      }
+    }
+    // A fill matched just before the cancel may still be on its way over the user channel:
+    // ask the venue for the run's trades so the store has every fill before it closes.
+    await reconcileWithVenue(this.engine, this.venue, this.startedMs - HOUR, log).catch((err: unknown) => log.warn({ err }, 'final trade reconciliation failed'));
+    // the venue's list unread: every order we still hold open is unconfirmed
+    return left ?? this.trackedOpen();
+  }
+
+  /** Orders we hold as not finished: venue ids, or client:ID where the place was never answered. */
+  private trackedOpen(): string[] {
+    if (!this.engine) return [];
+    return [...this.engine.orders.open()].map((o) => o.orderId ?? `client:${o.clientId}`);
   }
 }

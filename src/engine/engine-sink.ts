@@ -95,10 +95,11 @@ export class EngineSink implements SchedulerSink, FillSink {
   cancelFailed(orderIds: readonly string[], err: unknown): void {
     const e = this.e;
     const now = e.clock.now();
-    e.log.warn({ err, orders: orderIds.length }, 'cancel request failed; will retry');
-    // A cancel is safe to repeat: put the orders back so the next reconcile cancels them again.
+    e.log.warn({ err, orders: orderIds.length }, 'cancel request failed');
+    // The orders may still rest: put them back as working (a cancel-all follows, see below).
     for (const id of orderIds) e.orders.cancelRefused(id, err instanceof Error ? err.message : 'cancel failed', now);
     this.result(false, now);
+    e.cancelsUnconfirmed(orderIds);
   }
 
   private result(ok: boolean, now: number): void {

@@ -12,7 +12,7 @@ import type { Clock } from './clock.js';
 import type { Rng } from './rng.js';
 import type { LoadedStrategy } from './loader.js';
 import type { MarketMeta, Quote } from './strategy.js';
-import { OrderTracker, type TrackedOrder } from './orders.js';
+import { OrderTracker, TERMINAL, type TrackedOrder } from './orders.js';
 import { FillLedger, type Fill } from './fills.js';
 import { Positions } from './positions.js';
 import { Reconciler, type ReconcileResult } from './reconciler.js';
@@ -85,6 +85,9 @@ export class Engine {
   private quoting = false;
   private stopping = false;
   private haltHandled = false;
+  /** Venue ids of orders whose cancel the venue did not confirm (a failed or overdue cancel). */
+  private readonly unconfirmed = new Set<string>();
+  private cancelAllRetrying = false;
   private housekeeping: number | undefined;
   /**
    * requotes counts every one, skippedRequotes those of them skipped as changing nothing
@@ -266,11 +269,45 @@ export class Engine {
     }
   }
 
-  /** A halt's cancel-all is retried every second until the venue confirms one (a halt often comes from a failing venue). */
+  /**
+   * Cancels of these orders failed or ran past their deadline: they may still rest at the venue.
+   * No market places until a cancel-all is confirmed (retried every second); /health says so.
+   */
+  cancelsUnconfirmed(orderIds: readonly string[]): void {
+    const first = this.unconfirmed.size === 0;
+    for (const id of orderIds) this.unconfirmed.add(id);
+    if (first) {
+      this.log.error({ orders: [...this.unconfirmed] }, 'engine: cancels not confirmed by the venue; no new orders until a cancel-all is');
+      for (const st of this.markets.values()) this.requote(st);
+    }
+    this.cancelAllUntilDone();
+  }
+
+  /** Venue ids of open orders whose cancel is not confirmed. */
+  unconfirmedCancels(): string[] {
+    for (const id of this.unconfirmed) {
+      const o = this.orders.byVenueId(id);
+      if (!o || TERMINAL.has(o.state)) this.unconfirmed.delete(id);
+    }
+    return [...this.unconfirmed];
+  }
+
+  /** A cancel-all retried every second until the venue confirms one (a halt or unconfirmed cancels come from a failing venue). */
   private cancelAllUntilDone(): void {
+    if (this.cancelAllRetrying) return;
+    this.cancelAllRetrying = true;
     void this.scheduler.cancelAll().then((res) => {
-      if (res || this.stopping) return;
-      this.log.warn('engine: cancel-all after the halt failed; retrying in 1 s');
+      this.cancelAllRetrying = false;
+      if (res) {
+        // everything of ours at the venue is cancelled: nothing left unconfirmed
+        for (const id of this.unconfirmed) this.orders.canceled(id, this.clock.now());
+        if (this.unconfirmed.size) this.log.info({ orders: [...this.unconfirmed] }, 'engine: cancel-all confirmed; quoting again');
+        this.unconfirmed.clear();
+        for (const st of this.markets.values()) this.requote(st);
+        return;
+      }
+      if (this.stopping) return;
+      this.log.warn('engine: cancel-all failed; retrying in 1 s');
       this.clock.schedule(this.clock.now() + 1000, () => this.cancelAllUntilDone());
     });
   }
@@ -435,6 +472,7 @@ export class Engine {
   /** Why a market quotes nothing now, or undefined. Cancels are still reconciled for it. */
   private marketBlock(st: MarketState, now: number): string | undefined {
     if (this.risk.halted) return `halted: ${this.risk.halted}`;
+    if (this.unconfirmed.size) return 'cancels not confirmed: cancel-all retrying';
     if (st.resolved) return 'market resolved';
     if (st.tickSuspect !== undefined) return 'tick suspect: refreshing';
     const m = st.meta;
