@@ -87,6 +87,12 @@ export const command: CommandModule = {
       io.err(`makerd run: the venue did not confirm these orders cancelled: ${report.unconfirmed.join(' ')}`);
       code = 1;
     }
+    if (report.unwritten.length) {
+      // the store would not take them: they go to stderr, one JSON line each, for the operator
+      io.err(`makerd run: ${report.unwritten.length} records could not be written to the store; they follow, one JSON line each`);
+      for (const r of report.unwritten) io.err(JSON.stringify(r));
+      code = 1;
+    }
     // a start-up interrupted by a signal is a normal stop; any other start-up failure is reported
     if (startError !== undefined && !(signalled && startError instanceof StartAbortedError)) throw startError;
     return code;

@@ -14,6 +14,7 @@ import { LiveVenue } from '../venue/live-venue.js';
 import { simulatedVenueFromConfig } from '../venue/simulated-venue.js';
 import type { Venue } from '../venue/types.js';
 import { Store } from '../store/store.js';
+import { StoreJournal, type JournalRecord } from '../store/journal.js';
 import { StatusServer } from '../status/server.js';
 import { WallClock } from './clock.js';
 import { SeededRng } from './rng.js';
@@ -36,6 +37,8 @@ export interface DaemonOptions {
 /** What a stop could not finish: orders not confirmed cancelled (venue ids, or client:ID for an unanswered place). */
 export interface StopReport {
   unconfirmed: string[];
+  /** Orders and fills the store could not take, even at the last attempt. */
+  unwritten: readonly JournalRecord[];
 }
 
 /** The daemon was stopped (a signal, the start-up bound) before start() finished. */
@@ -65,6 +68,7 @@ export class Daemon {
   feed!: MarketFeed;
   venue!: Venue;
   store!: Store;
+  journal!: StoreJournal;
   engine!: Engine;
   status!: StatusServer;
   markets: MarketMeta[] = [];
@@ -132,6 +136,13 @@ export class Daemon {
     }
     const dbPath = live ? config.store.path : config.store.path.replace(/(\.sqlite)?$/, '-paper.sqlite');
     this.store = new Store(dbPath, log.child({ part: 'store' }));
+    // A write that fails halts quoting at once; the records wait in memory and are retried.
+    this.journal = new StoreJournal(this.store, {
+      log: log.child({ part: 'store' }),
+      onFailure: (err) => this.engine?.halt(`store write failed: ${err instanceof Error ? err.message : String(err)}`),
+    });
+    const retry = setInterval(() => this.journal.retry(), 2000);
+    this.tasks.push({ stop: () => clearInterval(retry) });
     this.engine = new Engine({
       clock: this.clock,
       rng: new SeededRng(config.sim.seed),
@@ -144,7 +155,7 @@ export class Daemon {
       strategy,
       config,
       markets: this.markets,
-      journal: this.store,
+      journal: this.journal,
       // An order refused off the tick grid: ask the venue for the tick (the frame may be lost).
       onTickSuspect: (tokenId) => this.refreshTick(tokenId),
     });
@@ -255,20 +266,26 @@ export class Daemon {
       unconfirmed = this.trackedOpen();
     }
     this.feed?.stop();
+    let unwritten: readonly JournalRecord[] = [];
     if (this.store) {
-      try {
-        if (this.engine) this.snapshot('final');
-        this.store.endRun(reason);
-        this.store.close();
-      } catch (err) {
-        log.error({ err }, 'stopping: closing the store failed');
-      }
+      if (!this.journal.retry()) unwritten = this.journal.pending();
+      const attempt = (what: string, fn: () => void) => {
+        try {
+          fn();
+        } catch (err) {
+          log.error({ err: String(err) }, `stopping: ${what} failed`);
+        }
+      };
+      if (this.engine) attempt('the final PnL snapshot', () => this.snapshot('final'));
+      attempt('ending the run', () => this.store.endRun(reason));
+      attempt('closing the store', () => this.store.close());
     }
     // close() abandons any call still in flight (a venue that never answers)
     await Promise.allSettled([this.venue?.close(), this.status?.close(), this.clients?.close()]);
     if (unconfirmed.length) log.error({ orders: unconfirmed }, 'stopped with orders the venue did not confirm cancelled');
-    log.info({ unconfirmed: unconfirmed.length }, 'stopped');
-    return { unconfirmed };
+    if (unwritten.length) log.error({ unwritten: unwritten.length }, 'stopped with records the store could not take');
+    log.info({ unconfirmed: unconfirmed.length, unwritten: unwritten.length }, 'stopped');
+    return { unconfirmed, unwritten };
   }
 
   /** Tasks off, cancel-all, then the venue's own list checked and the run's trades fetched. */

@@ -33,6 +33,8 @@ export interface Journal {
   orderChanged(o: TrackedOrder): void;
   fill(f: Fill): void;
   fillStatus(f: Fill): void;
+  /** The writes `fn` makes are stored together or not at all (an order's fill and its new state). */
+  unit?<T>(fn: () => T): T;
 }
 
 export interface EngineOptions {
@@ -230,7 +232,7 @@ export class Engine {
         const o = this.orders.orderEvent(e, now);
         const st = o && this.byToken.get(o.tokenId);
         if (st) this.dirty(st);
-      } else if (this.ledger.onTrade(e, now) > 0) {
+      } else if (this.atomically(() => this.ledger.onTrade(e, now)) > 0) {
         this.checkLoss();
         const st = this.byToken.get(e.assetId) ?? this.markets.get(e.market);
         if (st) this.dirty(st);
@@ -239,6 +241,12 @@ export class Engine {
       this.counters.errors++;
       this.log.error({ err, type: e.type }, 'engine: user event failed');
     }
+  }
+
+  /** Journal writes made inside `fn` are stored in one transaction (a fill and the order state it moved). */
+  atomically<T>(fn: () => T): T {
+    const j = this.o.journal;
+    return j?.unit ? j.unit(fn) : fn();
   }
 
   /** Feed liveness from the connection watchdog: quotes are pulled while it is not live. */

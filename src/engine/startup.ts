@@ -89,7 +89,7 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
       status: t.status === 'FAILED' ? 'FAILED' : t.status === 'MATCHED' || t.status === 'MINED' || t.status === 'RETRYING' ? t.status : 'CONFIRMED',
       timeMs: t.timeMs,
     };
-    if (engine.ledger.record(f, now())) rep.missedFills++;
+    if (engine.atomically(() => engine.ledger.record(f, now()))) rep.missedFills++;
   }
   // Orders we track as working that the venue no longer lists (placed before the query started).
   for (const o of [...engine.orders.open()]) {

@@ -22,6 +22,8 @@ export function health(d: Daemon): Health {
     }
   }
   if (d.engine?.risk.halted) reasons.push(`halted: ${d.engine.risk.halted}`);
+  const unwritten = d.journal?.pending().length ?? 0;
+  if (unwritten) reasons.push(`store: ${unwritten} records unwritten`);
   const unconfirmed = d.engine?.unconfirmedCancels() ?? [];
   if (unconfirmed.length) reasons.push(`cancels not confirmed by the venue: ${unconfirmed.join(',')}`);
   return { ok: reasons.length === 0, reasons };

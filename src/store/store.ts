@@ -13,6 +13,7 @@ import type { Journal } from '../engine/engine.js';
 import type { TrackedOrder, OrderState } from '../engine/orders.js';
 import type { Fill } from '../engine/fills.js';
 import { migrate } from './migrations.js';
+import type { JournalRecord } from './journal.js';
 
 export interface PositionRow {
   tokenId: string;
@@ -106,7 +107,21 @@ export class Store implements Journal {
       tokenFills: d.prepare(`SELECT side, price, size, fee, status FROM fills WHERE token_id = ? ORDER BY time_ms, id`),
     };
     this.fillTx = d.transaction((f: Fill) => this.writeFill(f));
+    this.batchTx = d.transaction((rs: readonly JournalRecord[]) => {
+      for (const r of rs) {
+        if (r.kind === 'order') this.orderChanged(r.order);
+        else if (r.kind === 'fill') this.writeFill(r.fill);
+        else this.writeFillStatus(r.fill);
+      }
+    });
   }
+
+  /** Records in one transaction: all stored, or none (the error is thrown). */
+  writeBatch(records: readonly JournalRecord[]): void {
+    this.batchTx(records);
+  }
+
+  private readonly batchTx: (rs: readonly JournalRecord[]) => void;
 
   startRun(mode: string, strategy: string, markets: string[]): number {
     const r = this.db.prepare(`INSERT INTO runs (started_ms, mode, strategy, markets) VALUES (?, ?, ?, ?)`).run(this.now(), mode, strategy, markets.join(','));
@@ -168,16 +183,18 @@ export class Store implements Journal {
 
   /** A fill's trade status moved; FAILED reverses it in positions and cash. */
   fillStatus(f: Fill): void {
-    this.db.transaction(() => {
-      const row = this.st.getFill.get(f.tradeId, f.orderId) as { status: string } | undefined;
-      if (!row) {
-        this.fill(f);
-        return;
-      }
-      if (row.status === f.status || row.status === 'FAILED') return;
-      this.st.fillStatus.run(f.status, f.tradeId, f.orderId);
-      if (f.status === 'FAILED') this.recomputeToken(f.tokenId, f.market);
-    })();
+    this.db.transaction(() => this.writeFillStatus(f))();
+  }
+
+  private writeFillStatus(f: Fill): void {
+    const row = this.st.getFill.get(f.tradeId, f.orderId) as { status: string } | undefined;
+    if (!row) {
+      this.writeFill(f);
+      return;
+    }
+    if (row.status === f.status || row.status === 'FAILED') return;
+    this.st.fillStatus.run(f.status, f.tradeId, f.orderId);
+    if (f.status === 'FAILED') this.recomputeToken(f.tokenId, f.market);
   }
 
   private applyToPosition(tokenId: string, market: string, side: Side, px: Decimal, size: Decimal, fee: Decimal, sign: 1 | -1): void {

@@ -1,0 +1,89 @@
+// Issue 10 finding 2: a store that cannot take a write (SQLITE_FULL from max_page_count, as on a
+// full disk) halts quoting within one fill: cancel-all, /health 503 with the reason, the records
+// kept in memory and retried; once the store takes writes again they are all there; a stop with
+// records still unwritten reports them (makerd run exits 1 and prints them). The daemon runs
+// in-process (live, against the emulator) so the test can cap its SQLite file.
+import { describe, it, expect } from 'vitest';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config.js';
+import { silentLogger } from '../../src/core/log.js';
+import { Daemon } from '../../src/engine/daemon.js';
+import { bounded, KEY, setup, storedFills, until, venueFills, type Env, useTestScope } from './harness.js';
+
+let env: Env | undefined;
+let daemon: Daemon | undefined;
+useTestScope(() => ({ env, daemons: [] }), () => {
+  env = undefined;
+});
+
+function start(e: Env, db: string): Daemon {
+  const u = e.emu.urls;
+  const config = loadConfig({
+    env: { MAKERD_CLOB_URL: u.clob, MAKERD_GAMMA_URL: u.gamma, MAKERD_DATA_URL: u.data, MAKERD_CONTENT_URL: u.content, MAKERD_WS_URL: u.ws, MAKERD_PRICE_FEED_URL: u.price_feed, MAKERD_DB: db },
+    overrides: { mode: 'live', log: { level: 'silent' } },
+  });
+  return new Daemon({ config, apiKey: KEY, log: silentLogger, tokens: [e.token], statusPort: 0 });
+}
+
+async function health(d: Daemon): Promise<{ status: number; reasons: string[] }> {
+  const r = await fetch(`${d.status.url}/health`);
+  return { status: r.status, reasons: ((await r.json()) as { reasons: string[] }).reasons };
+}
+
+describe('a full disk', () => {
+  it('halts quoting within one fill, keeps and retries what it could not write, and loses nothing', async () => {
+    env = await setup();
+    const e = env;
+    const db = join(e.dir, 'full.sqlite');
+    const d = (daemon = start(e, db));
+    try {
+      await bounded(d.start(), 15_000, 'start');
+      await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0, 8000);
+      const sql = d.store.db;
+      // the file may not grow by a single page from now on
+      const pages = (sql.pragma('page_count', { simple: true }) as number) + 0;
+      sql.pragma(`max_page_count = ${pages}`);
+      // the pages' free room goes first; the first write that needs a new page fails
+      await until('a write refused', () => d.journal.failures > 0, 30_000, 2);
+      const fillsAtFailure = venueFills(e.emu).length;
+      const h = await until('halt on a failed write', async () => {
+        const x = await health(d);
+        return x.reasons.some((r) => /store: \d+ records unwritten/.test(r)) ? x : undefined;
+      }, 30_000, 50);
+      expect(h.status).toBe(503);
+      expect(h.reasons.some((r) => /halted: store write failed/.test(r))).toBe(true);
+      expect(d.engine.isQuoting).toBe(false);
+      // the cancel-all went out: nothing of ours rests
+      await until('no orders at the venue', () => e.emu.exchange.openOrders(KEY).length === 0, 5000);
+      // within one fill: at most a fill matched while the cancel-all was on its way
+      expect(venueFills(e.emu).length - fillsAtFailure).toBeLessThanOrEqual(1);
+      const pending = d.journal.pending();
+      expect(pending.length).toBeGreaterThan(0);
+      // room again: the retry writes every kept record; the store then holds every fill the venue made
+      sql.pragma('max_page_count = 1073741823');
+      await until('records written', () => d.journal.pending().length === 0, 5000);
+      const rep = await bounded(d.stop('test'), 15_000, 'stop');
+      expect(rep.unwritten).toEqual([]);
+      expect(storedFills(db)).toEqual(venueFills(e.emu));
+    } finally {
+      await d.stop('test');
+    }
+  }, 60_000);
+
+  it('a stop with records still unwritten reports them instead of passing as clean', async () => {
+    env = await setup();
+    const e = env;
+    const d = (daemon = start(e, join(e.dir, 'stuck.sqlite')));
+    try {
+      await bounded(d.start(), 15_000, 'start');
+      await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0, 8000);
+      d.store.db.pragma(`max_page_count = ${d.store.db.pragma('page_count', { simple: true }) as number}`);
+      await until('a record unwritten', () => d.journal.pending().length > 0, 30_000, 50);
+      const rep = await bounded(d.stop('test'), 15_000, 'stop');
+      expect(rep.unwritten.length).toBeGreaterThan(0);
+      expect(rep.unwritten.every((r) => r.kind === 'order' || r.kind === 'fill' || r.kind === 'fillStatus')).toBe(true);
+    } finally {
+      await d.stop('test');
+    }
+  }, 60_000);
+});
