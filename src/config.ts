@@ -80,7 +80,12 @@ export const configSchema = z.strictObject({
   scheduler: z.strictObject({ maxBatch: z.number().int().min(1).max(15), singleOverflow: z.boolean() }),
   store: z.strictObject({ path: z.string().min(1) }),
   /** Bounds on the daemon's start (markets, reconciliation) and stop (cancel-all, final checks). */
-  daemon: z.strictObject({ startupTimeoutMs: posInt, shutdownTimeoutMs: posInt }),
+  daemon: z.strictObject({
+    startupTimeoutMs: posInt,
+    shutdownTimeoutMs: posInt,
+    /** How far back start-up reconciles trades; 0 = from an hour before the previous run began. */
+    recoveryWindowMs: nonNegInt,
+  }),
   status: z.strictObject({ port: z.number().int().min(0).max(65535) }),
   sim: z.strictObject({
     seed: z.number().int(),

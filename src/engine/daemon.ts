@@ -170,13 +170,25 @@ export class Daemon {
     this.status = new StatusServer(this, log.child({ part: 'status' }));
     await this.unlessStopped(this.status.listen(this.o.statusPort ?? config.status.port));
     this.feed.start();
-    // Startup reconciliation before the first quote.
-    restoreFromStore(this.engine, this.store.openOrders(), this.store.fills());
-    const lastFill = this.store.fills().reduce((t, f) => Math.max(t, f.timeMs), 0);
-    await this.unlessStopped(reconcileWithVenue(this.engine, this.venue, lastFill ? lastFill - HOUR : this.clock.now() - 24 * HOUR, log));
+    // Startup reconciliation before the first quote, over a window that covers the downtime.
+    const since = this.recoveryWindowStart();
+    restoreFromStore(this.engine, this.store.ordersToRestore(since), this.store.fills());
+    await this.unlessStopped(reconcileWithVenue(this.engine, this.venue, since, log));
     this.engine.start();
     this.scheduleCron();
     log.info({ mode: config.mode, markets: this.markets.map((m) => m.conditionId), status: this.status.url }, 'quoting started');
+  }
+
+  /**
+   * Where start-up looks for trades: daemon.recoveryWindowMs back when set; else from an hour
+   * before the last thing the store holds (the downtime and the moment of a crash); 24 h when empty.
+   */
+  private recoveryWindowStart(): number {
+    const now = this.clock.now();
+    const fixed = this.o.config.daemon.recoveryWindowMs;
+    if (fixed > 0) return now - fixed;
+    const last = this.store.lastActivityMs();
+    return last === undefined ? now - 24 * HOUR : Math.min(now, last) - HOUR;
   }
 
   feedLive(): boolean {

@@ -98,6 +98,25 @@ export class FillLedger {
     return true;
   }
 
+  /**
+   * The venue's status of a fill we know (reconciliation): moves it on as the user channel would
+   * (MATCHED to CONFIRMED; FAILED reverses it). Returns true when it changed.
+   */
+  venueStatus(tradeId: string, orderId: string, status: TradeStatus, nowMs: number): boolean {
+    const known = this.fills.get(fillKey(tradeId, orderId));
+    if (!known) return false;
+    return this.moveStatus(known, orderId, status, nowMs) > 0;
+  }
+
+  private moveStatus(known: Fill, orderId: string, status: TradeStatus, nowMs: number): number {
+    if (known.status === status || known.status === 'FAILED' || known.status === 'CONFIRMED') return 0;
+    const reversed = status === 'FAILED';
+    known.status = status;
+    if (reversed) this.orders.reverseFill(orderId, known.size, nowMs);
+    this.sink.onFillStatus(known, reversed);
+    return 1;
+  }
+
   private upsert(
     e: UserTradeEvent,
     orderId: string,
@@ -132,11 +151,6 @@ export class FillLedger {
       this.sink.onFill(f);
       return 1;
     }
-    if (known.status === e.status || known.status === 'FAILED' || known.status === 'CONFIRMED') return 0;
-    const reversed = e.status === 'FAILED';
-    known.status = e.status;
-    if (reversed) this.orders.reverseFill(orderId, known.size, nowMs);
-    this.sink.onFillStatus(known, reversed);
-    return 1;
+    return this.moveStatus(known, orderId, e.status, nowMs);
   }
 }

@@ -212,7 +212,9 @@ export class OrderTracker {
   applyFill(orderId: string, size: number, nowMs: number): TrackedOrder | undefined {
     const o = this.byOrderId.get(orderId);
     if (!o) return undefined;
-    o.filled += size;
+    // a fill recovered for an order already stored as filled (a crash between the two, before
+    // they were one write) cannot fill it twice
+    o.filled = o.state === 'filled' ? Math.min(o.size, o.filled + size) : o.filled + size;
     if (o.filled >= o.size) {
       if (o.state !== 'filled') this.move(o, 'filled', nowMs);
     } else if (o.state === 'live' || o.state === 'pending_new' || o.state === 'ambiguous') {

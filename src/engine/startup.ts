@@ -8,6 +8,7 @@ import type { Engine } from './engine.js';
 import type { TrackedOrder } from './orders.js';
 import type { Fill } from './fills.js';
 import { feeMicros } from './fills.js';
+import type { TradeStatus } from '../feed/events.js';
 
 const IN_FLIGHT_GRACE_MS = 10_000;
 
@@ -18,6 +19,13 @@ export interface ReconcileReport {
   cancelledForeign: number;
   settled: number;
   missedFills: number;
+  /** Known fills whose status the venue had moved on (CONFIRMED, FAILED). */
+  statusMoves: number;
+}
+
+/** A venue trade's status; anything unknown counts as CONFIRMED (the venue lists it as done). */
+function tradeStatus(s: string): TradeStatus {
+  return s === 'FAILED' || s === 'MATCHED' || s === 'MINED' || s === 'RETRYING' ? s : 'CONFIRMED';
 }
 
 /** Loads what the store knew into the engine: open orders to track and every fill (positions). */
@@ -30,7 +38,7 @@ export function restoreFromStore(engine: Engine, orders: readonly TrackedOrder[]
 }
 
 export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: number, log: Logger): Promise<ReconcileReport> {
-  const rep: ReconcileReport = { venueOrders: 0, adopted: 0, bound: 0, cancelledForeign: 0, settled: 0, missedFills: 0 };
+  const rep: ReconcileReport = { venueOrders: 0, adopted: 0, bound: 0, cancelledForeign: 0, settled: 0, missedFills: 0, statusMoves: 0 };
   const now = () => engine.clock.now();
   const startedMs = now();
   const [venueOrders, trades] = await Promise.all([venue.openOrders(), venue.trades(sinceMs)]);
@@ -72,10 +80,17 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
       foreign.push(vo.orderId);
     }
   }
-  // Trades first: a vanished order may have filled.
+  // Trades first: a vanished order may have filled. Finished orders count too (the store loaded
+  // those of the window): a crash may have stored the order's end without its fill.
+  let statusMoves = 0;
   for (const t of trades) {
     const o = engine.orders.byVenueId(t.orderId);
-    if (!o || engine.ledger.has(t.tradeId, t.orderId)) continue;
+    if (!o) continue;
+    if (engine.ledger.has(t.tradeId, t.orderId)) {
+      // a status we missed while down: MATCHED -> CONFIRMED, or FAILED (the fill is reversed)
+      if (engine.atomically(() => engine.ledger.venueStatus(t.tradeId, t.orderId, tradeStatus(t.status), now()))) statusMoves++;
+      continue;
+    }
     const f: Fill = {
       tradeId: t.tradeId,
       orderId: t.orderId,
@@ -86,7 +101,7 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
       size: t.size,
       fee: feeMicros(t.price, t.size, t.feeRateBps),
       liquidity: t.liquidity,
-      status: t.status === 'FAILED' ? 'FAILED' : t.status === 'MATCHED' || t.status === 'MINED' || t.status === 'RETRYING' ? t.status : 'CONFIRMED',
+      status: tradeStatus(t.status),
       timeMs: t.timeMs,
     };
     if (engine.atomically(() => engine.ledger.record(f, now()))) rep.missedFills++;
@@ -109,6 +124,7 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
       log.warn({ err, orders: foreign.length }, 'reconcile: cancelling unknown orders failed');
     }
   }
+  rep.statusMoves = statusMoves;
   log.info({ ...rep }, 'reconciled with the venue');
   return rep;
 }

@@ -292,7 +292,30 @@ export class Store implements Journal {
 
   /** Orders not in a terminal state (to resume tracking at startup). */
   openOrders(): TrackedOrder[] {
-    const rows = this.db.prepare(`SELECT * FROM orders WHERE state NOT IN ('canceled','filled','rejected')`).all() as OrderRow[];
+    return this.orderRows(`SELECT * FROM orders WHERE state NOT IN ('canceled','filled','rejected')`);
+  }
+
+  /**
+   * What start-up tracks: every order not finished, and the finished ones last changed since
+   * `sinceMs` (a trade of theirs the store missed is still recognised as ours).
+   */
+  ordersToRestore(sinceMs: number): TrackedOrder[] {
+    return this.orderRows(`SELECT * FROM orders WHERE state NOT IN ('canceled','filled','rejected') OR updated_ms >= ?`, sinceMs);
+  }
+
+  /** The last thing an earlier run stored (an order change, a fill, a run's end); undefined when nothing. */
+  lastActivityMs(): number | undefined {
+    const r = this.db
+      .prepare(
+        `SELECT MAX(t) AS t FROM (SELECT MAX(updated_ms) AS t FROM orders UNION ALL SELECT MAX(time_ms) FROM fills
+         UNION ALL SELECT MAX(ended_ms) FROM runs WHERE id < ?)`,
+      )
+      .get(this.runId ?? Number.MAX_SAFE_INTEGER) as { t: number | null };
+    return r.t ?? undefined;
+  }
+
+  private orderRows(sql: string, ...params: unknown[]): TrackedOrder[] {
+    const rows = this.db.prepare(sql).all(...params) as OrderRow[];
     return rows.map((r) => ({
       clientId: r.client_id,
       orderId: r.order_id ?? undefined,

@@ -56,7 +56,7 @@ describe('startup reconciliation', () => {
     ];
     venue.trades = async () => trades;
     const rep = await reconcileWithVenue(engine, venue, 0, silentLogger);
-    expect(rep).toEqual({ venueOrders: 4, adopted: 1, bound: 1, cancelledForeign: 0, settled: 0, missedFills: 1 });
+    expect(rep).toEqual({ venueOrders: 4, adopted: 1, bound: 1, cancelledForeign: 0, settled: 0, missedFills: 1, statusMoves: 0 });
     expect(engine.orders.get('amb')?.orderId).toBe('V2');
     expect(engine.orders.get('amb')?.state).toBe('live');
     expect(engine.orders.byVenueId('V3')?.state).toBe('live'); // adopted: the reconciler decides
