@@ -76,6 +76,8 @@ export const configSchema = z.strictObject({
     errorRateWindowMs: posInt,
     errorRateMax: z.number().min(0).max(1),
     errorRateMinSamples: posInt,
+    /** A fill's fee rate above this is not believed (basis points; the venue's markets go to 1000). */
+    maxFeeRateBps: nonNeg,
   }),
   scheduler: z.strictObject({ maxBatch: z.number().int().min(1).max(15), singleOverflow: z.boolean() }),
   store: z.strictObject({ path: z.string().min(1) }),

@@ -88,3 +88,6 @@ export class DeadlineError extends TransportError {
     super(method, path, new Error(`no complete answer within the ${kind} deadline of ${deadlineMs} ms`));
   }
 }
+
+/** A value that must never occur reached a computation (a NaN size, a fill of no integer units). */
+export class InvariantError extends MakerdError {}

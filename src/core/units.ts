@@ -133,3 +133,6 @@ export function unixToMs(v: unknown): number {
   if (n > 1e14) return Math.round(n / 1000); // microseconds
   return Math.round(n);
 }
+
+/** Ten billion shares in size units: above any real order or fill, and price x size stays below 2^53. */
+export const MAX_SIZE_UNITS = 1e12;

@@ -158,6 +158,8 @@ export class Daemon {
       journal: this.journal,
       // An order refused off the tick grid: ask the venue for the tick (the frame may be lost).
       onTickSuspect: (tokenId) => this.refreshTick(tokenId),
+      // A trade that failed the fill checks: the venue's REST trade list decides (checked the same way).
+      onBadTrade: () => this.lookUpTrades(),
     });
     this.store.startRun(config.mode, strategy.module.name, tokens);
     this.feed.onMarketEvent((e) => this.engine.handleMarketEvent(e));
@@ -194,6 +196,17 @@ export class Daemon {
   feedLive(): boolean {
     const s = this.feedStates;
     return s.market === 'live' && (s.user === undefined || s.user === 'live');
+  }
+
+  private lookingUp: Promise<unknown> | undefined;
+
+  /** One reconciliation at a time for the trades the user channel got wrong. */
+  private lookUpTrades(): void {
+    if (this.lookingUp || this.stopping) return;
+    const log = this.o.log;
+    this.lookingUp = reconcileWithVenue(this.engine, this.venue, this.clock.now() - HOUR, log)
+      .catch((err: unknown) => log.warn({ err }, 'trade look-up after an implausible trade failed'))
+      .finally(() => (this.lookingUp = undefined));
   }
 
   /** GET /tick-size for a token whose orders the venue refused; a failure leaves it to the engine's timeout. */

@@ -117,6 +117,10 @@ export class EngineSink implements SchedulerSink, FillSink {
     }
   }
 
+  onBadTrade(orderId: string, problem: string, trade: unknown): void {
+    this.e.badTrade(orderId, problem, trade);
+  }
+
   onFillStatus(f: Fill, reversed: boolean): void {
     if (reversed) {
       this.e.positions.apply(f.tokenId, f.side, f.price, f.size, f.fee, -1);

@@ -64,6 +64,11 @@ export interface EngineOptions {
   onTickSuspect?: (tokenId: string, market: MarketMeta) => void;
   /** How long a market waits for tickRefreshed before quoting again with the tick it had; default 5000. */
   tickSuspectTimeoutMs?: number;
+  /**
+   * A trade naming our order failed the fill checks: the owner asks the venue over REST for that
+   * order's trades (the daemon: a reconciliation), whose answer is checked the same way.
+   */
+  onBadTrade?: (orderId: string) => void;
 }
 
 export class Engine {
@@ -99,15 +104,17 @@ export class Engine {
    */
   readonly counters = {
     marketEvents: 0, userEvents: 0, requotes: 0, skippedRequotes: 0, invalidQuotes: 0, heldSelfCross: 0, errors: 0,
-    tickRejects: 0, tickRefreshes: 0, tickRefreshTimeouts: 0,
+    tickRejects: 0, tickRefreshes: 0, tickRefreshTimeouts: 0, badTrades: 0,
   };
+  /** Trades refused by the fill checks, per order id (the second halts the order's market). */
+  private readonly badTradesByOrder = new Map<string, number>();
 
   constructor(private readonly o: EngineOptions) {
     this.clock = o.clock;
     this.log = o.log;
     this.orders = new OrderTracker(o.clientIdPrefix ?? 'mk');
     const sink = new EngineSink(this, o.journal);
-    this.ledger = new FillLedger(this.orders, sink);
+    this.ledger = new FillLedger(this.orders, sink, o.config.risk.maxFeeRateBps);
     this.risk = new RiskGate(o.config.risk, o.log.child({ part: 'risk' }));
     this.reconciler = new Reconciler(o.config.reconciler);
     this.scheduler = new OrderScheduler({
@@ -247,6 +254,33 @@ export class Engine {
   atomically<T>(fn: () => T): T {
     const j = this.o.journal;
     return j?.unit ? j.unit(fn) : fn();
+  }
+
+  /**
+   * A trade naming our order that is not a plausible fill of it (fill-checks.ts): counted, logged
+   * with the trade, and looked up at the venue; a second one for the same order halts its market.
+   */
+  badTrade(orderId: string, problem: string, trade: unknown): void {
+    this.counters.badTrades++;
+    const n = (this.badTradesByOrder.get(orderId) ?? 0) + 1;
+    this.badTradesByOrder.set(orderId, n);
+    const o = this.orders.byVenueId(orderId);
+    const st = o && this.byToken.get(o.tokenId);
+    this.log.error({ orderId, problem, trade, failures: n }, 'engine: a trade naming our order failed the checks; not taken as a fill');
+    if (n >= 2 && st) {
+      if (!st.suspended) {
+        st.suspended = `halted: trades for order ${orderId} failed the checks (${problem})`;
+        this.log.error({ market: st.meta.conditionId, orderId }, 'engine: market halted after a second implausible trade for one order');
+        this.requote(st);
+      }
+      return;
+    }
+    try {
+      this.o.onBadTrade?.(orderId);
+    } catch (err) {
+      this.counters.errors++;
+      this.log.error({ err, orderId }, 'engine: bad-trade look-up hook failed');
+    }
   }
 
   /** Feed liveness from the connection watchdog: quotes are pulled while it is not live. */
@@ -481,6 +515,7 @@ export class Engine {
   private marketBlock(st: MarketState, now: number): string | undefined {
     if (this.risk.halted) return `halted: ${this.risk.halted}`;
     if (this.unconfirmed.size) return 'cancels not confirmed: cancel-all retrying';
+    if (st.suspended) return st.suspended;
     if (st.resolved) return 'market resolved';
     if (st.tickSuspect !== undefined) return 'tick suspect: refreshing';
     const m = st.meta;

@@ -2,7 +2,8 @@
 // orders; each (trade, order) pair is one fill, applied once. Status moves MATCHED -> MINED ->
 // CONFIRMED, or RETRYING -> FAILED; a FAILED trade reverses its fill (position and order).
 import type { Side, TradeStatus, UserTradeEvent } from '../feed/events.js';
-import type { OrderTracker } from './orders.js';
+import type { OrderTracker, TrackedOrder } from './orders.js';
+import { fillProblem, type FillClaim } from './fill-checks.js';
 
 export interface Fill {
   tradeId: string;
@@ -24,6 +25,8 @@ export interface FillSink {
   onFill(f: Fill): void;
   /** A known fill changed status; `reversed` when it just became FAILED. */
   onFillStatus(f: Fill, reversed: boolean): void;
+  /** A trade naming our order failed the checks (fill-checks.ts): it was not taken as a fill. */
+  onBadTrade?(orderId: string, problem: string, trade: unknown): void;
 }
 
 const fillKey = (tradeId: string, orderId: string): string => `${tradeId}|${orderId}`;
@@ -39,9 +42,13 @@ export class FillLedger {
   private readonly fills = new Map<string, Fill>();
   /** Fills recorded since start (including preloaded ones), whatever was pruned from memory. */
   private total = 0;
+  /** Trades refused by the checks. */
+  refused = 0;
   constructor(
     private readonly orders: OrderTracker,
     private readonly sink: FillSink,
+    /** The highest fee rate a fill may carry (config risk.maxFeeRateBps). */
+    private readonly maxFeeRateBps = 1000,
   ) {}
 
   has(tradeId: string, orderId: string): boolean {
@@ -76,21 +83,40 @@ export class FillLedger {
   onTrade(e: UserTradeEvent, nowMs: number): number {
     let n = 0;
     const taker = this.orders.byVenueId(e.takerOrderId);
-    if (taker) {
+    if (taker && this.believed(e, taker, e.takerOrderId, { tokenId: e.assetId, side: e.side, price: e.price, size: e.size, feeRateBps: e.feeRateBps, liquidity: 'TAKER' })) {
       n += this.upsert(e, e.takerOrderId, e.assetId, taker.side, e.price, e.size, e.feeRateBps, 'TAKER', nowMs);
     }
     for (const m of e.makerOrders) {
       const o = this.orders.byVenueId(m.orderId);
       if (!o) continue;
-      n += this.upsert(e, m.orderId, m.assetId, m.side ?? o.side, m.price, m.matchedAmount, m.feeRateBps, 'MAKER', nowMs);
+      if (!this.believed(e, o, m.orderId, { tokenId: m.assetId, side: m.side, price: m.price, size: m.matchedAmount, feeRateBps: m.feeRateBps, liquidity: 'MAKER' })) continue;
+      n += this.upsert(e, m.orderId, m.assetId, o.side, m.price, m.matchedAmount, m.feeRateBps, 'MAKER', nowMs);
     }
     return n;
   }
 
+  /** A known fill (a status update) or a new one that passes the checks against its order. */
+  private believed(e: UserTradeEvent, o: TrackedOrder, orderId: string, c: FillClaim): boolean {
+    if (this.fills.has(fillKey(e.tradeId, orderId))) return true;
+    // a trade first seen as FAILED moves nothing: recorded without the size check
+    const problem = fillProblem(o, c, this.maxFeeRateBps, e.status !== 'FAILED');
+    if (problem === undefined) return true;
+    this.refused++;
+    this.sink.onBadTrade?.(orderId, problem, e);
+    return false;
+  }
+
   /** A fill found by reconciliation (GET /trades) that the user channel never delivered. */
-  record(f: Fill, nowMs: number): boolean {
+  record(f: Fill, nowMs: number, feeRateBps = 0): boolean {
     const k = fillKey(f.tradeId, f.orderId);
     if (this.fills.has(k)) return false;
+    const o = this.orders.byVenueId(f.orderId);
+    const problem = o && fillProblem(o, { tokenId: f.tokenId, side: undefined, price: f.price, size: f.size, feeRateBps, liquidity: f.liquidity }, this.maxFeeRateBps, false);
+    if (problem) {
+      this.refused++;
+      this.sink.onBadTrade?.(f.orderId, problem, f);
+      return false;
+    }
     this.fills.set(k, f);
     this.total++;
     if (f.status !== 'FAILED') this.orders.applyFill(f.orderId, f.size, nowMs);

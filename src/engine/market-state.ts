@@ -27,6 +27,8 @@ export interface MarketState {
   /** Why the market quotes nothing (undefined = quoting). */
   blocked: string | undefined;
   resolved: boolean;
+  /** Halted for this market alone (trades for one of its orders failed the checks twice). */
+  suspended: string | undefined;
   /**
    * Set while the market's tick is in doubt (the venue refused an order with
    * INVALID_ORDER_MIN_TICK_SIZE and a tick refresh is out): the timeout's timer id. No quoting meanwhile.
@@ -66,7 +68,7 @@ export function createMarketState(meta: MarketMeta, d: MarketStateDeps): MarketS
     book: d.strategyBook ?? ((t) => d.books.book(t)),
   };
   const st: MarketState = {
-    meta, strategy, ctx, lastQuoteMs: -Infinity, timer: undefined, blocked: 'not started', resolved: false, tickSuspect: undefined, tickOf: () => 0,
+    meta, strategy, ctx, lastQuoteMs: -Infinity, timer: undefined, blocked: 'not started', resolved: false, suspended: undefined, tickSuspect: undefined, tickOf: () => 0,
     quoteInputs: strategy.reads ? new QuoteInputs(strategy.reads) : undefined,
     ownOrders: [],
     ownExcluded: { token: new OwnExcludedView(meta.tokenId, meta.complementId), complement: new OwnExcludedView(meta.complementId, meta.tokenId) },

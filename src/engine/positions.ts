@@ -4,6 +4,7 @@
 import type { Side } from '../feed/events.js';
 import type { MarketMeta, PositionView } from './strategy.js';
 import { PRICE_SCALE } from '../core/units.js';
+import { InvariantError } from '../core/errors.js';
 
 export interface TokenPosition {
   qty: number;
@@ -41,6 +42,10 @@ export class Positions {
 
   /** Applies a fill (or, with sign -1, reverses one). Fee in micro-dollars. */
   apply(tokenId: string, side: Side, price: number, size: number, fee: number, sign: 1 | -1 = 1): void {
+    // integers in range or nothing: a NaN or Infinity here would disarm every limit computed from it
+    if (!Number.isSafeInteger(price) || !Number.isSafeInteger(size) || !Number.isSafeInteger(fee) || !Number.isSafeInteger(price * size)) {
+      throw new InvariantError(`position: fill of ${tokenId} with price ${price}, size ${size}, fee ${fee} is not in integer units`);
+    }
     const p = this.get(tokenId);
     const notional = price * size;
     const buy = (side === 'BUY') === (sign === 1);

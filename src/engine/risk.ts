@@ -142,6 +142,8 @@ export class RiskGate {
 
   /** Daily-loss kill switch; `pnlMicros` is the running PnL. Returns the halt reason when it trips. */
   checkLoss(pnlMicros: number, nowMs: number): string | undefined {
+    // every comparison with NaN is false: a PnL that is not a number must stop, not disarm, the check
+    if (!Number.isFinite(pnlMicros)) return this.halted ? undefined : this.halt(`PnL is not a finite number (${pnlMicros})`, nowMs);
     const day = Math.floor(nowMs / DAY_MS);
     if (day !== this.dayStart) {
       this.dayStart = day;

@@ -104,7 +104,7 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
       status: tradeStatus(t.status),
       timeMs: t.timeMs,
     };
-    if (engine.atomically(() => engine.ledger.record(f, now()))) rep.missedFills++;
+    if (engine.atomically(() => engine.ledger.record(f, now(), t.feeRateBps))) rep.missedFills++;
   }
   // Orders we track as working that the venue no longer lists (placed before the query started).
   for (const o of [...engine.orders.open()]) {

@@ -2,7 +2,7 @@
 // statuses kept as sent incl. CANCELED_<reason>) and `trade` events (every status, maker_orders)
 // into typed events with integer prices/sizes. Time fields arrive in seconds or ms: normalised to ms.
 import type { Logger } from '../core/log.js';
-import { parsePrice, parseSize } from '../core/units.js';
+import { MAX_SIZE_UNITS, parsePrice, parseSize, sizeFromNumber } from '../core/units.js';
 import type { MakerOrderFill, OrderEventKind, Side, TradeStatus, UserEvent, UserOrderEvent, UserTradeEvent } from './events.js';
 import { DecodeStats, FieldError, optStr, reqStr, toMs, type Json } from './decode-stats.js';
 import { decodeFrame } from './decode-frame.js';
@@ -17,9 +17,10 @@ function price(v: unknown, field: string): number {
   return p;
 }
 
+/** A size the venue could mean: finite, at most MAX_SIZE_UNITS (a JSON 1e400 is Infinity). */
 function size(v: unknown, field: string): number {
-  const s = typeof v === 'string' ? parseSize(v) : typeof v === 'number' && v >= 0 ? Math.round(v * 100) : -1;
-  if (s < 0) throw new FieldError(field);
+  const s = typeof v === 'string' ? parseSize(v) : typeof v === 'number' ? sizeFromNumber(v) : -1;
+  if (!(s >= 0 && s <= MAX_SIZE_UNITS)) throw new FieldError(field);
   return s;
 }
 

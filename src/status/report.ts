@@ -138,6 +138,7 @@ export function metricsText(d: Daemon): string {
   ]);
   g('engine_requotes_total', 'Strategy evaluations.', 'counter', [[{}, e.counters.requotes]]);
   g('engine_errors_total', 'Errors caught in the engine loop.', 'counter', [[{}, e.counters.errors]]);
+  g('engine_bad_trades_total', 'Trades naming our orders that failed the fill checks (not taken as fills).', 'counter', [[{}, e.counters.badTrades]]);
   g('engine_tick_rejects_total', 'Orders refused off the tick grid (INVALID_ORDER_MIN_TICK_SIZE), the tick refreshes they started, and refreshes that timed out.', 'counter', [
     [{ kind: 'rejected' }, e.counters.tickRejects],
     [{ kind: 'refresh' }, e.counters.tickRefreshes],

@@ -116,6 +116,15 @@ describe('risk gate', () => {
     expect(g.checkPlace(buy(500), m, inputs(), 4000)).toBe('halted');
   });
 
+  it('a PnL that is NaN or infinite halts instead of disarming the kill switch (issue 10, item 4)', () => {
+    for (const bad of [NaN, Infinity, -Infinity]) {
+      const g = new RiskGate(cfg, silentLogger);
+      expect(g.checkLoss(0, 1000)).toBeUndefined();
+      expect(g.checkLoss(bad, 2000)).toMatch(/PnL is not a finite number/);
+      expect(g.halted).toMatch(/PnL is not a finite number/);
+    }
+  });
+
   it('the loss baseline resets at the UTC day boundary', () => {
     const g = new RiskGate(cfg, silentLogger);
     g.checkLoss(0, 1000);
@@ -183,5 +192,20 @@ describe('risk gate', () => {
     tr.canceled('oc', 2);
     g.begin();
     expect(g.checkPlace(buy(500), m, s, 0)).toBeUndefined();
+  });
+});
+
+describe('positions refuse what is not integer units', () => {
+  it('a NaN or infinite fill throws instead of poisoning the position', async () => {
+    const { Positions } = await import('../../src/engine/positions.js');
+    const { InvariantError } = await import('../../src/core/errors.js');
+    const p = new Positions();
+    for (const [price, size, fee] of [[5000, Infinity, 0], [NaN, 100, 0], [5000, 100, NaN], [5000, 1.5, 0], [5000, 1e300, 0]]) {
+      expect(() => p.apply('Y', 'BUY', price, size, fee)).toThrow(InvariantError);
+    }
+    expect(p.qty('Y')).toBe(0);
+    expect(p.cash).toBe(0);
+    p.apply('Y', 'BUY', 5000, 100, 0);
+    expect(p.qty('Y')).toBe(100);
   });
 });
