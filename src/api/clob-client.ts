@@ -2,7 +2,7 @@
 // back in integer units; order bodies are formatted from integer units. Shapes: src/api/README.md.
 import { ResponseShapeError } from '../core/errors.js';
 import { formatPrice, formatSize } from '../core/units.js';
-import { cursorItems, validate } from './paginate.js';
+import { ACCOUNT_MAX_PAGES, cursorItems, validate } from './paginate.js';
 import {
   bookSchema,
   cancelResponseSchema,
@@ -161,7 +161,7 @@ export class ClobClient {
     return this.call(orderPage, 'GET', '/orders', { ...q });
   }
   iterateOrders(q: OrdersQuery = {}): AsyncGenerator<OpenOrder> {
-    return cursorItems((c) => this.getOrders({ ...q, next_cursor: c }));
+    return cursorItems((c) => this.getOrders({ ...q, next_cursor: c }), undefined, ACCOUNT_MAX_PAGES);
   }
   cancelOrder(orderId: string): Promise<CancelResponse> {
     return this.call(cancelResponseSchema, 'DELETE', '/order', undefined, { orderID: orderId });
@@ -184,13 +184,13 @@ export class ClobClient {
     return this.call(tradePage, 'GET', '/trades', { ...q });
   }
   iterateTrades(q: TradeQuery = {}): AsyncGenerator<Trade> {
-    return cursorItems((c) => this.getTrades({ ...q, next_cursor: c }));
+    return cursorItems((c) => this.getTrades({ ...q, next_cursor: c }), undefined, ACCOUNT_MAX_PAGES * 5);
   }
   getDataTrades(q: TradeQuery & { next_cursor?: string } = {}): Promise<Page<Trade>> {
     return this.call(tradePage, 'GET', '/data/trades', { ...q });
   }
   iterateDataTrades(q: TradeQuery = {}): AsyncGenerator<Trade> {
-    return cursorItems((c) => this.getDataTrades({ ...q, next_cursor: c }));
+    return cursorItems((c) => this.getDataTrades({ ...q, next_cursor: c }), undefined, ACCOUNT_MAX_PAGES * 5);
   }
   getBalances(): Promise<JsonObject> {
     return this.call(looseObjectSchema, 'GET', '/balances');

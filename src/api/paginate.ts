@@ -1,7 +1,7 @@
 // Response validation and the two pagination styles: cursor pages (CLOB, end marker "LTE=") and
 // offset lists (Gamma, Data, Content: a page shorter than `limit` is the last).
 import type { z } from 'zod';
-import { ResponseShapeError } from '../core/errors.js';
+import { PageLimitError, ResponseShapeError } from '../core/errors.js';
 import { END_CURSOR, type Page } from './schemas.js';
 
 /** Validates a response with zod; a mismatch is a ResponseShapeError naming the first issue. */
@@ -13,7 +13,13 @@ export function validate<T>(schema: z.ZodType<T>, value: unknown, method: string
   throw new ResponseShapeError(method, path, `${where}: ${i?.message ?? 'invalid'}`);
 }
 
-/** Every item of a cursor-paginated endpoint, page by page; stops at "LTE=", an empty cursor or a repeat. */
+/** Pages a walk over our open orders may take (trades: 5x); a cursor that never ends is an error, not 10,000 requests. */
+export const ACCOUNT_MAX_PAGES = 100;
+
+/**
+ * Every item of a cursor-paginated endpoint, page by page; stops at "LTE=", an empty cursor or a
+ * repeat. More than maxPages pages is a PageLimitError: a caller never acts on a list cut short.
+ */
 export async function* cursorItems<T>(
   fetchPage: (cursor: string | undefined) => Promise<Page<T>>,
   startCursor?: string,
@@ -29,6 +35,7 @@ export async function* cursorItems<T>(
     seen.add(next);
     cursor = next;
   }
+  throw new PageLimitError(maxPages);
 }
 
 /** Every item of an offset-paginated list; stops on a page shorter than `limit`. */
@@ -45,4 +52,5 @@ export async function* offsetItems<T>(
     if (items.length < limit) return;
     offset += items.length;
   }
+  throw new PageLimitError(maxPages);
 }

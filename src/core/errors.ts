@@ -91,3 +91,10 @@ export class DeadlineError extends TransportError {
 
 /** A value that must never occur reached a computation (a NaN size, a fill of no integer units). */
 export class InvariantError extends MakerdError {}
+
+/** A paginated walk did not end within its page bound (a cursor that never ends). */
+export class PageLimitError extends MakerdError {
+  constructor(readonly maxPages: number) {
+    super(`pagination did not end within ${maxPages} pages`);
+  }
+}

@@ -1,6 +1,7 @@
 // The one logger: pino JSON to stdout (pretty when stdout is a terminal). Secrets are scrubbed
 // wherever they appear: by key name at any depth, and by value (the API key from the
 // environment) inside any string, including the message.
+import { MakerdError } from './errors.js';
 import pino, { type Logger, type DestinationStream } from 'pino';
 
 export type { Logger };
@@ -36,6 +37,11 @@ export function scrub(value: unknown, secrets: string[] = secretValues(), depth 
   if (value === null || typeof value !== 'object') return value;
   // past the depth limit nothing is inspected, so nothing is printed (a secret could hide there)
   if (depth > 8) return '[too deep]';
+  // our typed errors say all in their message (a venue error, a deadline): no stack, no cause chain
+  if (value instanceof MakerdError) {
+    const { cause: _cause, ...fields } = value as MakerdError & { cause?: unknown };
+    return { type: value.name, message: scrubString(value.message, secrets), ...(scrub(fields, secrets, depth + 1) as object) };
+  }
   if (value instanceof Error) {
     return { type: value.name, message: scrubString(value.message, secrets), stack: value.stack ? scrubString(value.stack, secrets) : undefined, ...(scrub({ ...value }, secrets, depth + 1) as object) };
   }

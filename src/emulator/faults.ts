@@ -11,6 +11,8 @@ import { realFeedShape, type FeedShape } from './book-frames.js';
 export interface FaultConfig extends FeedShape {
   /** Market data is withheld on every market/all connection; PING still gets PONG; subscribes are ignored. */
   silentFeed: boolean;
+  /** User-channel frames are withheld (the connection stays up and answers PING). */
+  silentUser: boolean;
   /** The next N market frames are sent malformed (truncated JSON). */
   malformedNext: number;
   /** The next N price_change frames carry a wrong hash in every entry. */
@@ -40,6 +42,7 @@ export const FEED_KEYS = ['topsAfterBatch', 'hashPerMessage', 'oneMessagePerBatc
 
 export const noFaults: FaultConfig = {
   silentFeed: false,
+  silentUser: false,
   malformedNext: 0,
   wrongHashNext: 0,
   skipNext: 0,

@@ -172,6 +172,7 @@ export class WsHub {
   }
 
   publishUser(f: UserFrame): void {
+    if (this.o.faults.cfg.silentUser) return;
     for (const c of this.conns) {
       if (c.kind === 'market' || c.apiKey !== f.owner) continue;
       if (c.userMarkets.size === 0 || c.userMarkets.has(f.conditionId)) this.send(c, f.text);

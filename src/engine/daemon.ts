@@ -159,7 +159,9 @@ export class Daemon {
       // An order refused off the tick grid: ask the venue for the tick (the frame may be lost).
       onTickSuspect: (tokenId) => this.refreshTick(tokenId),
       // A trade that failed the fill checks: the venue's REST trade list decides (checked the same way).
-      onBadTrade: () => this.lookUpTrades(),
+      onBadTrade: () => this.lookUp(),
+      // An unclear submit is settled in seconds: the venue's open orders bind it or show it never rested.
+      onAmbiguous: () => this.settleAmbiguousSoon(),
     });
     this.store.startRun(config.mode, strategy.module.name, tokens);
     this.feed.onMarketEvent((e) => this.engine.handleMarketEvent(e));
@@ -199,14 +201,28 @@ export class Daemon {
   }
 
   private lookingUp: Promise<unknown> | undefined;
+  private ambiguousTimer: NodeJS.Timeout | undefined;
 
-  /** One reconciliation at a time for the trades the user channel got wrong. */
-  private lookUpTrades(): void {
-    if (this.lookingUp || this.stopping) return;
+  /** One reconciliation at a time: the venue's open orders and the last hour's trades. */
+  private lookUp(): Promise<unknown> {
+    if (this.lookingUp || this.stopping) return this.lookingUp ?? Promise.resolve();
     const log = this.o.log;
     this.lookingUp = reconcileWithVenue(this.engine, this.venue, this.clock.now() - HOUR, log)
-      .catch((err: unknown) => log.warn({ err }, 'trade look-up after an implausible trade failed'))
+      .catch((err: unknown) => log.warn({ err }, 'look-up at the venue failed'))
       .finally(() => (this.lookingUp = undefined));
+    return this.lookingUp;
+  }
+
+  /** Looks ambiguous orders up after a second, then every two seconds while any is left. */
+  private settleAmbiguousSoon(delayMs = 1000): void {
+    if (this.ambiguousTimer || this.stopping) return;
+    this.ambiguousTimer = setTimeout(() => {
+      void this.lookUp().then(() => {
+        this.ambiguousTimer = undefined;
+        if (this.engine.ambiguousCount() > 0) this.settleAmbiguousSoon(2000);
+      });
+    }, delayMs);
+    this.ambiguousTimer.unref?.();
   }
 
   /** GET /tick-size for a token whose orders the venue refused; a failure leaves it to the engine's timeout. */
@@ -284,6 +300,7 @@ export class Daemon {
     const log = this.o.log;
     log.info({ reason }, 'stopping: cancelling all orders');
     this.abort(new StartAbortedError(`stopped during start-up (${reason})`));
+    if (this.ambiguousTimer) clearTimeout(this.ambiguousTimer);
     const bound = this.o.config.daemon.shutdownTimeoutMs;
     let unconfirmed = await settleWithin(this.cancelEverything(), bound);
     if (unconfirmed === undefined) {

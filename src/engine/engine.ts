@@ -69,6 +69,8 @@ export interface EngineOptions {
    * order's trades (the daemon: a reconciliation), whose answer is checked the same way.
    */
   onBadTrade?: (orderId: string) => void;
+  /** An order became ambiguous (a place with no clear answer): the owner looks it up at the venue soon. */
+  onAmbiguous?: () => void;
 }
 
 export class Engine {
@@ -136,6 +138,12 @@ export class Engine {
           this.counters.errors++;
           this.log.error({ err, clientId: ord.clientId }, 'engine: storing an order change failed');
         }
+      });
+    }
+    if (o.onAmbiguous) {
+      const hook = o.onAmbiguous;
+      this.orders.onChange((ord) => {
+        if (ord.state === 'ambiguous') hook();
       });
     }
     this.riskInputs = riskInputs(this.orders, this.positions, (t) => this.mark(t));
@@ -323,6 +331,13 @@ export class Engine {
       for (const st of this.markets.values()) this.requote(st);
     }
     this.cancelAllUntilDone();
+  }
+
+  /** Orders whose place had no clear answer and that the venue has not yet shown us. */
+  ambiguousCount(): number {
+    let n = 0;
+    for (const o of this.orders.open()) if (o.state === 'ambiguous') n++;
+    return n;
   }
 
   /** Venue ids of open orders whose cancel is not confirmed. */

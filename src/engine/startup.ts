@@ -11,6 +11,8 @@ import { feeMicros } from './fills.js';
 import type { TradeStatus } from '../feed/events.js';
 
 const IN_FLIGHT_GRACE_MS = 10_000;
+/** An unclear submit's request has ended; the venue lists an order it took within this long. */
+const AMBIGUOUS_GRACE_MS = 2_000;
 
 export interface ReconcileReport {
   venueOrders: number;
@@ -111,8 +113,9 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
     if (o.orderId && seen.has(o.orderId)) continue;
     if (o.createdMs >= startedMs) continue; // sent while the query ran
     // A request may still be on its way: leave recent in-flight orders to their answers.
-    const inFlight = o.state === 'pending_new' || o.state === 'pending_cancel' || o.state === 'ambiguous';
+    const inFlight = o.state === 'pending_new' || o.state === 'pending_cancel';
     if (inFlight && o.updatedMs > startedMs - IN_FLIGHT_GRACE_MS) continue;
+    if (o.state === 'ambiguous' && o.updatedMs > startedMs - AMBIGUOUS_GRACE_MS) continue;
     engine.orders.settleMissing(o, now());
     rep.settled++;
   }

@@ -38,6 +38,19 @@ describe('faults', () => {
     expect(e.emu.exchange.openOrders(KEY)).toEqual([]);
   }, 45_000);
 
+  it('with the default settings a silent feed pulls the quotes within 5 s (quiet time plus probe timeout)', async () => {
+    env = await setup({ params: { takerRatePerSec: 1e-9 } });
+    const e = env;
+    daemon = spawnDaemon(e);
+    await bounded(daemon.ready, 15_000, 'ready');
+    await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0, 8000);
+    const t0 = Date.now();
+    e.emu.admin.set({ silentFeed: true });
+    await until('quotes pulled', () => e.emu.exchange.openOrders(KEY).length === 0, 10_000, 20);
+    // quietMs 3000 + probeTimeoutMs 2000, plus the watchdog's tick and a cancel round trip
+    expect(Date.now() - t0).toBeLessThan(5000 + 1000);
+  }, 45_000);
+
   it('the order-error breaker halts: cancels everything, quotes nothing, stays up and says why', async () => {
     env = await setup();
     const e = env;
