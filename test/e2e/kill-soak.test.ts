@@ -1,0 +1,54 @@
+// Issue 10's soak: 30 SIGKILLs at seeded random moments (start-up, reconciliation, quoting, a fill
+// being written) under 400 ms of venue latency, then one clean run. Counted against the
+// emulator's own trades: no fill lost, none doubled, none the venue does not know.
+import { describe, it, expect } from 'vitest';
+import { SeededRng } from '../../src/engine/rng.js';
+import { bounded, kill, KEY, setup, spawnDaemon, storedFills, until, venueFills, type Daemon, type Env, useTestScope } from './harness.js';
+
+let env: Env | undefined;
+const daemons: Daemon[] = [];
+useTestScope(() => ({ env, daemons: daemons.splice(0) }), () => {
+  env = undefined;
+});
+
+const KILLS = Number(process.env.MAKERD_SOAK_KILLS ?? 30);
+
+describe('SIGKILL soak', () => {
+  it(`${KILLS} SIGKILLs at random moments under 400 ms latency lose, double and invent no fill`, async () => {
+    env = await setup();
+    const e = env;
+    e.emu.admin.set({ latencyMs: 400 });
+    const rng = new SeededRng(10);
+    let readyBeforeKill = 0;
+    for (let i = 0; i < KILLS; i++) {
+      const d = spawnDaemon(e);
+      daemons.push(d);
+      let ready = false;
+      d.ready.then(() => (ready = true), () => undefined);
+      // from the first instant of start-up to well into quoting (ready takes about 1.5 s here)
+      await new Promise((r) => setTimeout(r, rng.int(0, 3000)));
+      if (ready) readyBeforeKill++;
+      kill(d, 'SIGKILL');
+      await bounded(d.exited, 10_000, `kill ${i} exit`);
+      daemons.splice(daemons.indexOf(d), 1);
+    }
+    // the kills hit both start-up and quoting
+    expect(readyBeforeKill).toBeGreaterThan(KILLS / 4);
+    expect(readyBeforeKill).toBeLessThan(KILLS);
+    const last = spawnDaemon(e);
+    daemons.push(last);
+    await bounded(last.ready, 30_000, 'last ready');
+    await new Promise((r) => setTimeout(r, 1500));
+    kill(last, 'SIGTERM');
+    expect(await bounded(last.exited, 30_000, 'last exit')).toBe(0);
+    await until('no order of ours left', () => e.emu.exchange.openOrders(KEY).length === 0, 5000);
+    const stored = storedFills(e.db);
+    const venue = venueFills(e.emu);
+    expect(venue.length).toBeGreaterThan(5);
+    expect(new Set(stored).size).toBe(stored.length); // none doubled
+    const v = new Set(venue);
+    expect(stored.filter((f) => !v.has(f))).toEqual([]); // none unknown to the venue
+    const s = new Set(stored);
+    expect(venue.filter((f) => !s.has(f))).toEqual([]); // none lost
+  }, 240_000);
+});
