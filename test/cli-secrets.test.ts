@@ -1,6 +1,7 @@
 // No secret in any line the CLI prints (issue 10, item 6): a loopback venue whose error messages
 // repeat the API key it was sent (as the real one did, "key <KEY> is not valid"), and every byte
 // of the commands' output searched for the key.
+import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,4 +53,44 @@ describe('the CLI prints no secret', () => {
     expect(r.text).not.toContain(KEY);
     expect(r.text).not.toContain(KEY.slice(3));
   });
+});
+
+describe('every command, run as a process, prints no secret', () => {
+  const CLI = join(process.cwd(), 'dist', 'cli.js');
+  /** Runs the compiled CLI with the key in its environment; every byte of stdout and stderr, its exit code. */
+  function spawnCli(argv: string[], killAfterMs: number): Promise<{ code: number | null; text: string }> {
+    return new Promise((resolve) => {
+      const p = spawn(process.execPath, [CLI, ...argv], {
+        env: {
+          PATH: process.env.PATH, MAKERD_API_KEY: KEY, MAKERD_API_SECRET: `${KEY}-secret`, MAKERD_API_PASSPHRASE: `${KEY}-pass`,
+          MAKERD_CLOB_URL: `${base}/clob`, MAKERD_GAMMA_URL: `${base}/gamma`, MAKERD_DATA_URL: `${base}/data`, MAKERD_CONTENT_URL: `${base}/content`,
+          MAKERD_WS_URL: base.replace('http', 'ws'), MAKERD_DB: join(dir, `p-${argv[0]}.sqlite`), MAKERD_STATUS_PORT: '0',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const chunks: Buffer[] = [];
+      p.stdout.on('data', (b: Buffer) => chunks.push(b));
+      p.stderr.on('data', (b: Buffer) => chunks.push(b));
+      const t = setTimeout(() => p.kill('SIGINT'), killAfterMs);
+      p.once('exit', (code) => {
+        clearTimeout(t);
+        resolve({ code, text: Buffer.concat(chunks).toString('utf8') });
+      });
+    });
+  }
+  const commands: Array<[string[], number]> = [
+    [['run', '--mode', 'live', '--markets', '1'], 8000],
+    [['run', '--mode', 'paper', '--markets', '1'], 8000],
+    [['markets', '--limit', '1'], 8000],
+    [['record', '--markets', '1', '--out', join(dir, 'rec.jsonl'), '--duration', '1'], 8000],
+    [['verify', join(dir, 'missing.jsonl')], 8000],
+    [['backtest', '--data', join(dir, 'missing.jsonl')], 8000],
+    [['demo', '--duration', '2', '--interval', '1'], 15000],
+    [['emulator', '--port', '0'], 1500],
+  ];
+  it.each(commands)('%j', async (argv, ms) => {
+    const r = await spawnCli(argv, ms);
+    expect(r.text.length).toBeGreaterThan(0);
+    for (const secret of [KEY, KEY.slice(3), `${KEY}-secret`, `${KEY}-pass`]) expect(r.text).not.toContain(secret);
+  }, 30_000);
 });

@@ -50,6 +50,9 @@ export interface ConnectionOptions {
 export type FrameListener = (f: RawFrame) => void;
 export type StateListener = (s: ConnectionState, epoch: number) => void;
 
+/** The largest frame a feed accepts. */
+export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
+
 export class FeedConnection {
   private ws: WebSocket | null = null;
   private readonly wanted = new Set<string>();
@@ -160,7 +163,9 @@ export class FeedConnection {
     this.setState('connecting');
     let ws: WebSocket;
     try {
-      ws = new WebSocket(this.o.url, { perMessageDeflate: false, handshakeTimeout: Math.max(1000, this.o.pongTimeoutMs || 10_000) });
+      // maxPayload: one frame may not cost more memory than this (ws allows 100 MiB); a larger one
+      // closes the connection, which reconnects. The books of every subscribed token fit many times.
+      ws = new WebSocket(this.o.url, { perMessageDeflate: false, maxPayload: MAX_FRAME_BYTES, handshakeTimeout: Math.max(1000, this.o.pongTimeoutMs || 10_000) });
     } catch (e) {
       this.o.log?.warn({ conn: this.o.name, err: e }, 'feed connect failed');
       this.scheduleReconnect();

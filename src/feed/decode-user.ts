@@ -17,9 +17,25 @@ function price(v: unknown, field: string): number {
   return p;
 }
 
-/** A size the venue could mean: finite, at most MAX_SIZE_UNITS (a JSON 1e400 is Infinity). */
+/**
+ * Sizes of the user channel that were finer than our 0.01 share grid: the venue's fills carry up to
+ * 6 decimals (a real capture: "8.771927"); they are rounded half up to 0.01, and counted here.
+ */
+export const userSizeStats = { rounded: 0 };
+
+/** Decimals the venue's amounts have at most (on-chain units of 1e-6): more is not a venue size. */
+const VENUE_SIZE_DECIMALS = 6;
+
+/** A size the venue could mean: finite, at most MAX_SIZE_UNITS (a JSON 1e400 is Infinity), at most 6 decimals. */
 function size(v: unknown, field: string): number {
-  const s = typeof v === 'string' ? parseSize(v) : typeof v === 'number' ? sizeFromNumber(v) : -1;
+  let s = -1;
+  if (typeof v === 'string') {
+    const dot = v.indexOf('.');
+    const decimals = dot < 0 ? 0 : v.length - dot - 1;
+    if (decimals > VENUE_SIZE_DECIMALS) throw new FieldError(field);
+    s = parseSize(v);
+    if (decimals > 2 && s >= 0 && !/^0*$/.test(v.slice(dot + 3))) userSizeStats.rounded++;
+  } else if (typeof v === 'number') s = sizeFromNumber(v);
   if (!(s >= 0 && s <= MAX_SIZE_UNITS)) throw new FieldError(field);
   return s;
 }

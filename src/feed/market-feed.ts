@@ -10,7 +10,7 @@ import { BookMirror, type OutOfSyncReason, type TokenMeta } from '../book/mirror
 import { Resyncer } from './resync.js';
 import { channelOptions, FeedConnection, type ConnectionState, type UserAuth } from './connection.js';
 import { createMarketDecodeStats, decodeMarketFrame } from './decode-market.js';
-import { createUserDecodeStats, decodeUserFrame } from './decode-user.js';
+import { createUserDecodeStats, decodeUserFrame, userSizeStats } from './decode-user.js';
 import type { BookEvent, MarketEvent, UserEvent } from './events.js';
 import type { DecodeStats } from './decode-stats.js';
 
@@ -181,6 +181,7 @@ export class MarketFeed {
     const out: Record<string, number> = {};
     for (const [k, v] of Object.entries(this.marketStats.counters())) out[`market_decode_${k}`] = v;
     for (const [k, v] of Object.entries(this.userStats.counters())) out[`user_decode_${k}`] = v;
+    out.user_decode_sizes_rounded = userSizeStats.rounded;
     for (const [k, v] of Object.entries(this.market.counters)) out[`market_ws_${k}`] = v;
     out.book_dropped_unknown_token = this.mirror.droppedUnknown;
     out.book_rejected_snapshots = this.mirror.rejectedSnapshots;

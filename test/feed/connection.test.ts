@@ -1,7 +1,7 @@
 // The one feed connection against a real ws server on loopback: heartbeat, reconnect and
 // resubscribe, the data watchdog (stale vs quiet-but-alive), and live subscribe/unsubscribe.
 import { afterEach, describe, expect, it } from 'vitest';
-import { FeedConnection, backoffDelay, channelOptions, type ConnectionState, type RawFrame } from '../../src/feed/connection.js';
+import { FeedConnection, MAX_FRAME_BYTES, backoffDelay, channelOptions, type ConnectionState, type RawFrame } from '../../src/feed/connection.js';
 import { bookFrame, startServer, waitFor, type TestServer } from './ws-server.js';
 
 const timing = { pingIntervalMs: 20, pongTimeoutMs: 1000, quietMs: 80, probeTimeoutMs: 60, reconnectBaseMs: 10, reconnectMaxMs: 40 };
@@ -53,6 +53,26 @@ describe('FeedConnection', () => {
     const subs = server.received.filter((m) => m.includes('"type":"market"')).map((m) => JSON.parse(m).assets_ids);
     expect(subs).toEqual([['111'], ['111', '333']]);
     expect(conn.counters.reconnects).toBe(1);
+  });
+
+  it('a frame over MAX_FRAME_BYTES is refused: the connection drops and reconnects, nothing of it delivered (issue 10, item 5)', async () => {
+    server = await startServer();
+    conn = market(server.url, { quietMs: 0 });
+    const frames: RawFrame[] = [];
+    conn.onFrame((f) => {
+      if (f.text !== 'PONG') frames.push(f);
+    });
+    let sent = 0;
+    server.onMessage = (ws, text) => {
+      if (!text.includes('"type":"market"')) return;
+      // the first connection gets one frame a byte over the bound; the next a normal book
+      ws.send(sent++ === 0 ? '[' + ' '.repeat(MAX_FRAME_BYTES - 1) + ']' : bookFrame('111'));
+    };
+    conn.start(['111']);
+    await waitFor(() => frames.length === 1, 5000);
+    expect(server.connections).toBe(2);
+    expect(frames[0].text.length).toBeLessThan(10_000);
+    expect(frames[0].epoch).toBe(2);
   });
 
   it('a feed that answers PONG but never data or a probe goes stale and reconnects', async () => {
