@@ -14,7 +14,7 @@ import { send, startServer, testHttp, testRetry, type TestServer } from './http-
 let srv: TestServer;
 beforeAll(async () => {
   // every page names a new cursor: the walk never ends by itself
-  srv = await startServer((r, res) => send(res, 200, { data: [], next_cursor: `c${srv.requests.length}`, limit: 100, count: 0 }));
+  srv = await startServer((_r, res) => send(res, 200, { data: [], next_cursor: `c${srv.requests.length}`, limit: 100, count: 0 }));
 });
 afterAll(async () => {
   await srv.close();

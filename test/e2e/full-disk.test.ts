@@ -11,7 +11,6 @@ import { Daemon } from '../../src/engine/daemon.js';
 import { bounded, KEY, setup, storedFills, until, venueFills, type Env, useTestScope } from './harness.js';
 
 let env: Env | undefined;
-let daemon: Daemon | undefined;
 useTestScope(() => ({ env, daemons: [] }), () => {
   env = undefined;
 });
@@ -35,7 +34,7 @@ describe('a full disk', () => {
     env = await setup();
     const e = env;
     const db = join(e.dir, 'full.sqlite');
-    const d = (daemon = start(e, db));
+    const d = start(e, db);
     try {
       await bounded(d.start(), 15_000, 'start');
       await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0, 8000);
@@ -73,7 +72,7 @@ describe('a full disk', () => {
   it('a stop with records still unwritten reports them instead of passing as clean', async () => {
     env = await setup();
     const e = env;
-    const d = (daemon = start(e, join(e.dir, 'stuck.sqlite')));
+    const d = start(e, join(e.dir, 'stuck.sqlite'));
     try {
       await bounded(d.start(), 15_000, 'start');
       await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0, 8000);

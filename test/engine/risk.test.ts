@@ -19,6 +19,7 @@ const cfg = {
   errorRateWindowMs: 10_000,
   errorRateMax: 0.5,
   errorRateMinSamples: 4,
+  maxFeeRateBps: 1000,
 };
 const m: MarketMeta = { conditionId: 'm', tokenId: 'Y', complementId: 'N', tick: 100, minSize: 500, negRisk: false };
 
