@@ -34,13 +34,13 @@ export class EngineSink implements SchedulerSink, FillSink {
     const now = e.clock.now();
     for (const r of results) {
       e.orders.placeResult(r, now);
-      if (!r.ok) e.log.warn({ clientId: r.clientId, error: r.error }, 'order rejected');
+      if (!r.ok) e.log.warn({ clientId: r.clientId, code: r.error, message: r.message }, 'order rejected');
       this.result(r.ok, now);
     }
     // Off the venue's tick grid: our tick is stale (wire-formats.md 4.4). After the loop: the
     // engine requotes the market, which must see every result of this answer first.
     for (const r of results) {
-      if (r.ok || !r.error?.includes('INVALID_ORDER_MIN_TICK_SIZE')) continue;
+      if (r.ok || r.error !== 'INVALID_ORDER_MIN_TICK_SIZE') continue;
       const o = e.orders.get(r.clientId);
       if (o) e.tickRejected(o.tokenId);
     }
@@ -59,13 +59,8 @@ export class EngineSink implements SchedulerSink, FillSink {
     e.log.warn({ err, orders: reqs.length, ambiguous }, 'place request failed');
     for (const q of reqs) {
       if (ambiguous) e.orders.ambiguous(q.clientId, now);
-      else e.orders.placeResult({ clientId: q.clientId, ok: false, error: err instanceof Error ? err.name : 'error' }, now);
+      else e.orders.placeResult({ clientId: q.clientId, ok: false, error: 'UNKNOWN', message: err instanceof Error ? err.message : String(err) }, now);
       this.result(false, now);
-    }
-    // A single POST /order refused by the venue comes back as an error (400 with the code).
-    if (!ambiguous && err instanceof Error && err.message.includes('INVALID_ORDER_MIN_TICK_SIZE')) {
-      let last = '';
-      for (const q of reqs) if (q.tokenId !== last) e.tickRejected((last = q.tokenId));
     }
   }
 

@@ -137,7 +137,7 @@ export class OrderTracker {
     const o = this.byClient.get(r.clientId);
     if (!o || (o.state !== 'pending_new' && o.state !== 'ambiguous')) return;
     if (!r.ok) {
-      o.error = r.error;
+      o.error = r.message && r.message !== r.error ? `${r.error ?? 'UNKNOWN'}: ${r.message}` : r.error;
       this.move(o, 'rejected', nowMs);
       return;
     }

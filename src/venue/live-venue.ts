@@ -7,6 +7,7 @@ import type { UserEvent, Side } from '../feed/events.js';
 import type { ClobClient, NewOrder } from '../api/clob-client.js';
 import type { CancelResponse, OpenOrder, OrderResponse, Trade } from '../api/schemas.js';
 import { priceUnits, sizeUnits } from '../api/schemas.js';
+import { refusalOf, rejectCodeOf } from './rejections.js';
 import type { CancelResult, OrderRequest, PlaceResult, PlaceStatus, Venue, VenueOrder, VenueTrade } from './types.js';
 
 export interface LiveVenueOptions {
@@ -56,21 +57,36 @@ export class LiveVenue implements Venue {
   }
 
   private result(r: OrderRequest, res: OrderResponse | undefined): PlaceResult {
-    if (!res) return { clientId: r.clientId, ok: false, error: 'NO_RESPONSE' };
+    if (!res) return { clientId: r.clientId, ok: false, error: 'UNKNOWN', message: 'no answer for this order' };
     const ok = res.success && !!res.orderID && !res.errorMsg;
     const status = res.status && STATUSES.has(res.status.toLowerCase()) ? (res.status.toLowerCase() as PlaceStatus) : undefined;
     return ok
       ? { clientId: r.clientId, ok: true, orderId: res.orderID as string, status: status ?? 'live' }
-      : { clientId: r.clientId, ok: false, error: res.errorMsg || 'REJECTED' };
+      : { clientId: r.clientId, ok: false, error: rejectCodeOf(res.errorMsg ?? undefined), message: res.errorMsg || 'refused' };
   }
 
   async placeOrders(orders: OrderRequest[]): Promise<PlaceResult[]> {
-    const res = await this.o.clob.postOrders(orders.map((r) => this.body(r)));
+    let res: Array<OrderResponse | undefined>;
+    try {
+      res = await this.o.clob.postOrders(orders.map((r) => this.body(r)));
+    } catch (err) {
+      // a 4xx refuses the whole request: every order with its code
+      const no = refusalOf(err);
+      if (!no) throw err;
+      return orders.map((r) => ({ clientId: r.clientId, ok: false, error: no.code, message: no.message }));
+    }
     return orders.map((r, i) => this.result(r, res[i]));
   }
 
   async placeOrder(order: OrderRequest): Promise<PlaceResult> {
-    return this.result(order, await this.o.clob.postOrder(this.body(order)));
+    try {
+      return this.result(order, await this.o.clob.postOrder(this.body(order)));
+    } catch (err) {
+      // a single order refused by the venue comes back as a 400 with the code
+      const no = refusalOf(err);
+      if (!no) throw err;
+      return { clientId: order.clientId, ok: false, error: no.code, message: no.message };
+    }
   }
 
   async cancelOrders(orderIds: string[]): Promise<CancelResult> {

@@ -50,17 +50,9 @@ export interface MatchFill {
   timeMs: number;
 }
 
-/** Venue error codes (wire-formats.md 4.4). */
-export type RejectCode =
-  | 'INVALID_ORDER_MIN_TICK_SIZE'
-  | 'INVALID_ORDER_MIN_SIZE'
-  | 'INVALID_ORDER_DUPLICATED'
-  | 'INVALID_ORDER_EXPIRATION'
-  | 'INVALID_ORDER_ERROR'
-  | 'INVALID_POST_ONLY_ORDER_TYPE'
-  | 'INVALID_POST_ONLY_ORDER'
-  | 'FOK_ORDER_NOT_FILLED_ERROR'
-  | 'MARKET_NOT_READY';
+/** Venue error codes (wire-formats.md 4.4): the one list in rejections.ts. */
+export type { RejectCode } from './rejections.js';
+import type { RejectCode } from './rejections.js';
 
 export interface PlaceOutcome {
   ok: boolean;

@@ -2,6 +2,9 @@
 // over the REST API and the user channel; the simulated venue (paper, backtest) over the
 // matching engine. The engine never knows which one it has.
 import type { Side, UserEvent } from '../feed/events.js';
+import type { RejectCode } from './rejections.js';
+
+export type { RejectCode } from './rejections.js';
 
 export type OrderType = 'GTC' | 'GTD' | 'FOK' | 'FAK';
 
@@ -28,8 +31,10 @@ export interface PlaceResult {
   /** The venue's order id when accepted. */
   orderId?: string;
   status?: PlaceStatus;
-  /** The venue's error code when rejected, e.g. INVALID_POST_ONLY_ORDER (wire-formats.md 4.4). */
-  error?: string;
+  /** Why the venue refused it (wire-formats.md 4.4), e.g. INVALID_POST_ONLY_ORDER. */
+  error?: RejectCode;
+  /** The venue's own words for a refusal, for the log. */
+  message?: string;
 }
 
 export interface CancelResult {

@@ -51,3 +51,47 @@ describe('LiveVenue.trades', () => {
     }
   });
 });
+
+describe('LiveVenue: typed refusals (issue 11, item 5)', () => {
+  const order = { clientId: 'c1', tokenId: YES, side: 'BUY' as const, price: 5000, size: 500, orderType: 'GTC' as const, postOnly: true };
+  async function venueWith(handler: Parameters<typeof startServer>[0]) {
+    server = await startServer(handler);
+    const cfg = loadConfig({ env: { MAKERD_CLOB_URL: server.url } });
+    const clients = createClients({ ...cfg, http: testHttp }, 'k');
+    return { clients, venue: new LiveVenue({ clob: clients.clob, subscribeUser: () => {}, tickOf: () => 100, log: silentLogger }) };
+  }
+
+  it('a single order refused with a 400 is a result with its code, not an error whose text the engine searches', async () => {
+    const { clients, venue } = await venueWith((_q, res) => send(res, 400, { error: 'INVALID_ORDER_MIN_TICK_SIZE: order price breaks minimum tick size rules' }));
+    try {
+      expect(await venue.placeOrder(order)).toEqual({ clientId: 'c1', ok: false, error: 'INVALID_ORDER_MIN_TICK_SIZE', message: 'INVALID_ORDER_MIN_TICK_SIZE: order price breaks minimum tick size rules' });
+    } finally {
+      await clients.close();
+    }
+  });
+
+  it('a batch answer names each refusal by code; an unknown text is UNKNOWN; the longer code wins', async () => {
+    const { clients, venue } = await venueWith((_q, res) =>
+      send(res, 200, [
+        { success: false, errorMsg: 'INVALID_POST_ONLY_ORDER_TYPE', orderID: '', status: 'unmatched' },
+        { success: false, errorMsg: 'invalid post-only order: INVALID_POST_ONLY_ORDER', orderID: '', status: 'unmatched' },
+        { success: false, errorMsg: 'something else', orderID: '', status: 'unmatched' },
+      ]),
+    );
+    try {
+      const got = await venue.placeOrders([order, { ...order, clientId: 'c2' }, { ...order, clientId: 'c3' }]);
+      expect(got.map((r) => r.error)).toEqual(['INVALID_POST_ONLY_ORDER_TYPE', 'INVALID_POST_ONLY_ORDER', 'UNKNOWN']);
+    } finally {
+      await clients.close();
+    }
+  });
+
+  it('a 500 on a place stays an error (the outcome is unclear), never a refusal', async () => {
+    const { clients, venue } = await venueWith((_q, res) => send(res, 500, { error: 'INVALID_ORDER_MIN_SIZE' }));
+    try {
+      await expect(venue.placeOrder(order)).rejects.toThrow(/outcome unknown/);
+    } finally {
+      await clients.close();
+    }
+  });
+});

@@ -1,0 +1,44 @@
+// The venue's reasons for refusing an order, as one typed code (wire-formats.md 4.4). The only
+// place that reads the venue's error text: the engine compares codes, never messages.
+import { ApiError } from '../core/errors.js';
+
+export const REJECT_CODES = [
+  'INVALID_ORDER_MIN_TICK_SIZE',
+  'INVALID_ORDER_MIN_SIZE',
+  'INVALID_ORDER_DUPLICATED',
+  'INVALID_ORDER_NOT_ENOUGH_BALANCE',
+  'INVALID_ORDER_EXPIRATION',
+  'INVALID_ORDER_ERROR',
+  'INVALID_POST_ONLY_ORDER_TYPE',
+  'INVALID_POST_ONLY_ORDER',
+  'EXECUTION_ERROR',
+  'ORDER_DELAYED',
+  'DELAYING_ORDER_ERROR',
+  'FOK_ORDER_NOT_FILLED_ERROR',
+  'MARKET_NOT_READY',
+] as const;
+
+/** A refusal's code; UNKNOWN when the venue's text names none of them. */
+export type RejectCode = (typeof REJECT_CODES)[number] | 'UNKNOWN';
+
+// longest first: INVALID_POST_ONLY_ORDER_TYPE must not read as INVALID_POST_ONLY_ORDER
+const BY_LENGTH = [...REJECT_CODES].sort((a, b) => b.length - a.length);
+
+/** The code a venue's error text carries: the text itself, or a code named inside it. */
+export function rejectCodeOf(text: string | undefined): RejectCode {
+  if (!text) return 'UNKNOWN';
+  const t = text.trim();
+  if ((REJECT_CODES as readonly string[]).includes(t)) return t as RejectCode;
+  for (const c of BY_LENGTH) if (t.includes(c)) return c;
+  return 'UNKNOWN';
+}
+
+/**
+ * A place the venue answered with a client error (4xx, not 429): a clear refusal, with its code,
+ * or undefined for anything else (an unclear outcome stays an error for the caller).
+ */
+export function refusalOf(err: unknown): { code: RejectCode; message: string } | undefined {
+  if (!(err instanceof ApiError) || err.status < 400 || err.status >= 500 || err.status === 429) return undefined;
+  const code = rejectCodeOf(err.code) !== 'UNKNOWN' ? rejectCodeOf(err.code) : rejectCodeOf(err.apiMessage);
+  return { code, message: err.apiMessage };
+}
