@@ -1,14 +1,17 @@
-// The backtest driver: streams recordings (src/feed/replay.ts) through the shared decoder into the
-// same engine, strategy, reconciler, risk gate and scheduler as live, against the SimulatedVenue,
-// on a VirtualClock. Per frame: advance virtual time to its receive time (firing due timers:
-// latencies, debounces, limiter), give the events to the venue (the exchange's true view), then
-// to the engine sim.feedLatencyMs later (our view lags). Memory is constant in the recording length.
+// The backtest driver: streams recordings (src/feed/replay.ts) through the market pipeline of
+// every mode (feed/market-pipeline.ts) into the same engine, strategy, reconciler, risk gate and
+// scheduler as live, against the SimulatedVenue, on a VirtualClock. Per frame: advance virtual
+// time to its receive time (firing due timers: latencies, debounces, limiter), then the pipeline
+// shows the events to the venue (the exchange's true view) and, sim.feedLatencyMs later (our view
+// lags), to the mirror and the engine; a recorded reconnect (a new epoch) puts every book out of
+// sync as it does live. Memory is constant in the recording length.
 import type { Config } from '../config.js';
 import type { Logger } from '../core/log.js';
 import { silentLogger } from '../core/log.js';
 import type { MarketEvent } from '../feed/events.js';
 import { isEscaped, readRecordingBatches } from '../feed/replay.js';
-import { createMarketDecodeStats, decodeMarketFrame, scanEscapedFrame, takeScanned } from '../feed/decode-market.js';
+import { createMarketDecodeStats, scanEscapedFrame, takeScanned } from '../feed/decode-market.js';
+import { MarketPipeline } from '../feed/market-pipeline.js';
 import { BookMirror } from '../book/mirror.js';
 import type { DenseBook } from '../book/book.js';
 import { VirtualClock } from '../engine/clock.js';
@@ -49,11 +52,6 @@ export interface BacktestOutput {
 }
 
 const VENUE_HISTORY = 5_000;
-
-interface Delayed {
-  at: number;
-  events: MarketEvent[];
-}
 
 /**
  * Lets promise continuations (scheduler, engine) run before virtual time moves on. A nextTick
@@ -96,7 +94,6 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
     limiter,
     recordLimiterUse: true,
     books: mirror,
-    applyMarketEvents: true,
     strategy,
     config: cfg,
     markets: [],
@@ -106,8 +103,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
   const markets: BacktestResult['markets'] = [];
   const rateUse = new RateUse(limiter);
   const decodeStats = createMarketDecodeStats(log);
-  const delayed: Delayed[] = [];
-  let delayedHead = 0;
+  const pipeline = new MarketPipeline({ mirror, stats: decodeStats, lagMs: feedLatency, clock });
   let started = false;
   let records = 0;
   let otherChannels = 0;
@@ -121,22 +117,22 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
     unsettled = true;
   });
 
-  /** The engine's side of an event batch: books, strategy, then our marks. */
-  const toEngine = (events: MarketEvent[]): void => {
-    // market events reach the scheduler (promises) only through a requote
-    const requotes = engine.counters.requotes;
-    const t = clock.now();
-    for (let i = 0; i < events.length; i++) {
-      const e = events[i];
+  /** The engine's side of each event (after the mirror applied it): strategy, then our marks. */
+  const toEngine = {
+    handleMarketEvent(e: MarketEvent): void {
+      // market events reach the scheduler (promises) only through a requote
+      const requotes = engine.counters.requotes;
       engine.handleMarketEvent(e);
+      if (engine.counters.requotes !== requotes) unsettled = true;
+      const t = clock.now();
       if (e.type === 'book') markToken(e.assetId, t);
       else if (e.type === 'price_change') {
         let last = '';
         for (const c of e.changes) if (c.assetId !== last) markToken((last = c.assetId), t);
       }
-    }
-    if (engine.counters.requotes !== requotes) unsettled = true;
+    },
   };
+  pipeline.connect({ venue, engine: toEngine });
   // A mark with the token's last marked top again changes nothing in the statistics (the same mid;
   // their clock catches up on the next call that can change a figure), so it is skipped.
   const marked = new Map<string, { book: DenseBook; bid: number; ask: number }>();
@@ -169,23 +165,18 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
     stats.mark(assetId, t, bid, ask);
   };
 
-  /** Moves virtual time to `to`: timers and delayed feed events in time order (timers first on a tie). */
+  /** Moves virtual time to `to`: timers and lagged feed events in time order (timers first on a tie). */
   const advance = async (to: number): Promise<void> => {
     for (;;) {
       const tt = clock.nextTimerAt();
-      const ft = delayedHead < delayed.length ? delayed[delayedHead].at : Infinity;
+      const ft = pipeline.nextDueAt();
       if (tt > to && ft > to) break;
       if (tt <= ft) {
         clock.advanceTo(tt);
         await settle();
       } else {
         clock.advanceTo(ft);
-        const d = delayed[delayedHead++];
-        if (delayedHead > 1024 && delayedHead * 2 > delayed.length) {
-          delayed.splice(0, delayedHead);
-          delayedHead = 0;
-        }
-        toEngine(d.events);
+        pipeline.deliverNext();
       }
     }
     clock.advanceTo(to);
@@ -203,7 +194,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
   }
   let bytesRead = 0;
 
-  const events: MarketEvent[] = [];
+  const scannedEvents: MarketEvent[] = [];
   // A market line in the recorder's shape is scanned still escaped in its line (no JSON.parse of
   // the line to unescape it first); the scan is pure, so doing it as the line is read, before
   // virtual time moves to it, changes nothing. Any other line goes the way of next().
@@ -244,11 +235,15 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
         }
         const to = t > clock.now() ? t : clock.now();
         // fast path: nothing due before this frame (most frames), no promise needed
-        if (clock.nextTimerAt() > to && (delayedHead >= delayed.length || delayed[delayedHead].at > to) && to < nextRateSample) clock.advanceTo(to);
+        if (clock.nextTimerAt() > to && pipeline.nextDueAt() > to && to < nextRateSample) clock.advanceTo(to);
         else await advance(to);
-        events.length = 0;
-        if (isEscaped(rec)) takeScanned(scanned as MarketEvent, events, decodeStats);
-        else if (decodeMarketFrame(rec.f, events, decodeStats) === 0) continue;
+        let events: MarketEvent[];
+        if (isEscaped(rec)) {
+          events = scannedEvents;
+          events.length = 0;
+          takeScanned(scanned as MarketEvent, events, decodeStats);
+        } else events = pipeline.decode(rec.f);
+        if (events.length === 0) continue;
         for (let i = 0; i < events.length; i++) {
           const found = discovery.see(events[i]);
           if (!found) continue;
@@ -264,9 +259,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
           // the first token's snapshot came before its market was known: the venue needs it too
           if (!events.includes(found.firstBook)) venue.onMarketEvent(found.firstBook);
         }
-        for (let i = 0; i < events.length; i++) venue.onMarketEvent(events[i]);
-        if (feedLatency > 0) delayed.push({ at: clock.now() + feedLatency, events: events.slice() });
-        else toEngine(events);
+        pipeline.dispatch(rec.e, events);
       }
       // always before the reader's await, whatever was missed above
       unsettled = false;
@@ -274,7 +267,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
     }
   }
   // let the last events reach the engine; what is still in flight at the end stays unsettled
-  if (delayedHead < delayed.length) await advance(delayed[delayed.length - 1].at);
+  if (pipeline.lastDueAt() < Infinity) await advance(pipeline.lastDueAt());
   await settle();
   progress?.done();
 

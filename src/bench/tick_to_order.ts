@@ -21,9 +21,10 @@ import { formatPrice, formatSize } from '../core/units.js';
 import { createClients } from '../api/index.js';
 import { BookMirror } from '../book/mirror.js';
 import { channelOptions, FeedConnection } from '../feed/connection.js';
-import { createMarketDecodeStats, decodeMarketFrame } from '../feed/decode-market.js';
+import { createMarketDecodeStats } from '../feed/decode-market.js';
+import { MarketPipeline } from '../feed/market-pipeline.js';
 import { createUserDecodeStats, decodeUserFrame } from '../feed/decode-user.js';
-import type { MarketEvent, UserEvent } from '../feed/events.js';
+import type { UserEvent } from '../feed/events.js';
 import { LiveVenue } from '../venue/live-venue.js';
 import { WallClock } from '../engine/clock.js';
 import { SeededRng } from '../engine/rng.js';
@@ -124,11 +125,12 @@ export async function run(): Promise<Record<string, unknown>> {
   subscribe('undici:client:beforeConnect', onConnect);
   const strategy = await loadStrategy('template', { edgeTicks: 0, size: 5 });
   const engine = new Engine({
-    clock, rng: new SeededRng(1), log: silentLogger, venue, limiter: clients.limiter, recordLimiterUse: false, books: mirror, applyMarketEvents: false,
+    clock, rng: new SeededRng(1), log: silentLogger, venue, limiter: clients.limiter, recordLimiterUse: false, books: mirror,
     strategy, config: { ...config, risk: { ...config.risk, dailyLossLimit: 1e9 } }, markets,
   });
-  const mbuf: MarketEvent[] = [];
-  const mstats = createMarketDecodeStats();
+  // the pipeline of every mode: decode once, mirror, engine
+  const pipeline = new MarketPipeline({ mirror, stats: createMarketDecodeStats() });
+  pipeline.connect({ engine });
   market.onFrame((f) => {
     // frames that arrive in one socket read are handled in one callback; its end is the chunk end
     if (!chunkOpen) {
@@ -141,12 +143,7 @@ export async function run(): Promise<Record<string, unknown>> {
       });
     }
     frameT = f.t;
-    mbuf.length = 0;
-    decodeMarketFrame(f.text, mbuf, mstats);
-    for (const e of mbuf) {
-      mirror.apply(e);
-      engine.handleMarketEvent(e);
-    }
+    pipeline.frame(f.epoch, f.text);
     frameT = NaN;
   });
   market.onState((s) => engine.setFeedLive(s === 'live'));

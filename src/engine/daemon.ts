@@ -11,7 +11,7 @@ import { MarketFeed, bookEventFromRest } from '../feed/market-feed.js';
 import type { ConnectionState } from '../feed/connection.js';
 import type { TokenMeta } from '../book/mirror.js';
 import { LiveVenue } from '../venue/live-venue.js';
-import { simulatedVenueFromConfig } from '../venue/simulated-venue.js';
+import { simulatedVenueFromConfig, type SimulatedVenue } from '../venue/simulated-venue.js';
 import type { Venue } from '../venue/types.js';
 import { Store } from '../store/store.js';
 import { StoreJournal, type JournalRecord } from '../store/journal.js';
@@ -131,7 +131,6 @@ export class Daemon {
       this.venue = new LiveVenue({ clob: this.clients.clob, subscribeUser: (fn) => this.feed.onUserEvent(fn), tickOf, log: log.child({ part: 'venue' }) });
     } else {
       const sim = simulatedVenueFromConfig(config.sim, this.clock, this.markets.map((m) => ({ conditionId: m.conditionId, tokens: [m.tokenId, m.complementId] as [string, string], tick: m.tick, minSize: m.minSize })), log.child({ part: 'sim' }));
-      this.feed.onMarketEvent((e) => sim.onMarketEvent(e)); // the venue sees the event before the strategy
       this.venue = sim;
     }
     const dbPath = live ? config.store.path : config.store.path.replace(/(\.sqlite)?$/, '-paper.sqlite');
@@ -151,7 +150,6 @@ export class Daemon {
       limiter: this.clients.limiter,
       recordLimiterUse: !live,
       books: this.feed.mirror,
-      applyMarketEvents: false,
       strategy,
       config,
       markets: this.markets,
@@ -164,7 +162,8 @@ export class Daemon {
       onAmbiguous: () => this.settleAmbiguousSoon(),
     });
     this.store.startRun(config.mode, strategy.module.name, tokens);
-    this.feed.onMarketEvent((e) => this.engine.handleMarketEvent(e));
+    // the one pipeline: a simulated venue sees each event before the mirror and the engine
+    this.feed.pipeline.connect({ venue: live ? undefined : (this.venue as SimulatedVenue), engine: this.engine });
     this.feed.onState((ch, s) => {
       if (ch === 'market') this.feedStates.market = s;
       else this.feedStates.user = s;

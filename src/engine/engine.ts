@@ -45,9 +45,8 @@ export interface EngineOptions {
   limiter: Limiter;
   /** True when the venue does not pass the limiter itself (simulated venue). */
   recordLimiterUse: boolean;
+  /** The mirror; the market pipeline (feed/market-pipeline.ts) applies each event before handing it over. */
   books: MarketBooks;
-  /** When false the caller applies market events to `books` before handing them over (the live feed does). */
-  applyMarketEvents: boolean;
   strategy: LoadedStrategy;
   config: Pick<Config, 'reconciler' | 'risk' | 'scheduler'>;
   markets: MarketMeta[];
@@ -185,7 +184,6 @@ export class Engine {
   handleMarketEvent(e: MarketEvent): void {
     this.counters.marketEvents++;
     try {
-      if (this.o.applyMarketEvents) this.o.books.apply(e);
       switch (e.type) {
         case 'book':
           if (e.tickSize !== undefined) this.setTick(e.assetId, e.tickSize);

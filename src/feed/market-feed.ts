@@ -1,6 +1,7 @@
-// The facade the engine uses for live and paper data: given config and token ids it owns the
-// market connection (and the user connection when credentials and condition ids are given), the
-// shared decoders and the book mirror, and emits typed events, book updates and state changes.
+// The live and paper data source: given config and token ids it owns the market connection (and
+// the user connection when credentials and condition ids are given), the book mirror and the
+// market pipeline its frames go through (market-pipeline.ts: the one path of every mode), the
+// user decoder, and emits user events, book updates and state changes.
 // Resync after a mismatch, gap or tick-size change: resync.ts (resubscribe or GET /book through the
 // caller's fetchBook, whichever book.resync names first, the other after book.resyncTimeoutMs).
 import type { Config } from '../config.js';
@@ -10,6 +11,7 @@ import { BookMirror, type OutOfSyncReason, type TokenMeta } from '../book/mirror
 import { Resyncer } from './resync.js';
 import { channelOptions, FeedConnection, type ConnectionState, type UserAuth } from './connection.js';
 import { createMarketDecodeStats, decodeMarketFrame } from './decode-market.js';
+import { MarketPipeline } from './market-pipeline.js';
 import { createUserDecodeStats, decodeUserFrame, userSizeStats } from './decode-user.js';
 import type { BookEvent, MarketEvent, UserEvent } from './events.js';
 import type { DecodeStats } from './decode-stats.js';
@@ -50,10 +52,10 @@ export class MarketFeed {
   readonly user: FeedConnection | undefined;
   readonly marketStats: DecodeStats;
   readonly userStats: DecodeStats;
-  private readonly marketListeners: Array<(e: MarketEvent) => void> = [];
+  /** The market frames' path to the venue and the engine: connect() them. */
+  readonly pipeline: MarketPipeline;
   private readonly userListeners: Array<(e: UserEvent) => void> = [];
   private readonly stateListeners: Array<(c: Channel, s: ConnectionState) => void> = [];
-  private readonly mbuf: MarketEvent[] = [];
   private readonly ubuf: UserEvent[] = [];
   private idleTimer: NodeJS.Timeout | null = null;
   private stopping = false;
@@ -96,17 +98,8 @@ export class MarketFeed {
     });
     this.mirror.onOutOfSync((_id, reason) => this.outOfSync.set(reason, (this.outOfSync.get(reason) ?? 0) + 1));
     this.mirror.onUpdate((b) => this.resync.updated(b.assetId, b.inSync()));
-    this.market.onFrame((f) => {
-      const out = this.mbuf;
-      out.length = 0;
-      decodeMarketFrame(f.text, out, this.marketStats);
-      for (let i = 0; i < out.length; i++) {
-        const ev = out[i];
-        this.mirror.apply(ev);
-        if (ev.type === 'price_change') this.resync.observe(ev);
-        for (const fn of this.marketListeners) fn(ev);
-      }
-    });
+    this.pipeline = new MarketPipeline({ mirror: this.mirror, stats: this.marketStats, observe: (e) => this.resync.observe(e) });
+    this.market.onFrame((f) => void this.pipeline.frame(f.epoch, f.text));
     this.market.onState((s) => {
       // deltas missed while down: every book waits for the snapshot the resubscribe brings
       if ((s === 'down' || s === 'stale') && !this.stopping) {
@@ -129,9 +122,6 @@ export class MarketFeed {
     }
   }
 
-  onMarketEvent(fn: (e: MarketEvent) => void): void {
-    this.marketListeners.push(fn);
-  }
   onUserEvent(fn: (e: UserEvent) => void): void {
     this.userListeners.push(fn);
   }

@@ -23,7 +23,7 @@ async function setup(over: { risk?: Record<string, number>; params?: Record<stri
   const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
   const strategy = await loadStrategy('bands', over.params ?? { bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 });
   const opts: EngineOptions = {
-    clock, rng: new SeededRng(1), log: silentLogger, venue, limiter, recordLimiterUse: true, books: mirror, applyMarketEvents: true, strategy,
+    clock, rng: new SeededRng(1), log: silentLogger, venue, limiter, recordLimiterUse: true, books: mirror, strategy,
     config: { reconciler: { ...cfg.reconciler, debounceMs: over.debounceMs ?? 0 }, risk: { ...cfg.risk, ...over.risk }, scheduler: cfg.scheduler },
     markets: [meta],
   };
@@ -31,6 +31,7 @@ async function setup(over: { risk?: Record<string, number>; params?: Record<stri
   const feed = async (evs: MarketEvent[]) => {
     for (const e of evs) {
       venue.onMarketEvent(e);
+      mirror.apply(e);
       engine.handleMarketEvent(e);
     }
     await settle(10);

@@ -62,7 +62,7 @@ async function setup(latencyMs: number, debounceMs: number, o: { cancelLatencyMs
   const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
   const strategy = await loadStrategy('bands', { bands: o.bands ?? TWO_BANDS, skewPerShare: 0, ...(o.maxSpread ? { maxSpread: o.maxSpread } : {}) });
   const engine = new Engine({
-    clock, rng: new SeededRng(1), log: silentLogger, venue, limiter, recordLimiterUse: true, books: mirror, applyMarketEvents: true, strategy,
+    clock, rng: new SeededRng(1), log: silentLogger, venue, limiter, recordLimiterUse: true, books: mirror, strategy,
     config: { reconciler: { ...cfg.reconciler, debounceMs }, risk: { ...cfg.risk, staleBookMs: 3_600_000 }, scheduler: cfg.scheduler },
     markets: [meta],
   });
@@ -80,6 +80,7 @@ async function setup(latencyMs: number, debounceMs: number, o: { cancelLatencyMs
   const feed = (evs: MarketEvent[]): void => {
     for (const e of evs) {
       venue.onMarketEvent(e);
+      mirror.apply(e);
       engine.handleMarketEvent(e);
     }
   };
@@ -200,13 +201,14 @@ describe('engine: places waiting for a rate window', () => {
     const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
     const strategy = await loadStrategy('bands', { bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 });
     const engine = new Engine({
-      clock, rng: new SeededRng(1), log: silentLogger, venue, limiter, recordLimiterUse: true, books: mirror, applyMarketEvents: true, strategy,
+      clock, rng: new SeededRng(1), log: silentLogger, venue, limiter, recordLimiterUse: true, books: mirror, strategy,
       config: { reconciler: { ...cfg.reconciler, debounceMs: 0 }, risk: { ...cfg.risk, maxOpenOrders: 3 }, scheduler: cfg.scheduler },
       markets: [meta, m2],
     });
     const evs = [...books(4900, 5100, clock.now()), ...books(4900, 5100, clock.now()).map((e) => ({ ...e, market: m2.conditionId, assetId: e.assetId === Y ? m2.tokenId : m2.complementId }))];
     for (const e of evs) {
       venue.onMarketEvent(e);
+      mirror.apply(e);
       engine.handleMarketEvent(e);
     }
     // every place endpoint is out of room for a second: both markets' quotes wait in the scheduler

@@ -34,21 +34,28 @@ describe('Engine.mark', () => {
     const clock = new VirtualClock(1_700_000_000_000);
     const venue = new RecordingVenue(() => clock.now());
     venue.booksIncludeOwnOrders = booksIncludeOwnOrders;
+    const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
     const engine = new Engine({
       clock, rng: new SeededRng(1), log: silentLogger, venue, limiter: new Limiter({ clock }), recordLimiterUse: false,
-      books: new BookMirror({ verifyEvery: 0, now: () => clock.now() }), applyMarketEvents: true,
+      books: mirror,
       strategy: await loadStrategy('bands', { bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 }),
       // a price tolerance keeps our first quotes resting when the strategy (seeing the market
       // without them) would move them a tick: the mark is measured against the book showing them
       config: { reconciler: { ...cfg.reconciler, debounceMs: 0, priceToleranceTicks: 2 }, risk: cfg.risk, scheduler: cfg.scheduler },
       markets: [meta],
     });
-    for (const e of both([[4800, 5000], [4900, 5000]], [[5200, 5000], [5100, 5000]], clock.now())) engine.handleMarketEvent(e);
+    for (const e of both([[4800, 5000], [4900, 5000]], [[5200, 5000], [5100, 5000]], clock.now())) {
+      mirror.apply(e);
+      engine.handleMarketEvent(e);
+    }
     engine.start();
     await settle(10);
     // the venue's book now shows our bid 0.48 and our ask 0.52 (a NO bid at 0.48) alone at the top,
     // above external liquidity at 0.46 and 0.53
-    for (const e of both([[4600, 5000], [4800, 1000]], [[5300, 5000], [5200, 1000]], clock.now())) engine.handleMarketEvent(e);
+    for (const e of both([[4600, 5000], [4800, 1000]], [[5300, 5000], [5200, 1000]], clock.now())) {
+      mirror.apply(e);
+      engine.handleMarketEvent(e);
+    }
     await settle(10);
     const mine = [...engine.orders.open()].map((o) => [o.tokenId, o.side, o.price] as [string, string, number]).sort();
     const mark = engine.mark(YES);

@@ -45,9 +45,10 @@ async function setup(booksIncludeOwnOrders: boolean) {
   const clock = new VirtualClock(1_700_000_000_000);
   const venue = new RecordingVenue(() => clock.now());
   venue.booksIncludeOwnOrders = booksIncludeOwnOrders;
+  const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
   const engine = new Engine({
     clock, rng: new SeededRng(1), log: silentLogger, venue, limiter: new Limiter({ clock }), recordLimiterUse: false,
-    books: new BookMirror({ verifyEvery: 0, now: () => clock.now() }), applyMarketEvents: true,
+    books: mirror,
     // fair = mid, bid 0.01 under it; maxPrice 0.5095 drops the ask (fair + 0.01 > 0.5095) while fair
     // stays quotable, so only our bid rests and the book is lopsided by it alone
     strategy: await loadStrategy('bands', { fair: 'mid', bands: [{ distance: 0.01, size: 10 }], skewPerShare: 0, minSpread: 0.01, maxPrice: 0.5095 }),
@@ -61,7 +62,10 @@ async function setup(booksIncludeOwnOrders: boolean) {
     clock.advanceTo(clock.now() + 200);
     let shown = bids;
     for (const [p, s] of ourBids()) shown = withOurs(shown, p, s);
-    for (const e of both(shown, asks, clock.now())) engine.handleMarketEvent(e);
+    for (const e of both(shown, asks, clock.now())) {
+      mirror.apply(e);
+      engine.handleMarketEvent(e);
+    }
     await settle(20);
   };
   return { engine, venue, ourBids, feed };

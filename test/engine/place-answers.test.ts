@@ -39,14 +39,15 @@ async function run(reshape: (res: PlaceResult[]) => PlaceResult[]) {
   const venue = new ReshapingVenue({ clock, markets: [{ conditionId: M, tokens: [Y, N], tick: 100, minSize: 500 }], orderLatencyMs: 0, cancelLatencyMs: 0, makerFeeBps: 0, takerFeeBps: 0 }, reshape);
   const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
   const engine = new Engine({
-    clock, rng: new SeededRng(1), log: silentLogger, venue, limiter: new Limiter({ clock }), recordLimiterUse: true, books: mirror, applyMarketEvents: true,
+    clock, rng: new SeededRng(1), log: silentLogger, venue, limiter: new Limiter({ clock }), recordLimiterUse: true, books: mirror,
     strategy: await loadStrategy('bands', { bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 }),
     config: { reconciler: { ...cfg.reconciler, debounceMs: 0 }, risk: cfg.risk, scheduler: cfg.scheduler },
     markets: [meta],
   });
   for (const e of [bookEv(Y, 4900, 5100, clock.now(), { depth: 1 }), bookEv(N, 4900, 5100, clock.now(), { depth: 1 })]) {
     venue.onMarketEvent(e);
-    engine.handleMarketEvent(e);
+    mirror.apply(e);
+      engine.handleMarketEvent(e);
   }
   engine.start();
   await settle(20);

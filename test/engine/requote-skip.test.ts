@@ -26,13 +26,14 @@ async function setup(strategy: LoadedStrategy, staleBookMs = 60_000) {
   const venue = new SimulatedVenue({ clock, markets: [{ conditionId: M, tokens: [Y, N], tick: 100, minSize: 500 }], orderLatencyMs: 0, cancelLatencyMs: 0, makerFeeBps: 0, takerFeeBps: 0 });
   const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
   const engine = new Engine({
-    clock, rng: new SeededRng(1), log: silentLogger, venue, limiter, recordLimiterUse: true, books: mirror, applyMarketEvents: true, strategy,
+    clock, rng: new SeededRng(1), log: silentLogger, venue, limiter, recordLimiterUse: true, books: mirror, strategy,
     config: { reconciler: { ...cfg.reconciler, debounceMs: 0 }, risk: { ...cfg.risk, staleBookMs }, scheduler: cfg.scheduler },
     markets: [meta],
   });
   const feed = async (evs: MarketEvent[]) => {
     for (const e of evs) {
       venue.onMarketEvent(e);
+      mirror.apply(e);
       engine.handleMarketEvent(e);
     }
     await settle(10);

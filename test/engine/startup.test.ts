@@ -22,7 +22,7 @@ async function setup() {
   const venue = new RecordingVenue(() => clock.now());
   const engine = new Engine({
     clock, rng: new SeededRng(1), log: silentLogger, venue, limiter: new Limiter({ clock }), recordLimiterUse: true,
-    books: new BookMirror({ verifyEvery: 0 }), applyMarketEvents: true, strategy: await loadStrategy('bands', {}),
+    books: new BookMirror({ verifyEvery: 0 }), strategy: await loadStrategy('bands', {}),
     config: cfg, markets: [meta],
   });
   return { engine, venue, clock };

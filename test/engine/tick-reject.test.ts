@@ -36,7 +36,7 @@ async function setup(opts: { hook: boolean; timeoutMs?: number }) {
   const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
   const engine = new Engine({
     clock, rng: new SeededRng(1), log: silentLogger, venue, limiter: new Limiter({ clock }), recordLimiterUse: true,
-    books: mirror, applyMarketEvents: true,
+    books: mirror,
     strategy: await loadStrategy('bands', { fair: 'mid', bands: [{ distance: 0.015, size: 10 }], skewPerShare: 0 }),
     config: { reconciler: { ...cfg.reconciler, debounceMs: 0 }, risk: cfg.risk, scheduler: cfg.scheduler },
     markets: [meta],
@@ -44,7 +44,10 @@ async function setup(opts: { hook: boolean; timeoutMs?: number }) {
     tickSuspectTimeoutMs: opts.timeoutMs,
   });
   const feed = async (evs: MarketEvent[]) => {
-    for (const e of evs) engine.handleMarketEvent(e);
+    for (const e of evs) {
+      mirror.apply(e);
+      engine.handleMarketEvent(e);
+    }
     await settle(10);
   };
   const placed = (from = 0): OrderRequest[] => venue.calls.slice(from).flatMap((c) => (c.kind.startsWith('place') ? (c.reqs ?? []) : []));

@@ -52,7 +52,7 @@ describe('MarketFeed', () => {
     const events: MarketEvent[] = [];
     const oos: string[] = [];
     let updates = 0;
-    feed.onMarketEvent((e) => events.push(e));
+    feed.pipeline.connect({ engine: { handleMarketEvent: (e) => events.push(e) } });
     feed.onOutOfSync((id, r) => oos.push(`${id}:${r}`));
     feed.onBook(() => updates++);
     feed.start();

@@ -1,0 +1,122 @@
+// The one market pipeline of every mode (live, paper, backtest, benchmarks): a raw frame (its
+// connection epoch and text) is decoded once, shown to the venue when the venue keeps its own
+// books (the simulated venue: the exchange's true view), then applied to the mirror and handed to
+// the engine, in that order. A new epoch is a reconnect everywhere: every book is out of sync (the
+// engine pulls its quotes) until the fresh snapshot of the new connection.
+import type { BookMirror } from '../book/mirror.js';
+import type { Clock } from '../engine/clock.js';
+import type { DecodeStats } from './decode-stats.js';
+import { decodeMarketFrame } from './decode-market.js';
+import type { MarketEvent, PriceChangeEvent } from './events.js';
+
+/** Where the mirror's events go: the engine (requotes). */
+export interface MarketEventSink {
+  handleMarketEvent(e: MarketEvent): void;
+}
+
+/** A venue that keeps its own books from the feed (the simulated venue). */
+export interface FeedVenue {
+  onMarketEvent(e: MarketEvent): void;
+}
+
+export interface MarketPipelineOptions {
+  mirror: BookMirror;
+  stats: DecodeStats;
+  /** Every price_change the mirror applies (the resyncer holds them while a GET /book is out). */
+  observe?: (e: PriceChangeEvent) => void;
+  /**
+   * Our view lags the venue's by this much (a backtest's sim.feedLatencyMs): the mirror and the
+   * engine get a frame's events this long after the venue, on `clock`; the owner calls
+   * deliverDue as time moves. 0: at once.
+   */
+  lagMs?: number;
+  clock?: Clock;
+}
+
+interface Lagged {
+  at: number;
+  epoch: number;
+  events: MarketEvent[];
+}
+
+export class MarketPipeline {
+  private venue: FeedVenue | undefined;
+  private engine: MarketEventSink | undefined;
+  private epoch: number | undefined;
+  private readonly buf: MarketEvent[] = [];
+  private readonly lagged: Lagged[] = [];
+  private laggedHead = 0;
+  /** Epoch changes seen (reconnects). */
+  reconnects = 0;
+
+  constructor(private readonly o: MarketPipelineOptions) {}
+
+  /** The venue (when it keeps its own books) and the engine the events go to. */
+  connect(sinks: { venue?: FeedVenue; engine: MarketEventSink }): void {
+    this.venue = sinks.venue;
+    this.engine = sinks.engine;
+  }
+
+  /** Decodes a frame (counted in stats); the events are valid until the next call. */
+  decode(text: string): MarketEvent[] {
+    const out = this.buf;
+    out.length = 0;
+    decodeMarketFrame(text, out, this.o.stats);
+    return out;
+  }
+
+  /** One raw frame: decoded once and dispatched. Returns how many events it held. */
+  frame(epoch: number, text: string): number {
+    const events = this.decode(text);
+    if (events.length) this.dispatch(epoch, events);
+    return events.length;
+  }
+
+  /** Decoded events of one frame of connection `epoch`: the venue first, then the mirror and the engine. */
+  dispatch(epoch: number, events: readonly MarketEvent[]): void {
+    const venue = this.venue;
+    if (venue) for (let i = 0; i < events.length; i++) venue.onMarketEvent(events[i]);
+    const lag = this.o.lagMs ?? 0;
+    if (lag > 0 && this.o.clock) this.lagged.push({ at: this.o.clock.now() + lag, epoch, events: events.slice() });
+    else this.apply(epoch, events);
+  }
+
+  /** When the next lagged frame is due (Infinity: none). */
+  nextDueAt(): number {
+    return this.laggedHead < this.lagged.length ? this.lagged[this.laggedHead].at : Infinity;
+  }
+
+  /** Hands the next lagged frame to the mirror and the engine (its time has come). */
+  deliverNext(): void {
+    const d = this.lagged[this.laggedHead++];
+    if (this.laggedHead > 1024 && this.laggedHead * 2 > this.lagged.length) {
+      this.lagged.splice(0, this.laggedHead);
+      this.laggedHead = 0;
+    }
+    if (d) this.apply(d.epoch, d.events);
+  }
+
+  /** The time of the last lagged frame (Infinity when none waits). */
+  lastDueAt(): number {
+    return this.laggedHead < this.lagged.length ? this.lagged[this.lagged.length - 1].at : Infinity;
+  }
+
+  private apply(epoch: number, events: readonly MarketEvent[]): void {
+    if (epoch !== this.epoch) {
+      // a reconnect: the deltas missed in between make every book unprovable until its snapshot
+      if (this.epoch !== undefined) {
+        this.reconnects++;
+        this.o.mirror.markAllOutOfSync('reconnect', false);
+      }
+      this.epoch = epoch;
+    }
+    const { mirror, observe } = this.o;
+    const engine = this.engine;
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i];
+      mirror.apply(e);
+      if (observe && e.type === 'price_change') observe(e);
+      engine?.handleMarketEvent(e);
+    }
+  }
+}
