@@ -30,7 +30,7 @@ import { WallClock } from '../engine/clock.js';
 import { SeededRng } from '../engine/rng.js';
 import { Engine } from '../engine/engine.js';
 import { loadStrategy } from '../engine/loader.js';
-import { marketsFromTokens } from '../engine/markets.js';
+import { marketsFromTokens } from '../session/markets.js';
 
 const KEY = 'bench-key';
 const RUN_MS = 8000;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../core/log.js';
 import { formatPrice, formatSize } from '../core/units.js';
-import { Daemon } from '../engine/daemon.js';
+import { Daemon } from '../session/daemon.js';
 import { microsToDollars } from '../engine/positions.js';
 import { startEmulator } from '../emulator/server.js';
 import { type CommandIO, type CommandModule, numberFlag } from './command.js';

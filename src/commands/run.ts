@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { apiKeyFromEnv, loadConfig } from '../config.js';
 import { createLogger } from '../core/log.js';
-import { Daemon, StartAbortedError, type StopReport } from '../engine/daemon.js';
+import { Daemon, StartAbortedError, type StopReport } from '../session/daemon.js';
 import { UsageError, type CommandModule } from './command.js';
 
 const help = `usage: makerd run [--config F] [--mode live|paper] [--markets T1,T2]

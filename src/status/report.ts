@@ -1,14 +1,14 @@
 // What the status server reports, computed from the running daemon on each request.
 import { formatPrice, formatSize } from '../core/units.js';
 import { microsToDollars } from '../engine/positions.js';
-import type { Daemon } from '../engine/daemon.js';
+import type { StatusSource } from './source.js';
 
 export interface Health {
   ok: boolean;
   reasons: string[];
 }
 
-export function health(d: Daemon): Health {
+export function health(d: StatusSource): Health {
   const reasons: string[] = [];
   if (d.feedStates.market !== 'live') reasons.push(`market feed ${d.feedStates.market}`);
   if (d.feedStates.user !== undefined && d.feedStates.user !== 'live') reasons.push(`user feed ${d.feedStates.user}`);
@@ -32,7 +32,7 @@ export function health(d: Daemon): Health {
 const px = (p: number) => (p >= 0 ? formatPrice(p) : null);
 const inSyncShare = (inMs: number, totalMs: number): number => (totalMs > 0 ? Math.round((inMs / totalMs) * 10_000) / 10_000 : 0);
 
-export function statusJson(d: Daemon): Record<string, unknown> {
+export function statusJson(d: StatusSource): Record<string, unknown> {
   const e = d.engine;
   const now = d.clock.now();
   const tokens = [];
@@ -95,7 +95,7 @@ function esc(v: string): string {
   return v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }
 
-export function metricsText(d: Daemon): string {
+export function metricsText(d: StatusSource): string {
   const lines: string[] = [];
   const g = (name: string, help: string, type: 'gauge' | 'counter', samples: Array<[Record<string, string>, number]>) => {
     lines.push(`# HELP makerd_${name} ${help}`, `# TYPE makerd_${name} ${type}`);

@@ -4,7 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../core/log.js';
-import type { Daemon } from '../engine/daemon.js';
+import type { StatusSource } from './source.js';
 import { health, metricsText, statusJson } from './report.js';
 
 export class StatusServer {
@@ -12,7 +12,7 @@ export class StatusServer {
   url = '';
 
   constructor(
-    private readonly d: Daemon,
+    private readonly d: StatusSource,
     private readonly log: Logger,
   ) {}
 

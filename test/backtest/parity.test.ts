@@ -16,7 +16,7 @@ import { describe, it, expect } from 'vitest';
 import { join } from 'node:path';
 import { runBacktest } from '../../src/backtest/runner.js';
 import { startEmulator } from '../../src/emulator/server.js';
-import { Daemon } from '../../src/engine/daemon.js';
+import { Daemon } from '../../src/session/daemon.js';
 import { silentLogger } from '../../src/core/log.js';
 import type { Fill } from '../../src/engine/fills.js';
 import type { Config } from '../../src/config.js';

@@ -7,7 +7,7 @@ import { describe, it, expect } from 'vitest';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/core/log.js';
-import { Daemon } from '../../src/engine/daemon.js';
+import { Daemon } from '../../src/session/daemon.js';
 import { bounded, KEY, setup, storedFills, until, venueFills, type Env, useTestScope } from './harness.js';
 
 let env: Env | undefined;

@@ -5,14 +5,14 @@ import { SeededRng } from '../../src/engine/rng.js';
 import { Limiter } from '../../src/api/limiter.js';
 import { BookMirror } from '../../src/book/mirror.js';
 import { loadStrategy } from '../../src/engine/loader.js';
-import { reconcileWithVenue, restoreFromStore } from '../../src/engine/startup.js';
+import { reconcileWithVenue, restoreFromStore } from '../../src/session/startup.js';
 import { silentLogger } from '../../src/core/log.js';
 import { loadConfig } from '../../src/config.js';
 import { AmbiguousSubmitError } from '../../src/core/errors.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
 import type { TrackedOrder } from '../../src/engine/orders.js';
 import type { VenueOrder, VenueTrade } from '../../src/venue/types.js';
-import { RecordingVenue, settle } from './helpers.js';
+import { RecordingVenue, settle } from '../engine/helpers.js';
 
 const meta: MarketMeta = { conditionId: 'M', tokenId: 'Y', complementId: 'N', tick: 100, minSize: 500, negRisk: false };
 

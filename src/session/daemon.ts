@@ -1,6 +1,8 @@
-// The daemon: wires config, API clients, markets, the live feed, a venue, the store, the engine,
-// the status server and the cron jobs, for `makerd run` and `makerd demo`. The mode only picks
-// the venue: live sends orders over REST, paper fills them in a simulated venue on the live feed.
+// The session folder wires a running daemon; this is its main file. The daemon: config, API
+// clients, markets (markets.ts), the live feed and its market pipeline, a venue, the store, the
+// engine, start-up reconciliation (startup.ts), the status server and the cron jobs, for `makerd
+// run` and `makerd demo`. The mode only picks the venue: live sends orders over REST, paper fills
+// them in a simulated venue on the live feed.
 import cron from 'node-cron';
 import type { Logger } from '../core/log.js';
 import type { Config } from '../config.js';
@@ -8,7 +10,6 @@ import { formatPrice, formatSize } from '../core/units.js';
 import { MakerdError } from '../core/errors.js';
 import { createClients, type Clients } from '../api/index.js';
 import { MarketFeed, bookEventFromRest } from '../feed/market-feed.js';
-import type { ConnectionState } from '../feed/connection.js';
 import type { TokenMeta } from '../book/mirror.js';
 import { LiveVenue } from '../venue/live-venue.js';
 import { simulatedVenueFromConfig, type SimulatedVenue } from '../venue/simulated-venue.js';
@@ -16,13 +17,14 @@ import type { Venue } from '../venue/types.js';
 import { Store } from '../store/store.js';
 import { StoreJournal, type JournalRecord } from '../store/journal.js';
 import { StatusServer } from '../status/server.js';
-import { WallClock } from './clock.js';
-import { SeededRng } from './rng.js';
-import { Engine } from './engine.js';
-import { loadStrategy } from './loader.js';
+import type { FeedStates, StatusSource } from '../status/source.js';
+import { WallClock } from '../engine/clock.js';
+import { SeededRng } from '../engine/rng.js';
+import { Engine } from '../engine/engine.js';
+import { loadStrategy } from '../engine/loader.js';
 import { marketsFromQuery, marketsFromTokens } from './markets.js';
 import { reconcileWithVenue, restoreFromStore } from './startup.js';
-import type { MarketMeta } from './strategy.js';
+import type { MarketMeta } from '../engine/strategy.js';
 
 export interface DaemonOptions {
   config: Config;
@@ -54,14 +56,10 @@ async function settleWithin<T>(p: Promise<T>, ms: number): Promise<T | undefined
   }
 }
 
-export interface FeedStates {
-  market: ConnectionState;
-  user: ConnectionState | undefined;
-}
 
 const HOUR = 3_600_000;
 
-export class Daemon {
+export class Daemon implements StatusSource {
   readonly clock = new WallClock();
   readonly startedMs = Date.now();
   clients!: Clients;

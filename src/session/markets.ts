@@ -7,7 +7,7 @@ import { priceFromNumber, sizeFromNumber } from '../core/units.js';
 import type { ClobClient } from '../api/clob-client.js';
 import type { GammaClient } from '../api/gamma-client.js';
 import { MakerdError } from '../core/errors.js';
-import type { MarketMeta } from './strategy.js';
+import type { MarketMeta } from '../engine/strategy.js';
 
 const DEFAULT_TICK = 100;
 const DEFAULT_MIN_SIZE = 500;

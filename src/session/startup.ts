@@ -4,10 +4,10 @@
 // settled; trades we missed become fills (idempotent on trade id + order id).
 import type { Logger } from '../core/log.js';
 import type { Venue } from '../venue/types.js';
-import type { Engine } from './engine.js';
-import type { TrackedOrder } from './orders.js';
-import type { Fill } from './fills.js';
-import { feeMicros } from './fills.js';
+import type { Engine } from '../engine/engine.js';
+import type { TrackedOrder } from '../engine/orders.js';
+import type { Fill } from '../engine/fills.js';
+import { feeMicros } from '../engine/fills.js';
 import type { TradeStatus } from '../feed/events.js';
 
 const IN_FLIGHT_GRACE_MS = 10_000;

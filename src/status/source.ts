@@ -1,0 +1,28 @@
+// What the status server reads of a running daemon, as an interface of its own: status/ depends
+// on the parts it shows (engine, feed, journal, limiter), never on the daemon that wires them.
+import type { Config } from '../config.js';
+import type { Clock } from '../engine/clock.js';
+import type { Engine } from '../engine/engine.js';
+import type { MarketMeta } from '../engine/strategy.js';
+import type { MarketFeed } from '../feed/market-feed.js';
+import type { ConnectionState } from '../feed/connection.js';
+import type { Limiter } from '../api/limiter.js';
+import type { StoreJournal } from '../store/journal.js';
+
+export interface FeedStates {
+  market: ConnectionState;
+  user: ConnectionState | undefined;
+}
+
+export interface StatusSource {
+  readonly mode: Config['mode'];
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly startedMs: number;
+  readonly markets: readonly MarketMeta[];
+  readonly feedStates: FeedStates;
+  readonly feed: MarketFeed;
+  readonly engine: Engine;
+  readonly journal: StoreJournal | undefined;
+  readonly clients: { readonly limiter: Limiter };
+}
