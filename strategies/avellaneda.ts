@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { PRICE_SCALE, SIZE_SCALE } from '../src/core/units.js';
 import type { BookView } from '../src/book/view.js';
-import type { LastTradePriceEvent } from '../src/feed/events.js';
+import type { LastTradePriceEvent } from '../src/core/events.js';
 import {
   clamp,
   quotePair,

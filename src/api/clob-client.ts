@@ -31,8 +31,8 @@ import {
 import type { Method, QueryValue, Transport } from './transport.js';
 import type { z } from 'zod';
 
-export type Side = 'BUY' | 'SELL';
-export type OrderType = 'GTC' | 'GTD' | 'FOK' | 'FAK';
+import type { OrderType, Side } from '../core/events.js';
+export type { OrderType, Side } from '../core/events.js';
 
 /** An order to place, in integer units (price 1e-4, size 1e-2 shares). */
 export interface NewOrder {

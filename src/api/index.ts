@@ -2,7 +2,7 @@
 // every request of the process counts in the same rate windows (DESIGN.md rule 7).
 import type { Config } from '../config.js';
 import type { Logger } from '../core/log.js';
-import { WallClock, type Clock } from '../engine/clock.js';
+import { WallClock, type Clock } from '../core/clock.js';
 import { ClobClient } from './clob-client.js';
 import { ContentClient } from './content-client.js';
 import { DataClient } from './data-client.js';

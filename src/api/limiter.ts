@@ -2,7 +2,7 @@
 // at the same instant (all windows take the slot together). Over-rate requests wait in a queue
 // ordered by priority then arrival; a waiting request blocks later ones only on the scopes they
 // share, so a saturated endpoint does not hold up others. Time comes from an injected Clock.
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../core/clock.js';
 import { scaleScope, type Scope } from './limit-table.js';
 import { SlidingWindow } from './sliding-window.js';
 

@@ -6,7 +6,7 @@ import type { Journal } from '../engine/engine.js';
 import type { TrackedOrder } from '../engine/orders.js';
 import type { Fill } from '../engine/fills.js';
 import type { MarketMeta } from '../engine/strategy.js';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../core/clock.js';
 import type { StatsCollector } from '../report/stats.js';
 import { PRICE_SCALE } from '../core/units.js';
 

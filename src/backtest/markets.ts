@@ -2,7 +2,7 @@
 // of one token and a second token of the same condition id have been seen, in a snapshot (the
 // subscribe snapshot usually carries both) or in a price_change (which names both tokens; real
 // captures may snapshot only one). The snapshotted token is the one the strategy prices.
-import type { BookEvent, MarketEvent } from '../feed/events.js';
+import type { BookEvent, MarketEvent } from '../core/events.js';
 import type { MarketMeta } from '../engine/strategy.js';
 import { parseSize } from '../core/units.js';
 

@@ -8,14 +8,14 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../core/log.js';
 import { silentLogger } from '../core/log.js';
-import type { MarketEvent } from '../feed/events.js';
+import type { MarketEvent } from '../core/events.js';
 import { isEscaped, readRecordingBatches } from '../feed/replay.js';
 import { createMarketDecodeStats, scanEscapedFrame, takeScanned } from '../feed/decode-market.js';
 import { MarketPipeline } from '../feed/market-pipeline.js';
 import { BookMirror } from '../book/mirror.js';
 import type { DenseBook } from '../book/book.js';
-import { VirtualClock } from '../engine/clock.js';
-import { SeededRng } from '../engine/rng.js';
+import { VirtualClock } from '../core/clock.js';
+import { SeededRng } from '../core/rng.js';
 import { Engine } from '../engine/engine.js';
 import type { Fill } from '../engine/fills.js';
 import { loadStrategy } from '../engine/loader.js';

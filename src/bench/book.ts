@@ -10,9 +10,9 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { BookMirror } from '../book/mirror.js';
 import { bookHash, bookHashPayloadFromText } from '../book/hash.js';
-import { SeededRng } from '../engine/rng.js';
+import { SeededRng } from '../core/rng.js';
 import { createMarketDecodeStats, decodeMarketFrame } from '../feed/decode-market.js';
-import type { MarketEvent } from '../feed/events.js';
+import type { MarketEvent } from '../core/events.js';
 import { formatPrice } from '../core/units.js';
 
 const CYCLE = 20_000;

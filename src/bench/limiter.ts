@@ -3,7 +3,7 @@
 import { Limiter, PRIORITY } from '../api/limiter.js';
 import { scopesFor } from '../api/limit-table.js';
 import { SlidingWindow } from '../api/sliding-window.js';
-import { VirtualClock } from '../engine/clock.js';
+import { VirtualClock } from '../core/clock.js';
 
 export async function run(): Promise<Record<string, unknown>> {
   const N = 200_000;

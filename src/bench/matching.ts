@@ -2,9 +2,9 @@
 // market (70% passive limits near the touch, 20% cancels of recent orders, 10% marketable FAKs),
 // seeded so every run does the same work. Level deltas are drained every 100 operations, as the
 // emulator does per frame.
-import { SeededRng } from '../engine/rng.js';
+import { SeededRng } from '../core/rng.js';
 import { MatchingEngine } from '../venue/matching-engine.js';
-import type { NewOrder } from '../venue/matching-api.js';
+import type { MatchOrder } from '../venue/matching-api.js';
 
 const OPS = 1_200_000;
 const TICK = 100;
@@ -17,7 +17,7 @@ export async function run(): Promise<Record<string, unknown>> {
   );
   // Pre-generate the operations so the timed loop measures the engine, not the generator.
   const kinds = new Uint8Array(OPS); // 0 place, 1 cancel
-  const orders: Array<NewOrder | undefined> = new Array(OPS);
+  const orders: Array<MatchOrder | undefined> = new Array(OPS);
   const cancelIds: Array<string | undefined> = new Array(OPS);
   let mid = 5000;
   const recent: string[] = [];
@@ -61,7 +61,7 @@ export async function run(): Promise<Record<string, unknown>> {
     if (kinds[i] === 1) {
       if (engine.cancel(cancelIds[i] as string)) cancelled++;
     } else {
-      const out = engine.place(orders[i] as NewOrder, i);
+      const out = engine.place(orders[i] as MatchOrder, i);
       if (!out.ok) rejects++;
       fills += out.fills.length;
     }

@@ -2,7 +2,7 @@
 // (two sustained windows). Reports window violations on every trading scope (must be 0) and the
 // POST /orders and DELETE /orders batches sent as a share of the theoretical maximum, measured in
 // the same run by a greedy sender on bare sliding windows (the floor to compare against).
-import { VirtualClock } from '../engine/clock.js';
+import { VirtualClock } from '../core/clock.js';
 import { Limiter } from '../api/limiter.js';
 import { scopesFor, type Scope } from '../api/limit-table.js';
 import { SlidingWindow } from '../api/sliding-window.js';

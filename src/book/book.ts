@@ -7,7 +7,7 @@
 // (hash.ts BookHasher) writes only the head, the timestamp and the tail around them and hashes the
 // bytes where they lie.
 import { PRICE_SCALE } from '../core/units.js';
-import type { Side, WireLevel } from '../feed/events.js';
+import type { Side, WireLevel } from '../core/events.js';
 import type { BookView } from './view.js';
 
 

@@ -13,12 +13,12 @@
 // mirror of its sibling's book (price 1-p, bids<->asks), counted in `seeded`; later hashes prove it.
 import type { Logger } from '../core/log.js';
 import { PRICE_SCALE, formatPrice } from '../core/units.js';
-import type { BookEvent, MarketEvent, PriceChangeEvent } from '../feed/events.js';
+import type { BookEvent, MarketEvent, PriceChangeEvent } from '../core/events.js';
 import type { DenseBook } from './book.js';
 import { mirrorBookInto } from './complement.js';
 import { bookHashPayloadFromText } from './hash.js';
 import { hashedLtp, recoverLtp } from './ltp-recovery.js';
-import { NO_CLAIM, TokenState, type OutOfSyncInfo, type OutOfSyncReason, type SyncInfo, type TokenStats } from './token-sync.js';
+import { NO_CLAIM, TokenSync, type OutOfSyncInfo, type OutOfSyncReason, type SyncInfo, type TokenStats } from './token-sync.js';
 
 export type { OutOfSyncInfo, OutOfSyncReason, SyncInfo, TokenStats } from './token-sync.js';
 
@@ -69,14 +69,14 @@ const topAsk = (b: DenseBook): number => (b.bestAsk() < 0 ? PRICE_SCALE : b.best
 const fmtTop = (bid: number, ask: number): string => `${bid === NO_CLAIM ? '-' : formatPrice(bid)}/${ask === NO_CLAIM ? '-' : formatPrice(ask)}`;
 
 export class BookMirror {
-  private readonly tokens = new Map<string, TokenState>();
+  private readonly tokens = new Map<string, TokenSync>();
   private readonly marketTokens = new Map<string, string[]>();
   /** Tokens with an open group (entries whose inGroup went false are dropped lazily). */
-  private readonly open: TokenState[] = [];
+  private readonly open: TokenSync[] = [];
   /** Tokens with top claims waiting for the end of the current message. */
-  private readonly msgPending: TokenState[] = [];
-  private recent0: TokenState | undefined = undefined;
-  private recent1: TokenState | undefined = undefined;
+  private readonly msgPending: TokenSync[] = [];
+  private recent0: TokenSync | undefined = undefined;
+  private recent1: TokenSync | undefined = undefined;
   private seq = 0;
   private readonly verifyEvery: number;
   private readonly now: () => number;
@@ -214,17 +214,17 @@ export class BookMirror {
     return true;
   }
 
-  private state(assetId: string): TokenState {
+  private state(assetId: string): TokenSync {
     let st = this.tokens.get(assetId);
     if (!st) {
-      st = new TokenState(assetId, this.defaultMos, this.now());
+      st = new TokenSync(assetId, this.defaultMos, this.now());
       st.negRisk = this.opts.defaultNegRisk ?? false;
       this.tokens.set(assetId, st);
     }
     return st;
   }
 
-  private joinMarket(st: TokenState, market: string): void {
+  private joinMarket(st: TokenSync, market: string): void {
     if (st.market === market) return;
     st.market = market;
     const list = this.marketTokens.get(market);
@@ -232,7 +232,7 @@ export class BookMirror {
     else if (!list.includes(st.book.assetId)) list.push(st.book.assetId);
   }
 
-  private sibling(st: TokenState): TokenState | undefined {
+  private sibling(st: TokenSync): TokenSync | undefined {
     const ids = this.marketTokens.get(st.market);
     if (!ids || ids.length !== 2) return undefined;
     return this.tokens.get(ids[0] === st.book.assetId ? ids[1] : ids[0]);
@@ -371,7 +371,7 @@ export class BookMirror {
    * the snapshot's hash. Same-timestamp deltas that never reach that hash mean one was corrupted
    * (or the snapshot was not the state it claims): a mismatch once a later delta shows up.
    */
-  private alreadyInSnapshot(st: TokenState, tsMs: number, hash: string | undefined): boolean {
+  private alreadyInSnapshot(st: TokenSync, tsMs: number, hash: string | undefined): boolean {
     if (tsMs < st.snapshotTsMs) return true;
     if (tsMs === st.snapshotTsMs) {
       if (hash === st.snapshotHash) {
@@ -393,7 +393,7 @@ export class BookMirror {
     return false;
   }
 
-  private openGroup(st: TokenState, tsStr: string): void {
+  private openGroup(st: TokenSync, tsStr: string): void {
     st.inGroup = true;
     st.groupTs = tsStr;
     st.groups++;
@@ -437,7 +437,7 @@ export class BookMirror {
     pending.length = 0;
   }
 
-  private closeGroup(st: TokenState): void {
+  private closeGroup(st: TokenSync): void {
     st.inGroup = false;
     if (!st.live) return st.resetGroup();
     if (st.groupBid !== NO_CLAIM || st.groupAsk !== NO_CLAIM) {
@@ -451,19 +451,19 @@ export class BookMirror {
     st.resetGroup();
   }
 
-  private checkRun(st: TokenState, reason: OutOfSyncReason): boolean {
+  private checkRun(st: TokenSync, reason: OutOfSyncReason): boolean {
     const ok = this.checkHash(st, st.groupTs, st.runHash as string, reason);
     if (ok) st.stats.entriesVerified += st.runEntries;
     return ok;
   }
 
-  private bestMismatch(st: TokenState, timestamp: string, expected: string, computed: string): void {
+  private bestMismatch(st: TokenSync, timestamp: string, expected: string, computed: string): void {
     st.stats.bestMismatches++;
     this.outOfSync(st, 'best_mismatch', true, timestamp, expected, computed);
   }
 
   /** Hashes the book against `expected`; on failure tries to recover the hashed last_trade_price, else goes out of sync. */
-  private checkHash(st: TokenState, timestamp: string, expected: string, reason: OutOfSyncReason): boolean {
+  private checkHash(st: TokenSync, timestamp: string, expected: string, reason: OutOfSyncReason): boolean {
     const b = st.book;
     const meta = { market: st.market, assetId: b.assetId, timestamp, minOrderSize: st.minOrderSize, tickSize: st.tickSize, negRisk: st.negRisk, lastTradePrice: st.lastTradePrice };
     const got = st.hasher.hash(meta, b);
@@ -493,7 +493,7 @@ export class BookMirror {
     return false;
   }
 
-  private seed(st: TokenState, ev: PriceChangeEvent, nowMs: number): boolean {
+  private seed(st: TokenSync, ev: PriceChangeEvent, nowMs: number): boolean {
     const sib = this.sibling(st);
     if (!sib || !sib.live || !sib.everSnapshot || st.market !== ev.market) return false;
     const src = sib.book;
@@ -513,7 +513,7 @@ export class BookMirror {
     return true;
   }
 
-  private outOfSync(st: TokenState, reason: OutOfSyncReason, resync: boolean, timestamp: string, expected?: string, computed?: string): void {
+  private outOfSync(st: TokenSync, reason: OutOfSyncReason, resync: boolean, timestamp: string, expected?: string, computed?: string): void {
     const wasLive = st.live;
     st.setLive(false, this.now());
     st.book.clear();
@@ -532,7 +532,7 @@ export class BookMirror {
     if (resync) this.opts.onResync?.(st.book.assetId, reason);
   }
 
-  private notify(st: TokenState, seq: number): void {
+  private notify(st: TokenSync, seq: number): void {
     if (st.notified === seq) return;
     st.notified = seq;
     for (let i = 0; i < this.updateListeners.length; i++) this.updateListeners[i](st.book);

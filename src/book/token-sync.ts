@@ -61,7 +61,7 @@ export interface TokenStats {
 /** No claim on that side. */
 export const NO_CLAIM = -2;
 
-export class TokenState {
+export class TokenSync {
   readonly book: DenseBook;
   /** The venue hash of `book`, with its head and tail bytes cached. */
   readonly hasher = new BookHasher();

@@ -9,7 +9,7 @@ import { loadConfig } from '../config.js';
 import { createLogger } from '../core/log.js';
 import { formatPrice, formatSize } from '../core/units.js';
 import { Daemon } from '../session/daemon.js';
-import { microsToDollars } from '../engine/positions.js';
+import { microsToDollars } from '../core/units.js';
 import { startEmulator } from '../emulator/server.js';
 import { type CommandIO, type CommandModule, numberFlag } from './command.js';
 

@@ -4,7 +4,8 @@
 import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from '../config.js';
 import { createLogger, type Logger } from '../core/log.js';
-import { channelOptions, FeedConnection } from '../feed/connection.js';
+import { FeedConnection } from '../feed/connection.js';
+import { channelOptions } from '../feed/channels.js';
 import { Recorder } from '../feed/recorder.js';
 import { UsageError, type CommandIO, type CommandModule, numberFlag } from './command.js';
 

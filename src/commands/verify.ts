@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { BookMirror } from '../book/mirror.js';
 import { formatPrice } from '../core/units.js';
 import { createMarketDecodeStats, decodeMarketFrame } from '../feed/decode-market.js';
-import type { MarketEvent } from '../feed/events.js';
+import type { MarketEvent } from '../core/events.js';
 import { readRecording } from '../feed/replay.js';
 import { UsageError, type CommandModule } from './command.js';
 

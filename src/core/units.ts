@@ -136,3 +136,13 @@ export function unixToMs(v: unknown): number {
 
 /** Ten billion shares in size units: above any real order or fill, and price x size stays below 2^53. */
 export const MAX_SIZE_UNITS = 1e12;
+
+/** Fee in micro-dollars for a fill: notional (price x size units = 1e-6 $) times the rate in bps. */
+export function feeMicros(price: number, size: number, feeRateBps: number): number {
+  return Math.round((price * size * feeRateBps) / 10_000);
+}
+
+/** Micro-dollars to dollars (for logs and status). */
+export function microsToDollars(micros: number): number {
+  return micros / (PRICE_SCALE * SIZE_SCALE);
+}

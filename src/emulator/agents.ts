@@ -2,9 +2,9 @@
 // ladders around their (lagged, noisy) view of it and refresh them, and takers that send
 // marketable FAK orders at a Poisson rate, some informed (trading toward the fair value). Each
 // acts through the one order-placing function it is given, so it meets users' orders in the book.
-import type { Rng } from '../engine/rng.js';
-import type { Side } from '../feed/events.js';
-import type { MatchingEngineApi, NewOrder } from '../venue/matching-api.js';
+import type { Rng } from '../core/rng.js';
+import type { Side } from '../core/events.js';
+import type { MatchingEngineApi, MatchOrder } from '../venue/matching-api.js';
 import { PRICE_SCALE } from '../core/units.js';
 
 export interface SyntheticParams {
@@ -68,7 +68,7 @@ export interface AgentContext {
   tokens: [string, string];
   tick: number;
   minSize: number;
-  place(order: NewOrder): void;
+  place(order: MatchOrder): void;
   cancel(orderId: string): void;
   nextOrderId(): string;
 }

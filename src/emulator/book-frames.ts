@@ -10,7 +10,7 @@
 import { BookHasher } from '../book/hash.js';
 import { DenseBook } from '../book/book.js';
 import { complementPrice, formatPrice, formatSize, PRICE_SCALE } from '../core/units.js';
-import type { Side } from '../feed/events.js';
+import type { Side } from '../core/events.js';
 import type { LevelChange, MatchingEngineApi } from '../venue/matching-api.js';
 
 /** Static facts of a market that the hash covers but the WS book frame does not carry. */

@@ -3,9 +3,9 @@
 // cancels and expiries become user-channel `order` and `trade` events (trades MATCHED, then
 // CONFIRMED after a delay) and update balances and positions. REST routes read their answers
 // from here. Money is in micro-dollars (price units x size units).
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../core/clock.js';
 import { formatSize, parsePrice, parseSize, PRICE_SCALE } from '../core/units.js';
-import type { Side, UserEvent } from '../feed/events.js';
+import type { Side, UserEvent } from '../core/events.js';
 import type { OrderType } from '../venue/types.js';
 import type { MatchFill, RestingOrder } from '../venue/matching-api.js';
 import type { EmuMarket } from './market.js';

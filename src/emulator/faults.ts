@@ -4,7 +4,7 @@
 // `POST /admin/faults` with a JSON patch, or programmatically through FaultControls. The same
 // patch sets the feed's shape (the variants of wire-formats.md 5.4, FEED_KEYS), which the synthetic
 // markets read at every batch.
-import type { Rng } from '../engine/rng.js';
+import type { Rng } from '../core/rng.js';
 import { realFeedShape, type FeedShape } from './book-frames.js';
 
 /** Faults, and the feed's shape (FeedShape: the variants of wire-formats.md 5.4) set by the same patch. */

@@ -5,8 +5,8 @@
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Clock } from '../engine/clock.js';
-import type { Rng } from '../engine/rng.js';
+import type { Clock } from '../core/clock.js';
+import type { Rng } from '../core/rng.js';
 import { parseCryptoFilter } from '../feed/price-stream.js';
 import { ConnectionSet } from './ws-conns.js';
 

@@ -8,7 +8,7 @@ import { DenseBook } from '../book/book.js';
 import { bookHashPayloadFromText, sha1Hex } from '../book/hash.js';
 import { formatPrice, parsePrice, parseSize, tickDecimals, PRICE_SCALE } from '../core/units.js';
 import { createMarketDecodeStats, decodeMarketFrame } from '../feed/decode-market.js';
-import type { BookEvent, MarketEvent } from '../feed/events.js';
+import type { BookEvent, MarketEvent } from '../core/events.js';
 import { readRecording, type ReplayRecord } from '../feed/replay.js';
 import type { DecodeStats } from '../feed/decode-stats.js';
 import type { BookObject, MarketFacts, RestBook } from './book-frames.js';

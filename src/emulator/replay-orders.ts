@@ -3,8 +3,8 @@
 // The recorded market does not react to them (external liquidity is not changed by user
 // orders in replay; see the emulator command's help). Venue time is the replay's market time.
 import { hex64 } from './ids.js';
-import { VirtualClock } from '../engine/clock.js';
-import type { MarketEvent, UserEvent } from '../feed/events.js';
+import { VirtualClock } from '../core/clock.js';
+import type { MarketEvent, UserEvent } from '../core/events.js';
 import { SimulatedVenue, type SimMarket } from '../venue/simulated-venue.js';
 
 export class ReplayOrderDesk {

@@ -8,9 +8,9 @@
 // fresh book frames follow without the last_trade_price key. The tick changes as the venue's does
 // (tick-rule.ts): tick_size_change for both tokens, then fresh books.
 import { hex64 } from './ids.js';
-import { SeededRng, type Rng } from '../engine/rng.js';
+import { SeededRng, type Rng } from '../core/rng.js';
 import { PRICE_SCALE } from '../core/units.js';
-import type { MatchFill, MarketSpec, NewOrder, PlaceOutcome, RestingOrder } from '../venue/matching-api.js';
+import type { MatchFill, MarketSpec, MatchOrder, PlaceOutcome, RestingOrder } from '../venue/matching-api.js';
 import { MatchingEngine } from '../venue/matching-engine.js';
 import { FairValue, Maker, Taker, defaultSyntheticParams, type AgentContext, type SyntheticParams } from './agents.js';
 import { FrameBuilder, realFeedShape, type BookObject, type FeedShape, type MarketFacts, type RestBook } from './book-frames.js';
@@ -190,7 +190,7 @@ export class SyntheticMarket implements EmuMarket {
   }
 
   /** A user's order (owner = API key), at the current market time. Frames are published at once. */
-  place(order: NewOrder): PlaceOutcome {
+  place(order: MatchOrder): PlaceOutcome {
     const out = this.placeInternal(order);
     this.flush(Math.floor(this.now));
     return out;
@@ -270,7 +270,7 @@ export class SyntheticMarket implements EmuMarket {
     }
   }
 
-  private placeInternal(order: NewOrder): PlaceOutcome {
+  private placeInternal(order: MatchOrder): PlaceOutcome {
     const out = this.engine.place(order, this.now);
     if (out.fills.length) {
       for (const f of out.fills) this.pendingTrades.push(f);

@@ -3,7 +3,7 @@
 // derived from the owner's key.
 import { hex64 } from './ids.js';
 import { formatSize } from '../core/units.js';
-import type { Side } from '../feed/events.js';
+import type { Side } from '../core/events.js';
 import type { OrderType } from '../venue/types.js';
 import type { EmuMarket } from './market.js';
 

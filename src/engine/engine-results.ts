@@ -1,6 +1,21 @@
 // The engine's figures at one moment, for the backtest result, the status page and the demo.
-import type { Engine } from './engine.js';
-import type { SchedulerStats } from './scheduler.js';
+import type { Clock } from '../core/clock.js';
+import type { Positions } from './positions.js';
+import type { FillLedger } from './fills.js';
+import type { OrderTracker } from './orders.js';
+import type { RiskGate } from './risk.js';
+import type { OrderScheduler, SchedulerStats } from './scheduler.js';
+
+/** What the results are read from: the engine (an interface here, so this file does not import it). */
+export interface ResultsSource {
+  readonly clock: Clock;
+  readonly positions: Positions;
+  readonly ledger: FillLedger;
+  readonly orders: OrderTracker;
+  readonly risk: RiskGate;
+  readonly scheduler: OrderScheduler;
+  pnlMicros(): number;
+}
 
 export interface EngineResults {
   timeMs: number;
@@ -17,7 +32,7 @@ export interface EngineResults {
   scheduler: SchedulerStats;
 }
 
-export function engineResults(e: Engine): EngineResults {
+export function engineResults(e: ResultsSource): EngineResults {
   const positions = [];
   for (const [tokenId, p] of e.positions.entries()) positions.push({ tokenId, qty: p.qty, cost: p.cost, realized: p.realized });
   return {

@@ -6,12 +6,41 @@ import type { OrderRequest, PlaceResult, CancelResult } from '../venue/types.js'
 import type { Quote } from './strategy.js';
 import type { SchedulerSink } from './scheduler.js';
 import type { Fill, FillSink } from './fills.js';
-import type { Engine, Journal } from './engine.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/log.js';
+import type { TrackedOrder, OrderTracker } from './orders.js';
+import type { Positions } from './positions.js';
+import type { RiskGate } from './risk.js';
 import type { MarketState } from './market-state.js';
+
+/** Persistence hooks (src/store implements them); every call is synchronous. */
+export interface Journal {
+  orderChanged(o: TrackedOrder): void;
+  fill(f: Fill): void;
+  fillStatus(f: Fill): void;
+  /** The writes `fn` makes are stored together or not at all (an order's fill and its new state). */
+  unit?<T>(fn: () => T): T;
+}
+
+/** The engine as its sink sees it (an interface here, so this file does not import the engine). */
+export interface SinkHost {
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly orders: OrderTracker;
+  readonly positions: Positions;
+  readonly risk: RiskGate;
+  readonly counters: { errors: number };
+  marketOf(tokenId: string): MarketState | undefined;
+  dirty(st: MarketState): void;
+  tickRejected(tokenId: string): void;
+  halt(reason: string): void;
+  cancelsUnconfirmed(orderIds: readonly string[]): void;
+  badTrade(orderId: string, problem: string, trade: unknown): void;
+}
 
 export class EngineSink implements SchedulerSink, FillSink {
   constructor(
-    private readonly e: Engine,
+    private readonly e: SinkHost,
     private readonly journal: Journal | undefined,
   ) {}
 

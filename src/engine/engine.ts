@@ -4,22 +4,22 @@
 // scheduler sends. A mode is only a choice of clock, event source and venue (DESIGN.md section 1).
 import type { Logger } from '../core/log.js';
 import type { Config } from '../config.js';
-import type { MarketEvent, UserEvent } from '../feed/events.js';
+import type { MarketEvent, UserEvent } from '../core/events.js';
 import type { BookView } from '../book/view.js';
 import type { Venue } from '../venue/types.js';
 import type { Limiter } from '../api/limiter.js';
-import type { Clock } from './clock.js';
-import type { Rng } from './rng.js';
+import type { Clock } from '../core/clock.js';
+import type { Rng } from '../core/rng.js';
 import type { LoadedStrategy } from './loader.js';
 import type { MarketMeta, Quote } from './strategy.js';
 import { OrderTracker, TERMINAL, type TrackedOrder } from './orders.js';
-import { FillLedger, type Fill } from './fills.js';
+import { FillLedger } from './fills.js';
 import { Positions } from './positions.js';
 import { Reconciler, type ReconcileResult } from './reconciler.js';
 import { RiskGate } from './risk.js';
 import { riskInputs, type EngineRiskInputs } from './risk-inputs.js';
 import { OrderScheduler } from './scheduler.js';
-import { EngineSink } from './engine-sink.js';
+import { EngineSink, type Journal } from './engine-sink.js';
 import { createMarketState, refreshMeta, type MarketBooks, type MarketState } from './market-state.js';
 import { crossesOwn, validQuotes } from './quote-checks.js';
 import { engineResults, type EngineResults } from './engine-results.js';
@@ -28,14 +28,7 @@ import { PRICE_SCALE, formatPrice } from '../core/units.js';
 export type { MarketBooks, MarketState } from './market-state.js';
 export type { EngineResults } from './engine-results.js';
 
-/** Persistence hooks (src/store implements them); every call is synchronous. */
-export interface Journal {
-  orderChanged(o: TrackedOrder): void;
-  fill(f: Fill): void;
-  fillStatus(f: Fill): void;
-  /** The writes `fn` makes are stored together or not at all (an order's fill and its new state). */
-  unit?<T>(fn: () => T): T;
-}
+export type { Journal } from './engine-sink.js';
 
 export interface EngineOptions {
   clock: Clock;

@@ -2,7 +2,7 @@
 // token, side and price (a maker fill at our price; a taker fill only for an order that could
 // take, within its limit), a size within what the order has left, a fee rate within the rule, and
 // finite numbers in the unit ranges. A trade that fails is not a fill (issue 10, item 4).
-import type { Side } from '../feed/events.js';
+import type { Side } from '../core/events.js';
 import { MAX_SIZE_UNITS, PRICE_SCALE } from '../core/units.js';
 import type { TrackedOrder } from './orders.js';
 

@@ -1,7 +1,7 @@
 // Trade lifecycle for our fills: a trade event names our order as taker or as one of its maker
 // orders; each (trade, order) pair is one fill, applied once. Status moves MATCHED -> MINED ->
 // CONFIRMED, or RETRYING -> FAILED; a FAILED trade reverses its fill (position and order).
-import type { Side, TradeStatus, UserTradeEvent } from '../feed/events.js';
+import type { Side, TradeStatus, UserTradeEvent } from '../core/events.js';
 import type { OrderTracker, TrackedOrder } from './orders.js';
 import { fillProblem, type FillClaim } from './fill-checks.js';
 
@@ -31,9 +31,7 @@ export interface FillSink {
 
 const fillKey = (tradeId: string, orderId: string): string => `${tradeId}|${orderId}`;
 
-export function feeMicros(price: number, size: number, feeRateBps: number): number {
-  return Math.round((price * size * feeRateBps) / 10_000);
-}
+import { feeMicros } from '../core/units.js';
 
 /** Settled fills kept in memory for de-duplication; older ones are dropped (the store keeps them all). */
 const KEEP_SETTLED = 100_000;

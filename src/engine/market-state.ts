@@ -1,10 +1,10 @@
 // A market as the engine runs it: its metadata, its own strategy instance and context, and the
 // bookkeeping of its requotes (debounce timer, why it is not quoting, resolution).
 import type { Logger } from '../core/log.js';
-import type { MarketEvent } from '../feed/events.js';
+import type { MarketEvent } from '../core/events.js';
 import type { BookView } from '../book/view.js';
-import type { Clock } from './clock.js';
-import type { Rng } from './rng.js';
+import type { Clock } from '../core/clock.js';
+import type { Rng } from '../core/rng.js';
 import type { LoadedStrategy } from './loader.js';
 import type { Positions } from './positions.js';
 import type { MarketMeta, Strategy, StrategyContext } from './strategy.js';

@@ -6,7 +6,7 @@
 // refreshed (reset) with our current orders, so nothing is allocated per requote.
 import type { BookView } from '../book/view.js';
 import { PRICE_SCALE } from '../core/units.js';
-import type { Side } from '../feed/events.js';
+import type { Side } from '../core/events.js';
 import type { TrackedOrder } from './orders.js';
 
 /** States in which an order is resting in the venue's book (a new order may not be there yet). */

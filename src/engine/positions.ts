@@ -1,9 +1,8 @@
 // In-memory inventory and cash for the hot path, in exact integers: shares in size units, cash
 // in micro-dollars (price units x size units). The store recomputes the same with decimal.js from
 // the fills table; both agree because every operation here is integer arithmetic.
-import type { Side } from '../feed/events.js';
+import type { Side } from '../core/events.js';
 import type { MarketMeta, PositionView } from './strategy.js';
-import { PRICE_SCALE } from '../core/units.js';
 import { InvariantError } from '../core/errors.js';
 
 export interface TokenPosition {
@@ -95,7 +94,3 @@ export class Positions {
   }
 }
 
-/** Micro-dollars to dollars (for logs and status). */
-export function microsToDollars(micros: number): number {
-  return micros / (PRICE_SCALE * 100);
-}

@@ -12,7 +12,7 @@
 //    this very reconcile (a size change at one price), waits for the cancel to land (the engine
 //    requotes on the answer): two of our orders never rest at one price.
 // Wanted quotes at one token/side/price are merged into one order (sizes added).
-import type { Side } from '../feed/events.js';
+import type { Side } from '../core/events.js';
 import type { Quote } from './strategy.js';
 import type { TrackedOrder } from './orders.js';
 

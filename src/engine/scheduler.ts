@@ -5,7 +5,7 @@
 // set of intents for a market replaces its unsent ones (coalescing). Sending is synchronous up to
 // the venue call, so a quote leaves in the same turn as the frame that caused it.
 import type { Logger } from '../core/log.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../core/clock.js';
 import type { Venue, OrderRequest, PlaceResult, CancelResult } from '../venue/types.js';
 import type { Quote } from './strategy.js';
 import { PRIORITY, type Limiter } from '../api/limiter.js';

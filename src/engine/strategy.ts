@@ -3,10 +3,10 @@
 // randomness only from ctx.rng, so the same events and params give the same quotes in every mode.
 import type { z } from 'zod';
 import type { Logger } from '../core/log.js';
-import type { Side, LastTradePriceEvent } from '../feed/events.js';
+import type { Side, LastTradePriceEvent } from '../core/events.js';
 import type { BookView } from '../book/view.js';
-import type { Clock } from './clock.js';
-import type { Rng } from './rng.js';
+import type { Clock } from '../core/clock.js';
+import type { Rng } from '../core/rng.js';
 import { PRICE_SCALE } from '../core/units.js';
 
 /** One resting order a strategy wants. Integer units (src/core/units.ts). */

@@ -317,5 +317,3 @@ function bufText(d: WebSocket.RawData): string {
   return Buffer.from(d as ArrayBuffer).toString('utf8');
 }
 
-// the CLOB channel builders live in channels.ts; re-exported so callers import one module
-export { channelOptions, channelUrl, type ChannelKind, type ChannelSubscription, type UserAuth } from './channels.js';

@@ -2,7 +2,7 @@
 // an object or the text PONG) in, typed MarketEvents with integer prices/sizes out. Hand-written
 // checks instead of a schema per frame; a bad frame or event is counted and skipped, never thrown.
 import type { Logger } from '../core/log.js';
-import type { BookEvent, MarketEvent, PriceChangeEntry, Side, WireLevel } from './events.js';
+import type { BookEvent, MarketEvent, PriceChangeEntry, Side, WireLevel } from '../core/events.js';
 import { DecodeStats, FieldError, optStr, reqStr, toMs, type Json } from './decode-stats.js';
 import { decodeFrame } from './decode-frame.js';
 import { price, recentAssets, recentMarkets, size, tsMs } from './wire-values.js';

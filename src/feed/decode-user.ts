@@ -3,7 +3,7 @@
 // into typed events with integer prices/sizes. Time fields arrive in seconds or ms: normalised to ms.
 import type { Logger } from '../core/log.js';
 import { MAX_SIZE_UNITS, parsePrice, parseSize, sizeFromNumber } from '../core/units.js';
-import type { MakerOrderFill, OrderEventKind, Side, TradeStatus, UserEvent, UserOrderEvent, UserTradeEvent } from './events.js';
+import type { MakerOrderFill, OrderEventKind, Side, TradeStatus, UserEvent, UserOrderEvent, UserTradeEvent } from '../core/events.js';
 import { DecodeStats, FieldError, optStr, reqStr, toMs, type Json } from './decode-stats.js';
 import { decodeFrame } from './decode-frame.js';
 

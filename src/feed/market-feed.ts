@@ -9,11 +9,12 @@ import type { Logger } from '../core/log.js';
 import type { DenseBook } from '../book/book.js';
 import { BookMirror, type OutOfSyncReason, type TokenMeta } from '../book/mirror.js';
 import { Resyncer } from './resync.js';
-import { channelOptions, FeedConnection, type ConnectionState, type UserAuth } from './connection.js';
+import { FeedConnection, type ConnectionState } from './connection.js';
+import { channelOptions, type UserAuth } from './channels.js';
 import { createMarketDecodeStats, decodeMarketFrame } from './decode-market.js';
 import { MarketPipeline } from './market-pipeline.js';
 import { createUserDecodeStats, decodeUserFrame, userSizeStats } from './decode-user.js';
-import type { BookEvent, MarketEvent, UserEvent } from './events.js';
+import type { BookEvent, MarketEvent, UserEvent } from '../core/events.js';
 import type { DecodeStats } from './decode-stats.js';
 
 export interface MarketFeedOptions {

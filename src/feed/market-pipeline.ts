@@ -4,10 +4,10 @@
 // the engine, in that order. A new epoch is a reconnect everywhere: every book is out of sync (the
 // engine pulls its quotes) until the fresh snapshot of the new connection.
 import type { BookMirror } from '../book/mirror.js';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../core/clock.js';
 import type { DecodeStats } from './decode-stats.js';
 import { decodeMarketFrame } from './decode-market.js';
-import type { MarketEvent, PriceChangeEvent } from './events.js';
+import type { MarketEvent, PriceChangeEvent } from '../core/events.js';
 
 /** Where the mirror's events go: the engine (requotes). */
 export interface MarketEventSink {

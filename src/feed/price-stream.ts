@@ -4,7 +4,7 @@
 import type { Logger } from '../core/log.js';
 import { FeedConnection, type ConnectionOptions, type ConnectionState } from './connection.js';
 import { DecodeStats } from './decode-stats.js';
-import type { CryptoPriceEvent } from './events.js';
+import type { CryptoPriceEvent } from '../core/events.js';
 
 /** The three filter syntaxes the sources disagree on; we send one (configurable), accept all. */
 export type FilterStyle = 'comma' | 'json-array' | 'object';

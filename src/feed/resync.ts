@@ -8,7 +8,7 @@
 // that stayed in sync for QUIET_MS since its last episode starts the next one at once.
 import type { Logger } from '../core/log.js';
 import type { BookMirror, OutOfSyncReason } from '../book/mirror.js';
-import type { BookEvent, PriceChangeEvent } from './events.js';
+import type { BookEvent, PriceChangeEvent } from '../core/events.js';
 
 export type ResyncMethod = 'resubscribe' | 'rest';
 

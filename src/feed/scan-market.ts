@@ -10,7 +10,7 @@
 // line with JSON.parse first. There every quote is the two characters \" and any other backslash
 // declines (values are parsed, compared or checked for backslashes and control characters), so
 // what it accepts is exactly the frame JSON.parse of the line would have unescaped.
-import type { BookEvent, MarketEvent, PriceChangeEntry, Side, WireLevel } from './events.js';
+import type { BookEvent, MarketEvent, PriceChangeEntry, Side, WireLevel } from '../core/events.js';
 import { toMs } from './decode-stats.js';
 import { priceOrNeg, quickPrice, quickSize, RecentIds, sizeOrNeg, tsMs } from './wire-values.js';
 

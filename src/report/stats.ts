@@ -4,13 +4,13 @@
 // micro-dollars (price units x size units, exact integers for cash); figures leave as dollars
 // rounded to the micro-dollar, so the same stream always gives the same bytes.
 import { BoundedSeries, ThinnedList, type SeriesPoint } from './series.js';
-import { TokenState, notional, round6, dollars, shares, ratio, pnl } from './token-state.js';
+import { TokenTally, notional, round6, dollars, shares, ratio, pnl } from './token-state.js';
 import type { ChartData, FillMark, FillRecord, StatsOptions, StatsResult, TokenResult } from './types.js';
 
 export type * from './types.js';
 
 export class StatsCollector {
-  private readonly tokens = new Map<string, TokenState>();
+  private readonly tokens = new Map<string, TokenTally>();
   /** complement token -> the market's priced token (charts show both in the priced token's terms). */
   private readonly complements = new Map<string, string>();
   private readonly maxPoints: number;
@@ -37,10 +37,10 @@ export class StatsCollector {
     this.fillMarks = new ThinnedList(opts.maxFillMarks ?? 2000);
   }
 
-  private token(id: string): TokenState {
+  private token(id: string): TokenTally {
     let s = this.tokens.get(id);
     if (!s) {
-      s = new TokenState(id, this.maxPoints);
+      s = new TokenTally(id, this.maxPoints);
       this.tokens.set(id, s);
     }
     return s;
@@ -66,7 +66,7 @@ export class StatsCollector {
   }
 
   /** Replaces one token's equity contribution and re-checks the totals. */
-  private reprice(s: TokenState, t: number, before: number, notionalBefore: number): void {
+  private reprice(s: TokenTally, t: number, before: number, notionalBefore: number): void {
     this.equity += s.equity() - before;
     this.invNotional += notional(s) - notionalBefore;
     if (this.invNotional > this.maxInvNotional) this.maxInvNotional = this.invNotional;
@@ -169,7 +169,7 @@ export class StatsCollector {
     const tokens: TokenResult[] = [];
     const tot = { edgeSum: 0, edgeVol: 0, realized: 0, unrealized: 0, fees: 0, volume: 0, notional: 0, fills: 0, maker: 0, orders: 0, cancels: 0, uptime: 0, quotedTokens: 0 };
     for (const id of [...this.tokens.keys()].sort()) {
-      const s = this.tokens.get(id) as TokenState;
+      const s = this.tokens.get(id) as TokenTally;
       s.advance(end);
       const span = Number.isNaN(s.firstMarkT) ? 0 : end - s.firstMarkT;
       const whole = end - start;
@@ -243,9 +243,9 @@ export class StatsCollector {
     const scale = (ps: SeriesPoint[], k: number): SeriesPoint[] => ps.map((p) => ({ t: p.t, v: p.v / k, min: p.min / k, max: p.max / k }));
     return {
       equity: scale(this.equitySeries.points(), 1e6),
-      inventory: ids.map((id) => ({ tokenId: id, points: (this.tokens.get(id) as TokenState).posSeries.points() })),
+      inventory: ids.map((id) => ({ tokenId: id, points: (this.tokens.get(id) as TokenTally).posSeries.points() })),
       prices: priced.map((id) => {
-        const s = this.tokens.get(id) as TokenState;
+        const s = this.tokens.get(id) as TokenTally;
         return { tokenId: id, mid: scale(s.midSeries.points(), 1e4), bid: scale(s.bidSeries.points(), 1e4), ask: scale(s.askSeries.points(), 1e4) };
       }),
       fills: this.fillMarks.list().map((f) => {

@@ -3,7 +3,7 @@
 import { BoundedSeries } from './series.js';
 import type { PnlFigures } from './types.js';
 
-export class TokenState {
+export class TokenTally {
   pos = 0; // size units
   avg = 0; // price units (average cost of the open position)
   cash = 0; // micros
@@ -63,7 +63,7 @@ export class TokenState {
   }
 }
 
-export function notional(s: TokenState): number {
+export function notional(s: TokenTally): number {
   return Number.isNaN(s.mid) ? Math.abs(s.pos) * s.avg : Math.abs(s.pos) * s.mid;
 }
 export function round6(x: number): number {

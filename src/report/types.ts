@@ -1,6 +1,6 @@
 // The figures a backtest reports and the series its charts draw (see stats.ts for how they are
 // computed). Money in dollars rounded to the micro-dollar, sizes in shares, prices 0..1.
-import type { Side } from '../feed/events.js';
+import type { Side } from '../core/events.js';
 import type { SeriesPoint } from './series.js';
 
 export interface FillRecord {

@@ -7,8 +7,8 @@ import type { Venue } from '../venue/types.js';
 import type { Engine } from '../engine/engine.js';
 import type { TrackedOrder } from '../engine/orders.js';
 import type { Fill } from '../engine/fills.js';
-import { feeMicros } from '../engine/fills.js';
-import type { TradeStatus } from '../feed/events.js';
+import { feeMicros } from '../core/units.js';
+import type { TradeStatus } from '../core/events.js';
 
 const IN_FLIGHT_GRACE_MS = 10_000;
 /** An unclear submit's request has ended; the venue lists an order it took within this long. */

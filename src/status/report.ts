@@ -1,6 +1,6 @@
 // What the status server reports, computed from the running daemon on each request.
 import { formatPrice, formatSize } from '../core/units.js';
-import { microsToDollars } from '../engine/positions.js';
+import { microsToDollars } from '../core/units.js';
 import type { StatusSource } from './source.js';
 
 export interface Health {

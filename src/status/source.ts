@@ -1,7 +1,7 @@
 // What the status server reads of a running daemon, as an interface of its own: status/ depends
 // on the parts it shows (engine, feed, journal, limiter), never on the daemon that wires them.
 import type { Config } from '../config.js';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../core/clock.js';
 import type { Engine } from '../engine/engine.js';
 import type { MarketMeta } from '../engine/strategy.js';
 import type { MarketFeed } from '../feed/market-feed.js';

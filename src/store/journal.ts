@@ -5,12 +5,9 @@ import type { Logger } from '../core/log.js';
 import type { Journal } from '../engine/engine.js';
 import type { TrackedOrder } from '../engine/orders.js';
 import type { Fill } from '../engine/fills.js';
-import type { Store } from './store.js';
+import type { JournalRecord, Store } from './store.js';
 
-export type JournalRecord =
-  | { kind: 'order'; order: TrackedOrder }
-  | { kind: 'fill'; fill: Fill }
-  | { kind: 'fillStatus'; fill: Fill };
+export type { JournalRecord } from './store.js';
 
 export interface StoreJournalOptions {
   log: Logger;

@@ -8,12 +8,17 @@ import Database from 'better-sqlite3';
 import { Decimal } from 'decimal.js';
 import type { Logger } from '../core/log.js';
 import { formatPrice, formatSize, parsePrice, parseSize } from '../core/units.js';
-import type { Side, TradeStatus } from '../feed/events.js';
+import type { Side, TradeStatus } from '../core/events.js';
 import type { Journal } from '../engine/engine.js';
 import type { TrackedOrder, OrderState } from '../engine/orders.js';
 import type { Fill } from '../engine/fills.js';
 import { migrate } from './migrations.js';
-import type { JournalRecord } from './journal.js';
+
+/** One write of the engine's journal (journal.ts queues them; writeBatch stores them together). */
+export type JournalRecord =
+  | { kind: 'order'; order: TrackedOrder }
+  | { kind: 'fill'; fill: Fill }
+  | { kind: 'fillStatus'; fill: Fill };
 
 export interface PositionRow {
   tokenId: string;

@@ -1,6 +1,6 @@
 // Request latency of the simulated venue: an action runs after a delay on the Clock and its
 // promise resolves then; close() settles every request still in flight with its fallback.
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../core/clock.js';
 
 export class LatencyGate {
   private readonly pending = new Map<number, () => void>();

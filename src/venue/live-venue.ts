@@ -3,7 +3,7 @@
 // unclear submit surfaces as AmbiguousSubmitError from the transport and is never retried here.
 import type { Logger } from '../core/log.js';
 import { tickDecimals, unixToMs } from '../core/units.js';
-import type { UserEvent, Side } from '../feed/events.js';
+import type { UserEvent, Side } from '../core/events.js';
 import type { ClobClient, NewOrder } from '../api/clob-client.js';
 import type { CancelResponse, OpenOrder, OrderResponse, Trade } from '../api/schemas.js';
 import { priceUnits, sizeUnits } from '../api/schemas.js';

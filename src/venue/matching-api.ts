@@ -5,7 +5,7 @@
 // Notes from the implementation (additive): cancelAll() was added below; MatchingEngine also has
 // setTick(tick) for tick_size_change; every RestingOrder returned is a detached copy; bestBid()
 // is 0 and bestAsk() 10000 when that side is empty; FAK status is 'matched' when anything filled.
-import type { Side } from '../feed/events.js';
+import type { Side } from '../core/events.js';
 import type { OrderType } from './types.js';
 
 export interface MarketSpec {
@@ -18,7 +18,7 @@ export interface MarketSpec {
   minSize: number;
 }
 
-export interface NewOrder {
+export interface MatchOrder {
   orderId: string;
   /** Who owns it: an API key, or a synthetic agent's name. Fills are reported per owner. */
   owner: string;
@@ -64,7 +64,7 @@ export interface PlaceOutcome {
   resting: number;
 }
 
-export interface RestingOrder extends NewOrder {
+export interface RestingOrder extends MatchOrder {
   /** Size still open. */
   remaining: number;
   originalSize: number;
@@ -83,7 +83,7 @@ export interface LevelChange {
 
 export interface MatchingEngineApi {
   readonly spec: MarketSpec;
-  place(order: NewOrder, nowMs: number): PlaceOutcome;
+  place(order: MatchOrder, nowMs: number): PlaceOutcome;
   /** Returns the cancelled order, or undefined when it is unknown or already done. */
   cancel(orderId: string): RestingOrder | undefined;
   cancelOwner(owner: string): RestingOrder[];

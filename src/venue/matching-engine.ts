@@ -3,13 +3,13 @@
 // Each side is a dense array of levels indexed by price with an intrusive FIFO list per level
 // and a best-price pointer, so place, fill and cancel never sort.
 import { PRICE_SCALE } from '../core/units.js';
-import type { Side } from '../feed/events.js';
+import type { Side } from '../core/events.js';
 import type {
   LevelChange,
   MarketSpec,
   MatchFill,
   MatchingEngineApi,
-  NewOrder,
+  MatchOrder,
   PlaceOutcome,
   RejectCode,
   RestingOrder,
@@ -49,7 +49,7 @@ export class MatchingEngine implements MatchingEngineApi {
     this.spec.tick = tick;
   }
 
-  place(o: NewOrder, nowMs: number): PlaceOutcome {
+  place(o: MatchOrder, nowMs: number): PlaceOutcome {
     const tokenIx = o.tokenId === this.spec.tokens[0] ? 0 : o.tokenId === this.spec.tokens[1] ? 1 : -1;
     if (tokenIx < 0) return reject('INVALID_ORDER_ERROR');
     if (this.seen.has(o.orderId)) return reject('INVALID_ORDER_DUPLICATED');
@@ -184,7 +184,7 @@ export class MatchingEngine implements MatchingEngineApi {
   }
 
   /** Fills against the opposite ladder up to `limit`; returns the size left. */
-  private take(o: NewOrder, tokenIx: number, bookSide: BookSide, limit: number, nowMs: number, fills: MatchFill[]): number {
+  private take(o: MatchOrder, tokenIx: number, bookSide: BookSide, limit: number, nowMs: number, fills: MatchFill[]): number {
     const opp = this.ladders[1 - bookSide];
     const oppSide = (1 - bookSide) as BookSide;
     let rem = o.size;

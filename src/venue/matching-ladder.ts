@@ -1,8 +1,8 @@
 // The matching engine's storage: one side of the canonical book as a dense array of price levels,
 // each a FIFO of intrusive order nodes (O(1) append and unlink), with a best-price pointer.
 import { PRICE_SCALE } from '../core/units.js';
-import type { Side } from '../feed/events.js';
-import type { NewOrder, RestingOrder } from './matching-api.js';
+import type { Side } from '../core/events.js';
+import type { MatchOrder, RestingOrder } from './matching-api.js';
 
 export const BID = 0;
 export const ASK = 1;
@@ -19,7 +19,7 @@ export class OrderNode implements RestingOrder {
   side: Side;
   price: number;
   size: number;
-  orderType: NewOrder['orderType'];
+  orderType: MatchOrder['orderType'];
   postOnly: boolean;
   expiresAtMs?: number;
   remaining: number;
@@ -28,7 +28,7 @@ export class OrderNode implements RestingOrder {
   prev: OrderNode | null = null;
   next: OrderNode | null = null;
   constructor(
-    o: NewOrder,
+    o: MatchOrder,
     remaining: number,
     nowMs: number,
     readonly bookSide: BookSide,

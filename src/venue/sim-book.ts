@@ -3,7 +3,7 @@
 // from each level since the feed last updated it. The feed's book never contains our fills, so
 // without the overlay a resting remainder would look crossed by liquidity it already consumed.
 import { PRICE_SCALE } from '../core/units.js';
-import type { Side } from '../feed/events.js';
+import type { Side } from '../core/events.js';
 
 const LEVELS = PRICE_SCALE + 1;
 

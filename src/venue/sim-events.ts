@@ -2,7 +2,7 @@
 // (wire-formats.md 2.1, 2.2): a trade's top-level asset/side/price are the TAKER's; when our
 // order was the maker it appears in makerOrders with its own token, side and price. feeRateBps
 // at the top level is always the rate applied to OUR side of the fill.
-import type { Side, UserOrderEvent, UserTradeEvent, OrderEventKind, TradeStatus } from '../feed/events.js';
+import type { Side, UserOrderEvent, UserTradeEvent, OrderEventKind, TradeStatus } from '../core/events.js';
 
 /** Our order inside the simulated venue. */
 export interface SimOrder {
@@ -94,7 +94,4 @@ export function tradeEvent(f: SimFill, o: SimOrder, owner: string, status: Trade
   };
 }
 
-/** Fee in micro-dollars for a fill: notional (price x size units = 1e-6 $) times bps. */
-export function feeMicros(price: number, size: number, bps: number): number {
-  return Math.round((price * size * bps) / 10_000);
-}
+

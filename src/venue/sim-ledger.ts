@@ -1,7 +1,7 @@
 // What the simulated venue has done, for tests and reports: every fill with its fee, running
 // counters, and the user-event listeners (a listener that throws is logged, never fatal).
 import type { Logger } from '../core/log.js';
-import type { UserEvent } from '../feed/events.js';
+import type { UserEvent } from '../core/events.js';
 import type { SimFill } from './sim-events.js';
 
 export interface SimStats {

@@ -21,9 +21,9 @@
 //   Each fill is a trade event MATCHED then at once CONFIRMED; taking fills (one per level walked)
 //   have no order event of their own. Trade-throughs and quote-throughs fill the whole remainder.
 import type { Config } from '../config.js';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
-import type { MarketEvent, Side, UserEvent } from '../feed/events.js';
+import type { MarketEvent, Side, UserEvent } from '../core/events.js';
 import type { MarketSpec, RejectCode } from './matching-api.js';
 import { LatencyGate } from './latency.js';
 import { IdMemory, validateOrder } from './matching-validate.js';
@@ -32,7 +32,8 @@ import { SimBook } from './sim-book.js';
 import { SimLedger, type SimStats } from './sim-ledger.js';
 
 export type { SimStats };
-import { feeMicros, opposite, orderEvent, tradeEvent, type SimFill, type SimOrder } from './sim-events.js';
+import { feeMicros } from '../core/units.js';
+import { opposite, orderEvent, tradeEvent, type SimFill, type SimOrder } from './sim-events.js';
 import type { CancelResult, OrderRequest, PlaceResult, Venue, VenueOrder, VenueTrade } from './types.js';
 
 export interface SimMarket extends MarketSpec {
@@ -71,7 +72,7 @@ export function simulatedVenueFromConfig(
   });
 }
 
-interface TokenState {
+interface SimToken {
   market: SimMarket;
   outcome: string;
   book: SimBook;
@@ -84,7 +85,7 @@ export class SimulatedVenue implements Venue {
   readonly booksIncludeOwnOrders = false;
   private readonly clock: Clock;
   private readonly opts: SimulatedVenueOptions;
-  private readonly tokens = new Map<string, TokenState>();
+  private readonly tokens = new Map<string, SimToken>();
   private readonly orders = new Map<string, SimOrder>();
   private readonly clientIds: IdMemory;
   /** Done orders, oldest first; beyond historyLimit they are forgotten. */
@@ -131,16 +132,16 @@ export class SimulatedVenue implements Venue {
       }
       case 'price_change': {
         // (only tokens with our orders need the queue and quote-through work)
-        let touched: TokenState[] | undefined;
+        let touched: SimToken[] | undefined;
         const changes = e.changes;
         // a binary market's entries alternate between its two tokens: remember both
         let id0 = '';
-        let t0: TokenState | undefined;
+        let t0: SimToken | undefined;
         let id1 = '';
-        let t1: TokenState | undefined;
+        let t1: SimToken | undefined;
         for (let i = 0; i < changes.length; i++) {
           const c = changes[i];
-          let t: TokenState | undefined;
+          let t: SimToken | undefined;
           if (c.assetId === id0) t = t0;
           else if (c.assetId === id1) t = t1;
           else {
@@ -176,7 +177,7 @@ export class SimulatedVenue implements Venue {
   }
 
   /** A token never snapshotted starts as the mirror of its sibling's book, once that one is known. */
-  private seedFromComplement(t: TokenState): void {
+  private seedFromComplement(t: SimToken): void {
     const [a, b] = t.market.tokens;
     const sibling = this.tokens.get(t === this.tokens.get(a) ? b : a);
     if (sibling && sibling !== t && sibling.book.ready) {
@@ -208,7 +209,7 @@ export class SimulatedVenue implements Venue {
   }
 
   /** Our resting orders crossed by the external quote fill at once at their own price. */
-  private quoteThrough(t: TokenState): void {
+  private quoteThrough(t: SimToken): void {
     if (!t.orders.length) return;
     const bid = t.book.bestBid();
     const ask = t.book.bestAsk();
@@ -362,7 +363,7 @@ export class SimulatedVenue implements Venue {
   }
 
   /** Our marketable order takes the visible external levels up to its limit price. */
-  private take(t: TokenState, o: SimOrder): void {
+  private take(t: SimToken, o: SimOrder): void {
     const book = t.book;
     const oppSide = opposite(o.side);
     for (;;) {
@@ -376,7 +377,7 @@ export class SimulatedVenue implements Venue {
     }
   }
 
-  private fillMaker(t: TokenState, r: { o: SimOrder; q: QueueTracker }, size: number): void {
+  private fillMaker(t: SimToken, r: { o: SimOrder; q: QueueTracker }, size: number): void {
     if (size <= 0) return;
     this.recordFill(r.o, size, r.o.price, 'MAKER');
     if (r.o.status !== 'LIVE') t.orders = t.orders.filter((x) => x !== r);

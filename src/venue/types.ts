@@ -1,12 +1,13 @@
 // The venue interface: what the engine's order scheduler talks to. The live venue implements it
 // over the REST API and the user channel; the simulated venue (paper, backtest) over the
 // matching engine. The engine never knows which one it has.
-import type { Side, UserEvent } from '../feed/events.js';
+import type { Side, UserEvent } from '../core/events.js';
 import type { RejectCode } from './rejections.js';
 
 export type { RejectCode } from './rejections.js';
 
-export type OrderType = 'GTC' | 'GTD' | 'FOK' | 'FAK';
+export type { OrderType } from '../core/events.js';
+import type { OrderType } from '../core/events.js';
 
 export interface OrderRequest {
   /** Our id, stored before the order is sent (DESIGN.md rule 5). */

@@ -6,7 +6,7 @@ import { ContentClient } from '../../src/api/content-client.js';
 import { Limiter } from '../../src/api/limiter.js';
 import { Transport } from '../../src/api/transport.js';
 import { createClients } from '../../src/api/index.js';
-import { WallClock } from '../../src/engine/clock.js';
+import { WallClock } from '../../src/core/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { ResponseShapeError } from '../../src/core/errors.js';
 import { fixture, send, startServer, testHttp, testRetry, type Received, type TestServer } from './http-server.js';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerResponse } from 'node:http';
 import { Transport, type RequestSpec } from '../../src/api/transport.js';
 import { Limiter } from '../../src/api/limiter.js';
-import { WallClock } from '../../src/engine/clock.js';
+import { WallClock } from '../../src/core/clock.js';
 import { AmbiguousSubmitError, DeadlineError } from '../../src/core/errors.js';
 import { startServer, testHttp, testRetry, type TestServer } from './http-server.js';
 

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { Limiter, PRIORITY } from '../../src/api/limiter.js';
 import { SlidingWindow } from '../../src/api/sliding-window.js';
 import { scaleScope, scopesFor, type ApiName, type Scope } from '../../src/api/limit-table.js';
-import { VirtualClock } from '../../src/engine/clock.js';
-import { SeededRng } from '../../src/engine/rng.js';
+import { VirtualClock } from '../../src/core/clock.js';
+import { SeededRng } from '../../src/core/rng.js';
 
 describe('SlidingWindow', () => {
   it('holds at most `limit` grants in any window and frees a slot exactly windowMs after a grant', () => {

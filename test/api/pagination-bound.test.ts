@@ -6,7 +6,7 @@ import { Limiter } from '../../src/api/limiter.js';
 import { Transport } from '../../src/api/transport.js';
 import { createClients } from '../../src/api/index.js';
 import { ACCOUNT_MAX_PAGES } from '../../src/api/paginate.js';
-import { WallClock } from '../../src/engine/clock.js';
+import { WallClock } from '../../src/core/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { PageLimitError } from '../../src/core/errors.js';
 import { send, startServer, testHttp, testRetry, type TestServer } from './http-server.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Transport, type RequestSpec } from '../../src/api/transport.js';
 import { Limiter } from '../../src/api/limiter.js';
 import { resetAtMs } from '../../src/api/envelope.js';
-import { WallClock } from '../../src/engine/clock.js';
+import { WallClock } from '../../src/core/clock.js';
 import { AmbiguousSubmitError, ApiError, RateLimitError, ResponseShapeError, TransportError } from '../../src/core/errors.js';
 import { fixture, send, startServer, testHttp, testRetry, type Handler, type TestServer } from './http-server.js';
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { DenseBook } from '../../src/book/book.js';
 import { bookHash, bookHashPayload, hashDenseBook, type HashMeta } from '../../src/book/hash.js';
 import { formatPrice, parsePrice, parseSize } from '../../src/core/units.js';
-import { SeededRng } from '../../src/engine/rng.js';
+import { SeededRng } from '../../src/core/rng.js';
 
 const META: HashMeta = { market: '0x' + 'ab'.repeat(32), assetId: '7'.repeat(77), timestamp: '1779862954465', minOrderSize: '5', tickSize: '0.01', negRisk: false, lastTradePrice: '0.550' };
 

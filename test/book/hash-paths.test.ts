@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { DenseBook } from '../../src/book/book.js';
 import { BookHasher, bookHash, bookHashPayload, bookHashPayloadFromText, hashDenseBook, sha1Hex, type HashMeta } from '../../src/book/hash.js';
 import { formatPrice, parsePrice, parseSize } from '../../src/core/units.js';
-import { SeededRng } from '../../src/engine/rng.js';
+import { SeededRng } from '../../src/core/rng.js';
 
 function simple(m: HashMeta, bids: Array<[string, string]>, asks: Array<[string, string]>): string {
   const lv = (ls: Array<[string, string]>) => ls.map(([price, size]) => ({ price, size }));

@@ -4,7 +4,7 @@ import { expect } from 'vitest';
 import { BookMirror, type OutOfSyncInfo, type OutOfSyncReason } from '../../src/book/mirror.js';
 import { bookHash } from '../../src/book/hash.js';
 import { createMarketDecodeStats, decodeMarketFrame } from '../../src/feed/decode-market.js';
-import type { MarketEvent } from '../../src/feed/events.js';
+import type { MarketEvent } from '../../src/core/events.js';
 
 export function decode(obj: unknown): MarketEvent[] {
   const out: MarketEvent[] = [];

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { BookMirror } from '../../src/book/mirror.js';
 import { createMarketDecodeStats, decodeMarketFrame } from '../../src/feed/decode-market.js';
-import type { MarketEvent } from '../../src/feed/events.js';
+import type { MarketEvent } from '../../src/core/events.js';
 import { parsePrice } from '../../src/core/units.js';
 
 const dir = new URL('../fixtures/polymarket/polytope/', import.meta.url);

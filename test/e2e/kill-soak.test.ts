@@ -2,7 +2,7 @@
 // being written) under 400 ms of venue latency, then one clean run. Counted against the
 // emulator's own trades: no fill lost, none doubled, none the venue does not know.
 import { describe, it, expect } from 'vitest';
-import { SeededRng } from '../../src/engine/rng.js';
+import { SeededRng } from '../../src/core/rng.js';
 import { bounded, kill, KEY, setup, spawnDaemon, storedFills, until, venueFills, type Daemon, type Env, useTestScope } from './harness.js';
 
 let env: Env | undefined;

@@ -2,7 +2,7 @@ import { describe, it, expect, afterAll, beforeAll } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
 import { BookMirror } from '../../src/book/mirror.js';
 import { createMarketDecodeStats, decodeMarketFrame } from '../../src/feed/decode-market.js';
-import type { MarketEvent } from '../../src/feed/events.js';
+import type { MarketEvent } from '../../src/core/events.js';
 import { openSocket, waitFor, type TestSocket } from './helpers.js';
 import { stressSyntheticParams } from '../../src/emulator/agents.js';
 

@@ -1,8 +1,9 @@
 import { describe, it, expect, afterAll, beforeAll } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
-import { FeedConnection, channelOptions, type RawFrame } from '../../src/feed/connection.js';
+import { FeedConnection, type RawFrame } from '../../src/feed/connection.js';
+import { channelOptions } from '../../src/feed/channels.js';
 import { createUserDecodeStats, decodeUserFrame } from '../../src/feed/decode-user.js';
-import type { UserEvent } from '../../src/feed/events.js';
+import type { UserEvent } from '../../src/core/events.js';
 import { clientsFor, configFor, waitFor } from './helpers.js';
 import { stressSyntheticParams } from '../../src/emulator/agents.js';
 

@@ -10,7 +10,7 @@ import { complementPrice } from '../../src/core/units.js';
 import { realFeedShape, type FeedShape } from '../../src/emulator/book-frames.js';
 import { SyntheticMarket, type FeedControls } from '../../src/emulator/synthetic-market.js';
 import { createMarketDecodeStats, decodeMarketFrame } from '../../src/feed/decode-market.js';
-import type { MarketEvent, PriceChangeEvent } from '../../src/feed/events.js';
+import type { MarketEvent, PriceChangeEvent } from '../../src/core/events.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 

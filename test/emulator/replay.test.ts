@@ -7,7 +7,7 @@ import { writeSyntheticRecording } from '../../src/emulator/recording-writer.js'
 import { BookMirror } from '../../src/book/mirror.js';
 import { createMarketDecodeStats, decodeMarketFrame } from '../../src/feed/decode-market.js';
 import { createUserDecodeStats, decodeUserFrame } from '../../src/feed/decode-user.js';
-import type { MarketEvent, UserEvent } from '../../src/feed/events.js';
+import type { MarketEvent, UserEvent } from '../../src/core/events.js';
 import { clientsFor, openSocket, waitFor } from './helpers.js';
 import { stressSyntheticParams } from '../../src/emulator/agents.js';
 

@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { SyntheticMarket, type MarketFrame } from '../../src/emulator/synthetic-market.js';
 import { BookMirror } from '../../src/book/mirror.js';
 import { createMarketDecodeStats, decodeMarketFrame } from '../../src/feed/decode-market.js';
-import type { MarketEvent } from '../../src/feed/events.js';
+import type { MarketEvent } from '../../src/core/events.js';
 import { stressSyntheticParams } from '../../src/emulator/agents.js';
 
 const T0 = Date.UTC(2026, 0, 1);

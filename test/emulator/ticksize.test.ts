@@ -8,7 +8,7 @@ import { writeSyntheticRecording } from '../../src/emulator/recording-writer.js'
 import { ruleTick } from '../../src/emulator/tick-rule.js';
 import { BookMirror } from '../../src/book/mirror.js';
 import { createMarketDecodeStats, decodeMarketFrame } from '../../src/feed/decode-market.js';
-import type { MarketEvent } from '../../src/feed/events.js';
+import type { MarketEvent } from '../../src/core/events.js';
 import { cli } from '../../src/cli.js';
 import { openSocket, waitFor } from './helpers.js';
 import { stressSyntheticParams } from '../../src/emulator/agents.js';

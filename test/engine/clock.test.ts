@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { VirtualClock } from '../../src/engine/clock.js';
+import { VirtualClock } from '../../src/core/clock.js';
 
 describe('VirtualClock', () => {
   it('fires timers in (time, insertion) order and moves time to each', () => {

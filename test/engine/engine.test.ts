@@ -1,14 +1,14 @@
 import { describe, it, expect } from 'vitest';
 import { Engine, type EngineOptions } from '../../src/engine/engine.js';
-import { VirtualClock } from '../../src/engine/clock.js';
-import { SeededRng } from '../../src/engine/rng.js';
+import { VirtualClock } from '../../src/core/clock.js';
+import { SeededRng } from '../../src/core/rng.js';
 import { Limiter } from '../../src/api/limiter.js';
 import { BookMirror } from '../../src/book/mirror.js';
 import { SimulatedVenue } from '../../src/venue/simulated-venue.js';
 import { loadStrategy } from '../../src/engine/loader.js';
 import { silentLogger } from '../../src/core/log.js';
 import { loadConfig } from '../../src/config.js';
-import type { BookEvent, MarketEvent } from '../../src/feed/events.js';
+import type { BookEvent, MarketEvent } from '../../src/core/events.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
 import { lv, settle, Y, N, M, bookEv, books } from './helpers.js';
 

@@ -1,7 +1,7 @@
 // Test helpers: real books (DenseBook) and a recording venue that answers like the REST API.
 import { DenseBook } from '../../src/book/book.js';
 import { formatPrice, formatSize } from '../../src/core/units.js';
-import type { BookEvent, WireLevel, UserEvent } from '../../src/feed/events.js';
+import type { BookEvent, WireLevel, UserEvent } from '../../src/core/events.js';
 import type { Venue, OrderRequest, PlaceResult, CancelResult, VenueOrder, VenueTrade } from '../../src/venue/types.js';
 
 export function lv(price: number, size: number): WireLevel {

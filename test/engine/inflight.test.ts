@@ -2,15 +2,15 @@
 // the engine must never stack identical orders, whether resting at the venue or in one batch.
 import { describe, it, expect } from 'vitest';
 import { Engine } from '../../src/engine/engine.js';
-import { VirtualClock } from '../../src/engine/clock.js';
-import { SeededRng } from '../../src/engine/rng.js';
+import { VirtualClock } from '../../src/core/clock.js';
+import { SeededRng } from '../../src/core/rng.js';
 import { Limiter } from '../../src/api/limiter.js';
 import { BookMirror } from '../../src/book/mirror.js';
 import { SimulatedVenue, type SimulatedVenueOptions } from '../../src/venue/simulated-venue.js';
 import { loadStrategy } from '../../src/engine/loader.js';
 import { silentLogger } from '../../src/core/log.js';
 import { loadConfig } from '../../src/config.js';
-import type { MarketEvent } from '../../src/feed/events.js';
+import type { MarketEvent } from '../../src/core/events.js';
 import type { CancelResult, OrderRequest, PlaceResult } from '../../src/venue/types.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
 import { Y, N, M, books } from './helpers.js';

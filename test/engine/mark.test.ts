@@ -2,14 +2,14 @@
 // own fresh bid would hold up the mark of a position that just lost.
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../../src/engine/engine.js';
-import { VirtualClock } from '../../src/engine/clock.js';
-import { SeededRng } from '../../src/engine/rng.js';
+import { VirtualClock } from '../../src/core/clock.js';
+import { SeededRng } from '../../src/core/rng.js';
 import { Limiter } from '../../src/api/limiter.js';
 import { BookMirror } from '../../src/book/mirror.js';
 import { loadStrategy } from '../../src/engine/loader.js';
 import { silentLogger } from '../../src/core/log.js';
 import { loadConfig } from '../../src/config.js';
-import type { BookEvent } from '../../src/feed/events.js';
+import type { BookEvent } from '../../src/core/events.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
 import { lv, RecordingVenue, settle } from './helpers.js';
 

@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { OrderTracker } from '../../src/engine/orders.js';
 import { FillLedger, type Fill } from '../../src/engine/fills.js';
 import { Positions } from '../../src/engine/positions.js';
-import type { UserOrderEvent, UserTradeEvent, TradeStatus } from '../../src/feed/events.js';
+import type { UserOrderEvent, UserTradeEvent, TradeStatus } from '../../src/core/events.js';
 
 const base = { tokenId: 'Y', market: 'm', side: 'BUY' as const, price: 5000, size: 1000, createdMs: 0 };
 

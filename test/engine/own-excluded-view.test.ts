@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { DenseBook } from '../../src/book/book.js';
 import { formatPrice, formatSize } from '../../src/core/units.js';
-import type { Side } from '../../src/feed/events.js';
+import type { Side } from '../../src/core/events.js';
 import { OwnExcludedView, ownSizeAt } from '../../src/engine/own-excluded-view.js';
 import type { OrderState, TrackedOrder } from '../../src/engine/orders.js';
 

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { OrderScheduler, type SchedulerSink } from '../../src/engine/scheduler.js';
-import { VirtualClock } from '../../src/engine/clock.js';
+import { VirtualClock } from '../../src/core/clock.js';
 import { Limiter } from '../../src/api/limiter.js';
 import { scopesFor } from '../../src/api/limit-table.js';
 import { silentLogger } from '../../src/core/log.js';

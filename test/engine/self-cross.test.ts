@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { crossesOwn } from '../../src/engine/quote-checks.js';
 import type { OrderState, TrackedOrder } from '../../src/engine/orders.js';
 import type { MarketMeta, Quote } from '../../src/engine/strategy.js';
-import type { Side } from '../../src/feed/events.js';
+import type { Side } from '../../src/core/events.js';
 
 const Y = 'yes';
 const N = 'no';

@@ -1,7 +1,8 @@
 // The one feed connection against a real ws server on loopback: heartbeat, reconnect and
 // resubscribe, the data watchdog (stale vs quiet-but-alive), and live subscribe/unsubscribe.
 import { afterEach, describe, expect, it } from 'vitest';
-import { FeedConnection, MAX_FRAME_BYTES, backoffDelay, channelOptions, type ConnectionState, type RawFrame } from '../../src/feed/connection.js';
+import { FeedConnection, MAX_FRAME_BYTES, backoffDelay, type ConnectionState, type RawFrame } from '../../src/feed/connection.js';
+import { channelOptions } from '../../src/feed/channels.js';
 import { bookFrame, startServer, waitFor, type TestServer } from './ws-server.js';
 
 const timing = { pingIntervalMs: 20, pongTimeoutMs: 1000, quietMs: 80, probeTimeoutMs: 60, reconnectBaseMs: 10, reconnectMaxMs: 40 };

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createMarketDecodeStats, decodeMarketFrame } from '../../src/feed/decode-market.js';
 import { createUserDecodeStats, decodeUserFrame, userSizeStats } from '../../src/feed/decode-user.js';
-import type { MarketEvent, UserEvent } from '../../src/feed/events.js';
+import type { MarketEvent, UserEvent } from '../../src/core/events.js';
 
 const nt = new URL('../fixtures/polymarket/nautilus_trader/', import.meta.url);
 const raw = (p: string) => readFileSync(new URL(p, nt), 'utf8');

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { bookHash } from '../../src/book/hash.js';
 import { MarketFeed } from '../../src/feed/market-feed.js';
-import type { MarketEvent } from '../../src/feed/events.js';
+import type { MarketEvent } from '../../src/core/events.js';
 import { startServer, waitFor, type TestServer } from './ws-server.js';
 
 let server: TestServer | undefined;

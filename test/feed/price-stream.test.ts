@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DecodeStats } from '../../src/feed/decode-stats.js';
-import type { CryptoPriceEvent } from '../../src/feed/events.js';
+import type { CryptoPriceEvent } from '../../src/core/events.js';
 import { CryptoPriceStream, cryptoSubscribeMessage, decodePriceFrame, parseCryptoFilter } from '../../src/feed/price-stream.js';
 import { startServer, waitFor, type TestServer } from './ws-server.js';
 

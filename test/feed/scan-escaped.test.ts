@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMarketDecodeStats, decodeMarketFrame, scanEscapedFrame, setMarketScan, takeScanned } from '../../src/feed/decode-market.js';
 import { scanEscapedMarketFrame, scanMarketFrame } from '../../src/feed/scan-market.js';
-import type { MarketEvent } from '../../src/feed/events.js';
+import type { MarketEvent } from '../../src/core/events.js';
 import { escapedFrame, isEscaped, readRecording, readRecordingBatches } from '../../src/feed/replay.js';
 import { writeSyntheticRecording } from '../../src/emulator/recording-writer.js';
-import { SeededRng } from '../../src/engine/rng.js';
+import { SeededRng } from '../../src/core/rng.js';
 import { stressSyntheticParams } from '../../src/emulator/agents.js';
 
 const fx = new URL('../fixtures/polymarket/', import.meta.url);

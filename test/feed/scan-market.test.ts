@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMarketDecodeStats, decodeMarketFrame, setMarketScan } from '../../src/feed/decode-market.js';
 import { scanMarketFrame } from '../../src/feed/scan-market.js';
-import type { MarketEvent } from '../../src/feed/events.js';
+import type { MarketEvent } from '../../src/core/events.js';
 import { readRecording } from '../../src/feed/replay.js';
 import { writeSyntheticRecording } from '../../src/emulator/recording-writer.js';
-import { SeededRng } from '../../src/engine/rng.js';
+import { SeededRng } from '../../src/core/rng.js';
 import { stressSyntheticParams } from '../../src/emulator/agents.js';
 
 const fx = new URL('../fixtures/polymarket/', import.meta.url);

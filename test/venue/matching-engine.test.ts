@@ -1,14 +1,14 @@
 import { describe, it, expect } from 'vitest';
 import { MatchingEngine } from '../../src/venue/matching-engine.js';
-import type { LevelChange, NewOrder, RejectCode } from '../../src/venue/matching-api.js';
-import { SeededRng } from '../../src/engine/rng.js';
+import type { LevelChange, MatchOrder, RejectCode } from '../../src/venue/matching-api.js';
+import { SeededRng } from '../../src/core/rng.js';
 
 const YES = 'yes-token';
 const NO = 'no-token';
 const spec = { conditionId: '0xmarket', tokens: [YES, NO] as [string, string], tick: 100, minSize: 500 };
 
 let seq = 0;
-function ord(p: Partial<NewOrder> & Pick<NewOrder, 'side' | 'price' | 'size'>): NewOrder {
+function ord(p: Partial<MatchOrder> & Pick<MatchOrder, 'side' | 'price' | 'size'>): MatchOrder {
   return { orderId: `o${++seq}`, owner: 'alice', tokenId: YES, orderType: 'GTC', postOnly: false, ...p };
 }
 function engine(): MatchingEngine {
@@ -16,7 +16,7 @@ function engine(): MatchingEngine {
 }
 
 describe('MatchingEngine validation', () => {
-  const cases: Array<[string, Partial<NewOrder>, RejectCode]> = [
+  const cases: Array<[string, Partial<MatchOrder>, RejectCode]> = [
     ['off-grid price', { price: 5150 }, 'INVALID_ORDER_MIN_TICK_SIZE'],
     ['price below tick', { price: 0 }, 'INVALID_ORDER_MIN_TICK_SIZE'],
     ['price above 1-tick', { price: 9950 }, 'INVALID_ORDER_MIN_TICK_SIZE'],
@@ -157,7 +157,7 @@ describe('MatchingEngine matching', () => {
     expect(out.fills[0]).toMatchObject({ makerOrderId: 'bn', takerPrice: 4000, takerSide: 'SELL', takerTokenId: NO });
   });
 
-  const tif: Array<[string, NewOrder['orderType'], number, object]> = [
+  const tif: Array<[string, MatchOrder['orderType'], number, object]> = [
     ['FOK fully fillable', 'FOK', 1100, { ok: true, status: 'matched', resting: 0 }],
     ['FOK not fillable', 'FOK', 1600, { ok: false, error: 'FOK_ORDER_NOT_FILLED_ERROR', fills: [] }],
     ['FAK partial', 'FAK', 1600, { ok: true, status: 'matched', resting: 0 }],

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
-import { VirtualClock } from '../../src/engine/clock.js';
+import { VirtualClock } from '../../src/core/clock.js';
 import { SimulatedVenue, type SimulatedVenueOptions } from '../../src/venue/simulated-venue.js';
-import type { BookEvent, LastTradePriceEvent, PriceChangeEvent, Side, UserEvent, UserTradeEvent } from '../../src/feed/events.js';
+import type { BookEvent, LastTradePriceEvent, PriceChangeEvent, Side, UserEvent, UserTradeEvent } from '../../src/core/events.js';
 import type { OrderRequest } from '../../src/venue/types.js';
 
 const M = '0xmkt';

@@ -5,6 +5,9 @@
 
 export type Side = 'BUY' | 'SELL';
 
+/** Order types of the venue (wire-formats.md 4.4). */
+export type OrderType = 'GTC' | 'GTD' | 'FOK' | 'FAK';
+
 /** One aggregate level as sent: integer units plus the exact wire strings (needed for the hash). */
 export interface WireLevel {
   price: number;
