@@ -1,16 +1,13 @@
-// In-memory inventory and cash for the hot path, in exact integers: shares in size units, cash
-// in micro-dollars (price units x size units). The store recomputes the same with decimal.js from
-// the fills table; both agree because every operation here is integer arithmetic.
+// In-memory inventory and cash for the hot path, in integers: shares in size units, cash in
+// micro-dollars (price units x size units). Positions fold fills with core/accounting.ts, as the
+// store and the report do, so all three agree to the micro-dollar.
 import type { Side } from '../core/events.js';
 import type { MarketMeta, PositionView } from './strategy.js';
 import { InvariantError } from '../core/errors.js';
+import { foldFill, type CostBasis } from '../core/accounting.js';
 
-export interface TokenPosition {
-  qty: number;
-  /** Cost of the shares held, micro-dollars (for average price and realized PnL). */
-  cost: number;
-  realized: number;
-}
+/** A token's position on the average-cost basis (core/accounting.ts: the one fold). */
+export type TokenPosition = CostBasis;
 
 export class Positions {
   private readonly tokens = new Map<string, TokenPosition>();
@@ -47,24 +44,13 @@ export class Positions {
     }
     const p = this.get(tokenId);
     const notional = price * size;
+    // a reversal (sign -1) is the opposite trade at the same price
     const buy = (side === 'BUY') === (sign === 1);
     this.volume += sign * notional;
     this.fees += sign * fee;
     this.cash -= sign * fee;
-    if (buy) {
-      this.cash -= notional;
-      p.qty += size;
-      p.cost += notional;
-    } else {
-      this.cash += notional;
-      // Average-cost accounting: the shares leaving carry the average cost.
-      const avgCost = p.qty > 0 ? p.cost / p.qty : price;
-      const leaving = avgCost * size;
-      p.realized += notional - leaving;
-      p.qty -= size;
-      p.cost -= leaving;
-      if (p.qty === 0) p.cost = 0;
-    }
+    this.cash += buy ? -notional : notional;
+    foldFill(p, buy ? 'BUY' : 'SELL', price, size);
   }
 
   /** Market value of the holdings, micro-dollars, at the given marks (price units; NaN -> cost). */

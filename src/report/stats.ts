@@ -6,6 +6,7 @@
 import { BoundedSeries, ThinnedList, type SeriesPoint } from './series.js';
 import { TokenTally, notional, round6, dollars, shares, ratio, pnl } from './token-state.js';
 import type { ChartData, FillMark, FillRecord, StatsOptions, StatsResult, TokenResult } from './types.js';
+import { foldFill } from '../core/accounting.js';
 
 export type * from './types.js';
 
@@ -127,19 +128,10 @@ export class StatsCollector {
     s.advance(f.timeMs);
     const before = s.equity();
     const nb = notional(s);
-    const delta = f.side === 'BUY' ? f.size : -f.size;
     const cost = f.price * f.size;
     s.cash += f.side === 'BUY' ? -cost : cost;
     s.fees += f.fee;
-    if (s.pos === 0 || Math.sign(delta) === Math.sign(s.pos)) {
-      s.avg = (s.avg * Math.abs(s.pos) + f.price * f.size) / (Math.abs(s.pos) + f.size);
-    } else {
-      const closing = Math.min(f.size, Math.abs(s.pos));
-      s.realized += (f.price - s.avg) * closing * Math.sign(s.pos);
-      if (f.size > Math.abs(s.pos)) s.avg = f.price;
-    }
-    s.pos += delta;
-    if (s.pos === 0) s.avg = 0;
+    foldFill(s.basis, f.side, f.price, f.size);
     if (Math.abs(s.pos) > s.maxAbs) s.maxAbs = Math.abs(s.pos);
     s.volume += f.size;
     s.notional += cost;
@@ -173,7 +165,7 @@ export class StatsCollector {
       s.advance(end);
       const span = Number.isNaN(s.firstMarkT) ? 0 : end - s.firstMarkT;
       const whole = end - start;
-      const unrealized = Number.isNaN(s.mid) ? 0 : (s.mid - s.avg) * s.pos;
+      const unrealized = Number.isNaN(s.mid) ? 0 : s.mid * s.pos - s.basis.cost;
       const uptime = s.quotesTracked ? (span > 0 ? s.quotedTime / span : 0) : null;
       tokens.push({
         tokenId: id,

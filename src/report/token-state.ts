@@ -2,12 +2,12 @@
 // cash and fees in micro-dollars, time-weighted sums, drawdown, our quotes and its chart series.
 import { BoundedSeries } from './series.js';
 import type { PnlFigures } from './types.js';
+import { averagePrice, emptyBasis, type CostBasis } from '../core/accounting.js';
 
 export class TokenTally {
-  pos = 0; // size units
-  avg = 0; // price units (average cost of the open position)
+  /** Position on the average-cost basis (core/accounting.ts, the one fold): size units, micros. */
+  readonly basis: CostBasis = emptyBasis();
   cash = 0; // micros
-  realized = 0; // micros
   fees = 0; // micros
   volume = 0; // size units
   notional = 0; // micros
@@ -42,9 +42,21 @@ export class TokenTally {
     this.askSeries = new BoundedSeries(maxPoints);
     this.posSeries = new BoundedSeries(maxPoints);
   }
+  /** Size units (negative when short). */
+  get pos(): number {
+    return this.basis.qty;
+  }
+  /** Micros realized. */
+  get realized(): number {
+    return this.basis.realized;
+  }
+  /** Average cost of the open position, price units. */
+  get avg(): number {
+    return averagePrice(this.basis);
+  }
   equity(): number {
-    const m = Number.isNaN(this.mid) ? this.avg : this.mid;
-    return this.cash + this.pos * m - this.fees;
+    // without a mid the holding is worth its cost
+    return this.cash + (Number.isNaN(this.mid) ? this.basis.cost : this.pos * this.mid) - this.fees;
   }
   /** Accumulates the time-weighted sums up to t. */
   advance(t: number): void {

@@ -7,12 +7,13 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { Decimal } from 'decimal.js';
 import type { Logger } from '../core/log.js';
-import { formatPrice, formatSize, parsePrice, parseSize } from '../core/units.js';
+import { PRICE_SCALE, SIZE_SCALE, formatPrice, formatSize, parsePrice, parseSize } from '../core/units.js';
 import type { Side, TradeStatus } from '../core/events.js';
 import type { Journal } from '../engine/engine.js';
 import type { TrackedOrder, OrderState } from '../engine/orders.js';
 import type { Fill } from '../engine/fills.js';
 import { migrate } from './migrations.js';
+import { emptyBasis, foldFill, type CostBasis } from '../core/accounting.js';
 
 /** One write of the engine's journal (journal.ts queues them; writeBatch stores them together). */
 export type JournalRecord =
@@ -39,6 +40,15 @@ export interface PnlSnapshot {
 }
 
 const MICROS = new Decimal(1_000_000);
+
+/** A stored position row in integer units. */
+function basisOf(row: { qty: string; cost: string; realized: string }): CostBasis {
+  return {
+    qty: new Decimal(row.qty).mul(SIZE_SCALE).round().toNumber(),
+    cost: new Decimal(row.cost).mul(MICROS).round().toNumber(),
+    realized: new Decimal(row.realized).mul(MICROS).round().toNumber(),
+  };
+}
 const price = (units: number) => new Decimal(formatPrice(units));
 const shares = (units: number) => new Decimal(formatSize(units));
 
@@ -204,29 +214,21 @@ export class Store implements Journal {
 
   private applyToPosition(tokenId: string, market: string, side: Side, px: Decimal, size: Decimal, fee: Decimal, sign: 1 | -1): void {
     const row = this.st.position.get(tokenId) as { qty: string; cost: string; realized: string } | undefined;
-    let qty = new Decimal(row?.qty ?? 0);
-    let cost = new Decimal(row?.cost ?? 0);
-    let realized = new Decimal(row?.realized ?? 0);
+    const basis = row ? basisOf(row) : emptyBasis();
     const acct = this.st.account.get() as { cash: string; fees: string };
-    let cash = new Decimal(acct.cash);
-    const fees = new Decimal(acct.fees).add(fee.mul(sign));
     const notional = px.mul(size);
-    cash = cash.sub(fee.mul(sign));
-    if (side === 'BUY') {
-      cash = cash.sub(notional);
-      qty = qty.add(size);
-      cost = cost.add(notional);
-    } else {
-      cash = cash.add(notional);
-      const avg = qty.gt(0) ? cost.div(qty) : px;
-      const leaving = avg.mul(size);
-      realized = realized.add(notional.sub(leaving));
-      qty = qty.sub(size);
-      cost = qty.isZero() ? new Decimal(0) : cost.sub(leaving);
-    }
+    const buy = (side === 'BUY') === (sign === 1);
+    const cash = new Decimal(acct.cash).sub(fee.mul(sign)).add(buy ? notional.neg() : notional);
+    const fees = new Decimal(acct.fees).add(fee.mul(sign));
+    // the one average-cost fold, in integer units (a reversal is the opposite trade)
+    foldFill(basis, buy ? 'BUY' : 'SELL', px.mul(PRICE_SCALE).toNumber(), size.mul(SIZE_SCALE).toNumber());
     const now = this.now();
-    this.st.putPosition.run(tokenId, market, qty.toString(), cost.toString(), realized.toString(), now);
+    this.putBasis(tokenId, market, basis, now);
     this.st.putAccount.run(cash.toString(), fees.toString(), now);
+  }
+
+  private putBasis(tokenId: string, market: string, b: CostBasis, now: number): void {
+    this.st.putPosition.run(tokenId, market, new Decimal(b.qty).div(SIZE_SCALE).toString(), new Decimal(b.cost).div(MICROS).toString(), new Decimal(b.realized).div(MICROS).toString(), now);
   }
 
   /** Rebuilds one token's position and the account from every non-failed fill (after a reversal). */
@@ -242,25 +244,10 @@ export class Store implements Journal {
       cash = cash.sub(r.fee);
       fees = fees.add(r.fee);
     }
-    let qty = new Decimal(0);
-    let cost = new Decimal(0);
-    let realized = new Decimal(0);
-    for (const r of rows) {
-      if (r.status === 'FAILED') continue;
-      const px = new Decimal(r.price);
-      const sz = new Decimal(r.size);
-      if (r.side === 'BUY') {
-        qty = qty.add(sz);
-        cost = cost.add(px.mul(sz));
-      } else {
-        const avg = qty.gt(0) ? cost.div(qty) : px;
-        realized = realized.add(px.mul(sz).sub(avg.mul(sz)));
-        qty = qty.sub(sz);
-        cost = qty.isZero() ? new Decimal(0) : cost.sub(avg.mul(sz));
-      }
-    }
+    const basis = emptyBasis();
+    for (const r of rows) if (r.status !== 'FAILED') foldFill(basis, r.side, parsePrice(r.price), parseSize(r.size));
     const now = this.now();
-    this.st.putPosition.run(tokenId, market, qty.toString(), cost.toString(), realized.toString(), now);
+    this.putBasis(tokenId, market, basis, now);
     this.st.putAccount.run(cash.toString(), fees.toString(), now);
   }
 
