@@ -15,6 +15,7 @@ import { stressSyntheticParams } from '../emulator/agents.js';
 import { writeSyntheticRecording } from '../emulator/recording-writer.js';
 import { readRecordingBatches } from '../feed/replay.js';
 import { runBacktest } from '../backtest/runner.js';
+import { setMarketScan } from '../feed/decode-market.js';
 import { loadConfig } from '../config.js';
 
 const TARGET_EVENTS = Number(process.env.BENCH_BACKTEST_EVENTS ?? 2_000_000);
@@ -69,6 +70,12 @@ export async function run(): Promise<Record<string, unknown>> {
     const backtestCpu = cpuSec(process.cpuUsage(bc0));
     clearInterval(sampler);
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
+    // the same backtest with the scanner off (every frame through JSON.parse): what the scanner is worth
+    setMarketScan(false);
+    const nc0 = process.cpuUsage();
+    const noScan = await runBacktest({ data: files, config });
+    const noScanCpu = cpuSec(process.cpuUsage(nc0));
+    setMarketScan(true);
     const floorAfter = await floor();
     const floorMs = (floorBefore.ms + floorAfter.ms) / 2;
     const floorCpu = (floorBefore.cpu + floorAfter.cpu) / 2;
@@ -91,6 +98,10 @@ export async function run(): Promise<Record<string, unknown>> {
       backtestCpuSec: Math.round(backtestCpu * 1000) / 1000,
       parseOnlyCpuSec: Math.round(floorCpu * 1000) / 1000,
       ratioCpu: Math.round(((sink / floorCpu) > 0 ? (r.feed.events / backtestCpu) / (sink / floorCpu) : 0) * 1000) / 1000,
+      // issue 11: the scanner (feed/scan-market.ts) stays only if it saves at least 10% of the backtest's CPU
+      noScannerCpuSec: Math.round(noScanCpu * 1000) / 1000,
+      scannerSaving: Math.round((1 - backtestCpu / noScanCpu) * 1000) / 1000,
+      noScannerSameResult: JSON.stringify(noScan.result) === JSON.stringify(r),
       peakRssMb: Math.round(peakRss / 1048576),
       processMaxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
       verifyEvery: VERIFY_EVERY,
