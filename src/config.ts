@@ -55,7 +55,6 @@ export const configSchema = z.strictObject({
     resyncTimeoutMs: posInt,
     /** A timestamp group with no message for this long is complete: its hash and tops are checked. */
     groupIdleMs: posInt,
-    staleAfterMs: posInt,
   }),
   strategy: z.strictObject({ name: z.string().min(1), params: z.record(z.string(), z.unknown()) }),
   reconciler: z.strictObject({
