@@ -45,6 +45,8 @@ export const configSchema = z.strictObject({
     reconnectBaseMs: posInt,
     reconnectMaxMs: posInt,
     priceFeedPingIntervalMs: posInt,
+    /** Crypto symbols of the price stream (urls.priceFeed) strategies read as ctx.referencePrice; [] = no stream. */
+    priceSymbols: z.array(z.string().regex(/^[a-z0-9]+$/i, 'a symbol such as btcusdt')),
   }),
   book: z.strictObject({
     /** 1 = verify every snapshot and timestamp group; N = every Nth group; 0 = never. */

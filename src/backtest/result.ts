@@ -20,7 +20,7 @@ export interface BacktestResult {
     risk: Config['risk'];
     scheduler: Config['scheduler'];
   };
-  feed: { records: number; frames: number; events: number; rejected: number; rejects: Record<string, number>; otherChannels: number; shiftedFiles: number };
+  feed: { records: number; frames: number; events: number; rejected: number; rejects: Record<string, number>; otherChannels: number; shiftedFiles: number; priceEvents?: number };
   markets: Array<{ conditionId: string; tokenId: string; complementId: string }>;
   period: { startMs: number; endMs: number; start: string; end: string };
   total: StatsResult['total'];
@@ -47,7 +47,7 @@ export interface ResultParts {
   config: Config;
   /** The strategy params after validation (defaults filled in). */
   params: unknown;
-  feed: { records: number; otherChannels: number; shiftedFiles: number; decode: DecodeStats };
+  feed: { records: number; otherChannels: number; shiftedFiles: number; decode: DecodeStats; prices?: DecodeStats };
   markets: BacktestResult['markets'];
   stats: StatsResult;
   engine: Engine;
@@ -82,6 +82,8 @@ export function buildResult(p: ResultParts): BacktestResult {
       rejects,
       otherChannels: p.feed.otherChannels,
       shiftedFiles: p.feed.shiftedFiles,
+      // only when the recording has the price stream: the key is absent otherwise (results stay as they were)
+      ...(p.feed.prices && p.feed.prices.frames > 0 ? { priceEvents: p.feed.prices.events } : {}),
     },
     markets: p.markets,
     period: { startMs: s.startMs, endMs: s.endMs, start: iso(s.startMs), end: iso(s.endMs) },

@@ -8,7 +8,9 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../core/log.js';
 import { silentLogger } from '../core/log.js';
-import type { MarketEvent } from '../core/events.js';
+import type { CryptoPriceEvent, MarketEvent } from '../core/events.js';
+import { DecodeStats } from '../feed/decode-stats.js';
+import { PRICES_CHANNEL, decodePriceFrame } from '../feed/price-stream.js';
 import { isEscaped, readRecordingBatches } from '../feed/replay.js';
 import { createMarketDecodeStats, scanEscapedFrame, takeScanned } from '../feed/decode-market.js';
 import { MarketPipeline } from '../feed/market-pipeline.js';
@@ -195,6 +197,8 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
   let bytesRead = 0;
 
   const scannedEvents: MarketEvent[] = [];
+  const priceBuf: CryptoPriceEvent[] = [];
+  const priceStats = new DecodeStats('price', log);
   // A market line in the recorder's shape is scanned still escaped in its line (no JSON.parse of
   // the line to unescape it first); the scan is pure, so doing it as the line is read, before
   // virtual time moves to it, changes nothing. Any other line goes the way of next().
@@ -214,7 +218,8 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
           bytesRead += isEscaped(rec) ? rec.to - rec.from + 40 : recordBytes(rec.f);
           if ((records & 1023) === 0) progress.update(bytesRead, decodeStats.events);
         }
-        if (rec.k !== 'market') {
+        const isPrice = rec.k === PRICES_CHANNEL;
+        if (rec.k !== 'market' && !isPrice) {
           otherChannels++;
           continue;
         }
@@ -237,6 +242,15 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
         // fast path: nothing due before this frame (most frames), no promise needed
         if (clock.nextTimerAt() > to && pipeline.nextDueAt() > to && to < nextRateSample) clock.advanceTo(to);
         else await advance(to);
+        if (isPrice) {
+          // the price stream, on the same clock: strategies read it as ctx.referencePrice
+          if (isEscaped(rec)) continue;
+          priceBuf.length = 0;
+          decodePriceFrame(rec.f, priceBuf, priceStats);
+          for (const e of priceBuf) engine.handleReferencePrice(e);
+          if (priceBuf.length) unsettled = true;
+          continue;
+        }
         let events: MarketEvent[];
         if (isEscaped(rec)) {
           events = scannedEvents;
@@ -278,7 +292,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
     data: o.data,
     config: cfg,
     params: strategy.params,
-    feed: { records, otherChannels, shiftedFiles, decode: decodeStats },
+    feed: { records, otherChannels, shiftedFiles, decode: decodeStats, prices: priceStats },
     markets,
     stats: s,
     engine,

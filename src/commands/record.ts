@@ -7,12 +7,15 @@ import { createLogger, type Logger } from '../core/log.js';
 import { FeedConnection } from '../feed/connection.js';
 import { channelOptions } from '../feed/channels.js';
 import { Recorder } from '../feed/recorder.js';
+import { CryptoPriceStream, PRICES_CHANNEL } from '../feed/price-stream.js';
 import { UsageError, type CommandIO, type CommandModule, numberFlag } from './command.js';
 
-const help = `usage: makerd record --markets T1,T2 --out FILE [--config FILE] [--rotate-mb N] [--rotate-hourly] [--duration S]
+const help = `usage: makerd record --markets T1,T2 --out FILE [--prices S1,S2] [--config FILE] [--rotate-mb N] [--rotate-hourly] [--duration S]
 
 Records every raw market-channel frame for the given token ids as JSON lines
 {"t":<receive ms>,"e":<connection epoch>,"k":"market","f":"<raw frame>"}; gzipped when FILE ends in .gz.
+  --prices S1,S2     also record the crypto price stream (urls.priceFeed) for these symbols, as
+                     lines with "k":"prices" on the same clock (a backtest hands them to strategies)
   --rotate-mb N      start a new file after N MB (uncompressed) in the current one
   --rotate-hourly    start a new file when the UTC hour changes
   --duration S       stop after S seconds (default: until SIGINT/SIGTERM)
@@ -23,6 +26,8 @@ export interface RecordRun {
   config: Config;
   markets: string[];
   out: string;
+  /** Crypto symbols of the price stream recorded beside the market channel. */
+  prices?: string[];
   rotateBytes?: number;
   rotateHourly?: boolean;
   log?: Logger;
@@ -41,6 +46,10 @@ export async function recordUntil(r: RecordRun, io: CommandIO, signal: AbortSign
   );
   const rec = new Recorder({ out: r.out, rotateBytes: r.rotateBytes, rotateHourly: r.rotateHourly });
   conn.onFrame((fr) => rec.write(fr, 'market'));
+  const prices = r.prices?.length ? new CryptoPriceStream({ url: r.config.urls.priceFeed, symbols: r.prices, pingIntervalMs: f.priceFeedPingIntervalMs, log: r.log }) : undefined;
+  prices?.connection.onFrame((fr) => {
+    if (fr.text !== 'PONG' && fr.text !== 'pong') rec.write(fr, PRICES_CHANNEL);
+  });
   const started = Date.now();
   const tty = process.stderr.isTTY === true;
   let lastPrinted = 0;
@@ -55,12 +64,14 @@ export async function recordUntil(r: RecordRun, io: CommandIO, signal: AbortSign
   };
   const timer = setInterval(() => status(false), 1000);
   conn.start(r.markets);
+  prices?.start();
   await new Promise<void>((resolve) => {
     if (signal.aborted) resolve();
     else signal.addEventListener('abort', () => resolve(), { once: true });
   });
   clearInterval(timer);
   conn.stop();
+  prices?.stop();
   await rec.close();
   status(true);
   return { frames: rec.stats.frames, bytes: rec.stats.bytes, files: rec.stats.files, reconnects: Math.max(0, conn.epoch - 1) };
@@ -75,6 +86,7 @@ export const command: CommandModule = {
       options: {
         markets: { type: 'string' },
         out: { type: 'string' },
+        prices: { type: 'string' },
         config: { type: 'string' },
         'rotate-mb': { type: 'string' },
         'rotate-hourly': { type: 'boolean' },
@@ -95,7 +107,9 @@ export const command: CommandModule = {
     process.once('SIGTERM', stop);
     const t = dur !== undefined ? setTimeout(stop, dur * 1000) : undefined;
     try {
-      await recordUntil({ config, markets, out: values.out, rotateBytes: mb === undefined ? undefined : Math.round(mb * 1024 * 1024), rotateHourly: values['rotate-hourly'], log }, io, ac.signal);
+      const prices = (values.prices ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+      for (const s of prices) if (!/^[a-z0-9]+$/.test(s)) throw new UsageError(`--prices takes symbols such as btcusdt, got ${s}`);
+      await recordUntil({ config, markets, prices, out: values.out, rotateBytes: mb === undefined ? undefined : Math.round(mb * 1024 * 1024), rotateHourly: values['rotate-hourly'], log }, io, ac.signal);
     } finally {
       if (t) clearTimeout(t);
       process.off('SIGINT', stop);

@@ -4,7 +4,7 @@
 // scheduler sends. A mode is only a choice of clock, event source and venue (DESIGN.md section 1).
 import type { Logger } from '../core/log.js';
 import type { Config } from '../config.js';
-import type { MarketEvent, UserEvent } from '../core/events.js';
+import type { CryptoPriceEvent, MarketEvent, UserEvent } from '../core/events.js';
 import type { BookView } from '../book/view.js';
 import type { Venue } from '../venue/types.js';
 import type { Limiter } from '../api/limiter.js';
@@ -15,6 +15,7 @@ import type { MarketMeta, Quote } from './strategy.js';
 import { OrderTracker, TERMINAL, type TrackedOrder } from './orders.js';
 import { FillLedger } from './fills.js';
 import { Positions } from './positions.js';
+import { ReferencePrices } from './reference-prices.js';
 import { Reconciler, type ReconcileResult } from './reconciler.js';
 import { RiskGate } from './risk.js';
 import { riskInputs, type EngineRiskInputs } from './risk-inputs.js';
@@ -70,6 +71,8 @@ export class Engine {
   readonly log: Logger;
   readonly orders: OrderTracker;
   readonly positions = new Positions();
+  /** The crypto price stream's latest values (ctx.referencePrice). */
+  readonly referencePrices = new ReferencePrices();
   readonly ledger: FillLedger;
   readonly risk: RiskGate;
   readonly scheduler: OrderScheduler;
@@ -153,6 +156,7 @@ export class Engine {
     const st = createMarketState(meta, {
       clock: o.clock, rng: o.rng, log: o.log, strategy: o.strategy, positions: this.positions, books: o.books,
       strategyBook: (t) => this.bookFor(t),
+      referencePrice: (s) => this.referencePrices.get(s, this.clock.now()),
     });
     this.markets.set(meta.conditionId, st);
     this.byToken.set(meta.tokenId, st);
@@ -253,6 +257,16 @@ export class Engine {
   atomically<T>(fn: () => T): T {
     const j = this.o.journal;
     return j?.unit ? j.unit(fn) : fn();
+  }
+
+  /** A crypto reference price (live stream or recording): strategies may price off it, so every market requotes. */
+  handleReferencePrice(e: CryptoPriceEvent): void {
+    if (!this.referencePrices.update(e, this.clock.now())) return;
+    for (const st of this.markets.values()) {
+      // a strategy's declared inputs do not name the price: its next requote must run
+      st.quoteInputs?.clear();
+      this.dirty(st);
+    }
   }
 
   /**

@@ -7,7 +7,7 @@ import type { Clock } from '../core/clock.js';
 import type { Rng } from '../core/rng.js';
 import type { LoadedStrategy } from './loader.js';
 import type { Positions } from './positions.js';
-import type { MarketMeta, Strategy, StrategyContext } from './strategy.js';
+import type { MarketMeta, ReferencePrice, Strategy, StrategyContext } from './strategy.js';
 import { QuoteInputs } from './quote-inputs.js';
 import { OwnExcludedView } from './own-excluded-view.js';
 import type { TrackedOrder } from './orders.js';
@@ -53,6 +53,8 @@ export interface MarketStateDeps {
   books: MarketBooks;
   /** What ctx.book hands the strategy (the engine's bookFor: without our own orders where needed); default books.book. */
   strategyBook?: (tokenId: string) => BookView | undefined;
+  /** What ctx.referencePrice hands the strategy; default none. */
+  referencePrice?: (symbol: string) => ReferencePrice | undefined;
 }
 
 /** A new market: a strategy instance of its own, randomness forked by its condition id. */
@@ -66,6 +68,7 @@ export function createMarketState(meta: MarketMeta, d: MarketStateDeps): MarketS
     params: d.strategy.params,
     log: d.log.child({ strategy: d.strategy.module.name, market: meta.conditionId }),
     book: d.strategyBook ?? ((t) => d.books.book(t)),
+    referencePrice: d.referencePrice ?? (() => undefined),
   };
   const st: MarketState = {
     meta, strategy, ctx, lastQuoteMs: -Infinity, timer: undefined, blocked: 'not started', resolved: false, suspended: undefined, tickSuspect: undefined, tickOf: () => 0,

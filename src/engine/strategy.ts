@@ -5,6 +5,9 @@ import type { z } from 'zod';
 import type { Logger } from '../core/log.js';
 import type { Side, LastTradePriceEvent } from '../core/events.js';
 import type { BookView } from '../book/view.js';
+import type { ReferencePrice } from './reference-prices.js';
+
+export type { ReferencePrice } from './reference-prices.js';
 import type { Clock } from '../core/clock.js';
 import type { Rng } from '../core/rng.js';
 import { PRICE_SCALE } from '../core/units.js';
@@ -53,6 +56,12 @@ export interface StrategyContext<P = unknown> {
    * resting orders like quote()'s `book`. Read it when you need it: the view is refreshed per call.
    */
   book(tokenId: string): BookView | undefined;
+  /**
+   * The latest crypto reference price of a symbol (config feed.priceSymbols, e.g. "btcusdt") with
+   * its age by this clock; undefined before the first. The same in backtest (recorded with
+   * `makerd record --prices`), paper and live.
+   */
+  referencePrice(symbol: string): ReferencePrice | undefined;
 }
 
 /** Our own fill, as the strategy sees it (already in the engine's position). */

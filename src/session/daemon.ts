@@ -10,6 +10,7 @@ import { formatPrice, formatSize } from '../core/units.js';
 import { MakerdError } from '../core/errors.js';
 import { createClients, type Clients } from '../api/index.js';
 import { MarketFeed, bookEventFromRest } from '../feed/market-feed.js';
+import { CryptoPriceStream } from '../feed/price-stream.js';
 import type { TokenMeta } from '../book/mirror.js';
 import { LiveVenue } from '../venue/live-venue.js';
 import { simulatedVenueFromConfig, type SimulatedVenue } from '../venue/simulated-venue.js';
@@ -66,6 +67,7 @@ export class Daemon implements StatusSource {
   feed!: MarketFeed;
   venue!: Venue;
   store!: Store;
+  prices: CryptoPriceStream | undefined;
   journal!: StoreJournal;
   engine!: Engine;
   status!: StatusServer;
@@ -171,6 +173,12 @@ export class Daemon implements StatusSource {
     this.status = new StatusServer(this, log.child({ part: 'status' }));
     await this.unlessStopped(this.status.listen(this.o.statusPort ?? config.status.port));
     this.feed.start();
+    // the crypto reference prices strategies read (ctx.referencePrice), when the config names symbols
+    if (config.feed.priceSymbols.length) {
+      this.prices = new CryptoPriceStream({ url: config.urls.priceFeed, symbols: config.feed.priceSymbols, pingIntervalMs: config.feed.priceFeedPingIntervalMs, log: log.child({ part: 'prices' }) });
+      this.prices.onPrice((e) => this.engine.handleReferencePrice(e));
+      this.prices.start();
+    }
     // Startup reconciliation before the first quote, over a window that covers the downtime.
     const since = this.recoveryWindowStart();
     restoreFromStore(this.engine, this.store.ordersToRestore(since), this.store.fills());
@@ -305,6 +313,7 @@ export class Daemon implements StatusSource {
       unconfirmed = this.trackedOpen();
     }
     this.feed?.stop();
+    this.prices?.stop();
     let unwritten: readonly JournalRecord[] = [];
     if (this.store) {
       if (!this.journal.retry()) unwritten = this.journal.pending();

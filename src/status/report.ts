@@ -81,6 +81,7 @@ export function statusJson(d: StatusSource): Record<string, unknown> {
     markets,
     tokens,
     openOrders: orders,
+    referencePrices: d.config.feed.priceSymbols.map((sym) => e.referencePrices.get(sym, now) ?? { symbol: sym, value: null }),
     positions,
     pnl: { cash: microsToDollars(r.cashMicros), pnl: microsToDollars(r.pnlMicros), fees: microsToDollars(r.feesMicros), volume: microsToDollars(r.volumeMicros) },
     fills: r.fills,

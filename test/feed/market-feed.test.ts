@@ -27,7 +27,7 @@ function change(ts: string, hash: string): string {
 }
 const config = {
   urls: { ws: '' } as never,
-  feed: { pingIntervalMs: 20, pongTimeoutMs: 1000, quietMs: 5000, probeTimeoutMs: 1000, reconnectBaseMs: 10, reconnectMaxMs: 40, priceFeedPingIntervalMs: 20 },
+  feed: { pingIntervalMs: 20, pongTimeoutMs: 1000, quietMs: 5000, probeTimeoutMs: 1000, reconnectBaseMs: 10, reconnectMaxMs: 40, priceFeedPingIntervalMs: 20, priceSymbols: [] },
   book: { verifyEvery: 1, resync: 'resubscribe' as const, resyncTimeoutMs: 1500, groupIdleMs: 100 },
 };
 

@@ -55,7 +55,7 @@ async function restServer(handler: (reply: (body: object) => void) => void): Pro
 
 const config = (resync: 'rest' | 'resubscribe', resyncTimeoutMs = 1500) => ({
   urls: { ws: '' } as never,
-  feed: { pingIntervalMs: 1000, pongTimeoutMs: 5000, quietMs: 5000, probeTimeoutMs: 1000, reconnectBaseMs: 10, reconnectMaxMs: 40, priceFeedPingIntervalMs: 1000 },
+  feed: { pingIntervalMs: 1000, pongTimeoutMs: 5000, quietMs: 5000, probeTimeoutMs: 1000, reconnectBaseMs: 10, reconnectMaxMs: 40, priceFeedPingIntervalMs: 1000, priceSymbols: [] },
   book: { verifyEvery: 1, resync, resyncTimeoutMs, groupIdleMs: 50 },
 });
 const fetchFrom = (url: string) => async () => bookEventFromRest((await (await fetch(url)).json()) as object);

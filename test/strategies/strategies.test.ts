@@ -22,6 +22,7 @@ function ctx(params: unknown, hold: { Y?: number; N?: number } = {}, clock = new
     params,
     log: silentLogger,
     book: (t) => books[t],
+    referencePrice: () => undefined,
   };
 }
 const sorted = (qs: readonly Quote[]) => [...qs].map((q) => `${q.tokenId} ${q.side} ${q.price} ${q.size}`).sort();

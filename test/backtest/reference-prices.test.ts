@@ -1,0 +1,52 @@
+// Issue 11, item 6: the crypto price stream reaches strategies. `makerd record --prices` records
+// it beside the market channel (from the emulator's price feed, a real WebSocket server), and the
+// backtest hands it to the engine on the same clock: a strategy that quotes only while it knows
+// the BTC reference price quotes over that recording, and quotes nothing over the same recording
+// without the price lines.
+import { describe, it, expect, afterAll } from 'vitest';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
+import { stressSyntheticParams } from '../../src/emulator/agents.js';
+import { loadConfig } from '../../src/config.js';
+import { silentLogger } from '../../src/core/log.js';
+import { recordUntil } from '../../src/commands/record.js';
+import { runBacktest } from '../../src/backtest/runner.js';
+import { tempDir } from './helpers.js';
+
+const STRATEGY = fileURLToPath(new URL('../fixtures/strategies/reference-gated.ts', import.meta.url));
+let emu: RunningEmulator | undefined;
+afterAll(async () => {
+  await emu?.close();
+});
+
+describe('the price stream in a backtest', () => {
+  it('is recorded beside the market channel and reaches the strategy as ctx.referencePrice', async () => {
+    emu = await startEmulator({ seed: 3, speed: 4, params: stressSyntheticParams });
+    const dir = tempDir('prices');
+    const withPrices = join(dir, 'with.jsonl');
+    const u = emu.urls;
+    const config = loadConfig({ env: { MAKERD_WS_URL: u.ws, MAKERD_PRICE_FEED_URL: u.price_feed } });
+    const ac = new AbortController();
+    const t = setTimeout(() => ac.abort(), 4000);
+    const io = { out: () => undefined, err: () => undefined, env: {} };
+    await recordUntil({ config, markets: [emu.markets[0].facts.tokens[0]], prices: ['btcusdt'], out: withPrices, log: silentLogger }, io, ac.signal);
+    clearTimeout(t);
+    const lines = readFileSync(withPrices, 'utf8').split('\n').filter(Boolean);
+    const priceLines = lines.filter((l) => l.includes('"k":"prices"'));
+    expect(priceLines.length).toBeGreaterThan(0);
+    expect(lines.length - priceLines.length).toBeGreaterThan(10);
+    const without = join(dir, 'without.jsonl');
+    writeFileSync(without, lines.filter((l) => !l.includes('"k":"prices"')).join('\n') + '\n');
+    const cfg = loadConfig({ env: {}, overrides: { strategy: { name: STRATEGY, params: {} } } as never });
+    const a = await runBacktest({ data: [withPrices], config: cfg });
+    const b = await runBacktest({ data: [without], config: cfg });
+    expect(a.result.feed.priceEvents).toBeGreaterThan(0);
+    expect(a.result.total.orders).toBeGreaterThan(0);
+    expect(b.result.feed.priceEvents).toBeUndefined();
+    expect(b.result.total.orders).toBe(0);
+    // the market frames were the same
+    expect(a.result.feed.events).toBe(b.result.feed.events);
+  }, 30_000);
+});
