@@ -4,18 +4,19 @@
 // rate kappa, so kappa = 1 / mean distance). tau is the time left to the market's end (capped),
 // or a fixed rolling horizon. Prices are fractions of 1 here; the engine's units are converted.
 import { z } from 'zod';
-import { PRICE_SCALE, SIZE_SCALE } from '../src/core/units.js';
-import type { BookView } from '../src/book/view.js';
-import type { LastTradePriceEvent } from '../src/core/events.js';
 import {
+  PRICE_SCALE,
+  SIZE_SCALE,
   clamp,
   quotePair,
+  type BookView,
+  type LastTradePriceEvent,
   type Quote,
   type QuotePairOptions,
   type Strategy,
   type StrategyContext,
   type StrategyModule,
-} from '../src/engine/strategy.js';
+} from '../src/strategy/index.js';
 
 export const params = z.strictObject({
   /** Risk aversion (per share). */

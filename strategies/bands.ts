@@ -2,19 +2,20 @@
 // microprice), one size per band, skewed against inventory, never tighter than minSpread nor
 // wider than maxSpread, and only while the fair price lies inside [minPrice, maxPrice].
 import { z } from 'zod';
-import { PRICE_SCALE, SIZE_SCALE } from '../src/core/units.js';
-import type { BookView } from '../src/book/view.js';
 import {
+  PRICE_SCALE,
+  SIZE_SCALE,
   clamp,
   fairPrice,
   quotePair,
+  type BookView,
   type Offered,
   type Quote,
   type QuotePairOptions,
   type Strategy,
   type StrategyContext,
   type StrategyModule,
-} from '../src/engine/strategy.js';
+} from '../src/strategy/index.js';
 
 const band = z.strictObject({
   /** Distance from fair to the quote, in price (0.01 = one cent). */

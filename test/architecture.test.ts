@@ -14,7 +14,7 @@ const LAYERS: string[][] = [
   ['api'],
   ['venue'],
   ['engine'],
-  ['store', 'report'],
+  ['store', 'report', 'strategy'],
   ['status', 'backtest', 'emulator'],
   ['session'],
   ['commands', 'bench'],
