@@ -112,9 +112,9 @@ export function apiKeyFromEnv(env: NodeJS.ProcessEnv = process.env): string | un
 }
 
 // src/config.ts sits one level below the package root, dist/src/config.js two: take whichever exists.
-const DEFAULT_PATH = ['../config/default.json', '../../config/default.json']
-  .map((rel) => fileURLToPath(new URL(rel, import.meta.url)))
-  .find((p) => existsSync(p)) ?? fileURLToPath(new URL('../../config/default.json', import.meta.url));
+const DEFAULT_PATH =
+  ['../config/default.json', '../../config/default.json'].map((rel) => fileURLToPath(new URL(rel, import.meta.url))).find((p) => existsSync(p)) ??
+  fileURLToPath(new URL('../../config/default.json', import.meta.url));
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 

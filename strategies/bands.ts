@@ -26,7 +26,11 @@ const band = z.strictObject({
 
 export const params = z.strictObject({
   fair: z.enum(['mid', 'microprice']).default('mid'),
-  bands: z.array(band).min(1).max(15).default([{ distance: 0.01, size: 10 }]),
+  bands: z
+    .array(band)
+    .min(1)
+    .max(15)
+    .default([{ distance: 0.01, size: 10 }]),
   /** Shift of both quotes per share of net inventory (price units per share), against the position. */
   skewPerShare: z.number().nonnegative().default(0.0001),
   /** The quotes' total spread is at least this and at most maxSpread (price). */

@@ -6,15 +6,7 @@
 //  - no I/O, no Date.now(), no Math.random(): time is ctx.clock.now(), randomness ctx.rng.
 //  - prices are integers in 1e-4 (5500 = 0.55), sizes integers in 1e-2 shares (500 = 5 shares).
 import { z } from 'zod';
-import {
-  SIZE_SCALE,
-  quotePair,
-  type BookView,
-  type Quote,
-  type Strategy,
-  type StrategyContext,
-  type StrategyModule,
-} from '../src/strategy/index.js';
+import { SIZE_SCALE, quotePair, type BookView, type Quote, type Strategy, type StrategyContext, type StrategyModule } from '../src/strategy/index.js';
 
 // 1. Your parameters. The engine validates `strategy.params` of the config with this schema and
 //    names the bad key in the error (e.g. "strategy.params.edgeTicks: Too small").

@@ -62,9 +62,17 @@ describe('every command, run as a process, prints no secret', () => {
     return new Promise((resolve) => {
       const p = spawn(process.execPath, [CLI, ...argv], {
         env: {
-          PATH: process.env.PATH, MAKERD_API_KEY: KEY, MAKERD_API_SECRET: `${KEY}-secret`, MAKERD_API_PASSPHRASE: `${KEY}-pass`,
-          MAKERD_CLOB_URL: `${base}/clob`, MAKERD_GAMMA_URL: `${base}/gamma`, MAKERD_DATA_URL: `${base}/data`, MAKERD_CONTENT_URL: `${base}/content`,
-          MAKERD_WS_URL: base.replace('http', 'ws'), MAKERD_DB: join(dir, `p-${argv[0]}.sqlite`), MAKERD_STATUS_PORT: '0',
+          PATH: process.env.PATH,
+          MAKERD_API_KEY: KEY,
+          MAKERD_API_SECRET: `${KEY}-secret`,
+          MAKERD_API_PASSPHRASE: `${KEY}-pass`,
+          MAKERD_CLOB_URL: `${base}/clob`,
+          MAKERD_GAMMA_URL: `${base}/gamma`,
+          MAKERD_DATA_URL: `${base}/data`,
+          MAKERD_CONTENT_URL: `${base}/content`,
+          MAKERD_WS_URL: base.replace('http', 'ws'),
+          MAKERD_DB: join(dir, `p-${argv[0]}.sqlite`),
+          MAKERD_STATUS_PORT: '0',
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
@@ -88,9 +96,13 @@ describe('every command, run as a process, prints no secret', () => {
     [['demo', '--duration', '2', '--interval', '1'], 15000],
     [['emulator', '--port', '0'], 1500],
   ];
-  it.each(commands)('%j', async (argv, ms) => {
-    const r = await spawnCli(argv, ms);
-    expect(r.text.length).toBeGreaterThan(0);
-    for (const secret of [KEY, KEY.slice(3), `${KEY}-secret`, `${KEY}-pass`]) expect(r.text).not.toContain(secret);
-  }, 30_000);
+  it.each(commands)(
+    '%j',
+    async (argv, ms) => {
+      const r = await spawnCli(argv, ms);
+      expect(r.text.length).toBeGreaterThan(0);
+      for (const secret of [KEY, KEY.slice(3), `${KEY}-secret`, `${KEY}-pass`]) expect(r.text).not.toContain(secret);
+    },
+    30_000,
+  );
 });

@@ -47,17 +47,7 @@ for (const [ep, burst, sustained] of TRADING) {
 }
 
 /** Every scope in the table (for /metrics, the emulator, and tests). */
-export const ALL_SCOPES: ReadonlyArray<Scope> = [
-  GENERAL,
-  OK_ENDPOINTS,
-  DATA_API,
-  GAMMA_API,
-  CLOB_GENERAL,
-  CLOB_API_KEY,
-  USER_PNL,
-  RELAYER_SUBMIT,
-  ...[...clobEndpoint.values()].flat(),
-];
+export const ALL_SCOPES: ReadonlyArray<Scope> = [GENERAL, OK_ENDPOINTS, DATA_API, GAMMA_API, CLOB_GENERAL, CLOB_API_KEY, USER_PNL, RELAYER_SUBMIT, ...[...clobEndpoint.values()].flat()];
 
 const isOk = (path: string) => path === '/health' || path === '/ok' || path === '/';
 const isPnl = (path: string) => /^\/users\/[^/]+\/pnl\/?$/.test(path);

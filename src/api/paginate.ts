@@ -20,11 +20,7 @@ export const ACCOUNT_MAX_PAGES = 100;
  * Every item of a cursor-paginated endpoint, page by page; stops at "LTE=", an empty cursor or a
  * repeat. More than maxPages pages is a PageLimitError: a caller never acts on a list cut short.
  */
-export async function* cursorItems<T>(
-  fetchPage: (cursor: string | undefined) => Promise<Page<T>>,
-  startCursor?: string,
-  maxPages = 10_000,
-): AsyncGenerator<T> {
+export async function* cursorItems<T>(fetchPage: (cursor: string | undefined) => Promise<Page<T>>, startCursor?: string, maxPages = 10_000): AsyncGenerator<T> {
   let cursor = startCursor;
   const seen = new Set<string>();
   for (let n = 0; n < maxPages; n++) {
@@ -39,12 +35,7 @@ export async function* cursorItems<T>(
 }
 
 /** Every item of an offset-paginated list; stops on a page shorter than `limit`. */
-export async function* offsetItems<T>(
-  fetchPage: (offset: number, limit: number) => Promise<T[]>,
-  limit: number,
-  startOffset = 0,
-  maxPages = 10_000,
-): AsyncGenerator<T> {
+export async function* offsetItems<T>(fetchPage: (offset: number, limit: number) => Promise<T[]>, limit: number, startOffset = 0, maxPages = 10_000): AsyncGenerator<T> {
   let offset = startOffset;
   for (let n = 0; n < maxPages; n++) {
     const items = await fetchPage(offset, limit);

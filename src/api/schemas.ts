@@ -22,9 +22,7 @@ export const bookSchema = z.looseObject({
 export type BookWire = z.infer<typeof bookSchema>;
 
 /** The SDK says `mid`, the API reference `mid_price`: accept either. */
-export const midpointSchema = z
-  .looseObject({ mid: numOrStr.optional(), mid_price: numOrStr.optional() })
-  .refine((r) => r.mid !== undefined || r.mid_price !== undefined, 'expected mid or mid_price');
+export const midpointSchema = z.looseObject({ mid: numOrStr.optional(), mid_price: numOrStr.optional() }).refine((r) => r.mid !== undefined || r.mid_price !== undefined, 'expected mid or mid_price');
 export const priceSchema = z.looseObject({ price: numOrStr });
 export const spreadSchema = z.looseObject({ spread: numOrStr });
 export const tickSizeSchema = z.looseObject({ minimum_tick_size: z.number() });

@@ -65,10 +65,7 @@ export function callKind(method: string, path: string): CallKind {
 /** Waits for `p` until `atMs` (Date.now time); false when the time came first. */
 function within(p: Promise<void>, atMs: number): Promise<boolean> {
   let t: NodeJS.Timeout | undefined;
-  return Promise.race([
-    p.then(() => true),
-    new Promise<boolean>((r) => (t = setTimeout(() => r(false), Math.max(0, atMs - Date.now())))),
-  ]).finally(() => clearTimeout(t));
+  return Promise.race([p.then(() => true), new Promise<boolean>((r) => (t = setTimeout(() => r(false), Math.max(0, atMs - Date.now()))))]).finally(() => clearTimeout(t));
 }
 
 export class Transport {

@@ -36,7 +36,10 @@ export function parseGridSpec(spec: string): GridAxis[] {
     const name = part.slice(0, eq).trim();
     if (!NAME.test(name)) throw new GridSpecError(`--grid: bad parameter name '${name}'`);
     if (axes.some((a) => a.name === name)) throw new GridSpecError(`--grid: '${name}' given twice`);
-    const values = part.slice(eq + 1).split(',').map((v) => parseValue(v, name));
+    const values = part
+      .slice(eq + 1)
+      .split(',')
+      .map((v) => parseValue(v, name));
     const seen = new Set(values.map((v) => JSON.stringify(v)));
     if (seen.size !== values.length) throw new GridSpecError(`--grid: repeated value for '${name}'`);
     axes.push({ name, values });

@@ -30,7 +30,13 @@ export async function writeReport(dir: string, out: BacktestOutput): Promise<str
     ['seed', String(r.inputs.sim.seed)],
     ['events (frames)', `${r.feed.events} (${r.feed.frames}, ${r.feed.rejected} rejected)`],
   ];
-  const html = renderReport({ title: `makerd backtest: ${r.inputs.strategy}`, inputs, stats: { startMs: r.period.startMs, endMs: r.period.endMs, total: r.total, tokens: r.tokens }, charts: out.charts, rateLimits: r.engine.rateLimits });
+  const html = renderReport({
+    title: `makerd backtest: ${r.inputs.strategy}`,
+    inputs,
+    stats: { startMs: r.period.startMs, endMs: r.period.endMs, total: r.total, tokens: r.tokens },
+    charts: out.charts,
+    rateLimits: r.engine.rateLimits,
+  });
   const p = join(dir, 'report.html');
   await writeFile(p, html);
   return p;
@@ -40,5 +46,8 @@ export async function writeReport(dir: string, out: BacktestOutput): Promise<str
 export function rateLimitLine(r: BacktestResult): string {
   const top = [...r.engine.rateLimits].sort((a, b) => b.peakShare - a.peakShare)[0];
   if (!top) return 'rate limits: no requests';
-  return `rate limits: busiest scope ${top.scope} peaked at ${top.peakUsed}/${top.limit} per ${top.windowMs / 1000}s (${(top.peakShare * 100).toFixed(1)}%); limiter queue peak ${r.engine.limiterPeakWaiting}`;
+  return (
+    `rate limits: busiest scope ${top.scope} peaked at ${top.peakUsed}/${top.limit} per ${top.windowMs / 1000}s (${(top.peakShare * 100).toFixed(1)}%)` +
+    `; limiter queue peak ${r.engine.limiterPeakWaiting}`
+  );
 }

@@ -97,7 +97,7 @@ export async function run(): Promise<Record<string, unknown>> {
       // CPU seconds: steadier than wall time on a shared machine
       backtestCpuSec: Math.round(backtestCpu * 1000) / 1000,
       parseOnlyCpuSec: Math.round(floorCpu * 1000) / 1000,
-      ratioCpu: Math.round(((sink / floorCpu) > 0 ? (r.feed.events / backtestCpu) / (sink / floorCpu) : 0) * 1000) / 1000,
+      ratioCpu: Math.round((sink / floorCpu > 0 ? r.feed.events / backtestCpu / (sink / floorCpu) : 0) * 1000) / 1000,
       // issue 11: the scanner (feed/scan-market.ts) stays only if it saves at least 10% of the backtest's CPU
       noScannerCpuSec: Math.round(noScanCpu * 1000) / 1000,
       scannerSaving: Math.round((1 - backtestCpu / noScanCpu) * 1000) / 1000,

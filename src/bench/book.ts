@@ -53,7 +53,10 @@ function best(m: SideMap, bid: boolean): string {
 
 function bookJson(asset: string, b: RefBook, ts: string): string {
   const lv = (l: Array<[string, string]>) => l.map(([p, s]) => `{"price":"${p}","size":"${s}"}`).join(',');
-  return `{"market":"${MARKET}","asset_id":"${asset}","timestamp":"${ts}","hash":"${hashOf(asset, b, ts)}","bids":[${lv(levels(b.bids, true))}],"asks":[${lv(levels(b.asks, false))}],"tick_size":"0.01","event_type":"book","last_trade_price":"0.550"}`;
+  return (
+    `{"market":"${MARKET}","asset_id":"${asset}","timestamp":"${ts}","hash":"${hashOf(asset, b, ts)}",` +
+    `"bids":[${lv(levels(b.bids, true))}],"asks":[${lv(levels(b.asks, false))}],"tick_size":"0.01","event_type":"book","last_trade_price":"0.550"}`
+  );
 }
 
 /** One cycle: a snapshot frame for both tokens, then CYCLE price_change frames with group hashes. */
@@ -97,7 +100,8 @@ export function generateCycle(seed = 7): string[] {
       const pb = formatPrice(10000 - c.p);
       frames.push(
         `{"market":"${MARKET}","price_changes":[{"asset_id":"${A}","price":"${pa}","size":"${c.s}","side":"${c.bid ? 'BUY' : 'SELL'}","hash":"${hA}","best_bid":"${c.bbA}","best_ask":"${c.baA}"},` +
-          `{"asset_id":"${B}","price":"${pb}","size":"${c.s}","side":"${c.bid ? 'SELL' : 'BUY'}","hash":"${hB}","best_bid":"${c.bbB}","best_ask":"${c.baB}"}],"timestamp":"${tsStr}","event_type":"price_change"}`,
+          `{"asset_id":"${B}","price":"${pb}","size":"${c.s}","side":"${c.bid ? 'SELL' : 'BUY'}",` +
+          `"hash":"${hB}","best_bid":"${c.bbB}","best_ask":"${c.baB}"}],"timestamp":"${tsStr}","event_type":"price_change"}`,
       );
     }
   }

@@ -27,7 +27,10 @@ export async function run(): Promise<Record<string, unknown>> {
   const lim = new Limiter({ clock: vc });
   let sat = 0;
   const end = 600_000;
-  for (const [m, p] of [['POST', PRIORITY.place], ['DELETE', PRIORITY.cancel]] as const) {
+  for (const [m, p] of [
+    ['POST', PRIORITY.place],
+    ['DELETE', PRIORITY.cancel],
+  ] as const) {
     const sc = scopesFor('clob', m, '/orders');
     const issue = (): void =>
       lim.submit(sc, p, () => {

@@ -11,10 +11,7 @@ const TICK = 100;
 
 export async function run(): Promise<Record<string, unknown>> {
   const rng = new SeededRng(42);
-  const engine = new MatchingEngine(
-    { conditionId: '0xbench', tokens: ['YES', 'NO'], tick: TICK, minSize: 500 },
-    { tradeIdPrefix: 'b' },
-  );
+  const engine = new MatchingEngine({ conditionId: '0xbench', tokens: ['YES', 'NO'], tick: TICK, minSize: 500 }, { tradeIdPrefix: 'b' });
   // Pre-generate the operations so the timed loop measures the engine, not the generator.
   const kinds = new Uint8Array(OPS); // 0 place, 1 cancel
   const orders: Array<MatchOrder | undefined> = new Array(OPS);

@@ -127,7 +127,11 @@ export async function run(): Promise<Record<string, unknown>> {
   }
   const share = (ep: 'POST /orders' | 'DELETE /orders') => {
     const [method, path] = ep.split(' ');
-    const max = greedyMax(scopesFor('clob', method, path).filter((x) => x.id.includes(path)), 0, DURATION_MS);
+    const max = greedyMax(
+      scopesFor('clob', method, path).filter((x) => x.id.includes(path)),
+      0,
+      DURATION_MS,
+    );
     const sent = venue.times[ep].filter((t) => t < DURATION_MS).length;
     return { sent, max, share: +(sent / max).toFixed(4) };
   };

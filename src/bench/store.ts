@@ -17,8 +17,17 @@ export async function run(): Promise<Record<string, unknown>> {
     const fills: Fill[] = [];
     for (let i = 0; i < N; i++) {
       fills.push({
-        tradeId: `t${i}`, orderId: `o${i >> 2}`, tokenId: i % 2 ? 'A' : 'B', market: 'm', side: i % 3 ? 'BUY' : 'SELL',
-        price: 4000 + (i % 20) * 100, size: 500 + (i % 7) * 100, fee: i % 5, liquidity: 'MAKER', status: 'MATCHED', timeMs: 1_700_000_000_000 + i,
+        tradeId: `t${i}`,
+        orderId: `o${i >> 2}`,
+        tokenId: i % 2 ? 'A' : 'B',
+        market: 'm',
+        side: i % 3 ? 'BUY' : 'SELL',
+        price: 4000 + (i % 20) * 100,
+        size: 500 + (i % 7) * 100,
+        fee: i % 5,
+        liquidity: 'MAKER',
+        status: 'MATCHED',
+        timeMs: 1_700_000_000_000 + i,
       });
     }
     let t = performance.now();

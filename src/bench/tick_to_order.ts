@@ -66,11 +66,16 @@ export async function run(): Promise<Record<string, unknown>> {
   });
   const clock = new WallClock();
   const clients = createClients(config, KEY, silentLogger);
-  const markets = await marketsFromTokens(clients.clob, emu.markets.map((m) => m.facts.tokens[0]), silentLogger);
+  const markets = await marketsFromTokens(
+    clients.clob,
+    emu.markets.map((m) => m.facts.tokens[0]),
+    silentLogger,
+  );
   const tokens = markets.flatMap((m) => [m.tokenId, m.complementId]);
   const timing = { ...config.feed };
   const mirror = new BookMirror({ verifyEvery: 1, now: () => clock.now() });
-  for (const m of markets) for (const t of [m.tokenId, m.complementId]) mirror.setMeta(t, { market: m.conditionId, minOrderSize: formatSize(m.minSize), tickSize: formatPrice(m.tick), negRisk: m.negRisk });
+  for (const m of markets)
+    for (const t of [m.tokenId, m.complementId]) mirror.setMeta(t, { market: m.conditionId, minOrderSize: formatSize(m.minSize), tickSize: formatPrice(m.tick), negRisk: m.negRisk });
   // Receive times from performance.now(): microsecond resolution.
   const market = new FeedConnection(channelOptions(u.ws, { kind: 'market' }, timing, { now: () => performance.now() }));
   const user = new FeedConnection(channelOptions(u.ws, { kind: 'user', markets: markets.map((m) => m.conditionId), auth: { apiKey: KEY } }, timing));
@@ -85,7 +90,14 @@ export async function run(): Promise<Record<string, unknown>> {
   const venue = new LiveVenue({ clob: clients.clob, subscribeUser: (fn) => userListeners.push(fn), tickOf: (t) => mirror.book(t)?.tick || 100, log: silentLogger });
   // Which frame caused each POST /orders: the frame being handled when placeOrders was called.
   // A record per call, matched to its undici request at request:create (calls dispatch in order).
-  interface Rec { read: number; frame: number; call: number; dispatch: number; chunkEnd: number; measured: boolean }
+  interface Rec {
+    read: number;
+    frame: number;
+    call: number;
+    dispatch: number;
+    chunkEnd: number;
+    measured: boolean;
+  }
   let frameT = NaN;
   let readT = NaN;
   let warmUntil = Infinity;
@@ -126,8 +138,16 @@ export async function run(): Promise<Record<string, unknown>> {
   subscribe('undici:client:beforeConnect', onConnect);
   const strategy = await loadStrategy('template', { edgeTicks: 0, size: 5 });
   const engine = new Engine({
-    clock, rng: new SeededRng(1), log: silentLogger, venue, limiter: clients.limiter, recordLimiterUse: false, books: mirror,
-    strategy, config: { ...config, risk: { ...config.risk, dailyLossLimit: 1e9 } }, markets,
+    clock,
+    rng: new SeededRng(1),
+    log: silentLogger,
+    venue,
+    limiter: clients.limiter,
+    recordLimiterUse: false,
+    books: mirror,
+    strategy,
+    config: { ...config, risk: { ...config.risk, dailyLossLimit: 1e9 } },
+    markets,
   });
   // the pipeline of every mode: decode once, mirror, engine
   const pipeline = new MarketPipeline({ mirror, stats: createMarketDecodeStats() });

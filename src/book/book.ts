@@ -10,7 +10,6 @@ import { PRICE_SCALE } from '../core/units.js';
 import type { Side, WireLevel } from '../core/events.js';
 import type { BookView } from './view.js';
 
-
 const N = PRICE_SCALE + 1;
 
 function gcd(a: number, b: number): number {

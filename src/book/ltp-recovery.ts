@@ -59,7 +59,12 @@ export function recoverLtp(payloadWithEmptyLtp: string, expected: string, s: Ltp
   const attempt = (v: string): boolean => {
     if (seen.has(v)) return false;
     seen.add(v);
-    return base.copy().update('"' + v + '"}').digest('hex') === expected;
+    return (
+      base
+        .copy()
+        .update('"' + v + '"}')
+        .digest('hex') === expected
+    );
   };
   for (const list of s.first) for (const v of list) if (attempt(v)) return v;
   if (attempt('')) return '';

@@ -74,7 +74,10 @@ export const command: CommandModule = {
       },
     });
     if (!values.data) throw new UsageError('--data is required');
-    const data = values.data.split(',').map((s) => s.trim()).filter(Boolean);
+    const data = values.data
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     for (const f of data) if (!existsSync(f)) throw new UsageError(`--data: no such file: ${f}`);
     const seed = numberFlag(values.seed, '--seed', { min: 0 });
     if (seed !== undefined && !Number.isInteger(seed)) throw new UsageError('--seed must be an integer');
@@ -144,4 +147,3 @@ export const command: CommandModule = {
     return 0;
   },
 };
-

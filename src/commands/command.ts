@@ -38,12 +38,7 @@ export interface NumberFlagRule {
 export function numberFlag(v: string | undefined, flag: string, rule: NumberFlagRule = {}): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
-  const ok =
-    v.trim() !== '' &&
-    Number.isFinite(n) &&
-    (!rule.integer || Number.isInteger(n)) &&
-    (rule.min === undefined || n >= rule.min) &&
-    (!rule.positive || n > 0);
+  const ok = v.trim() !== '' && Number.isFinite(n) && (!rule.integer || Number.isInteger(n)) && (rule.min === undefined || n >= rule.min) && (!rule.positive || n > 0);
   if (ok) return n;
   const kind = rule.integer ? 'integer' : 'number';
   const what = rule.positive ? `a positive ${kind}` : rule.min === 0 ? `a non-negative ${kind}` : rule.min !== undefined ? `a ${kind} >= ${rule.min}` : `a ${kind}`;

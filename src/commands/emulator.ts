@@ -142,7 +142,12 @@ export const command: CommandModule = {
       replay: values.replay,
       markets: Math.max(1, Math.floor(numberFlag(values.markets, '--markets', { min: 1 }) ?? 1)),
       speed: numberFlag(values.speed, '--speed', { min: 0.001 }) ?? 1,
-      keys: values.keys ? values.keys.split(',').map((k) => k.trim()).filter(Boolean) : undefined,
+      keys: values.keys
+        ? values.keys
+            .split(',')
+            .map((k) => k.trim())
+            .filter(Boolean)
+        : undefined,
       limitScale: numberFlag(values['limit-scale'], '--limit-scale', { min: 1e-6 }) ?? 1,
       windowScale: numberFlag(values['window-scale'], '--window-scale', { min: 1e-6 }) ?? 1,
       faults,

@@ -55,7 +55,8 @@ export async function recordUntil(r: RecordRun, io: CommandIO, signal: AbortSign
   let lastPrinted = 0;
   const status = (final: boolean) => {
     const up = Math.round((Date.now() - started) / 1000);
-    const line = `record: ${conn.state} frames=${rec.stats.frames} bytes=${rec.stats.bytes} files=${rec.stats.files} reconnects=${Math.max(0, conn.epoch - 1)} uptime=${up}s${rec.stats.errors ? ` write-errors=${rec.stats.errors} (${rec.lastError?.message ?? ''})` : ''}`;
+    const errors = rec.stats.errors ? ` write-errors=${rec.stats.errors} (${rec.lastError?.message ?? ''})` : '';
+    const line = `record: ${conn.state} frames=${rec.stats.frames} bytes=${rec.stats.bytes} files=${rec.stats.files} reconnects=${Math.max(0, conn.epoch - 1)} uptime=${up}s${errors}`;
     if (tty && !final) process.stderr.write(`\r${line}\x1b[K`);
     else if (final || Date.now() - lastPrinted >= 10_000) {
       lastPrinted = Date.now();
@@ -93,7 +94,10 @@ export const command: CommandModule = {
         duration: { type: 'string' },
       },
     });
-    const markets = (values.markets ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    const markets = (values.markets ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     if (markets.length === 0) throw new UsageError('--markets T1,T2 is required');
     for (const m of markets) if (!/^\d+$/.test(m)) throw new UsageError(`token ids are decimal strings, got ${m}`);
     if (!values.out) throw new UsageError('--out FILE is required');
@@ -107,9 +111,16 @@ export const command: CommandModule = {
     process.once('SIGTERM', stop);
     const t = dur !== undefined ? setTimeout(stop, dur * 1000) : undefined;
     try {
-      const prices = (values.prices ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+      const prices = (values.prices ?? '')
+        .split(',')
+        .map((s) => s.trim().toLowerCase())
+        .filter(Boolean);
       for (const s of prices) if (!/^[a-z0-9]+$/.test(s)) throw new UsageError(`--prices takes symbols such as btcusdt, got ${s}`);
-      await recordUntil({ config, markets, prices, out: values.out, rotateBytes: mb === undefined ? undefined : Math.round(mb * 1024 * 1024), rotateHourly: values['rotate-hourly'], log }, io, ac.signal);
+      await recordUntil(
+        { config, markets, prices, out: values.out, rotateBytes: mb === undefined ? undefined : Math.round(mb * 1024 * 1024), rotateHourly: values['rotate-hourly'], log },
+        io,
+        ac.signal,
+      );
     } finally {
       if (t) clearTimeout(t);
       process.off('SIGINT', stop);

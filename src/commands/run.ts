@@ -31,7 +31,12 @@ export const command: CommandModule = {
       allowPositionals: false,
     });
     if (values.mode !== undefined && values.mode !== 'live' && values.mode !== 'paper') throw new UsageError(`--mode must be live or paper, got ${values.mode}`);
-    const tokens = values.markets ? values.markets.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+    const tokens = values.markets
+      ? values.markets
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : undefined;
     if (tokens && tokens.some((t) => !/^\d+$/.test(t))) throw new UsageError('--markets takes token ids (decimal strings), comma-separated');
     const config = loadConfig({ file: values.config, env: io.env, overrides: values.mode ? { mode: values.mode } : undefined });
     const log = createLogger({ level: config.log.level, name: 'makerd' });

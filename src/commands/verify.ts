@@ -96,9 +96,22 @@ export const command: CommandModule = {
       io.out('token                 frames snaps seeded deltas ignored hashes entries ltp-rec mismatch best-mm gaps  bid     ask     sync');
       for (const r of rows) {
         const id = r.assetId.length > 20 ? `${r.assetId.slice(0, 8)}…${r.assetId.slice(-8)}` : r.assetId;
-        io.out(
-          `${id.padEnd(21)} ${String(r.frames).padStart(6)} ${String(r.snapshots).padStart(5)} ${String(r.seeded).padStart(6)} ${String(r.deltas).padStart(6)} ${String(r.ignored).padStart(7)} ${String(r.hashesVerified).padStart(6)} ${String(r.entriesVerified).padStart(7)} ${String(r.ltpRecovered).padStart(7)} ${String(r.mismatches).padStart(8)} ${String(r.bestMismatches).padStart(7)} ${String(r.gaps).padStart(4)}  ${String(r.bestBid ?? '-').padEnd(7)} ${String(r.bestAsk ?? '-').padEnd(7)} ${r.inSync ? 'yes' : 'NO'}`,
-        );
+        // the columns of the header above, each right-aligned to its width
+        const cells: Array<[unknown, number]> = [
+          [r.frames, 6],
+          [r.snapshots, 5],
+          [r.seeded, 6],
+          [r.deltas, 6],
+          [r.ignored, 7],
+          [r.hashesVerified, 6],
+          [r.entriesVerified, 7],
+          [r.ltpRecovered, 7],
+          [r.mismatches, 8],
+          [r.bestMismatches, 7],
+          [r.gaps, 4],
+        ];
+        const counts = cells.map(([v, w]) => String(v).padStart(w)).join(' ');
+        io.out(`${id.padEnd(21)} ${counts}  ${String(r.bestBid ?? '-').padEnd(7)} ${String(r.bestAsk ?? '-').padEnd(7)} ${r.inSync ? 'yes' : 'NO'}`);
         if (r.lastMismatch) io.out(`  last mismatch at ${r.lastMismatch.timestamp}: expected ${r.lastMismatch.expected}, computed ${r.lastMismatch.computed}`);
       }
       io.out(bad === 0 ? 'OK: every hash verified' : `FAIL: ${bad} mismatches`);

@@ -26,10 +26,13 @@ export class WallClock implements Clock {
   }
   schedule(atMs: number, fn: () => void): number {
     const h = this.next++;
-    const t = setTimeout(() => {
-      this.timers.delete(h);
-      fn();
-    }, Math.max(0, atMs - Date.now()));
+    const t = setTimeout(
+      () => {
+        this.timers.delete(h);
+        fn();
+      },
+      Math.max(0, atMs - Date.now()),
+    );
     if (!this.keepAlive) t.unref?.();
     this.timers.set(h, t);
     return h;

@@ -108,13 +108,7 @@ export interface MarketLifecycleEvent {
   timestampMs: number;
 }
 
-export type MarketEvent =
-  | BookEvent
-  | PriceChangeEvent
-  | TickSizeChangeEvent
-  | LastTradePriceEvent
-  | BestBidAskEvent
-  | MarketLifecycleEvent;
+export type MarketEvent = BookEvent | PriceChangeEvent | TickSizeChangeEvent | LastTradePriceEvent | BestBidAskEvent | MarketLifecycleEvent;
 
 export type OrderEventKind = 'PLACEMENT' | 'UPDATE' | 'CANCELLATION';
 

@@ -43,7 +43,12 @@ export function scrub(value: unknown, secrets: string[] = secretValues(), depth 
     return { type: value.name, message: scrubString(value.message, secrets), ...(scrub(fields, secrets, depth + 1) as object) };
   }
   if (value instanceof Error) {
-    return { type: value.name, message: scrubString(value.message, secrets), stack: value.stack ? scrubString(value.stack, secrets) : undefined, ...(scrub({ ...value }, secrets, depth + 1) as object) };
+    return {
+      type: value.name,
+      message: scrubString(value.message, secrets),
+      stack: value.stack ? scrubString(value.stack, secrets) : undefined,
+      ...(scrub({ ...value }, secrets, depth + 1) as object),
+    };
   }
   if (Array.isArray(value)) return value.map((v) => scrub(v, secrets, depth + 1));
   const out: Record<string, unknown> = {};
@@ -65,7 +70,6 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
   if (!dest && process.stdout.isTTY) {
     try {
       // pino-pretty as a synchronous stream: no worker thread, nothing lost on exit
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
       dest = prettyStream();
     } catch {
       dest = undefined;

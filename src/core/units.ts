@@ -121,7 +121,6 @@ export function complementPrice(p: number): number {
   return PRICE_SCALE - p;
 }
 
-
 /**
  * A Unix time in seconds, milliseconds or microseconds (the venue uses all three across its
  * messages) as milliseconds; NaN when it is not a non-negative decimal number.

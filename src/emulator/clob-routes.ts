@@ -180,7 +180,11 @@ export async function clobRoute(ctx: ClobContext, req: EmuRequest): Promise<EmuR
       const market = q.get('market');
       const asset = q.get('asset_id');
       const os = ex.openOrders(key).filter((o) => (!id || o.id === id) && (!market || o.market.conditionId === market) && (!asset || o.assetId === asset));
-      return cursorPage(os.map((o) => ex.orderJson(o)), q, 100);
+      return cursorPage(
+        os.map((o) => ex.orderJson(o)),
+        q,
+        100,
+      );
     }
     case 'DELETE /order': {
       const b = req.body as Record<string, unknown> | null;
@@ -220,7 +224,11 @@ export async function clobRoute(ctx: ClobContext, req: EmuRequest): Promise<EmuR
             (!before || t.matchTimeMs / 1000 < Number(before)) &&
             (!after || t.matchTimeMs / 1000 > Number(after)),
         );
-      return cursorPage(ts.map((t) => ex.tradeJson(t)), q, 100);
+      return cursorPage(
+        ts.map((t) => ex.tradeJson(t)),
+        q,
+        100,
+      );
     }
     case 'GET /balances': {
       const a = ex.account(key);

@@ -74,7 +74,17 @@ export function dataRoute(ctx: DataContext, req: EmuRequest): EmuReply {
     switch (m[2]) {
       case '/trades':
         return offsetList(
-          trades.map((t) => ({ proxyWallet: address, side: t.side, asset: t.assetId, conditionId: t.market.conditionId, size: t.size / 100, price: t.price / PRICE_SCALE, timestamp: Math.floor(t.matchTimeMs / 1000), transactionHash: ex.tradeJson(t).transaction_hash, outcome: ex.outcomeName(t.assetId) })),
+          trades.map((t) => ({
+            proxyWallet: address,
+            side: t.side,
+            asset: t.assetId,
+            conditionId: t.market.conditionId,
+            size: t.size / 100,
+            price: t.price / PRICE_SCALE,
+            timestamp: Math.floor(t.matchTimeMs / 1000),
+            transactionHash: ex.tradeJson(t).transaction_hash,
+            outcome: ex.outcomeName(t.assetId),
+          })),
           q,
         );
       case '/positions':

@@ -19,7 +19,6 @@ export type { Account, CancelAnswer, MakerPart, OrderBodyIn, UserFrame, UserOrde
 
 export class BadOrderError extends Error {}
 
-
 export const START_CASH_MICROS = 10_000 * 1_000_000;
 
 /** Done orders and trades kept for the REST queries. */
@@ -180,7 +179,9 @@ export class Exchange {
   }
 
   cancelWhere(owner: string, pred: (o: UserOrder) => boolean): Promise<CancelAnswer> {
-    const ids = this.openOrders(owner).filter(pred).map((o) => o.id);
+    const ids = this.openOrders(owner)
+      .filter(pred)
+      .map((o) => o.id);
     return this.cancel(owner, ids);
   }
 
@@ -232,7 +233,21 @@ export class Exchange {
       const mine = this.trades.filter((t) => t.owner === owner && t.takerOrderId === r.orderId);
       const matched = mine.reduce((a, t) => a + t.size, 0);
       const status = matched >= size ? 'MATCHED' : matched > 0 ? 'CANCELED' : 'UNMATCHED';
-      rec = { id: r.orderId, owner, market: m, assetId: tokenId, side, price, originalSize: size, sizeMatched: matched, status, orderType, createdAtMs: m.time(), expirationSec, trades: mine.map((t) => t.id) };
+      rec = {
+        id: r.orderId,
+        owner,
+        market: m,
+        assetId: tokenId,
+        side,
+        price,
+        originalSize: size,
+        sizeMatched: matched,
+        status,
+        orderType,
+        createdAtMs: m.time(),
+        expirationSec,
+        trades: mine.map((t) => t.id),
+      };
       this.remember(rec);
     }
     const tradeIds = rec ? [...rec.trades] : [];
@@ -246,7 +261,21 @@ export class Exchange {
     if (e.type === 'order') {
       let rec = this.orders.get(e.orderId);
       if (!rec) {
-        rec = { id: e.orderId, owner, market: m, assetId: e.assetId, side: e.side, price: e.price, originalSize: e.originalSize, sizeMatched: 0, status: 'LIVE', orderType: e.orderType as OrderType, createdAtMs: e.createdAtMs, expirationSec: 0, trades: [] };
+        rec = {
+          id: e.orderId,
+          owner,
+          market: m,
+          assetId: e.assetId,
+          side: e.side,
+          price: e.price,
+          originalSize: e.originalSize,
+          sizeMatched: 0,
+          status: 'LIVE',
+          orderType: e.orderType as OrderType,
+          createdAtMs: e.createdAtMs,
+          expirationSec: 0,
+          trades: [],
+        };
         this.remember(rec);
       }
       rec.sizeMatched = e.sizeMatched;
@@ -397,4 +426,3 @@ export class Exchange {
     });
   }
 }
-

@@ -147,7 +147,23 @@ export function gammaRoute(ctx: GammaContext, req: EmuRequest): EmuReply {
   }
   if (sig === 'GET /tags') return ok([TAG]);
   if (sig === 'GET /sports') return ok([{ id: 1, sport: 'synthetic', image: '', resolution: '', ordering: 'home', tags: '1001', series: '1' }]);
-  if (sig === 'GET /series') return offsetList([{ id: '1', ticker: 'synthetic', slug: 'synthetic', title: 'Synthetic markets', seriesType: 'single', recurrence: 'none', active: true, closed: false, events: ms.map((m, i) => ({ id: String(2_000_000 + i), slug: m.slug })) }], q);
+  if (sig === 'GET /series')
+    return offsetList(
+      [
+        {
+          id: '1',
+          ticker: 'synthetic',
+          slug: 'synthetic',
+          title: 'Synthetic markets',
+          seriesType: 'single',
+          recurrence: 'none',
+          active: true,
+          closed: false,
+          events: ms.map((m, i) => ({ id: String(2_000_000 + i), slug: m.slug })),
+        },
+      ],
+      q,
+    );
   return notFound(`no route ${sig}`);
 }
 

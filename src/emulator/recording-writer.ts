@@ -56,7 +56,7 @@ export async function writeSyntheticRecording(o: WriteRecordingOptions): Promise
   const snap = market.snapshot();
   push(Number(snap[0].timestamp), JSON.stringify(snap));
   const end = startMs + o.durationS * 1000;
-  for (let t = startMs; t < end; ) {
+  for (let t = startMs; t < end;) {
     t = Math.min(end, t + 1000);
     market.advanceTo(t);
     if (buf.length > 1 << 16) await drain();

@@ -260,7 +260,18 @@ export class ReplayMarket implements EmuMarket {
   restBook(tokenId: string): RestBook | undefined {
     if (!this.known([tokenId]).length) return undefined;
     const b = this.bookObject(tokenId);
-    return { market: b.market, asset_id: b.asset_id, timestamp: b.timestamp, hash: b.hash, bids: b.bids, asks: b.asks, min_order_size: '5', tick_size: b.tick_size, neg_risk: false, last_trade_price: b.last_trade_price ?? '' };
+    return {
+      market: b.market,
+      asset_id: b.asset_id,
+      timestamp: b.timestamp,
+      hash: b.hash,
+      bids: b.bids,
+      asks: b.asks,
+      min_order_size: '5',
+      tick_size: b.tick_size,
+      neg_risk: false,
+      last_trade_price: b.last_trade_price ?? '',
+    };
   }
 
   /** The current books as typed events (seeds a user's venue created mid-replay). */

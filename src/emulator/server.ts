@@ -261,10 +261,13 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       try {
         advance(); // answers reflect the market as of now
         reply =
-          api === 'clob' ? await clobRoute({ exchange, keys }, er)
-          : api === 'gamma' ? gammaRoute({ exchange, comments }, er)
-          : api === 'data' ? dataRoute({ exchange, history }, er)
-          : contentRoute(er);
+          api === 'clob'
+            ? await clobRoute({ exchange, keys }, er)
+            : api === 'gamma'
+              ? gammaRoute({ exchange, comments }, er)
+              : api === 'data'
+                ? dataRoute({ exchange, history }, er)
+                : contentRoute(er);
       } catch (e) {
         log.error({ err: e, method, path }, 'emulator: route failed');
         reply = fail(500, 'INTERNAL_ERROR', 'internal error');

@@ -43,7 +43,6 @@ export interface FeedControls extends FeedShape {
 /** Owner names of synthetic agents start with this; anything else is a user (an API key). */
 export const SYNTHETIC_OWNER_PREFIX = 'synthetic:';
 
-
 /** A 77-digit decimal token id derived from a label, shaped like the venue's. */
 function tokenIdFor(label: string): string {
   const n = BigInt('0x' + hex64(label)) % 10n ** 77n;

@@ -166,7 +166,15 @@ export class WsHub {
       if (this.lastTop.get(t) === key) continue;
       this.lastTop.set(t, key);
       if (bid < 0 || ask < 0) continue;
-      const text = JSON.stringify({ event_type: 'best_bid_ask', market: m.conditionId, asset_id: t, best_bid: m.frames.price(bid), best_ask: m.frames.price(ask), spread: formatPrice(ask - bid, 2), timestamp: String(f.ts) });
+      const text = JSON.stringify({
+        event_type: 'best_bid_ask',
+        market: m.conditionId,
+        asset_id: t,
+        best_bid: m.frames.price(bid),
+        best_ask: m.frames.price(ask),
+        spread: formatPrice(ask - bid, 2),
+        timestamp: String(f.ts),
+      });
       for (const c of this.conns) if (c.custom && c.kind !== 'user' && c.assets.has(t)) this.send(c, text);
     }
   }

@@ -100,8 +100,17 @@ export class Engine {
    * for after one; tickRefreshTimeouts: of those, not answered in time (quoting resumed on the old tick).
    */
   readonly counters = {
-    marketEvents: 0, userEvents: 0, requotes: 0, skippedRequotes: 0, invalidQuotes: 0, heldSelfCross: 0, errors: 0,
-    tickRejects: 0, tickRefreshes: 0, tickRefreshTimeouts: 0, badTrades: 0,
+    marketEvents: 0,
+    userEvents: 0,
+    requotes: 0,
+    skippedRequotes: 0,
+    invalidQuotes: 0,
+    heldSelfCross: 0,
+    errors: 0,
+    tickRejects: 0,
+    tickRefreshes: 0,
+    tickRefreshTimeouts: 0,
+    badTrades: 0,
   };
   /** Trades refused by the fill checks, per order id (the second halts the order's market). */
   private readonly badTradesByOrder = new Map<string, number>();
@@ -154,7 +163,12 @@ export class Engine {
     }
     const o = this.o;
     const st = createMarketState(meta, {
-      clock: o.clock, rng: o.rng, log: o.log, strategy: o.strategy, positions: this.positions, books: o.books,
+      clock: o.clock,
+      rng: o.rng,
+      log: o.log,
+      strategy: o.strategy,
+      positions: this.positions,
+      books: o.books,
       strategyBook: (t) => this.bookFor(t),
       referencePrice: (s) => this.referencePrices.get(s, this.clock.now()),
     });
@@ -483,8 +497,13 @@ export class Engine {
       const m = st.meta;
       for (const t of [m.tokenId, m.complementId]) {
         const ev: MarketEvent = {
-          type: 'tick_size_change', market: m.conditionId, assetId: t, oldTickSize: st.tickOf(t),
-          newTickSize: tick, newTickSizeStr: formatPrice(tick), timestampMs: this.clock.now(),
+          type: 'tick_size_change',
+          market: m.conditionId,
+          assetId: t,
+          oldTickSize: st.tickOf(t),
+          newTickSize: tick,
+          newTickSizeStr: formatPrice(tick),
+          timestampMs: this.clock.now(),
         };
         // Applied here even when the caller applies feed events: no feed frame carries this one.
         this.o.books.apply(ev);
@@ -575,10 +594,7 @@ export class Engine {
       else {
         // Nothing queued anywhere (a submit would replace nothing and send nothing) and the
         // complement's book as good as the token's (validQuotes keeps the same quotes).
-        canRecord =
-          this.scheduler.pendingPlaces() === 0 &&
-          this.scheduler.pendingCancels() === 0 &&
-          this.risk.tokenFresh(books.book(m.complementId) ?? books.book(m.tokenId), this.feedLive, now);
+        canRecord = this.scheduler.pendingPlaces() === 0 && this.scheduler.pendingCancels() === 0 && this.risk.tokenFresh(books.book(m.complementId) ?? books.book(m.tokenId), this.feedLive, now);
         const pos = this.positions;
         if (canRecord && inputs.same(m, book, tickOf(m.tokenId), tickOf(m.complementId), pos.qty(m.tokenId), pos.qty(m.complementId), own)) {
           this.counters.skippedRequotes++;

@@ -141,17 +141,7 @@ export class FillLedger {
     return 1;
   }
 
-  private upsert(
-    e: UserTradeEvent,
-    orderId: string,
-    tokenId: string,
-    side: Side,
-    price: number,
-    size: number,
-    feeRateBps: number,
-    liquidity: 'MAKER' | 'TAKER',
-    nowMs: number,
-  ): number {
+  private upsert(e: UserTradeEvent, orderId: string, tokenId: string, side: Side, price: number, size: number, feeRateBps: number, liquidity: 'MAKER' | 'TAKER', nowMs: number): number {
     const k = fillKey(e.tradeId, orderId);
     const known = this.fills.get(k);
     if (!known) {

@@ -71,7 +71,16 @@ export function createMarketState(meta: MarketMeta, d: MarketStateDeps): MarketS
     referencePrice: d.referencePrice ?? (() => undefined),
   };
   const st: MarketState = {
-    meta, strategy, ctx, lastQuoteMs: -Infinity, timer: undefined, blocked: 'not started', resolved: false, suspended: undefined, tickSuspect: undefined, tickOf: () => 0,
+    meta,
+    strategy,
+    ctx,
+    lastQuoteMs: -Infinity,
+    timer: undefined,
+    blocked: 'not started',
+    resolved: false,
+    suspended: undefined,
+    tickSuspect: undefined,
+    tickOf: () => 0,
     quoteInputs: strategy.reads ? new QuoteInputs(strategy.reads) : undefined,
     ownOrders: [],
     ownExcluded: { token: new OwnExcludedView(meta.tokenId, meta.complementId), complement: new OwnExcludedView(meta.complementId, meta.tokenId) },

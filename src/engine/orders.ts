@@ -5,15 +5,7 @@
 import type { Side, UserOrderEvent } from '../core/events.js';
 import type { PlaceResult } from '../venue/types.js';
 
-export type OrderState =
-  | 'pending_new'
-  | 'live'
-  | 'partially_filled'
-  | 'pending_cancel'
-  | 'canceled'
-  | 'filled'
-  | 'rejected'
-  | 'ambiguous';
+export type OrderState = 'pending_new' | 'live' | 'partially_filled' | 'pending_cancel' | 'canceled' | 'filled' | 'rejected' | 'ambiguous';
 
 export const TERMINAL: ReadonlySet<OrderState> = new Set(['canceled', 'filled', 'rejected']);
 

@@ -9,13 +9,7 @@ import { TERMINAL, type TrackedOrder } from './orders.js';
  * Appends the valid quotes of `qs` to `out`; returns how many were dropped as invalid.
  * `complementBlock` is asked at most once, and only when a quote is on the complement token.
  */
-export function validQuotes(
-  qs: readonly Quote[],
-  m: MarketMeta,
-  tickOf: (tokenId: string) => number,
-  complementBlock: () => string | undefined,
-  out: Quote[],
-): number {
+export function validQuotes(qs: readonly Quote[], m: MarketMeta, tickOf: (tokenId: string) => number, complementBlock: () => string | undefined, out: Quote[]): number {
   let invalid = 0;
   let blocked: string | undefined | null = null;
   for (const q of qs) {

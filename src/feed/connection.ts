@@ -316,4 +316,3 @@ function bufText(d: WebSocket.RawData): string {
   if (Array.isArray(d)) return Buffer.concat(d).toString('utf8');
   return Buffer.from(d as ArrayBuffer).toString('utf8');
 }
-

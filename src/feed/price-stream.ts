@@ -32,7 +32,10 @@ export function parseCryptoFilter(filters: unknown): string[] {
         return [];
       }
     } else {
-      return t.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+      return t
+        .split(',')
+        .map((s) => s.trim().toLowerCase())
+        .filter(Boolean);
     }
   }
   if (Array.isArray(v)) return v.filter((s): s is string => typeof s === 'string').map((s) => s.toLowerCase());

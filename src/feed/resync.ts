@@ -82,7 +82,8 @@ export class Resyncer {
     if (this.pending.size === 0) return;
     for (const p of this.pending.values()) {
       if (p.held === null) continue;
-      if (p.held.length >= MAX_HELD) p.held = null; // too much to replay: the deadline retries
+      if (p.held.length >= MAX_HELD)
+        p.held = null; // too much to replay: the deadline retries
       else p.held.push(ev);
     }
   }

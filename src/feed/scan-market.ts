@@ -259,7 +259,6 @@ function cleanStr(): string | undefined {
 /** Units of the last priceValue / sizeValue read (-1 when parsePrice / parseSize would reject it). */
 let num = -1;
 
-
 /** A price string value at pos -> its string (num = its units), or undefined when not a string. */
 function priceValue(): string | undefined {
   const e = strEnd();

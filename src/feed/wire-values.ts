@@ -110,7 +110,6 @@ export function size(s: unknown, field: string): number {
   return v;
 }
 
-
 /** Price units of a wire price string, -1 when parsePrice would reject it. */
 export function priceOrNeg(s: string): number {
   const v = quickPrice(s);

@@ -61,13 +61,31 @@ export function svgChart(id: string, title: string, lines: Line[], marks: FillMa
     for (const p of l.points) {
       t0 = Math.min(t0, p.t);
       t1 = Math.max(t1, p.t);
-      for (const v of [p.v, p.min, p.max]) if (Number.isFinite(v)) ((y0 = Math.min(y0, v)), (y1 = Math.max(y1, v)));
+      for (const v of [p.v, p.min, p.max]) {
+        if (!Number.isFinite(v)) continue;
+        y0 = Math.min(y0, v);
+        y1 = Math.max(y1, v);
+      }
     }
-  for (const m of marks) ((t0 = Math.min(t0, m.t)), (t1 = Math.max(t1, m.t)), (y0 = Math.min(y0, m.price)), (y1 = Math.max(y1, m.price)));
-  if (!Number.isFinite(t0)) ((t0 = 0), (t1 = 1));
+  for (const m of marks) {
+    t0 = Math.min(t0, m.t);
+    t1 = Math.max(t1, m.t);
+    y0 = Math.min(y0, m.price);
+    y1 = Math.max(y1, m.price);
+  }
+  if (!Number.isFinite(t0)) {
+    t0 = 0;
+    t1 = 1;
+  }
   if (t1 <= t0) t1 = t0 + 1;
-  if (!Number.isFinite(y0)) ((y0 = 0), (y1 = 1));
-  if (y1 <= y0) ((y0 -= 1), (y1 += 1));
+  if (!Number.isFinite(y0)) {
+    y0 = 0;
+    y1 = 1;
+  }
+  if (y1 <= y0) {
+    y0 -= 1;
+    y1 += 1;
+  }
   const padY = (y1 - y0) * 0.05;
   y0 -= padY;
   y1 += padY;
@@ -108,7 +126,8 @@ export function svgChart(id: string, title: string, lines: Line[], marks: FillMa
     n++;
     const c = m.side === 'BUY' ? '#16a34a' : '#dc2626';
     parts.push(
-      `<circle class="fill" cx="${x(m.t)}" cy="${y(m.price)}" r="3.5" fill="${c}" stroke="#111" stroke-width="0.5"><title>${m.side} ${fmt(m.size, 2)} @ ${fmt(m.price, 4)} ${esc(timeLabel(m.t))}</title></circle>`,
+      `<circle class="fill" cx="${x(m.t)}" cy="${y(m.price)}" r="3.5" fill="${c}" stroke="#111" stroke-width="0.5">` +
+        `<title>${m.side} ${fmt(m.size, 2)} @ ${fmt(m.price, 4)} ${esc(timeLabel(m.t))}</title></circle>`,
     );
   }
   const legend = lines.map((l) => `<span style="color:${l.color}">&#9632; ${esc(l.label)}</span>`).join(' ');
@@ -195,6 +214,10 @@ export function renderReport(r: ReportInput): string {
     )
     .join('');
   const fillNote = c.fillsTotal > c.fills.length ? `<p class="note">${c.fills.length} of ${c.fillsTotal} fills marked (evenly thinned).</p>` : '';
+  const rateRows = (r.rateLimits ?? []).map((x) => row([x.scope, String(x.peakUsed), String(x.limit), `${x.windowMs / 1000}s`, pct(x.peakShare)]));
+  const rateTable = rateRows.length
+    ? `<h2>Rate limits (peak use, windows sampled each virtual second)</h2><table>${row(['scope', 'peak requests', 'limit', 'window', 'peak use'], true)}${rateRows.join('')}</table>`
+    : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${esc(r.title)}</title>
 <style>
@@ -211,7 +234,7 @@ small{font-weight:400;margin-left:8px}.note{color:#6b7280;font-size:12px}
 <table>${totals.map(([k, v]) => row([k, v])).join('')}</table>
 <h2>Per token</h2>
 ${tokenRows(r.stats.tokens)}
-${r.rateLimits && r.rateLimits.length ? `<h2>Rate limits (peak use, windows sampled each virtual second)</h2><table>${row(['scope', 'peak requests', 'limit', 'window', 'peak use'], true)}${r.rateLimits.map((x) => row([x.scope, String(x.peakUsed), String(x.limit), `${x.windowMs / 1000}s`, pct(x.peakShare)])).join('')}</table>` : ''}
+${rateTable}
 <h2>Charts</h2>
 ${equity}
 ${inventory}

@@ -119,4 +119,3 @@ export interface ChartData {
   fills: FillMark[];
   fillsTotal: number;
 }
-

@@ -57,7 +57,6 @@ async function settleWithin<T>(p: Promise<T>, ms: number): Promise<T | undefined
   }
 }
 
-
 const HOUR = 3_600_000;
 
 export class Daemon implements StatusSource {
@@ -130,7 +129,12 @@ export class Daemon implements StatusSource {
     if (live) {
       this.venue = new LiveVenue({ clob: this.clients.clob, subscribeUser: (fn) => this.feed.onUserEvent(fn), tickOf, log: log.child({ part: 'venue' }) });
     } else {
-      const sim = simulatedVenueFromConfig(config.sim, this.clock, this.markets.map((m) => ({ conditionId: m.conditionId, tokens: [m.tokenId, m.complementId] as [string, string], tick: m.tick, minSize: m.minSize })), log.child({ part: 'sim' }));
+      const sim = simulatedVenueFromConfig(
+        config.sim,
+        this.clock,
+        this.markets.map((m) => ({ conditionId: m.conditionId, tokens: [m.tokenId, m.complementId] as [string, string], tick: m.tick, minSize: m.minSize })),
+        log.child({ part: 'sim' }),
+      );
       this.venue = sim;
     }
     const dbPath = live ? config.store.path : config.store.path.replace(/(\.sqlite)?$/, '-paper.sqlite');
@@ -271,7 +275,11 @@ export class Daemon implements StatusSource {
       );
     };
     job('refreshMarkets', config.cron.refreshMarkets, async () => {
-      const fresh = await marketsFromTokens(this.clients.clob, this.markets.map((m) => m.tokenId), log);
+      const fresh = await marketsFromTokens(
+        this.clients.clob,
+        this.markets.map((m) => m.tokenId),
+        log,
+      );
       for (const m of fresh) this.engine.addMarket(m);
       this.markets = fresh;
     });
@@ -346,7 +354,7 @@ export class Daemon implements StatusSource {
     try {
       left = (await this.venue.openOrders()).map((o) => o.orderId);
     } catch (err) {
-      log.warn({ err }, 'stopping: the venue\'s open orders could not be read');
+      log.warn({ err }, "stopping: the venue's open orders could not be read");
     }
     if (left?.length) {
       log.warn({ left: left.length }, 'orders still open after cancel-all; cancelling them by id');

@@ -64,7 +64,16 @@ export function statusJson(d: StatusSource): Record<string, unknown> {
   }
   const orders = [];
   for (const o of e.orders.open()) {
-    orders.push({ clientId: o.clientId, orderId: o.orderId ?? null, tokenId: o.tokenId, side: o.side, price: formatPrice(o.price), size: formatSize(o.size), filled: formatSize(o.filled), state: o.state });
+    orders.push({
+      clientId: o.clientId,
+      orderId: o.orderId ?? null,
+      tokenId: o.tokenId,
+      side: o.side,
+      price: formatPrice(o.price),
+      size: formatSize(o.size),
+      filled: formatSize(o.filled),
+      state: o.state,
+    });
   }
   const positions = [];
   for (const [tokenId, p] of e.positions.entries()) {
@@ -101,7 +110,9 @@ export function metricsText(d: StatusSource): string {
   const g = (name: string, help: string, type: 'gauge' | 'counter', samples: Array<[Record<string, string>, number]>) => {
     lines.push(`# HELP makerd_${name} ${help}`, `# TYPE makerd_${name} ${type}`);
     for (const [labels, v] of samples) {
-      const l = Object.entries(labels).map(([k, x]) => `${k}="${esc(x)}"`).join(',');
+      const l = Object.entries(labels)
+        .map(([k, x]) => `${k}="${esc(x)}"`)
+        .join(',');
       lines.push(`makerd_${name}${l ? `{${l}}` : ''} ${Number.isFinite(v) ? v : 0}`);
     }
   };
@@ -129,10 +140,25 @@ export function metricsText(d: StatusSource): string {
     [{ kind: 'place' }, s.coalescedPlaces],
     [{ kind: 'cancel' }, s.coalescedCancels],
   ]);
-  g('risk_blocks_total', 'Orders or tokens blocked by the risk gate, by reason.', 'counter', Object.entries(r.riskBlocks).map(([reason, n]) => [{ reason }, n]));
+  g(
+    'risk_blocks_total',
+    'Orders or tokens blocked by the risk gate, by reason.',
+    'counter',
+    Object.entries(r.riskBlocks).map(([reason, n]) => [{ reason }, n]),
+  );
   const usage = d.clients.limiter.usage();
-  g('rate_limit_used', 'Requests in the current sliding window, per scope.', 'gauge', usage.map((u) => [{ scope: u.scope }, u.used]));
-  g('rate_limit_limit', 'Window limit, per scope.', 'gauge', usage.map((u) => [{ scope: u.scope }, u.limit]));
+  g(
+    'rate_limit_used',
+    'Requests in the current sliding window, per scope.',
+    'gauge',
+    usage.map((u) => [{ scope: u.scope }, u.used]),
+  );
+  g(
+    'rate_limit_limit',
+    'Window limit, per scope.',
+    'gauge',
+    usage.map((u) => [{ scope: u.scope }, u.limit]),
+  );
   g('engine_events_total', 'Events handled by the engine.', 'counter', [
     [{ kind: 'market' }, e.counters.marketEvents],
     [{ kind: 'user' }, e.counters.userEvents],
@@ -158,14 +184,24 @@ export function metricsText(d: StatusSource): string {
       const si = d.feed.mirror.syncInfo(t);
       if (si) share.push([{ token: t }, inSyncShare(si.inSyncMs, now - si.firstSeenMs)]);
       const st = d.feed.mirror.stats(t);
-      if (st) checks.push([{ token: t, result: 'verified' }, st.hashesVerified], [{ token: t, result: 'ltp_recovered' }, st.ltpRecovered], [{ token: t, result: 'mismatch' }, st.mismatches + st.bestMismatches]);
+      if (st)
+        checks.push(
+          [{ token: t, result: 'verified' }, st.hashesVerified],
+          [{ token: t, result: 'ltp_recovered' }, st.ltpRecovered],
+          [{ token: t, result: 'mismatch' }, st.mismatches + st.bestMismatches],
+        );
     }
   }
   g('book_age_seconds', 'Time since the last book update, per token.', 'gauge', ages);
   g('book_in_sync', '1 when the book is verified in sync, per token.', 'gauge', sync);
   g('book_in_sync_ratio', 'Share of time the book was in sync since the token was first seen.', 'gauge', share);
   g('book_hash_checks_total', 'Book hash checks by result (ltp_recovered: passed once the hashed last trade price was recovered).', 'counter', checks);
-  g('book_out_of_sync_total', 'Out-of-sync episodes, by reason.', 'counter', [...d.feed.outOfSync].map(([reason, n]) => [{ reason }, n]));
+  g(
+    'book_out_of_sync_total',
+    'Out-of-sync episodes, by reason.',
+    'counter',
+    [...d.feed.outOfSync].map(([reason, n]) => [{ reason }, n]),
+  );
   const rs = d.feed.resync.stats;
   g('book_resync_attempts_total', 'Resync attempts, by method.', 'counter', [
     [{ method: 'resubscribe' }, rs.attempts.resubscribe],
@@ -176,6 +212,11 @@ export function metricsText(d: StatusSource): string {
   g('book_resync_seconds_max', 'Longest time from a resync request to a verified book.', 'gauge', [[{}, rs.maxMs / 1000]]);
   g('book_resync_seconds_last', 'Time from the last resync request to a verified book.', 'gauge', [[{}, rs.lastMs / 1000]]);
   const fc = d.feed.counters();
-  g('feed', 'Feed decoder and connection counters.', 'counter', Object.entries(fc).map(([k, v]) => [{ counter: k }, v]));
+  g(
+    'feed',
+    'Feed decoder and connection counters.',
+    'counter',
+    Object.entries(fc).map(([k, v]) => [{ counter: k }, v]),
+  );
   return lines.join('\n') + '\n';
 }

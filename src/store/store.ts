@@ -16,10 +16,7 @@ import { migrate } from './migrations.js';
 import { emptyBasis, foldFill, type CostBasis } from '../core/accounting.js';
 
 /** One write of the engine's journal (journal.ts queues them; writeBatch stores them together). */
-export type JournalRecord =
-  | { kind: 'order'; order: TrackedOrder }
-  | { kind: 'fill'; fill: Fill }
-  | { kind: 'fillStatus'; fill: Fill };
+export type JournalRecord = { kind: 'order'; order: TrackedOrder } | { kind: 'fill'; fill: Fill } | { kind: 'fillStatus'; fill: Fill };
 
 export interface PositionRow {
   tokenId: string;
@@ -252,7 +249,13 @@ export class Store implements Journal {
   }
 
   positions(): PositionRow[] {
-    const rows = this.db.prepare(`SELECT token_id, market, qty, cost, realized FROM positions ORDER BY token_id`).all() as Array<{ token_id: string; market: string; qty: string; cost: string; realized: string }>;
+    const rows = this.db.prepare(`SELECT token_id, market, qty, cost, realized FROM positions ORDER BY token_id`).all() as Array<{
+      token_id: string;
+      market: string;
+      qty: string;
+      cost: string;
+      realized: string;
+    }>;
     return rows.map((r) => ({ tokenId: r.token_id, market: r.market, qty: r.qty, cost: r.cost, realized: r.realized }));
   }
 

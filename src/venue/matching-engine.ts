@@ -4,19 +4,9 @@
 // and a best-price pointer, so place, fill and cancel never sort.
 import { PRICE_SCALE } from '../core/units.js';
 import type { Side } from '../core/events.js';
-import type {
-  LevelChange,
-  MarketSpec,
-  MatchFill,
-  MatchingEngineApi,
-  MatchOrder,
-  PlaceOutcome,
-  RejectCode,
-  RestingOrder,
-} from './matching-api.js';
+import type { LevelChange, MarketSpec, MatchFill, MatchingEngineApi, MatchOrder, PlaceOutcome, RejectCode, RestingOrder } from './matching-api.js';
 import { ASK, BID, type BookSide, LEVELS, Ladder, OrderNode, view } from './matching-ladder.js';
 import { IdMemory, validateOrder } from './matching-validate.js';
-
 
 export interface MatchingEngineOptions {
   /** Trade ids are `${tradeIdPrefix}${counter}`: deterministic across runs. */

@@ -93,8 +93,17 @@ export class Ladder {
 /** A detached copy: callers never hold the book's linked nodes (which are also circular). */
 export function view(n: OrderNode): RestingOrder {
   const o: RestingOrder = {
-    orderId: n.orderId, owner: n.owner, tokenId: n.tokenId, side: n.side, price: n.price, size: n.size,
-    orderType: n.orderType, postOnly: n.postOnly, remaining: n.remaining, originalSize: n.originalSize, createdAtMs: n.createdAtMs,
+    orderId: n.orderId,
+    owner: n.owner,
+    tokenId: n.tokenId,
+    side: n.side,
+    price: n.price,
+    size: n.size,
+    orderType: n.orderType,
+    postOnly: n.postOnly,
+    remaining: n.remaining,
+    originalSize: n.originalSize,
+    createdAtMs: n.createdAtMs,
   };
   if (n.expiresAtMs !== undefined) o.expiresAtMs = n.expiresAtMs;
   return o;

@@ -72,26 +72,62 @@ export function tradeEvent(f: SimFill, o: SimOrder, owner: string, status: Trade
   const external = 'external';
   if (f.liquidity === 'TAKER') {
     return {
-      type: 'trade', tradeId: f.tradeId, takerOrderId: o.orderId, market: o.market, assetId: o.tokenId,
-      side: o.side, price: f.price, size: f.size, feeRateBps: f.feeRateBps, status, traderSide: 'TAKER',
-      outcome: o.outcome, owner,
-      makerOrders: [{
-        orderId: f.counterpartyOrderId, assetId: o.tokenId, price: f.price, matchedAmount: f.size,
-        feeRateBps: counterpartyFeeBps, outcome: o.outcome, side: opposite(o.side), owner: external,
-      }],
-      matchTimeMs: f.timeMs, timestampMs: nowMs,
+      type: 'trade',
+      tradeId: f.tradeId,
+      takerOrderId: o.orderId,
+      market: o.market,
+      assetId: o.tokenId,
+      side: o.side,
+      price: f.price,
+      size: f.size,
+      feeRateBps: f.feeRateBps,
+      status,
+      traderSide: 'TAKER',
+      outcome: o.outcome,
+      owner,
+      makerOrders: [
+        {
+          orderId: f.counterpartyOrderId,
+          assetId: o.tokenId,
+          price: f.price,
+          matchedAmount: f.size,
+          feeRateBps: counterpartyFeeBps,
+          outcome: o.outcome,
+          side: opposite(o.side),
+          owner: external,
+        },
+      ],
+      matchTimeMs: f.timeMs,
+      timestampMs: nowMs,
     };
   }
   return {
-    type: 'trade', tradeId: f.tradeId, takerOrderId: f.counterpartyOrderId, market: o.market, assetId: o.tokenId,
-    side: opposite(o.side), price: f.price, size: f.size, feeRateBps: f.feeRateBps, status, traderSide: 'MAKER',
-    outcome: o.outcome, owner,
-    makerOrders: [{
-      orderId: o.orderId, assetId: o.tokenId, price: o.price, matchedAmount: f.size,
-      feeRateBps: f.feeRateBps, outcome: o.outcome, side: o.side, owner,
-    }],
-    matchTimeMs: f.timeMs, timestampMs: nowMs,
+    type: 'trade',
+    tradeId: f.tradeId,
+    takerOrderId: f.counterpartyOrderId,
+    market: o.market,
+    assetId: o.tokenId,
+    side: opposite(o.side),
+    price: f.price,
+    size: f.size,
+    feeRateBps: f.feeRateBps,
+    status,
+    traderSide: 'MAKER',
+    outcome: o.outcome,
+    owner,
+    makerOrders: [
+      {
+        orderId: o.orderId,
+        assetId: o.tokenId,
+        price: o.price,
+        matchedAmount: f.size,
+        feeRateBps: f.feeRateBps,
+        outcome: o.outcome,
+        side: o.side,
+        owner,
+      },
+    ],
+    matchTimeMs: f.timeMs,
+    timestampMs: nowMs,
   };
 }
-
-

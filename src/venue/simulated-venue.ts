@@ -60,15 +60,16 @@ export interface SimulatedVenueOptions {
 }
 
 /** The venue from the `sim` config section (feedLatencyMs is the driver's, see above). */
-export function simulatedVenueFromConfig(
-  sim: Config['sim'],
-  clock: Clock,
-  markets: SimMarket[],
-  logger?: Logger,
-): SimulatedVenue {
+export function simulatedVenueFromConfig(sim: Config['sim'], clock: Clock, markets: SimMarket[], logger?: Logger): SimulatedVenue {
   return new SimulatedVenue({
-    clock, markets, logger, orderLatencyMs: sim.orderLatencyMs, cancelLatencyMs: sim.cancelLatencyMs,
-    makerFeeBps: sim.makerFeeBps, takerFeeBps: sim.takerFeeBps, queueModel: sim.queueModel,
+    clock,
+    markets,
+    logger,
+    orderLatencyMs: sim.orderLatencyMs,
+    cancelLatencyMs: sim.cancelLatencyMs,
+    makerFeeBps: sim.makerFeeBps,
+    takerFeeBps: sim.takerFeeBps,
+    queueModel: sim.queueModel,
   });
 }
 
@@ -231,8 +232,7 @@ export class SimulatedVenue implements Venue {
 
   placeOrders(reqs: OrderRequest[]): Promise<PlaceResult[]> {
     const ids = reqs.map(() => this.nextId('o'));
-    const act = (): PlaceResult[] =>
-      reqs.map((r, i) => (reqs.length > 15 ? { clientId: r.clientId, ok: false, error: 'INVALID_ORDER_ERROR' } : this.arrive(r, ids[i])));
+    const act = (): PlaceResult[] => reqs.map((r, i) => (reqs.length > 15 ? { clientId: r.clientId, ok: false, error: 'INVALID_ORDER_ERROR' } : this.arrive(r, ids[i])));
     const failed = (): PlaceResult[] => reqs.map((r) => ({ clientId: r.clientId, ok: false, error: 'MARKET_NOT_READY' }));
     return this.gate.after(this.opts.orderLatencyMs, act, failed);
   }
@@ -243,7 +243,11 @@ export class SimulatedVenue implements Venue {
   }
 
   cancelOrders(orderIds: string[]): Promise<CancelResult> {
-    return this.gate.after(this.opts.cancelLatencyMs, () => this.cancelNow(orderIds), () => notCancelled(orderIds, 'venue closed'));
+    return this.gate.after(
+      this.opts.cancelLatencyMs,
+      () => this.cancelNow(orderIds),
+      () => notCancelled(orderIds, 'venue closed'),
+    );
   }
 
   cancelOrder(orderId: string): Promise<CancelResult> {
@@ -252,11 +256,19 @@ export class SimulatedVenue implements Venue {
 
   /** Cancels whatever is live when the cancel takes effect (after the cancel latency). */
   cancelAll(): Promise<CancelResult> {
-    return this.gate.after(this.opts.cancelLatencyMs, () => this.cancelNow(this.liveIds(() => true)), () => notCancelled([], ''));
+    return this.gate.after(
+      this.opts.cancelLatencyMs,
+      () => this.cancelNow(this.liveIds(() => true)),
+      () => notCancelled([], ''),
+    );
   }
 
   cancelMarket(market: string): Promise<CancelResult> {
-    return this.gate.after(this.opts.cancelLatencyMs, () => this.cancelNow(this.liveIds((o) => o.market === market)), () => notCancelled([], ''));
+    return this.gate.after(
+      this.opts.cancelLatencyMs,
+      () => this.cancelNow(this.liveIds((o) => o.market === market)),
+      () => notCancelled([], ''),
+    );
   }
 
   async openOrders(): Promise<VenueOrder[]> {
@@ -264,8 +276,16 @@ export class SimulatedVenue implements Venue {
     for (const o of this.orders.values()) {
       if (o.status !== 'LIVE') continue;
       out.push({
-        orderId: o.orderId, tokenId: o.tokenId, market: o.market, side: o.side, price: o.price,
-        originalSize: o.originalSize, sizeMatched: o.sizeMatched, status: o.status, orderType: o.orderType, createdAtMs: o.createdAtMs,
+        orderId: o.orderId,
+        tokenId: o.tokenId,
+        market: o.market,
+        side: o.side,
+        price: o.price,
+        originalSize: o.originalSize,
+        sizeMatched: o.sizeMatched,
+        status: o.status,
+        orderType: o.orderType,
+        createdAtMs: o.createdAtMs,
       });
     }
     return out;
@@ -275,8 +295,17 @@ export class SimulatedVenue implements Venue {
     return this.ledger.fills
       .filter((f) => f.timeMs >= sinceMs)
       .map((f) => ({
-        tradeId: f.tradeId, orderId: f.orderId, tokenId: f.tokenId, market: f.market, side: f.side, price: f.price,
-        size: f.size, feeRateBps: f.feeRateBps, status: 'CONFIRMED', liquidity: f.liquidity, timeMs: f.timeMs,
+        tradeId: f.tradeId,
+        orderId: f.orderId,
+        tokenId: f.tokenId,
+        market: f.market,
+        side: f.side,
+        price: f.price,
+        size: f.size,
+        feeRateBps: f.feeRateBps,
+        status: 'CONFIRMED',
+        liquidity: f.liquidity,
+        timeMs: f.timeMs,
       }));
   }
 
@@ -330,9 +359,20 @@ export class SimulatedVenue implements Venue {
     this.ledger.stats.placed++;
 
     const o: SimOrder = {
-      orderId, clientId: r.clientId, market: t.market.conditionId, tokenId: r.tokenId, outcome: t.outcome, side: r.side,
-      price: r.price, originalSize: r.size, sizeMatched: 0, orderType: r.orderType, postOnly: r.postOnly, createdAtMs: now,
-      status: 'LIVE', associateTrades: [],
+      orderId,
+      clientId: r.clientId,
+      market: t.market.conditionId,
+      tokenId: r.tokenId,
+      outcome: t.outcome,
+      side: r.side,
+      price: r.price,
+      originalSize: r.size,
+      sizeMatched: 0,
+      orderType: r.orderType,
+      postOnly: r.postOnly,
+      createdAtMs: now,
+      status: 'LIVE',
+      associateTrades: [],
     };
     if (expiresAtMs !== undefined) o.expiresAtMs = expiresAtMs;
     this.orders.set(orderId, o);
@@ -387,8 +427,19 @@ export class SimulatedVenue implements Venue {
     const now = this.clock.now();
     const bps = liquidity === 'MAKER' ? this.opts.makerFeeBps : this.opts.takerFeeBps;
     const f: SimFill = {
-      tradeId: this.nextId('t'), orderId: o.orderId, clientId: o.clientId, market: o.market, tokenId: o.tokenId, side: o.side,
-      price, size, liquidity, feeRateBps: bps, feeMicros: feeMicros(price, size, bps), counterpartyOrderId: this.nextId('x'), timeMs: now,
+      tradeId: this.nextId('t'),
+      orderId: o.orderId,
+      clientId: o.clientId,
+      market: o.market,
+      tokenId: o.tokenId,
+      side: o.side,
+      price,
+      size,
+      liquidity,
+      feeRateBps: bps,
+      feeMicros: feeMicros(price, size, bps),
+      counterpartyOrderId: this.nextId('x'),
+      timeMs: now,
     };
     o.sizeMatched += size;
     o.associateTrades.push(f.tradeId);

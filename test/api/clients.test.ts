@@ -115,46 +115,151 @@ function lastReq(): Received {
 
 describe('ClobClient (every endpoint)', () => {
   const cases: Array<[string, () => Promise<unknown>, (r: unknown, req: Received) => void]> = [
-    ['listMarkets', () => clob.listMarkets({ limit: 100 }), (r, q) => { expect((r as { data: unknown[]; next_cursor: string }).next_cursor).toBe('MTAw'); expect((r as { data: unknown[] }).data).toHaveLength(100); expect(q.query.get('limit')).toBe('100'); }],
-    ['getMarket', () => clob.getMarket('0xcond'), (r, q) => { expect(r).toMatchObject({ condition_id: expect.any(String) }); expect(q.query.get('condition_id')).toBe('0xcond'); }],
+    [
+      'listMarkets',
+      () => clob.listMarkets({ limit: 100 }),
+      (r, q) => {
+        expect((r as { data: unknown[]; next_cursor: string }).next_cursor).toBe('MTAw');
+        expect((r as { data: unknown[] }).data).toHaveLength(100);
+        expect(q.query.get('limit')).toBe('100');
+      },
+    ],
+    [
+      'getMarket',
+      () => clob.getMarket('0xcond'),
+      (r, q) => {
+        expect(r).toMatchObject({ condition_id: expect.any(String) });
+        expect(q.query.get('condition_id')).toBe('0xcond');
+      },
+    ],
     ['samplingMarkets', () => clob.samplingMarkets(), (r) => expect((r as { data: unknown[] }).data).toHaveLength(2)],
-    ['samplingSimplifiedMarkets', () => clob.samplingSimplifiedMarkets('MA=='), (r, q) => { expect((r as { data: unknown[] }).data).toHaveLength(1); expect(q.query.get('next_cursor')).toBe('MA=='); }],
-    ['getBook', () => clob.getBook(TOKEN), (r, q) => {
-      const b = r as { bids: Array<{ price: number; size: number }>; bestBid: number; bestAsk: number; tickSize: number; minOrderSize: number; negRisk: boolean };
-      expect(q.query.get('token_id')).toBe(TOKEN);
-      expect(b.bids).toHaveLength(20);
-      expect([b.bestBid, b.bestAsk, b.tickSize, b.minOrderSize, b.negRisk]).toEqual([4900, 5100, 100, 500, false]);
-      expect(b.bids[19]).toEqual({ price: 4900, size: 102800 });
-    }],
+    [
+      'samplingSimplifiedMarkets',
+      () => clob.samplingSimplifiedMarkets('MA=='),
+      (r, q) => {
+        expect((r as { data: unknown[] }).data).toHaveLength(1);
+        expect(q.query.get('next_cursor')).toBe('MA==');
+      },
+    ],
+    [
+      'getBook',
+      () => clob.getBook(TOKEN),
+      (r, q) => {
+        const b = r as { bids: Array<{ price: number; size: number }>; bestBid: number; bestAsk: number; tickSize: number; minOrderSize: number; negRisk: boolean };
+        expect(q.query.get('token_id')).toBe(TOKEN);
+        expect(b.bids).toHaveLength(20);
+        expect([b.bestBid, b.bestAsk, b.tickSize, b.minOrderSize, b.negRisk]).toEqual([4900, 5100, 100, 500, false]);
+        expect(b.bids[19]).toEqual({ price: 4900, size: 102800 });
+      },
+    ],
     ['getMidpoint (mid_price)', () => clob.getMidpoint(TOKEN), (r) => expect(r).toBe(4500)],
-    ['getPrice', () => clob.getPrice(TOKEN, 'BUY'), (r, q) => { expect(r).toBe(5100); expect(q.query.get('side')).toBe('BUY'); }],
+    [
+      'getPrice',
+      () => clob.getPrice(TOKEN, 'BUY'),
+      (r, q) => {
+        expect(r).toBe(5100);
+        expect(q.query.get('side')).toBe('BUY');
+      },
+    ],
     ['getSpread', () => clob.getSpread(TOKEN), (r) => expect(r).toBe(200)],
-    ['postOrder', () => clob.postOrder({ tokenId: TOKEN, price: 5000, size: 1050, side: 'BUY', orderType: 'GTC', postOnly: true, priceDecimals: 2 }), (r, q) => {
-      expect(r).toMatchObject({ success: true, orderID: expect.stringMatching(/^0x/) });
-      expect(JSON.parse(q.body)).toEqual({ tokenID: TOKEN, price: '0.50', size: '10.5', side: 'BUY', orderType: 'GTC', postOnly: true });
-      expect(q.headers['content-type']).toBe('application/json');
-    }],
-    ['getOrder', () => clob.getOrder('0x12'), (r, q) => { expect(r).toMatchObject({ side: 'BUY', price: '0.5000' }); expect(q.query.get('id')).toBe('0x12'); }],
-    ['cancelOrder', () => clob.cancelOrder('0xb8'), (r, q) => { expect((r as { canceled: string[] }).canceled).toHaveLength(1); expect(JSON.parse(q.body)).toEqual({ orderID: '0xb8' }); expect(q.method).toBe('DELETE'); }],
-    ['postOrders', () => clob.postOrders([{ tokenId: TOKEN, price: 4000, size: 500, side: 'BUY' }, { tokenId: TOKEN, price: 6000, size: 500, side: 'SELL' }]), (r, q) => {
-      const rs = r as Array<{ success: boolean; errorMsg?: string | null }>;
-      expect(rs.map((x) => x.success)).toEqual([true, false]);
-      expect(rs[1].errorMsg).toBe('Insufficient balance');
-      expect(JSON.parse(q.body)).toEqual([{ tokenID: TOKEN, price: '0.4', size: '5', side: 'BUY' }, { tokenID: TOKEN, price: '0.6', size: '5', side: 'SELL' }]);
-    }],
-    ['getOrders', () => clob.getOrders({ market: '0xm' }), (r, q) => { expect((r as { next_cursor: string }).next_cursor).toBe('LTE='); expect(q.query.get('market')).toBe('0xm'); }],
-    ['cancelOrders', () => clob.cancelOrders(['0x1', '0x2']), (r, q) => { expect((r as { not_canceled: Record<string, string> }).not_canceled).toEqual({ ['0x' + '3'.repeat(64)]: 'already canceled or matched' }); expect(JSON.parse(q.body)).toEqual({ orderIds: ['0x1', '0x2'] }); }],
-    ['cancelAll', () => clob.cancelAll(), (r, q) => { expect(r).toMatchObject({ canceled: expect.any(Array) }); expect(q.body).toBe(''); }],
+    [
+      'postOrder',
+      () => clob.postOrder({ tokenId: TOKEN, price: 5000, size: 1050, side: 'BUY', orderType: 'GTC', postOnly: true, priceDecimals: 2 }),
+      (r, q) => {
+        expect(r).toMatchObject({ success: true, orderID: expect.stringMatching(/^0x/) });
+        expect(JSON.parse(q.body)).toEqual({ tokenID: TOKEN, price: '0.50', size: '10.5', side: 'BUY', orderType: 'GTC', postOnly: true });
+        expect(q.headers['content-type']).toBe('application/json');
+      },
+    ],
+    [
+      'getOrder',
+      () => clob.getOrder('0x12'),
+      (r, q) => {
+        expect(r).toMatchObject({ side: 'BUY', price: '0.5000' });
+        expect(q.query.get('id')).toBe('0x12');
+      },
+    ],
+    [
+      'cancelOrder',
+      () => clob.cancelOrder('0xb8'),
+      (r, q) => {
+        expect((r as { canceled: string[] }).canceled).toHaveLength(1);
+        expect(JSON.parse(q.body)).toEqual({ orderID: '0xb8' });
+        expect(q.method).toBe('DELETE');
+      },
+    ],
+    [
+      'postOrders',
+      () =>
+        clob.postOrders([
+          { tokenId: TOKEN, price: 4000, size: 500, side: 'BUY' },
+          { tokenId: TOKEN, price: 6000, size: 500, side: 'SELL' },
+        ]),
+      (r, q) => {
+        const rs = r as Array<{ success: boolean; errorMsg?: string | null }>;
+        expect(rs.map((x) => x.success)).toEqual([true, false]);
+        expect(rs[1].errorMsg).toBe('Insufficient balance');
+        expect(JSON.parse(q.body)).toEqual([
+          { tokenID: TOKEN, price: '0.4', size: '5', side: 'BUY' },
+          { tokenID: TOKEN, price: '0.6', size: '5', side: 'SELL' },
+        ]);
+      },
+    ],
+    [
+      'getOrders',
+      () => clob.getOrders({ market: '0xm' }),
+      (r, q) => {
+        expect((r as { next_cursor: string }).next_cursor).toBe('LTE=');
+        expect(q.query.get('market')).toBe('0xm');
+      },
+    ],
+    [
+      'cancelOrders',
+      () => clob.cancelOrders(['0x1', '0x2']),
+      (r, q) => {
+        expect((r as { not_canceled: Record<string, string> }).not_canceled).toEqual({ ['0x' + '3'.repeat(64)]: 'already canceled or matched' });
+        expect(JSON.parse(q.body)).toEqual({ orderIds: ['0x1', '0x2'] });
+      },
+    ],
+    [
+      'cancelAll',
+      () => clob.cancelAll(),
+      (r, q) => {
+        expect(r).toMatchObject({ canceled: expect.any(Array) });
+        expect(q.body).toBe('');
+      },
+    ],
     ['cancelMarketOrders', () => clob.cancelMarketOrders('0xcond', TOKEN), (_r, q) => expect(JSON.parse(q.body)).toEqual({ market: '0xcond', asset_id: TOKEN })],
-    ['getTrades', () => clob.getTrades({ asset_id: TOKEN }), (r, q) => { expect((r as { data: unknown[] }).data.length).toBeGreaterThan(0); expect(q.query.get('asset_id')).toBe(TOKEN); }],
+    [
+      'getTrades',
+      () => clob.getTrades({ asset_id: TOKEN }),
+      (r, q) => {
+        expect((r as { data: unknown[] }).data.length).toBeGreaterThan(0);
+        expect(q.query.get('asset_id')).toBe(TOKEN);
+      },
+    ],
     ['getDataTrades', () => clob.getDataTrades(), (r) => expect((r as { data: unknown[] }).data.length).toBeGreaterThan(0)],
     ['getBalances', () => clob.getBalances(), (r) => expect(r).toHaveProperty('balance')],
     ['getPositions', () => clob.getPositions(), (r) => expect(Array.isArray(r)).toBe(true)],
     ['getTickSize', () => clob.getTickSize(TOKEN), (r) => expect(r).toBe(10)],
     ['getNegRisk', () => clob.getNegRisk(TOKEN), (r) => expect(r).toBe(true)],
-    ['createApiKey', () => clob.createApiKey(), (r, q) => { expect(r).toEqual({ apiKey: 'new-key' }); expect(q.method).toBe('POST'); }],
+    [
+      'createApiKey',
+      () => clob.createApiKey(),
+      (r, q) => {
+        expect(r).toEqual({ apiKey: 'new-key' });
+        expect(q.method).toBe('POST');
+      },
+    ],
     ['getApiKey', () => clob.getApiKey(), (r) => expect(r).toEqual({ apiKeys: ['k'] })],
-    ['deleteApiKey', () => clob.deleteApiKey(), (r, q) => { expect(r).toEqual({}); expect(q.method).toBe('DELETE'); }],
+    [
+      'deleteApiKey',
+      () => clob.deleteApiKey(),
+      (r, q) => {
+        expect(r).toEqual({});
+        expect(q.method).toBe('DELETE');
+      },
+    ],
   ];
   it('covers all 25 endpoints', () => expect(new Set(Object.keys(routes).filter((k) => !/^[A-Z]+ [A-Z]+ /.test(k))).size).toBe(25));
   for (const [name, call, verify] of cases) {
@@ -237,7 +342,11 @@ describe('GammaClient (every endpoint)', () => {
     const s = await startServer((r, res) => {
       const off = Number(r.query.get('offset'));
       const k = off < 4 ? 2 : 1;
-      send(res, 200, Array.from({ length: k }, (_, i) => ({ ...gammaMarket, id: String(off + i) })));
+      send(
+        res,
+        200,
+        Array.from({ length: k }, (_, i) => ({ ...gammaMarket, id: String(off + i) })),
+      );
     });
     const g = new GammaClient(new Transport({ api: 'gamma', baseUrl: s.url, http: testHttp, retry: testRetry, limiter: new Limiter({ clock: new WallClock({ keepAlive: true }) }) }));
     try {

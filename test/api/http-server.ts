@@ -40,7 +40,14 @@ export async function startServer(handler: Handler): Promise<TestServer> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const u = new URL(req.url ?? '/', 'http://127.0.0.1');
-      const r: Received = { method: req.method ?? '', path: u.pathname, query: u.searchParams, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), remotePort: req.socket.remotePort ?? 0 };
+      const r: Received = {
+        method: req.method ?? '',
+        path: u.pathname,
+        query: u.searchParams,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        remotePort: req.socket.remotePort ?? 0,
+      };
       requests.push(r);
       h(r, res);
     });
@@ -69,5 +76,14 @@ export function fixture(rel: string): unknown {
 }
 
 /** Small, fast settings for tests. */
-export const testHttp: Config['http'] = { connectTimeoutMs: 1000, headersTimeoutMs: 300, bodyTimeoutMs: 300, keepAliveTimeoutMs: 1000, connectionsPerOrigin: 4, placeDeadlineMs: 5000, cancelDeadlineMs: 5000, readDeadlineMs: 5000 };
+export const testHttp: Config['http'] = {
+  connectTimeoutMs: 1000,
+  headersTimeoutMs: 300,
+  bodyTimeoutMs: 300,
+  keepAliveTimeoutMs: 1000,
+  connectionsPerOrigin: 4,
+  placeDeadlineMs: 5000,
+  cancelDeadlineMs: 5000,
+  readDeadlineMs: 5000,
+};
 export const testRetry: Config['retry'] = { baseMs: 5, maxMs: 20, attempts: 3 };

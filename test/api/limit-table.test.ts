@@ -6,7 +6,12 @@ const ids = (...a: Parameters<typeof scopesFor>) => scopesFor(...a).map((s) => `
 describe('limit table (spec section 8)', () => {
   it('a trading endpoint has both windows plus CLOB general and general', () => {
     expect(ids('clob', 'POST', '/orders')).toEqual(['clob:POST /orders:burst 1000/10000', 'clob:POST /orders:sustained 15000/600000', 'clob 15000/10000', 'general 15000/10000']);
-    expect(ids('clob', 'DELETE', '/cancel-market-orders')).toEqual(['clob:DELETE /cancel-market-orders:burst 1000/10000', 'clob:DELETE /cancel-market-orders:sustained 1500/600000', 'clob 15000/10000', 'general 15000/10000']);
+    expect(ids('clob', 'DELETE', '/cancel-market-orders')).toEqual([
+      'clob:DELETE /cancel-market-orders:burst 1000/10000',
+      'clob:DELETE /cancel-market-orders:sustained 1500/600000',
+      'clob 15000/10000',
+      'general 15000/10000',
+    ]);
     expect(ids('clob', 'POST', '/order').slice(0, 2)).toEqual(['clob:POST /order:burst 3500/10000', 'clob:POST /order:sustained 36000/600000']);
     expect(ids('clob', 'DELETE', '/order').slice(0, 2)).toEqual(['clob:DELETE /order:burst 3000/10000', 'clob:DELETE /order:sustained 30000/600000']);
     expect(ids('clob', 'DELETE', '/orders').slice(0, 2)).toEqual(['clob:DELETE /orders:burst 1000/10000', 'clob:DELETE /orders:sustained 15000/600000']);
@@ -33,7 +38,13 @@ describe('limit table (spec section 8)', () => {
     const s = ALL_SCOPES.find((x) => x.id === 'clob:POST /orders:sustained')!;
     expect(scaleScope(s, 0.5, 0.1)).toEqual({ id: s.id, limit: 7500, windowMs: 60_000 });
     expect(scaleScope(s, 0.29, 1).limit).toBe(4350);
-    expect(scaleScope(ALL_SCOPES.find((x) => x.id === 'relayer:submit')!, 0.01, 1).limit).toBe(1);
+    expect(
+      scaleScope(
+        ALL_SCOPES.find((x) => x.id === 'relayer:submit')!,
+        0.01,
+        1,
+      ).limit,
+    ).toBe(1);
     expect(new Set(ALL_SCOPES.map((x) => x.id)).size).toBe(ALL_SCOPES.length);
   });
 });

@@ -121,7 +121,13 @@ describe('Limiter (virtual time property test)', () => {
   });
   it('holds a shared per-API scope when several endpoints compete for it', () => {
     // five Data API endpoints, each with room of its own, share the Data API's 50 / 10 s
-    const streams: Stream[] = ['/events', '/markets', '/users/0x1', '/users/0x1/trades', '/users/0x1/pnl'].map((path) => ({ api: 'data', method: 'GET', path, priority: PRIORITY.normal, concurrency: 20 }));
+    const streams: Stream[] = ['/events', '/markets', '/users/0x1', '/users/0x1/trades', '/users/0x1/pnl'].map((path) => ({
+      api: 'data',
+      method: 'GET',
+      path,
+      priority: PRIORITY.normal,
+      concurrency: 20,
+    }));
     const clock = new VirtualClock(0);
     const limiter = new Limiter({ clock });
     const grants = simulate(limiter, clock, streams, 200_000);

@@ -141,7 +141,7 @@ describe('transport: connections and dispatch', () => {
     // loop turn after its response); a socket closed after each DELETE would give 7 ports
     expect(new Set(ports).size).toBeLessThanOrEqual(2);
   });
-  it('a request the limiter grants at once is handed to undici in the caller\'s turn', async () => {
+  it("a request the limiter grants at once is handed to undici in the caller's turn", async () => {
     handler = (_q, res) => send(res, 200, []);
     const t = transport();
     const created: string[] = [];
@@ -195,7 +195,8 @@ describe('transport: 429', () => {
     const t0 = Date.now();
     const r = await run(
       { method: 'GET', path: '/book' },
-      (_q, res) => (++n === 1 ? send(res, 429, { error: 'rate limited' }, { 'X-RateLimit-Limit': '100', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(Date.now() + 150) }) : send(res, 200, { ok: 1 })),
+      (_q, res) =>
+        ++n === 1 ? send(res, 429, { error: 'rate limited' }, { 'X-RateLimit-Limit': '100', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(Date.now() + 150) }) : send(res, 200, { ok: 1 }),
       { limiter },
     );
     expect(r.result).toEqual({ ok: 1 });
@@ -218,7 +219,9 @@ describe('transport: 429', () => {
   });
   it('POST /order 429 is retried (nothing was accepted)', async () => {
     let n = 0;
-    const r = await run({ method: 'POST', path: '/order', body: {} }, (_q, res) => (++n === 1 ? send(res, 429, { error: 'slow down' }) : send(res, 200, { success: true, orderID: 'o1', errorMsg: '' })));
+    const r = await run({ method: 'POST', path: '/order', body: {} }, (_q, res) =>
+      ++n === 1 ? send(res, 429, { error: 'slow down' }) : send(res, 200, { success: true, orderID: 'o1', errorMsg: '' }),
+    );
     expect(r.result).toMatchObject({ orderID: 'o1' });
     expect(r.count).toBe(2);
   });

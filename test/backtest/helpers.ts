@@ -42,7 +42,20 @@ export function tradeFrame(ts: number, price: string, size: string, side: 'BUY' 
  * selling `tradeSize` into the 0.49 bid every `everyMs`, for `durationMs`.
  */
 export function sellerRecording(dir: string, o: { queue: string; tradeSize: string; everyMs: number; durationMs: number }): string {
-  let text = recordLine(T0, snapshotFrame(T0, [['0.48', '100'], ['0.49', o.queue]], [['0.52', '100'], ['0.51', o.queue]]));
+  let text = recordLine(
+    T0,
+    snapshotFrame(
+      T0,
+      [
+        ['0.48', '100'],
+        ['0.49', o.queue],
+      ],
+      [
+        ['0.52', '100'],
+        ['0.51', o.queue],
+      ],
+    ),
+  );
   for (let t = T0 + o.everyMs; t <= T0 + o.durationMs; t += o.everyMs) text += recordLine(t, tradeFrame(t, '0.49', o.tradeSize, 'SELL'));
   const path = join(dir, `seller-${o.queue}-${o.tradeSize}-${o.everyMs}.jsonl`);
   writeFileSync(path, text);
@@ -66,10 +79,36 @@ export function handConfig(sim: Partial<Config['sim']>): Config {
  * sells into the new 0.50 bid as many times again.
  */
 export function parityRecording(dir: string, o: { queue: string; tradeSize: string; leadMs: number; everyMs: number; trades: number }): string {
-  let text = recordLine(T0, snapshotFrame(T0, [['0.48', '100'], ['0.49', o.queue]], [['0.52', '100'], ['0.51', o.queue]]));
+  let text = recordLine(
+    T0,
+    snapshotFrame(
+      T0,
+      [
+        ['0.48', '100'],
+        ['0.49', o.queue],
+      ],
+      [
+        ['0.52', '100'],
+        ['0.51', o.queue],
+      ],
+    ),
+  );
   let t = T0 + o.leadMs;
   for (let i = 0; i < o.trades; i++, t += o.everyMs) text += recordLine(t, tradeFrame(t, '0.49', o.tradeSize, 'SELL'));
-  text += recordLine(t, snapshotFrame(t, [['0.49', '100'], ['0.50', o.queue]], [['0.53', '100'], ['0.52', o.queue]]));
+  text += recordLine(
+    t,
+    snapshotFrame(
+      t,
+      [
+        ['0.49', '100'],
+        ['0.50', o.queue],
+      ],
+      [
+        ['0.53', '100'],
+        ['0.52', o.queue],
+      ],
+    ),
+  );
   t += o.everyMs;
   for (let i = 0; i < o.trades; i++, t += o.everyMs) text += recordLine(t, tradeFrame(t, '0.50', o.tradeSize, 'SELL'));
   const path = join(dir, 'parity.jsonl');
@@ -79,5 +118,5 @@ export function parityRecording(dir: string, o: { queue: string; tradeSize: stri
 
 /** Time of the last trade of parityRecording. */
 export function parityLastTrade(o: { leadMs: number; everyMs: number; trades: number }): number {
-  return T0 + o.leadMs + (2 * o.trades) * o.everyMs;
+  return T0 + o.leadMs + 2 * o.trades * o.everyMs;
 }

@@ -18,7 +18,12 @@ beforeAll(() => {
   // the recording's periodic snapshots between lines 1500 and 2500 left out of both runs: after
   // the reconnect the next snapshot comes 1000 lines later
   const isBook = (l: string) => l.includes('\\"event_type\\":\\"book\\"');
-  const lines = gunzipSync(readFileSync(SAMPLE)).toString('utf8').split('\n').filter(Boolean).slice(0, 3000).filter((l, i) => i < 1500 || i >= 2500 || !isBook(l));
+  const lines = gunzipSync(readFileSync(SAMPLE))
+    .toString('utf8')
+    .split('\n')
+    .filter(Boolean)
+    .slice(0, 3000)
+    .filter((l, i) => i < 1500 || i >= 2500 || !isBook(l));
   plain = join(dir, 'plain.jsonl');
   reconnected = join(dir, 'reconnected.jsonl');
   writeFileSync(plain, lines.join('\n') + '\n');

@@ -53,7 +53,13 @@ describe('backtest runner', () => {
   it('counts and skips malformed lines and frames, and carries on', async () => {
     const good = readFileSync(synthetic.replace(/\.gz$/, ''), 'utf8').split('\n').slice(0, 200);
     const mixed = join(dir, 'mixed.jsonl');
-    const lines = [...good.slice(0, 50), 'not json at all', '{"t":1767225600100,"e":1,"k":"market","f":"{\\"event_type\\":\\"book\\""}', '{"t":1767225600100,"e":1,"k":"user","f":"{}"}', ...good.slice(50)];
+    const lines = [
+      ...good.slice(0, 50),
+      'not json at all',
+      '{"t":1767225600100,"e":1,"k":"market","f":"{\\"event_type\\":\\"book\\""}',
+      '{"t":1767225600100,"e":1,"k":"user","f":"{}"}',
+      ...good.slice(50),
+    ];
     writeFileSync(mixed, lines.join('\n') + '\n');
     const out = await runBacktest({ data: [mixed], config: config() });
     expect(out.result.feed.rejected).toBe(2);
@@ -97,8 +103,7 @@ describe('backtest runner', () => {
   }, 30_000);
 
   it('on a synthetic market, longer latency gives worse fills (less edge against the mid) and less quote uptime', async () => {
-    const run = (latency: number): ReturnType<typeof runBacktest> =>
-      runBacktest({ data: [synthetic], config: config({ sim: { orderLatencyMs: latency, cancelLatencyMs: latency } }) });
+    const run = (latency: number): ReturnType<typeof runBacktest> => runBacktest({ data: [synthetic], config: config({ sim: { orderLatencyMs: latency, cancelLatencyMs: latency } }) });
     const fast = (await run(0)).result.total;
     const slow = (await run(1000)).result.total;
     expect(fast.fills).toBeGreaterThan(3);

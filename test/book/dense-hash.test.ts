@@ -14,7 +14,9 @@ const META: HashMeta = { market: '0x' + 'ab'.repeat(32), assetId: '7'.repeat(77)
 
 function plain(b: DenseBook, m: HashMeta): string {
   const payload = bookHashPayload({ ...m, bids: b.wireLevels('BUY'), asks: b.wireLevels('SELL') });
-  return createHash('sha1').update(JSON.stringify(JSON.parse(payload))).digest('hex');
+  return createHash('sha1')
+    .update(JSON.stringify(JSON.parse(payload)))
+    .digest('hex');
 }
 
 describe('DenseBook level bytes and hashDenseBook', () => {
@@ -53,7 +55,14 @@ describe('DenseBook level bytes and hashDenseBook', () => {
 
   it('reproduce the three real book hashes', () => {
     const dir = new URL('../fixtures/polymarket/', import.meta.url);
-    const vectors = JSON.parse(readFileSync(new URL('derived/book_hash_vectors.json', dir), 'utf8')).vectors as Array<{ file: string; hash_in_message: string; min_order_size: string; tick_size: string; neg_risk: boolean; last_trade_price: string }>;
+    const vectors = JSON.parse(readFileSync(new URL('derived/book_hash_vectors.json', dir), 'utf8')).vectors as Array<{
+      file: string;
+      hash_in_message: string;
+      min_order_size: string;
+      tick_size: string;
+      neg_risk: boolean;
+      last_trade_price: string;
+    }>;
     expect(vectors).toHaveLength(3);
     for (const v of vectors) {
       const raw = v.file.startsWith('polytope/')
@@ -62,7 +71,15 @@ describe('DenseBook level bytes and hashDenseBook', () => {
       const b = new DenseBook(raw.asset_id as string);
       for (const l of raw.bids as Array<{ price: string; size: string }>) b.set('BUY', parsePrice(l.price), parseSize(l.size), l.price, l.size);
       for (const l of raw.asks as Array<{ price: string; size: string }>) b.set('SELL', parsePrice(l.price), parseSize(l.size), l.price, l.size);
-      const m: HashMeta = { market: raw.market as string, assetId: raw.asset_id as string, timestamp: raw.timestamp as string, minOrderSize: v.min_order_size, tickSize: v.tick_size, negRisk: v.neg_risk, lastTradePrice: v.last_trade_price };
+      const m: HashMeta = {
+        market: raw.market as string,
+        assetId: raw.asset_id as string,
+        timestamp: raw.timestamp as string,
+        minOrderSize: v.min_order_size,
+        tickSize: v.tick_size,
+        negRisk: v.neg_risk,
+        lastTradePrice: v.last_trade_price,
+      };
       expect(hashDenseBook(m, b), v.file).toBe(v.hash_in_message);
       expect(bookHash({ ...m, bids: b.wireLevels('BUY'), asks: b.wireLevels('SELL') })).toBe(v.hash_in_message);
     }

@@ -134,7 +134,15 @@ describe('fast book hash paths equal the simple hash', () => {
         };
         b.loadSnapshot(i % 800 === 399 ? lv(100, 4900, false) : [], lv(5100, 9900, true), 0);
       }
-      const m: HashMeta = { market: i % 10 === 3 ? long : MARKET, assetId: b.assetId, timestamp: String(1_779_862_954_465 + i), minOrderSize: '5', tickSize: '0.01', negRisk: false, lastTradePrice: '0.550' };
+      const m: HashMeta = {
+        market: i % 10 === 3 ? long : MARKET,
+        assetId: b.assetId,
+        timestamp: String(1_779_862_954_465 + i),
+        minOrderSize: '5',
+        tickSize: '0.01',
+        negRisk: false,
+        lastTradePrice: '0.550',
+      };
       const h = rng.next() < 0.5 ? h1 : h2;
       expect(h.hash(m, b), `change ${i}`).toBe(simpleOf(m, b));
       if (i % 5 === 0) {
@@ -156,7 +164,11 @@ describe('fast book hash paths equal the simple hash', () => {
     expect(sha1Hex(copy)).toBe(sha(p));
     expect(sha1Hex(p)).toBe(sha(p));
     // level text given as any string (not only DenseBook's ASCII): encoded as UTF-8 like the whole
-    for (const [bt, at] of [['[{"price":"é","size":"1"}]', '[]'], ['\ud83d', '\ude00'], ['[\u{1F600}]', 'ü'.repeat(9000)]]) {
+    for (const [bt, at] of [
+      ['[{"price":"é","size":"1"}]', '[]'],
+      ['\ud83d', '\ude00'],
+      ['[\u{1F600}]', 'ü'.repeat(9000)],
+    ]) {
       const q = bookHashPayloadFromText(m, bt, at);
       expect(sha1Hex(q)).toBe(sha(q));
     }
@@ -168,7 +180,14 @@ describe('fast book hash paths equal the simple hash', () => {
 
   it('reproduce the three real vectors on every path', () => {
     const dir = new URL('../fixtures/polymarket/', import.meta.url);
-    const vectors = JSON.parse(readFileSync(new URL('derived/book_hash_vectors.json', dir), 'utf8')).vectors as Array<{ file: string; hash_in_message: string; min_order_size: string; tick_size: string; neg_risk: boolean; last_trade_price: string }>;
+    const vectors = JSON.parse(readFileSync(new URL('derived/book_hash_vectors.json', dir), 'utf8')).vectors as Array<{
+      file: string;
+      hash_in_message: string;
+      min_order_size: string;
+      tick_size: string;
+      neg_risk: boolean;
+      last_trade_price: string;
+    }>;
     expect(vectors).toHaveLength(3);
     const h = new BookHasher();
     for (const v of vectors) {
@@ -178,7 +197,15 @@ describe('fast book hash paths equal the simple hash', () => {
       const b = new DenseBook(raw.asset_id as string);
       for (const l of raw.bids as Array<{ price: string; size: string }>) b.set('BUY', parsePrice(l.price), parseSize(l.size), l.price, l.size);
       for (const l of raw.asks as Array<{ price: string; size: string }>) b.set('SELL', parsePrice(l.price), parseSize(l.size), l.price, l.size);
-      const m: HashMeta = { market: raw.market as string, assetId: raw.asset_id as string, timestamp: raw.timestamp as string, minOrderSize: v.min_order_size, tickSize: v.tick_size, negRisk: v.neg_risk, lastTradePrice: v.last_trade_price };
+      const m: HashMeta = {
+        market: raw.market as string,
+        assetId: raw.asset_id as string,
+        timestamp: raw.timestamp as string,
+        minOrderSize: v.min_order_size,
+        tickSize: v.tick_size,
+        negRisk: v.neg_risk,
+        lastTradePrice: v.last_trade_price,
+      };
       expect(simpleOf(m, b), v.file).toBe(v.hash_in_message);
       expect(h.hash(m, b), v.file).toBe(v.hash_in_message);
       expect(viaText(m, b), v.file).toBe(v.hash_in_message);

@@ -101,4 +101,3 @@ export function batchMessages(v: VenueBook, ts: string, changes: Change[], hashe
     return pc(ts, [{ a: v.asset, p: c.p, s: c.s, side: c.side, hash, bb: top.bb, ba: top.ba }]);
   });
 }
-

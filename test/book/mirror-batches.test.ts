@@ -5,8 +5,14 @@ import { BookMirror } from '../../src/book/mirror.js';
 import { bookHash } from '../../src/book/hash.js';
 import { META, VenueBook, batchMessages, bookMsg, decode, pc, setup, type Change, type L } from './helpers.js';
 
-const BIDS: L[] = [['0.4', '100'], ['0.45', '20.5']];
-const ASKS: L[] = [['0.6', '7'], ['0.55', '12']];
+const BIDS: L[] = [
+  ['0.4', '100'],
+  ['0.45', '20.5'],
+];
+const ASKS: L[] = [
+  ['0.6', '7'],
+  ['0.55', '12'],
+];
 // a batch that moves the top on both sides, then back
 const BATCH: Change[] = [
   { side: 'BUY', p: '0.47', s: '3' },
@@ -188,7 +194,27 @@ describe('hashed last_trade_price', () => {
     expect(oos).toEqual([]);
     expect(m.stats('A')).toMatchObject({ ltpRecovered: 1, hashesVerified: 1 });
     // adopted: the next group hashes over it without another search
-    feed(pc('30', [{ a: 'A', p: '0.44', s: '1', side: 'BUY', hash: withLtp('A', '30', [['0.4', '100'], ['0.44', '1'], ['0.45', '20.5']], ASKS, '0.570') }]));
+    feed(
+      pc('30', [
+        {
+          a: 'A',
+          p: '0.44',
+          s: '1',
+          side: 'BUY',
+          hash: withLtp(
+            'A',
+            '30',
+            [
+              ['0.4', '100'],
+              ['0.44', '1'],
+              ['0.45', '20.5'],
+            ],
+            ASKS,
+            '0.570',
+          ),
+        },
+      ]),
+    );
     m.flush();
     expect(m.stats('A')).toMatchObject({ ltpRecovered: 1, hashesVerified: 2, mismatches: 0 });
   });
@@ -207,7 +233,24 @@ describe('hashed last_trade_price', () => {
 
   it('levels that disagree are a mismatch whatever the last trade price', () => {
     const { m, feed, oos } = setup();
-    feed([bookMsg('A', '20', BIDS, ASKS, withLtp('A', '20', [['0.4', '100'], ['0.45', '20.6']], ASKS, '0.570'))]);
+    feed([
+      bookMsg(
+        'A',
+        '20',
+        BIDS,
+        ASKS,
+        withLtp(
+          'A',
+          '20',
+          [
+            ['0.4', '100'],
+            ['0.45', '20.6'],
+          ],
+          ASKS,
+          '0.570',
+        ),
+      ),
+    ]);
     expect(oos).toEqual([['A', 'hash_mismatch']]);
     expect(m.stats('A')).toMatchObject({ ltpRecovered: 0, mismatches: 1 });
   });

@@ -10,11 +10,24 @@ import { META, bookMsg, decode, h, pc, setup, type L } from './helpers.js';
 const fx = new URL('../fixtures/polymarket/', import.meta.url);
 const read = (p: string) => readFileSync(new URL(p, fx), 'utf8');
 
-const BIDS: L[] = [['0.40', '100'], ['0.45', '20.5']];
-const ASKS: L[] = [['0.6', '7'], ['0.55', '12']];
+const BIDS: L[] = [
+  ['0.40', '100'],
+  ['0.45', '20.5'],
+];
+const ASKS: L[] = [
+  ['0.6', '7'],
+  ['0.55', '12'],
+];
 
 describe('book hash vectors (real books)', () => {
-  const vectors = JSON.parse(read('derived/book_hash_vectors.json')).vectors as Array<{ file: string; hash_in_message: string; min_order_size: string; tick_size: string; neg_risk: boolean; last_trade_price: string }>;
+  const vectors = JSON.parse(read('derived/book_hash_vectors.json')).vectors as Array<{
+    file: string;
+    hash_in_message: string;
+    min_order_size: string;
+    tick_size: string;
+    neg_risk: boolean;
+    last_trade_price: string;
+  }>;
   it.each(vectors.map((v) => [v.file, v] as const))('%s reproduces through the mirror', (_f, v) => {
     let obj: Record<string, unknown>;
     if (v.file.startsWith('polytope/')) obj = (JSON.parse(read('polytope/market_39.jsonl').split('\n')[0]) as Array<Record<string, unknown>>)[0];
@@ -45,7 +58,11 @@ describe('BookMirror', () => {
     feed([bookMsg('A', '20', BIDS, ASKS)]);
     expect(m.stats('A')!.hashesVerified).toBe(1);
     // a group of two messages sharing a timestamp: the hash is of the state after both
-    const after: L[] = [['0.40', '100'], ['0.45', '20.5'], ['0.46', '3']];
+    const after: L[] = [
+      ['0.40', '100'],
+      ['0.45', '20.5'],
+      ['0.46', '3'],
+    ];
     const afterAsks: L[] = [['0.6', '7']];
     const gh = h('A', '30', after, afterAsks);
     feed(pc('30', [{ a: 'A', p: '0.46', s: '3', side: 'BUY', hash: gh, bb: '0.46', ba: '0.55' }]));
@@ -135,9 +152,35 @@ describe('BookMirror', () => {
   it('legacy changes and flat formats apply and verify', () => {
     const { m, feed } = setup();
     feed([bookMsg('A', '20', BIDS, ASKS)]);
-    const after: L[] = [['0.40', '100'], ['0.45', '20.5'], ['0.47', '2']];
-    feed({ asset_id: 'A', changes: [{ price: '0.47', side: 'BUY', size: '2' }, { price: '0.6', side: 'SELL', size: '0' }], event_type: 'price_change', market: '0xm', timestamp: '30', hash: h('A', '30', after, [['0.55', '12']]) });
-    feed({ asset_id: 'A', event_type: 'price_change', hash: h('A', '40', after, [['0.56', '1'], ['0.55', '12']]), market: '0xm', price: '0.56', side: 'SELL', size: '1', timestamp: '40' });
+    const after: L[] = [
+      ['0.40', '100'],
+      ['0.45', '20.5'],
+      ['0.47', '2'],
+    ];
+    feed({
+      asset_id: 'A',
+      changes: [
+        { price: '0.47', side: 'BUY', size: '2' },
+        { price: '0.6', side: 'SELL', size: '0' },
+      ],
+      event_type: 'price_change',
+      market: '0xm',
+      timestamp: '30',
+      hash: h('A', '30', after, [['0.55', '12']]),
+    });
+    feed({
+      asset_id: 'A',
+      event_type: 'price_change',
+      hash: h('A', '40', after, [
+        ['0.56', '1'],
+        ['0.55', '12'],
+      ]),
+      market: '0xm',
+      price: '0.56',
+      side: 'SELL',
+      size: '1',
+      timestamp: '40',
+    });
     m.flush();
     expect(m.stats('A')).toMatchObject({ hashesVerified: 3, mismatches: 0, deltas: 3 });
   });
@@ -145,9 +188,21 @@ describe('BookMirror', () => {
   it('complement seeding (when enabled) mirrors the sibling and is counted', () => {
     const m = new BookMirror({ now: () => 0 });
     decode([bookMsg('A', '20', BIDS, ASKS)]).forEach((e) => m.apply(e));
-    const bBids: L[] = [['0.4', '7'], ['0.45', '12']];
-    const bAsks: L[] = [['0.6', '100'], ['0.56', '1'], ['0.55', '20.5']];
-    decode(pc('30', [{ a: 'B', p: '0.56', s: '1', side: 'SELL', hash: h('B', '30', bBids, bAsks) }, { a: 'A', p: '0.44', s: '1', side: 'BUY' }])).forEach((e) => m.apply(e));
+    const bBids: L[] = [
+      ['0.4', '7'],
+      ['0.45', '12'],
+    ];
+    const bAsks: L[] = [
+      ['0.6', '100'],
+      ['0.56', '1'],
+      ['0.55', '20.5'],
+    ];
+    decode(
+      pc('30', [
+        { a: 'B', p: '0.56', s: '1', side: 'SELL', hash: h('B', '30', bBids, bAsks) },
+        { a: 'A', p: '0.44', s: '1', side: 'BUY' },
+      ]),
+    ).forEach((e) => m.apply(e));
     m.flush();
     expect(m.stats('B')).toMatchObject({ seeded: 1, hashesVerified: 1, mismatches: 0 });
     expect(m.book('B')!.wireLevels('BUY')).toEqual(bBids);

@@ -6,9 +6,12 @@ import { bounded, kill, KEY, setup, spawnDaemon, until, type Daemon, type Env, u
 
 let env: Env | undefined;
 let daemon: Daemon | undefined;
-useTestScope(() => ({ env, daemons: [daemon] }), () => {
-  env = daemon = undefined;
-});
+useTestScope(
+  () => ({ env, daemons: [daemon] }),
+  () => {
+    env = daemon = undefined;
+  },
+);
 
 interface Status {
   openOrders: Array<{ orderId: string | null; state: string }>;

@@ -20,7 +20,9 @@ describe('makerd demo', () => {
     expect(lines.length).toBeGreaterThanOrEqual(2);
     // it did quote: some line shows both our bid and our ask
     expect(lines.some((l) => /bid 0\.\d{2} ask 0\.\d{2}/.test(l))).toBe(true);
-    expect(lines[lines.length - 1]).toMatch(/^mid (0\.\d{3}|-) \| bid (0\.\d{2}|-) ask (0\.\d{2}|-) \| pos YES [\d.]+ NO [\d.]+ \| fills \d+ \| pnl -?\d+\.\d{2} \| orders\/s [\d.]+ \| POST \/orders \d+\/1000 per 10s \| (quoting|not quoting)$/);
+    expect(lines[lines.length - 1]).toMatch(
+      /^mid (0\.\d{3}|-) \| bid (0\.\d{2}|-) ask (0\.\d{2}|-) \| pos YES [\d.]+ NO [\d.]+ \| fills \d+ \| pnl -?\d+\.\d{2} \| orders\/s [\d.]+ \| POST \/orders \d+\/1000 per 10s \| (quoting|not quoting)$/,
+    );
     expect(out).toMatch(/demo: stopped; orders left at the emulator: 0/);
   }, 30_000);
 });

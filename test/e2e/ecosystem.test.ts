@@ -47,7 +47,7 @@ describe('pm2 ecosystem files', () => {
     expect(esm.default.apps).toEqual(cjs.apps);
   });
 
-  it('the bin runs when another script imports it, as pm2\'s fork container does (argv[1] is not cli.js)', () => {
+  it("the bin runs when another script imports it, as pm2's fork container does (argv[1] is not cli.js)", () => {
     assertBuilt();
     const dir = mkdtempSync(join(tmpdir(), 'makerd-pm2-'));
     const container = join(dir, 'container.mjs');

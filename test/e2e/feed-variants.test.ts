@@ -20,7 +20,13 @@ for (let i = 0; i < 16; i++) {
   VARIANTS.push({ topsAfterBatch: b(0), oneMessagePerBatch: b(1), ltpLeads: !b(2), complementLtp: !b(3), hashPerMessage: b(0) !== b(2) });
 }
 const label = (v: Shape) =>
-  [v.topsAfterBatch ? 'tops:batch' : 'tops:entry', v.oneMessagePerBatch ? 'msg:batch' : 'msg:level', v.hashPerMessage ? 'hash:msg' : 'hash:batch', v.ltpLeads ? 'ltp:leads' : 'ltp:after', v.complementLtp ? 'compl:1-p' : 'compl:own'].join(' ');
+  [
+    v.topsAfterBatch ? 'tops:batch' : 'tops:entry',
+    v.oneMessagePerBatch ? 'msg:batch' : 'msg:level',
+    v.hashPerMessage ? 'hash:msg' : 'hash:batch',
+    v.ltpLeads ? 'ltp:leads' : 'ltp:after',
+    v.complementLtp ? 'compl:1-p' : 'compl:own',
+  ].join(' ');
 
 interface Status {
   markets: Array<{ conditionId: string; quoting: boolean; notQuoting: string | null }>;
@@ -124,7 +130,9 @@ async function runVariant(v: Shape, seed: number): Promise<Row> {
     otherMarketStopped: otherStopped,
     warnLines: warns.length,
     faultEpisodes: episodes(last) - episodes(clean),
-    warnComplete: warns.every((l) => /"level":40/.test(l) && /"assetId":"\d+"/.test(l) && /"reason":"/.test(l) && /"timestamp":"\d+"/.test(l) && /"expected":"[0-9a-f]{40}"/.test(l) && /"computed":"[0-9a-f]{40}"/.test(l)),
+    warnComplete: warns.every(
+      (l) => /"level":40/.test(l) && /"assetId":"\d+"/.test(l) && /"reason":"/.test(l) && /"timestamp":"\d+"/.test(l) && /"expected":"[0-9a-f]{40}"/.test(l) && /"computed":"[0-9a-f]{40}"/.test(l),
+    ),
   };
 }
 
@@ -133,9 +141,16 @@ describe('feed variant matrix', () => {
     `every variant: ${SECONDS} s in sync and quoting >= 99%, a corrupted hash caught and quoting again within 2 s`,
     async () => {
       const rows = await Promise.all(VARIANTS.map((v, i) => runVariant(v, 100 + i)));
-      console.log(['variant                                                   samples quoting episodes detected reason              recover-ms resync-ms other-stopped'].concat(
-        rows.map((r) => `${r.variant.padEnd(57)} ${String(r.samples).padStart(7)} ${(r.quotingShare * 100).toFixed(2).padStart(6)}% ${String(r.episodesClean).padStart(8)} ${String(r.detected).padEnd(8)} ${r.reason.padEnd(19)} ${String(r.recoverMs).padStart(10)} ${String(r.resyncMs).padStart(9)} ${String(r.otherMarketStopped).padStart(13)}`),
-      ).join('\n'));
+      console.log(
+        ['variant                                                   samples quoting episodes detected reason              recover-ms resync-ms other-stopped']
+          .concat(
+            rows.map(
+              (r) =>
+                `${r.variant.padEnd(57)} ${String(r.samples).padStart(7)} ${(r.quotingShare * 100).toFixed(2).padStart(6)}% ${String(r.episodesClean).padStart(8)} ${String(r.detected).padEnd(8)} ${r.reason.padEnd(19)} ${String(r.recoverMs).padStart(10)} ${String(r.resyncMs).padStart(9)} ${String(r.otherMarketStopped).padStart(13)}`,
+            ),
+          )
+          .join('\n'),
+      );
       for (const r of rows) {
         expect(r.episodesClean, r.variant).toBe(0);
         expect(r.quotingShare, r.variant).toBeGreaterThanOrEqual(0.99);

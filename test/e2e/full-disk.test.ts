@@ -11,9 +11,12 @@ import { Daemon } from '../../src/session/daemon.js';
 import { bounded, KEY, setup, storedFills, until, venueFills, type Env, useTestScope } from './harness.js';
 
 let env: Env | undefined;
-useTestScope(() => ({ env, daemons: [] }), () => {
-  env = undefined;
-});
+useTestScope(
+  () => ({ env, daemons: [] }),
+  () => {
+    env = undefined;
+  },
+);
 
 function start(e: Env, db: string): Daemon {
   const u = e.emu.urls;
@@ -45,10 +48,15 @@ describe('a full disk', () => {
       // the pages' free room goes first; the first write that needs a new page fails
       await until('a write refused', () => d.journal.failures > 0, 30_000, 2);
       const fillsAtFailure = venueFills(e.emu).length;
-      const h = await until('halt on a failed write', async () => {
-        const x = await health(d);
-        return x.reasons.some((r) => /store: \d+ records unwritten/.test(r)) ? x : undefined;
-      }, 30_000, 50);
+      const h = await until(
+        'halt on a failed write',
+        async () => {
+          const x = await health(d);
+          return x.reasons.some((r) => /store: \d+ records unwritten/.test(r)) ? x : undefined;
+        },
+        30_000,
+        50,
+      );
       expect(h.status).toBe(503);
       expect(h.reasons.some((r) => /halted: store write failed/.test(r))).toBe(true);
       expect(d.engine.isQuoting).toBe(false);

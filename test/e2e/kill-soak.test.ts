@@ -7,9 +7,12 @@ import { bounded, kill, KEY, setup, spawnDaemon, storedFills, until, venueFills,
 
 let env: Env | undefined;
 const daemons: Daemon[] = [];
-useTestScope(() => ({ env, daemons: daemons.splice(0) }), () => {
-  env = undefined;
-});
+useTestScope(
+  () => ({ env, daemons: daemons.splice(0) }),
+  () => {
+    env = undefined;
+  },
+);
 
 const KILLS = Number(process.env.MAKERD_SOAK_KILLS ?? 30);
 
@@ -24,7 +27,10 @@ describe('SIGKILL soak', () => {
       const d = spawnDaemon(e);
       daemons.push(d);
       let ready = false;
-      d.ready.then(() => (ready = true), () => undefined);
+      d.ready.then(
+        () => (ready = true),
+        () => undefined,
+      );
       // from the first instant of start-up to well into quoting (ready takes about 1.5 s here)
       await new Promise((r) => setTimeout(r, rng.int(0, 3000)));
       if (ready) readyBeforeKill++;

@@ -10,9 +10,12 @@ const OTHER = 'e2e-other-trader';
 
 let env: Env | undefined;
 let daemon: Daemon | undefined;
-useTestScope(() => ({ env, daemons: [daemon] }), () => {
-  env = daemon = undefined;
-});
+useTestScope(
+  () => ({ env, daemons: [daemon] }),
+  () => {
+    env = daemon = undefined;
+  },
+);
 
 interface Status {
   quoting: boolean;
@@ -60,11 +63,7 @@ describe('daily-loss kill switch', () => {
     });
     await bounded(daemon.ready, 15_000, 'ready');
     const url = await until('status url', () => daemon?.statusUrl(), 2000);
-    const ourBid = await until(
-      'our bid at the venue',
-      () => e.emu.exchange.openOrders(KEY).find((o) => o.assetId === e.token && o.side === 'BUY'),
-      8000,
-    );
+    const ourBid = await until('our bid at the venue', () => e.emu.exchange.openOrders(KEY).find((o) => o.assetId === e.token && o.side === 'BUY'), 8000);
     expect(ourBid.originalSize).toBe(size * 100);
     // and our offer (held nothing yet, so it rests as a BUY of the other token): the halt's
     // cancel-all has something to cancel

@@ -4,9 +4,12 @@ import { bounded, kill, KEY, setup, spawnDaemon, storedFills, until, venueFills,
 
 let env: Env | undefined;
 let daemon: Daemon | undefined;
-useTestScope(() => ({ env, daemons: [daemon] }), () => {
-  env = daemon = undefined;
-});
+useTestScope(
+  () => ({ env, daemons: [daemon] }),
+  () => {
+    env = daemon = undefined;
+  },
+);
 
 describe('makerd run against the emulator', () => {
   it('quotes, records every fill exactly once, and leaves zero open orders after SIGTERM', async () => {

@@ -9,9 +9,12 @@ import { bounded, kill, KEY, setup, spawnDaemon, storedFills, until, venueFills,
 
 let env: Env | undefined;
 const daemons: Daemon[] = [];
-useTestScope(() => ({ env, daemons: daemons.splice(0) }), () => {
-  env = undefined;
-});
+useTestScope(
+  () => ({ env, daemons: daemons.splice(0) }),
+  () => {
+    env = undefined;
+  },
+);
 
 interface FillRow {
   trade_id: string;

@@ -5,9 +5,12 @@ import { bounded, kill, setup, spawnDaemon, until, type Daemon, type Env, useTes
 
 let env: Env | undefined;
 let daemon: Daemon | undefined;
-useTestScope(() => ({ env, daemons: [daemon] }), () => {
-  env = daemon = undefined;
-});
+useTestScope(
+  () => ({ env, daemons: [daemon] }),
+  () => {
+    env = daemon = undefined;
+  },
+);
 
 describe('the price stream in a running daemon', () => {
   it('reaches the engine: /status shows the latest BTC reference price and its age', async () => {
@@ -16,11 +19,16 @@ describe('the price stream in a running daemon', () => {
     const d = daemon;
     await bounded(d.ready, 15_000, 'ready');
     const url = await until('the status url', () => d.statusUrl(), 5000);
-    const ref = await until('a reference price', async () => {
-      const s = (await (await fetch(`${url}/status`)).json()) as { referencePrices: Array<{ symbol: string; value: number | null; ageMs?: number }> };
-      const r = s.referencePrices[0];
-      return r && r.value !== null ? r : undefined;
-    }, 10_000, 100);
+    const ref = await until(
+      'a reference price',
+      async () => {
+        const s = (await (await fetch(`${url}/status`)).json()) as { referencePrices: Array<{ symbol: string; value: number | null; ageMs?: number }> };
+        const r = s.referencePrices[0];
+        return r && r.value !== null ? r : undefined;
+      },
+      10_000,
+      100,
+    );
     expect(ref.symbol).toBe('btcusdt');
     expect(ref.value).toBeGreaterThan(1000);
     expect(ref.ageMs).toBeGreaterThanOrEqual(0);

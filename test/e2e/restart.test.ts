@@ -3,9 +3,12 @@ import { bounded, kill, KEY, setup, spawnDaemon, storedFills, until, venueFills,
 
 let env: Env | undefined;
 const daemons: Daemon[] = [];
-useTestScope(() => ({ env, daemons: daemons.splice(0) }), () => {
-  env = undefined;
-});
+useTestScope(
+  () => ({ env, daemons: daemons.splice(0) }),
+  () => {
+    env = undefined;
+  },
+);
 
 describe('crash and restart', () => {
   it('a SIGKILL and a restart lose no fill and duplicate none', async () => {

@@ -7,9 +7,12 @@ import { bounded, kill, KEY, setup, spawnDaemon, until, type Daemon, type Env, u
 
 let env: Env | undefined;
 let daemon: Daemon | undefined;
-useTestScope(() => ({ env, daemons: [daemon] }), () => {
-  env = daemon = undefined;
-});
+useTestScope(
+  () => ({ env, daemons: [daemon] }),
+  () => {
+    env = daemon = undefined;
+  },
+);
 
 const fast = { http: { cancelDeadlineMs: 600, readDeadlineMs: 800, placeDeadlineMs: 800 }, daemon: { startupTimeoutMs: 4000, shutdownTimeoutMs: 4000 } };
 
@@ -29,10 +32,15 @@ describe('a stalled venue', () => {
     await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0, 8000);
     e.emu.admin.set({ cancelTrickleMs: 2000 });
     // the market moves: the daemon cancels, the venue stalls, the deadline passes
-    const h = await until('health 503 naming unconfirmed cancels', async () => {
-      const r = await health(d.statusUrl());
-      return r.status === 503 && r.body.reasons.some((x) => /cancels not confirmed/.test(x)) ? r : undefined;
-    }, 15_000, 100);
+    const h = await until(
+      'health 503 naming unconfirmed cancels',
+      async () => {
+        const r = await health(d.statusUrl());
+        return r.status === 503 && r.body.reasons.some((x) => /cancels not confirmed/.test(x)) ? r : undefined;
+      },
+      15_000,
+      100,
+    );
     expect(h.status).toBe(503);
     // nothing new is placed while the cancels are unconfirmed
     const before = new Set(e.emu.exchange.openOrders(KEY).map((o) => o.id));

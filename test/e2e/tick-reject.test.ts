@@ -7,9 +7,12 @@ import { bounded, kill, KEY, setup, spawnDaemon, until, type Daemon, type Env, u
 
 let env: Env | undefined;
 let daemon: Daemon | undefined;
-useTestScope(() => ({ env, daemons: [daemon] }), () => {
-  env = daemon = undefined;
-});
+useTestScope(
+  () => ({ env, daemons: [daemon] }),
+  () => {
+    env = daemon = undefined;
+  },
+);
 
 function ourOrders(e: Env): Map<string, number> {
   const out = new Map<string, number>();
@@ -27,7 +30,16 @@ describe('tick change missed by the feed', () => {
     const e = env;
     // Bands 0.0125, 0.0155 and 0.0185 from the mid: on a 0.001 tick at most one of them lands on
     // the 0.01 grid whatever the mid, so a requote after the missed change is refused.
-    const strategy = { name: 'bands', params: { bands: [{ distance: 0.0125, size: 10 }, { distance: 0.0155, size: 10 }, { distance: 0.0185, size: 10 }] } };
+    const strategy = {
+      name: 'bands',
+      params: {
+        bands: [
+          { distance: 0.0125, size: 10 },
+          { distance: 0.0155, size: 10 },
+          { distance: 0.0185, size: 10 },
+        ],
+      },
+    };
     daemon = spawnDaemon(e, { strategy, book: { verifyEvery: 0, resync: 'resubscribe' } });
     await bounded(daemon.ready, 15_000, 'ready');
     // First to the fine grid, seen by the daemon (quotes off the 0.01 grid show it uses 0.001).

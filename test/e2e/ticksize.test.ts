@@ -3,9 +3,12 @@ import { bounded, kill, KEY, setup, spawnDaemon, until, type Daemon, type Env, u
 
 let env: Env | undefined;
 let daemon: Daemon | undefined;
-useTestScope(() => ({ env, daemons: [daemon] }), () => {
-  env = daemon = undefined;
-});
+useTestScope(
+  () => ({ env, daemons: [daemon] }),
+  () => {
+    env = daemon = undefined;
+  },
+);
 
 /** Ids and prices of every order of ours the venue accepted (live or done). */
 function ourOrders(e: Env): Map<string, number> {

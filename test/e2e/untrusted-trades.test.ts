@@ -9,9 +9,12 @@ import { bounded, kill, KEY, setup, spawnDaemon, storedFills, until, type Daemon
 
 let env: Env | undefined;
 let daemon: Daemon | undefined;
-useTestScope(() => ({ env, daemons: [daemon] }), () => {
-  env = daemon = undefined;
-});
+useTestScope(
+  () => ({ env, daemons: [daemon] }),
+  () => {
+    env = daemon = undefined;
+  },
+);
 
 interface Status {
   markets: Array<{ conditionId: string; quoting: boolean; notQuoting: string | null }>;
@@ -38,9 +41,24 @@ describe('implausible user-channel trades', () => {
     const withMakers = (maker: Record<string, unknown>, raw = ''): string => {
       const mk = JSON.stringify({ order_id: o.id, owner: KEY, asset_id: o.assetId, matched_amount: sz, price: px, fee_rate_bps: '0', outcome: 'Yes', side: o.side, ...maker });
       const t = JSON.stringify({
-        event_type: 'trade', type: 'TRADE', id: `bad-trade-${++n}`, taker_order_id: `0x${'ab'.repeat(32)}`, market: m.conditionId, asset_id: o.assetId,
-        side: wrongSide, size: sz, price: px, fee_rate_bps: '0', status: 'MATCHED', trader_side: 'MAKER', outcome: 'Yes', owner: KEY,
-        match_time: String(Math.floor(now / 1000)), last_update: String(Math.floor(now / 1000)), timestamp: String(now), maker_orders: ['MAKER'],
+        event_type: 'trade',
+        type: 'TRADE',
+        id: `bad-trade-${++n}`,
+        taker_order_id: `0x${'ab'.repeat(32)}`,
+        market: m.conditionId,
+        asset_id: o.assetId,
+        side: wrongSide,
+        size: sz,
+        price: px,
+        fee_rate_bps: '0',
+        status: 'MATCHED',
+        trader_side: 'MAKER',
+        outcome: 'Yes',
+        owner: KEY,
+        match_time: String(Math.floor(now / 1000)),
+        last_update: String(Math.floor(now / 1000)),
+        timestamp: String(now),
+        maker_orders: ['MAKER'],
       });
       return t.replace('"MAKER"]', (raw ? mk.slice(0, -1) + ',' + raw + '}' : mk) + ']');
     };
@@ -54,18 +72,41 @@ describe('implausible user-channel trades', () => {
       ['1.2e29 shares', withMakers({ matched_amount: '120000000000000000000000000000' })],
       ['matched_amount as the JSON number 1e400', withMakers({ matched_amount: undefined }, '"matched_amount":1e400')],
       // our order as the taker: it is post-only, it cannot take
-      ['a taker fill on a post-only order', JSON.stringify({
-        event_type: 'trade', type: 'TRADE', id: `bad-trade-${++n}`, taker_order_id: o.id, market: m.conditionId, asset_id: o.assetId, side: o.side, size: sz, price: px,
-        fee_rate_bps: '0', status: 'MATCHED', trader_side: 'TAKER', outcome: 'Yes', owner: KEY, maker_orders: [], match_time: String(Math.floor(now / 1000)), timestamp: String(now),
-      })],
+      [
+        'a taker fill on a post-only order',
+        JSON.stringify({
+          event_type: 'trade',
+          type: 'TRADE',
+          id: `bad-trade-${++n}`,
+          taker_order_id: o.id,
+          market: m.conditionId,
+          asset_id: o.assetId,
+          side: o.side,
+          size: sz,
+          price: px,
+          fee_rate_bps: '0',
+          status: 'MATCHED',
+          trader_side: 'TAKER',
+          outcome: 'Yes',
+          owner: KEY,
+          maker_orders: [],
+          match_time: String(Math.floor(now / 1000)),
+          timestamp: String(now),
+        }),
+      ],
     ];
     for (const [, text] of bad) e.emu.ws.publishUser({ owner: KEY, conditionId: m.conditionId, text });
     const url = d.statusUrl();
-    const st = await until('the market halted', async () => {
-      const s = (await (await fetch(`${url}/status`)).json()) as Status;
-      const mk = s.markets.find((x) => x.conditionId === m.conditionId);
-      return mk && mk.notQuoting && /failed the checks/.test(mk.notQuoting) ? s : undefined;
-    }, 10_000, 100);
+    const st = await until(
+      'the market halted',
+      async () => {
+        const s = (await (await fetch(`${url}/status`)).json()) as Status;
+        const mk = s.markets.find((x) => x.conditionId === m.conditionId);
+        return mk && mk.notQuoting && /failed the checks/.test(mk.notQuoting) ? s : undefined;
+      },
+      10_000,
+      100,
+    );
     expect(st.haltReason).toBe(null); // the market alone, not the daemon
     // each one is refused, by the checks or by the decoder (1e400, 1.2e29, the empty token)
     const counts = async () => {
@@ -74,10 +115,15 @@ describe('implausible user-channel trades', () => {
       const malformed = Number(/makerd_feed\{counter="user_decode_rejected"\} (\d+)/.exec(metrics)?.[1] ?? NaN);
       return { refused, malformed };
     };
-    const c = await until('every bad trade refused', async () => {
-      const x = await counts();
-      return x.refused + x.malformed >= bad.length ? x : undefined;
-    }, 5000, 100);
+    const c = await until(
+      'every bad trade refused',
+      async () => {
+        const x = await counts();
+        return x.refused + x.malformed >= bad.length ? x : undefined;
+      },
+      5000,
+      100,
+    );
     expect(c.refused).toBeGreaterThanOrEqual(5);
     expect(c.refused + c.malformed).toBe(bad.length);
     // the market's orders are cancelled

@@ -10,6 +10,7 @@ afterAll(async () => {
   await emu.close();
 });
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the tests read arbitrary answers
 async function call(url: string, init: { method?: string; key?: string; body?: unknown } = {}): Promise<{ status: number; json: any; headers: Headers }> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (init.key) headers.authorization = `Bearer ${init.key}`;

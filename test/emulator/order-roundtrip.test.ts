@@ -25,9 +25,7 @@ describe('emulator order round trip with the project clients and user feed', () 
     const events: UserEvent[] = [];
     const rawTimestamps: string[] = [];
     const stats = createUserDecodeStats();
-    const conn = new FeedConnection(
-      channelOptions(emu.urls.ws, { kind: 'user', markets: [market.conditionId], auth: { apiKey: 'key-a' } }, { ...cfg.feed }),
-    );
+    const conn = new FeedConnection(channelOptions(emu.urls.ws, { kind: 'user', markets: [market.conditionId], auth: { apiKey: 'key-a' } }, { ...cfg.feed }));
     conn.onFrame((f: RawFrame) => {
       if (f.text === 'PONG') return;
       decodeUserFrame(f.text, events, stats);

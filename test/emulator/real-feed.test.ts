@@ -65,9 +65,15 @@ describe('the default synthetic feed has the shape and rate of the real captures
     .filter((l) => l.includes('"price_change"'))
     .map((l) => JSON.parse(l) as { timestamp: string; price_changes: unknown[] });
   const realSeconds = (Number(real.at(-1)!.timestamp) - Number(real[0].timestamp)) / 1000;
-  const realFig = figures(real.map((m) => ({ ts: Number(m.timestamp), entries: m.price_changes.length })), realSeconds);
+  const realFig = figures(
+    real.map((m) => ({ ts: Number(m.timestamp), entries: m.price_changes.length })),
+    realSeconds,
+  );
   const r = run({}, 600);
-  const emuFig = figures(r.pcs.map((p) => ({ ts: p.timestampMs, entries: p.changes.length })), 600);
+  const emuFig = figures(
+    r.pcs.map((p) => ({ ts: p.timestampMs, entries: p.changes.length })),
+    600,
+  );
 
   it('every hash and top verifies in the mirror', () => {
     expect(mismatches(r)).toBe(0);
@@ -99,7 +105,8 @@ describe('the default synthetic feed has the shape and rate of the real captures
 
   it("same-timestamp messages carry one token's hash after the batch; tops after their own message", () => {
     const byTs = new Map<string, Set<string>>();
-    for (const p of r.pcs) for (const c of p.changes) (byTs.get(`${p.timestampMs}|${c.assetId}`) ?? byTs.set(`${p.timestampMs}|${c.assetId}`, new Set()).get(`${p.timestampMs}|${c.assetId}`)!).add(c.hash!);
+    for (const p of r.pcs)
+      for (const c of p.changes) (byTs.get(`${p.timestampMs}|${c.assetId}`) ?? byTs.set(`${p.timestampMs}|${c.assetId}`, new Set()).get(`${p.timestampMs}|${c.assetId}`)!).add(c.hash!);
     expect([...byTs.values()].every((s) => s.size === 1)).toBe(true);
   });
 
@@ -131,7 +138,8 @@ describe('feed variant switches (wire-formats.md 5.4)', () => {
     const r = run({ hashPerMessage: true }, 300);
     expect(mismatches(r)).toBe(0);
     const byTs = new Map<string, Set<string>>();
-    for (const p of r.pcs) for (const c of p.changes) (byTs.get(`${p.timestampMs}|${c.assetId}`) ?? byTs.set(`${p.timestampMs}|${c.assetId}`, new Set()).get(`${p.timestampMs}|${c.assetId}`)!).add(c.hash!);
+    for (const p of r.pcs)
+      for (const c of p.changes) (byTs.get(`${p.timestampMs}|${c.assetId}`) ?? byTs.set(`${p.timestampMs}|${c.assetId}`, new Set()).get(`${p.timestampMs}|${c.assetId}`)!).add(c.hash!);
     expect([...byTs.values()].some((s) => s.size > 1)).toBe(true);
   });
 

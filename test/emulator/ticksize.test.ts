@@ -200,13 +200,17 @@ describe('tick size change: makerd emulator --fault-tick-size', () => {
     const urlsFile = join(dir, 'urls.json');
     const running = cli(['emulator', '--synthetic', '2', '--urls-out', urlsFile, '--fault-tick-size', '0.001@1.5'], quiet);
     try {
-      const urls = await waitFor(() => {
-        try {
-          return JSON.parse(readFileSync(urlsFile, 'utf8')) as Record<string, string>;
-        } catch {
-          return undefined;
-        }
-      }, 3000, 'urls file');
+      const urls = await waitFor(
+        () => {
+          try {
+            return JSON.parse(readFileSync(urlsFile, 'utf8')) as Record<string, string>;
+          } catch {
+            return undefined;
+          }
+        },
+        3000,
+        'urls file',
+      );
       const tickOf = async (): Promise<number> => {
         const ms = ((await (await fetch(`${urls.clob}/markets`, { signal: AbortSignal.timeout(3000) })).json()) as { data: { data: Array<{ minimum_tick_size: number }> } }).data;
         return ms.data[0].minimum_tick_size;

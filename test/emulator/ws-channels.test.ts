@@ -20,7 +20,7 @@ const parse = (f: string): unknown => {
 };
 
 describe('emulator WebSocket channels', () => {
-  it('/ws/all delivers market data and the key owner\'s order events; dynamic unsubscribe stops market data', async () => {
+  it("/ws/all delivers market data and the key owner's order events; dynamic unsubscribe stops market data", async () => {
     const m = emu.markets[0];
     const [yes, no] = m.tokens;
     const s = await openSocket(`${emu.urls.ws}/ws/all`);
@@ -47,7 +47,15 @@ describe('emulator WebSocket channels', () => {
       expect(s.frames.slice(n).filter((f) => f.includes('"event_type":"price_change"'))).toEqual([]);
       // a dynamic subscribe brings a snapshot for the new asset
       s.send(JSON.stringify({ assets_ids: [no], operation: 'subscribe' }));
-      await waitFor(() => s.frames.slice(n).map(parse).find((x) => Array.isArray(x) && (x[0] as { asset_id: string }).asset_id === no), 3000, 'snapshot of the new asset');
+      await waitFor(
+        () =>
+          s.frames
+            .slice(n)
+            .map(parse)
+            .find((x) => Array.isArray(x) && (x[0] as { asset_id: string }).asset_id === no),
+        3000,
+        'snapshot of the new asset',
+      );
     } finally {
       s.close();
     }

@@ -14,7 +14,6 @@ import { lv, settle, Y, N, M, bookEv, books } from './helpers.js';
 
 const meta: MarketMeta = { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false };
 
-
 async function setup(over: { risk?: Record<string, number>; params?: Record<string, unknown>; debounceMs?: number } = {}) {
   const cfg = loadConfig({ env: {} });
   const clock = new VirtualClock(1_700_000_000_000);
@@ -23,7 +22,14 @@ async function setup(over: { risk?: Record<string, number>; params?: Record<stri
   const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
   const strategy = await loadStrategy('bands', over.params ?? { bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 });
   const opts: EngineOptions = {
-    clock, rng: new SeededRng(1), log: silentLogger, venue, limiter, recordLimiterUse: true, books: mirror, strategy,
+    clock,
+    rng: new SeededRng(1),
+    log: silentLogger,
+    venue,
+    limiter,
+    recordLimiterUse: true,
+    books: mirror,
+    strategy,
     config: { reconciler: { ...cfg.reconciler, debounceMs: over.debounceMs ?? 0 }, risk: { ...cfg.risk, ...over.risk }, scheduler: cfg.scheduler },
     markets: [meta],
   };
@@ -49,10 +55,12 @@ describe('engine', () => {
     engine.start();
     await settle(10);
     const orders = (await live(venue)).map((o) => [o.tokenId, o.side, o.price, o.originalSize]).sort();
-    expect(orders).toEqual([
-      [Y, 'BUY', 4800, 1000],
-      [N, 'BUY', 4800, 1000], // ask at 0.52 on YES == bid at 0.48 on NO
-    ].sort());
+    expect(orders).toEqual(
+      [
+        [Y, 'BUY', 4800, 1000],
+        [N, 'BUY', 4800, 1000], // ask at 0.52 on YES == bid at 0.48 on NO
+      ].sort(),
+    );
     expect(engine.orders.openCount()).toBe(2);
     await engine.stop();
   });
@@ -82,7 +90,12 @@ describe('engine', () => {
     clock.advanceTo(clock.now() + 100);
     await feed(books(5400, 5600, clock.now()));
     const orders = (await live(venue)).map((o) => [o.tokenId, o.price]).sort();
-    expect(orders).toEqual([[N, 4300], [Y, 5300]].sort());
+    expect(orders).toEqual(
+      [
+        [N, 4300],
+        [Y, 5300],
+      ].sort(),
+    );
     expect(engine.scheduler.stats.cancelsSent).toBe(2);
     await engine.stop();
   });
@@ -129,7 +142,12 @@ describe('engine', () => {
     await feed(books(4900, 5100, clock.now()));
     const orders = (await live(venue)).map((o) => [o.tokenId, o.side, o.price]).sort();
     // now holding 10 YES: the ask is a SELL of YES at 0.52, and the bid is back
-    expect(orders).toEqual([[Y, 'BUY', 4800], [Y, 'SELL', 5200]].sort());
+    expect(orders).toEqual(
+      [
+        [Y, 'BUY', 4800],
+        [Y, 'SELL', 5200],
+      ].sort(),
+    );
     await engine.stop();
   });
 
@@ -161,7 +179,14 @@ describe('engine', () => {
 
   it('is deterministic: the same events give the same results', async () => {
     const run = async () => {
-      const { engine, clock, feed } = await setup({ params: { bands: [{ distance: 0.01, size: 10 }, { distance: 0.03, size: 20 }] } });
+      const { engine, clock, feed } = await setup({
+        params: {
+          bands: [
+            { distance: 0.01, size: 10 },
+            { distance: 0.03, size: 20 },
+          ],
+        },
+      });
       const rng = new SeededRng(7);
       let mid = 5000;
       await feed(books(mid - 100, mid + 100, clock.now()));
@@ -195,7 +220,13 @@ describe('engine: tick size', () => {
     expect(engine.markets.get(M)?.meta.tick).toBe(1000);
     expect(engine.markets.get(M)?.ctx.market.tick).toBe(1000);
     clock.advanceTo(clock.now() + 100);
-    const wide = (asset: string, bid: number, ask: number): BookEvent => ({ ...bookEv(asset, bid, ask, clock.now()), bids: [lv(bid, 10_000)], asks: [lv(ask, 10_000)], tickSize: 1000, tickSizeStr: '0.1' });
+    const wide = (asset: string, bid: number, ask: number): BookEvent => ({
+      ...bookEv(asset, bid, ask, clock.now()),
+      bids: [lv(bid, 10_000)],
+      asks: [lv(ask, 10_000)],
+      tickSize: 1000,
+      tickSizeStr: '0.1',
+    });
     await feed([wide(Y, 4000, 6000), wide(N, 4000, 6000)]);
     const prices = (await venue.openOrders()).map((o) => o.price);
     expect(prices.length).toBeGreaterThan(0);

@@ -28,10 +28,16 @@ export function bookEv(asset: string, bid: number, ask: number, t: number, o: Bo
   const tick = o.tick ?? 100;
   const two = (o.depth ?? 2) === 2;
   return {
-    type: 'book', market: M, assetId: asset, timestampMs: t, timestampStr: String(t), hash: '',
+    type: 'book',
+    market: M,
+    assetId: asset,
+    timestampMs: t,
+    timestampStr: String(t),
+    hash: '',
     bids: two ? [lv(bid - tick, size), lv(bid, size)] : [lv(bid, size)],
     asks: two ? [lv(ask + tick, size), lv(ask, size)] : [lv(ask, size)],
-    tickSize: tick, tickSizeStr: formatPrice(tick),
+    tickSize: tick,
+    tickSizeStr: formatPrice(tick),
   };
 }
 

@@ -49,20 +49,35 @@ function duplicates(os: ReadonlyArray<{ tokenId: string; side: string; price: nu
   return dup;
 }
 
-const TWO_BANDS = [{ distance: 0.01, size: 10 }, { distance: 0.03, size: 20 }];
+const TWO_BANDS = [
+  { distance: 0.01, size: 10 },
+  { distance: 0.03, size: 20 },
+];
 
 async function setup(latencyMs: number, debounceMs: number, o: { cancelLatencyMs?: number; bands?: unknown[]; maxSpread?: number } = {}) {
   const cfg = loadConfig({ env: {} });
   const clock = new VirtualClock(1_700_000_000_000);
   const limiter = new Limiter({ clock });
   const venue = new BatchRecordingVenue({
-    clock, markets: [{ conditionId: M, tokens: [Y, N], tick: 100, minSize: 500 }],
-    orderLatencyMs: latencyMs, cancelLatencyMs: o.cancelLatencyMs ?? latencyMs, makerFeeBps: 0, takerFeeBps: 0, queueModel: false,
+    clock,
+    markets: [{ conditionId: M, tokens: [Y, N], tick: 100, minSize: 500 }],
+    orderLatencyMs: latencyMs,
+    cancelLatencyMs: o.cancelLatencyMs ?? latencyMs,
+    makerFeeBps: 0,
+    takerFeeBps: 0,
+    queueModel: false,
   });
   const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
   const strategy = await loadStrategy('bands', { bands: o.bands ?? TWO_BANDS, skewPerShare: 0, ...(o.maxSpread ? { maxSpread: o.maxSpread } : {}) });
   const engine = new Engine({
-    clock, rng: new SeededRng(1), log: silentLogger, venue, limiter, recordLimiterUse: true, books: mirror, strategy,
+    clock,
+    rng: new SeededRng(1),
+    log: silentLogger,
+    venue,
+    limiter,
+    recordLimiterUse: true,
+    books: mirror,
+    strategy,
     config: { reconciler: { ...cfg.reconciler, debounceMs }, risk: { ...cfg.risk, staleBookMs: 3_600_000 }, scheduler: cfg.scheduler },
     markets: [meta],
   });
@@ -183,7 +198,12 @@ describe('engine: bands clamped onto one price', () => {
     await advance(clock.now() + 300);
     for (const b of venue.batches) expect(duplicates(b)).toEqual([]);
     const resting = (await venue.openOrders()).map((o) => [o.tokenId, o.side, o.price, o.originalSize]).sort();
-    expect(resting).toEqual([[N, 'BUY', 4900, 4000], [Y, 'BUY', 4900, 4000]].sort());
+    expect(resting).toEqual(
+      [
+        [N, 'BUY', 4900, 4000],
+        [Y, 'BUY', 4900, 4000],
+      ].sort(),
+    );
     await stop();
   });
 });
@@ -195,13 +215,27 @@ describe('engine: places waiting for a rate window', () => {
     const limiter = new Limiter({ clock });
     const m2: MarketMeta = { conditionId: '0xm2', tokenId: '333', complementId: '444', tick: 100, minSize: 500, negRisk: false };
     const venue = new SimulatedVenue({
-      clock, markets: [{ conditionId: M, tokens: [Y, N], tick: 100, minSize: 500 }, { conditionId: m2.conditionId, tokens: [m2.tokenId, m2.complementId], tick: 100, minSize: 500 }],
-      orderLatencyMs: 0, cancelLatencyMs: 0, makerFeeBps: 0, takerFeeBps: 0,
+      clock,
+      markets: [
+        { conditionId: M, tokens: [Y, N], tick: 100, minSize: 500 },
+        { conditionId: m2.conditionId, tokens: [m2.tokenId, m2.complementId], tick: 100, minSize: 500 },
+      ],
+      orderLatencyMs: 0,
+      cancelLatencyMs: 0,
+      makerFeeBps: 0,
+      takerFeeBps: 0,
     });
     const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
     const strategy = await loadStrategy('bands', { bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 });
     const engine = new Engine({
-      clock, rng: new SeededRng(1), log: silentLogger, venue, limiter, recordLimiterUse: true, books: mirror, strategy,
+      clock,
+      rng: new SeededRng(1),
+      log: silentLogger,
+      venue,
+      limiter,
+      recordLimiterUse: true,
+      books: mirror,
+      strategy,
       config: { reconciler: { ...cfg.reconciler, debounceMs: 0 }, risk: { ...cfg.risk, maxOpenOrders: 3 }, scheduler: cfg.scheduler },
       markets: [meta, m2],
     });

@@ -20,13 +20,26 @@ describe('Engine.mark', () => {
   const M = '0xmarket';
   const meta: MarketMeta = { conditionId: M, tokenId: YES, complementId: NO, tick: 100, minSize: 500, negRisk: false };
   const bookEv = (asset: string, bids: Array<[number, number]>, asks: Array<[number, number]>, t: number): BookEvent => ({
-    type: 'book', market: M, assetId: asset, timestampMs: t, timestampStr: String(t), hash: '',
-    bids: bids.map(([p, s]) => lv(p, s)), asks: asks.map(([p, s]) => lv(p, s)), tickSize: 100, tickSizeStr: '0.01',
+    type: 'book',
+    market: M,
+    assetId: asset,
+    timestampMs: t,
+    timestampStr: String(t),
+    hash: '',
+    bids: bids.map(([p, s]) => lv(p, s)),
+    asks: asks.map(([p, s]) => lv(p, s)),
+    tickSize: 100,
+    tickSizeStr: '0.01',
   });
   /** YES levels and the mirrored NO book (bids ascending, asks descending, as the wire sends them). */
   const both = (bids: Array<[number, number]>, asks: Array<[number, number]>, t: number): BookEvent[] => [
     bookEv(YES, bids, asks, t),
-    bookEv(NO, asks.map(([p, s]) => [10_000 - p, s] as [number, number]), bids.map(([p, s]) => [10_000 - p, s] as [number, number]), t),
+    bookEv(
+      NO,
+      asks.map(([p, s]) => [10_000 - p, s] as [number, number]),
+      bids.map(([p, s]) => [10_000 - p, s] as [number, number]),
+      t,
+    ),
   ];
 
   async function markWith(booksIncludeOwnOrders: boolean): Promise<{ mark: number; mine: Array<[string, string, number]> }> {
@@ -36,7 +49,12 @@ describe('Engine.mark', () => {
     venue.booksIncludeOwnOrders = booksIncludeOwnOrders;
     const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
     const engine = new Engine({
-      clock, rng: new SeededRng(1), log: silentLogger, venue, limiter: new Limiter({ clock }), recordLimiterUse: false,
+      clock,
+      rng: new SeededRng(1),
+      log: silentLogger,
+      venue,
+      limiter: new Limiter({ clock }),
+      recordLimiterUse: false,
       books: mirror,
       strategy: await loadStrategy('bands', { bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 }),
       // a price tolerance keeps our first quotes resting when the strategy (seeing the market
@@ -44,7 +62,17 @@ describe('Engine.mark', () => {
       config: { reconciler: { ...cfg.reconciler, debounceMs: 0, priceToleranceTicks: 2 }, risk: cfg.risk, scheduler: cfg.scheduler },
       markets: [meta],
     });
-    for (const e of both([[4800, 5000], [4900, 5000]], [[5200, 5000], [5100, 5000]], clock.now())) {
+    for (const e of both(
+      [
+        [4800, 5000],
+        [4900, 5000],
+      ],
+      [
+        [5200, 5000],
+        [5100, 5000],
+      ],
+      clock.now(),
+    )) {
       mirror.apply(e);
       engine.handleMarketEvent(e);
     }
@@ -52,7 +80,17 @@ describe('Engine.mark', () => {
     await settle(10);
     // the venue's book now shows our bid 0.48 and our ask 0.52 (a NO bid at 0.48) alone at the top,
     // above external liquidity at 0.46 and 0.53
-    for (const e of both([[4600, 5000], [4800, 1000]], [[5300, 5000], [5200, 1000]], clock.now())) {
+    for (const e of both(
+      [
+        [4600, 5000],
+        [4800, 1000],
+      ],
+      [
+        [5300, 5000],
+        [5200, 1000],
+      ],
+      clock.now(),
+    )) {
       mirror.apply(e);
       engine.handleMarketEvent(e);
     }
@@ -63,9 +101,12 @@ describe('Engine.mark', () => {
     return { mark, mine };
   }
 
-  it('marks at the mid without our own orders when the venue\'s books include them, and at the plain mid otherwise', async () => {
+  it("marks at the mid without our own orders when the venue's books include them, and at the plain mid otherwise", async () => {
     const real = await markWith(true);
-    expect(real.mine).toEqual([[NO, 'BUY', 4800], [YES, 'BUY', 4800]]);
+    expect(real.mine).toEqual([
+      [NO, 'BUY', 4800],
+      [YES, 'BUY', 4800],
+    ]);
     expect(real.mark).toBe((4600 + 5300) / 2);
     const sim = await markWith(false);
     expect(sim.mark).toBe((4800 + 5200) / 2);

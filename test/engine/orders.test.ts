@@ -8,16 +8,42 @@ const base = { tokenId: 'Y', market: 'm', side: 'BUY' as const, price: 5000, siz
 
 function orderEv(orderId: string, kind: UserOrderEvent['kind'], status: string, sizeMatched: number, over: Partial<UserOrderEvent> = {}): UserOrderEvent {
   return {
-    type: 'order', kind, orderId, market: 'm', assetId: 'Y', side: 'BUY', price: 5000, originalSize: 1000, sizeMatched, status,
-    orderType: 'GTC', outcome: 'Yes', associateTrades: [], createdAtMs: 0, timestampMs: 0, ...over,
+    type: 'order',
+    kind,
+    orderId,
+    market: 'm',
+    assetId: 'Y',
+    side: 'BUY',
+    price: 5000,
+    originalSize: 1000,
+    sizeMatched,
+    status,
+    orderType: 'GTC',
+    outcome: 'Yes',
+    associateTrades: [],
+    createdAtMs: 0,
+    timestampMs: 0,
+    ...over,
   };
 }
 function tradeEv(tradeId: string, orderId: string, status: TradeStatus, size = 400): UserTradeEvent {
   return {
-    type: 'trade', tradeId, takerOrderId: 'someone', market: 'm', assetId: 'Y', side: 'SELL', price: 5000, size, feeRateBps: 0,
-    status, traderSide: 'MAKER', outcome: 'Yes', owner: 'k',
+    type: 'trade',
+    tradeId,
+    takerOrderId: 'someone',
+    market: 'm',
+    assetId: 'Y',
+    side: 'SELL',
+    price: 5000,
+    size,
+    feeRateBps: 0,
+    status,
+    traderSide: 'MAKER',
+    outcome: 'Yes',
+    owner: 'k',
     makerOrders: [{ orderId, assetId: 'Y', price: 5000, matchedAmount: size, feeRateBps: 0, outcome: 'Yes', side: 'BUY', owner: 'k' }],
-    matchTimeMs: 10, timestampMs: 10,
+    matchTimeMs: 10,
+    timestampMs: 10,
   };
 }
 
@@ -158,7 +184,10 @@ describe('trade lifecycle and fills', () => {
     ledger.onTrade(tradeEv('t1', 'X', 'MINED'), 3);
     ledger.onTrade(tradeEv('t1', 'X', 'CONFIRMED'), 4);
     expect(fills.length).toBe(1);
-    expect(statuses).toEqual([['MINED', false], ['CONFIRMED', false]]);
+    expect(statuses).toEqual([
+      ['MINED', false],
+      ['CONFIRMED', false],
+    ]);
     expect(pos.qty('Y')).toBe(400);
     expect(o.filled).toBe(400);
     expect(o.state).toBe('partially_filled');
@@ -173,7 +202,10 @@ describe('trade lifecycle and fills', () => {
     ledger.onTrade(tradeEv('t1', 'X', 'RETRYING', 1000), 3);
     expect(pos.qty('Y')).toBe(1000);
     ledger.onTrade(tradeEv('t1', 'X', 'FAILED', 1000), 4);
-    expect(statuses).toEqual([['RETRYING', false], ['FAILED', true]]);
+    expect(statuses).toEqual([
+      ['RETRYING', false],
+      ['FAILED', true],
+    ]);
     expect(pos.qty('Y')).toBe(0);
     expect(pos.cash).toBe(0);
     expect(o.filled).toBe(0);

@@ -37,16 +37,34 @@ function levels(v: OwnExcludedView, side: Side, n: number): Array<[number, numbe
 
 describe('OwnExcludedView', () => {
   it('is the raw book when we have no orders', () => {
-    const b = book([[4700, 300], [4800, 1000]], [[5200, 400], [5300, 900]]);
+    const b = book(
+      [
+        [4700, 300],
+        [4800, 1000],
+      ],
+      [
+        [5200, 400],
+        [5300, 900],
+      ],
+    );
     const v = view(b, []);
     expect([v.bestBid(), v.bestAsk(), v.mid(), v.spread(), v.microprice()]).toEqual([b.bestBid(), b.bestAsk(), b.mid(), b.spread(), b.microprice()]);
-    expect(levels(v, 'BUY', 5)).toEqual([[4800, 1000], [4700, 300]]);
+    expect(levels(v, 'BUY', 5)).toEqual([
+      [4800, 1000],
+      [4700, 300],
+    ]);
     expect(v.sizeAt('SELL', 5300)).toBe(900);
   });
 
   it('skips a best bid that is only ours, to the external bid below', () => {
     // the market fell to 0.05 / 0.28; our bid at 0.48 is alone at the top
-    const b = book([[500, 10000], [4800, 2000]], [[2800, 1000]]);
+    const b = book(
+      [
+        [500, 10000],
+        [4800, 2000],
+      ],
+      [[2800, 1000]],
+    );
     const v = view(b, [order(YES, 'BUY', 4800, 2000)]);
     expect(b.mid()).toBe((4800 + 2800) / 2); // the raw mid, crossed by our own bid
     expect(v.bestBid()).toBe(500);
@@ -57,13 +75,26 @@ describe('OwnExcludedView', () => {
   });
 
   it('reduces a level shared with others by our size, and computes depth and microprice from what is left', () => {
-    const b = book([[4600, 800], [4700, 500], [4800, 2500]], [[5200, 1000], [5300, 2000]]);
+    const b = book(
+      [
+        [4600, 800],
+        [4700, 500],
+        [4800, 2500],
+      ],
+      [
+        [5200, 1000],
+        [5300, 2000],
+      ],
+    );
     const v = view(b, [order(YES, 'BUY', 4800, 2000), order(YES, 'BUY', 4700, 500)]);
     expect(v.bestBid()).toBe(4800);
     expect(v.sizeAt('BUY', 4800)).toBe(500);
     expect(v.sizeAt('BUY', 4700)).toBe(0);
     // the 0.47 level was only ours: dropped, the next external level takes its place
-    expect(levels(v, 'BUY', 2)).toEqual([[4800, 500], [4600, 800]]);
+    expect(levels(v, 'BUY', 2)).toEqual([
+      [4800, 500],
+      [4600, 800],
+    ]);
     expect(levels(v, 'BUY', 1)).toEqual([[4800, 500]]);
     // bid size 500, ask size 1000: the microprice leans to the bid (the raw one, with 2500 bid, to the ask)
     expect(v.microprice()).toBe((4800 * 1000 + 5200 * 500) / 1500);
@@ -72,7 +103,16 @@ describe('OwnExcludedView', () => {
   });
 
   it('counts a complement BUY as our ask at 1 - q and a complement SELL as our bid at 1 - q', () => {
-    const b = book([[4700, 400], [4800, 600]], [[5100, 700], [5300, 1000]]);
+    const b = book(
+      [
+        [4700, 400],
+        [4800, 600],
+      ],
+      [
+        [5100, 700],
+        [5300, 1000],
+      ],
+    );
     const mine = [order(NO, 'BUY', 4900, 700), order(NO, 'SELL', 5200, 600)]; // a YES ask at 0.51, a YES bid at 0.48
     expect(ownSizeAt(YES, NO, 'SELL', 5100, mine)).toBe(700);
     expect(ownSizeAt(YES, NO, 'BUY', 4800, mine)).toBe(600);
@@ -84,7 +124,16 @@ describe('OwnExcludedView', () => {
   });
 
   it('ignores orders not resting and takes only the unfilled part of a partly filled one out', () => {
-    const b = book([[4700, 1000], [4800, 600]], [[5100, 700], [5300, 1000]]);
+    const b = book(
+      [
+        [4700, 1000],
+        [4800, 600],
+      ],
+      [
+        [5100, 700],
+        [5300, 1000],
+      ],
+    );
     const notResting = [order(NO, 'BUY', 4900, 700, 'pending_new'), order(NO, 'BUY', 4900, 700, 'canceled'), order(NO, 'BUY', 4900, 700, 'ambiguous'), order(YES, 'BUY', 4800, 600, 'filled', 600)];
     const v = view(b, notResting);
     expect([v.bestBid(), v.bestAsk(), v.sizeAt('SELL', 5100)]).toEqual([4800, 5100, 700]);

@@ -24,13 +24,26 @@ const meta: MarketMeta = { conditionId: M, tokenId: YES, complementId: NO, tick:
 type Levels = Array<[number, number]>;
 const wire = (levels: Levels, ascending: boolean): WireLevel[] => [...levels].sort((a, b) => (ascending ? a[0] - b[0] : b[0] - a[0])).map(([p, s]) => lv(p, s));
 const bookEv = (asset: string, bids: Levels, asks: Levels, t: number): BookEvent => ({
-  type: 'book', market: M, assetId: asset, timestampMs: t, timestampStr: String(t), hash: '',
-  bids: wire(bids, true), asks: wire(asks, false), tickSize: 10, tickSizeStr: '0.001',
+  type: 'book',
+  market: M,
+  assetId: asset,
+  timestampMs: t,
+  timestampStr: String(t),
+  hash: '',
+  bids: wire(bids, true),
+  asks: wire(asks, false),
+  tickSize: 10,
+  tickSizeStr: '0.001',
 });
 /** YES levels and the mirrored NO book. */
 const both = (bids: Levels, asks: Levels, t: number): BookEvent[] => [
   bookEv(YES, bids, asks, t),
-  bookEv(NO, asks.map(([p, s]) => [10_000 - p, s]), bids.map(([p, s]) => [10_000 - p, s]), t),
+  bookEv(
+    NO,
+    asks.map(([p, s]) => [10_000 - p, s]),
+    bids.map(([p, s]) => [10_000 - p, s]),
+    t,
+  ),
 ];
 
 /** Adds `size` at `price` to a side's levels (our order resting beside or above others). */
@@ -47,7 +60,12 @@ async function setup(booksIncludeOwnOrders: boolean) {
   venue.booksIncludeOwnOrders = booksIncludeOwnOrders;
   const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
   const engine = new Engine({
-    clock, rng: new SeededRng(1), log: silentLogger, venue, limiter: new Limiter({ clock }), recordLimiterUse: false,
+    clock,
+    rng: new SeededRng(1),
+    log: silentLogger,
+    venue,
+    limiter: new Limiter({ clock }),
+    recordLimiterUse: false,
     books: mirror,
     // fair = mid, bid 0.01 under it; maxPrice 0.5095 drops the ask (fair + 0.01 > 0.5095) while fair
     // stays quotable, so only our bid rests and the book is lopsided by it alone
@@ -74,8 +92,14 @@ async function setup(booksIncludeOwnOrders: boolean) {
 describe('quoting against a book that shows our own orders', () => {
   it('does not move our bid up after it became the best bid (the strategy sees the market without it)', async () => {
     const { engine, ourBids, feed } = await setup(true);
-    const extBids: Levels = [[4700, 5000], [4800, 3000]];
-    const extAsks: Levels = [[5200, 3000], [5300, 5000]];
+    const extBids: Levels = [
+      [4700, 5000],
+      [4800, 3000],
+    ];
+    const extAsks: Levels = [
+      [5200, 3000],
+      [5300, 5000],
+    ];
     await feed(extBids, extAsks);
     engine.start();
     await settle(20);
@@ -100,18 +124,45 @@ describe('quoting against a book that shows our own orders', () => {
     await engine.stop();
   });
 
-  it('still follows the external market, and keeps the others\' size at a level it shares with us', async () => {
+  it("still follows the external market, and keeps the others' size at a level it shares with us", async () => {
     const { engine, ourBids, feed } = await setup(true);
-    await feed([[4700, 5000], [4800, 3000]], [[5200, 3000], [5300, 5000]]);
+    await feed(
+      [
+        [4700, 5000],
+        [4800, 3000],
+      ],
+      [
+        [5200, 3000],
+        [5300, 5000],
+      ],
+    );
     engine.start();
     await settle(20);
     expect(ourBids()).toEqual([[4900, 1000]]);
     // someone joins our level and the ask falls to 0.51: the external mid is (0.49 + 0.51) / 2
-    await feed([[4800, 3000], [4900, 700]], [[5100, 3000], [5300, 5000]]);
+    await feed(
+      [
+        [4800, 3000],
+        [4900, 700],
+      ],
+      [
+        [5100, 3000],
+        [5300, 5000],
+      ],
+    );
     expect(ourBids()).toEqual([[4900, 1000]]);
     expect(engine.mark(YES)).toBe(5000);
     // the external market rises: bid 0.50, ask 0.51: mid 0.505, our bid follows to 0.495
-    await feed([[4800, 3000], [5000, 2000]], [[5100, 3000], [5300, 5000]]);
+    await feed(
+      [
+        [4800, 3000],
+        [5000, 2000],
+      ],
+      [
+        [5100, 3000],
+        [5300, 5000],
+      ],
+    );
     expect(ourBids()).toEqual([[4950, 1000]]);
     await engine.stop();
   });

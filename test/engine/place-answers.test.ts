@@ -39,7 +39,13 @@ async function run(reshape: (res: PlaceResult[]) => PlaceResult[]) {
   const venue = new ReshapingVenue({ clock, markets: [{ conditionId: M, tokens: [Y, N], tick: 100, minSize: 500 }], orderLatencyMs: 0, cancelLatencyMs: 0, makerFeeBps: 0, takerFeeBps: 0 }, reshape);
   const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
   const engine = new Engine({
-    clock, rng: new SeededRng(1), log: silentLogger, venue, limiter: new Limiter({ clock }), recordLimiterUse: true, books: mirror,
+    clock,
+    rng: new SeededRng(1),
+    log: silentLogger,
+    venue,
+    limiter: new Limiter({ clock }),
+    recordLimiterUse: true,
+    books: mirror,
     strategy: await loadStrategy('bands', { bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 }),
     config: { reconciler: { ...cfg.reconciler, debounceMs: 0 }, risk: cfg.risk, scheduler: cfg.scheduler },
     markets: [meta],
@@ -47,7 +53,7 @@ async function run(reshape: (res: PlaceResult[]) => PlaceResult[]) {
   for (const e of [bookEv(Y, 4900, 5100, clock.now(), { depth: 1 }), bookEv(N, 4900, 5100, clock.now(), { depth: 1 })]) {
     venue.onMarketEvent(e);
     mirror.apply(e);
-      engine.handleMarketEvent(e);
+    engine.handleMarketEvent(e);
   }
   engine.start();
   await settle(20);
@@ -58,11 +64,21 @@ async function run(reshape: (res: PlaceResult[]) => PlaceResult[]) {
 
 describe('engine: place answers', () => {
   it('an answer in another order than the requests binds each result to its own order', async () => {
-    expect(await run((res) => res.slice().reverse())).toEqual([[N, 'live'], [Y, 'live']].sort());
+    expect(await run((res) => res.slice().reverse())).toEqual(
+      [
+        [N, 'live'],
+        [Y, 'live'],
+      ].sort(),
+    );
   });
 
   it('a request missing from the answer is ambiguous', async () => {
     // the batch is [YES bid, NO bid]; the answer leaves out the second
-    expect(await run((res) => res.slice(0, 1))).toEqual([[N, 'ambiguous'], [Y, 'live']].sort());
+    expect(await run((res) => res.slice(0, 1))).toEqual(
+      [
+        [N, 'ambiguous'],
+        [Y, 'live'],
+      ].sort(),
+    );
   });
 });

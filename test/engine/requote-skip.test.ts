@@ -18,7 +18,6 @@ import { settle, Y, N, M, bookEv, books } from './helpers.js';
 
 const meta: MarketMeta = { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false };
 
-
 async function setup(strategy: LoadedStrategy, staleBookMs = 60_000) {
   const cfg = loadConfig({ env: {} });
   const clock = new VirtualClock(1_700_000_000_000);
@@ -26,7 +25,14 @@ async function setup(strategy: LoadedStrategy, staleBookMs = 60_000) {
   const venue = new SimulatedVenue({ clock, markets: [{ conditionId: M, tokens: [Y, N], tick: 100, minSize: 500 }], orderLatencyMs: 0, cancelLatencyMs: 0, makerFeeBps: 0, takerFeeBps: 0 });
   const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
   const engine = new Engine({
-    clock, rng: new SeededRng(1), log: silentLogger, venue, limiter, recordLimiterUse: true, books: mirror, strategy,
+    clock,
+    rng: new SeededRng(1),
+    log: silentLogger,
+    venue,
+    limiter,
+    recordLimiterUse: true,
+    books: mirror,
+    strategy,
     config: { reconciler: { ...cfg.reconciler, debounceMs: 0 }, risk: { ...cfg.risk, staleBookMs }, scheduler: cfg.scheduler },
     markets: [meta],
   });
@@ -63,7 +69,12 @@ describe('engine: skipped requotes', () => {
     expect(engine.scheduler.stats.ordersSent).toBe(2);
     clock.advanceTo(clock.now() + 50);
     await feed(books(5400, 5600, clock.now()));
-    expect(await resting(venue)).toEqual([[N, 'BUY', 4300], [Y, 'BUY', 5300]].sort());
+    expect(await resting(venue)).toEqual(
+      [
+        [N, 'BUY', 4300],
+        [Y, 'BUY', 5300],
+      ].sort(),
+    );
     await engine.stop();
   });
 
@@ -92,7 +103,12 @@ describe('engine: skipped requotes', () => {
     await feed(books(4900, 5100, clock.now()));
     engine.start();
     await settle(10);
-    expect(await resting(venue)).toEqual([[N, 'BUY', 4800], [Y, 'BUY', 4800]].sort());
+    expect(await resting(venue)).toEqual(
+      [
+        [N, 'BUY', 4800],
+        [Y, 'BUY', 4800],
+      ].sort(),
+    );
     // Only the YES book is refreshed (same top): the NO book ages past staleBookMs.
     for (let i = 0; i < 30; i++) {
       clock.advanceTo(clock.now() + 100);

@@ -201,7 +201,13 @@ describe('positions refuse what is not integer units', () => {
     const { Positions } = await import('../../src/engine/positions.js');
     const { InvariantError } = await import('../../src/core/errors.js');
     const p = new Positions();
-    for (const [price, size, fee] of [[5000, Infinity, 0], [NaN, 100, 0], [5000, 100, NaN], [5000, 1.5, 0], [5000, 1e300, 0]]) {
+    for (const [price, size, fee] of [
+      [5000, Infinity, 0],
+      [NaN, 100, 0],
+      [5000, 100, NaN],
+      [5000, 1.5, 0],
+      [5000, 1e300, 0],
+    ]) {
       expect(() => p.apply('Y', 'BUY', price, size, fee)).toThrow(InvariantError);
     }
     expect(p.qty('Y')).toBe(0);

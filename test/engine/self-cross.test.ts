@@ -11,7 +11,17 @@ const N = 'no';
 const meta: MarketMeta = { conditionId: 'm', tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false };
 const q = (tokenId: string, side: Side, price: number): Quote => ({ tokenId, side, price, size: 500 });
 const o = (tokenId: string, side: Side, price: number, state: OrderState = 'live', filled = 0): TrackedOrder => ({
-  clientId: 'c', orderId: 'x', tokenId, market: 'm', side, price, size: 500, filled, state, createdMs: 0, updatedMs: 0,
+  clientId: 'c',
+  orderId: 'x',
+  tokenId,
+  market: 'm',
+  side,
+  price,
+  size: 500,
+  filled,
+  state,
+  createdMs: 0,
+  updatedMs: 0,
 });
 
 describe('crossesOwn', () => {
@@ -33,7 +43,7 @@ describe('crossesOwn', () => {
     ['an order in flight may be resting: crosses', q(Y, 'BUY', 5100), [o(Y, 'SELL', 5100, 'pending_new')], true],
     ['a cancelled order does not cross', q(Y, 'BUY', 5100), [o(Y, 'SELL', 5100, 'canceled')], false],
     ['a fully filled order does not cross', q(Y, 'BUY', 5100), [o(Y, 'SELL', 5100, 'partially_filled', 500)], false],
-    ['another market\'s token is ignored', q(Y, 'BUY', 5100), [o('zzz', 'SELL', 5000)], false],
+    ["another market's token is ignored", q(Y, 'BUY', 5100), [o('zzz', 'SELL', 5000)], false],
   ];
   for (const [name, quote, own, want] of cases) {
     it(name, () => expect(crossesOwn(quote, meta, own)).toBe(want));

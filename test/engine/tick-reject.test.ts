@@ -20,10 +20,7 @@ import { RecordingVenue, settle, bookEv, Y, N, M } from './helpers.js';
 const meta: MarketMeta = { conditionId: M, tokenId: Y, complementId: N, tick: 10, minSize: 500, negRisk: false };
 
 // Mid 0.50: bands 0.015 away bids 0.485 on both tokens, off the 0.01 grid.
-const books = (t: number, tick: number, bid = 4990, ask = 5010): MarketEvent[] => [
-  bookEv(Y, bid, ask, t, { tick }),
-  bookEv(N, 10_000 - ask, 10_000 - bid, t, { tick }),
-];
+const books = (t: number, tick: number, bid = 4990, ask = 5010): MarketEvent[] => [bookEv(Y, bid, ask, t, { tick }), bookEv(N, 10_000 - ask, 10_000 - bid, t, { tick })];
 
 async function setup(opts: { hook: boolean; timeoutMs?: number }) {
   const cfg = loadConfig({ env: {} });
@@ -35,7 +32,12 @@ async function setup(opts: { hook: boolean; timeoutMs?: number }) {
   const suspects: string[] = [];
   const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
   const engine = new Engine({
-    clock, rng: new SeededRng(1), log: silentLogger, venue, limiter: new Limiter({ clock }), recordLimiterUse: true,
+    clock,
+    rng: new SeededRng(1),
+    log: silentLogger,
+    venue,
+    limiter: new Limiter({ clock }),
+    recordLimiterUse: true,
     books: mirror,
     strategy: await loadStrategy('bands', { fair: 'mid', bands: [{ distance: 0.015, size: 10 }], skewPerShare: 0 }),
     config: { reconciler: { ...cfg.reconciler, debounceMs: 0 }, risk: cfg.risk, scheduler: cfg.scheduler },

@@ -47,7 +47,17 @@ describe('market decoder on real and documented frames', () => {
     expect(ev).toMatchObject({ type: 'price_change', format: 'flat', timestampMs: 1723967931411 });
     if (ev.type !== 'price_change') throw new Error();
     expect(ev.changes).toEqual([
-      { assetId: '48331043336612883890938759509493159234755048973500640148014422747788308965732', side: 'SELL', price: 5140, size: 2157408, priceStr: '0.514', sizeStr: '21574.08', hash: 'bf32b3746fff40c76c98021b7f3f07261169dd26', bestBid: undefined, bestAsk: undefined },
+      {
+        assetId: '48331043336612883890938759509493159234755048973500640148014422747788308965732',
+        side: 'SELL',
+        price: 5140,
+        size: 2157408,
+        priceStr: '0.514',
+        sizeStr: '21574.08',
+        hash: 'bf32b3746fff40c76c98021b7f3f07261169dd26',
+        bestBid: undefined,
+        bestAsk: undefined,
+      },
     ]);
   });
 
@@ -60,7 +70,8 @@ describe('market decoder on real and documented frames', () => {
   });
 
   it('price_change legacy changes format: root asset_id, hash on the last entry', () => {
-    const legacy = '{"asset_id":"71321045679252212594626385532706912750332728571942532289631379312455583992563","changes":[{"price":"0.4","side":"SELL","size":"3300"},{"price":"0.5","side":"BUY","size":"0"}],"event_type":"price_change","market":"0x5f65","timestamp":"1729084877448","hash":"3cd4d61e042c81560c9037ece0c61f3b1a8fbbdd"}';
+    const legacy =
+      '{"asset_id":"71321045679252212594626385532706912750332728571942532289631379312455583992563","changes":[{"price":"0.4","side":"SELL","size":"3300"},{"price":"0.5","side":"BUY","size":"0"}],"event_type":"price_change","market":"0x5f65","timestamp":"1729084877448","hash":"3cd4d61e042c81560c9037ece0c61f3b1a8fbbdd"}';
     const [ev] = market(legacy);
     if (ev.type !== 'price_change') throw new Error();
     expect(ev.format).toBe('changes');
@@ -133,11 +144,30 @@ describe('market decoder on real and documented frames', () => {
 describe('user decoder', () => {
   it('order placement and cancellation: seconds vs ms normalised', () => {
     const [p] = user(ws('order_placement.json'));
-    expect(p).toMatchObject({ type: 'order', kind: 'PLACEMENT', status: 'LIVE', side: 'BUY', price: 5130, originalSize: 500, sizeMatched: 0, orderType: 'GTC', createdAtMs: 1725842520000, timestampMs: 1725842520990, associateTrades: [] });
+    expect(p).toMatchObject({
+      type: 'order',
+      kind: 'PLACEMENT',
+      status: 'LIVE',
+      side: 'BUY',
+      price: 5130,
+      originalSize: 500,
+      sizeMatched: 0,
+      orderType: 'GTC',
+      createdAtMs: 1725842520000,
+      timestampMs: 1725842520990,
+      associateTrades: [],
+    });
     const [c] = user(ws('order_cancel.json'));
     expect(c).toMatchObject({ kind: 'CANCELLATION', status: 'CANCELED', side: 'SELL', sizeMatched: 500, createdAtMs: 1725841741000 });
     const [fok] = user(raw('rust_test_data/ws_user_order_fok_killed.json'));
-    expect(fok).toMatchObject({ kind: 'CANCELLATION', orderType: 'FOK', status: "CANCELED_order couldn't be fully filled. FOK orders are fully filled or killed.", sizeMatched: 0, originalSize: 1200, price: 6000 });
+    expect(fok).toMatchObject({
+      kind: 'CANCELLATION',
+      orderType: 'FOK',
+      status: "CANCELED_order couldn't be fully filled. FOK orders are fully filled or killed.",
+      sizeMatched: 0,
+      originalSize: 1200,
+      price: 6000,
+    });
   });
 
   it('trades: every status file, maker orders incl. the complement token, time units', () => {

@@ -17,13 +17,33 @@ afterEach(async () => {
 const A = '1111';
 const META = { market: '0xm', minOrderSize: '5', tickSize: '0.01', negRisk: false, lastTradePrice: '0.5' };
 function snapshot(ts: string): string {
-  const bids: Array<[string, string]> = [['0.4', '10'], ['0.45', '2']];
+  const bids: Array<[string, string]> = [
+    ['0.4', '10'],
+    ['0.45', '2'],
+  ];
   const asks: Array<[string, string]> = [['0.55', '3']];
   const hash = bookHash({ assetId: A, timestamp: ts, bids, asks, ...META });
-  return JSON.stringify([{ market: '0xm', asset_id: A, timestamp: ts, hash, bids: bids.map(([price, size]) => ({ price, size })), asks: asks.map(([price, size]) => ({ price, size })), tick_size: '0.01', event_type: 'book', last_trade_price: '0.5' }]);
+  return JSON.stringify([
+    {
+      market: '0xm',
+      asset_id: A,
+      timestamp: ts,
+      hash,
+      bids: bids.map(([price, size]) => ({ price, size })),
+      asks: asks.map(([price, size]) => ({ price, size })),
+      tick_size: '0.01',
+      event_type: 'book',
+      last_trade_price: '0.5',
+    },
+  ]);
 }
 function change(ts: string, hash: string): string {
-  return JSON.stringify({ market: '0xm', price_changes: [{ asset_id: A, price: '0.46', size: '1', side: 'BUY', hash, best_bid: '0.46', best_ask: '0.55' }], timestamp: ts, event_type: 'price_change' });
+  return JSON.stringify({
+    market: '0xm',
+    price_changes: [{ asset_id: A, price: '0.46', size: '1', side: 'BUY', hash, best_bid: '0.46', best_ask: '0.55' }],
+    timestamp: ts,
+    event_type: 'price_change',
+  });
 }
 const config = {
   urls: { ws: '' } as never,
@@ -90,7 +110,11 @@ describe('MarketFeed', () => {
     server.onMessage = (ws, text) => {
       if (text.includes('assets_ids')) {
         ws.send(snapshot('100'));
-        const bids: Array<[string, string]> = [['0.4', '10'], ['0.45', '2'], ['0.46', '1']];
+        const bids: Array<[string, string]> = [
+          ['0.4', '10'],
+          ['0.45', '2'],
+          ['0.46', '1'],
+        ];
         ws.send(change('200', bookHash({ assetId: A, timestamp: '200', bids, asks: [['0.55', '3']], ...META })));
       }
     };

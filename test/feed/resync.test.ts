@@ -14,7 +14,10 @@ const lv = (x: L[]) => x.map(([price, size]) => ({ price, size }));
 
 /** The venue's book of A: levels change by `set`; frames and REST bodies carry its hash. */
 class Venue {
-  bids = new Map<string, string>([['0.4', '10'], ['0.45', '2']]);
+  bids = new Map<string, string>([
+    ['0.4', '10'],
+    ['0.45', '2'],
+  ]);
   asks = new Map<string, string>([['0.55', '3']]);
   levels(): { bids: L[]; asks: L[] } {
     return { bids: [...this.bids].sort((a, b) => +a[0] - +b[0]), asks: [...this.asks].sort((a, b) => +b[0] - +a[0]) };

@@ -103,7 +103,14 @@ function mutateLine(line: string, rng: SeededRng): string {
       const qs = [...line.matchAll(/\\"/g)];
       if (qs.length === 0) return line;
       const m = qs[rng.int(0, qs.length - 1)];
-      const rep = rng.next() < 0.5 ? '\\u0022' : '\\u00' + line.charCodeAt(m.index + 2).toString(16).padStart(2, '0');
+      const rep =
+        rng.next() < 0.5
+          ? '\\u0022'
+          : '\\u00' +
+            line
+              .charCodeAt(m.index + 2)
+              .toString(16)
+              .padStart(2, '0');
       return rng.next() < 0.5 ? line.slice(0, m.index) + rep + line.slice(m.index + 2) : line.slice(0, m.index + 2) + rep + line.slice(m.index + 3);
     }
     case 4: {
@@ -185,7 +192,13 @@ describe('escaped scan of recorder lines = JSON.parse of the line, then the fram
 
   it('with the scanner off every line goes the JSON.parse way', async () => {
     const path = join(tmp, 'off.jsonl');
-    writeFileSync(path, frames.slice(0, 50).map((f, i) => lineOf(f, i)).join('\n'));
+    writeFileSync(
+      path,
+      frames
+        .slice(0, 50)
+        .map((f, i) => lineOf(f, i))
+        .join('\n'),
+    );
     setMarketScan(false);
     try {
       const b = await now(path);

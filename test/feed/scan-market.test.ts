@@ -83,8 +83,49 @@ function realFrames(): string[] {
 }
 
 const CHUNKS = ['\\', '\\"', '\\u0030', '\\n', ' ', '\n', '\t', '"', ',', ':', '{', '}', '[', ']', 'null', '0', '-', 'e', '.', '1', 'true', '\u0001', '\ud800', 'é'];
-const VALUES = ['null', '1', '0.5', '-1', 'true', '{}', '[]', '""', '"x"', '"0.5"', '"1.5"', '"-0.5"', '"1e3"', '" 0.5"', '"buy"', '"SELL"', '"0.12345"', '"12.345"', '"0x1"', '"1"', '"99999999999999999"', '"1700000000"', '"1700000000000000"'];
-const KEYS = ['market', 'asset_id', 'price', 'size', 'side', 'hash', 'best_bid', 'best_ask', 'timestamp', 'event_type', 'price_changes', 'fee_rate_bps', 'transaction_hash', 'extra', 'changes', '__proto__'];
+const VALUES = [
+  'null',
+  '1',
+  '0.5',
+  '-1',
+  'true',
+  '{}',
+  '[]',
+  '""',
+  '"x"',
+  '"0.5"',
+  '"1.5"',
+  '"-0.5"',
+  '"1e3"',
+  '" 0.5"',
+  '"buy"',
+  '"SELL"',
+  '"0.12345"',
+  '"12.345"',
+  '"0x1"',
+  '"1"',
+  '"99999999999999999"',
+  '"1700000000"',
+  '"1700000000000000"',
+];
+const KEYS = [
+  'market',
+  'asset_id',
+  'price',
+  'size',
+  'side',
+  'hash',
+  'best_bid',
+  'best_ask',
+  'timestamp',
+  'event_type',
+  'price_changes',
+  'fee_rate_bps',
+  'transaction_hash',
+  'extra',
+  'changes',
+  '__proto__',
+];
 
 /** One seeded edit of a frame: structure, escapes, whitespace, types, keys, truncation. */
 function mutate(f: string, rng: SeededRng): string {

@@ -20,7 +20,10 @@ describe('makerd verify', () => {
   it('verifies the polytope capture: 0 mismatches, both tokens, exit 0', async () => {
     const r = await run(['verify', fixture, '--json']);
     expect(r.code).toBe(0);
-    const j = JSON.parse(r.out[0]) as { ok: boolean; tokens: Array<{ deltas: number; mismatches: number; hashesVerified: number; entriesVerified: number; seeded: number; bestBid: string; bestAsk: string }> };
+    const j = JSON.parse(r.out[0]) as {
+      ok: boolean;
+      tokens: Array<{ deltas: number; mismatches: number; hashesVerified: number; entriesVerified: number; seeded: number; bestBid: string; bestAsk: string }>;
+    };
     expect(j.ok).toBe(true);
     expect(j.tokens).toHaveLength(2);
     expect(j.tokens.reduce((a, t) => a + t.deltas, 0)).toBe(70);

@@ -58,7 +58,5 @@ export async function waitFor(cond: () => boolean, ms = 2000): Promise<void> {
 }
 
 export function bookFrame(assetId: string, ts = '1779862954465'): string {
-  return JSON.stringify([
-    { market: '0xm', asset_id: assetId, timestamp: ts, hash: '', bids: [{ price: '0.4', size: '10' }], asks: [{ price: '0.6', size: '10' }], event_type: 'book' },
-  ]);
+  return JSON.stringify([{ market: '0xm', asset_id: assetId, timestamp: ts, hash: '', bids: [{ price: '0.4', size: '10' }], asks: [{ price: '0.6', size: '10' }], event_type: 'book' }]);
 }

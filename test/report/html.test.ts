@@ -46,7 +46,10 @@ describe('HTML report', () => {
       const n = Number(el!.attrs['data-points']);
       expect(n, id).toBeGreaterThan(10);
       const series = [...el!.inner.matchAll(/<path class="series"[^>]*\sd="([^"]*)"/g)].map((m) => pathPoints(m[1]));
-      expect(series.reduce((a, b) => a + b, 0), id).toBeGreaterThan(10);
+      expect(
+        series.reduce((a, b) => a + b, 0),
+        id,
+      ).toBeGreaterThan(10);
       // bounded by the point budget (300 per series, 3 series at most per chart, plus markers)
       expect(n).toBeLessThan(2000);
     }

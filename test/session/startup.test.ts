@@ -21,18 +21,44 @@ async function setup() {
   const clock = new VirtualClock(1_700_000_000_000);
   const venue = new RecordingVenue(() => clock.now());
   const engine = new Engine({
-    clock, rng: new SeededRng(1), log: silentLogger, venue, limiter: new Limiter({ clock }), recordLimiterUse: true,
-    books: new BookMirror({ verifyEvery: 0 }), strategy: await loadStrategy('bands', {}),
-    config: cfg, markets: [meta],
+    clock,
+    rng: new SeededRng(1),
+    log: silentLogger,
+    venue,
+    limiter: new Limiter({ clock }),
+    recordLimiterUse: true,
+    books: new BookMirror({ verifyEvery: 0 }),
+    strategy: await loadStrategy('bands', {}),
+    config: cfg,
+    markets: [meta],
   });
   return { engine, venue, clock };
 }
 
 const vo = (orderId: string, tokenId: string, price: number, size = 1000): VenueOrder => ({
-  orderId, tokenId, market: tokenId === 'X' ? 'OTHER' : 'M', side: 'BUY', price, originalSize: size, sizeMatched: 0, status: 'LIVE', orderType: 'GTC', createdAtMs: 1,
+  orderId,
+  tokenId,
+  market: tokenId === 'X' ? 'OTHER' : 'M',
+  side: 'BUY',
+  price,
+  originalSize: size,
+  sizeMatched: 0,
+  status: 'LIVE',
+  orderType: 'GTC',
+  createdAtMs: 1,
 });
 const stored = (clientId: string, over: Partial<TrackedOrder>): TrackedOrder => ({
-  clientId, tokenId: 'Y', market: 'M', side: 'BUY', price: 4800, size: 1000, filled: 0, state: 'live', createdMs: 1, updatedMs: 1, ...over,
+  clientId,
+  tokenId: 'Y',
+  market: 'M',
+  side: 'BUY',
+  price: 4800,
+  size: 1000,
+  filled: 0,
+  state: 'live',
+  createdMs: 1,
+  updatedMs: 1,
+  ...over,
 });
 
 describe('startup reconciliation', () => {

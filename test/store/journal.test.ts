@@ -20,12 +20,32 @@ function store(): Store {
   return new Store(join(d, 'j.sqlite'), silentLogger);
 }
 const order = (over: Partial<TrackedOrder> = {}): TrackedOrder => ({
-  clientId: 'c1', orderId: 'o1', tokenId: 'Y', market: 'm', side: 'BUY', price: 5000, size: 1000, filled: 1000,
-  state: 'filled', createdMs: 1, updatedMs: 2, ...over,
+  clientId: 'c1',
+  orderId: 'o1',
+  tokenId: 'Y',
+  market: 'm',
+  side: 'BUY',
+  price: 5000,
+  size: 1000,
+  filled: 1000,
+  state: 'filled',
+  createdMs: 1,
+  updatedMs: 2,
+  ...over,
 });
 const fill = (over: Partial<Fill> = {}): Fill => ({
-  tradeId: 't1', orderId: 'o1', tokenId: 'Y', market: 'm', side: 'BUY', price: 5000, size: 1000, fee: 0,
-  liquidity: 'MAKER', status: 'MATCHED', timeMs: 1000, ...over,
+  tradeId: 't1',
+  orderId: 'o1',
+  tokenId: 'Y',
+  market: 'm',
+  side: 'BUY',
+  price: 5000,
+  size: 1000,
+  fee: 0,
+  liquidity: 'MAKER',
+  status: 'MATCHED',
+  timeMs: 1000,
+  ...over,
 });
 const rows = (s: Store, table: string) => (s.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
 

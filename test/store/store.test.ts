@@ -17,8 +17,18 @@ afterEach(() => {
 });
 
 const fill = (over: Partial<Fill> = {}): Fill => ({
-  tradeId: 't1', orderId: 'o1', tokenId: 'Y', market: 'm', side: 'BUY', price: 5500, size: 1000, fee: 0,
-  liquidity: 'MAKER', status: 'MATCHED', timeMs: 1000, ...over,
+  tradeId: 't1',
+  orderId: 'o1',
+  tokenId: 'Y',
+  market: 'm',
+  side: 'BUY',
+  price: 5500,
+  size: 1000,
+  fee: 0,
+  liquidity: 'MAKER',
+  status: 'MATCHED',
+  timeMs: 1000,
+  ...over,
 });
 
 describe('store', () => {

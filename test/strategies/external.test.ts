@@ -39,7 +39,10 @@ describe('a strategy outside the repository', () => {
       symlinkSync(ROOT, join(dir, 'node_modules', 'makerd'), 'dir');
       writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
       writeFileSync(join(dir, 'outside.ts'), SOURCE);
-      writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, outDir: '.' }, files: ['outside.ts'] }));
+      writeFileSync(
+        join(dir, 'tsconfig.json'),
+        JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, outDir: '.' }, files: ['outside.ts'] }),
+      );
       execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir], { stdio: 'pipe' });
       const cfg = loadConfig({ env: {}, overrides: { strategy: { name: join(dir, 'outside.js'), params: {} } } as never });
       const r = await runBacktest({ data: [SAMPLE], config: cfg });

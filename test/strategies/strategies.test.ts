@@ -29,25 +29,35 @@ const sorted = (qs: readonly Quote[]) => [...qs].map((q) => `${q.tokenId} ${q.si
 
 describe('bands', () => {
   it('quotes each band around the mid; asks without inventory become BUYs of the complement', async () => {
-    const { module, params } = await loadStrategy('bands', { bands: [{ distance: 0.02, size: 10 }, { distance: 0.05, size: 20 }], skewPerShare: 0 });
+    const { module, params } = await loadStrategy('bands', {
+      bands: [
+        { distance: 0.02, size: 10 },
+        { distance: 0.05, size: 20 },
+      ],
+      skewPerShare: 0,
+    });
     const s = module.create(params, meta);
     const book = makeBook('Y', [[4900, 1000]], [[5100, 1000]]);
-    expect(sorted(s.quote(ctx(params), book))).toEqual(sorted([
-      { tokenId: 'Y', side: 'BUY', price: 4800, size: 1000 },
-      { tokenId: 'N', side: 'BUY', price: 4800, size: 1000 }, // ask at 0.52
-      { tokenId: 'Y', side: 'BUY', price: 4500, size: 2000 },
-      { tokenId: 'N', side: 'BUY', price: 4500, size: 2000 }, // ask at 0.55
-    ]));
+    expect(sorted(s.quote(ctx(params), book))).toEqual(
+      sorted([
+        { tokenId: 'Y', side: 'BUY', price: 4800, size: 1000 },
+        { tokenId: 'N', side: 'BUY', price: 4800, size: 1000 }, // ask at 0.52
+        { tokenId: 'Y', side: 'BUY', price: 4500, size: 2000 },
+        { tokenId: 'N', side: 'BUY', price: 4500, size: 2000 }, // ask at 0.55
+      ]),
+    );
   });
 
   it('sells YES when it holds enough, and sells NO instead of buying YES when it holds NO', async () => {
     const { module, params } = await loadStrategy('bands', { bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 });
     const s = module.create(params, meta);
     const book = makeBook('Y', [[4900, 1000]], [[5100, 1000]]);
-    expect(sorted(s.quote(ctx(params, { Y: 1000, N: 1000 }), book))).toEqual(sorted([
-      { tokenId: 'N', side: 'SELL', price: 5200, size: 1000 }, // bid 0.48 on YES == sell NO at 0.52
-      { tokenId: 'Y', side: 'SELL', price: 5200, size: 1000 },
-    ]));
+    expect(sorted(s.quote(ctx(params, { Y: 1000, N: 1000 }), book))).toEqual(
+      sorted([
+        { tokenId: 'N', side: 'SELL', price: 5200, size: 1000 }, // bid 0.48 on YES == sell NO at 0.52
+        { tokenId: 'Y', side: 'SELL', price: 5200, size: 1000 },
+      ]),
+    );
   });
 
   it('skews both quotes against the inventory', async () => {
@@ -55,20 +65,32 @@ describe('bands', () => {
     const s = module.create(params, meta);
     const book = makeBook('Y', [[4900, 1000]], [[5100, 1000]]);
     // long 10 YES -> centre 0.50 - 10 * 0.001 = 0.49: bid 0.47, ask 0.51 (a SELL: we hold 10)
-    expect(sorted(s.quote(ctx(params, { Y: 1000 }), book))).toEqual(sorted([
-      { tokenId: 'Y', side: 'BUY', price: 4700, size: 1000 },
-      { tokenId: 'Y', side: 'SELL', price: 5100, size: 1000 },
-    ]));
+    expect(sorted(s.quote(ctx(params, { Y: 1000 }), book))).toEqual(
+      sorted([
+        { tokenId: 'Y', side: 'BUY', price: 4700, size: 1000 },
+        { tokenId: 'Y', side: 'SELL', price: 5100, size: 1000 },
+      ]),
+    );
   });
 
   it('keeps the spread within [minSpread, maxSpread] and never crosses the book', async () => {
     const narrow = await loadStrategy('bands', { bands: [{ distance: 0.001, size: 10 }], minSpread: 0.04, skewPerShare: 0 });
     const book = makeBook('Y', [[4900, 1000]], [[5100, 1000]]);
     const q1 = narrow.module.create(narrow.params, meta).quote(ctx(narrow.params), book);
-    expect(sorted(q1)).toEqual(sorted([{ tokenId: 'Y', side: 'BUY', price: 4800, size: 1000 }, { tokenId: 'N', side: 'BUY', price: 4800, size: 1000 }]));
+    expect(sorted(q1)).toEqual(
+      sorted([
+        { tokenId: 'Y', side: 'BUY', price: 4800, size: 1000 },
+        { tokenId: 'N', side: 'BUY', price: 4800, size: 1000 },
+      ]),
+    );
     const wide = await loadStrategy('bands', { bands: [{ distance: 0.3, size: 10 }], maxSpread: 0.1, skewPerShare: 0 });
     const q2 = wide.module.create(wide.params, meta).quote(ctx(wide.params), book);
-    expect(sorted(q2)).toEqual(sorted([{ tokenId: 'Y', side: 'BUY', price: 4500, size: 1000 }, { tokenId: 'N', side: 'BUY', price: 4500, size: 1000 }]));
+    expect(sorted(q2)).toEqual(
+      sorted([
+        { tokenId: 'Y', side: 'BUY', price: 4500, size: 1000 },
+        { tokenId: 'N', side: 'BUY', price: 4500, size: 1000 },
+      ]),
+    );
     // a huge skew would put the ask below the best bid: it is held one tick above the bid instead
     const skewed = await loadStrategy('bands', { bands: [{ distance: 0.01, size: 10 }], skewPerShare: 0.01 });
     const q3 = skewed.module.create(skewed.params, meta).quote(ctx(skewed.params, { Y: 1000 }), book);
@@ -125,7 +147,20 @@ describe('avellaneda-stoikov', () => {
   });
 
   it('estimates kappa from trade distances and volatility from mid changes', () => {
-    const s = new Avellaneda({ gamma: 0.1, size: 5, horizon: 'rolling', horizonSec: 600, sigmaPerSec: 0.001, kappa: 100, volAlpha: 0.5, kappaAlpha: 0.5, minSpread: 0, maxSpread: 1, minPrice: 0, maxPrice: 1 });
+    const s = new Avellaneda({
+      gamma: 0.1,
+      size: 5,
+      horizon: 'rolling',
+      horizonSec: 600,
+      sigmaPerSec: 0.001,
+      kappa: 100,
+      volAlpha: 0.5,
+      kappaAlpha: 0.5,
+      minSpread: 0,
+      maxSpread: 1,
+      minPrice: 0,
+      maxPrice: 1,
+    });
     const clock = new VirtualClock(0);
     let book = makeBook('Y', [[4900, 1000]], [[5100, 1000]]);
     const c = ctx({}, {}, clock, { Y: book });
@@ -184,19 +219,32 @@ export default { name: 'mine', params: z.strictObject({ size: z.number().positiv
   it('the template strategy loads and quotes at the touch with edgeTicks 0', async () => {
     const { module, params } = await loadStrategy('template', { edgeTicks: 0, size: 5 });
     const q = module.create(params, meta).quote(ctx(params), makeBook('Y', [[4900, 1000]], [[5100, 1000]]));
-    expect(sorted(q)).toEqual(sorted([{ tokenId: 'Y', side: 'BUY', price: 4900, size: 500 }, { tokenId: 'N', side: 'BUY', price: 4900, size: 500 }]));
+    expect(sorted(q)).toEqual(
+      sorted([
+        { tokenId: 'Y', side: 'BUY', price: 4900, size: 500 },
+        { tokenId: 'N', side: 'BUY', price: 4900, size: 500 },
+      ]),
+    );
   });
 });
 
 describe('bands inventory across bands', () => {
   it('sells only the shares it holds across bands; the rest of the ask becomes a complement BUY', async () => {
-    const { module, params } = await loadStrategy('bands', { bands: [{ distance: 0.02, size: 10 }, { distance: 0.04, size: 10 }], skewPerShare: 0 });
+    const { module, params } = await loadStrategy('bands', {
+      bands: [
+        { distance: 0.02, size: 10 },
+        { distance: 0.04, size: 10 },
+      ],
+      skewPerShare: 0,
+    });
     const q = module.create(params, meta).quote(ctx(params, { Y: 1500 }), makeBook('Y', [[4900, 1000]], [[5100, 1000]]));
     const asks = q.filter((x) => (x.tokenId === 'Y') === (x.side === 'SELL'));
-    expect(sorted(asks)).toEqual(sorted([
-      { tokenId: 'Y', side: 'SELL', price: 5200, size: 1000 },
-      { tokenId: 'N', side: 'BUY', price: 4600, size: 1000 }, // 5 shares left: not enough for the second
-    ]));
+    expect(sorted(asks)).toEqual(
+      sorted([
+        { tokenId: 'Y', side: 'SELL', price: 5200, size: 1000 },
+        { tokenId: 'N', side: 'BUY', price: 4600, size: 1000 }, // 5 shares left: not enough for the second
+      ]),
+    );
   });
 });
 

@@ -64,7 +64,12 @@ describe('LiveVenue: typed refusals (issue 11, item 5)', () => {
   it('a single order refused with a 400 is a result with its code, not an error whose text the engine searches', async () => {
     const { clients, venue } = await venueWith((_q, res) => send(res, 400, { error: 'INVALID_ORDER_MIN_TICK_SIZE: order price breaks minimum tick size rules' }));
     try {
-      expect(await venue.placeOrder(order)).toEqual({ clientId: 'c1', ok: false, error: 'INVALID_ORDER_MIN_TICK_SIZE', message: 'INVALID_ORDER_MIN_TICK_SIZE: order price breaks minimum tick size rules' });
+      expect(await venue.placeOrder(order)).toEqual({
+        clientId: 'c1',
+        ok: false,
+        error: 'INVALID_ORDER_MIN_TICK_SIZE',
+        message: 'INVALID_ORDER_MIN_TICK_SIZE: order price breaks minimum tick size rules',
+      });
     } finally {
       await clients.close();
     }

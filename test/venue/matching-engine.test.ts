@@ -76,8 +76,19 @@ describe('MatchingEngine matching', () => {
     expect(out.status).toBe('matched');
     expect(out.fills).toEqual([
       {
-        tradeId: 'T1', makerOrderId: 'm', makerOwner: 'mk', makerTokenId: YES, makerSide: 'SELL', makerPrice: 5200,
-        takerOrderId: 't', takerOwner: 'tk', takerTokenId: YES, takerSide: 'BUY', takerPrice: 5200, size: 500, timeMs: 2,
+        tradeId: 'T1',
+        makerOrderId: 'm',
+        makerOwner: 'mk',
+        makerTokenId: YES,
+        makerSide: 'SELL',
+        makerPrice: 5200,
+        takerOrderId: 't',
+        takerOwner: 'tk',
+        takerTokenId: YES,
+        takerSide: 'BUY',
+        takerPrice: 5200,
+        size: 500,
+        timeMs: 2,
       },
     ]);
     expect(e.order('m')?.remaining).toBe(500);
@@ -92,7 +103,10 @@ describe('MatchingEngine matching', () => {
     const out = e.place(ord({ orderId: 'b', side: 'BUY', price: 5300, size: 1500 }), 0);
     expect(out.status).toBe('live');
     expect(out.resting).toBe(500);
-    expect(out.fills.map((f) => [f.makerOrderId, f.takerPrice, f.size])).toEqual([['a1', 5100, 500], ['a2', 5200, 500]]);
+    expect(out.fills.map((f) => [f.makerOrderId, f.takerPrice, f.size])).toEqual([
+      ['a1', 5100, 500],
+      ['a2', 5200, 500],
+    ]);
     expect(e.bestBid(YES)).toBe(5300);
     expect(e.bestAsk(YES)).toBe(5400);
   });
@@ -103,7 +117,11 @@ describe('MatchingEngine matching', () => {
     e.place(ord({ orderId: 'better', side: 'BUY', price: 5100, size: 500 }), 2);
     e.place(ord({ orderId: 'second', side: 'BUY', price: 5000, size: 600 }), 3);
     const out = e.place(ord({ side: 'SELL', price: 5000, size: 1400, orderType: 'FAK' }), 4);
-    expect(out.fills.map((f) => [f.makerOrderId, f.size])).toEqual([['better', 500], ['first', 600], ['second', 300]]);
+    expect(out.fills.map((f) => [f.makerOrderId, f.size])).toEqual([
+      ['better', 500],
+      ['first', 600],
+      ['second', 300],
+    ]);
     expect(e.order('second')?.remaining).toBe(300);
     expect(e.order('first')).toBeUndefined();
   });
@@ -208,7 +226,12 @@ describe('MatchingEngine cancels and expiry', () => {
     // detached, serialisable copies (the book's nodes are linked both ways)
     expect(JSON.parse(JSON.stringify(e.ordersOf('bob')))).toHaveLength(3);
     expect(e.order('e')).toMatchObject({ orderId: 'e', remaining: 700, originalSize: 700 });
-    expect(e.cancelAll().map((o) => o.orderId).sort()).toEqual(['c', 'd', 'e']);
+    expect(
+      e
+        .cancelAll()
+        .map((o) => o.orderId)
+        .sort(),
+    ).toEqual(['c', 'd', 'e']);
     expect(e.bestAsk(YES)).toBe(10000);
     expect(e.bestBid(YES)).toBe(0);
   });
@@ -255,11 +278,19 @@ describe('MatchingEngine drainChanges', () => {
       } else {
         const id = `r${i}`;
         ids.push(id);
-        e.place({
-          orderId: id, owner: rng.next() < 0.5 ? 'a' : 'b', tokenId: rng.next() < 0.5 ? YES : NO,
-          side: rng.next() < 0.5 ? 'BUY' : 'SELL', price: rng.int(40, 60) * 100, size: rng.int(5, 30) * 100,
-          orderType: rng.next() < 0.1 ? 'FAK' : 'GTC', postOnly: false,
-        }, i);
+        e.place(
+          {
+            orderId: id,
+            owner: rng.next() < 0.5 ? 'a' : 'b',
+            tokenId: rng.next() < 0.5 ? YES : NO,
+            side: rng.next() < 0.5 ? 'BUY' : 'SELL',
+            price: rng.int(40, 60) * 100,
+            size: rng.int(5, 30) * 100,
+            orderType: rng.next() < 0.1 ? 'FAK' : 'GTC',
+            postOnly: false,
+          },
+          i,
+        );
       }
       if (i % 7 === 0) applyChanges(model, e.drainChanges());
       // the book never stays crossed

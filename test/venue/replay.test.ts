@@ -32,7 +32,10 @@ describe('SimBook over a real recording', () => {
     const events = load();
     const first = events[0] as BookEvent;
     expect(first.type).toBe('book');
-    const books = new Map([[A, new SimBook()], [B, new SimBook()]]);
+    const books = new Map([
+      [A, new SimBook()],
+      [B, new SimBook()],
+    ]);
     books.get(A)?.snapshot(first.bids, first.asks);
     const m = mirror(first, B);
     books.get(B)?.snapshot(m.bids, m.asks);
@@ -55,13 +58,23 @@ describe('SimBook over a real recording', () => {
       const events = load();
       const clock = new VirtualClock(events[0].timestampMs);
       const venue = new SimulatedVenue({
-        clock, markets: [{ conditionId: (events[0] as BookEvent).market, tokens: [A, B], tick: 100, minSize: 500 }],
-        orderLatencyMs: 0, cancelLatencyMs: 0, makerFeeBps: 0, takerFeeBps: 0, logger: silentLogger,
+        clock,
+        markets: [{ conditionId: (events[0] as BookEvent).market, tokens: [A, B], tick: 100, minSize: 500 }],
+        orderLatencyMs: 0,
+        cancelLatencyMs: 0,
+        makerFeeBps: 0,
+        takerFeeBps: 0,
+        logger: silentLogger,
       });
       venue.onMarketEvent(events[0]);
       venue.onMarketEvent(mirror(events[0] as BookEvent, B));
       const ids: string[] = [];
-      for (const [token, side, price] of [[A, 'BUY', 5400], [A, 'SELL', 5500], [B, 'BUY', 4500], [B, 'SELL', 4600]] as const) {
+      for (const [token, side, price] of [
+        [A, 'BUY', 5400],
+        [A, 'SELL', 5500],
+        [B, 'BUY', 4500],
+        [B, 'SELL', 4600],
+      ] as const) {
         const r = await venue.placeOrder({ clientId: `${token.slice(0, 4)}${side}`, tokenId: token, side, price, size: 500, orderType: 'GTC', postOnly: true });
         expect(r.ok).toBe(true);
         ids.push(r.orderId as string);
@@ -89,8 +102,13 @@ describe('SimBook over a real recording', () => {
     const events = load();
     const clock = new VirtualClock(events[0].timestampMs);
     const venue = new SimulatedVenue({
-      clock, markets: [{ conditionId: (events[0] as BookEvent).market, tokens: [A, B], tick: 100, minSize: 500 }],
-      orderLatencyMs: 0, cancelLatencyMs: 0, makerFeeBps: 0, takerFeeBps: 0, logger: silentLogger,
+      clock,
+      markets: [{ conditionId: (events[0] as BookEvent).market, tokens: [A, B], tick: 100, minSize: 500 }],
+      orderLatencyMs: 0,
+      cancelLatencyMs: 0,
+      makerFeeBps: 0,
+      takerFeeBps: 0,
+      logger: silentLogger,
     });
     venue.onMarketEvent(events[0]); // A's snapshot only
     const early = await venue.placeOrder({ clientId: 'early', tokenId: B, side: 'BUY', price: 4500, size: 500, orderType: 'GTC', postOnly: true });

@@ -12,8 +12,14 @@ function book(assetId: string, bids: Array<[number, number]>, asks: Array<[numbe
   const lv = (l: [number, number]) => ({ price: l[0], size: l[1], priceStr: '', sizeStr: '' });
   // wire order: bids ascending, asks descending
   return {
-    type: 'book', market: M, assetId, timestampMs: ts, timestampStr: String(ts), hash: '',
-    bids: [...bids].sort((a, b) => a[0] - b[0]).map(lv), asks: [...asks].sort((a, b) => b[0] - a[0]).map(lv),
+    type: 'book',
+    market: M,
+    assetId,
+    timestampMs: ts,
+    timestampStr: String(ts),
+    hash: '',
+    bids: [...bids].sort((a, b) => a[0] - b[0]).map(lv),
+    asks: [...asks].sort((a, b) => b[0] - a[0]).map(lv),
   };
 }
 function change(assetId: string, side: Side, price: number, size: number): PriceChangeEvent {
@@ -31,14 +37,44 @@ function req(p: Partial<OrderRequest> & Pick<OrderRequest, 'side' | 'price' | 's
 function setup(opts: Partial<SimulatedVenueOptions> = {}) {
   const clock = new VirtualClock(1_000_000);
   const venue = new SimulatedVenue({
-    clock, markets: [{ conditionId: M, tokens: [YES, NO], tick: 100, minSize: 500 }],
-    orderLatencyMs: 0, cancelLatencyMs: 0, makerFeeBps: 0, takerFeeBps: 0, idPrefix: 'S', ...opts,
+    clock,
+    markets: [{ conditionId: M, tokens: [YES, NO], tick: 100, minSize: 500 }],
+    orderLatencyMs: 0,
+    cancelLatencyMs: 0,
+    makerFeeBps: 0,
+    takerFeeBps: 0,
+    idPrefix: 'S',
+    ...opts,
   });
   const events: UserEvent[] = [];
   venue.onUserEvent((e) => events.push(e));
   // YES: bids 0.50 x 100 shares, 0.49 x 200; asks 0.52 x 50, 0.53 x 100. NO mirrors it.
-  venue.onMarketEvent(book(YES, [[5000, 10000], [4900, 20000]], [[5200, 5000], [5300, 10000]]));
-  venue.onMarketEvent(book(NO, [[4800, 5000], [4700, 10000]], [[5000, 10000], [5100, 20000]]));
+  venue.onMarketEvent(
+    book(
+      YES,
+      [
+        [5000, 10000],
+        [4900, 20000],
+      ],
+      [
+        [5200, 5000],
+        [5300, 10000],
+      ],
+    ),
+  );
+  venue.onMarketEvent(
+    book(
+      NO,
+      [
+        [4800, 5000],
+        [4700, 10000],
+      ],
+      [
+        [5000, 10000],
+        [5100, 20000],
+      ],
+    ),
+  );
   const trades = () => events.filter((e): e is UserTradeEvent => e.type === 'trade' && e.status === 'MATCHED');
   return { clock, venue, events, trades };
 }
@@ -133,7 +169,10 @@ describe('SimulatedVenue taking and rejections', () => {
     const { venue, trades } = setup({ takerFeeBps: 100 });
     const res = await venue.placeOrder(req({ side: 'BUY', price: 5300, size: 20000 }));
     expect(res).toMatchObject({ ok: true, status: 'live' });
-    expect(trades().map((t) => [t.traderSide, t.price, t.size])).toEqual([['TAKER', 5200, 5000], ['TAKER', 5300, 10000]]);
+    expect(trades().map((t) => [t.traderSide, t.price, t.size])).toEqual([
+      ['TAKER', 5200, 5000],
+      ['TAKER', 5300, 10000],
+    ]);
     expect(trades()[0]).toMatchObject({ assetId: YES, side: 'BUY', feeRateBps: 100, takerOrderId: res.orderId });
     venue.onMarketEvent(change(YES, 'BUY', 4900, 100)); // unrelated update: no quote-through on consumed levels
     expect(trades()).toHaveLength(2);
@@ -195,7 +234,7 @@ describe('SimulatedVenue memory bounds', () => {
 });
 
 describe('SimulatedVenue complement tokens', () => {
-  it('a BUY on the second token fills from that token\'s book and is reported on it', async () => {
+  it("a BUY on the second token fills from that token's book and is reported on it", async () => {
     const { venue, trades } = setup();
     // NO asks 0.50 x 100: a BUY NO at 0.50 takes it (the mirror of YES bid 0.50)
     const res = await venue.placeOrder(req({ tokenId: NO, side: 'BUY', price: 5000, size: 1000 }));
