@@ -22,7 +22,7 @@ import { Engine } from '../engine/engine.js';
 import type { Fill } from '../engine/fills.js';
 import { loadStrategy } from '../engine/loader.js';
 import { Limiter } from '../api/limiter.js';
-import { SimulatedVenue } from '../venue/simulated-venue.js';
+import { simulatedVenueFromConfig } from '../venue/simulated-venue.js';
 import { StatsCollector, type ChartData } from '../report/stats.js';
 import { MarketDiscovery } from './markets.js';
 import { StatsJournal } from './journal.js';
@@ -77,17 +77,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
   const sim = cfg.sim;
   // A backtest never asks the venue about old orders (no restart reconciliation), so it keeps a
   // short history: memory stays flat over millions of orders.
-  const venue = new SimulatedVenue({
-    clock,
-    markets: [],
-    logger: log,
-    orderLatencyMs: sim.orderLatencyMs,
-    cancelLatencyMs: sim.cancelLatencyMs,
-    makerFeeBps: sim.makerFeeBps,
-    takerFeeBps: sim.takerFeeBps,
-    queueModel: sim.queueModel,
-    historyLimit: VENUE_HISTORY,
-  });
+  const venue = simulatedVenueFromConfig(sim, clock, [], log, VENUE_HISTORY);
   const engine = new Engine({
     clock,
     rng: new SeededRng(cfg.sim.seed),

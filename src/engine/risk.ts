@@ -26,6 +26,12 @@ export interface RiskInputs {
 
 const DAY_MS = 86_400_000;
 
+/** The one rule for "may we quote off this book" (risk gate and /health): in sync and updated within staleBookMs. */
+export function bookFreshness(book: BookView | undefined, nowMs: number, staleBookMs: number): 'fresh' | 'out_of_sync' | 'stale' {
+  if (!book || !book.inSync()) return 'out_of_sync';
+  return nowMs - book.updatedAt() > staleBookMs ? 'stale' : 'fresh';
+}
+
 export class RiskGate {
   readonly blocks = new Map<string, number>();
   halted: string | undefined;
@@ -64,15 +70,15 @@ export class RiskGate {
     if (this.tokenFresh(book, feedLive, nowMs)) return undefined;
     // A token waiting for its feed or snapshot is a state (info); the engine logs the change.
     if (!feedLive) return this.block('feed_not_live', { tokenId }, nowMs, 'info');
-    if (!book || !book.inSync()) return this.block('book_out_of_sync', { tokenId }, nowMs, 'info');
-    const age = nowMs - book.updatedAt();
-    if (age > this.cfg.staleBookMs) return this.block('book_stale', { tokenId, ageMs: age }, nowMs, 'info');
+    const f = bookFreshness(book, nowMs, this.cfg.staleBookMs);
+    if (f === 'out_of_sync') return this.block('book_out_of_sync', { tokenId }, nowMs, 'info');
+    if (f === 'stale') return this.block('book_stale', { tokenId, ageMs: nowMs - (book as BookView).updatedAt() }, nowMs, 'info');
     return undefined;
   }
 
   /** Whether tokenBlock would pass the token, without counting or logging anything. */
   tokenFresh(book: BookView | undefined, feedLive: boolean, nowMs: number): boolean {
-    return feedLive && book !== undefined && book.inSync() && nowMs - book.updatedAt() <= this.cfg.staleBookMs;
+    return feedLive && bookFreshness(book, nowMs, this.cfg.staleBookMs) === 'fresh';
   }
 
   /** Starts a batch of checks: orders accepted within it count against the limits of the next. */

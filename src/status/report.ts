@@ -2,6 +2,8 @@
 import { formatPrice, formatSize } from '../core/units.js';
 import { microsToDollars } from '../core/units.js';
 import type { StatusSource } from './source.js';
+import { bookFreshness } from '../engine/risk.js';
+import type { DenseBook } from '../book/book.js';
 
 export interface Health {
   ok: boolean;
@@ -17,8 +19,9 @@ export function health(d: StatusSource): Health {
   for (const m of d.markets) {
     for (const t of [m.tokenId, m.complementId]) {
       const b = d.feed.book(t);
-      if (!b || !b.inSync()) reasons.push(`book ${t} not in sync`);
-      else if (now - b.updatedAt() > staleMs) reasons.push(`book ${t} stale (${now - b.updatedAt()} ms without an update)`);
+      const f = bookFreshness(b, now, staleMs);
+      if (f === 'out_of_sync') reasons.push(`book ${t} not in sync`);
+      else if (f === 'stale') reasons.push(`book ${t} stale (${now - (b as DenseBook).updatedAt()} ms without an update)`);
     }
   }
   if (d.engine?.risk.halted) reasons.push(`halted: ${d.engine.risk.halted}`);

@@ -60,11 +60,12 @@ export interface SimulatedVenueOptions {
 }
 
 /** The venue from the `sim` config section (feedLatencyMs is the driver's, see above). */
-export function simulatedVenueFromConfig(sim: Config['sim'], clock: Clock, markets: SimMarket[], logger?: Logger): SimulatedVenue {
+export function simulatedVenueFromConfig(sim: Config['sim'], clock: Clock, markets: SimMarket[], logger?: Logger, historyLimit?: number): SimulatedVenue {
   return new SimulatedVenue({
     clock,
     markets,
     logger,
+    historyLimit,
     orderLatencyMs: sim.orderLatencyMs,
     cancelLatencyMs: sim.cancelLatencyMs,
     makerFeeBps: sim.makerFeeBps,
