@@ -20,7 +20,7 @@ import { VirtualClock } from '../core/clock.js';
 import { SeededRng } from '../core/rng.js';
 import { Engine } from '../engine/engine.js';
 import type { Fill } from '../engine/fills.js';
-import { loadStrategy } from '../engine/loader.js';
+import { loadStrategy } from '../strategy/loader.js';
 import { Limiter } from '../api/limiter.js';
 import { simulatedVenueFromConfig } from '../venue/simulated-venue.js';
 import { StatsCollector, type ChartData } from '../report/stats.js';

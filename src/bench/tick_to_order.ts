@@ -30,7 +30,7 @@ import { LiveVenue } from '../venue/live-venue.js';
 import { WallClock } from '../core/clock.js';
 import { SeededRng } from '../core/rng.js';
 import { Engine } from '../engine/engine.js';
-import { loadStrategy } from '../engine/loader.js';
+import { loadStrategy } from '../strategy/loader.js';
 import { marketsFromTokens } from '../session/markets.js';
 
 const KEY = 'bench-key';

@@ -10,7 +10,7 @@ import type { Venue } from '../venue/types.js';
 import type { Limiter } from '../api/limiter.js';
 import type { Clock } from '../core/clock.js';
 import type { Rng } from '../core/rng.js';
-import type { LoadedStrategy } from './loader.js';
+import type { LoadedStrategy } from './strategy.js';
 import type { MarketMeta, Quote } from './strategy.js';
 import { OrderTracker, TERMINAL, type TrackedOrder } from './orders.js';
 import { FillLedger } from './fills.js';

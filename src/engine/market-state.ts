@@ -5,7 +5,7 @@ import type { MarketEvent } from '../core/events.js';
 import type { BookView } from '../book/view.js';
 import type { Clock } from '../core/clock.js';
 import type { Rng } from '../core/rng.js';
-import type { LoadedStrategy } from './loader.js';
+import type { LoadedStrategy } from './strategy.js';
 import type { Positions } from './positions.js';
 import type { MarketMeta, ReferencePrice, Strategy, StrategyContext } from './strategy.js';
 import { QuoteInputs } from './quote-inputs.js';

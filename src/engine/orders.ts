@@ -258,6 +258,20 @@ export class OrderTracker {
     }
   }
 
+  /**
+   * The one unbound order a fill of these terms can belong to (token, side, price, a size it can
+   * hold); undefined when none or more than one could (a guess would invent a fill).
+   */
+  matchUnboundFill(tokenId: string, side: Side, price: number, fillSize: number): TrackedOrder | undefined {
+    let found: TrackedOrder | undefined;
+    for (const o of this.unbound) {
+      if (o.tokenId !== tokenId || o.side !== side || o.price !== price || fillSize > o.size - o.filled) continue;
+      if (found) return undefined;
+      found = o;
+    }
+    return found;
+  }
+
   matchUnbound(tokenId: string, side: Side, price: number, size: number): TrackedOrder | undefined {
     for (const o of this.unbound) {
       if (o.tokenId === tokenId && o.side === side && o.price === price && o.size === size) return o;

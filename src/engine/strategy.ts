@@ -64,6 +64,12 @@ export interface StrategyContext<P = unknown> {
   referencePrice(symbol: string): ReferencePrice | undefined;
 }
 
+/** A strategy module with its validated params (strategy/loader.ts loads one by name or path). */
+export interface LoadedStrategy<P = unknown> {
+  module: StrategyModule<P>;
+  params: P;
+}
+
 /** Our own fill, as the strategy sees it (already in the engine's position). */
 export interface StrategyFill {
   tokenId: string;

@@ -22,7 +22,7 @@ import type { FeedStates, StatusSource } from '../status/source.js';
 import { WallClock } from '../core/clock.js';
 import { SeededRng } from '../core/rng.js';
 import { Engine } from '../engine/engine.js';
-import { loadStrategy } from '../engine/loader.js';
+import { loadStrategy } from '../strategy/loader.js';
 import { marketsFromQuery, marketsFromTokens } from './markets.js';
 import { reconcileWithVenue, restoreFromStore } from './startup.js';
 import type { MarketMeta } from '../engine/strategy.js';

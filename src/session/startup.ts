@@ -85,9 +85,20 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
   // Trades first: a vanished order may have filled. Finished orders count too (the store loaded
   // those of the window): a crash may have stored the order's end without its fill.
   let statusMoves = 0;
+  let unknownTrades = 0;
   for (const t of trades) {
-    const o = engine.orders.byVenueId(t.orderId);
-    if (!o) continue;
+    let o = engine.orders.byVenueId(t.orderId);
+    if (!o) {
+      // an order of ours whose place was never answered (a crash, a lost answer) that filled and
+      // left the book: its trade names it by the venue's id, its terms name it to us
+      o = engine.orders.matchUnboundFill(t.tokenId, t.side, t.price, t.size);
+      if (!o) {
+        if (engine.marketOf(t.tokenId)) unknownTrades++;
+        continue;
+      }
+      engine.orders.bind(o, t.orderId, now());
+      rep.bound++;
+    }
     if (engine.ledger.has(t.tradeId, t.orderId)) {
       // a status we missed while down: MATCHED -> CONFIRMED, or FAILED (the fill is reversed)
       if (engine.atomically(() => engine.ledger.venueStatus(t.tradeId, t.orderId, tradeStatus(t.status), now()))) statusMoves++;
@@ -128,6 +139,7 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
     }
   }
   rep.statusMoves = statusMoves;
+  if (unknownTrades) log.warn({ trades: unknownTrades }, 'reconcile: trades in our markets name orders we do not know');
   log.info({ ...rep }, 'reconciled with the venue');
   return rep;
 }

@@ -7,7 +7,7 @@ import { SeededRng } from '../../src/core/rng.js';
 import { Limiter } from '../../src/api/limiter.js';
 import { BookMirror } from '../../src/book/mirror.js';
 import { SimulatedVenue, type SimulatedVenueOptions } from '../../src/venue/simulated-venue.js';
-import { loadStrategy } from '../../src/engine/loader.js';
+import { loadStrategy } from '../../src/strategy/loader.js';
 import { silentLogger } from '../../src/core/log.js';
 import { loadConfig } from '../../src/config.js';
 import type { MarketEvent } from '../../src/core/events.js';

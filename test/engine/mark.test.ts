@@ -6,7 +6,7 @@ import { VirtualClock } from '../../src/core/clock.js';
 import { SeededRng } from '../../src/core/rng.js';
 import { Limiter } from '../../src/api/limiter.js';
 import { BookMirror } from '../../src/book/mirror.js';
-import { loadStrategy } from '../../src/engine/loader.js';
+import { loadStrategy } from '../../src/strategy/loader.js';
 import { silentLogger } from '../../src/core/log.js';
 import { loadConfig } from '../../src/config.js';
 import type { BookEvent } from '../../src/core/events.js';

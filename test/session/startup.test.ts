@@ -4,7 +4,7 @@ import { VirtualClock } from '../../src/core/clock.js';
 import { SeededRng } from '../../src/core/rng.js';
 import { Limiter } from '../../src/api/limiter.js';
 import { BookMirror } from '../../src/book/mirror.js';
-import { loadStrategy } from '../../src/engine/loader.js';
+import { loadStrategy } from '../../src/strategy/loader.js';
 import { reconcileWithVenue, restoreFromStore } from '../../src/session/startup.js';
 import { silentLogger } from '../../src/core/log.js';
 import { loadConfig } from '../../src/config.js';
@@ -62,6 +62,23 @@ const stored = (clientId: string, over: Partial<TrackedOrder>): TrackedOrder => 
 });
 
 describe('startup reconciliation', () => {
+  it('a trade of an order whose place was never answered (no venue id, gone from the book) binds it by its terms and is recorded', async () => {
+    const { engine, venue } = await setup();
+    restoreFromStore(engine, [stored('unanswered', { state: 'pending_new', price: 4700 }), stored('other', { state: 'pending_new', price: 4500 })], []);
+    venue.openOrders = async () => [];
+    venue.trades = async () => [
+      { tradeId: 'T7', orderId: 'V7', tokenId: 'Y', market: 'M', side: 'BUY', price: 4700, size: 1000, feeRateBps: 0, status: 'MATCHED', liquidity: 'MAKER', timeMs: 6 },
+      // no unbound order has these terms: nothing is invented
+      { tradeId: 'T8', orderId: 'V8', tokenId: 'N', market: 'M', side: 'BUY', price: 4700, size: 100, feeRateBps: 0, status: 'MATCHED', liquidity: 'MAKER', timeMs: 6 },
+    ];
+    const rep = await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(rep.missedFills).toBe(1);
+    expect(engine.orders.get('unanswered')?.orderId).toBe('V7');
+    expect(engine.ledger.has('T7', 'V7')).toBe(true);
+    expect(engine.positions.qty('Y')).toBe(1000);
+    expect(engine.ledger.has('T8', 'V8')).toBe(false);
+  });
+
   it('binds, adopts, cancels foreign orders, settles vanished ones and records missed fills once', async () => {
     const { engine, venue, clock } = await setup();
     restoreFromStore(

@@ -5,12 +5,9 @@ import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import { ConfigError } from '../core/errors.js';
 import { parseWith } from '../config.js';
-import type { StrategyModule } from './strategy.js';
+import type { LoadedStrategy, StrategyModule } from '../engine/strategy.js';
 
-export interface LoadedStrategy<P = unknown> {
-  module: StrategyModule<P>;
-  params: P;
-}
+export type { LoadedStrategy } from '../engine/strategy.js';
 
 function isModule(x: unknown): x is StrategyModule {
   if (!x || typeof x !== 'object') return false;
