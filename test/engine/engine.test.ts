@@ -10,7 +10,7 @@ import { silentLogger } from '../../src/core/log.js';
 import { loadConfig } from '../../src/config.js';
 import type { BookEvent, MarketEvent } from '../../src/core/events.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
-import { lv, settle, Y, N, M, bookEv, books } from './helpers.js';
+import { lv, settle, Y, N, M, bookEv, books, deliver } from './helpers.js';
 
 const meta: MarketMeta = { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false };
 
@@ -35,11 +35,8 @@ async function setup(over: { risk?: Record<string, number>; params?: Record<stri
   };
   const engine = new Engine(opts);
   const feed = async (evs: MarketEvent[]) => {
-    for (const e of evs) {
-      venue.onMarketEvent(e);
-      mirror.apply(e);
-      engine.handleMarketEvent(e);
-    }
+    // each event as a frame of its own: the venue sees it just before the engine
+    for (const e of evs) deliver(mirror, engine, [e], venue);
     await settle(10);
   };
   return { engine, venue, clock, feed, limiter };

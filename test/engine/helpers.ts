@@ -1,5 +1,9 @@
 // Test helpers: real books (DenseBook) and a recording venue that answers like the REST API.
 import { DenseBook } from '../../src/book/book.js';
+import type { BookMirror } from '../../src/book/mirror.js';
+import { MarketPipeline, type FeedVenue, type MarketEventSink } from '../../src/feed/market-pipeline.js';
+import { createMarketDecodeStats } from '../../src/feed/decode-market.js';
+import type { MarketEvent } from '../../src/core/events.js';
 import { formatPrice, formatSize } from '../../src/core/units.js';
 import type { BookEvent, WireLevel, UserEvent } from '../../src/core/events.js';
 import type { Venue, OrderRequest, PlaceResult, CancelResult, VenueOrder, VenueTrade } from '../../src/venue/types.js';
@@ -126,4 +130,11 @@ export class RecordingVenue implements Venue {
 /** Lets pending promise callbacks run. */
 export async function settle(rounds = 5): Promise<void> {
   for (let i = 0; i < rounds; i++) await Promise.resolve();
+}
+
+/** Market events through the one market pipeline: the venue (when it keeps its own books), then the mirror and the engine. */
+export function deliver(mirror: BookMirror, engine: MarketEventSink, events: readonly MarketEvent[], venue?: FeedVenue): void {
+  const p = new MarketPipeline({ mirror, stats: createMarketDecodeStats() });
+  p.connect({ venue, engine });
+  p.dispatch(1, events);
 }

@@ -13,7 +13,7 @@ import { loadConfig } from '../../src/config.js';
 import type { MarketEvent } from '../../src/core/events.js';
 import type { CancelResult, OrderRequest, PlaceResult } from '../../src/venue/types.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
-import { Y, N, M, books } from './helpers.js';
+import { Y, N, M, books, deliver } from './helpers.js';
 
 const meta: MarketMeta = { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false };
 
@@ -93,11 +93,7 @@ async function setup(latencyMs: number, debounceMs: number, o: { cancelLatencyMs
     await new Promise((r) => setImmediate(r));
   };
   const feed = (evs: MarketEvent[]): void => {
-    for (const e of evs) {
-      venue.onMarketEvent(e);
-      mirror.apply(e);
-      engine.handleMarketEvent(e);
-    }
+    deliver(mirror, engine, evs, venue);
   };
   /** stop() waits for its cancel-all, which needs virtual time to pass. */
   const stop = async (): Promise<void> => {
@@ -240,11 +236,7 @@ describe('engine: places waiting for a rate window', () => {
       markets: [meta, m2],
     });
     const evs = [...books(4900, 5100, clock.now()), ...books(4900, 5100, clock.now()).map((e) => ({ ...e, market: m2.conditionId, assetId: e.assetId === Y ? m2.tokenId : m2.complementId }))];
-    for (const e of evs) {
-      venue.onMarketEvent(e);
-      mirror.apply(e);
-      engine.handleMarketEvent(e);
-    }
+    deliver(mirror, engine, evs, venue);
     // every place endpoint is out of room for a second: both markets' quotes wait in the scheduler
     for (const s of ['clob:POST /orders:burst', 'clob:POST /order:burst']) limiter.pause(s, clock.now() + 1000);
     engine.start();

@@ -11,7 +11,7 @@ import { silentLogger } from '../../src/core/log.js';
 import { loadConfig } from '../../src/config.js';
 import type { BookEvent } from '../../src/core/events.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
-import { lv, RecordingVenue, settle } from './helpers.js';
+import { lv, RecordingVenue, settle, deliver } from './helpers.js';
 
 const YES = 'yes';
 const NO = 'no';
@@ -62,38 +62,40 @@ describe('Engine.mark', () => {
       config: { reconciler: { ...cfg.reconciler, debounceMs: 0, priceToleranceTicks: 2 }, risk: cfg.risk, scheduler: cfg.scheduler },
       markets: [meta],
     });
-    for (const e of both(
-      [
-        [4800, 5000],
-        [4900, 5000],
-      ],
-      [
-        [5200, 5000],
-        [5100, 5000],
-      ],
-      clock.now(),
-    )) {
-      mirror.apply(e);
-      engine.handleMarketEvent(e);
-    }
+    deliver(
+      mirror,
+      engine,
+      both(
+        [
+          [4800, 5000],
+          [4900, 5000],
+        ],
+        [
+          [5200, 5000],
+          [5100, 5000],
+        ],
+        clock.now(),
+      ),
+    );
     engine.start();
     await settle(10);
     // the venue's book now shows our bid 0.48 and our ask 0.52 (a NO bid at 0.48) alone at the top,
     // above external liquidity at 0.46 and 0.53
-    for (const e of both(
-      [
-        [4600, 5000],
-        [4800, 1000],
-      ],
-      [
-        [5300, 5000],
-        [5200, 1000],
-      ],
-      clock.now(),
-    )) {
-      mirror.apply(e);
-      engine.handleMarketEvent(e);
-    }
+    deliver(
+      mirror,
+      engine,
+      both(
+        [
+          [4600, 5000],
+          [4800, 1000],
+        ],
+        [
+          [5300, 5000],
+          [5200, 1000],
+        ],
+        clock.now(),
+      ),
+    );
     await settle(10);
     const mine = [...engine.orders.open()].map((o) => [o.tokenId, o.side, o.price] as [string, string, number]).sort();
     const mark = engine.mark(YES);

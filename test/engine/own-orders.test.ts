@@ -13,7 +13,7 @@ import { silentLogger } from '../../src/core/log.js';
 import { loadConfig } from '../../src/config.js';
 import type { BookEvent, WireLevel } from '../../src/core/events.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
-import { lv, RecordingVenue, settle } from './helpers.js';
+import { lv, RecordingVenue, settle, deliver } from './helpers.js';
 
 const M = '0xmarket';
 const YES = 'yes';
@@ -80,10 +80,7 @@ async function setup(booksIncludeOwnOrders: boolean) {
     clock.advanceTo(clock.now() + 200);
     let shown = bids;
     for (const [p, s] of ourBids()) shown = withOurs(shown, p, s);
-    for (const e of both(shown, asks, clock.now())) {
-      mirror.apply(e);
-      engine.handleMarketEvent(e);
-    }
+    deliver(mirror, engine, both(shown, asks, clock.now()));
     await settle(20);
   };
   return { engine, venue, ourBids, feed };

@@ -12,7 +12,7 @@ import { silentLogger } from '../../src/core/log.js';
 import { loadConfig } from '../../src/config.js';
 import type { OrderRequest, PlaceResult } from '../../src/venue/types.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
-import { settle, Y, N, M, bookEv } from './helpers.js';
+import { settle, Y, N, M, bookEv, deliver } from './helpers.js';
 
 const meta: MarketMeta = { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false };
 
@@ -50,11 +50,7 @@ async function run(reshape: (res: PlaceResult[]) => PlaceResult[]) {
     config: { reconciler: { ...cfg.reconciler, debounceMs: 0 }, risk: cfg.risk, scheduler: cfg.scheduler },
     markets: [meta],
   });
-  for (const e of [bookEv(Y, 4900, 5100, clock.now(), { depth: 1 }), bookEv(N, 4900, 5100, clock.now(), { depth: 1 })]) {
-    venue.onMarketEvent(e);
-    mirror.apply(e);
-    engine.handleMarketEvent(e);
-  }
+  deliver(mirror, engine, [bookEv(Y, 4900, 5100, clock.now(), { depth: 1 }), bookEv(N, 4900, 5100, clock.now(), { depth: 1 })], venue);
   engine.start();
   await settle(20);
   const states = [...engine.orders.all()].map((o) => [o.tokenId, o.state]).sort();

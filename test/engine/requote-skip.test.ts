@@ -14,7 +14,7 @@ import { silentLogger } from '../../src/core/log.js';
 import { loadConfig } from '../../src/config.js';
 import type { MarketEvent } from '../../src/core/events.js';
 import type { MarketMeta, Quote, StrategyModule } from '../../src/engine/strategy.js';
-import { settle, Y, N, M, bookEv, books } from './helpers.js';
+import { settle, Y, N, M, bookEv, books, deliver } from './helpers.js';
 
 const meta: MarketMeta = { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false };
 
@@ -37,11 +37,8 @@ async function setup(strategy: LoadedStrategy, staleBookMs = 60_000) {
     markets: [meta],
   });
   const feed = async (evs: MarketEvent[]) => {
-    for (const e of evs) {
-      venue.onMarketEvent(e);
-      mirror.apply(e);
-      engine.handleMarketEvent(e);
-    }
+    // each event as a frame of its own: the venue sees it just before the engine
+    for (const e of evs) deliver(mirror, engine, [e], venue);
     await settle(10);
   };
   return { engine, venue, clock, feed };

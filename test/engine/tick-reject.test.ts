@@ -14,7 +14,7 @@ import { loadConfig } from '../../src/config.js';
 import type { MarketEvent } from '../../src/core/events.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
 import type { OrderRequest } from '../../src/venue/types.js';
-import { RecordingVenue, settle, bookEv, Y, N, M } from './helpers.js';
+import { RecordingVenue, settle, bookEv, Y, N, M, deliver } from './helpers.js';
 
 // We believe the tick is 0.001 (10 units); the venue has coarsened it to 0.01 (100).
 const meta: MarketMeta = { conditionId: M, tokenId: Y, complementId: N, tick: 10, minSize: 500, negRisk: false };
@@ -46,10 +46,7 @@ async function setup(opts: { hook: boolean; timeoutMs?: number }) {
     tickSuspectTimeoutMs: opts.timeoutMs,
   });
   const feed = async (evs: MarketEvent[]) => {
-    for (const e of evs) {
-      mirror.apply(e);
-      engine.handleMarketEvent(e);
-    }
+    deliver(mirror, engine, evs);
     await settle(10);
   };
   const placed = (from = 0): OrderRequest[] => venue.calls.slice(from).flatMap((c) => (c.kind.startsWith('place') ? (c.reqs ?? []) : []));
