@@ -1,0 +1,120 @@
+// Polymarket CLOB V2 orders, signed (issue 12, item 3, in part; not yet wired into a venue
+// profile): amounts from our integer units exactly as the official client rounds on-grid prices
+// and sizes, and the EIP-712 signature of the V2 order struct for chain 137 against the exchange
+// contract (the neg-risk exchange for neg-risk markets). Facts from wire-formats.md 4.4 and the
+// official client; the signing is viem's.
+import { privateKeyToAccount } from 'viem/accounts';
+import type { Side } from '../core/events.js';
+import { POLYGON_CHAIN_ID } from './polymarket-auth.js';
+
+/** Polygon V2 exchange contracts (the official client's config for chain 137). */
+export const EXCHANGE_V2 = '0xE111180000d2663C0091e4f400237545B87B996B' as const;
+export const NEG_RISK_EXCHANGE_V2 = '0xe2222d279d744050d28e00520010520000310F59' as const;
+const ZERO_BYTES32 = `0x${'0'.repeat(64)}` as const;
+
+/** 0: an EOA signs for itself; 1: an email/magic proxy wallet; 2: a browser (Gnosis safe) proxy. */
+export type SignatureType = 0 | 1 | 2;
+
+export interface OrderToSign {
+  tokenId: string;
+  side: Side;
+  /** Price units (1e-4), on the market's tick. */
+  price: number;
+  /** Size units (1e-2 shares). */
+  size: number;
+  negRisk: boolean;
+  /** A decimal string (orderSalt makes one as the official client does). */
+  salt: string;
+  timestampMs: number;
+  signatureType: SignatureType;
+  /** The proxy wallet holding the funds (MAKERD_FUNDER) when it is not the signer. */
+  funder?: `0x${string}`;
+}
+
+/** The signed order as the venue takes it inside `{order, owner, orderType, postOnly, deferExec}`. */
+export interface SignedOrderV2 {
+  salt: string;
+  maker: string;
+  signer: string;
+  tokenId: string;
+  makerAmount: string;
+  takerAmount: string;
+  side: Side;
+  signatureType: SignatureType;
+  metadata: string;
+  builder: string;
+  timestamp: string;
+  expiration: string;
+  signature: string;
+}
+
+const ORDER_STRUCT = [
+  { name: 'salt', type: 'uint256' },
+  { name: 'maker', type: 'address' },
+  { name: 'signer', type: 'address' },
+  { name: 'tokenId', type: 'uint256' },
+  { name: 'makerAmount', type: 'uint256' },
+  { name: 'takerAmount', type: 'uint256' },
+  { name: 'side', type: 'uint8' },
+  { name: 'signatureType', type: 'uint8' },
+  { name: 'timestamp', type: 'uint256' },
+  { name: 'metadata', type: 'bytes32' },
+  { name: 'builder', type: 'bytes32' },
+] as const;
+
+/**
+ * Maker and taker amounts in 1e-6 units (USDC and shares both have 6 decimals). With integer units
+ * the product is exact: size (1e-2) x price (1e-4) is 1e-6 USDC, and for any price on a tick of
+ * 0.1 to 0.0001 (0.005 and 0.0025 included) it has no more decimals than the tick's amount
+ * rounding allows, so the official client's rounding never changes it.
+ */
+export function orderAmounts(side: Side, price: number, size: number): { makerAmount: string; takerAmount: string } {
+  const usdc = BigInt(size) * BigInt(price);
+  const shares = BigInt(size) * 10_000n;
+  return side === 'BUY' ? { makerAmount: usdc.toString(), takerAmount: shares.toString() } : { makerAmount: shares.toString(), takerAmount: usdc.toString() };
+}
+
+/** A salt as the official client makes one: round(random x now). */
+export function orderSalt(random: () => number = Math.random, nowMs: number = Date.now()): string {
+  return String(Math.round(random() * nowMs));
+}
+
+export async function signOrderV2(privateKey: `0x${string}`, o: OrderToSign): Promise<SignedOrderV2> {
+  const account = privateKeyToAccount(privateKey);
+  const maker = o.funder ?? account.address;
+  const { makerAmount, takerAmount } = orderAmounts(o.side, o.price, o.size);
+  const timestamp = String(o.timestampMs);
+  const signature = await account.signTypedData({
+    domain: { name: 'Polymarket CTF Exchange', version: '2', chainId: POLYGON_CHAIN_ID, verifyingContract: o.negRisk ? NEG_RISK_EXCHANGE_V2 : EXCHANGE_V2 },
+    types: { Order: ORDER_STRUCT },
+    primaryType: 'Order',
+    message: {
+      salt: BigInt(o.salt),
+      maker,
+      signer: account.address,
+      tokenId: BigInt(o.tokenId),
+      makerAmount: BigInt(makerAmount),
+      takerAmount: BigInt(takerAmount),
+      side: o.side === 'BUY' ? 0 : 1,
+      signatureType: o.signatureType,
+      timestamp: BigInt(timestamp),
+      metadata: ZERO_BYTES32,
+      builder: ZERO_BYTES32,
+    },
+  });
+  return {
+    salt: o.salt,
+    maker,
+    signer: account.address,
+    tokenId: o.tokenId,
+    makerAmount,
+    takerAmount,
+    side: o.side,
+    signatureType: o.signatureType,
+    metadata: ZERO_BYTES32,
+    builder: ZERO_BYTES32,
+    timestamp,
+    expiration: '0',
+    signature,
+  };
+}

@@ -1,0 +1,72 @@
+// Issue 12, item 8 (b), in part: for fixed inputs (key, salt, timestamp, price, size, tick,
+// neg-risk, signature type, funder), makerd's signed V2 order equals the one Polymarket's own client
+// builds (OrderBuilder.buildOrder, version 2) byte for byte, over every tick size of its rounding
+// table; and the contract addresses are the client's.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { OrderBuilder, getContractConfig } from '@polymarket/clob-client-v2';
+import { createWalletClient, http } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { polygon } from 'viem/chains';
+import { EXCHANGE_V2, NEG_RISK_EXCHANGE_V2, orderAmounts, orderSalt, signOrderV2, type SignatureType } from '../../src/api/polymarket-order.js';
+import type { Side } from '../../src/core/events.js';
+import { SeededRng } from '../../src/core/rng.js';
+
+const PK = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d' as const;
+const account = privateKeyToAccount(PK);
+const wallet = createWalletClient({ account, chain: polygon, transport: http('http://127.0.0.1:9') });
+const FUNDER = '0x1111111111111111111111111111111111111111' as const;
+const TOKEN = '71321045679252212594626385532706912750332728571942532289631379312455583992563';
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+const TICKS: Array<[string, number]> = [
+  ['0.1', 1000],
+  ['0.01', 100],
+  ['0.005', 50],
+  ['0.0025', 25],
+  ['0.001', 10],
+  ['0.0001', 1],
+];
+
+describe('signed V2 orders equal the official client', () => {
+  it('uses the official client contract addresses for chain 137', () => {
+    const c = getContractConfig(137) as unknown as { exchangeV2: string; negRiskExchangeV2: string };
+    expect(EXCHANGE_V2).toBe(c.exchangeV2);
+    expect(NEG_RISK_EXCHANGE_V2).toBe(c.negRiskExchangeV2);
+  });
+
+  it('over every tick, both sides, neg-risk or not, EOA and proxy signatures: the same order and signature', async () => {
+    const rng = new SeededRng(12);
+    let n = 0;
+    for (const [tickStr, tick] of TICKS) {
+      for (let k = 0; k < 8; k++) {
+        const side: Side = k % 2 ? 'SELL' : 'BUY';
+        // a price on the tick strictly inside (0, 1), a size of whole hundredths of a share
+        const steps = Math.round(10_000 / tick);
+        const price = tick * (1 + Math.floor(rng.next() * (steps - 1)));
+        const size = 500 + Math.floor(rng.next() * 200_000);
+        const negRisk = k % 4 >= 2;
+        const signatureType = (k % 3) as SignatureType;
+        const funder = signatureType === 0 ? undefined : FUNDER;
+        const now = 1_764_000_000_000 + k;
+        const random = rng.next();
+        vi.spyOn(Date, 'now').mockReturnValue(now);
+        vi.spyOn(Math, 'random').mockReturnValue(random);
+        const builder = new OrderBuilder(wallet as never, 137, signatureType, funder);
+        const theirs = await builder.buildOrder({ tokenID: TOKEN, price: price / 10_000, size: size / 100, side: side as never }, { tickSize: tickStr as never, negRisk }, 2);
+        vi.restoreAllMocks();
+        const ours = await signOrderV2(PK, { tokenId: TOKEN, side, price, size, negRisk, salt: orderSalt(() => random, now), timestampMs: now, signatureType, funder });
+        expect(ours).toEqual({ ...(theirs as object) });
+        n++;
+      }
+    }
+    expect(n).toBe(48);
+  });
+
+  it('amounts are exact integers of 1e-6: 10.01 shares at 0.57', () => {
+    expect(orderAmounts('BUY', 5700, 1001)).toEqual({ makerAmount: '5705700', takerAmount: '10010000' });
+    expect(orderAmounts('SELL', 5700, 1001)).toEqual({ makerAmount: '10010000', takerAmount: '5705700' });
+  });
+});
