@@ -13,6 +13,7 @@ const commands: Record<string, () => Promise<CommandModule>> = {
   verify: async () => (await import('./commands/verify.js')).command,
   emulator: async () => (await import('./commands/emulator.js')).command,
   markets: async () => (await import('./commands/markets.js')).command,
+  keys: async () => (await import('./commands/keys.js')).command,
 };
 
 async function usage(): Promise<string> {

@@ -81,6 +81,8 @@ export const configSchema = z.strictObject({
     maxFeeRateBps: nonNeg,
   }),
   scheduler: z.strictObject({ maxBatch: z.number().int().min(1).max(15), singleOverflow: z.boolean() }),
+  /** Which venue protocol: `spec` (service-interface.md, the default) or `polymarket` (the real CLOB V2: signed orders, L1/L2 auth). */
+  venue: z.strictObject({ profile: z.enum(['spec', 'polymarket']) }),
   store: z.strictObject({ path: z.string().min(1) }),
   /** Bounds on the daemon's start (markets, reconciliation) and stop (cancel-all, final checks). */
   daemon: z.strictObject({
@@ -104,6 +106,9 @@ export const configSchema = z.strictObject({
 });
 
 export type Config = z.infer<typeof configSchema>;
+
+/** Keys a config file may not hold at its top level: the credentials come from the environment only. */
+const SECRET_CONFIG_KEYS = /^(private_?key|api_?secret|secret|api_?passphrase|passphrase)$/i;
 
 /** The secret never lives in Config: it comes from MAKERD_API_KEY only. */
 export function apiKeyFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
@@ -159,7 +164,8 @@ function envNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
 
 /** MAKERD_* variables as a partial config (DESIGN.md section 5). */
 export function envOverrides(env: NodeJS.ProcessEnv): Json {
-  const o: Record<string, Record<string, Json>> = { urls: {}, limits: {}, store: {}, status: {} };
+  const o: Record<string, Record<string, Json>> = { urls: {}, limits: {}, store: {}, status: {}, venue: {} };
+  if (env.MAKERD_VENUE) o.venue.profile = env.MAKERD_VENUE;
   const urls: Array<[string, string]> = [
     ['MAKERD_CLOB_URL', 'clob'],
     ['MAKERD_GAMMA_URL', 'gamma'],
@@ -213,6 +219,10 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     const user = readJson(opts.file, '--config');
     if (isObject(user) && ('apiKey' in user || 'api_key' in user)) {
       throw new ConfigError('apiKey', 'the API key is read only from MAKERD_API_KEY, never from a config file');
+    }
+    const secret = isObject(user) ? Object.keys(user).find((k) => SECRET_CONFIG_KEYS.test(k)) : undefined;
+    if (secret !== undefined) {
+      throw new ConfigError(secret, 'credentials are read only from the environment (MAKERD_PRIVATE_KEY, MAKERD_API_SECRET, MAKERD_API_PASSPHRASE), never from a config file');
     }
     merged = deepMerge(merged, user);
   }

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../src/cli.js';
 
 const KEY = 'sk-test-9f8e7d6c5b4a39281706';
+const PK = '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6';
 let server: Server;
 let base = '';
 const dir = mkdtempSync(join(tmpdir(), 'makerd-secrets-'));
@@ -66,6 +67,7 @@ describe('every command, run as a process, prints no secret', () => {
           MAKERD_API_KEY: KEY,
           MAKERD_API_SECRET: `${KEY}-secret`,
           MAKERD_API_PASSPHRASE: `${KEY}-pass`,
+          MAKERD_PRIVATE_KEY: PK,
           MAKERD_CLOB_URL: `${base}/clob`,
           MAKERD_GAMMA_URL: `${base}/gamma`,
           MAKERD_DATA_URL: `${base}/data`,
@@ -95,13 +97,14 @@ describe('every command, run as a process, prints no secret', () => {
     [['backtest', '--data', join(dir, 'missing.jsonl')], 8000],
     [['demo', '--duration', '2', '--interval', '1'], 15000],
     [['emulator', '--port', '0'], 1500],
+    [['keys', 'derive'], 8000],
   ];
   it.each(commands)(
     '%j',
     async (argv, ms) => {
       const r = await spawnCli(argv, ms);
       expect(r.text.length).toBeGreaterThan(0);
-      for (const secret of [KEY, KEY.slice(3), `${KEY}-secret`, `${KEY}-pass`]) expect(r.text).not.toContain(secret);
+      for (const secret of [KEY, KEY.slice(3), `${KEY}-secret`, `${KEY}-pass`, PK.slice(2)]) expect(r.text).not.toContain(secret);
     },
     30_000,
   );

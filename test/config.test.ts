@@ -65,6 +65,12 @@ describe('loadConfig', () => {
   it('never takes the API key from a file', () => {
     expect(configError(() => loadConfig({ file: file({ apiKey: 'k' }), env: {} })).key).toBe('apiKey');
     expect(apiKeyFromEnv({ MAKERD_API_KEY: 'abc' })).toBe('abc');
+    // the Polymarket credentials too (issue 12): a config file holding one is refused, naming the key
+    for (const k of ['privateKey', 'apiSecret', 'passphrase']) expect(configError(() => loadConfig({ file: file({ [k]: 'x' }), env: {} })).key).toBe(k);
+    // the venue profile: spec by default, MAKERD_VENUE picks it, anything else names the key
+    expect(loadConfig({ env: {} }).venue.profile).toBe('spec');
+    expect(loadConfig({ env: { MAKERD_VENUE: 'polymarket' } }).venue.profile).toBe('polymarket');
+    expect(configError(() => loadConfig({ env: { MAKERD_VENUE: 'binance' } })).key).toBe('venue.profile');
     expect(apiKeyFromEnv({ MAKERD_API_KEY: '' })).toBeUndefined();
   });
   it('unreadable or invalid files are ConfigErrors', () => {

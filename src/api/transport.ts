@@ -22,6 +22,8 @@ export interface RequestSpec {
   body?: unknown;
   /** Limiter priority; default: DELETE -> cancel, POST /order(s) -> place, else normal. */
   priority?: number;
+  /** Headers of this request alone (a venue profile's signed auth headers); never logged. */
+  headers?: Record<string, string>;
 }
 
 export interface TransportOptions {
@@ -202,7 +204,8 @@ export class Transport {
   }
 
   private async attempt(spec: RequestSpec, path: string, signal: AbortSignal): Promise<RawResponse> {
-    const headers = spec.body !== undefined ? { ...this.headers, 'content-type': 'application/json' } : this.headers;
+    let headers = spec.body !== undefined ? { ...this.headers, 'content-type': 'application/json' } : this.headers;
+    if (spec.headers) headers = { ...headers, ...spec.headers };
     const res = await this.pool.request({
       signal,
       method: spec.method,

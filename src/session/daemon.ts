@@ -99,6 +99,8 @@ export class Daemon implements StatusSource {
   async start(): Promise<void> {
     const { config, log } = this.o;
     if (config.mode === 'live' && !this.o.apiKey) throw new MakerdError('live mode needs MAKERD_API_KEY in the environment');
+    // issue 12 in progress: the signing and the credentials exist, the daemon's venue does not yet
+    if (config.venue.profile !== 'spec') throw new MakerdError(`venue.profile ${config.venue.profile}: the daemon does not speak this profile yet (makerd keys derive does)`);
     // Bad strategy params fail here, before any network call.
     const strategy = await this.unlessStopped(loadStrategy(config.strategy.name, config.strategy.params));
     this.clients = createClients(config, this.o.apiKey, log.child({ part: 'api' }));

@@ -1,0 +1,36 @@
+// The Polymarket profile's credentials, from the environment only (never a config file, never a
+// log line): the wallet's private key (L1), the API key, secret and passphrase (L2), the funder
+// (the proxy wallet holding the funds when it is not the signer) and the signature type.
+import { ConfigError } from '../core/errors.js';
+import type { SignatureType } from './polymarket-order.js';
+
+export interface PolymarketCredentials {
+  privateKey?: `0x${string}`;
+  apiKey?: string;
+  apiSecret?: string;
+  apiPassphrase?: string;
+  funder?: `0x${string}`;
+  signatureType: SignatureType;
+}
+
+const set = (v: string | undefined): string | undefined => (v !== undefined && v !== '' ? v : undefined);
+
+/** Reads and checks MAKERD_PRIVATE_KEY, _API_KEY, _API_SECRET, _API_PASSPHRASE, _FUNDER, _SIGNATURE_TYPE (a bad one: ConfigError naming it, never its value). */
+export function polymarketCredentialsFromEnv(env: NodeJS.ProcessEnv): PolymarketCredentials {
+  const pk = set(env.MAKERD_PRIVATE_KEY);
+  if (pk !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(pk)) throw new ConfigError('MAKERD_PRIVATE_KEY', 'must be 0x followed by 64 hex digits');
+  const funder = set(env.MAKERD_FUNDER);
+  if (funder !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(funder)) throw new ConfigError('MAKERD_FUNDER', 'must be an address: 0x followed by 40 hex digits');
+  const st = set(env.MAKERD_SIGNATURE_TYPE) ?? '0';
+  if (!/^[012]$/.test(st)) throw new ConfigError('MAKERD_SIGNATURE_TYPE', 'must be 0 (EOA), 1 (email/magic proxy) or 2 (browser proxy)');
+  const signatureType = Number(st) as SignatureType;
+  if (signatureType !== 0 && funder === undefined) throw new ConfigError('MAKERD_FUNDER', `signature type ${signatureType} signs for a proxy wallet: give its address`);
+  return {
+    privateKey: pk as `0x${string}` | undefined,
+    apiKey: set(env.MAKERD_API_KEY),
+    apiSecret: set(env.MAKERD_API_SECRET),
+    apiPassphrase: set(env.MAKERD_API_PASSPHRASE),
+    funder: funder as `0x${string}` | undefined,
+    signatureType,
+  };
+}

@@ -1,0 +1,60 @@
+// makerd keys derive: obtains the Polymarket API credentials (L2) with the wallet's L1 signature
+// (MAKERD_PRIVATE_KEY) and prints the lines to export. Creates them (POST /auth/api-key), or
+// derives the existing ones (GET /auth/derive-api-key) when the venue has them already.
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config.js';
+import { MakerdError } from '../core/errors.js';
+import { createClients } from '../api/index.js';
+import { l1Headers } from '../api/polymarket-auth.js';
+import { polymarketCredentialsFromEnv } from '../api/polymarket-credentials.js';
+import { UsageError, type CommandModule } from './command.js';
+
+const help = `usage: makerd keys derive [--config F] [--nonce N]
+
+Signs the venue's ClobAuth message with MAKERD_PRIVATE_KEY (EIP-712, chain 137) and asks the CLOB
+(urls.clob, or MAKERD_CLOB_URL) for the API credentials of that wallet: created when it has none,
+derived when it has. Prints the three lines to export (MAKERD_API_KEY, MAKERD_API_SECRET,
+MAKERD_API_PASSPHRASE); keep them out of shell history and config files.`;
+
+interface KeyAnswer {
+  apiKey?: unknown;
+  secret?: unknown;
+  passphrase?: unknown;
+}
+
+export const command: CommandModule = {
+  summary: 'derive the Polymarket API credentials of MAKERD_PRIVATE_KEY and print the lines to export',
+  help,
+  async main(argv, io) {
+    const { values, positionals } = parseArgs({ args: argv, options: { config: { type: 'string' }, nonce: { type: 'string' } }, allowPositionals: true, strict: true });
+    if (positionals[0] !== 'derive' || positionals.length !== 1) throw new UsageError('the subcommand is derive: makerd keys derive');
+    const nonce = values.nonce === undefined ? 0 : Number(values.nonce);
+    if (!Number.isInteger(nonce) || nonce < 0) throw new UsageError(`--nonce must be a non-negative integer, got ${values.nonce}`);
+    const config = loadConfig({ file: values.config, env: io.env });
+    const creds = polymarketCredentialsFromEnv(io.env);
+    if (!creds.privateKey) throw new MakerdError('keys derive needs MAKERD_PRIVATE_KEY in the environment');
+    const clients = createClients(config);
+    try {
+      const ask = async (method: 'POST' | 'GET', path: string): Promise<KeyAnswer> => {
+        const headers = await l1Headers(creds.privateKey as `0x${string}`, Math.floor(Date.now() / 1000), nonce);
+        return (await clients.clob.transport.request({ method, path, headers })) as KeyAnswer;
+      };
+      let got: KeyAnswer;
+      try {
+        got = await ask('POST', '/auth/api-key');
+      } catch {
+        got = {};
+      }
+      if (typeof got.apiKey !== 'string' || !got.apiKey) got = await ask('GET', '/auth/derive-api-key');
+      if (typeof got.apiKey !== 'string' || typeof got.secret !== 'string' || typeof got.passphrase !== 'string') {
+        throw new MakerdError('the venue answered without apiKey, secret and passphrase');
+      }
+      io.out(`export MAKERD_API_KEY=${got.apiKey}`);
+      io.out(`export MAKERD_API_SECRET=${got.secret}`);
+      io.out(`export MAKERD_API_PASSPHRASE=${got.passphrase}`);
+      return 0;
+    } finally {
+      await clients.close();
+    }
+  },
+};
