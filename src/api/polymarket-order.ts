@@ -4,7 +4,7 @@
 // contract (the neg-risk exchange for neg-risk markets). Facts from wire-formats.md 4.4 and the
 // official client; the signing is viem's.
 import { privateKeyToAccount } from 'viem/accounts';
-import type { Side } from '../core/events.js';
+import type { OrderType, Side } from '../core/events.js';
 import { POLYGON_CHAIN_ID } from './polymarket-auth.js';
 
 /** Polygon V2 exchange contracts (the official client's config for chain 137). */
@@ -116,5 +116,31 @@ export async function signOrderV2(privateKey: `0x${string}`, o: OrderToSign): Pr
     timestamp,
     expiration: '0',
     signature,
+  };
+}
+
+/** The POST /order body of a signed V2 order (POST /orders takes an array of them), fields in the official client's order. */
+export function orderBodyV2(o: SignedOrderV2, owner: string, orderType: OrderType, postOnly: boolean, deferExec = false): Record<string, unknown> {
+  return {
+    deferExec,
+    postOnly,
+    order: {
+      // a JSON number, as the official client sends it (the salt stays below 2^53)
+      salt: Number.parseInt(o.salt, 10),
+      maker: o.maker,
+      signer: o.signer,
+      tokenId: o.tokenId,
+      makerAmount: o.makerAmount,
+      takerAmount: o.takerAmount,
+      side: o.side,
+      signatureType: o.signatureType,
+      timestamp: o.timestamp,
+      expiration: o.expiration,
+      metadata: o.metadata,
+      builder: o.builder,
+      signature: o.signature,
+    },
+    owner,
+    orderType,
   };
 }

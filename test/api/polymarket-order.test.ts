@@ -3,11 +3,11 @@
 // builds (OrderBuilder.buildOrder, version 2) byte for byte, over every tick size of its rounding
 // table; and the contract addresses are the client's.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { OrderBuilder, getContractConfig } from '@polymarket/clob-client-v2';
+import { OrderBuilder, getContractConfig, orderToJsonV2 } from '@polymarket/clob-client-v2';
 import { createWalletClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { polygon } from 'viem/chains';
-import { EXCHANGE_V2, NEG_RISK_EXCHANGE_V2, orderAmounts, orderSalt, signOrderV2, type SignatureType } from '../../src/api/polymarket-order.js';
+import { EXCHANGE_V2, NEG_RISK_EXCHANGE_V2, orderAmounts, orderBodyV2, orderSalt, signOrderV2, type SignatureType } from '../../src/api/polymarket-order.js';
 import type { Side } from '../../src/core/events.js';
 import { SeededRng } from '../../src/core/rng.js';
 
@@ -59,6 +59,9 @@ describe('signed V2 orders equal the official client', () => {
         vi.restoreAllMocks();
         const ours = await signOrderV2(PK, { tokenId: TOKEN, side, price, size, negRisk, salt: orderSalt(() => random, now), timestampMs: now, signatureType, funder });
         expect(ours).toEqual({ ...(theirs as object) });
+        // the POST /order body: the same JSON text
+        const owner = '2f6b1c3a-0000-4000-8000-000000000001';
+        expect(JSON.stringify(orderBodyV2(ours, owner, 'GTC', true))).toBe(JSON.stringify(orderToJsonV2(theirs as never, owner, 'GTC' as never, true)));
         n++;
       }
     }
