@@ -71,6 +71,15 @@ export function parsePrice(s: string): number {
   return v > PRICE_SCALE ? -1 : v;
 }
 
+/**
+ * A price the venue computed in floating point, such as a complement maker's 1 - p in a real trade
+ * ("0.4300000444600143"): rounded half up to 1e-4 instead of refused; -1 when malformed or above 1.
+ */
+export function parsePriceRounded(s: string): number {
+  const v = parseFixed(s, PRICE_DECIMALS, false);
+  return v > PRICE_SCALE ? -1 : v;
+}
+
 /** "39183.01" -> 3918301 (hundredths of a share, rounded half up past two decimals); -1 when malformed. */
 export function parseSize(s: string): number {
   return parseFixed(s, SIZE_DECIMALS, false);

@@ -2,7 +2,7 @@
 // statuses kept as sent incl. CANCELED_<reason>) and `trade` events (every status, maker_orders)
 // into typed events with integer prices/sizes. Time fields arrive in seconds or ms: normalised to ms.
 import type { Logger } from '../core/log.js';
-import { MAX_SIZE_UNITS, parsePrice, parseSize, sizeFromNumber } from '../core/units.js';
+import { MAX_SIZE_UNITS, parsePrice, parsePriceRounded, parseSize, sizeFromNumber } from '../core/units.js';
 import type { MakerOrderFill, OrderEventKind, Side, TradeStatus, UserEvent, UserOrderEvent, UserTradeEvent } from '../core/events.js';
 import { DecodeStats, FieldError, optStr, reqStr, toMs, type Json } from './decode-stats.js';
 import { decodeFrame } from './decode-frame.js';
@@ -27,6 +27,12 @@ export const userSizeStats = { rounded: 0 };
 const VENUE_SIZE_DECIMALS = 6;
 
 /** A size the venue could mean: finite, at most MAX_SIZE_UNITS (a JSON 1e400 is Infinity), at most 6 decimals. */
+function priceRounded(v: string): number {
+  const p = parsePriceRounded(v);
+  if (p < 0) throw new FieldError('maker_orders.price');
+  return p;
+}
+
 function size(v: unknown, field: string): number {
   let s = -1;
   if (typeof v === 'string') {
@@ -88,7 +94,8 @@ function makerOrder(m: unknown): MakerOrderFill {
   const fill: MakerOrderFill = {
     orderId: reqStr(o, 'order_id'),
     assetId: reqStr(o, 'asset_id'),
-    price: price(o.price, 'maker_orders.price'),
+    // a complement maker's price arrives as the venue's float 1 - p (a real capture): rounded
+    price: typeof o.price === 'string' ? priceRounded(o.price) : price(o.price, 'maker_orders.price'),
     matchedAmount: size(o.matched_amount, 'maker_orders.matched_amount'),
     feeRateBps: bps(o.fee_rate_bps),
     outcome: optStr(o, 'outcome') ?? '',

@@ -8,6 +8,7 @@ import type { ClobClient, NewOrder } from '../api/clob-client.js';
 import type { CancelResponse, OpenOrder, OrderResponse, Trade } from '../api/schemas.js';
 import { priceUnits, sizeUnits } from '../api/schemas.js';
 import { refusalOf, rejectCodeOf } from './rejections.js';
+import { parsePriceRounded } from '../core/units.js';
 import type { CancelResult, OrderRequest, PlaceResult, PlaceStatus, Venue, VenueOrder, VenueTrade } from './types.js';
 
 export interface LiveVenueOptions {
@@ -165,7 +166,8 @@ function expandTrade(t: Trade, out: VenueTrade[]): void {
   const makers = Array.isArray(x.maker_orders) ? (x.maker_orders as Array<Record<string, unknown>>) : [];
   for (const m of makers) {
     if (typeof m.order_id !== 'string') continue;
-    const mp = priceUnits(typeof m.price === 'string' || typeof m.price === 'number' ? m.price : '');
+    // a complement maker's price is the venue's float 1 - p (real captures): rounded, not refused
+    const mp = typeof m.price === 'string' ? parsePriceRounded(m.price) : priceUnits(typeof m.price === 'number' ? m.price : '');
     const ms = sizeUnits(typeof m.matched_amount === 'string' || typeof m.matched_amount === 'number' ? m.matched_amount : '');
     if (mp < 0 || ms < 0) continue;
     const tokenId = typeof m.asset_id === 'string' ? m.asset_id : t.asset_id;

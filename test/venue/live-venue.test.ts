@@ -31,6 +31,8 @@ describe('LiveVenue.trades', () => {
       maker_orders: [
         { order_id: 'same-token', asset_id: YES, price: '0.52', matched_amount: '10' },
         { order_id: 'complement', asset_id: NO, price: '0.48', matched_amount: '5' },
+        // the venue's float 1 - p for a complement maker, as in polytrader's real capture
+        { order_id: 'float-price', asset_id: NO, price: '0.4300000444600143', matched_amount: '8.771927' },
       ],
     };
     server = await startServer((req, res) => {
@@ -46,6 +48,7 @@ describe('LiveVenue.trades', () => {
       expect(by.taker).toMatchObject({ side: 'BUY', tokenId: YES, price: 5200, size: 1500, liquidity: 'TAKER', timeMs: 1725958681000 });
       expect(by['same-token']).toMatchObject({ side: 'SELL', tokenId: YES, price: 5200, size: 1000, liquidity: 'MAKER' });
       expect(by.complement).toMatchObject({ side: 'BUY', tokenId: NO, price: 4800, size: 500, liquidity: 'MAKER' });
+      expect(by['float-price']).toMatchObject({ tokenId: NO, price: 4300, size: 877, liquidity: 'MAKER' });
     } finally {
       await clients.close();
     }

@@ -1,0 +1,57 @@
+// The fill checks against real trades (not our emulator's): every trade of the real user-channel
+// captures decodes, and each maker entry, taken as an order of ours with its own terms, is a fill
+// the checks accept. polytrader's capture carries a complement maker's price computed in floating
+// point ("0.4300000444600143") and a 6-decimal size ("8.771927").
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { createUserDecodeStats, decodeUserFrame } from '../../src/feed/decode-user.js';
+import type { UserEvent, UserTradeEvent } from '../../src/core/events.js';
+import { OrderTracker } from '../../src/engine/orders.js';
+import { FillLedger, type Fill } from '../../src/engine/fills.js';
+
+const FIX = new URL('../fixtures/polymarket/', import.meta.url);
+const FILES = [
+  'polytrader/user_ws_messages.jsonl',
+  'nautilus_trader/python_resources/ws_messages/user_trade1.json',
+  'nautilus_trader/python_resources/ws_messages/user_trade2.json',
+  'nautilus_trader/python_resources/ws_messages/user_trade3.json',
+  'nautilus_trader/python_resources/ws_messages/user_trade4.json',
+];
+
+function trades(file: string): { trades: UserTradeEvent[]; rejected: number } {
+  const text = readFileSync(new URL(file, FIX), 'utf8');
+  const frames = file.endsWith('.jsonl') ? text.split('\n').filter(Boolean) : [text];
+  const out: UserEvent[] = [];
+  const st = createUserDecodeStats();
+  for (const f of frames) decodeUserFrame(f, out, st);
+  return { trades: out.filter((e): e is UserTradeEvent => e.type === 'trade'), rejected: st.rejected() };
+}
+
+describe('real trades', () => {
+  it.each(FILES)('%s: decodes whole, and every maker entry is a fill the checks accept', (file) => {
+    const r = trades(file);
+    expect(r.rejected).toBe(0);
+    expect(r.trades.length).toBeGreaterThan(0);
+    for (const t of r.trades) {
+      for (const m of t.makerOrders) {
+        // the maker entry as an order of ours: its own token, side (when given) and price
+        const orders = new OrderTracker();
+        const side = m.side ?? (m.assetId === t.assetId ? (t.side === 'BUY' ? 'SELL' : 'BUY') : t.side);
+        orders.create({ clientId: 'c', tokenId: m.assetId, market: t.market, side, price: m.price, size: Math.max(m.matchedAmount, 100), createdMs: 0 });
+        orders.placeResult({ clientId: 'c', ok: true, orderId: m.orderId, status: 'live' }, 1);
+        const fills: Fill[] = [];
+        const refused: string[] = [];
+        const ledger = new FillLedger(orders, { onFill: (f) => fills.push(f), onFillStatus: () => undefined, onBadTrade: (_id, problem) => refused.push(problem) });
+        ledger.onTrade({ ...t, status: 'MATCHED' }, 2);
+        expect(refused).toEqual([]);
+        expect(fills.map((f) => [f.orderId, f.size, f.price])).toEqual([[m.orderId, m.matchedAmount, m.price]]);
+      }
+    }
+  });
+
+  it('the complement maker price of polytrader rounds to its tick price', () => {
+    const [t] = trades(FILES[0]).trades;
+    expect(t.makerOrders[0].price).toBe(4300);
+    expect(t.makerOrders[0].matchedAmount).toBe(877);
+  });
+});
