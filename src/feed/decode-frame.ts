@@ -4,7 +4,7 @@
 import { DecodeStats, FieldError, type Json } from './decode-stats.js';
 
 /** Decodes one object into an event, or returns a reject reason (e.g. `unknown_event:foo`); may throw FieldError. */
-export type ItemDecoder<E> = (o: Json) => E | string;
+export type ItemDecoder<E> = (o: Json, stats: DecodeStats) => E | string;
 
 /** Decodes one raw frame, appending events to `out`; returns the number appended (0 for PONG or a rejected frame). */
 export function decodeFrame<E>(frame: string, out: E[], stats: DecodeStats, decode: ItemDecoder<E>): number {
@@ -32,7 +32,7 @@ function item<E>(v: unknown, frame: string, out: E[], stats: DecodeStats, decode
     return 0;
   }
   try {
-    const ev = decode(v as Json);
+    const ev = decode(v as Json, stats);
     if (typeof ev === 'string') {
       stats.reject(ev, frame);
       return 0;

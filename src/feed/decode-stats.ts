@@ -8,6 +8,8 @@ export class DecodeStats {
   frames = 0;
   pongs = 0;
   events = 0;
+  /** Sizes finer than our 0.01 share grid, rounded (the venue's fills carry up to 6 decimals). */
+  sizesRounded = 0;
   /** Rejects by reason, e.g. `malformed_json`, `bad_field:price`, `unknown_event:foo`. */
   readonly rejects = new Map<string, number>();
   private logged = 0;
@@ -36,6 +38,7 @@ export class DecodeStats {
   /** Flat counters for /metrics: `{frames, pongs, events, rejected, 'reject:<reason>': n}`. */
   counters(): Record<string, number> {
     const out: Record<string, number> = { frames: this.frames, pongs: this.pongs, events: this.events, rejected: this.rejected() };
+    if (this.sizesRounded) out.sizes_rounded = this.sizesRounded;
     for (const [k, v] of this.rejects) out[`reject:${k}`] = v;
     return out;
   }

@@ -17,12 +17,6 @@ function price(v: unknown, field: string): number {
   return p;
 }
 
-/**
- * Sizes of the user channel that were finer than our 0.01 share grid: the venue's fills carry up to
- * 6 decimals (a real capture: "8.771927"); they are rounded half up to 0.01, and counted here.
- */
-export const userSizeStats = { rounded: 0 };
-
 /** Decimals the venue's amounts have at most (on-chain units of 1e-6): more is not a venue size. */
 const VENUE_SIZE_DECIMALS = 6;
 
@@ -33,14 +27,15 @@ function priceRounded(v: string): number {
   return p;
 }
 
-function size(v: unknown, field: string): number {
+/** Finer than our 0.01 share grid (the venue's fills carry up to 6 decimals, a real capture: "8.771927"): rounded half up, counted in stats.sizesRounded. */
+function size(v: unknown, field: string, stats: DecodeStats): number {
   let s = -1;
   if (typeof v === 'string') {
     const dot = v.indexOf('.');
     const decimals = dot < 0 ? 0 : v.length - dot - 1;
     if (decimals > VENUE_SIZE_DECIMALS) throw new FieldError(field);
     s = parseSize(v);
-    if (decimals > 2 && s >= 0 && !/^0*$/.test(v.slice(dot + 3))) userSizeStats.rounded++;
+    if (decimals > 2 && s >= 0 && !/^0*$/.test(v.slice(dot + 3))) stats.sizesRounded++;
   } else if (typeof v === 'number') s = sizeFromNumber(v);
   if (!(s >= 0 && s <= MAX_SIZE_UNITS)) throw new FieldError(field);
   return s;
@@ -61,7 +56,7 @@ function bps(v: unknown): number {
 const KINDS: ReadonlySet<string> = new Set(['PLACEMENT', 'UPDATE', 'CANCELLATION']);
 const TRADE_STATUSES: ReadonlySet<string> = new Set(['MATCHED', 'MINED', 'CONFIRMED', 'RETRYING', 'FAILED']);
 
-function decodeOrder(o: Json): UserOrderEvent {
+function decodeOrder(o: Json, stats: DecodeStats): UserOrderEvent {
   const kind = reqStr(o, 'type');
   if (!KINDS.has(kind)) throw new FieldError('type');
   const status = reqStr(o, 'status');
@@ -77,8 +72,8 @@ function decodeOrder(o: Json): UserOrderEvent {
     assetId: reqStr(o, 'asset_id'),
     side: side(o.side),
     price: price(o.price, 'price'),
-    originalSize: size(o.original_size, 'original_size'),
-    sizeMatched: o.size_matched === undefined || o.size_matched === '' ? 0 : size(o.size_matched, 'size_matched'),
+    originalSize: size(o.original_size, 'original_size', stats),
+    sizeMatched: o.size_matched === undefined || o.size_matched === '' ? 0 : size(o.size_matched, 'size_matched', stats),
     status,
     orderType: optStr(o, 'order_type') ?? '',
     outcome: optStr(o, 'outcome') ?? '',
@@ -88,7 +83,7 @@ function decodeOrder(o: Json): UserOrderEvent {
   };
 }
 
-function makerOrder(m: unknown): MakerOrderFill {
+function makerOrder(m: unknown, stats: DecodeStats): MakerOrderFill {
   if (typeof m !== 'object' || m === null) throw new FieldError('maker_orders');
   const o = m as Json;
   const fill: MakerOrderFill = {
@@ -96,7 +91,7 @@ function makerOrder(m: unknown): MakerOrderFill {
     assetId: reqStr(o, 'asset_id'),
     // a complement maker's price arrives as the venue's float 1 - p (a real capture): rounded
     price: typeof o.price === 'string' ? priceRounded(o.price) : price(o.price, 'maker_orders.price'),
-    matchedAmount: size(o.matched_amount, 'maker_orders.matched_amount'),
+    matchedAmount: size(o.matched_amount, 'maker_orders.matched_amount', stats),
     feeRateBps: bps(o.fee_rate_bps),
     outcome: optStr(o, 'outcome') ?? '',
     owner: optStr(o, 'owner') ?? '',
@@ -105,7 +100,7 @@ function makerOrder(m: unknown): MakerOrderFill {
   return fill;
 }
 
-function decodeTrade(o: Json): UserTradeEvent {
+function decodeTrade(o: Json, stats: DecodeStats): UserTradeEvent {
   const status = reqStr(o, 'status');
   if (!TRADE_STATUSES.has(status)) throw new FieldError('status');
   const ts = o.trader_side;
@@ -122,13 +117,13 @@ function decodeTrade(o: Json): UserTradeEvent {
     assetId: reqStr(o, 'asset_id'),
     side: side(o.side),
     price: price(o.price, 'price'),
-    size: size(o.size, 'size'),
+    size: size(o.size, 'size', stats),
     feeRateBps: bps(o.fee_rate_bps),
     status: status as TradeStatus,
     traderSide: ts,
     outcome: optStr(o, 'outcome') ?? '',
     owner: optStr(o, 'owner') ?? '',
-    makerOrders: Array.isArray(makers) ? makers.map(makerOrder) : [],
+    makerOrders: Array.isArray(makers) ? makers.map((m) => makerOrder(m, stats)) : [],
     matchTimeMs: matchRaw === undefined ? 0 : toMs(matchRaw, 'match_time'),
     // REST trade objects (same shape, no event_type) carry only last_update
     timestampMs: toMs(o.timestamp ?? o.last_update ?? matchRaw, 'timestamp'),
@@ -138,10 +133,10 @@ function decodeTrade(o: Json): UserTradeEvent {
   return ev;
 }
 
-function decodeEvent(o: Json): UserEvent | string {
+function decodeEvent(o: Json, stats: DecodeStats): UserEvent | string {
   const et = o.event_type ?? (typeof o.taker_order_id === 'string' ? 'trade' : undefined);
-  if (et === 'order') return decodeOrder(o);
-  if (et === 'trade') return decodeTrade(o);
+  if (et === 'order') return decodeOrder(o, stats);
+  if (et === 'trade') return decodeTrade(o, stats);
   return `unknown_event:${typeof et === 'string' ? et.slice(0, 40) : typeof et}`;
 }
 

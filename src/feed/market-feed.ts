@@ -13,7 +13,7 @@ import { FeedConnection, type ConnectionState } from './connection.js';
 import { channelOptions, type UserAuth } from './channels.js';
 import { createMarketDecodeStats, decodeMarketFrame } from './decode-market.js';
 import { MarketPipeline } from './market-pipeline.js';
-import { createUserDecodeStats, decodeUserFrame, userSizeStats } from './decode-user.js';
+import { createUserDecodeStats, decodeUserFrame } from './decode-user.js';
 import type { BookEvent, MarketEvent, UserEvent } from '../core/events.js';
 import type { DecodeStats } from './decode-stats.js';
 
@@ -172,7 +172,6 @@ export class MarketFeed {
     const out: Record<string, number> = {};
     for (const [k, v] of Object.entries(this.marketStats.counters())) out[`market_decode_${k}`] = v;
     for (const [k, v] of Object.entries(this.userStats.counters())) out[`user_decode_${k}`] = v;
-    out.user_decode_sizes_rounded = userSizeStats.rounded;
     for (const [k, v] of Object.entries(this.market.counters)) out[`market_ws_${k}`] = v;
     out.book_dropped_unknown_token = this.mirror.droppedUnknown;
     out.book_rejected_snapshots = this.mirror.rejectedSnapshots;

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createMarketDecodeStats, decodeMarketFrame } from '../../src/feed/decode-market.js';
-import { createUserDecodeStats, decodeUserFrame, userSizeStats } from '../../src/feed/decode-user.js';
+import { createUserDecodeStats, decodeUserFrame } from '../../src/feed/decode-user.js';
 import type { MarketEvent, UserEvent } from '../../src/core/events.js';
 
 const nt = new URL('../fixtures/polymarket/nautilus_trader/', import.meta.url);
@@ -234,7 +234,6 @@ describe('market decoder: price and size strings', () => {
   it("sizes: the venue's 6-decimal fills rounded to 0.01 and counted; more decimals, 1e400 or a 30-digit size refused (issue 10)", () => {
     const base = JSON.parse(ws('user_trade2.json'));
     const st = createUserDecodeStats();
-    const before = userSizeStats.rounded;
     const sizeOf = (size: unknown, raw?: string): number | undefined => {
       const out: UserEvent[] = [];
       const text = raw ?? JSON.stringify({ ...base, size });
@@ -243,9 +242,9 @@ describe('market decoder: price and size strings', () => {
     };
     // polytrader's real capture has a fill of "8.771927" shares
     expect(sizeOf('8.771927')).toBe(877);
-    expect(userSizeStats.rounded).toBe(before + 1);
+    expect(st.sizesRounded).toBe(1);
     expect(sizeOf('5.0000')).toBe(500);
-    expect(userSizeStats.rounded).toBe(before + 1);
+    expect(st.sizesRounded).toBe(1);
     expect(sizeOf('1.0000001')).toBeUndefined();
     expect(sizeOf('120000000000000000000000000000')).toBeUndefined();
     expect(sizeOf(undefined, JSON.stringify({ ...base, size: 0 }).replace('"size":0', '"size":1e400'))).toBeUndefined();
