@@ -4,6 +4,7 @@
 // Every call has one overall deadline by kind (place, cancel, read) covering its queueing, retries
 // and a body that trickles in: undici's own timeouts only bound the gaps between chunks.
 import { Pool } from 'undici';
+import { settleWithin } from '../core/clock.js';
 import type { Config } from '../config.js';
 import { AmbiguousSubmitError, ApiError, DeadlineError, RateLimitError, TransportError, type CallKind } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/log.js';
@@ -64,12 +65,6 @@ export function callKind(method: string, path: string): CallKind {
   return isSubmitPath(method, path) ? 'place' : method === 'DELETE' ? 'cancel' : 'read';
 }
 
-/** Waits for `p` until `atMs` (Date.now time); false when the time came first. */
-function within(p: Promise<void>, atMs: number): Promise<boolean> {
-  let t: NodeJS.Timeout | undefined;
-  return Promise.race([p.then(() => true), new Promise<boolean>((r) => (t = setTimeout(() => r(false), Math.max(0, atMs - Date.now()))))]).finally(() => clearTimeout(t));
-}
-
 export class Transport {
   readonly api: ApiName;
   private readonly pool: Pool;
@@ -125,7 +120,14 @@ export class Transport {
       // granted at once: no await, so the request is dispatched in the caller's turn (a quote
       // leaves with the frame that caused it); otherwise wait in the limiter's queue (never sent
       // when the deadline comes first: the slot it is granted later goes unused)
-      if (!limiter.tryAcquire(scopes) && !(await within(limiter.acquire(scopes, priority), deadlineAt))) throw overdue();
+      if (
+        !limiter.tryAcquire(scopes) &&
+        (await settleWithin(
+          limiter.acquire(scopes, priority).then(() => true),
+          deadlineAt - Date.now(),
+        )) !== true
+      )
+        throw overdue();
       let res: RawResponse;
       try {
         res = await this.send(spec, deadlineAt);

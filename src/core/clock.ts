@@ -142,3 +142,13 @@ export class VirtualClock implements Clock {
 function less(a: Timer, b: Timer): boolean {
   return a.at < b.at || (a.at === b.at && a.seq < b.seq);
 }
+
+/** `p`'s value, or undefined once `ms` of wall time have passed first (the timer is cleared either way): for I/O deadlines in the API and the session, never the engine's time. */
+export async function settleWithin<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  let t: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<undefined>((r) => (t = setTimeout(() => r(undefined), Math.max(0, ms))))]);
+  } finally {
+    clearTimeout(t);
+  }
+}

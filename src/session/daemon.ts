@@ -19,7 +19,7 @@ import { Store } from '../store/store.js';
 import { StoreJournal, type JournalRecord } from '../store/journal.js';
 import { StatusServer } from '../status/server.js';
 import type { FeedStates, StatusSource } from '../status/source.js';
-import { WallClock } from '../core/clock.js';
+import { WallClock, settleWithin } from '../core/clock.js';
 import { SeededRng } from '../core/rng.js';
 import { Engine } from '../engine/engine.js';
 import { loadStrategy } from '../strategy/loader.js';
@@ -46,16 +46,6 @@ export interface StopReport {
 
 /** The daemon was stopped (a signal, the start-up bound) before start() finished. */
 export class StartAbortedError extends MakerdError {}
-
-/** Resolves `p`, or `undefined` once `ms` have passed. */
-async function settleWithin<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
-  let t: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([p, new Promise<undefined>((r) => (t = setTimeout(() => r(undefined), ms)))]);
-  } finally {
-    clearTimeout(t);
-  }
-}
 
 const HOUR = 3_600_000;
 
