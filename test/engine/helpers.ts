@@ -4,6 +4,9 @@ import type { BookMirror } from '../../src/book/mirror.js';
 import { MarketPipeline, type FeedVenue, type MarketEventSink } from '../../src/feed/market-pipeline.js';
 import { createMarketDecodeStats } from '../../src/feed/decode-market.js';
 import type { MarketEvent } from '../../src/core/events.js';
+import { Engine, type EngineOptions } from '../../src/engine/engine.js';
+import { SeededRng } from '../../src/core/rng.js';
+import { silentLogger } from '../../src/core/log.js';
 import { formatPrice, formatSize } from '../../src/core/units.js';
 import type { BookEvent, WireLevel, UserEvent } from '../../src/core/events.js';
 import type { Venue, OrderRequest, PlaceResult, CancelResult, VenueOrder, VenueTrade } from '../../src/venue/types.js';
@@ -137,4 +140,9 @@ export function deliver(mirror: BookMirror, engine: MarketEventSink, events: rea
   const p = new MarketPipeline({ mirror, stats: createMarketDecodeStats() });
   p.connect({ venue, engine });
   p.dispatch(1, events);
+}
+
+/** An engine with the tests' defaults: seed 1, a silent logger, the limiter use recorded (a simulated venue). */
+export function testEngine(o: Omit<EngineOptions, 'rng' | 'log' | 'recordLimiterUse'> & Partial<Pick<EngineOptions, 'rng' | 'log' | 'recordLimiterUse'>>): Engine {
+  return new Engine({ rng: new SeededRng(1), log: silentLogger, recordLimiterUse: true, ...o });
 }

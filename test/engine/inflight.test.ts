@@ -1,19 +1,17 @@
 // Orders in flight (sent, not yet acknowledged) when the order-entry latency exceeds the debounce:
 // the engine must never stack identical orders, whether resting at the venue or in one batch.
 import { describe, it, expect } from 'vitest';
-import { Engine } from '../../src/engine/engine.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { SeededRng } from '../../src/core/rng.js';
 import { Limiter } from '../../src/api/limiter.js';
 import { BookMirror } from '../../src/book/mirror.js';
 import { SimulatedVenue, type SimulatedVenueOptions } from '../../src/venue/simulated-venue.js';
 import { loadStrategy } from '../../src/strategy/loader.js';
-import { silentLogger } from '../../src/core/log.js';
 import { loadConfig } from '../../src/config.js';
 import type { MarketEvent } from '../../src/core/events.js';
 import type { CancelResult, OrderRequest, PlaceResult } from '../../src/venue/types.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
-import { Y, N, M, books, deliver } from './helpers.js';
+import { Y, N, M, books, deliver, testEngine } from './helpers.js';
 
 const meta: MarketMeta = { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false };
 
@@ -69,13 +67,10 @@ async function setup(latencyMs: number, debounceMs: number, o: { cancelLatencyMs
   });
   const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
   const strategy = await loadStrategy('bands', { bands: o.bands ?? TWO_BANDS, skewPerShare: 0, ...(o.maxSpread ? { maxSpread: o.maxSpread } : {}) });
-  const engine = new Engine({
+  const engine = testEngine({
     clock,
-    rng: new SeededRng(1),
-    log: silentLogger,
     venue,
     limiter,
-    recordLimiterUse: true,
     books: mirror,
     strategy,
     config: { reconciler: { ...cfg.reconciler, debounceMs }, risk: { ...cfg.risk, staleBookMs: 3_600_000 }, scheduler: cfg.scheduler },
@@ -223,13 +218,10 @@ describe('engine: places waiting for a rate window', () => {
     });
     const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
     const strategy = await loadStrategy('bands', { bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 });
-    const engine = new Engine({
+    const engine = testEngine({
       clock,
-      rng: new SeededRng(1),
-      log: silentLogger,
       venue,
       limiter,
-      recordLimiterUse: true,
       books: mirror,
       strategy,
       config: { reconciler: { ...cfg.reconciler, debounceMs: 0 }, risk: { ...cfg.risk, maxOpenOrders: 3 }, scheduler: cfg.scheduler },

@@ -1,17 +1,14 @@
 // The PnL mark without our own orders: a real venue's book shows them, and a mid that counts our
 // own fresh bid would hold up the mark of a position that just lost.
 import { describe, expect, it } from 'vitest';
-import { Engine } from '../../src/engine/engine.js';
 import { VirtualClock } from '../../src/core/clock.js';
-import { SeededRng } from '../../src/core/rng.js';
 import { Limiter } from '../../src/api/limiter.js';
 import { BookMirror } from '../../src/book/mirror.js';
 import { loadStrategy } from '../../src/strategy/loader.js';
-import { silentLogger } from '../../src/core/log.js';
 import { loadConfig } from '../../src/config.js';
 import type { BookEvent } from '../../src/core/events.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
-import { lv, RecordingVenue, settle, deliver } from './helpers.js';
+import { lv, RecordingVenue, settle, deliver, testEngine } from './helpers.js';
 
 const YES = 'yes';
 const NO = 'no';
@@ -48,10 +45,8 @@ describe('Engine.mark', () => {
     const venue = new RecordingVenue(() => clock.now());
     venue.booksIncludeOwnOrders = booksIncludeOwnOrders;
     const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
-    const engine = new Engine({
+    const engine = testEngine({
       clock,
-      rng: new SeededRng(1),
-      log: silentLogger,
       venue,
       limiter: new Limiter({ clock }),
       recordLimiterUse: false,

@@ -3,17 +3,14 @@
 // booksIncludeOwnOrders = true; the fed books hold the external levels plus our resting bid, as the
 // venue's feed would show them.
 import { describe, expect, it } from 'vitest';
-import { Engine } from '../../src/engine/engine.js';
 import { VirtualClock } from '../../src/core/clock.js';
-import { SeededRng } from '../../src/core/rng.js';
 import { Limiter } from '../../src/api/limiter.js';
 import { BookMirror } from '../../src/book/mirror.js';
 import { loadStrategy } from '../../src/strategy/loader.js';
-import { silentLogger } from '../../src/core/log.js';
 import { loadConfig } from '../../src/config.js';
 import type { BookEvent, WireLevel } from '../../src/core/events.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
-import { lv, RecordingVenue, settle, deliver } from './helpers.js';
+import { lv, RecordingVenue, settle, deliver, testEngine } from './helpers.js';
 
 const M = '0xmarket';
 const YES = 'yes';
@@ -59,10 +56,8 @@ async function setup(booksIncludeOwnOrders: boolean) {
   const venue = new RecordingVenue(() => clock.now());
   venue.booksIncludeOwnOrders = booksIncludeOwnOrders;
   const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
-  const engine = new Engine({
+  const engine = testEngine({
     clock,
-    rng: new SeededRng(1),
-    log: silentLogger,
     venue,
     limiter: new Limiter({ clock }),
     recordLimiterUse: false,

@@ -1,18 +1,15 @@
 // How a batch answer is matched to its requests (engine-sink.ts): by client id, in any order; a
 // request the answer leaves out is unclear (ambiguous), never taken as rejected or live.
 import { describe, it, expect } from 'vitest';
-import { Engine } from '../../src/engine/engine.js';
 import { VirtualClock } from '../../src/core/clock.js';
-import { SeededRng } from '../../src/core/rng.js';
 import { Limiter } from '../../src/api/limiter.js';
 import { BookMirror } from '../../src/book/mirror.js';
 import { SimulatedVenue, type SimulatedVenueOptions } from '../../src/venue/simulated-venue.js';
 import { loadStrategy } from '../../src/strategy/loader.js';
-import { silentLogger } from '../../src/core/log.js';
 import { loadConfig } from '../../src/config.js';
 import type { OrderRequest, PlaceResult } from '../../src/venue/types.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
-import { settle, Y, N, M, bookEv, deliver } from './helpers.js';
+import { settle, Y, N, M, bookEv, deliver, testEngine } from './helpers.js';
 
 const meta: MarketMeta = { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false };
 
@@ -38,13 +35,10 @@ async function run(reshape: (res: PlaceResult[]) => PlaceResult[]) {
   const clock = new VirtualClock(1_700_000_000_000);
   const venue = new ReshapingVenue({ clock, markets: [{ conditionId: M, tokens: [Y, N], tick: 100, minSize: 500 }], orderLatencyMs: 0, cancelLatencyMs: 0, makerFeeBps: 0, takerFeeBps: 0 }, reshape);
   const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
-  const engine = new Engine({
+  const engine = testEngine({
     clock,
-    rng: new SeededRng(1),
-    log: silentLogger,
     venue,
     limiter: new Limiter({ clock }),
-    recordLimiterUse: true,
     books: mirror,
     strategy: await loadStrategy('bands', { bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 }),
     config: { reconciler: { ...cfg.reconciler, debounceMs: 0 }, risk: cfg.risk, scheduler: cfg.scheduler },

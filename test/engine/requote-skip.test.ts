@@ -3,18 +3,15 @@
 // and a strategy without the declaration (time may matter) is asked every time.
 import { describe, it, expect } from 'vitest';
 import { z } from 'zod';
-import { Engine } from '../../src/engine/engine.js';
 import { VirtualClock } from '../../src/core/clock.js';
-import { SeededRng } from '../../src/core/rng.js';
 import { Limiter } from '../../src/api/limiter.js';
 import { BookMirror } from '../../src/book/mirror.js';
 import { SimulatedVenue } from '../../src/venue/simulated-venue.js';
 import { loadStrategy, type LoadedStrategy } from '../../src/strategy/loader.js';
-import { silentLogger } from '../../src/core/log.js';
 import { loadConfig } from '../../src/config.js';
 import type { MarketEvent } from '../../src/core/events.js';
 import type { MarketMeta, Quote, StrategyModule } from '../../src/engine/strategy.js';
-import { settle, Y, N, M, bookEv, books, deliver } from './helpers.js';
+import { settle, Y, N, M, bookEv, books, deliver, testEngine } from './helpers.js';
 
 const meta: MarketMeta = { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false };
 
@@ -24,13 +21,10 @@ async function setup(strategy: LoadedStrategy, staleBookMs = 60_000) {
   const limiter = new Limiter({ clock });
   const venue = new SimulatedVenue({ clock, markets: [{ conditionId: M, tokens: [Y, N], tick: 100, minSize: 500 }], orderLatencyMs: 0, cancelLatencyMs: 0, makerFeeBps: 0, takerFeeBps: 0 });
   const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
-  const engine = new Engine({
+  const engine = testEngine({
     clock,
-    rng: new SeededRng(1),
-    log: silentLogger,
     venue,
     limiter,
-    recordLimiterUse: true,
     books: mirror,
     strategy,
     config: { reconciler: { ...cfg.reconciler, debounceMs: 0 }, risk: { ...cfg.risk, staleBookMs }, scheduler: cfg.scheduler },

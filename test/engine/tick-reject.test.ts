@@ -3,18 +3,15 @@
 // its owner for the tick (onTickSuspect), applies the answer and quotes on the new grid; with no
 // answer in time it quotes again on the tick it had.
 import { describe, it, expect } from 'vitest';
-import { Engine } from '../../src/engine/engine.js';
 import { VirtualClock } from '../../src/core/clock.js';
-import { SeededRng } from '../../src/core/rng.js';
 import { Limiter } from '../../src/api/limiter.js';
 import { BookMirror } from '../../src/book/mirror.js';
 import { loadStrategy } from '../../src/strategy/loader.js';
-import { silentLogger } from '../../src/core/log.js';
 import { loadConfig } from '../../src/config.js';
 import type { MarketEvent } from '../../src/core/events.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
 import type { OrderRequest } from '../../src/venue/types.js';
-import { RecordingVenue, settle, bookEv, Y, N, M, deliver } from './helpers.js';
+import { RecordingVenue, settle, bookEv, Y, N, M, deliver, testEngine } from './helpers.js';
 
 // We believe the tick is 0.001 (10 units); the venue has coarsened it to 0.01 (100).
 const meta: MarketMeta = { conditionId: M, tokenId: Y, complementId: N, tick: 10, minSize: 500, negRisk: false };
@@ -31,13 +28,10 @@ async function setup(opts: { hook: boolean; timeoutMs?: number }) {
   venue.answer = (r) => (r.price % venueTick !== 0 ? { clientId: r.clientId, ok: false, error: 'INVALID_ORDER_MIN_TICK_SIZE' } : base(r));
   const suspects: string[] = [];
   const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
-  const engine = new Engine({
+  const engine = testEngine({
     clock,
-    rng: new SeededRng(1),
-    log: silentLogger,
     venue,
     limiter: new Limiter({ clock }),
-    recordLimiterUse: true,
     books: mirror,
     strategy: await loadStrategy('bands', { fair: 'mid', bands: [{ distance: 0.015, size: 10 }], skewPerShare: 0 }),
     config: { reconciler: { ...cfg.reconciler, debounceMs: 0 }, risk: cfg.risk, scheduler: cfg.scheduler },

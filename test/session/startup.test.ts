@@ -1,7 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { Engine } from '../../src/engine/engine.js';
 import { VirtualClock } from '../../src/core/clock.js';
-import { SeededRng } from '../../src/core/rng.js';
 import { Limiter } from '../../src/api/limiter.js';
 import { BookMirror } from '../../src/book/mirror.js';
 import { loadStrategy } from '../../src/strategy/loader.js';
@@ -12,7 +10,7 @@ import { AmbiguousSubmitError } from '../../src/core/errors.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
 import type { TrackedOrder } from '../../src/engine/orders.js';
 import type { VenueOrder, VenueTrade } from '../../src/venue/types.js';
-import { RecordingVenue, settle } from '../engine/helpers.js';
+import { RecordingVenue, settle, testEngine } from '../engine/helpers.js';
 
 const meta: MarketMeta = { conditionId: 'M', tokenId: 'Y', complementId: 'N', tick: 100, minSize: 500, negRisk: false };
 
@@ -20,13 +18,10 @@ async function setup() {
   const cfg = loadConfig({ env: {} });
   const clock = new VirtualClock(1_700_000_000_000);
   const venue = new RecordingVenue(() => clock.now());
-  const engine = new Engine({
+  const engine = testEngine({
     clock,
-    rng: new SeededRng(1),
-    log: silentLogger,
     venue,
     limiter: new Limiter({ clock }),
-    recordLimiterUse: true,
     books: new BookMirror({ verifyEvery: 0 }),
     strategy: await loadStrategy('bands', {}),
     config: cfg,
