@@ -82,7 +82,11 @@ export const configSchema = z.strictObject({
   }),
   scheduler: z.strictObject({ maxBatch: z.number().int().min(1).max(15), singleOverflow: z.boolean() }),
   /** Which venue protocol: `spec` (service-interface.md, the default) or `polymarket` (the real CLOB V2: signed orders, L1/L2 auth). */
-  venue: z.strictObject({ profile: z.enum(['spec', 'polymarket']) }),
+  venue: z.strictObject({
+    profile: z.enum(['spec', 'polymarket']),
+    /** polymarket, live: ms between heartbeats (the venue cancels every order ~10 s after the last one). */
+    heartbeatIntervalMs: z.number().int().min(500).max(9000),
+  }),
   store: z.strictObject({ path: z.string().min(1) }),
   /** Bounds on the daemon's start (markets, reconciliation) and stop (cancel-all, final checks). */
   daemon: z.strictObject({

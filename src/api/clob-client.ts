@@ -1,7 +1,6 @@
 // The CLOB (order-book trading) API, all 25 endpoints of spec 4.1. Book and quote prices come
 // back in integer units; order bodies are formatted from integer units. Shapes: src/api/README.md.
 import { ResponseShapeError } from '../core/errors.js';
-import { formatPrice, formatSize } from '../core/units.js';
 import { ACCOUNT_MAX_PAGES, cursorItems, validate } from './paginate.js';
 import {
   bookSchema,
@@ -29,41 +28,14 @@ import {
   type Trade,
 } from './schemas.js';
 import type { Method, QueryValue, Transport } from './transport.js';
-import type { z } from 'zod';
+import { z } from 'zod';
 
-import type { OrderType, Side } from '../core/events.js';
+import type { Side } from '../core/events.js';
+import { specProfile, type ClobProfile, type NewOrder } from './clob-profile.js';
 export type { OrderType, Side } from '../core/events.js';
-
-/** An order to place, in integer units (price 1e-4, size 1e-2 shares). */
-export interface NewOrder {
-  tokenId: string;
-  price: number;
-  size: number;
-  side: Side;
-  orderType?: OrderType;
-  postOnly?: boolean;
-  /** Price decimals to print (the tick's), e.g. 2 -> "0.50"; default: minimal. */
-  priceDecimals?: number;
-}
-
-/** The POST /order wire body (spec section 2). */
-export interface OrderBody {
-  tokenID: string;
-  price: string;
-  size: string;
-  side: Side;
-  orderType?: OrderType;
-  postOnly?: boolean;
-}
+export { orderBody, type NewOrder, type OrderBody } from './clob-profile.js';
 
 export const MAX_BATCH = 15;
-
-export function orderBody(o: NewOrder): OrderBody {
-  const b: OrderBody = { tokenID: o.tokenId, price: formatPrice(o.price, o.priceDecimals ?? 0), size: formatSize(o.size), side: o.side };
-  if (o.orderType) b.orderType = o.orderType;
-  if (o.postOnly !== undefined) b.postOnly = o.postOnly;
-  return b;
-}
 
 export interface TradeQuery {
   id?: string;
@@ -84,9 +56,14 @@ const objectPage = pageSchema(looseObjectSchema);
 const orderPage = pageSchema(openOrderSchema);
 const tradePage = pageSchema(tradeSchema);
 const orderResponses = orderResponseSchema.array();
+const heartbeatSchema = z.looseObject({ heartbeat_id: z.string() });
+const serverTimeSchema = z.number().int().positive();
 
 export class ClobClient {
-  constructor(readonly transport: Transport) {}
+  constructor(
+    readonly transport: Transport,
+    readonly profile: ClobProfile = specProfile(),
+  ) {}
 
   private async call<T>(schema: z.ZodType<T>, method: Method, path: string, query?: Record<string, QueryValue>, body?: unknown): Promise<T> {
     return validate(schema, await this.transport.request({ method, path, query, body }), method, path);
@@ -106,7 +83,8 @@ export class ClobClient {
     return cursorItems((c) => this.listMarkets({ next_cursor: c }), startCursor);
   }
   getMarket(conditionId: string): Promise<ClobMarket> {
-    return this.call(clobMarketSchema, 'GET', '/market', { condition_id: conditionId });
+    const r = this.profile.market(conditionId);
+    return this.call(clobMarketSchema, 'GET', r.path, r.query);
   }
   samplingMarkets(nextCursor?: string): Promise<Page<ClobMarket>> {
     return this.call(marketPage, 'GET', '/sampling-markets', { next_cursor: nextCursor });
@@ -147,18 +125,24 @@ export class ClobClient {
   // ---- orders ----
   /** POST /order. A 5xx/timeout/network error throws AmbiguousSubmitError (never retried). */
   postOrder(order: NewOrder): Promise<OrderResponse> {
-    return this.call(orderResponseSchema, 'POST', '/order', undefined, orderBody(order));
+    return this.withBodies([order], (b) => this.call(orderResponseSchema, 'POST', '/order', undefined, b[0]));
   }
   /** POST /orders with 1..15 orders; responses in request order. */
-  async postOrders(orders: NewOrder[]): Promise<OrderResponse[]> {
-    if (orders.length < 1 || orders.length > MAX_BATCH) throw new RangeError(`a batch holds 1..${MAX_BATCH} orders, got ${orders.length}`);
-    return this.call(orderResponses, 'POST', '/orders', undefined, orders.map(orderBody));
+  postOrders(orders: NewOrder[]): Promise<OrderResponse[]> {
+    if (orders.length < 1 || orders.length > MAX_BATCH) return Promise.reject(new RangeError(`a batch holds 1..${MAX_BATCH} orders, got ${orders.length}`));
+    return this.withBodies(orders, (b) => this.call(orderResponses, 'POST', '/orders', undefined, b));
+  }
+  /** The profile's bodies, sent in this turn when they are ready at once (the spec's unsigned ones). */
+  private withBodies<T>(orders: readonly NewOrder[], send: (bodies: unknown[]) => Promise<T>): Promise<T> {
+    const b = this.profile.orderBodies(orders);
+    return Array.isArray(b) ? send(b) : b.then(send);
   }
   getOrder(orderId: string): Promise<OpenOrder> {
-    return this.call(openOrderSchema, 'GET', '/order', { id: orderId });
+    const r = this.profile.order(orderId);
+    return this.call(openOrderSchema, 'GET', r.path, r.query);
   }
   getOrders(q: OrdersQuery & { next_cursor?: string } = {}): Promise<Page<OpenOrder>> {
-    return this.call(orderPage, 'GET', '/orders', { ...q });
+    return this.call(orderPage, 'GET', this.profile.openOrdersPath, { ...q });
   }
   iterateOrders(q: OrdersQuery = {}): AsyncGenerator<OpenOrder> {
     return cursorItems((c) => this.getOrders({ ...q, next_cursor: c }), undefined, ACCOUNT_MAX_PAGES);
@@ -166,9 +150,9 @@ export class ClobClient {
   cancelOrder(orderId: string): Promise<CancelResponse> {
     return this.call(cancelResponseSchema, 'DELETE', '/order', undefined, { orderID: orderId });
   }
-  /** DELETE /orders with body {orderIds: [...]} (our choice; see README). */
+  /** DELETE /orders: body {orderIds: [...]} in the spec profile (our choice; see README), a plain array on Polymarket. */
   cancelOrders(orderIds: string[]): Promise<CancelResponse> {
-    return this.call(cancelResponseSchema, 'DELETE', '/orders', undefined, { orderIds });
+    return this.call(cancelResponseSchema, 'DELETE', '/orders', undefined, this.profile.cancelOrdersBody(orderIds));
   }
   cancelAll(): Promise<CancelResponse> {
     return this.call(cancelResponseSchema, 'DELETE', '/cancel-all');
@@ -180,8 +164,9 @@ export class ClobClient {
   }
 
   // ---- trades, balances, positions ----
+  /** Our trades: GET /trades in the spec profile, /data/trades on Polymarket. */
   getTrades(q: TradeQuery & { next_cursor?: string } = {}): Promise<Page<Trade>> {
-    return this.call(tradePage, 'GET', '/trades', { ...q });
+    return this.call(tradePage, 'GET', this.profile.tradesPath, { ...q });
   }
   iterateTrades(q: TradeQuery = {}): AsyncGenerator<Trade> {
     return cursorItems((c) => this.getTrades({ ...q, next_cursor: c }), undefined, ACCOUNT_MAX_PAGES * 5);
@@ -198,6 +183,17 @@ export class ClobClient {
   /** Shape not documented: returned as parsed JSON. */
   getPositions(): Promise<unknown> {
     return this.transport.request({ method: 'GET', path: '/positions' });
+  }
+
+  // ---- the dead-man switch (polymarket profile) ----
+  /** POST /v1/heartbeats {heartbeat_id}: the id to send next ("" starts a chain). */
+  async postHeartbeat(heartbeatId: string): Promise<string> {
+    const r = await this.call(heartbeatSchema, 'POST', '/v1/heartbeats', undefined, { heartbeat_id: heartbeatId });
+    return r.heartbeat_id;
+  }
+  /** GET /time: the venue's clock, Unix seconds. */
+  async getServerTime(): Promise<number> {
+    return validate(serverTimeSchema, await this.transport.request({ method: 'GET', path: '/time' }), 'GET', '/time');
   }
 
   // ---- API keys ----

@@ -49,7 +49,7 @@ export function decodeBody(status: number, text: string, method: string, path: s
   }
   if (ok) return body;
   const code = isObj(body) && typeof body.code === 'string' && body.code ? body.code : `HTTP_${status}`;
-  throw new ApiError(status, code, bareMessage(body, text), method, path);
+  throw new ApiError(status, code, bareMessage(body, text), method, path, body);
 }
 
 const MAX_PAUSE_MS = 15 * 60_000;

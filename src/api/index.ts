@@ -9,6 +9,7 @@ import { DataClient } from './data-client.js';
 import { GammaClient } from './gamma-client.js';
 import { Limiter } from './limiter.js';
 import { Transport } from './transport.js';
+import { specProfile, type ClobProfile } from './clob-profile.js';
 
 export interface Clients {
   clob: ClobClient;
@@ -20,14 +21,16 @@ export interface Clients {
   close(): Promise<void>;
 }
 
-export function createClients(config: Config, apiKey?: string, logger?: Logger, clock: Clock = new WallClock({ keepAlive: true })): Clients {
+/** `venue`: the CLOB's profile, or an API key for the spec profile (none: public calls only). */
+export function createClients(config: Config, venue?: ClobProfile | string, logger?: Logger, clock: Clock = new WallClock({ keepAlive: true })): Clients {
+  const profile = typeof venue === 'object' ? venue : specProfile(venue);
   const limiter = new Limiter({ clock, scale: config.limits.scale, windowScale: config.limits.windowScale });
   const make = (api: 'clob' | 'gamma' | 'data' | 'content') =>
-    // the trading key goes to the CLOB only: the metadata, data and content APIs are public
-    new Transport({ api, baseUrl: config.urls[api], http: config.http, retry: config.retry, limiter, apiKey: api === 'clob' ? apiKey : undefined, logger });
+    // the trading credentials go to the CLOB only: the metadata, data and content APIs are public
+    new Transport({ api, baseUrl: config.urls[api], http: config.http, retry: config.retry, limiter, auth: api === 'clob' ? profile.authHeaders : undefined, logger });
   const t = { clob: make('clob'), gamma: make('gamma'), data: make('data'), content: make('content') };
   return {
-    clob: new ClobClient(t.clob),
+    clob: new ClobClient(t.clob, profile),
     gamma: new GammaClient(t.gamma),
     data: new DataClient(t.data),
     content: new ContentClient(t.content),
@@ -38,6 +41,7 @@ export function createClients(config: Config, apiKey?: string, logger?: Logger, 
   };
 }
 
+export { specProfile, type ClobProfile } from './clob-profile.js';
 export { ClobClient, GammaClient, DataClient, ContentClient, Limiter, Transport };
 export { scopesFor, scaleScope, ALL_SCOPES, type Scope, type ApiName } from './limit-table.js';
 export { SlidingWindow } from './sliding-window.js';

@@ -23,7 +23,7 @@ export interface RequestSpec {
   body?: unknown;
   /** Limiter priority; default: DELETE -> cancel, POST /order(s) -> place, else normal. */
   priority?: number;
-  /** Headers of this request alone (a venue profile's signed auth headers); never logged. */
+  /** Headers of this request alone (L1 headers of a key request), instead of the transport's auth; never logged. */
   headers?: Record<string, string>;
 }
 
@@ -33,8 +33,8 @@ export interface TransportOptions {
   http: Config['http'];
   retry: Config['retry'];
   limiter: Limiter;
-  /** From MAKERD_API_KEY only; sent as a Bearer token, never logged. */
-  apiKey?: string;
+  /** The auth headers of each attempt over its exact body (a venue profile's: a Bearer key, L2 HMAC); never logged. */
+  auth?: (method: Method, path: string, bodyText: string | undefined) => Record<string, string> | undefined;
   logger?: Logger;
   /** Real-time sleep used between retries (tests may shorten nothing; config.retry does). */
   sleep?: (ms: number) => Promise<void>;
@@ -86,7 +86,6 @@ export class Transport {
       keepAliveTimeout: opts.http.keepAliveTimeoutMs,
     });
     this.headers = { accept: 'application/json' };
-    if (opts.apiKey) this.headers.authorization = `Bearer ${opts.apiKey}`;
     this.log = (opts.logger ?? silentLogger).child({ api: opts.api });
     this.sleep = opts.sleep ?? realSleep;
   }
@@ -107,6 +106,8 @@ export class Transport {
     const http = this.opts.http;
     const deadlineMs = kind === 'place' ? http.placeDeadlineMs : kind === 'cancel' ? http.cancelDeadlineMs : http.readDeadlineMs;
     const deadlineAt = Date.now() + deadlineMs;
+    // serialized once: the bytes an L2 signature covers are the bytes sent, on every attempt
+    const bodyText = spec.body !== undefined ? JSON.stringify(spec.body) : undefined;
     const overdue = () => new DeadlineError(method, path, kind, deadlineMs);
     /** Sleeps before a retry, or false when the retry could not start before the deadline. */
     const pause = async (ms: number): Promise<boolean> => {
@@ -130,7 +131,7 @@ export class Transport {
         throw overdue();
       let res: RawResponse;
       try {
-        res = await this.send(spec, deadlineAt);
+        res = await this.send(spec, bodyText, deadlineAt);
       } catch (e) {
         const err = e === DEADLINE ? overdue() : e;
         if (submit) throw new AmbiguousSubmitError(method, path, err);
@@ -184,7 +185,7 @@ export class Transport {
   }
 
   /** One attempt, abandoned at deadlineAt (rejects with DEADLINE; the socket is closed). */
-  private async send(spec: RequestSpec, deadlineAt: number): Promise<RawResponse> {
+  private async send(spec: RequestSpec, bodyText: string | undefined, deadlineAt: number): Promise<RawResponse> {
     let path = this.prefix + spec.path;
     if (spec.query) {
       const qs = new URLSearchParams();
@@ -197,7 +198,7 @@ export class Transport {
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(DEADLINE), left);
     try {
-      return await this.attempt(spec, path, abort.signal);
+      return await this.attempt(spec, path, bodyText, abort.signal);
     } catch (e) {
       throw abort.signal.aborted ? DEADLINE : e;
     } finally {
@@ -205,15 +206,17 @@ export class Transport {
     }
   }
 
-  private async attempt(spec: RequestSpec, path: string, signal: AbortSignal): Promise<RawResponse> {
-    let headers = spec.body !== undefined ? { ...this.headers, 'content-type': 'application/json' } : this.headers;
-    if (spec.headers) headers = { ...headers, ...spec.headers };
+  private async attempt(spec: RequestSpec, path: string, bodyText: string | undefined, signal: AbortSignal): Promise<RawResponse> {
+    let headers = bodyText !== undefined ? { ...this.headers, 'content-type': 'application/json' } : this.headers;
+    // signed per attempt: a retry carries a fresh timestamp
+    const auth = spec.headers ?? this.opts.auth?.(spec.method, spec.path, bodyText);
+    if (auth) headers = { ...headers, ...auth };
     const res = await this.pool.request({
       signal,
       method: spec.method,
       path,
       headers,
-      body: spec.body !== undefined ? JSON.stringify(spec.body) : undefined,
+      body: bodyText,
       // undici closes the socket after a body on a method that "expects none" (DELETE); the CLOB
       // defines DELETE bodies, so keep the connection instead of reconnecting after every cancel
       reset: false,

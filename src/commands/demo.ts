@@ -9,6 +9,7 @@ import { loadConfig } from '../config.js';
 import { createLogger } from '../core/log.js';
 import { formatPrice, formatSize } from '../core/units.js';
 import { Daemon } from '../session/daemon.js';
+import { specProfile } from '../api/clob-profile.js';
 import { microsToDollars } from '../core/units.js';
 import { startEmulator } from '../emulator/server.js';
 import { type CommandIO, type CommandModule, numberFlag } from './command.js';
@@ -95,7 +96,7 @@ export const command: CommandModule = {
     };
     const config = loadConfig({ env, overrides: { mode: 'live', markets: [m.tokens[0]] } });
     const log = createLogger({ level: io.env.MAKERD_LOG_LEVEL ?? 'warn', name: 'makerd-demo' });
-    const daemon = new Daemon({ config, apiKey: DEMO_KEY, log });
+    const daemon = new Daemon({ config, venue: specProfile(DEMO_KEY), log });
     let stopping: Promise<void> | undefined;
     let timer: NodeJS.Timeout | undefined;
     const stop = (why: string): Promise<void> =>

@@ -3,7 +3,8 @@
 import { parseArgs } from 'node:util';
 import { createClients } from '../api/index.js';
 import type { GammaMarket } from '../api/schemas.js';
-import { apiKeyFromEnv, loadConfig } from '../config.js';
+import { loadConfig } from '../config.js';
+import { clobProfileFromEnv } from '../api/profile-from-env.js';
 import { createLogger } from '../core/log.js';
 import { UsageError, type CommandModule, numberFlag } from './command.js';
 
@@ -78,7 +79,7 @@ export const command: CommandModule = {
     // retries are logged only when asked for (debug/trace): a failure should print one line
     const level = config.log.level === 'debug' || config.log.level === 'trace' ? config.log.level : 'error';
     const logger = createLogger({ level, destination: { write: (s: string) => io.err(s.trimEnd()) } });
-    const clients = createClients(config, apiKeyFromEnv(io.env), logger);
+    const clients = createClients(config, clobProfileFromEnv(config, io.env), logger);
     try {
       const markets = await clients.gamma.listMarkets({
         active: values.active,

@@ -3,7 +3,8 @@
 // SIGTERM stops quoting, cancels every order, flushes the store and exits 0 (1, with the ids, when
 // the venue did not confirm every cancel). Start-up and shutdown are bounded in time.
 import { parseArgs } from 'node:util';
-import { apiKeyFromEnv, loadConfig } from '../config.js';
+import { loadConfig } from '../config.js';
+import { clobProfileFromEnv } from '../api/profile-from-env.js';
 import { createLogger } from '../core/log.js';
 import { Daemon, StartAbortedError, type StopReport } from '../session/daemon.js';
 import { UsageError, type CommandModule } from './command.js';
@@ -40,7 +41,7 @@ export const command: CommandModule = {
     if (tokens && tokens.some((t) => !/^\d+$/.test(t))) throw new UsageError('--markets takes token ids (decimal strings), comma-separated');
     const config = loadConfig({ file: values.config, env: io.env, overrides: values.mode ? { mode: values.mode } : undefined });
     const log = createLogger({ level: config.log.level, name: 'makerd' });
-    const daemon = new Daemon({ config, apiKey: apiKeyFromEnv(io.env), log, tokens });
+    const daemon = new Daemon({ config, venue: clobProfileFromEnv(config, io.env), log, tokens });
     let stopping: Promise<StopReport> | undefined;
     let signalled = false;
     const stop = (why: string) => (stopping ??= daemon.stop(why));

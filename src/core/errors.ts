@@ -25,6 +25,8 @@ export class ApiError extends MakerdError {
     readonly apiMessage: string,
     readonly method: string,
     readonly path: string,
+    /** The parsed error body (a heartbeat refusal carries the id to continue with). */
+    readonly body?: unknown,
   ) {
     super(`${method} ${path} -> ${status} ${code}: ${apiMessage}`);
   }

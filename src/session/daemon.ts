@@ -9,6 +9,8 @@ import type { Config } from '../config.js';
 import { formatPrice, formatSize } from '../core/units.js';
 import { MakerdError } from '../core/errors.js';
 import { createClients, type Clients } from '../api/index.js';
+import type { ClobProfile } from '../api/clob-profile.js';
+import { Heartbeats } from './heartbeats.js';
 import { MarketFeed, bookEventFromRest } from '../feed/market-feed.js';
 import { CryptoPriceStream } from '../feed/price-stream.js';
 import type { TokenMeta } from '../book/mirror.js';
@@ -29,7 +31,8 @@ import type { MarketMeta } from '../engine/strategy.js';
 
 export interface DaemonOptions {
   config: Config;
-  apiKey: string | undefined;
+  /** The CLOB profile with its credentials (api/profile-from-env.ts). */
+  venue: ClobProfile;
   log: Logger;
   /** Token ids from --markets (override config.markets). */
   tokens?: string[];
@@ -57,6 +60,7 @@ export class Daemon implements StatusSource {
   venue!: Venue;
   store!: Store;
   prices: CryptoPriceStream | undefined;
+  heartbeats: Heartbeats | undefined;
   journal!: StoreJournal;
   engine!: Engine;
   status!: StatusServer;
@@ -88,12 +92,11 @@ export class Daemon implements StatusSource {
   /** Resolves once quoting has started (after startup reconciliation). */
   async start(): Promise<void> {
     const { config, log } = this.o;
-    if (config.mode === 'live' && !this.o.apiKey) throw new MakerdError('live mode needs MAKERD_API_KEY in the environment');
-    // issue 12 in progress: the signing and the credentials exist, the daemon's venue does not yet
-    if (config.venue.profile !== 'spec') throw new MakerdError(`venue.profile ${config.venue.profile}: the daemon does not speak this profile yet (makerd keys derive does)`);
+    const profile = this.o.venue;
+    if (config.mode === 'live' && profile.cannotTrade) throw new MakerdError(profile.cannotTrade);
     // Bad strategy params fail here, before any network call.
     const strategy = await this.unlessStopped(loadStrategy(config.strategy.name, config.strategy.params));
-    this.clients = createClients(config, this.o.apiKey, log.child({ part: 'api' }));
+    this.clients = createClients(config, profile, log.child({ part: 'api' }));
     this.markets = await this.unlessStopped(this.resolveMarkets());
     if (!this.markets.length) throw new MakerdError('no markets: give --markets, config.markets, or enable config.marketQuery');
     const tokens = this.markets.flatMap((m) => [m.tokenId, m.complementId]);
@@ -106,7 +109,7 @@ export class Daemon implements StatusSource {
       config,
       tokens,
       conditionIds: live ? this.markets.map((m) => m.conditionId) : undefined,
-      auth: live && this.o.apiKey ? { apiKey: this.o.apiKey } : undefined,
+      auth: live ? profile.userAuth : undefined,
       meta,
       // resync 'rest' (and the fallback of 'resubscribe'): the venue's GET /book through the one decoder
       fetchBook: async (tokenId) => bookEventFromRest((await this.clients.clob.getBook(tokenId)).wire),
@@ -119,7 +122,8 @@ export class Daemon implements StatusSource {
     });
     const tickOf = (t: string) => this.feed.book(t)?.tick || this.markets.find((m) => m.tokenId === t || m.complementId === t)?.tick || 100;
     if (live) {
-      this.venue = new LiveVenue({ clob: this.clients.clob, subscribeUser: (fn) => this.feed.onUserEvent(fn), tickOf, log: log.child({ part: 'venue' }) });
+      const negRiskOf = (t: string) => this.markets.find((m) => m.tokenId === t || m.complementId === t)?.negRisk ?? false;
+      this.venue = new LiveVenue({ clob: this.clients.clob, subscribeUser: (fn) => this.feed.onUserEvent(fn), tickOf, negRiskOf, log: log.child({ part: 'venue' }) });
     } else {
       const sim = simulatedVenueFromConfig(
         config.sim,
@@ -174,6 +178,11 @@ export class Daemon implements StatusSource {
       this.prices = new CryptoPriceStream({ url: config.urls.priceFeed, symbols: config.feed.priceSymbols, pingIntervalMs: config.feed.priceFeedPingIntervalMs, log: log.child({ part: 'prices' }) });
       this.prices.onPrice((e) => this.engine.handleReferencePrice(e));
       this.prices.start();
+    }
+    // The dead-man switch armed before the first order can rest.
+    if (live && profile.heartbeats) {
+      this.heartbeats = new Heartbeats({ clob: this.clients.clob, intervalMs: config.venue.heartbeatIntervalMs, log: log.child({ part: 'heartbeat' }) });
+      await this.unlessStopped(this.heartbeats.start());
     }
     // Startup reconciliation before the first quote, over a window that covers the downtime.
     const since = this.recoveryWindowStart();
@@ -312,6 +321,8 @@ export class Daemon implements StatusSource {
       log.error({ boundMs: bound }, 'stopping: the venue did not finish within the shutdown bound; giving up on it');
       unconfirmed = this.trackedOpen();
     }
+    // kept going through the cancels: the venue's own cancel-all stays the fallback
+    this.heartbeats?.stop();
     this.feed?.stop();
     this.prices?.stop();
     let unwritten: readonly JournalRecord[] = [];

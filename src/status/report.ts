@@ -29,6 +29,8 @@ export function health(d: StatusSource): Health {
   if (unwritten) reasons.push(`store: ${unwritten} records unwritten`);
   const unconfirmed = d.engine?.unconfirmedCancels() ?? [];
   if (unconfirmed.length) reasons.push(`cancels not confirmed by the venue: ${unconfirmed.join(',')}`);
+  const heartbeat = d.heartbeats?.failing();
+  if (heartbeat) reasons.push(heartbeat);
   return { ok: reasons.length === 0, reasons };
 }
 

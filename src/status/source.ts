@@ -25,4 +25,6 @@ export interface StatusSource {
   readonly engine: Engine;
   readonly journal: StoreJournal | undefined;
   readonly clients: { readonly limiter: Limiter };
+  /** The venue's dead-man switch (polymarket profile, live); undefined elsewhere. */
+  readonly heartbeats?: { failing(): string | undefined };
 }

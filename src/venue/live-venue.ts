@@ -17,6 +17,8 @@ export interface LiveVenueOptions {
   subscribeUser: (fn: (e: UserEvent) => void) => void;
   /** The tick of a token in price units (prices are printed with its decimals). */
   tickOf: (tokenId: string) => number;
+  /** Whether a token's market is neg-risk (the polymarket profile signs for the neg-risk exchange). */
+  negRiskOf?: (tokenId: string) => boolean;
   log: Logger;
 }
 
@@ -54,6 +56,7 @@ export class LiveVenue implements Venue {
       orderType: r.orderType,
       postOnly: r.postOnly,
       priceDecimals: tickDecimals(this.o.tickOf(r.tokenId)),
+      negRisk: this.o.negRiskOf?.(r.tokenId) ?? false,
     };
   }
 

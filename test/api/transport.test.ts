@@ -1,3 +1,4 @@
+import { specProfile } from '../../src/api/clob-profile.js';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Transport, type RequestSpec } from '../../src/api/transport.js';
@@ -23,7 +24,7 @@ function transport(opts: { apiKey?: string; attempts?: number; limiter?: Limiter
     http: testHttp,
     retry: { ...testRetry, attempts: opts.attempts ?? testRetry.attempts },
     limiter: opts.limiter ?? new Limiter({ clock: new WallClock({ keepAlive: true }) }),
-    apiKey: opts.apiKey,
+    auth: specProfile(opts.apiKey).authHeaders,
   });
 }
 

@@ -12,6 +12,7 @@
 // than a requote (debounce 100 ms) plus a round trip, so every fill and requote lands between the
 // same two trades in both runs. Halfway the book moves up a cent: both runs must cancel, requote
 // at the new price and queue there the same way.
+import { specProfile } from '../../src/api/clob-profile.js';
 import { describe, it, expect } from 'vitest';
 import { join } from 'node:path';
 import { runBacktest } from '../../src/backtest/runner.js';
@@ -60,7 +61,7 @@ describe('backtest / live parity', () => {
       urls: { clob: emu.urls.clob, gamma: emu.urls.gamma, data: emu.urls.data, content: emu.urls.content, ws: emu.urls.ws, priceFeed: emu.urls.price_feed },
       store: { path: join(dir, 'parity.sqlite') },
     };
-    const daemon = new Daemon({ config: cfg, apiKey: 'parity-key', log: silentLogger, statusPort: 0 });
+    const daemon = new Daemon({ config: cfg, venue: specProfile('parity-key'), log: silentLogger, statusPort: 0 });
     let live: Fill[] = [];
     try {
       // the replay publishes its first frame on its first tick

@@ -3,6 +3,7 @@
 // kept in memory and retried; once the store takes writes again they are all there; a stop with
 // records still unwritten reports them (makerd run exits 1 and prints them). The daemon runs
 // in-process (live, against the emulator) so the test can cap its SQLite file.
+import { specProfile } from '../../src/api/clob-profile.js';
 import { describe, it, expect } from 'vitest';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
@@ -24,7 +25,7 @@ function start(e: Env, db: string): Daemon {
     env: { MAKERD_CLOB_URL: u.clob, MAKERD_GAMMA_URL: u.gamma, MAKERD_DATA_URL: u.data, MAKERD_CONTENT_URL: u.content, MAKERD_WS_URL: u.ws, MAKERD_PRICE_FEED_URL: u.price_feed, MAKERD_DB: db },
     overrides: { mode: 'live', log: { level: 'silent' } },
   });
-  return new Daemon({ config, apiKey: KEY, log: silentLogger, tokens: [e.token], statusPort: 0 });
+  return new Daemon({ config, venue: specProfile(KEY), log: silentLogger, tokens: [e.token], statusPort: 0 });
 }
 
 async function health(d: Daemon): Promise<{ status: number; reasons: string[] }> {

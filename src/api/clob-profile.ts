@@ -1,0 +1,86 @@
+// A venue profile: how one venue speaks the CLOB. The client (clob-client.ts) has one code path;
+// what differs between the spec's interface and the real Polymarket venue (auth, paths, cancel and
+// order bodies, heartbeats) is a ClobProfile. This file holds the interface and the spec profile.
+import type { OrderType, Side } from '../core/events.js';
+import { formatPrice, formatSize } from '../core/units.js';
+import type { UserAuth } from '../feed/channels.js';
+import type { Method, QueryValue } from './transport.js';
+
+export type VenueProfileName = 'spec' | 'polymarket';
+
+/** An order to place, in integer units (price 1e-4, size 1e-2 shares). */
+export interface NewOrder {
+  tokenId: string;
+  price: number;
+  size: number;
+  side: Side;
+  orderType?: OrderType;
+  postOnly?: boolean;
+  /** Price decimals to print (the tick's), e.g. 2 -> "0.50"; default: minimal. */
+  priceDecimals?: number;
+  /** The token's market is a neg-risk market (the polymarket profile signs for its exchange). */
+  negRisk?: boolean;
+}
+
+export interface Route {
+  path: string;
+  query?: Record<string, QueryValue>;
+}
+
+export interface ClobProfile {
+  readonly name: VenueProfileName;
+  /** Auth headers of one request over the exact body text sent; undefined when there is no credential. */
+  authHeaders(method: Method, path: string, bodyText: string | undefined): Record<string, string> | undefined;
+  /** One CLOB market by condition id. */
+  market(conditionId: string): Route;
+  /** One of our orders by id. */
+  order(orderId: string): Route;
+  /** Our open orders and our trades (cursor pages). */
+  readonly openOrdersPath: string;
+  readonly tradesPath: string;
+  /** The DELETE /orders body for these ids. */
+  cancelOrdersBody(orderIds: string[]): unknown;
+  /** The POST /order body of each order, in order (the polymarket profile signs them). */
+  orderBodies(orders: readonly NewOrder[]): unknown[] | Promise<unknown[]>;
+  /** The user channel's subscription auth, or undefined without credentials. */
+  readonly userAuth: UserAuth | undefined;
+  /** The venue cancels our orders unless heartbeats keep coming (POST /v1/heartbeats). */
+  readonly heartbeats: boolean;
+  /** Why this profile cannot trade (the missing environment variables), or undefined when it can. */
+  readonly cannotTrade: string | undefined;
+}
+
+/** The POST /order wire body of the spec profile (spec section 2). */
+export interface OrderBody {
+  tokenID: string;
+  price: string;
+  size: string;
+  side: Side;
+  orderType?: OrderType;
+  postOnly?: boolean;
+}
+
+export function orderBody(o: NewOrder): OrderBody {
+  const b: OrderBody = { tokenID: o.tokenId, price: formatPrice(o.price, o.priceDecimals ?? 0), size: formatSize(o.size), side: o.side };
+  if (o.orderType) b.orderType = o.orderType;
+  if (o.postOnly !== undefined) b.postOnly = o.postOnly;
+  return b;
+}
+
+/** The spec's interface (service-interface.md): a Bearer key, query-string look-ups, unsigned bodies. */
+export function specProfile(apiKey?: string): ClobProfile {
+  const bearer = apiKey ? { authorization: `Bearer ${apiKey}` } : undefined;
+  return {
+    name: 'spec',
+    authHeaders: () => bearer,
+    market: (conditionId) => ({ path: '/market', query: { condition_id: conditionId } }),
+    order: (orderId) => ({ path: '/order', query: { id: orderId } }),
+    openOrdersPath: '/orders',
+    tradesPath: '/trades',
+    cancelOrdersBody: (orderIds) => ({ orderIds }),
+    orderBodies: (orders) => orders.map(orderBody),
+    userAuth: apiKey ? { apiKey } : undefined,
+    heartbeats: false,
+    cannotTrade: apiKey ? undefined : 'live mode needs MAKERD_API_KEY in the environment',
+  };
+}

@@ -1,0 +1,62 @@
+// The real venue's profile (Polymarket CLOB V2): L2 HMAC headers on every request, the /markets/{id}
+// and /data/* paths, a plain array of ids to cancel, EIP-712 signed V2 orders owned by the API key,
+// and heartbeats. Facts: wire-formats.md sections 2 and 4, the official client's client.js.
+import { privateKeyToAccount } from 'viem/accounts';
+import type { ClobProfile, NewOrder } from './clob-profile.js';
+import { l2Headers, type ApiCredentials } from './polymarket-auth.js';
+import type { PolymarketCredentials } from './polymarket-credentials.js';
+import { orderBodyV2, orderSalt, signOrderV2 } from './polymarket-order.js';
+
+export interface PolymarketProfileOptions {
+  /** Wall time in ms (L2 timestamps in seconds, order timestamps in ms). */
+  now?: () => number;
+  /** Salt randomness (the official client's Math.random). */
+  random?: () => number;
+}
+
+const MISSING: Array<[keyof PolymarketCredentials, string]> = [
+  ['privateKey', 'MAKERD_PRIVATE_KEY'],
+  ['apiKey', 'MAKERD_API_KEY'],
+  ['apiSecret', 'MAKERD_API_SECRET'],
+  ['apiPassphrase', 'MAKERD_API_PASSPHRASE'],
+];
+
+export function polymarketProfile(c: PolymarketCredentials, o: PolymarketProfileOptions = {}): ClobProfile {
+  const now = o.now ?? Date.now;
+  const random = o.random ?? Math.random;
+  const missing = MISSING.filter(([k]) => !c[k]).map(([, name]) => name);
+  const address = c.privateKey ? privateKeyToAccount(c.privateKey).address : undefined;
+  const creds: ApiCredentials | undefined = c.apiKey && c.apiSecret && c.apiPassphrase ? { key: c.apiKey, secret: c.apiSecret, passphrase: c.apiPassphrase } : undefined;
+
+  const sign = async (x: NewOrder): Promise<unknown> => {
+    if (!c.privateKey || !creds) throw new Error('polymarket profile: orders need MAKERD_PRIVATE_KEY and the API credentials');
+    const t = now();
+    const signed = await signOrderV2(c.privateKey, {
+      tokenId: x.tokenId,
+      side: x.side,
+      price: x.price,
+      size: x.size,
+      negRisk: x.negRisk ?? false,
+      salt: orderSalt(random, t),
+      timestampMs: t,
+      signatureType: c.signatureType,
+      funder: c.funder,
+    });
+    return orderBodyV2(signed, creds.key, x.orderType ?? 'GTC', x.postOnly ?? false);
+  };
+
+  return {
+    name: 'polymarket',
+    // the official client signs the endpoint without its query string, the body as sent
+    authHeaders: (method, path, bodyText) => (address && creds ? l2Headers(address, creds, Math.floor(now() / 1000), method, path, bodyText) : undefined),
+    market: (conditionId) => ({ path: `/markets/${conditionId}` }),
+    order: (orderId) => ({ path: `/data/order/${orderId}` }),
+    openOrdersPath: '/data/orders',
+    tradesPath: '/data/trades',
+    cancelOrdersBody: (orderIds) => orderIds,
+    orderBodies: (orders) => Promise.all(orders.map(sign)),
+    userAuth: creds ? { apiKey: creds.key, secret: creds.secret, passphrase: creds.passphrase } : undefined,
+    heartbeats: true,
+    cannotTrade: missing.length ? `live mode on the polymarket profile needs ${missing.join(', ')} in the environment (makerd keys derive prints the API lines)` : undefined,
+  };
+}

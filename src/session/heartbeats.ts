@@ -1,0 +1,81 @@
+// The venue's dead-man switch (polymarket profile, live): a heartbeat every venue.heartbeatIntervalMs
+// so the venue cancels our orders by itself when the daemon dies. The first must be accepted before
+// the first quote; a heartbeat missed since is a health failure until one is accepted again.
+import { ApiError } from '../core/errors.js';
+import type { Logger } from '../core/log.js';
+import type { ClobClient } from '../api/clob-client.js';
+
+export interface HeartbeatOptions {
+  clob: ClobClient;
+  intervalMs: number;
+  log: Logger;
+  now?: () => number;
+}
+
+/** The id a refusal carries (the venue answers an expired or wrong id with the one to continue with). */
+function idOf(err: unknown): string | undefined {
+  if (!(err instanceof ApiError) || err.status !== 400) return undefined;
+  const b = err.body as { heartbeat_id?: unknown } | undefined;
+  return typeof b?.heartbeat_id === 'string' ? b.heartbeat_id : undefined;
+}
+
+export class Heartbeats {
+  private id = '';
+  private timer: NodeJS.Timeout | undefined;
+  private lastOkMs = 0;
+  private lastError: string | undefined;
+  private stopped = false;
+  readonly counters = { sent: 0, accepted: 0, failed: 0 };
+  private readonly now: () => number;
+
+  constructor(private readonly o: HeartbeatOptions) {
+    this.now = o.now ?? Date.now;
+  }
+
+  /** Sends the first heartbeat; resolves once the venue accepted it (throws when it refuses), then keeps them going. */
+  async start(): Promise<void> {
+    if (!(await this.beat())) throw new Error(`the venue did not accept a heartbeat: ${this.lastError}`);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => void this.beat().then(() => this.schedule()), this.o.intervalMs);
+  }
+
+  /** One heartbeat (one retry with the id a refusal names); true when accepted. */
+  private async beat(): Promise<boolean> {
+    for (let attempt = 0; attempt < 2 && !this.stopped; attempt++) {
+      this.counters.sent++;
+      try {
+        this.id = await this.o.clob.postHeartbeat(this.id);
+        this.counters.accepted++;
+        if (this.lastError !== undefined) this.o.log.info({ afterMs: this.now() - this.lastOkMs }, 'heartbeat accepted again');
+        this.lastOkMs = this.now();
+        this.lastError = undefined;
+        return true;
+      } catch (err) {
+        this.counters.failed++;
+        const next = idOf(err);
+        // a refused id: continue the chain the venue names, else start a new one next time
+        this.id = next ?? '';
+        if (this.lastError === undefined) this.o.log.error({ err }, 'heartbeat failed: the venue cancels every order of ours unless one lands within 10 s');
+        this.lastError = err instanceof Error ? err.message : String(err);
+        if (next === undefined) return false;
+      }
+    }
+    return false;
+  }
+
+  /** Why the dead-man switch is not known to be armed, or undefined (a health reason). */
+  failing(): string | undefined {
+    if (this.lastError !== undefined) return `heartbeat failing: ${this.lastError}`;
+    const age = this.now() - this.lastOkMs;
+    return age > 2 * this.o.intervalMs ? `no heartbeat accepted for ${age} ms` : undefined;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+  }
+}

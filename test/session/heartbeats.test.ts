@@ -1,0 +1,85 @@
+// Issue 12, item 5: the dead-man switch against a real node:http server. The first heartbeat must be
+// accepted before start() resolves; the chain continues with the id each answer names (also the id
+// a 400 refusal carries); a missed heartbeat is a health failure until one lands again.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClobClient } from '../../src/api/clob-client.js';
+import { Limiter } from '../../src/api/limiter.js';
+import { polymarketProfile } from '../../src/api/polymarket-profile.js';
+import { Transport } from '../../src/api/transport.js';
+import { WallClock } from '../../src/core/clock.js';
+import { silentLogger } from '../../src/core/log.js';
+import { Heartbeats } from '../../src/session/heartbeats.js';
+import { send, startServer, testHttp, testRetry, type TestServer } from '../api/http-server.js';
+
+const PK = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80' as const;
+let srv: TestServer;
+let clob: ClobClient;
+beforeAll(async () => {
+  srv = await startServer((_r, res) => send(res, 200, {}));
+  const profile = polymarketProfile({ privateKey: PK, apiKey: 'k', apiSecret: 'c2VjcmV0', apiPassphrase: 'p', signatureType: 0 });
+  const limiter = new Limiter({ clock: new WallClock({ keepAlive: true }) });
+  clob = new ClobClient(new Transport({ api: 'clob', baseUrl: srv.url, http: testHttp, retry: { ...testRetry, attempts: 1 }, limiter, auth: profile.authHeaders }), profile);
+});
+afterAll(async () => {
+  await srv.close();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function until(cond: () => boolean, ms = 3000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await sleep(10);
+  }
+}
+
+describe('heartbeats', () => {
+  it('chains ids, follows the id a refusal names, and reports a missed heartbeat until one lands', async () => {
+    const sent: string[] = [];
+    let mode: 'ok' | 'refuse-once' | 'down' = 'ok';
+    let n = 0;
+    srv.setHandler((r, res) => {
+      const id = (JSON.parse(r.body) as { heartbeat_id: string }).heartbeat_id;
+      sent.push(id);
+      if (mode === 'down') return send(res, 503, { error: 'unavailable' });
+      if (mode === 'refuse-once') {
+        mode = 'ok';
+        return send(res, 400, { heartbeat_id: 'venue-says', error: 'Invalid Heartbeat ID' });
+      }
+      send(res, 200, { heartbeat_id: `hb${++n}` });
+    });
+    const hb = new Heartbeats({ clob, intervalMs: 50, log: silentLogger });
+    try {
+      await hb.start();
+      expect(sent[0]).toBe('');
+      expect(hb.failing()).toBeUndefined();
+      await until(() => sent.length >= 3);
+      expect(sent.slice(0, 3)).toEqual(['', 'hb1', 'hb2']);
+      // a refused id: the next attempt carries the id the venue named
+      mode = 'refuse-once';
+      const at = sent.length;
+      await until(() => sent.length >= at + 2);
+      expect(sent[at + 1]).toBe('venue-says');
+      // the venue stops answering: a health failure, then healthy again once one lands
+      mode = 'down';
+      await until(() => hb.failing() !== undefined);
+      expect(hb.failing()).toMatch(/heartbeat failing/);
+      mode = 'ok';
+      await until(() => hb.failing() === undefined);
+      // after a failure without an id the chain starts anew
+      expect(sent.includes('')).toBe(true);
+    } finally {
+      hb.stop();
+    }
+    const stoppedAt = sent.length;
+    await sleep(150);
+    expect(sent.length).toBe(stoppedAt);
+  });
+
+  it('start() fails when the venue refuses the first heartbeat', async () => {
+    srv.setHandler((_r, res) => send(res, 401, { error: 'Unauthorized/Invalid api key' }));
+    const hb = new Heartbeats({ clob, intervalMs: 50, log: silentLogger });
+    await expect(hb.start()).rejects.toThrow(/did not accept a heartbeat: .*Invalid api key/);
+    hb.stop();
+  });
+});
