@@ -55,7 +55,8 @@ const isPnl = (path: string) => /^\/users\/[^/]+\/pnl\/?$/.test(path);
 function compute(api: ApiName, method: string, path: string): Scope[] {
   const out: Scope[] = [];
   if (api === 'clob') {
-    const ep = clobEndpoint.get(`${method} ${path}`);
+    // the real venue's GET /markets/{condition_id} counts as GET /markets
+    const ep = clobEndpoint.get(`${method} ${path.startsWith('/markets/') ? '/markets' : path}`);
     if (ep) out.push(...ep);
     if (path === '/auth/api-key') out.push(CLOB_API_KEY);
     if (isOk(path)) out.push(OK_ENDPOINTS);

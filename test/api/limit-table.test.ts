@@ -22,6 +22,8 @@ describe('limit table (spec section 8)', () => {
       expect(ids('clob', 'GET', p)[0]).toBe(`clob:GET ${p} 100/10000`);
     }
     expect(ids('clob', 'GET', '/book?token_id=1')[0]).toBe('clob:GET /book 100/10000');
+    // the polymarket profile's market look-up counts as GET /markets
+    expect(ids('clob', 'GET', '/markets/0xabc')[0]).toBe('clob:GET /markets 100/10000');
     expect(ids('clob', 'GET', '/order')).toEqual(['clob 15000/10000', 'general 15000/10000']);
     for (const m of ['GET', 'POST', 'DELETE']) expect(ids('clob', m, '/auth/api-key')[0]).toBe('clob:api-key 100/10000');
   });
