@@ -2,8 +2,11 @@
 // of one token and a second token of the same condition id have been seen, in a snapshot (the
 // subscribe snapshot usually carries both) or in a price_change (which names both tokens; real
 // captures may snapshot only one). The snapshotted token is the one the strategy prices.
+// Recordings carry no fee rule: a market gets one only when the caller knows it (by condition id),
+// and without one the simulated venue charges the configured flat rates (core/fees.ts).
 import type { BookEvent, MarketEvent } from '../core/events.js';
 import type { MarketMeta } from '../engine/strategy.js';
+import type { FeeRule } from '../core/fees.js';
 import { parseSize } from '../core/units.js';
 
 /** 5 shares: the venue minimum on current markets, used when a snapshot does not say. */
@@ -20,6 +23,9 @@ export class MarketDiscovery {
   private readonly pending = new Map<string, { tokenId: string; tick: number; minSize: number; negRisk: boolean; book: BookEvent }>();
   private readonly known = new Set<string>();
   private readonly tokens = new Set<string>();
+
+  /** `feeRules`: fee rules known from market metadata, by condition id. */
+  constructor(private readonly feeRules?: ReadonlyMap<string, FeeRule>) {}
 
   /** Looks at one event; returns the market it completes (with the first token's snapshot), if any. */
   see(e: MarketEvent): Discovered | undefined {
@@ -49,9 +55,9 @@ export class MarketDiscovery {
     this.pending.delete(market);
     this.known.add(market);
     this.tokens.add(complementId);
-    return {
-      meta: { conditionId: market, tokenId: first.tokenId, complementId, tick: first.tick, minSize: first.minSize, negRisk: first.negRisk },
-      firstBook: first.book,
-    };
+    const meta: MarketMeta = { conditionId: market, tokenId: first.tokenId, complementId, tick: first.tick, minSize: first.minSize, negRisk: first.negRisk };
+    const feeRule = this.feeRules?.get(market);
+    if (feeRule) meta.feeRule = feeRule;
+    return { meta, firstBook: first.book };
   }
 }

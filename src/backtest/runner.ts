@@ -22,9 +22,10 @@ import { Engine } from '../engine/engine.js';
 import type { Fill } from '../engine/fills.js';
 import { loadStrategy } from '../strategy/loader.js';
 import { Limiter } from '../api/limiter.js';
-import { simulatedVenueFromConfig } from '../venue/simulated-venue.js';
+import { simMarketOf, simulatedVenueFromConfig } from '../venue/simulated-venue.js';
 import { StatsCollector, type ChartData } from '../report/stats.js';
 import { MarketDiscovery } from './markets.js';
+import type { FeeRule } from '../core/fees.js';
 import { StatsJournal } from './journal.js';
 import { RateUse } from './rate-use.js';
 import { contentSize, recordBytes, type ProgressSink } from './progress.js';
@@ -44,6 +45,11 @@ export interface BacktestOptions {
   log?: Logger;
   /** Every fill of ours as the engine records it (parity checks, custom analysis). */
   onFill?: (f: Fill) => void;
+  /**
+   * Fee rules from market metadata, by condition id (recordings carry none): such a market's fills
+   * are charged by its rule (core/fees.ts), the others by sim.makerFeeBps / sim.takerFeeBps.
+   */
+  feeRules?: ReadonlyMap<string, FeeRule>;
 }
 
 export interface BacktestOutput {
@@ -91,7 +97,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
     markets: [],
     journal,
   });
-  const discovery = new MarketDiscovery();
+  const discovery = new MarketDiscovery(o.feeRules);
   const markets: BacktestResult['markets'] = [];
   const rateUse = new RateUse(limiter);
   const decodeStats = createMarketDecodeStats(log);
@@ -252,7 +258,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
           const found = discovery.see(events[i]);
           if (!found) continue;
           const m = found.meta;
-          venue.addMarket({ conditionId: m.conditionId, tokens: [m.tokenId, m.complementId], tick: m.tick, minSize: m.minSize });
+          venue.addMarket(simMarketOf(m));
           mirror.setMeta(m.tokenId, { market: m.conditionId });
           mirror.setMeta(m.complementId, { market: m.conditionId });
           journal.addMarket(m);

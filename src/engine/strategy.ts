@@ -10,6 +10,7 @@ import type { ReferencePrice } from './reference-prices.js';
 export type { ReferencePrice } from './reference-prices.js';
 import type { Clock } from '../core/clock.js';
 import type { Rng } from '../core/rng.js';
+import type { FeeRule } from '../core/fees.js';
 import { PRICE_SCALE } from '../core/units.js';
 
 /** One resting order a strategy wants. Integer units (src/core/units.ts). */
@@ -34,6 +35,12 @@ export interface MarketMeta {
   negRisk: boolean;
   /** Market end (ms since the epoch), or undefined when unknown / open-ended. */
   endMs?: number;
+  /**
+   * The venue's fee rule for takers (core/fees.ts), when the metadata says (the polymarket
+   * profile's GET /clob-markets `fd`); undefined when unknown: the simulated venue then charges
+   * the configured flat sim.makerFeeBps / sim.takerFeeBps.
+   */
+  feeRule?: FeeRule;
 }
 
 /** Read-only view of our inventory in one market. Sizes in size units. */

@@ -36,8 +36,12 @@ export interface SimFill {
   price: number;
   size: number;
   liquidity: 'MAKER' | 'TAKER';
+  /**
+   * Our side's rate: the flat bps, or under a market fee rule the effective rate on notional
+   * (core/fees.ts effectiveFeeRateBps; 0 for a maker fill).
+   */
   feeRateBps: number;
-  /** Fee amount in micro-dollars (price units x size units x bps / 1e4), rounded half up. */
+  /** Fee amount in micro-dollars: flat, price units x size units x bps / 1e4; under a rule, ruleFeeMicros; rounded half up. */
   feeMicros: number;
   /** The external counterparty's synthetic order id. */
   counterpartyOrderId: string;

@@ -20,6 +20,11 @@
 //   size it took on arrival), UPDATE after each maker fill, CANCELLATION on cancel or GTD expiry.
 //   Each fill is a trade event MATCHED then at once CONFIRMED; taking fills (one per level walked)
 //   have no order event of their own. Trade-throughs and quote-throughs fill the whole remainder.
+// - Fees: a market with a fee rule (SimMarket.feeRule, from its metadata) charges our TAKER fills
+//   the rule (core/fees.ts ruleFeeMicros) and our MAKER fills nothing, as the venue does; a fill's
+//   feeRateBps is then the effective rate on its notional (effectiveFeeRateBps), so the engine's
+//   feeMicros(price, size, feeRateBps) books the same amount. A market without one charges the
+//   flat makerFeeBps / takerFeeBps on notional (units.ts feeMicros), as before.
 import type { Config } from '../config.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
@@ -33,12 +38,22 @@ import { SimLedger, type SimStats } from './sim-ledger.js';
 
 export type { SimStats };
 import { feeMicros } from '../core/units.js';
+import { effectiveFeeRateBps, isFeeRule, ruleFeeMicros, type FeeRule } from '../core/fees.js';
 import { opposite, orderEvent, tradeEvent, type SimFill, type SimOrder } from './sim-events.js';
 import type { CancelResult, OrderRequest, PlaceResult, Venue, VenueOrder, VenueTrade } from './types.js';
 
 export interface SimMarket extends MarketSpec {
   /** Outcome names reported in events, per token; default ['Yes', 'No']. */
   outcomes?: [string, string];
+  /** The market's fee rule (its metadata's); without one the flat maker/taker bps apply. */
+  feeRule?: FeeRule;
+}
+
+/** The simulated venue's market of an engine market (MarketMeta: tokens, tick, minimum size, fee rule). */
+export function simMarketOf(m: { conditionId: string; tokenId: string; complementId: string; tick: number; minSize: number; feeRule?: FeeRule }): SimMarket {
+  const s: SimMarket = { conditionId: m.conditionId, tokens: [m.tokenId, m.complementId], tick: m.tick, minSize: m.minSize };
+  if (m.feeRule) s.feeRule = m.feeRule;
+  return s;
 }
 
 export interface SimulatedVenueOptions {
@@ -109,6 +124,7 @@ export class SimulatedVenue implements Venue {
   }
 
   addMarket(m: SimMarket): void {
+    if (m.feeRule && !isFeeRule(m.feeRule)) throw new RangeError(`market ${m.conditionId}: fee rule ${JSON.stringify(m.feeRule)} is not finite and non-negative`);
     const spec: SimMarket = { ...m, tokens: [m.tokens[0], m.tokens[1]] };
     spec.tokens.forEach((t, i) => {
       if (!this.tokens.has(t)) this.tokens.set(t, { market: spec, outcome: m.outcomes?.[i] ?? (i === 0 ? 'Yes' : 'No'), book: new SimBook(), orders: [] });
@@ -414,19 +430,32 @@ export class SimulatedVenue implements Venue {
       if (o.side === 'BUY' ? p > o.price : p < o.price || p === 0) break;
       const q = Math.min(rem, book.available(oppSide, p));
       book.take(oppSide, p, q);
-      this.recordFill(o, q, p, 'TAKER');
+      this.recordFill(t, o, q, p, 'TAKER');
     }
   }
 
   private fillMaker(t: SimToken, r: { o: SimOrder; q: QueueTracker }, size: number): void {
     if (size <= 0) return;
-    this.recordFill(r.o, size, r.o.price, 'MAKER');
+    this.recordFill(t, r.o, size, r.o.price, 'MAKER');
     if (r.o.status !== 'LIVE') t.orders = t.orders.filter((x) => x !== r);
   }
 
-  private recordFill(o: SimOrder, size: number, price: number, liquidity: 'MAKER' | 'TAKER'): void {
-    const now = this.clock.now();
+  /** Our side's fee of a fill and the counterparty's rate (see the header: rule or flat bps). */
+  private fees(t: SimToken, size: number, price: number, liquidity: 'MAKER' | 'TAKER'): { bps: number; micros: number; otherBps: number } {
+    const rule = t.market.feeRule;
+    if (rule) {
+      const takerMicros = ruleFeeMicros(price, size, rule);
+      const takerBps = effectiveFeeRateBps(price, size, takerMicros);
+      return liquidity === 'TAKER' ? { bps: takerBps, micros: takerMicros, otherBps: 0 } : { bps: 0, micros: 0, otherBps: takerBps };
+    }
     const bps = liquidity === 'MAKER' ? this.opts.makerFeeBps : this.opts.takerFeeBps;
+    const otherBps = liquidity === 'MAKER' ? this.opts.takerFeeBps : this.opts.makerFeeBps;
+    return { bps, micros: feeMicros(price, size, bps), otherBps };
+  }
+
+  private recordFill(t: SimToken, o: SimOrder, size: number, price: number, liquidity: 'MAKER' | 'TAKER'): void {
+    const now = this.clock.now();
+    const { bps, micros, otherBps } = this.fees(t, size, price, liquidity);
     const f: SimFill = {
       tradeId: this.nextId('t'),
       orderId: o.orderId,
@@ -438,7 +467,7 @@ export class SimulatedVenue implements Venue {
       size,
       liquidity,
       feeRateBps: bps,
-      feeMicros: feeMicros(price, size, bps),
+      feeMicros: micros,
       counterpartyOrderId: this.nextId('x'),
       timeMs: now,
     };
@@ -446,7 +475,6 @@ export class SimulatedVenue implements Venue {
     o.associateTrades.push(f.tradeId);
     this.ledger.addFill(f);
     const owner = this.opts.owner ?? 'sim';
-    const otherBps = liquidity === 'MAKER' ? this.opts.takerFeeBps : this.opts.makerFeeBps;
     this.ledger.emit(tradeEvent(f, o, owner, 'MATCHED', otherBps, now));
     this.ledger.emit(tradeEvent(f, o, owner, 'CONFIRMED', otherBps, now));
     if (liquidity === 'MAKER') {
