@@ -14,6 +14,7 @@ const commands: Record<string, () => Promise<CommandModule>> = {
   emulator: async () => (await import('./commands/emulator.js')).command,
   markets: async () => (await import('./commands/markets.js')).command,
   keys: async () => (await import('./commands/keys.js')).command,
+  doctor: async () => (await import('./commands/doctor.js')).command,
 };
 
 async function usage(): Promise<string> {

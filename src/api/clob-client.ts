@@ -58,6 +58,8 @@ const tradePage = pageSchema(tradeSchema);
 const orderResponses = orderResponseSchema.array();
 const heartbeatSchema = z.looseObject({ heartbeat_id: z.string() });
 const serverTimeSchema = z.number().int().positive();
+const balanceAllowanceSchema = z.looseObject({ balance: z.string().regex(/^\d+$/), allowances: z.record(z.string(), z.string().regex(/^\d+$/)).default({}) });
+export type BalanceAllowance = z.infer<typeof balanceAllowanceSchema>;
 
 export class ClobClient {
   constructor(
@@ -190,6 +192,10 @@ export class ClobClient {
   async postHeartbeat(heartbeatId: string): Promise<string> {
     const r = await this.call(heartbeatSchema, 'POST', '/v1/heartbeats', undefined, { heartbeat_id: heartbeatId });
     return r.heartbeat_id;
+  }
+  /** GET /balance-allowance (polymarket): the collateral balance and the exchanges' allowances, raw 1e-6 units. */
+  getBalanceAllowance(signatureType: number): Promise<BalanceAllowance> {
+    return this.call(balanceAllowanceSchema, 'GET', '/balance-allowance', { asset_type: 'COLLATERAL', signature_type: signatureType });
   }
   /** GET /time: the venue's clock, Unix seconds. */
   async getServerTime(): Promise<number> {

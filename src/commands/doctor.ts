@@ -1,0 +1,161 @@
+// makerd doctor: the checklist before a first live run. Credentials (a signed read), balance and
+// allowance, clock skew against GET /time, each configured market's tick, neg-risk flag and minimum
+// size, and a heartbeat; one line per check, exit 0 only when every check passes.
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config.js';
+import { ApiError } from '../core/errors.js';
+import { silentLogger } from '../core/log.js';
+import { formatPrice, formatSize } from '../core/units.js';
+import { createClients, type Clients } from '../api/index.js';
+import type { ClobProfile } from '../api/clob-profile.js';
+import { clobProfileFromEnv } from '../api/profile-from-env.js';
+import { polymarketCredentialsFromEnv } from '../api/polymarket-credentials.js';
+import { EXCHANGE_V2, NEG_RISK_EXCHANGE_V2 } from '../api/polymarket-order.js';
+import { marketsFromTokens } from '../session/markets.js';
+import { numberFlag, type CommandModule } from './command.js';
+
+const help = `usage: makerd doctor [--config F] [--markets TOKEN,...] [--max-skew-ms N]
+
+Checks what a live run needs, against the configured venue (venue.profile, MAKERD_VENUE):
+  credentials   present in the environment, and accepted (a signed read of our open orders)
+  clock         our clock against the venue's GET /time (at most --max-skew-ms, default 5000)
+  markets       each token of --markets (else config.markets): its market, tick, neg-risk flag, minimum size
+  balance       polymarket: collateral balance and the allowances of the exchanges those markets use
+  heartbeat     polymarket: the dead-man switch accepts a heartbeat (skipped while orders of ours
+                rest: a heartbeat nobody continues has the venue cancel them ~10 s later)
+One line per check; exit 0 only when every check passes, 1 otherwise. A 403 is explained: the
+venue refuses some regions.`;
+
+type Result = { ok: boolean; detail: string; skipped?: boolean };
+interface Check {
+  name: string;
+  run: () => Promise<Result>;
+}
+
+const REGIONS = 'the venue refused the request (403): it is not offered in some regions (Belgium, France, Singapore, Thailand and mainland China are named) - check where this machine connects from';
+
+/** One clear line for a failed call. */
+function why(err: unknown): string {
+  if (err instanceof ApiError) {
+    if (err.status === 403) return REGIONS;
+    if (err.status === 401)
+      return `the venue refused the credentials (401: ${err.apiMessage}): check MAKERD_API_KEY, MAKERD_API_SECRET, MAKERD_API_PASSPHRASE and that they belong to MAKERD_PRIVATE_KEY's wallet (makerd keys derive)`;
+    return `${err.method} ${err.path} answered ${err.status}: ${err.apiMessage}`;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+function checks(profile: ClobProfile, clients: Clients, tokens: readonly string[], maxSkewMs: number, env: NodeJS.ProcessEnv): Check[] {
+  const clob = clients.clob;
+  const poly = profile.name === 'polymarket';
+  let openOrders = -1;
+  let negRiskMarkets = 0;
+  const out: Check[] = [
+    {
+      name: 'credentials',
+      run: async () => {
+        if (profile.cannotTrade) return { ok: false, detail: profile.cannotTrade };
+        const page = await clob.getOrders();
+        openOrders = page.data.length;
+        return { ok: true, detail: `accepted (signed read of open orders: ${openOrders}${page.next_cursor && page.next_cursor !== 'LTE=' ? '+' : ''})` };
+      },
+    },
+    {
+      name: 'clock',
+      run: async () => {
+        if (!poly) return { ok: true, skipped: true, detail: 'the spec interface has no GET /time' };
+        const t0 = Date.now();
+        const venueSec = await clob.getServerTime();
+        const mid = (t0 + Date.now()) / 2;
+        const skew = Math.round(mid - venueSec * 1000);
+        // the venue's clock has second resolution: allow that much on top
+        const ok = Math.abs(skew) <= maxSkewMs + 1000;
+        return { ok, detail: `${skew >= 0 ? 'ahead of' : 'behind'} the venue by ${Math.abs(skew)} ms${ok ? '' : ` (more than ${maxSkewMs} ms: signed requests may be refused; sync the clock)`}` };
+      },
+    },
+  ];
+  out.push({
+    name: 'markets',
+    run: async () => {
+      if (!tokens.length) return { ok: false, detail: 'no markets configured: give --markets or config.markets' };
+      const metas = await marketsFromTokens(clob, tokens, silentLogger);
+      const lines: string[] = [];
+      let ok = true;
+      for (const m of metas) {
+        const tick = await clob.getTickSize(m.tokenId);
+        const neg = await clob.getNegRisk(m.tokenId);
+        if (neg) negRiskMarkets++;
+        const agree = tick === m.tick && neg === m.negRisk;
+        ok &&= agree;
+        lines.push(
+          `${m.conditionId} tick ${formatPrice(m.tick)} neg-risk ${m.negRisk} min size ${formatSize(m.minSize)}${agree ? '' : ` (the token's /tick-size ${formatPrice(tick)} and /neg-risk ${neg} disagree)`}`,
+        );
+      }
+      return { ok, detail: lines.join('; ') };
+    },
+  });
+  if (poly) {
+    out.push({
+      name: 'balance',
+      run: async () => {
+        const st = polymarketCredentialsFromEnv(env).signatureType;
+        const b = await clob.getBalanceAllowance(st);
+        const raw = b as { allowances: Record<string, string>; allowance?: unknown };
+        const allowance = (exchange: string): bigint => {
+          for (const [k, v] of Object.entries(raw.allowances)) if (k.toLowerCase() === exchange.toLowerCase()) return BigInt(v);
+          return typeof raw.allowance === 'string' && /^\d+$/.test(raw.allowance) ? BigInt(raw.allowance) : 0n;
+        };
+        const balance = BigInt(b.balance);
+        const need = [['exchange', EXCHANGE_V2] as const, ...(negRiskMarkets ? [['neg-risk exchange', NEG_RISK_EXCHANGE_V2] as const] : [])];
+        const missing = need.filter(([, a]) => allowance(a) === 0n).map(([n]) => n);
+        const dollars = `${balance / 1_000_000n}.${String(balance % 1_000_000n).padStart(6, '0')}`;
+        if (balance === 0n) return { ok: false, detail: `collateral balance 0: fund the ${env.MAKERD_FUNDER ? 'funder (MAKERD_FUNDER)' : 'wallet'}` };
+        if (missing.length) return { ok: false, detail: `balance ${dollars}, but no allowance for the ${missing.join(' and ')}: approve it from the wallet` };
+        return { ok: true, detail: `balance ${dollars}, allowances set` };
+      },
+    });
+  }
+  if (poly) {
+    out.push({
+      name: 'heartbeat',
+      run: async () => {
+        if (profile.cannotTrade) return { ok: false, detail: 'needs the credentials' };
+        if (openOrders > 0) return { ok: true, skipped: true, detail: `${openOrders} orders of ours rest; a heartbeat nobody continues would have the venue cancel them` };
+        const id = await clob.postHeartbeat('');
+        return { ok: true, detail: `accepted (id ${id.slice(0, 12)}); the venue cancels our orders ~10 s after the last one` };
+      },
+    });
+  }
+  return out;
+}
+
+export const command: CommandModule = {
+  summary: 'check credentials, balance, clock, markets and heartbeats before a first live run',
+  help,
+  async main(argv, io) {
+    const { values } = parseArgs({ args: argv, options: { config: { type: 'string' }, markets: { type: 'string' }, 'max-skew-ms': { type: 'string' } }, strict: true, allowPositionals: false });
+    const config = loadConfig({ file: values.config, env: io.env });
+    const maxSkewMs = numberFlag(values['max-skew-ms'], '--max-skew-ms', { min: 0, integer: true }) ?? 5000;
+    const profile = clobProfileFromEnv(config, io.env);
+    const tokens = values.markets ? values.markets.split(',').filter(Boolean) : config.markets;
+    const clients = createClients(config, profile);
+    io.out(`makerd doctor: venue profile ${profile.name}, CLOB ${config.urls.clob}`);
+    let failed = 0;
+    try {
+      for (const c of checks(profile, clients, tokens, maxSkewMs, io.env)) {
+        let r: Result;
+        try {
+          r = await c.run();
+        } catch (err) {
+          r = { ok: false, detail: why(err) };
+        }
+        if (!r.ok) failed++;
+        io.out(`${r.skipped ? 'skip' : r.ok ? 'ok  ' : 'FAIL'} ${c.name.padEnd(11)} ${r.detail}`);
+      }
+    } finally {
+      await clients.close();
+    }
+    io.out(failed ? `${failed} check(s) failed` : 'every check passed');
+    return failed ? 1 : 0;
+  },
+};
