@@ -32,6 +32,7 @@ import { z } from 'zod';
 
 import type { Side } from '../core/events.js';
 import { specProfile, type ClobProfile, type NewOrder } from './clob-profile.js';
+import { feeRuleOf, type FeeRule } from './fee-rule.js';
 export type { OrderType, Side } from '../core/events.js';
 export { orderBody, type NewOrder, type OrderBody } from './clob-profile.js';
 
@@ -87,6 +88,14 @@ export class ClobClient {
   getMarket(conditionId: string): Promise<ClobMarket> {
     const r = this.profile.market(conditionId);
     return this.call(clobMarketSchema, 'GET', r.path, r.query);
+  }
+  /** A market's fee rule from the venue's market info; undefined where the profile has none or the answer holds none. */
+  async getFeeRule(conditionId: string): Promise<FeeRule | undefined> {
+    const r = this.profile.marketInfo?.(conditionId);
+    if (!r) return undefined;
+    const rule = feeRuleOf(await this.transport.request({ method: 'GET', path: r.path, query: r.query }));
+    if (!rule) throw new ResponseShapeError('GET', r.path, 'no token list t, or a malformed fee rule fd');
+    return rule;
   }
   samplingMarkets(nextCursor?: string): Promise<Page<ClobMarket>> {
     return this.call(marketPage, 'GET', '/sampling-markets', { next_cursor: nextCursor });

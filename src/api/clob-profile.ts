@@ -33,6 +33,8 @@ export interface ClobProfile {
   authHeaders(method: Method, path: string, bodyText: string | undefined): Record<string, string> | undefined;
   /** One CLOB market by condition id. */
   market(conditionId: string): Route;
+  /** The venue's market info with its fee rule (GET /clob-markets/{id}); undefined where the profile has none. */
+  marketInfo?(conditionId: string): Route;
   /** One of our orders by id. */
   order(orderId: string): Route;
   /** Our open orders and our trades (cursor pages). */

@@ -50,6 +50,7 @@ export function polymarketProfile(c: PolymarketCredentials, o: PolymarketProfile
     // the official client signs the endpoint without its query string, the body as sent
     authHeaders: (method, path, bodyText) => (address && creds ? l2Headers(address, creds, Math.floor(now() / 1000), method, path, bodyText) : undefined),
     market: (conditionId) => ({ path: `/markets/${conditionId}` }),
+    marketInfo: (conditionId) => ({ path: `/clob-markets/${conditionId}` }),
     order: (orderId) => ({ path: `/data/order/${orderId}` }),
     openOrdersPath: '/data/orders',
     tradesPath: '/data/trades',

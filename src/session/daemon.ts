@@ -15,7 +15,7 @@ import { MarketFeed, bookEventFromRest } from '../feed/market-feed.js';
 import { CryptoPriceStream } from '../feed/price-stream.js';
 import type { TokenMeta } from '../book/mirror.js';
 import { LiveVenue } from '../venue/live-venue.js';
-import { simulatedVenueFromConfig, type SimulatedVenue } from '../venue/simulated-venue.js';
+import { simMarketOf, simulatedVenueFromConfig, type SimulatedVenue } from '../venue/simulated-venue.js';
 import type { Venue } from '../venue/types.js';
 import { Store } from '../store/store.js';
 import { StoreJournal, type JournalRecord } from '../store/journal.js';
@@ -125,12 +125,7 @@ export class Daemon implements StatusSource {
       const negRiskOf = (t: string) => this.markets.find((m) => m.tokenId === t || m.complementId === t)?.negRisk ?? false;
       this.venue = new LiveVenue({ clob: this.clients.clob, subscribeUser: (fn) => this.feed.onUserEvent(fn), tickOf, negRiskOf, log: log.child({ part: 'venue' }) });
     } else {
-      const sim = simulatedVenueFromConfig(
-        config.sim,
-        this.clock,
-        this.markets.map((m) => ({ conditionId: m.conditionId, tokens: [m.tokenId, m.complementId] as [string, string], tick: m.tick, minSize: m.minSize })),
-        log.child({ part: 'sim' }),
-      );
+      const sim = simulatedVenueFromConfig(config.sim, this.clock, this.markets.map(simMarketOf), log.child({ part: 'sim' }));
       this.venue = sim;
     }
     const dbPath = live ? config.store.path : config.store.path.replace(/(\.sqlite)?$/, '-paper.sqlite');

@@ -39,7 +39,10 @@ export async function marketsFromTokens(clob: ClobClient, tokens: readonly strin
       negRisk: m.neg_risk ?? book.negRisk ?? false,
       endMs: endMsOf((m as Record<string, unknown>).end_date_iso),
     };
-    log.info({ market: conditionId, tokens: ids, tick: meta.tick, minSize: meta.minSize }, 'market resolved');
+    // the venue's fee rule where the profile reads one (a paper run charges it as the venue would)
+    const feeRule = await clob.getFeeRule(conditionId);
+    if (feeRule) meta.feeRule = feeRule;
+    log.info({ market: conditionId, tokens: ids, tick: meta.tick, minSize: meta.minSize, negRisk: meta.negRisk, feeRule }, 'market resolved');
     byCondition.set(conditionId, meta);
   }
   return [...byCondition.values()];
