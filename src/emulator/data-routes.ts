@@ -1,7 +1,6 @@
 // The Data API of the emulator: small but valid answers for every endpoint of spec 4.3, built from the synthetic markets, a sampled price history and users' trades.
 import { PRICE_SCALE, formatSize } from '../core/units.js';
 import type { Exchange } from './exchange.js';
-import { addressOf } from './exchange.js';
 import { midOf } from './clob-routes.js';
 import { eventJson, gammaMarketJson } from './gamma-routes.js';
 import { badRequest, notFound, offsetList, ok, type EmuReply, type EmuRequest } from './http-util.js';
@@ -40,8 +39,8 @@ export interface DataContext {
 /** Finds the owner (API key) whose derived address is `address`. */
 function ownerOf(ex: Exchange, address: string): string | undefined {
   const a = address.toLowerCase();
-  for (const o of ex.orders.values()) if (addressOf(o.owner) === a) return o.owner;
-  for (const t of ex.trades) if (addressOf(t.owner) === a) return t.owner;
+  for (const o of ex.orders.values()) if (ex.makerAddress(o.owner).toLowerCase() === a) return o.owner;
+  for (const t of ex.trades) if (ex.makerAddress(t.owner).toLowerCase() === a) return t.owner;
   return undefined;
 }
 

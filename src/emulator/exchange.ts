@@ -36,6 +36,8 @@ export class Exchange {
   private readonly live = new Map<string, Map<string, UserOrder>>();
   private readonly listeners: Array<(f: UserFrame) => void> = [];
   private seq = 0;
+  /** The wallet address shown for an owner (maker_address); the polymarket profile names the account's maker. */
+  makerAddress: (owner: string) => string = addressOf;
   /** Orders of synthetic markets the venue rejected, per owner and code (rejected orders keep no record). */
   private readonly rejected = new Map<string, Map<string, number>>();
 
@@ -306,7 +308,7 @@ export class Exchange {
       makerOrders: e.makerOrders.map((x) => ({
         order_id: x.orderId,
         owner: x.owner,
-        maker_address: addressOf(x.owner),
+        maker_address: this.makerAddress(x.owner),
         matched_amount: formatSize(x.matchedAmount),
         price: m.frames.price(x.price),
         fee_rate_bps: String(x.feeRateBps),
@@ -318,11 +320,11 @@ export class Exchange {
   }
 
   orderJson(o: UserOrder): Record<string, unknown> {
-    return orderWire(o, this.outcomeName(o.assetId));
+    return orderWire(o, this.outcomeName(o.assetId), this.makerAddress(o.owner));
   }
 
   tradeJson(t: UserTrade): Record<string, unknown> {
-    return tradeWire(t, this.outcomeName(t.assetId));
+    return tradeWire(t, this.outcomeName(t.assetId), this.makerAddress(t.owner));
   }
 
   private emit(owner: string, market: EmuMarket, obj: Record<string, unknown>): void {
@@ -370,7 +372,7 @@ export class Exchange {
       const makerPart: MakerPart = {
         order_id: f.makerOrderId,
         owner: f.makerOwner,
-        maker_address: addressOf(f.makerOwner),
+        maker_address: this.makerAddress(f.makerOwner),
         matched_amount: formatSize(f.size),
         price: market.frames.price(f.makerPrice),
         fee_rate_bps: '0',

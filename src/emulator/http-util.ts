@@ -9,6 +9,9 @@ export interface EmuRequest {
   body: unknown;
   /** The Bearer key, when one was sent. */
   apiKey?: string;
+  /** The request headers (lower-case names) and the body text as sent: the polymarket profile signs both. */
+  headers?: Record<string, string | string[] | undefined>;
+  raw?: string;
 }
 
 export interface EmuReply {

@@ -2,7 +2,8 @@
 // (/clob, /gamma, /data, /content), the WebSocket endpoint (/ws/market|user|all), the price
 // stream (/prices) and the fault admin (/admin/faults), around synthetic markets whose market
 // time runs at `speed` x wall time, or a recording replayed as recorded at that speed.
-// Rate limits are the spec's, as exact sliding windows.
+// Rate limits are the spec's, as exact sliding windows. The CLOB API speaks the spec profile, or
+// with profile 'polymarket' the real venue's paths, bodies and signed authentication.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
@@ -14,7 +15,7 @@ import type { SyntheticParams } from './agents.js';
 import { clobRoute } from './clob-routes.js';
 import { contentRoute } from './content-routes.js';
 import { dataRoute, PriceHistory } from './data-routes.js';
-import { Exchange } from './exchange.js';
+import { Exchange, addressOf } from './exchange.js';
 import { FEED_KEYS, FaultState, noFaults, parseFaultPatch, type FaultConfig, type FaultControls } from './faults.js';
 import { realFeedShape } from './book-frames.js';
 import { gammaRoute } from './gamma-routes.js';
@@ -28,6 +29,13 @@ import type { EmuMarket } from './market.js';
 import { ReplayFeed, scanRecording } from './replay-market.js';
 import { MakerdError } from '../core/errors.js';
 import { WsHub, type ChannelKind } from './ws-server.js';
+import { PolymarketAccounts, type PolyTestAccount } from './polymarket-accounts.js';
+import { Heartbeats, HEARTBEAT_TIMEOUT_MS } from './polymarket-heartbeats.js';
+import { plainReply } from './polymarket-markets.js';
+import { polymarketIntake, polymarketRoute, type PolymarketContext } from './polymarket-routes.js';
+
+/** 'spec' (default): the envelope and Bearer keys of the spec; 'polymarket': the real venue's CLOB API. */
+export type EmulatorProfile = 'spec' | 'polymarket';
 
 export interface EmulatorOptions {
   /** 0 (default) picks a free port. */
@@ -54,6 +62,10 @@ export interface EmulatorOptions {
   priceIntervalMs?: number;
   clock?: Clock;
   log?: Logger;
+  /** The CLOB API's dialect (default 'spec'). */
+  profile?: EmulatorProfile;
+  /** Polymarket profile: wall ms without a valid heartbeat before an API key's open orders are cancelled (default 15000: 10 s + 5 s buffer). */
+  heartbeatTimeoutMs?: number;
 }
 
 export interface EmulatorUrls {
@@ -74,6 +86,9 @@ export interface RunningEmulator {
   replay?: ReplayFeed;
   exchange: Exchange;
   ws: WsHub;
+  profile: EmulatorProfile;
+  /** Polymarket profile: the seeded test accounts with their pre-issued API credentials (empty in the spec profile). */
+  accounts: PolyTestAccount[];
   /** REST answers stalled by the trickle faults so far. */
   stalled(): number;
   close(): Promise<void>;
@@ -151,7 +166,17 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const faults = new FaultState(new SeededRng(seed).fork('faults'));
   if (opts.faults) applyPatch(opts.faults);
   const limiter = new ServerRateLimiter(opts.limitScale ?? 1, opts.windowScale ?? 1);
-  const hub = new WsHub({ exchange, keys, faults, log });
+  const profile: EmulatorProfile = opts.profile ?? 'spec';
+  let poly: PolymarketContext | undefined;
+  if (profile === 'polymarket') {
+    const accounts = new PolymarketAccounts(seed);
+    const heartbeats = new Heartbeats(clock, opts.heartbeatTimeoutMs ?? HEARTBEAT_TIMEOUT_MS, (owner) => {
+      exchange.cancelWhere(owner, () => true).catch((e: unknown) => log.error({ err: e }, 'emulator: heartbeat cancel failed'));
+    });
+    exchange.makerAddress = (owner) => accounts.makerOf(owner) ?? addressOf(owner);
+    poly = { exchange, keys, accounts, heartbeats, intake: polymarketIntake(exchange, accounts), funded: new Set(), nowMs: () => clock.now() };
+  }
+  const hub = new WsHub({ exchange, keys, faults, log, userAuth: poly ? (a) => poly.accounts.userAuth(a) : undefined });
   const prices = new PriceFeed(clock, new SeededRng(seed).fork('prices'), opts.priceIntervalMs ?? 1000);
   const history = new PriceHistory();
   const comments: Array<Record<string, unknown>> = [];
@@ -201,18 +226,21 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const seg = url.pathname.split('/')[1] ?? '';
     const method = (req.method ?? 'GET').toUpperCase();
+    // the polymarket profile's CLOB answers plain bodies: every envelope built here is unwrapped
+    const polyClob = poly !== undefined && seg === 'clob';
+    const send = (r: EmuReply): void => write(res, polyClob ? plainReply(r) : r);
     let raw = '';
     try {
       raw = await readBody(req);
     } catch {
-      return write(res, fail(413, 'PAYLOAD_TOO_LARGE', 'body too large'));
+      return send(fail(413, 'PAYLOAD_TOO_LARGE', 'body too large'));
     }
     let body: unknown;
     if (raw.trim()) {
       try {
         body = JSON.parse(raw);
       } catch {
-        return write(res, fail(400, 'BAD_REQUEST', 'body is not valid JSON'));
+        return send(fail(400, 'BAD_REQUEST', polyClob ? 'Invalid order payload' : 'body is not valid JSON'));
       }
     }
     if (seg === 'admin' && url.pathname === '/admin/faults') {
@@ -236,7 +264,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     if (!APIS.has(seg)) return write(res, fail(404, 'NOT_FOUND', `no API at /${seg}`));
     const api = seg as ApiName;
     const path = url.pathname.slice(seg.length + 1) || '/';
-    const apiKey = bearer(req);
+    const polyKey = req.headers.poly_api_key;
+    const apiKey = polyClob ? (typeof polyKey === 'string' && polyKey ? polyKey : undefined) : bearer(req);
     const trickleMs = api !== 'clob' ? 0 : method === 'DELETE' ? faults.cfg.cancelTrickleMs : method === 'GET' ? faults.cfg.readTrickleMs : 0;
     if (trickleMs > 0) {
       stalledCount++;
@@ -257,12 +286,14 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     else if (injected === 429) reply = fail(429, 'RATE_LIMITED', 'injected fault: rate limited', rlHeaders(limiter.peek(client, api, method, path, now).limit, 0, now + 1000));
     else if (!rl || !rl.ok) reply = fail(429, 'RATE_LIMITED', `rate limit of scope ${rl?.scopeId} reached`, rlHeaders(rl?.limit ?? 0, 0, rl?.resetAtMs ?? now));
     else {
-      const er: EmuRequest = { method, path, query: url.searchParams, body, apiKey };
+      const er: EmuRequest = { method, path, query: url.searchParams, body, apiKey, headers: req.headers, raw };
       try {
         advance(); // answers reflect the market as of now
         reply =
           api === 'clob'
-            ? await clobRoute({ exchange, keys }, er)
+            ? poly
+              ? await polymarketRoute(poly, er)
+              : await clobRoute({ exchange, keys }, er)
             : api === 'gamma'
               ? gammaRoute({ exchange, comments }, er)
               : api === 'data'
@@ -276,7 +307,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     }
     const delay = faults.cfg.latencyMs;
     if (delay > 0) await new Promise((r) => setTimeout(r, delay));
-    write(res, reply);
+    send(reply);
   };
 
   const server = createServer((req, res) => {
@@ -314,11 +345,14 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     replay,
     exchange,
     ws: hub,
+    profile,
+    accounts: poly ? poly.accounts.testAccounts.map((a) => ({ ...a })) : [],
     stalled: () => stalledCount,
     async close() {
       if (closed) return;
       closed = true;
       clearInterval(tick);
+      poly?.heartbeats.close();
       replay?.close();
       hub.close();
       prices.close();

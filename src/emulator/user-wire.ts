@@ -84,12 +84,12 @@ export function addressOf(owner: string): string {
   return '0x' + hex64('addr:' + owner).slice(0, 40);
 }
 
-export function orderWire(o: UserOrder, outcome: string): Record<string, unknown> {
+export function orderWire(o: UserOrder, outcome: string, makerAddress = addressOf(o.owner)): Record<string, unknown> {
   return {
     id: o.id,
     status: o.status,
     owner: o.owner,
-    maker_address: addressOf(o.owner),
+    maker_address: makerAddress,
     market: o.market.conditionId,
     asset_id: o.assetId,
     side: o.side,
@@ -104,7 +104,7 @@ export function orderWire(o: UserOrder, outcome: string): Record<string, unknown
   };
 }
 
-export function tradeWire(t: UserTrade, outcome: string): Record<string, unknown> {
+export function tradeWire(t: UserTrade, outcome: string, makerAddress = addressOf(t.owner)): Record<string, unknown> {
   return {
     id: t.id,
     taker_order_id: t.takerOrderId,
@@ -120,7 +120,7 @@ export function tradeWire(t: UserTrade, outcome: string): Record<string, unknown
     outcome,
     bucket_index: 0,
     owner: t.owner,
-    maker_address: addressOf(t.owner),
+    maker_address: makerAddress,
     maker_orders: t.makerOrders,
     transaction_hash: '0x' + hex64('tx:' + t.id),
     trader_side: t.traderSide,

@@ -2,7 +2,7 @@
 // messages of wire-formats.md sections 1-2 (initial and dynamic subscribe/unsubscribe), text
 // PING -> PONG, the first book as a JSON array, market frames to the connections subscribed to
 // the market's tokens (plus best_bid_ask with custom_feature_enabled), and user frames to the
-// connections authenticated with their owner's key.
+// connections authenticated with their owner's key (the polymarket profile checks the whole credential).
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
@@ -37,6 +37,8 @@ export interface WsHubOptions {
   keys: KeyRegistry;
   faults: FaultState;
   log: Logger;
+  /** The polymarket profile's check of a user subscription's auth {apiKey, secret, passphrase}: the owner, or undefined. */
+  userAuth?: (auth: unknown) => string | undefined;
 }
 
 export class WsHub {
@@ -90,8 +92,9 @@ export class WsHub {
     // user part: auth + markets (the user and all channels)
     if (c.kind !== 'market' && (m.auth !== undefined || m.type === 'user' || m.type === 'all')) {
       const auth = m.auth as Record<string, unknown> | undefined;
-      const key = typeof auth?.apiKey === 'string' ? auth.apiKey : undefined;
-      if (this.o.keys.check(key) !== 0) {
+      const named = typeof auth?.apiKey === 'string' ? auth.apiKey : undefined;
+      const key = this.o.userAuth ? this.o.userAuth(auth) : this.o.keys.check(named) === 0 ? named : undefined;
+      if (key === undefined) {
         this.send(c, JSON.stringify({ event_type: 'error', message: 'unauthorized: auth.apiKey missing or not accepted' }));
         c.ws.close(4401, 'unauthorized');
         return;

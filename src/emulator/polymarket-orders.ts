@@ -1,0 +1,190 @@
+// The polymarket profile's order intake: a signed V2 order body (wire-formats.md 4.4) is checked as
+// the venue checks it (owner = the API key, signer = the key's address, maker = the signer or its
+// funder, the EIP-712 signature recovered with viem against the exchange or neg-risk exchange,
+// price on the tick, size at least the minimum, balance), then enters the Exchange as in the spec profile.
+import { hashTypedData, recoverTypedDataAddress } from 'viem';
+import { POLYGON_CHAIN_ID } from '../api/polymarket-auth.js';
+import { EXCHANGE_V2, NEG_RISK_EXCHANGE_V2 } from '../api/polymarket-order.js';
+import { formatPrice, formatSize, PRICE_SCALE } from '../core/units.js';
+import type { Exchange } from './exchange.js';
+import { hex64 } from './ids.js';
+import type { PolyCredential, PolymarketAccounts } from './polymarket-accounts.js';
+
+/** The V2 order struct (the same as src/api/polymarket-order.ts signs; the official client's CTF_EXCHANGE_V2_ORDER_STRUCT). */
+const ORDER_STRUCT = [
+  { name: 'salt', type: 'uint256' },
+  { name: 'maker', type: 'address' },
+  { name: 'signer', type: 'address' },
+  { name: 'tokenId', type: 'uint256' },
+  { name: 'makerAmount', type: 'uint256' },
+  { name: 'takerAmount', type: 'uint256' },
+  { name: 'side', type: 'uint8' },
+  { name: 'signatureType', type: 'uint8' },
+  { name: 'timestamp', type: 'uint256' },
+  { name: 'metadata', type: 'bytes32' },
+  { name: 'builder', type: 'bytes32' },
+] as const;
+
+/** Shares and pUSD both count in 1e-6 units; a size unit is 1e-2 shares. */
+const SHARE_UNITS_PER_SIZE = 10_000n;
+const ORDER_TYPES: ReadonlySet<string> = new Set(['GTC', 'GTD', 'FOK', 'FAK']);
+
+export const INVALID_PAYLOAD = 'Invalid order payload';
+export const INVALID_SIGNATURE = 'invalid signature';
+export const NOT_ENOUGH_BALANCE = 'not enough balance / allowance';
+export const SIGNER_NOT_KEY = 'the order signer address has to be the address of the API KEY';
+export const OWNER_NOT_KEY = 'the order owner has to be the owner of the API KEY';
+
+export interface OrderIntake {
+  exchange: Exchange;
+  accounts: PolymarketAccounts;
+  /** Order hashes seen so far (a second copy of a signed order is refused as duplicated). */
+  seen: Set<string>;
+}
+
+export type PlaceAnswer = { ok: true; res: Record<string, unknown> } | { ok: false; status: number; error: string };
+
+const refuse = (error: string, status = 400): PlaceAnswer => ({ ok: false, status, error });
+const isHex = (v: unknown, bytes: number): v is `0x${string}` => typeof v === 'string' && new RegExp(`^0x[0-9a-fA-F]{${bytes * 2}}$`).test(v);
+const isUint = (v: unknown): v is string => typeof v === 'string' && /^\d{1,78}$/.test(v);
+
+/** The venue's message for a rejection code of the matching engine. */
+function venueMessage(code: string, hash: string): string {
+  switch (code) {
+    case 'INVALID_POST_ONLY_ORDER':
+      return `order ${hash} crosses the book`;
+    case 'FOK_ORDER_NOT_FILLED_ERROR':
+      return `order ${hash} couldn't be fully filled. FOK orders are fully filled or killed.`;
+    case 'INVALID_ORDER_DUPLICATED':
+      return `order ${hash} is invalid. Duplicated.`;
+    case 'INVALID_ORDER_EXPIRATION':
+      return `order ${hash} is invalid. Expiration is in the past.`;
+    case 'INVALID_ORDER_NOT_ENOUGH_BALANCE':
+      return NOT_ENOUGH_BALANCE;
+    default:
+      return code;
+  }
+}
+
+/** Checks one signed order body and places it for the credential's API key. */
+export async function placeSigned(ctx: OrderIntake, cred: PolyCredential, body: unknown): Promise<PlaceAnswer> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return refuse(INVALID_PAYLOAD);
+  const b = body as Record<string, unknown>;
+  const o = (typeof b.order === 'object' && b.order !== null ? b.order : {}) as Record<string, unknown>;
+  const salt = typeof o.salt === 'number' && Number.isSafeInteger(o.salt) && o.salt >= 0 ? String(o.salt) : o.salt;
+  const sigType = o.signatureType;
+  const orderType = b.orderType ?? 'GTC';
+  if (
+    !isUint(salt) ||
+    !isHex(o.maker, 20) ||
+    !isHex(o.signer, 20) ||
+    !isUint(o.tokenId) ||
+    !isUint(o.makerAmount) ||
+    !isUint(o.takerAmount) ||
+    (o.side !== 'BUY' && o.side !== 'SELL') ||
+    !isUint(o.timestamp) ||
+    !isHex(o.metadata, 32) ||
+    !isHex(o.builder, 32) ||
+    typeof o.signature !== 'string' ||
+    (o.expiration !== undefined && !isUint(o.expiration)) ||
+    typeof sigType !== 'number' ||
+    typeof orderType !== 'string' ||
+    !ORDER_TYPES.has(orderType)
+  )
+    return refuse(INVALID_PAYLOAD);
+  if (b.owner !== cred.apiKey) return refuse(OWNER_NOT_KEY);
+  if (o.signer.toLowerCase() !== cred.address.toLowerCase()) return refuse(SIGNER_NOT_KEY);
+  const market = ctx.exchange.byToken.get(o.tokenId)?.market;
+  if (!market) return refuse('Invalid token id');
+  const side = o.side;
+  const typed = {
+    domain: { name: 'Polymarket CTF Exchange', version: '2', chainId: POLYGON_CHAIN_ID, verifyingContract: market.facts.negRisk ? NEG_RISK_EXCHANGE_V2 : EXCHANGE_V2 },
+    types: { Order: ORDER_STRUCT },
+    primaryType: 'Order' as const,
+    message: {
+      salt: BigInt(salt),
+      maker: o.maker,
+      signer: o.signer,
+      tokenId: BigInt(o.tokenId),
+      makerAmount: BigInt(o.makerAmount),
+      takerAmount: BigInt(o.takerAmount),
+      side: side === 'BUY' ? 0 : 1,
+      signatureType: sigType,
+      timestamp: BigInt(o.timestamp),
+      metadata: o.metadata,
+      builder: o.builder,
+    },
+  };
+  let hash: string;
+  let recovered: string;
+  try {
+    hash = hashTypedData(typed);
+    recovered = isHex(o.signature, 65) ? await recoverTypedDataAddress({ ...typed, signature: o.signature }) : '';
+  } catch {
+    return refuse(INVALID_SIGNATURE);
+  }
+  if (recovered.toLowerCase() !== o.signer.toLowerCase()) return refuse(INVALID_SIGNATURE);
+  // the maker: the signer itself (EOA), or the proxy wallet it controls (types 1 and 2)
+  const funder = ctx.accounts.funderOf(o.signer);
+  const makerOk = sigType === 0 ? o.maker.toLowerCase() === o.signer.toLowerCase() : (sigType === 1 || sigType === 2) && funder !== undefined && o.maker.toLowerCase() === funder.toLowerCase();
+  if (!makerOk) return refuse(INVALID_SIGNATURE);
+  if (ctx.seen.has(hash)) return refuse(venueMessage('INVALID_ORDER_DUPLICATED', hash));
+
+  // price and size from the amounts (1e-6 units): BUY gives pUSD for shares, SELL shares for pUSD
+  const makerAmt = BigInt(o.makerAmount);
+  const takerAmt = BigInt(o.takerAmount);
+  const usdc = side === 'BUY' ? makerAmt : takerAmt;
+  const shares = side === 'BUY' ? takerAmt : makerAmt;
+  if (shares <= 0n || usdc <= 0n) return refuse(INVALID_PAYLOAD);
+  const marketable = orderType === 'FOK' || orderType === 'FAK';
+  const tick = market.facts.tick;
+  const scaled = usdc * BigInt(PRICE_SCALE);
+  // a limit order's amounts are exact on the grid; a market order's are rounded by the client, its limit is the nearest tick
+  const price = marketable ? Math.round(Number(scaled) / Number(shares) / tick) * tick : scaled % shares === 0n ? Number(scaled / shares) : NaN;
+  if (!Number.isInteger(price) || price % tick !== 0 || price < tick || price > PRICE_SCALE - tick) {
+    return refuse(`order ${hash} is invalid. Price (${Number(usdc) / Number(shares)}) breaks minimum tick size rule: ${formatPrice(tick)}`);
+  }
+  const size = Number(shares / SHARE_UNITS_PER_SIZE);
+  if (!marketable && (shares % SHARE_UNITS_PER_SIZE !== 0n || size < market.facts.minSize)) {
+    return refuse(`order ${hash} is invalid. Size (${Number(shares) / 1e6}) lower than the minimum: ${formatSize(market.facts.minSize)}`);
+  }
+  if (!hasFunds(ctx.exchange, cred.apiKey, o.tokenId, side, price, size)) return refuse(NOT_ENOUGH_BALANCE);
+
+  ctx.seen.add(hash);
+  const res = await ctx.exchange.place(cred.apiKey, {
+    tokenID: o.tokenId,
+    price: formatPrice(price),
+    size: formatSize(size),
+    side,
+    orderType,
+    postOnly: b.postOnly === true,
+    expiration: o.expiration ?? '0',
+  });
+  if (res.success !== true) return refuse(venueMessage(String(res.errorMsg), hash));
+  const tradeIds = Array.isArray(res.tradeIDs) ? (res.tradeIDs as string[]) : [];
+  return {
+    ok: true,
+    res: {
+      success: true,
+      errorMsg: '',
+      orderID: res.orderID,
+      transactionsHashes: tradeIds.map((id) => '0x' + hex64('tx:' + id)),
+      tradeIDs: tradeIds,
+      status: res.status,
+      takingAmount: res.takingAmount ?? '',
+      makingAmount: res.makingAmount ?? '',
+    },
+  };
+}
+
+/** Cash for a BUY, shares for a SELL, after what the key's open orders already hold. */
+function hasFunds(ex: Exchange, owner: string, tokenId: string, side: 'BUY' | 'SELL', price: number, size: number): boolean {
+  const a = ex.account(owner);
+  const open = ex.openOrders(owner);
+  if (side === 'BUY') {
+    const locked = open.reduce((s, x) => s + (x.side === 'BUY' ? x.price * (x.originalSize - x.sizeMatched) : 0), 0);
+    return a.cashMicros - locked >= price * size;
+  }
+  const locked = open.reduce((s, x) => s + (x.side === 'SELL' && x.assetId === tokenId ? x.originalSize - x.sizeMatched : 0), 0);
+  return (a.positions.get(tokenId) ?? 0) - locked >= size;
+}
