@@ -22,9 +22,9 @@ export function polymarketCredentialsFromEnv(env: NodeJS.ProcessEnv): Polymarket
   const funder = set(env.MAKERD_FUNDER);
   if (funder !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(funder)) throw new ConfigError('MAKERD_FUNDER', 'must be an address: 0x followed by 40 hex digits');
   const st = set(env.MAKERD_SIGNATURE_TYPE) ?? '0';
-  if (!/^[012]$/.test(st)) throw new ConfigError('MAKERD_SIGNATURE_TYPE', 'must be 0 (EOA), 1 (email/magic proxy) or 2 (browser proxy)');
+  if (!/^[0123]$/.test(st)) throw new ConfigError('MAKERD_SIGNATURE_TYPE', 'must be 0 (EOA), 1 (email/magic proxy), 2 (browser proxy) or 3 (deposit wallet, ERC-1271)');
   const signatureType = Number(st) as SignatureType;
-  if (signatureType !== 0 && funder === undefined) throw new ConfigError('MAKERD_FUNDER', `signature type ${signatureType} signs for a proxy wallet: give its address`);
+  if (signatureType !== 0 && funder === undefined) throw new ConfigError('MAKERD_FUNDER', `signature type ${signatureType} signs for a wallet: give its address`);
   return {
     privateKey: pk as `0x${string}` | undefined,
     apiKey: set(env.MAKERD_API_KEY),

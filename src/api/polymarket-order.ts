@@ -3,6 +3,7 @@
 // and sizes, and the EIP-712 signature of the V2 order struct for chain 137 against the exchange
 // contract (the neg-risk exchange for neg-risk markets). Facts from wire-formats.md 4.4 and the
 // official client; the signing is viem's.
+import { encodeAbiParameters, keccak256, toHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { OrderType, Side } from '../core/events.js';
 import { POLYGON_CHAIN_ID } from './polymarket-auth.js';
@@ -12,8 +13,12 @@ export const EXCHANGE_V2 = '0xE111180000d2663C0091e4f400237545B87B996B' as const
 export const NEG_RISK_EXCHANGE_V2 = '0xe2222d279d744050d28e00520010520000310F59' as const;
 const ZERO_BYTES32 = `0x${'0'.repeat(64)}` as const;
 
-/** 0: an EOA signs for itself; 1: an email/magic proxy wallet; 2: a browser (Gnosis safe) proxy. */
-export type SignatureType = 0 | 1 | 2;
+/**
+ * 0: an EOA signs for itself; 1: an email/magic proxy wallet; 2: a browser (Gnosis safe) proxy;
+ * 3: a deposit wallet (ERC-1271, the official client's POLY_1271): the wallet is maker and signer,
+ * and the key's signature of the order is wrapped as ERC-7739 TypedDataSign.
+ */
+export type SignatureType = 0 | 1 | 2 | 3;
 
 export interface OrderToSign {
   tokenId: string;
@@ -79,33 +84,45 @@ export function orderSalt(random: () => number = Math.random, nowMs: number = Da
   return String(Math.round(random() * nowMs));
 }
 
+const ORDER_TYPE =
+  'Order(uint256 salt,address maker,address signer,uint256 tokenId,uint256 makerAmount,uint256 takerAmount,uint8 side,uint8 signatureType,uint256 timestamp,bytes32 metadata,bytes32 builder)';
+const TYPED_DATA_SIGN = [
+  { name: 'contents', type: 'Order' },
+  { name: 'name', type: 'string' },
+  { name: 'version', type: 'string' },
+  { name: 'chainId', type: 'uint256' },
+  { name: 'verifyingContract', type: 'address' },
+  { name: 'salt', type: 'bytes32' },
+] as const;
+
 export async function signOrderV2(privateKey: `0x${string}`, o: OrderToSign): Promise<SignedOrderV2> {
   const account = privateKeyToAccount(privateKey);
+  const wallet = o.signatureType === 3;
+  if (o.signatureType !== 0 && !o.funder) throw new Error(`signature type ${o.signatureType} signs for a wallet: its address (funder) is needed`);
   const maker = o.funder ?? account.address;
+  // a deposit wallet signs as itself (ERC-1271); every other type signs with the key's address
+  const signer = wallet ? maker : account.address;
   const { makerAmount, takerAmount } = orderAmounts(o.side, o.price, o.size);
   const timestamp = String(o.timestampMs);
-  const signature = await account.signTypedData({
-    domain: { name: 'Polymarket CTF Exchange', version: '2', chainId: POLYGON_CHAIN_ID, verifyingContract: o.negRisk ? NEG_RISK_EXCHANGE_V2 : EXCHANGE_V2 },
-    types: { Order: ORDER_STRUCT },
-    primaryType: 'Order',
-    message: {
-      salt: BigInt(o.salt),
-      maker,
-      signer: account.address,
-      tokenId: BigInt(o.tokenId),
-      makerAmount: BigInt(makerAmount),
-      takerAmount: BigInt(takerAmount),
-      side: o.side === 'BUY' ? 0 : 1,
-      signatureType: o.signatureType,
-      timestamp: BigInt(timestamp),
-      metadata: ZERO_BYTES32,
-      builder: ZERO_BYTES32,
-    },
-  });
+  const domain = { name: 'Polymarket CTF Exchange', version: '2', chainId: POLYGON_CHAIN_ID, verifyingContract: o.negRisk ? NEG_RISK_EXCHANGE_V2 : EXCHANGE_V2 } as const;
+  const message = {
+    salt: BigInt(o.salt),
+    maker,
+    signer,
+    tokenId: BigInt(o.tokenId),
+    makerAmount: BigInt(makerAmount),
+    takerAmount: BigInt(takerAmount),
+    side: o.side === 'BUY' ? 0 : 1,
+    signatureType: o.signatureType,
+    timestamp: BigInt(timestamp),
+    metadata: ZERO_BYTES32,
+    builder: ZERO_BYTES32,
+  } as const;
+  const signature = wallet ? await walletSignature(account, domain, message) : await account.signTypedData({ domain, types: { Order: ORDER_STRUCT }, primaryType: 'Order', message });
   return {
     salt: o.salt,
     maker,
-    signer: account.address,
+    signer,
     tokenId: o.tokenId,
     makerAmount,
     takerAmount,
@@ -117,6 +134,56 @@ export async function signOrderV2(privateKey: `0x${string}`, o: OrderToSign): Pr
     expiration: '0',
     signature,
   };
+}
+
+type Domain = { name: string; version: string; chainId: number; verifyingContract: `0x${string}` };
+type OrderMessage = {
+  salt: bigint;
+  maker: `0x${string}`;
+  signer: `0x${string}`;
+  tokenId: bigint;
+  makerAmount: bigint;
+  takerAmount: bigint;
+  side: number;
+  signatureType: number;
+  timestamp: bigint;
+  metadata: `0x${string}`;
+  builder: `0x${string}`;
+};
+
+/**
+ * A deposit wallet's order signature (ERC-7739 nested typed data, as the official client builds
+ * it): the key signs TypedDataSign{contents: order, the wallet's own domain fields} under the
+ * exchange's domain; the exchange's domain separator, the order's struct hash, the order type
+ * string and that string's length (2 bytes) follow the 65-byte signature.
+ */
+async function walletSignature(account: ReturnType<typeof privateKeyToAccount>, domain: Domain, m: OrderMessage): Promise<`0x${string}`> {
+  const inner = await account.signTypedData({
+    domain,
+    types: { TypedDataSign: TYPED_DATA_SIGN, Order: ORDER_STRUCT },
+    primaryType: 'TypedDataSign',
+    message: { contents: m, name: 'DepositWallet', version: '1', chainId: BigInt(domain.chainId), verifyingContract: m.signer, salt: ZERO_BYTES32 },
+  });
+  const domainSeparator = keccak256(
+    encodeAbiParameters(
+      [{ type: 'bytes32' }, { type: 'bytes32' }, { type: 'bytes32' }, { type: 'uint256' }, { type: 'address' }],
+      [
+        keccak256(toHex('EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)')),
+        keccak256(toHex(domain.name)),
+        keccak256(toHex(domain.version)),
+        BigInt(domain.chainId),
+        domain.verifyingContract,
+      ],
+    ),
+  );
+  const contents = keccak256(
+    encodeAbiParameters(
+      [{ type: 'bytes32' }, ...ORDER_STRUCT.map((f) => ({ type: f.type }))],
+      [keccak256(toHex(ORDER_TYPE)), m.salt, m.maker, m.signer, m.tokenId, m.makerAmount, m.takerAmount, m.side, m.signatureType, m.timestamp, m.metadata, m.builder],
+    ),
+  );
+  const typeHex = toHex(ORDER_TYPE).slice(2);
+  return `0x${inner.slice(2)}${domainSeparator.slice(2)}${contents.slice(2)}${typeHex}${(typeHex.length / 2).toString(16).padStart(4, '0')}`;
 }
 
 /** The POST /order body of a signed V2 order (POST /orders takes an array of them), fields in the official client's order. */

@@ -37,7 +37,7 @@ describe('signed V2 orders equal the official client', () => {
     expect(NEG_RISK_EXCHANGE_V2).toBe(c.negRiskExchangeV2);
   });
 
-  it('over every tick, both sides, neg-risk or not, EOA and proxy signatures: the same order and signature', async () => {
+  it('over every tick, both sides, neg-risk or not, EOA, proxy, safe and deposit-wallet (ERC-1271) signatures: the same order and signature', async () => {
     const rng = new SeededRng(12);
     let n = 0;
     for (const [tickStr, tick] of TICKS) {
@@ -48,7 +48,7 @@ describe('signed V2 orders equal the official client', () => {
         const price = tick * (1 + Math.floor(rng.next() * (steps - 1)));
         const size = 500 + Math.floor(rng.next() * 200_000);
         const negRisk = k % 4 >= 2;
-        const signatureType = (k % 3) as SignatureType;
+        const signatureType = (k % 4) as SignatureType;
         const funder = signatureType === 0 ? undefined : FUNDER;
         const now = 1_764_000_000_000 + k;
         const random = rng.next();

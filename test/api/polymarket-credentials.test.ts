@@ -1,0 +1,49 @@
+// Issue 12, item 2: the polymarket credentials come from the environment only; a malformed one is a
+// ConfigError naming the variable and never echoing its value; every signature type the official
+// client knows (0 EOA, 1 proxy, 2 safe, 3 deposit wallet) is taken, a wallet type needs its address.
+import { describe, expect, it } from 'vitest';
+import { SignatureTypeV2 } from '@polymarket/clob-client-v2';
+import { polymarketCredentialsFromEnv } from '../../src/api/polymarket-credentials.js';
+import { polymarketProfile } from '../../src/api/polymarket-profile.js';
+import { ConfigError } from '../../src/core/errors.js';
+
+const PK = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
+const FUNDER = '0x1111111111111111111111111111111111111111';
+
+function refused(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    polymarketCredentialsFromEnv(env);
+  } catch (e) {
+    if (e instanceof ConfigError) return e;
+    throw e;
+  }
+  throw new Error('accepted');
+}
+
+describe('polymarket credentials from the environment', () => {
+  it('reads every variable; a type needing a wallet needs MAKERD_FUNDER', () => {
+    const c = polymarketCredentialsFromEnv({ MAKERD_PRIVATE_KEY: PK, MAKERD_API_KEY: 'k', MAKERD_API_SECRET: 's', MAKERD_API_PASSPHRASE: 'p' });
+    expect(c).toEqual({ privateKey: PK, apiKey: 'k', apiSecret: 's', apiPassphrase: 'p', funder: undefined, signatureType: 0 });
+    // every type of the official client's SignatureTypeV2 enum
+    const known = Object.values(SignatureTypeV2).filter((v): v is number => typeof v === 'number');
+    expect(known.sort()).toEqual([0, 1, 2, 3]);
+    for (const t of known.filter((x) => x > 0)) {
+      expect(polymarketCredentialsFromEnv({ MAKERD_SIGNATURE_TYPE: String(t), MAKERD_FUNDER: FUNDER }).signatureType).toBe(t);
+      expect(refused({ MAKERD_SIGNATURE_TYPE: String(t) }).key).toBe('MAKERD_FUNDER');
+    }
+  });
+
+  it('a malformed value names its variable and is never echoed', () => {
+    const secretish = '0xnot-a-key-but-secret-material-0123456789';
+    const e = refused({ MAKERD_PRIVATE_KEY: secretish });
+    expect(e.key).toBe('MAKERD_PRIVATE_KEY');
+    expect(e.message).not.toContain(secretish);
+    expect(refused({ MAKERD_SIGNATURE_TYPE: '7' }).key).toBe('MAKERD_SIGNATURE_TYPE');
+    expect(refused({ MAKERD_FUNDER: '0x12' }).key).toBe('MAKERD_FUNDER');
+  });
+
+  it('the profile says which variables live trading still lacks', () => {
+    expect(polymarketProfile(polymarketCredentialsFromEnv({ MAKERD_PRIVATE_KEY: PK })).cannotTrade).toMatch(/MAKERD_API_KEY, MAKERD_API_SECRET, MAKERD_API_PASSPHRASE/);
+    expect(polymarketProfile(polymarketCredentialsFromEnv({ MAKERD_PRIVATE_KEY: PK, MAKERD_API_KEY: 'k', MAKERD_API_SECRET: 's', MAKERD_API_PASSPHRASE: 'p' })).cannotTrade).toBeUndefined();
+  });
+});
