@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import type { DecodeStats } from '../feed/decode-stats.js';
 import type { Engine } from '../engine/engine.js';
 import type { SimStats } from '../venue/simulated-venue.js';
+import type { FeeRule } from '../core/fees.js';
 import type { StatsResult } from '../report/stats.js';
 import type { RateUse, ScopeUse } from './rate-use.js';
 
@@ -21,7 +22,8 @@ export interface BacktestResult {
     scheduler: Config['scheduler'];
   };
   feed: { records: number; frames: number; events: number; rejected: number; rejects: Record<string, number>; otherChannels: number; shiftedFiles: number; priceEvents?: number };
-  markets: Array<{ conditionId: string; tokenId: string; complementId: string }>;
+  /** feeRule: the market's fee rule when one was given (BacktestOptions.feeRules); absent otherwise. */
+  markets: Array<{ conditionId: string; tokenId: string; complementId: string; feeRule?: FeeRule }>;
   period: { startMs: number; endMs: number; start: string; end: string };
   total: StatsResult['total'];
   tokens: StatsResult['tokens'];

@@ -265,7 +265,11 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
           stats.market(m.tokenId, m.complementId, clock.now());
           engine.addMarket(m);
           unsettled = true;
-          markets.push({ conditionId: m.conditionId, tokenId: m.tokenId, complementId: m.complementId });
+          markets.push(
+            m.feeRule
+              ? { conditionId: m.conditionId, tokenId: m.tokenId, complementId: m.complementId, feeRule: m.feeRule }
+              : { conditionId: m.conditionId, tokenId: m.tokenId, complementId: m.complementId },
+          );
           // the first token's snapshot came before its market was known: the venue needs it too
           if (!events.includes(found.firstBook)) venue.onMarketEvent(found.firstBook);
         }
