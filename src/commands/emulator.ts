@@ -1,6 +1,7 @@
 // makerd emulator: runs the exchange emulator on 127.0.0.1 (every API, the WebSocket endpoint and
 // the price stream on one port) and prints its base URLs; or, with --write, writes a synthetic
-// recording of --duration seconds of market time as fast as it can and exits.
+// recording of --duration seconds of market time as fast as it can and exits. --profile polymarket
+// makes the CLOB API speak the real venue's dialect (signed orders, L1/L2 auth, heartbeats).
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createLogger } from '../core/log.js';
@@ -12,6 +13,7 @@ import { UsageError, type CommandModule, numberFlag } from './command.js';
 
 const help = `usage: makerd emulator [--port P] [--synthetic SEED] [--markets N] [--speed X] [--activity X]
                        [--keys K1,K2] [--limit-scale X] [--window-scale X] [--urls-out F] [--feed-...] [--fault-...]
+                       [--profile spec|polymarket] [--heartbeat-timeout-ms N]
        makerd emulator --synthetic SEED --write F --duration S [--activity X]
        makerd emulator --replay F [--speed X] [...]
 
@@ -46,10 +48,20 @@ Each variant a client must also accept (wire-formats.md 5.4):
   --feed-one-message-per-batch one price_change message holding all of a batch's changes
   --feed-ltp-after-event       the hashed last trade price changes only after its announcement
   --feed-own-token-ltp         a trade does not move the complement's hashed last trade price
-  --keys K1,K2         accepted Bearer API keys (default: any non-empty key)
+  --profile P          the CLOB API's dialect: spec (default: the spec's envelope and Bearer keys) or
+                       polymarket (the real venue's paths and plain JSON bodies, errors {"error": "..."};
+                       L1 ClobAuth for POST /auth/api-key and GET /auth/derive-api-key, L2 HMAC headers on
+                       every private route, signed V2 orders, POST /v1/heartbeats; seeded test accounts,
+                       an EOA (signature type 0) and a Gnosis-safe proxy (type 2) with its funder, each
+                       with API credentials for nonce 0, listed under "accounts" in --urls-out)
+  --heartbeat-timeout-ms N   polymarket profile: once a key has sent a heartbeat, this long without a
+                       valid one cancels all its open orders (default 15000: 10 s + 5 s buffer)
+  --keys K1,K2         accepted Bearer API keys (default: any non-empty key; spec profile)
   --limit-scale X      multiplies every rate limit; --window-scale X every window length
                        (429 answers carry X-RateLimit-Limit/-Remaining/-Reset; Reset is epoch ms)
-  --urls-out F         writes {"clob","gamma","data","content","ws","price_feed"} as JSON to F
+  --urls-out F         writes {"clob","gamma","data","content","ws","price_feed"} as JSON to F (the
+                       polymarket profile adds "accounts": [{address, privateKey, signatureType, funder?,
+                       apiKey, secret, passphrase}], test keys made from the seed)
   --write F --duration S   writes S seconds of synthetic market time to F (recorder lines; gzip
                        when F ends in .gz) as fast as possible, then exits
   --fault-latency-ms N, --fault-500-rate X, --fault-429-rate X, --fault-silent   faults from the start
@@ -102,6 +114,8 @@ export const command: CommandModule = {
         'feed-one-message-per-batch': { type: 'boolean' },
         'feed-ltp-after-event': { type: 'boolean' },
         'feed-own-token-ltp': { type: 'boolean' },
+        profile: { type: 'string' },
+        'heartbeat-timeout-ms': { type: 'string' },
       },
     });
     if (values.replay !== undefined && values.synthetic !== undefined) throw new UsageError('--replay and --synthetic exclude each other');
@@ -117,6 +131,11 @@ export const command: CommandModule = {
       return 0;
     }
     if (values.duration !== undefined) throw new UsageError('--duration goes with --write');
+    const profile = values.profile ?? 'spec';
+    if (profile !== 'spec' && profile !== 'polymarket') throw new UsageError(`--profile must be spec or polymarket, got '${profile}'`);
+    if (profile === 'polymarket' && values.keys !== undefined) throw new UsageError('--keys applies to the spec profile; the polymarket profile issues credentials per wallet (L1)');
+    if (profile !== 'polymarket' && values['heartbeat-timeout-ms'] !== undefined) throw new UsageError('--heartbeat-timeout-ms goes with --profile polymarket');
+    const heartbeatTimeoutMs = numberFlag(values['heartbeat-timeout-ms'], '--heartbeat-timeout-ms', { min: 1 });
     const port = Math.floor(numberFlag(values.port, '--port', { min: 0 }) ?? 0);
     if (port > 65535) throw new UsageError('--port must be 0..65535');
     const faults: Partial<FaultConfig> = {};
@@ -152,13 +171,17 @@ export const command: CommandModule = {
       windowScale: numberFlag(values['window-scale'], '--window-scale', { min: 1e-6 }) ?? 1,
       faults,
       params,
+      profile,
+      heartbeatTimeoutMs,
       log: createLogger({ name: 'emulator', level: io.env.MAKERD_LOG_LEVEL ?? 'warn' }),
     };
     const emu = await startEmulator(opts);
     const urls = emu.urls;
     for (const [k, v] of Object.entries(urls)) io.out(`${k.padEnd(10)} ${v}`);
     io.out(`markets    ${emu.markets.map((m) => `${m.conditionId} [${m.tokens.join(', ')}]`).join('; ')}`);
-    if (values['urls-out']) writeFileSync(values['urls-out'], JSON.stringify(urls, null, 2) + '\n');
+    for (const a of emu.accounts) io.out(`account    ${a.address} (signature type ${a.signatureType}${a.funder ? `, funder ${a.funder}` : ''}; keys in --urls-out)`);
+    const urlsOut = profile === 'polymarket' ? { ...urls, accounts: emu.accounts } : urls;
+    if (values['urls-out']) writeFileSync(values['urls-out'], JSON.stringify(urlsOut, null, 2) + '\n');
     const tickTimer = tickFault ? setTimeout(() => emu.admin.setTickSize(tickFault.tick), tickFault.afterS * 1000) : undefined;
     await new Promise<void>((resolve) => {
       const stop = (): void => {

@@ -39,12 +39,23 @@ async function send(url: string, method: string, headers: Record<string, string>
   return { status: r.status, json: text ? JSON.parse(text) : undefined };
 }
 
-/** A private request signed with L2 headers (`tsOffsetSec` shifts POLY_TIMESTAMP, `secret` overrides the account's). */
-export async function l2Call(emu: RunningEmulator, acct: PolyTestAccount, method: string, path: string, body?: unknown, o: { tsOffsetSec?: number; secret?: string } = {}): Promise<RawAnswer> {
+/**
+ * A private request signed with L2 headers over the path without its query, as the official client
+ * signs (`tsOffsetSec` shifts POLY_TIMESTAMP, `secret` overrides the account's, `sentBody` is sent
+ * instead of the signed body).
+ */
+export async function l2Call(
+  emu: RunningEmulator,
+  acct: PolyTestAccount,
+  method: string,
+  path: string,
+  body?: unknown,
+  o: { tsOffsetSec?: number; secret?: string; sentBody?: unknown } = {},
+): Promise<RawAnswer> {
   const text = body === undefined ? undefined : JSON.stringify(body);
   const ts = Math.floor(Date.now() / 1000) + (o.tsOffsetSec ?? 0);
   const h = l2Headers(acct.address, { key: acct.apiKey, secret: o.secret ?? acct.secret, passphrase: acct.passphrase }, ts, method, path.split('?')[0], text);
-  return send(emu.urls.clob + path, method, h, text);
+  return send(emu.urls.clob + path, method, h, o.sentBody === undefined ? text : JSON.stringify(o.sentBody));
 }
 
 /** An L1 request (create or derive API credentials) signed by `privateKey`, claiming `address` when given. */
