@@ -27,6 +27,8 @@ const ORDER_STRUCT = [
 
 /** Shares and pUSD both count in 1e-6 units; a size unit is 1e-2 shares. */
 const SHARE_UNITS_PER_SIZE = 10_000n;
+/** Order hashes remembered for the duplicate check (the oldest are forgotten). */
+const SEEN_MAX = 200_000;
 const ORDER_TYPES: ReadonlySet<string> = new Set(['GTC', 'GTD', 'FOK', 'FAK']);
 
 export const INVALID_PAYLOAD = 'Invalid order payload';
@@ -151,6 +153,7 @@ export async function placeSigned(ctx: OrderIntake, cred: PolyCredential, body: 
   if (!hasFunds(ctx.exchange, cred.apiKey, o.tokenId, side, price, size)) return refuse(NOT_ENOUGH_BALANCE);
 
   ctx.seen.add(hash);
+  if (ctx.seen.size > SEEN_MAX) ctx.seen.delete(ctx.seen.values().next().value as string);
   const res = await ctx.exchange.place(cred.apiKey, {
     tokenID: o.tokenId,
     price: formatPrice(price),

@@ -86,6 +86,15 @@ describe('polymarket profile with the official client', () => {
     expect(Number(shares.balance)).toBeGreaterThan(10_000 * 1e6);
   });
 
+  it('a market order (FOK, amount in pUSD) fills against the book', async () => {
+    const c = officialClient(emu, emu.accounts[1]);
+    const [yes] = emu.markets[0].tokens;
+    const r = await c.createAndPostMarketOrder({ tokenID: yes, amount: 3, side: Side.BUY }, undefined, OrderType.FOK);
+    expect(r).toMatchObject({ success: true, status: 'matched' });
+    const trades = await c.getTrades({ asset_id: yes });
+    expect(trades.map((t) => t.taker_order_id)).toContain(r.orderID);
+  });
+
   it('a proxy account (signature type 2) trades for its funder', async () => {
     const acct = emu.accounts[1];
     const c = officialClient(emu, acct);
@@ -146,8 +155,11 @@ describe('polymarket profile: the heartbeat dead-man switch', () => {
   });
 
   it('cancels every open order of a key whose heartbeats stop', async () => {
-    const c = officialClient(emu, emu.accounts[0]);
+    const acct = emu.accounts[0];
+    const c = officialClient(emu, acct);
     const [yes] = emu.markets[0].tokens;
+    const ws = await openSocket(`${emu.urls.ws}/ws/user`);
+    ws.send(JSON.stringify({ type: 'user', markets: [], auth: { apiKey: acct.apiKey, secret: acct.secret, passphrase: acct.passphrase } }));
     const { bid } = await bestPrices(emu, yes);
     const placed = await c.createAndPostOrder({ tokenID: yes, price: Math.max(0.01, round2(bid - 0.05)), size: 5, side: Side.BUY }, undefined, OrderType.GTC, true);
     // without a heartbeat ever sent, nothing expires
@@ -167,6 +179,9 @@ describe('polymarket profile: the heartbeat dead-man switch', () => {
     }
     expect(Date.now() - t0).toBeGreaterThanOrEqual(400);
     expect(await c.getOrder(placed.orderID)).toMatchObject({ status: 'CANCELED' });
+    // the user channel saw the cancellation as a normal cancel shows it
+    await waitFor(() => ws.frames.some((f) => f.includes(placed.orderID) && f.includes('"CANCELLATION"')), 3000, 'a CANCELLATION frame');
+    ws.close();
     // the expired id is refused with the fresh one, which then works
     const err = (await c.postHeartbeat(id).catch((e: unknown) => e)) as { status: number; data: { heartbeat_id: string } };
     expect(err.status).toBe(400);
