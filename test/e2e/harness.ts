@@ -33,18 +33,37 @@ export interface Env {
   dir: string;
   db: string;
   token: string;
+  /** Whose orders and trades are the daemon's at the venue: KEY, or the polymarket account's API key. */
+  owner: string;
+  /** The venue profile and credentials the daemon runs with (environment variables). */
+  venueEnv: Record<string, string>;
   close(): Promise<void>;
 }
 
-export async function setup(opts: EmulatorOptions = {}): Promise<Env> {
+/** `account`: which seeded test account trades in the polymarket profile (0: an EOA, 1: a proxy wallet with its funder). */
+export async function setup(opts: EmulatorOptions & { account?: number } = {}): Promise<Env> {
   // the stress rates: these runs need fills in seconds (the default is the real feed's calm)
   const emu = await startEmulator({ seed: 5, speed: 4, keys: [KEY], ...opts, params: { ...stressSyntheticParams, ...opts.params } });
   const dir = mkdtempSync(join(tmpdir(), 'makerd-e2e-'));
+  const a = emu.profile === 'polymarket' ? emu.accounts[opts.account ?? 0] : undefined;
+  const venueEnv: Record<string, string> = a
+    ? {
+        MAKERD_VENUE: 'polymarket',
+        MAKERD_PRIVATE_KEY: a.privateKey,
+        MAKERD_API_KEY: a.apiKey,
+        MAKERD_API_SECRET: a.secret,
+        MAKERD_API_PASSPHRASE: a.passphrase,
+        MAKERD_SIGNATURE_TYPE: String(a.signatureType),
+        ...(a.funder ? { MAKERD_FUNDER: a.funder } : {}),
+      }
+    : { MAKERD_API_KEY: KEY };
   return {
     emu,
     dir,
     db: join(dir, 'makerd.sqlite'),
     token: emu.markets[0].facts.tokens[0],
+    owner: a ? a.apiKey : KEY,
+    venueEnv,
     close: async () => {
       await emu.close();
       rmSync(dir, { recursive: true, force: true });
@@ -75,7 +94,7 @@ export function spawnDaemon(env: Env, config: Record<string, unknown> = {}, mode
       MAKERD_CONTENT_URL: u.content,
       MAKERD_WS_URL: u.ws,
       MAKERD_PRICE_FEED_URL: u.price_feed,
-      MAKERD_API_KEY: KEY,
+      ...env.venueEnv,
       MAKERD_DB: env.db,
       MAKERD_STATUS_PORT: '0',
     },
@@ -112,11 +131,11 @@ export async function bounded<T>(p: Promise<T>, ms: number, what: string): Promi
 }
 
 /** Our fills as the emulator knows them: one (trade id, order id) per order of ours in a trade. */
-export function venueFills(emu: RunningEmulator): string[] {
+export function venueFills(emu: RunningEmulator, owner = KEY): string[] {
   const out: string[] = [];
-  for (const t of emu.exchange.tradesOf(KEY)) {
+  for (const t of emu.exchange.tradesOf(owner)) {
     if (t.traderSide === 'TAKER') out.push(`${t.id}|${t.takerOrderId}`);
-    else for (const m of t.makerOrders) if (m.owner === KEY) out.push(`${t.id}|${m.order_id}`);
+    else for (const m of t.makerOrders) if (m.owner === owner) out.push(`${t.id}|${m.order_id}`);
   }
   return out.sort();
 }
