@@ -150,7 +150,7 @@ export const command: CommandModule = {
           r = { ok: false, detail: why(err) };
         }
         if (!r.ok) failed++;
-        io.out(`${r.skipped ? 'skip' : r.ok ? 'ok  ' : 'FAIL'} ${c.name.padEnd(11)} ${r.detail}`);
+        io.out(`${r.skipped ? 'skip' : r.ok ? 'ok  ' : 'FAIL'} ${c.name.padEnd(12)} ${r.detail}`);
       }
     } finally {
       await clients.close();

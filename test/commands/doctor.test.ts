@@ -1,0 +1,90 @@
+// Issue 12, items 2 and 9: `makerd doctor` and `makerd keys derive` against the emulator's
+// polymarket profile (L1 and L2 verified as the venue does): with a seeded account's credentials
+// every check passes; a wrong secret fails with one clear line; a venue answering 403 is explained
+// as a region refusal; keys derive gives back the credentials the venue issued to the wallet.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli } from '../../src/cli.js';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
+import { send, startServer, type TestServer } from '../api/http-server.js';
+
+let emu: RunningEmulator;
+let spec: RunningEmulator;
+let refusing: TestServer;
+beforeAll(async () => {
+  emu = await startEmulator({ profile: 'polymarket', seed: 3 });
+  spec = await startEmulator({ seed: 3, keys: ['spec-key'] });
+  refusing = await startServer((_r, res) => send(res, 403, { error: 'Trading restricted in your region' }));
+});
+afterAll(async () => {
+  await Promise.all([emu.close(), spec.close(), refusing.close()]);
+});
+
+async function run(args: string[], env: Record<string, string>): Promise<{ code: number; out: string[] }> {
+  const out: string[] = [];
+  const code = await cli(args, { out: (l) => void out.push(l), err: (l) => void out.push(l), env });
+  return { code, out };
+}
+
+function polyEnv(clob: string, over: Record<string, string> = {}): Record<string, string> {
+  const a = emu.accounts[0];
+  return {
+    MAKERD_VENUE: 'polymarket',
+    MAKERD_CLOB_URL: clob,
+    MAKERD_PRIVATE_KEY: a.privateKey,
+    MAKERD_API_KEY: a.apiKey,
+    MAKERD_API_SECRET: a.secret,
+    MAKERD_API_PASSPHRASE: a.passphrase,
+    MAKERD_SIGNATURE_TYPE: String(a.signatureType),
+    ...over,
+  };
+}
+
+const line = (out: string[], check: string) => out.find((l) => new RegExp(`^(ok  |FAIL|skip) ${check} `).test(l)) ?? '';
+
+describe('makerd doctor', () => {
+  it('passes every check against the polymarket emulator with a seeded account', async () => {
+    const token = emu.markets[0].facts.tokens[0];
+    const r = await run(['doctor', '--markets', token], polyEnv(emu.urls.clob));
+    expect(r.out.join('\n')).toMatch(/every check passed/);
+    expect(r.code).toBe(0);
+    for (const c of ['credentials', 'clock', 'markets', 'balance', 'heartbeat']) expect(line(r.out, c), c).toMatch(/^ok {3}/);
+    expect(line(r.out, 'markets')).toContain(emu.markets[0].conditionId);
+    expect(line(r.out, 'markets')).toMatch(/tick 0\.\d+ neg-risk (true|false) min size \d/);
+  });
+
+  it('fails with one clear line for a wrong secret, and for missing credentials', async () => {
+    const token = emu.markets[0].facts.tokens[0];
+    const wrong = await run(['doctor', '--markets', token], polyEnv(emu.urls.clob, { MAKERD_API_SECRET: Buffer.from('not the secret').toString('base64') }));
+    expect(wrong.code).toBe(1);
+    expect(line(wrong.out, 'credentials')).toMatch(/^FAIL credentials +the venue refused the credentials \(401/);
+    const missing = await run(['doctor', '--markets', token], { MAKERD_VENUE: 'polymarket', MAKERD_CLOB_URL: emu.urls.clob });
+    expect(missing.code).toBe(1);
+    expect(line(missing.out, 'credentials')).toMatch(/needs MAKERD_PRIVATE_KEY, MAKERD_API_KEY, MAKERD_API_SECRET, MAKERD_API_PASSPHRASE/);
+  });
+
+  it('explains a 403 as the venue refusing the region', async () => {
+    const r = await run(['doctor', '--markets', '1'], polyEnv(refusing.url));
+    expect(r.code).toBe(1);
+    expect(line(r.out, 'credentials')).toMatch(/403.*not offered in some regions/);
+  });
+
+  it('in the spec profile: a Bearer read, no /time to check', async () => {
+    const token = spec.markets[0].facts.tokens[0];
+    const r = await run(['doctor', '--markets', token], { MAKERD_CLOB_URL: spec.urls.clob, MAKERD_API_KEY: 'spec-key' });
+    expect(r.code).toBe(0);
+    expect(line(r.out, 'credentials')).toMatch(/^ok/);
+    expect(line(r.out, 'clock')).toMatch(/^skip/);
+    const refused = await run(['doctor', '--markets', token], { MAKERD_CLOB_URL: spec.urls.clob, MAKERD_API_KEY: 'not-accepted' });
+    expect(refused.code).toBe(1);
+  });
+});
+
+describe('makerd keys derive against the polymarket emulator', () => {
+  it('prints the credentials the venue issued to the wallet', async () => {
+    const a = emu.accounts[0];
+    const r = await run(['keys', 'derive'], { MAKERD_CLOB_URL: emu.urls.clob, MAKERD_PRIVATE_KEY: a.privateKey });
+    expect(r.code).toBe(0);
+    expect(r.out).toEqual([`export MAKERD_API_KEY=${a.apiKey}`, `export MAKERD_API_SECRET=${a.secret}`, `export MAKERD_API_PASSPHRASE=${a.passphrase}`]);
+    expect(r.out.join('\n')).not.toContain(a.privateKey.slice(2));
+  });
+});
