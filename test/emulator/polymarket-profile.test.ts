@@ -71,6 +71,15 @@ describe('polymarket profile with the official client', () => {
     expect(await c.cancelOrders([a.orderID])).toEqual({ canceled: [a.orderID], not_canceled: {} });
     const all = await c.cancelAll();
     expect([...all.canceled].sort()).toEqual([b.orderID, d.orderID].sort());
+    // a batch through postOrders, cancelled by market
+    const orders = await Promise.all([5, 6].map((size) => c.createOrder({ tokenID: yes, price, size, side: Side.BUY }, { tickSize: '0.01' })));
+    const batch = await c.postOrders(
+      orders.map((order) => ({ order, orderType: OrderType.GTC })),
+      true,
+    );
+    expect(batch.map((x: { success: boolean }) => x.success)).toEqual([true, true]);
+    const byMarket = await c.cancelMarketOrders({ market: emu.markets[0].conditionId, asset_id: yes });
+    expect(byMarket.canceled).toHaveLength(2);
 
     // a BUY at the best ask takes liquidity from the synthetic makers
     const took = await c.createAndPostOrder({ tokenID: yes, price: ask, size: 5, side: Side.BUY }, { tickSize: '0.01' }, OrderType.GTC);
