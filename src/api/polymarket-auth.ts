@@ -9,6 +9,14 @@ import { privateKeyToAccount } from 'viem/accounts';
 /** The text the wallet signs to prove it controls the address (the official client's constant). */
 export const CLOB_AUTH_MESSAGE = 'This message attests that I control the given wallet';
 
+/** The L1 typed data: the wallet attests to its address at a time, with a nonce. */
+export const CLOB_AUTH_STRUCT = [
+  { name: 'address', type: 'address' },
+  { name: 'timestamp', type: 'string' },
+  { name: 'nonce', type: 'uint256' },
+  { name: 'message', type: 'string' },
+] as const;
+
 /** Polygon mainnet: the chain every Polymarket signature names. */
 export const POLYGON_CHAIN_ID = 137;
 
@@ -27,14 +35,7 @@ export async function l1Headers(privateKey: `0x${string}`, timestampSec: number,
   const account = privateKeyToAccount(privateKey);
   const signature = await account.signTypedData({
     domain: { name: 'ClobAuthDomain', version: '1', chainId },
-    types: {
-      ClobAuth: [
-        { name: 'address', type: 'address' },
-        { name: 'timestamp', type: 'string' },
-        { name: 'nonce', type: 'uint256' },
-        { name: 'message', type: 'string' },
-      ],
-    },
+    types: { ClobAuth: CLOB_AUTH_STRUCT },
     primaryType: 'ClobAuth',
     message: { address: account.address, timestamp: String(timestampSec), nonce: BigInt(nonce), message: CLOB_AUTH_MESSAGE },
   });

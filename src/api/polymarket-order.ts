@@ -53,7 +53,8 @@ export interface SignedOrderV2 {
   signature: string;
 }
 
-const ORDER_STRUCT = [
+/** The V2 order struct (the official client's CTF_EXCHANGE_V2_ORDER_STRUCT): signed here, recovered by the emulator. */
+export const ORDER_STRUCT = [
   { name: 'salt', type: 'uint256' },
   { name: 'maker', type: 'address' },
   { name: 'signer', type: 'address' },

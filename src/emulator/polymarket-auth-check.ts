@@ -4,7 +4,7 @@
 // the credential's secret (src/api/polymarket-auth.ts l2Signature, the official client's bytes).
 import { timingSafeEqual } from 'node:crypto';
 import { recoverTypedDataAddress } from 'viem';
-import { CLOB_AUTH_MESSAGE, POLYGON_CHAIN_ID, l2Signature } from '../api/polymarket-auth.js';
+import { CLOB_AUTH_MESSAGE, CLOB_AUTH_STRUCT, POLYGON_CHAIN_ID, l2Signature } from '../api/polymarket-auth.js';
 import type { PolyCredential, PolymarketAccounts } from './polymarket-accounts.js';
 
 /** Allowed distance between POLY_TIMESTAMP and the emulator's clock, seconds (our choice; the venue does not document its window). */
@@ -40,14 +40,7 @@ export async function checkL1(h: Headers, nowSec: number, skewSec = AUTH_SKEW_SE
   try {
     signer = await recoverTypedDataAddress({
       domain: { name: 'ClobAuthDomain', version: '1', chainId: POLYGON_CHAIN_ID },
-      types: {
-        ClobAuth: [
-          { name: 'address', type: 'address' },
-          { name: 'timestamp', type: 'string' },
-          { name: 'nonce', type: 'uint256' },
-          { name: 'message', type: 'string' },
-        ],
-      },
+      types: { ClobAuth: CLOB_AUTH_STRUCT },
       primaryType: 'ClobAuth',
       message: { address, timestamp: ts as string, nonce: BigInt(nonceText), message: CLOB_AUTH_MESSAGE },
       signature: signature as `0x${string}`,

@@ -4,26 +4,11 @@
 // price on the tick, size at least the minimum, balance), then enters the Exchange as in the spec profile.
 import { hashTypedData, recoverTypedDataAddress } from 'viem';
 import { POLYGON_CHAIN_ID } from '../api/polymarket-auth.js';
-import { EXCHANGE_V2, NEG_RISK_EXCHANGE_V2 } from '../api/polymarket-order.js';
+import { EXCHANGE_V2, NEG_RISK_EXCHANGE_V2, ORDER_STRUCT } from '../api/polymarket-order.js';
 import { formatPrice, formatSize, PRICE_SCALE } from '../core/units.js';
 import type { Exchange } from './exchange.js';
 import { hex64 } from './ids.js';
 import type { PolyCredential, PolymarketAccounts } from './polymarket-accounts.js';
-
-/** The V2 order struct (the same as src/api/polymarket-order.ts signs; the official client's CTF_EXCHANGE_V2_ORDER_STRUCT). */
-const ORDER_STRUCT = [
-  { name: 'salt', type: 'uint256' },
-  { name: 'maker', type: 'address' },
-  { name: 'signer', type: 'address' },
-  { name: 'tokenId', type: 'uint256' },
-  { name: 'makerAmount', type: 'uint256' },
-  { name: 'takerAmount', type: 'uint256' },
-  { name: 'side', type: 'uint8' },
-  { name: 'signatureType', type: 'uint8' },
-  { name: 'timestamp', type: 'uint256' },
-  { name: 'metadata', type: 'bytes32' },
-  { name: 'builder', type: 'bytes32' },
-] as const;
 
 /** Shares and pUSD both count in 1e-6 units; a size unit is 1e-2 shares. */
 const SHARE_UNITS_PER_SIZE = 10_000n;
