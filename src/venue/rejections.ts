@@ -24,12 +24,29 @@ export type RejectCode = (typeof REJECT_CODES)[number] | 'UNKNOWN';
 // longest first: INVALID_POST_ONLY_ORDER_TYPE must not read as INVALID_POST_ONLY_ORDER
 const BY_LENGTH = [...REJECT_CODES].sort((a, b) => b.length - a.length);
 
-/** The code a venue's error text carries: the text itself, or a code named inside it. */
+/**
+ * The real venue's sentences for the same refusals, where its answer names no code: 400
+ * {"error":"order 0x.. crosses the book"} (public reports: Polymarket/clob-client issue 305,
+ * py-clob-client issue 231); the others as the emulator's polymarket profile words them
+ * (src/emulator/polymarket-orders.ts, from public issue threads).
+ */
+const SENTENCES: ReadonlyArray<[RegExp, RejectCode]> = [
+  [/crosses the book/i, 'INVALID_POST_ONLY_ORDER'],
+  [/breaks minimum tick size/i, 'INVALID_ORDER_MIN_TICK_SIZE'],
+  [/lower than the minimum/i, 'INVALID_ORDER_MIN_SIZE'],
+  [/not enough balance/i, 'INVALID_ORDER_NOT_ENOUGH_BALANCE'],
+  [/is invalid\. duplicated/i, 'INVALID_ORDER_DUPLICATED'],
+  [/expiration/i, 'INVALID_ORDER_EXPIRATION'],
+  [/fully filled or killed/i, 'FOK_ORDER_NOT_FILLED_ERROR'],
+];
+
+/** The code a venue's error text carries: the text itself, a code named inside it, or a known sentence. */
 export function rejectCodeOf(text: string | undefined): RejectCode {
   if (!text) return 'UNKNOWN';
   const t = text.trim();
   if ((REJECT_CODES as readonly string[]).includes(t)) return t as RejectCode;
   for (const c of BY_LENGTH) if (t.includes(c)) return c;
+  for (const [re, c] of SENTENCES) if (re.test(t)) return c;
   return 'UNKNOWN';
 }
 

@@ -6,6 +6,9 @@ import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/core/log.js';
 import { LiveVenue } from '../../src/venue/live-venue.js';
 import { send, startServer, testHttp, type TestServer } from '../api/http-server.js';
+import { startEmulator } from '../../src/emulator/server.js';
+import { polymarketProfile } from '../../src/api/polymarket-profile.js';
+import { polymarketCredentialsFromEnv } from '../../src/api/polymarket-credentials.js';
 
 const YES = '111';
 const NO = '222';
@@ -100,6 +103,54 @@ describe('LiveVenue: typed refusals (issue 11, item 5)', () => {
       await expect(venue.placeOrder(order)).rejects.toThrow(/outcome unknown/);
     } finally {
       await clients.close();
+    }
+  });
+});
+
+describe('LiveVenue on the polymarket profile (issue 12, item 4): the venue refusals are typed codes', () => {
+  it("against the emulator's polymarket profile: off the tick, under the minimum and a crossing post-only order each get their code; a good order rests and is cancelled", async () => {
+    const emu = await startEmulator({ profile: 'polymarket', seed: 4 });
+    const a = emu.accounts[1]; // a proxy wallet: maker = funder, signer = the key's address
+    const cfg = loadConfig({ env: { MAKERD_CLOB_URL: emu.urls.clob, MAKERD_VENUE: 'polymarket' } });
+    const profile = polymarketProfile(
+      polymarketCredentialsFromEnv({
+        MAKERD_PRIVATE_KEY: a.privateKey,
+        MAKERD_API_KEY: a.apiKey,
+        MAKERD_API_SECRET: a.secret,
+        MAKERD_API_PASSPHRASE: a.passphrase,
+        MAKERD_SIGNATURE_TYPE: String(a.signatureType),
+        MAKERD_FUNDER: a.funder ?? '',
+      }),
+    );
+    const clients = createClients({ ...cfg, http: testHttp }, profile);
+    const m = emu.markets[0];
+    const token = m.facts.tokens[0];
+    const tick = m.facts.tick;
+    const venue = new LiveVenue({ clob: clients.clob, subscribeUser: () => {}, tickOf: () => tick, log: silentLogger });
+    try {
+      const book = await clients.clob.getBook(token);
+      const bid = book.bids[book.bids.length - 1].price;
+      const ask = book.asks[book.asks.length - 1].price;
+      const base = { tokenId: token, orderType: 'GTC' as const, postOnly: true };
+      const res = await venue.placeOrders([
+        { ...base, clientId: 'off-tick', side: 'BUY', price: bid - tick - Math.max(1, tick / 10), size: m.facts.minSize },
+        { ...base, clientId: 'small', side: 'BUY', price: bid - tick, size: m.facts.minSize - 100 },
+        { ...base, clientId: 'crossing', side: 'BUY', price: ask, size: m.facts.minSize },
+        { ...base, clientId: 'good', side: 'BUY', price: bid - 2 * tick, size: m.facts.minSize },
+      ]);
+      const by = Object.fromEntries(res.map((r) => [r.clientId, r]));
+      expect(by['off-tick'].error).toBe('INVALID_ORDER_MIN_TICK_SIZE');
+      expect(by.small.error).toBe('INVALID_ORDER_MIN_SIZE');
+      expect(by.crossing.error).toBe('INVALID_POST_ONLY_ORDER');
+      expect(by.good.ok).toBe(true);
+      const open = await venue.openOrders();
+      expect(open.map((o) => o.orderId)).toEqual([by.good.orderId]);
+      expect(open[0]).toMatchObject({ tokenId: token, side: 'BUY', price: bid - 2 * tick, originalSize: m.facts.minSize });
+      expect((await venue.cancelOrders([by.good.orderId as string])).canceled).toEqual([by.good.orderId]);
+      expect(await venue.openOrders()).toEqual([]);
+    } finally {
+      await clients.close();
+      await emu.close();
     }
   });
 });
