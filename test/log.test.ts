@@ -50,4 +50,27 @@ describe('logger redaction', () => {
     expect(scrub('Authorization: Bearer abc.def-ghi', [])).toBe(`Authorization: Bearer ${REDACTED}`);
     expect(scrub({ Authorization: 'x' }, [])).toEqual({ Authorization: REDACTED });
   });
+  it('the polymarket secrets: L2 header names, and the private key and secret values from the environment', () => {
+    expect(scrub({ POLY_API_KEY: 'k', POLY_PASSPHRASE: 'p', privateKey: 'x', POLY_ADDRESS: '0xabc' }, [])).toEqual({
+      POLY_API_KEY: REDACTED,
+      POLY_PASSPHRASE: REDACTED,
+      privateKey: REDACTED,
+      POLY_ADDRESS: '0xabc',
+    });
+    const pk = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
+    const saved = { pk: process.env.MAKERD_PRIVATE_KEY, s: process.env.MAKERD_API_SECRET };
+    process.env.MAKERD_PRIVATE_KEY = pk;
+    process.env.MAKERD_API_SECRET = 'c2VjcmV0LXZhbHVl';
+    try {
+      const { logger, text } = capture();
+      logger.error({ err: new Error(`signing with ${pk} failed`), note: 'secret c2VjcmV0LXZhbHVl here' }, 'x');
+      expect(text()).not.toContain(pk);
+      expect(text()).not.toContain('c2VjcmV0LXZhbHVl');
+    } finally {
+      if (saved.pk === undefined) delete process.env.MAKERD_PRIVATE_KEY;
+      else process.env.MAKERD_PRIVATE_KEY = saved.pk;
+      if (saved.s === undefined) delete process.env.MAKERD_API_SECRET;
+      else process.env.MAKERD_API_SECRET = saved.s;
+    }
+  });
 });

@@ -6,7 +6,7 @@ import pino, { type Logger, type DestinationStream } from 'pino';
 
 export type { Logger };
 
-const SECRET_KEY = /^(authorization|api[-_]?key|apikey|secret|passphrase|password|private[-_]?key|x-api-key|poly[-_]api[-_]key)$/i;
+const SECRET_KEY = /^(authorization|api[-_]?key|apikey|secret|passphrase|password|private[-_]?key|x-api-key|poly[-_]api[-_]key|poly[-_]passphrase)$/i;
 export const REDACTED = '[redacted]';
 
 /** The environment variables whose values are secrets (never printed, whatever carries them). */
