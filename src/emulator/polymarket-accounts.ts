@@ -1,12 +1,25 @@
 // The polymarket profile's accounts: API credentials issued per (wallet address, nonce), the same
-// ones every time (create and derive agree), and the seeded test accounts (an EOA, type 0, and a
-// Gnosis-safe proxy, type 2, with its funder), each with credentials issued for nonce 0.
+// ones every time (create and derive agree), and the seeded test accounts (an EOA, type 0, a
+// Gnosis-safe proxy, type 2, with its funder, and a deposit wallet, type 3, owned by the account's
+// key, as its funder), each with credentials issued for nonce 0.
 import { getAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { hex64 } from './ids.js';
 
-/** 0: EOA; 1: Polymarket proxy; 2: Gnosis safe (the official client's SignatureTypeV2). */
-export type PolySignatureType = 0 | 1 | 2;
+/** 0: EOA; 1: Polymarket proxy; 2: Gnosis safe; 3: deposit wallet, ERC-1271 (the official client's SignatureTypeV2). */
+export type PolySignatureType = 0 | 1 | 2 | 3;
+
+/** The wallet a signer (its owner) trades for: a proxy (types 1, 2) or a deposit wallet (type 3). */
+export interface PolyWallet {
+  /** Checksummed wallet address: the order's maker (and, for a deposit wallet, its signer). */
+  address: string;
+  signatureType: 1 | 2 | 3;
+  /** Checksummed address of the key that controls the wallet. */
+  owner: string;
+}
+
+/** Signature type of seeded test account i: an EOA, a Gnosis-safe proxy, a deposit wallet, again. */
+const TEST_ACCOUNT_TYPES: readonly PolySignatureType[] = [0, 2, 3];
 
 export interface PolyCredential {
   apiKey: string;
@@ -22,7 +35,7 @@ export interface PolyTestAccount {
   address: string;
   privateKey: `0x${string}`;
   signatureType: PolySignatureType;
-  /** The proxy wallet holding the funds (the order's maker) for signature types 1 and 2. */
+  /** The wallet holding the funds (the order's maker) for signature types 1 and 2 (proxy) and 3 (deposit wallet, also the signer). */
   funder?: string;
   apiKey: string;
   secret: string;
@@ -34,20 +47,21 @@ const uuid = (h: string): string => `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slic
 export class PolymarketAccounts {
   private readonly byKey = new Map<string, PolyCredential>();
   private readonly revoked = new Set<string>();
-  /** Funder (proxy wallet) per lower-case signer address, for signature types 1 and 2. */
-  private readonly funders = new Map<string, string>();
+  /** The wallet (proxy or deposit wallet) per lower-case owner (signer key) address. */
+  private readonly wallets = new Map<string, PolyWallet>();
   readonly testAccounts: PolyTestAccount[] = [];
 
   constructor(
     private readonly seed: number,
-    testAccounts = 2,
+    testAccounts = TEST_ACCOUNT_TYPES.length,
   ) {
     for (let i = 0; i < testAccounts; i++) {
       const privateKey = `0x${hex64(`polymarket-test-account:${seed}:${i}`)}` as const;
       const address = privateKeyToAccount(privateKey).address;
-      const signatureType: PolySignatureType = i % 2 === 0 ? 0 : 2;
-      const funder = signatureType === 0 ? undefined : getAddress(`0x${hex64(`polymarket-funder:${seed}:${i}`).slice(0, 40)}`);
-      if (funder) this.funders.set(address.toLowerCase(), funder);
+      const signatureType = TEST_ACCOUNT_TYPES[i % TEST_ACCOUNT_TYPES.length];
+      const label = signatureType === 3 ? 'polymarket-deposit-wallet' : 'polymarket-funder';
+      const funder = signatureType === 0 ? undefined : getAddress(`0x${hex64(`${label}:${seed}:${i}`).slice(0, 40)}`);
+      if (funder && signatureType !== 0) this.wallets.set(address.toLowerCase(), { address: funder, signatureType, owner: address });
       const c = this.issue(address, 0);
       this.testAccounts.push({ address, privateKey, signatureType, funder, apiKey: c.apiKey, secret: c.secret, passphrase: c.passphrase });
     }
@@ -99,14 +113,19 @@ export class PolymarketAccounts {
     this.revoked.add(apiKey);
   }
 
-  /** The maker address of an API key's orders: the funder of a proxy account, else the signer; undefined for an unknown key. */
+  /** The maker address of an API key's orders: the wallet of a proxy or deposit-wallet account, else the signer; undefined for an unknown key. */
   makerOf(apiKey: string): string | undefined {
     const c = this.byKey.get(apiKey);
     return c ? (this.funderOf(c.address) ?? c.address) : undefined;
   }
 
-  /** The proxy wallet a signer trades for (signature types 1 and 2), when it has one. */
+  /** The wallet (proxy, types 1 and 2, or deposit wallet, type 3) a signer key trades for, when it has one. */
   funderOf(signer: string): string | undefined {
-    return this.funders.get(signer.toLowerCase());
+    return this.wallets.get(signer.toLowerCase())?.address;
+  }
+
+  /** The wallet a key (its owner's address) controls, with its kind, when it has one. */
+  walletOf(owner: string): PolyWallet | undefined {
+    return this.wallets.get(owner.toLowerCase());
   }
 }

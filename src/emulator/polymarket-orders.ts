@@ -2,13 +2,17 @@
 // the venue checks it (owner = the API key, signer = the key's address, maker = the signer or its
 // funder, the EIP-712 signature recovered with viem against the exchange or neg-risk exchange,
 // price on the tick, size at least the minimum, balance), then enters the Exchange as in the spec profile.
-import { hashTypedData, recoverTypedDataAddress } from 'viem';
+// A deposit wallet's order (type 3, POLY_1271) is maker = signer = the wallet, and its signature is
+// checked as the ERC-1271 wallet would check it (ERC-7739 nested typed data, see depositWalletSigner).
+import { hashDomain, hashStruct, hashTypedData, recoverTypedDataAddress, toHex } from 'viem';
 import { POLYGON_CHAIN_ID } from '../api/polymarket-auth.js';
 import { EXCHANGE_V2, NEG_RISK_EXCHANGE_V2, ORDER_STRUCT } from '../api/polymarket-order.js';
 import { formatPrice, formatSize, PRICE_SCALE } from '../core/units.js';
 import type { Exchange } from './exchange.js';
 import { hex64 } from './ids.js';
 import type { PolyCredential, PolymarketAccounts } from './polymarket-accounts.js';
+
+type Hex = `0x${string}`;
 
 /** Shares and pUSD both count in 1e-6 units; a size unit is 1e-2 shares. */
 const SHARE_UNITS_PER_SIZE = 10_000n;
@@ -34,6 +38,78 @@ export type PlaceAnswer = { ok: true; res: Record<string, unknown> } | { ok: fal
 const refuse = (error: string, status = 400): PlaceAnswer => ({ ok: false, status, error });
 const isHex = (v: unknown, bytes: number): v is `0x${string}` => typeof v === 'string' && new RegExp(`^0x[0-9a-fA-F]{${bytes * 2}}$`).test(v);
 const isUint = (v: unknown): v is string => typeof v === 'string' && /^\d{1,78}$/.test(v);
+const sameAddress = (a: string, b: string | undefined): boolean => b !== undefined && a.toLowerCase() === b.toLowerCase();
+
+const ZERO_BYTES32 = `0x${'0'.repeat(64)}` as const;
+/** The order's EIP-712 type string, from the one struct definition. */
+const ORDER_TYPE_STRING = `Order(${ORDER_STRUCT.map((f) => `${f.type} ${f.name}`).join(',')})`;
+/** ERC-7739's TypedDataSign: the wallet's own domain fields around the app's contents (the order). */
+const TYPED_DATA_SIGN = [
+  { name: 'contents', type: 'Order' },
+  { name: 'name', type: 'string' },
+  { name: 'version', type: 'string' },
+  { name: 'chainId', type: 'uint256' },
+  { name: 'verifyingContract', type: 'address' },
+  { name: 'salt', type: 'bytes32' },
+] as const;
+const EIP712_DOMAIN = [
+  { name: 'name', type: 'string' },
+  { name: 'version', type: 'string' },
+  { name: 'chainId', type: 'uint256' },
+  { name: 'verifyingContract', type: 'address' },
+] as const;
+/** The deposit wallet's EIP-712 name and version (its domain salt is zero). */
+const DEPOSIT_WALLET_NAME = 'DepositWallet';
+const DEPOSIT_WALLET_VERSION = '1';
+
+type ExchangeDomain = { name: string; version: string; chainId: number; verifyingContract: Hex };
+type OrderMessage = {
+  salt: bigint;
+  maker: Hex;
+  signer: Hex;
+  tokenId: bigint;
+  makerAmount: bigint;
+  takerAmount: bigint;
+  side: number;
+  signatureType: number;
+  timestamp: bigint;
+  metadata: Hex;
+  builder: Hex;
+};
+
+/**
+ * The address a deposit wallet's signature is valid for, as the wallet (ERC-1271 with ERC-7739
+ * nested typed data) would check it, or undefined. The signature is the 65-byte inner signature,
+ * then the app's domain separator (32 bytes), the contents' struct hash (32 bytes), the contents
+ * type string and its length (2 bytes, big-endian). The appended separator must be the exchange's,
+ * the contents hash the order's, the type string the Order type; the inner signature is recovered
+ * over TypedDataSign{contents: the order, the wallet's name, version, chain id, address, zero salt}
+ * under the exchange's domain. The caller compares the address with the wallet's owner.
+ */
+export async function depositWalletSigner(signature: string, domain: ExchangeDomain, message: OrderMessage): Promise<string | undefined> {
+  if (!/^0x([0-9a-fA-F]{2})+$/.test(signature)) return undefined;
+  const body = signature.slice(2).toLowerCase();
+  const bytes = body.length / 2;
+  if (bytes < 65 + 64 + 2) return undefined;
+  const typeLen = Number.parseInt(body.slice(-4), 16);
+  // the inner signature is exactly 65 bytes (r, s, v): the length must account for every byte
+  if (bytes !== 65 + 32 + 32 + typeLen + 2) return undefined;
+  const inner = `0x${body.slice(0, 130)}` as const;
+  const appSeparator = `0x${body.slice(130, 194)}`;
+  const contentsHash = `0x${body.slice(194, 258)}`;
+  const typeString = `0x${body.slice(258, 258 + typeLen * 2)}`;
+  if (typeString !== toHex(ORDER_TYPE_STRING) || typeLen !== ORDER_TYPE_STRING.length) return undefined;
+  if (appSeparator !== hashDomain({ domain: { ...domain, chainId: BigInt(domain.chainId) }, types: { EIP712Domain: EIP712_DOMAIN } })) return undefined;
+  if (contentsHash !== hashStruct({ data: message, primaryType: 'Order', types: { Order: ORDER_STRUCT } })) return undefined;
+  const recovered = await recoverTypedDataAddress({
+    domain,
+    types: { TypedDataSign: TYPED_DATA_SIGN, Order: ORDER_STRUCT },
+    primaryType: 'TypedDataSign',
+    message: { contents: message, name: DEPOSIT_WALLET_NAME, version: DEPOSIT_WALLET_VERSION, chainId: BigInt(domain.chainId), verifyingContract: message.signer, salt: ZERO_BYTES32 },
+    signature: inner,
+  });
+  return recovered;
+}
 
 /** The venue's message for a rejection code of the matching engine. */
 function venueMessage(code: string, hash: string): string {
@@ -80,7 +156,8 @@ export async function placeSigned(ctx: OrderIntake, cred: PolyCredential, body: 
   )
     return refuse(INVALID_PAYLOAD);
   if (b.owner !== cred.apiKey) return refuse(OWNER_NOT_KEY);
-  if (o.signer.toLowerCase() !== cred.address.toLowerCase()) return refuse(SIGNER_NOT_KEY);
+  // a deposit wallet signs as itself: its signer is checked with the signature below
+  if (sigType !== 3 && !sameAddress(o.signer, cred.address)) return refuse(SIGNER_NOT_KEY);
   const market = ctx.exchange.byToken.get(o.tokenId)?.market;
   if (!market) return refuse('Invalid token id');
   const side = o.side;
@@ -102,19 +179,30 @@ export async function placeSigned(ctx: OrderIntake, cred: PolyCredential, body: 
       builder: o.builder,
     },
   };
+  // the wallet the key controls: a proxy (types 1, 2) or a deposit wallet (type 3)
+  const wallet = ctx.accounts.walletOf(cred.address);
   let hash: string;
-  let recovered: string;
+  let valid: boolean;
   try {
     hash = hashTypedData(typed);
-    recovered = isHex(o.signature, 65) ? await recoverTypedDataAddress({ ...typed, signature: o.signature }) : '';
+    if (sigType === 3) {
+      // maker = signer = the key's deposit wallet; the wallet's owner (the key) signed for it
+      valid =
+        wallet?.signatureType === 3 &&
+        sameAddress(o.signer, wallet.address) &&
+        sameAddress(o.maker, o.signer) &&
+        sameAddress(wallet.owner, await depositWalletSigner(o.signature, typed.domain, typed.message));
+    } else {
+      const recovered = isHex(o.signature, 65) ? await recoverTypedDataAddress({ ...typed, signature: o.signature }) : undefined;
+      // the maker: the signer itself (EOA), or the proxy wallet it controls (types 1 and 2)
+      const makerOk =
+        sigType === 0 ? sameAddress(o.maker, o.signer) : (sigType === 1 || sigType === 2) && (wallet?.signatureType === 1 || wallet?.signatureType === 2) && sameAddress(o.maker, wallet.address);
+      valid = sameAddress(o.signer, recovered) && makerOk;
+    }
   } catch {
     return refuse(INVALID_SIGNATURE);
   }
-  if (recovered.toLowerCase() !== o.signer.toLowerCase()) return refuse(INVALID_SIGNATURE);
-  // the maker: the signer itself (EOA), or the proxy wallet it controls (types 1 and 2)
-  const funder = ctx.accounts.funderOf(o.signer);
-  const makerOk = sigType === 0 ? o.maker.toLowerCase() === o.signer.toLowerCase() : (sigType === 1 || sigType === 2) && funder !== undefined && o.maker.toLowerCase() === funder.toLowerCase();
-  if (!makerOk) return refuse(INVALID_SIGNATURE);
+  if (!valid) return refuse(INVALID_SIGNATURE);
   if (ctx.seen.has(hash)) return refuse(venueMessage('INVALID_ORDER_DUPLICATED', hash));
 
   // price and size from the amounts (1e-6 units): BUY gives pUSD for shares, SELL shares for pUSD
