@@ -5,9 +5,10 @@
 // type string) or whose signer is not the key's deposit wallet are refused "invalid signature".
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { OrderType, Side } from '@polymarket/clob-client-v2';
-import { getAddress } from 'viem';
+import { getAddress, hashDomain, hashStruct, toHex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { createClients } from '../../src/api/index.js';
-import { orderBodyV2, signOrderV2, type SignatureType } from '../../src/api/polymarket-order.js';
+import { EXCHANGE_V2, ORDER_STRUCT, orderBodyV2, signOrderV2, type SignatureType } from '../../src/api/polymarket-order.js';
 import { polymarketCredentialsFromEnv } from '../../src/api/polymarket-credentials.js';
 import { polymarketProfile } from '../../src/api/polymarket-profile.js';
 import { loadConfig } from '../../src/config.js';
@@ -54,7 +55,7 @@ async function signed(
     signatureType: o.signatureType ?? 3,
     funder: (o.wallet ?? dw.funder) as `0x${string}`,
   });
-  return orderBodyV2(s, dw.apiKey, 'GTC', true) as { order: Record<string, unknown> } & Record<string, unknown>;
+  return orderBodyV2(s, o.owner ?? dw.apiKey, 'GTC', true) as { order: Record<string, unknown> } & Record<string, unknown>;
 }
 
 /** The wrapped signature's parts (hex without 0x): inner (65 bytes), domain separator, contents hash, type string, length. */
@@ -62,6 +63,57 @@ function parts(sig: string): { inner: string; separator: string; contents: strin
   const h = sig.slice(2);
   return { inner: h.slice(0, 130), separator: h.slice(130, 194), contents: h.slice(194, 258), type: h.slice(258, -4), len: h.slice(-4) };
 }
+/**
+ * The order of a body re-signed by `key` as a deposit wallet's (the wrapping written here
+ * independently with viem), whatever its maker and signer: to make a well-signed order that breaks
+ * the maker rule.
+ */
+async function rewrap(b: { order: Record<string, unknown> }, key: `0x${string}`): Promise<void> {
+  const o = b.order as Record<string, string | number>;
+  const message = {
+    salt: BigInt(o.salt),
+    maker: o.maker as `0x${string}`,
+    signer: o.signer as `0x${string}`,
+    tokenId: BigInt(o.tokenId),
+    makerAmount: BigInt(o.makerAmount),
+    takerAmount: BigInt(o.takerAmount),
+    side: o.side === 'BUY' ? 0 : 1,
+    signatureType: Number(o.signatureType),
+    timestamp: BigInt(o.timestamp),
+    metadata: o.metadata as `0x${string}`,
+    builder: o.builder as `0x${string}`,
+  };
+  const domain = { name: 'Polymarket CTF Exchange', version: '2', chainId: 137n, verifyingContract: EXCHANGE_V2 } as const;
+  const typedDataSign = [
+    { name: 'contents', type: 'Order' },
+    { name: 'name', type: 'string' },
+    { name: 'version', type: 'string' },
+    { name: 'chainId', type: 'uint256' },
+    { name: 'verifyingContract', type: 'address' },
+    { name: 'salt', type: 'bytes32' },
+  ] as const;
+  const inner = await privateKeyToAccount(key).signTypedData({
+    domain,
+    types: { TypedDataSign: typedDataSign, Order: ORDER_STRUCT },
+    primaryType: 'TypedDataSign',
+    message: { contents: message, name: 'DepositWallet', version: '1', chainId: 137n, verifyingContract: message.signer, salt: `0x${'0'.repeat(64)}` },
+  });
+  const separator = hashDomain({
+    domain,
+    types: {
+      EIP712Domain: [
+        { name: 'name', type: 'string' },
+        { name: 'version', type: 'string' },
+        { name: 'chainId', type: 'uint256' },
+        { name: 'verifyingContract', type: 'address' },
+      ],
+    },
+  });
+  const contents = hashStruct({ data: message, primaryType: 'Order', types: { Order: ORDER_STRUCT } });
+  const type = toHex(`Order(${ORDER_STRUCT.map((f) => `${f.type} ${f.name}`).join(',')})`).slice(2);
+  b.order.signature = join({ inner: inner.slice(2), separator: separator.slice(2), contents: contents.slice(2), type, len: (type.length / 2).toString(16).padStart(4, '0') });
+}
+
 const join = (p: ReturnType<typeof parts>): string => `0x${p.inner}${p.separator}${p.contents}${p.type}${p.len}`;
 
 describe('polymarket profile: deposit-wallet (type 3) orders', () => {
@@ -158,6 +210,18 @@ describe('polymarket profile: deposit-wallet (type 3) orders', () => {
     expect(await post(await signed(price, { signatureType: 2 }))).toEqual(refused);
     // the wallet's order sent with another key's credentials (the EOA account's, which has no deposit wallet)
     expect(await l2Call(emu, emu.accounts[0], 'POST', '/order', { ...(await signed(price)), owner: emu.accounts[0].apiKey })).toEqual(refused);
+
+    // the proxy (type 2) account's key signs a type-3 order for its proxy: that wallet is no deposit wallet
+    const proxy = emu.accounts[1];
+    expect(await l2Call(emu, proxy, 'POST', '/order', await signed(price, { key: proxy.privateKey, wallet: proxy.funder, owner: proxy.apiKey }))).toEqual(refused);
+    // well signed by the owner (our own wrapping, checked first on an untouched order), but the maker is not the wallet
+    const rewrapped = await signed(price);
+    const original = rewrapped.order.signature;
+    await rewrap(rewrapped, dw.privateKey);
+    expect(rewrapped.order.signature).toBe(original);
+    rewrapped.order.maker = dw.address;
+    await rewrap(rewrapped, dw.privateKey);
+    expect(await post(rewrapped)).toEqual(refused);
 
     // nothing rested; the good one does
     expect((await l2Call(emu, dw, 'GET', '/data/orders')).json).toMatchObject({ count: 0 });
