@@ -4,7 +4,7 @@
 // contract (the neg-risk exchange for neg-risk markets). Facts from wire-formats.md 4.4 and the
 // official client; the signing is viem's.
 import { encodeAbiParameters, keccak256, toHex } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { OrderType, Side } from '../core/events.js';
 import { POLYGON_CHAIN_ID } from './polymarket-auth.js';
 
@@ -96,8 +96,9 @@ const TYPED_DATA_SIGN = [
   { name: 'salt', type: 'bytes32' },
 ] as const;
 
-export async function signOrderV2(privateKey: `0x${string}`, o: OrderToSign): Promise<SignedOrderV2> {
-  const account = privateKeyToAccount(privateKey);
+/** `key`: the private key, or its account made once (privateKeyToAccount derives the public key: a batch should not pay that per order). */
+export async function signOrderV2(key: `0x${string}` | PrivateKeyAccount, o: OrderToSign): Promise<SignedOrderV2> {
+  const account = typeof key === 'string' ? privateKeyToAccount(key) : key;
   const wallet = o.signatureType === 3;
   if (o.signatureType !== 0 && !o.funder) throw new Error(`signature type ${o.signatureType} signs for a wallet: its address (funder) is needed`);
   const maker = o.funder ?? account.address;
@@ -158,7 +159,7 @@ type OrderMessage = {
  * exchange's domain; the exchange's domain separator, the order's struct hash, the order type
  * string and that string's length (2 bytes) follow the 65-byte signature.
  */
-async function walletSignature(account: ReturnType<typeof privateKeyToAccount>, domain: Domain, m: OrderMessage): Promise<`0x${string}`> {
+async function walletSignature(account: PrivateKeyAccount, domain: Domain, m: OrderMessage): Promise<`0x${string}`> {
   const inner = await account.signTypedData({
     domain,
     types: { TypedDataSign: TYPED_DATA_SIGN, Order: ORDER_STRUCT },

@@ -25,13 +25,14 @@ export function polymarketProfile(c: PolymarketCredentials, o: PolymarketProfile
   const now = o.now ?? Date.now;
   const random = o.random ?? Math.random;
   const missing = MISSING.filter(([k]) => !c[k]).map(([, name]) => name);
-  const address = c.privateKey ? privateKeyToAccount(c.privateKey).address : undefined;
+  const account = c.privateKey ? privateKeyToAccount(c.privateKey) : undefined;
+  const address = account?.address;
   const creds: ApiCredentials | undefined = c.apiKey && c.apiSecret && c.apiPassphrase ? { key: c.apiKey, secret: c.apiSecret, passphrase: c.apiPassphrase } : undefined;
 
   const sign = async (x: NewOrder): Promise<unknown> => {
-    if (!c.privateKey || !creds) throw new Error('polymarket profile: orders need MAKERD_PRIVATE_KEY and the API credentials');
+    if (!account || !creds) throw new Error('polymarket profile: orders need MAKERD_PRIVATE_KEY and the API credentials');
     const t = now();
-    const signed = await signOrderV2(c.privateKey, {
+    const signed = await signOrderV2(account, {
       tokenId: x.tokenId,
       side: x.side,
       price: x.price,

@@ -13,6 +13,7 @@ const all: Record<string, () => Promise<{ run: () => Promise<Record<string, unkn
   tick_to_order: () => import('./tick_to_order.js'),
   backtest: () => import('./backtest.js'),
   synthetic: () => import('./synthetic.js'),
+  order_signing: () => import('./signing.js'),
 };
 
 const [first, ...rest] = process.argv.slice(2);

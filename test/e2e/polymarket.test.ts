@@ -16,26 +16,33 @@ useTestScope(
 );
 
 describe('makerd run in the polymarket profile', () => {
-  it('an EOA account: signed quotes, every fill once, SIGTERM leaves no order', async () => {
-    env = await setup({ profile: 'polymarket', account: 0 });
-    const e = env;
-    const d = spawnDaemon(e);
-    daemons.push(d);
-    await bounded(d.ready, 15_000, 'ready');
-    const open = await until('signed quotes at the venue', () => e.emu.exchange.openOrders(e.owner).length > 0 && e.emu.exchange.openOrders(e.owner), 8000);
-    expect(open.every((o) => o.orderType === 'GTC')).toBe(true);
-    const url = await until('status url', () => d.statusUrl(), 2000);
-    expect((await fetch(`${url}/health`)).status).toBe(200);
-    await until('two fills at the venue', () => venueFills(e.emu, e.owner).length >= 2, 20_000, 100);
-    // the dead-man switch armed before the first quote and never missed (the second test outlives its window)
-    expect(d.output.some((l) => l.includes('heartbeat failed'))).toBe(false);
-    kill(d, 'SIGTERM');
-    expect(await bounded(d.exited, 15_000, 'exit after SIGTERM')).toBe(0);
-    expect(e.emu.exchange.openOrders(e.owner)).toEqual([]);
-    const stored = storedFills(e.db);
-    expect(new Set(stored).size).toBe(stored.length);
-    expect(stored).toEqual(venueFills(e.emu, e.owner));
-  }, 45_000);
+  it.each([
+    ['an EOA', 0],
+    ['a deposit-wallet (ERC-1271)', 2],
+  ])(
+    '%s account: signed quotes, every fill once, SIGTERM leaves no order',
+    async (_kind, account) => {
+      env = await setup({ profile: 'polymarket', account });
+      const e = env;
+      const d = spawnDaemon(e);
+      daemons.push(d);
+      await bounded(d.ready, 15_000, 'ready');
+      const open = await until('signed quotes at the venue', () => e.emu.exchange.openOrders(e.owner).length > 0 && e.emu.exchange.openOrders(e.owner), 8000);
+      expect(open.every((o) => o.orderType === 'GTC')).toBe(true);
+      const url = await until('status url', () => d.statusUrl(), 2000);
+      expect((await fetch(`${url}/health`)).status).toBe(200);
+      await until('two fills at the venue', () => venueFills(e.emu, e.owner).length >= 2, 20_000, 100);
+      // the dead-man switch armed before the first quote and never missed (the second test outlives its window)
+      expect(d.output.some((l) => l.includes('heartbeat failed'))).toBe(false);
+      kill(d, 'SIGTERM');
+      expect(await bounded(d.exited, 15_000, 'exit after SIGTERM')).toBe(0);
+      expect(e.emu.exchange.openOrders(e.owner)).toEqual([]);
+      const stored = storedFills(e.db);
+      expect(new Set(stored).size).toBe(stored.length);
+      expect(stored).toEqual(venueFills(e.emu, e.owner));
+    },
+    45_000,
+  );
 
   it('a proxy-wallet account: after a SIGKILL the venue cancels the orders by itself; a restart loses and doubles no fill', async () => {
     env = await setup({ profile: 'polymarket', account: 1, heartbeatTimeoutMs: 3000 });

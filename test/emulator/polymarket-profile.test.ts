@@ -18,9 +18,10 @@ describe('polymarket profile with the official client', () => {
     await emu.close();
   });
 
-  it('lists seeded test accounts: an EOA and a proxy with its funder, each with credentials', () => {
+  it('lists seeded test accounts: an EOA, a proxy with its funder and a deposit wallet, each with credentials', () => {
     expect(emu.profile).toBe('polymarket');
-    expect(emu.accounts).toHaveLength(2);
+    expect(emu.accounts).toHaveLength(3);
+    expect(emu.accounts[2]).toMatchObject({ signatureType: 3, funder: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/) });
     const [eoa, proxy] = emu.accounts;
     expect(eoa).toMatchObject({ signatureType: 0, address: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/), apiKey: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     expect(eoa.funder).toBeUndefined();

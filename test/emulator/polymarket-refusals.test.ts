@@ -149,7 +149,7 @@ describe('makerd emulator --profile polymarket', () => {
         }
       }
       if (!urls) throw new Error('urls file not written');
-      expect(urls.accounts.map((a) => a.signatureType)).toEqual([0, 2]);
+      expect(urls.accounts.map((a) => a.signatureType)).toEqual([0, 2, 3]);
       expect(Object.keys(urls.accounts[0]).sort()).toEqual(['address', 'apiKey', 'passphrase', 'privateKey', 'secret', 'signatureType']);
       const fake = { urls: { clob: urls.clob } } as unknown as RunningEmulator;
       expect((await l2Call(fake, urls.accounts[1], 'GET', '/data/orders')).status).toBe(200);
