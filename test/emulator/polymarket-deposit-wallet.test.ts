@@ -42,7 +42,7 @@ async function restingPrice(): Promise<number> {
 /** A type-3 order signed with makerd's signer: `key` signs, `wallet` is maker and signer. */
 async function signed(
   price: number,
-  o: { key?: `0x${string}`; wallet?: string; negRisk?: boolean; signatureType?: SignatureType } = {},
+  o: { key?: `0x${string}`; wallet?: string; owner?: string; negRisk?: boolean; signatureType?: SignatureType } = {},
 ): Promise<{ order: Record<string, unknown> } & Record<string, unknown>> {
   const s = await signOrderV2(o.key ?? dw.privateKey, {
     tokenId: yes,
