@@ -11,7 +11,7 @@ import { POLYGON_CHAIN_ID } from './polymarket-auth.js';
 /** Polygon V2 exchange contracts (the official client's config for chain 137). */
 export const EXCHANGE_V2 = '0xE111180000d2663C0091e4f400237545B87B996B' as const;
 export const NEG_RISK_EXCHANGE_V2 = '0xe2222d279d744050d28e00520010520000310F59' as const;
-const ZERO_BYTES32 = `0x${'0'.repeat(64)}` as const;
+export const ZERO_BYTES32 = `0x${'0'.repeat(64)}` as const;
 
 /**
  * 0: an EOA signs for itself; 1: an email/magic proxy wallet; 2: a browser (Gnosis safe) proxy;
@@ -85,9 +85,10 @@ export function orderSalt(random: () => number = Math.random, nowMs: number = Da
   return String(Math.round(random() * nowMs));
 }
 
-const ORDER_TYPE =
-  'Order(uint256 salt,address maker,address signer,uint256 tokenId,uint256 makerAmount,uint256 takerAmount,uint8 side,uint8 signatureType,uint256 timestamp,bytes32 metadata,bytes32 builder)';
-const TYPED_DATA_SIGN = [
+/** The order's EIP-712 type string, from the struct. */
+export const ORDER_TYPE = `Order(${ORDER_STRUCT.map((f) => `${f.type} ${f.name}`).join(',')})`;
+/** ERC-7739's TypedDataSign: a deposit wallet's own domain fields around the order (signature type 3). */
+export const TYPED_DATA_SIGN = [
   { name: 'contents', type: 'Order' },
   { name: 'name', type: 'string' },
   { name: 'version', type: 'string' },

@@ -208,28 +208,8 @@ export async function clobRoute(ctx: ClobContext, req: EmuRequest): Promise<EmuR
       return ok(await ex.cancelWhere(key, (o) => (!market || o.market.conditionId === market) && (!asset || o.assetId === asset)));
     }
     case 'GET /trades':
-    case 'GET /data/trades': {
-      const id = q.get('id');
-      const market = q.get('market');
-      const asset = q.get('asset_id');
-      const before = q.get('before');
-      const after = q.get('after');
-      const ts = ex
-        .tradesOf(key)
-        .filter(
-          (t) =>
-            (!id || t.id === id) &&
-            (!market || t.market.conditionId === market) &&
-            (!asset || t.assetId === asset) &&
-            (!before || t.matchTimeMs / 1000 < Number(before)) &&
-            (!after || t.matchTimeMs / 1000 > Number(after)),
-        );
-      return cursorPage(
-        ts.map((t) => ex.tradeJson(t)),
-        q,
-        100,
-      );
-    }
+    case 'GET /data/trades':
+      return tradesPage(ex, key, q);
     case 'GET /balances': {
       const a = ex.account(key);
       const locked = ex.openOrders(key).reduce((s, o) => s + (o.side === 'BUY' ? o.price * (o.originalSize - o.sizeMatched) : 0), 0);
@@ -257,4 +237,28 @@ export async function clobRoute(ctx: ClobContext, req: EmuRequest): Promise<EmuR
     default:
       return notFound(`no route ${sig}`);
   }
+}
+
+/** A cursor page of the key's trades, filtered by id, market, asset_id, before and after (Unix seconds). */
+export function tradesPage(ex: Exchange, key: string, q: URLSearchParams): EmuReply {
+  const id = q.get('id');
+  const market = q.get('market');
+  const asset = q.get('asset_id');
+  const before = q.get('before');
+  const after = q.get('after');
+  const ts = ex
+    .tradesOf(key)
+    .filter(
+      (t) =>
+        (!id || t.id === id) &&
+        (!market || t.market.conditionId === market) &&
+        (!asset || t.assetId === asset) &&
+        (!before || t.matchTimeMs / 1000 < Number(before)) &&
+        (!after || t.matchTimeMs / 1000 > Number(after)),
+    );
+  return cursorPage(
+    ts.map((t) => ex.tradeJson(t)),
+    q,
+    100,
+  );
 }

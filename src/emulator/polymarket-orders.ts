@@ -6,7 +6,7 @@
 // checked as the ERC-1271 wallet would check it (ERC-7739 nested typed data, see depositWalletSigner).
 import { hashDomain, hashStruct, hashTypedData, recoverTypedDataAddress, toHex } from 'viem';
 import { POLYGON_CHAIN_ID } from '../api/polymarket-auth.js';
-import { EXCHANGE_V2, NEG_RISK_EXCHANGE_V2, ORDER_STRUCT } from '../api/polymarket-order.js';
+import { EXCHANGE_V2, NEG_RISK_EXCHANGE_V2, ORDER_STRUCT, ORDER_TYPE, TYPED_DATA_SIGN, ZERO_BYTES32 } from '../api/polymarket-order.js';
 import { formatPrice, formatSize, PRICE_SCALE } from '../core/units.js';
 import type { Exchange } from './exchange.js';
 import { hex64 } from './ids.js';
@@ -40,18 +40,6 @@ const isHex = (v: unknown, bytes: number): v is `0x${string}` => typeof v === 's
 const isUint = (v: unknown): v is string => typeof v === 'string' && /^\d{1,78}$/.test(v);
 const sameAddress = (a: string, b: string | undefined): boolean => b !== undefined && a.toLowerCase() === b.toLowerCase();
 
-const ZERO_BYTES32 = `0x${'0'.repeat(64)}` as const;
-/** The order's EIP-712 type string, from the one struct definition. */
-const ORDER_TYPE_STRING = `Order(${ORDER_STRUCT.map((f) => `${f.type} ${f.name}`).join(',')})`;
-/** ERC-7739's TypedDataSign: the wallet's own domain fields around the app's contents (the order). */
-const TYPED_DATA_SIGN = [
-  { name: 'contents', type: 'Order' },
-  { name: 'name', type: 'string' },
-  { name: 'version', type: 'string' },
-  { name: 'chainId', type: 'uint256' },
-  { name: 'verifyingContract', type: 'address' },
-  { name: 'salt', type: 'bytes32' },
-] as const;
 const EIP712_DOMAIN = [
   { name: 'name', type: 'string' },
   { name: 'version', type: 'string' },
@@ -98,7 +86,7 @@ export async function depositWalletSigner(signature: string, domain: ExchangeDom
   const appSeparator = `0x${body.slice(130, 194)}`;
   const contentsHash = `0x${body.slice(194, 258)}`;
   const typeString = `0x${body.slice(258, 258 + typeLen * 2)}`;
-  if (typeString !== toHex(ORDER_TYPE_STRING) || typeLen !== ORDER_TYPE_STRING.length) return undefined;
+  if (typeString !== toHex(ORDER_TYPE) || typeLen !== ORDER_TYPE.length) return undefined;
   if (appSeparator !== hashDomain({ domain: { ...domain, chainId: BigInt(domain.chainId) }, types: { EIP712Domain: EIP712_DOMAIN } })) return undefined;
   if (contentsHash !== hashStruct({ data: message, primaryType: 'Order', types: { Order: ORDER_STRUCT } })) return undefined;
   const recovered = await recoverTypedDataAddress({

@@ -10,6 +10,7 @@ import { checkL1, checkL2, L1_ERROR, L2_ERROR } from './polymarket-auth-check.js
 import type { Heartbeats } from './polymarket-heartbeats.js';
 import { plain, plainError, plainReply, publicRoute } from './polymarket-markets.js';
 import { INVALID_PAYLOAD, placeSigned, type OrderIntake } from './polymarket-orders.js';
+import { tradesPage } from './clob-routes.js';
 
 export const MAX_BATCH = 15;
 export const MAX_CANCEL_IDS = 1000;
@@ -140,29 +141,6 @@ async function privateRoute(ctx: PolymarketContext, cred: PolyCredential, req: E
     return o && o.owner === key ? plain(ex.orderJson(o)) : plainError(404, 'order not found');
   }
   return undefined;
-}
-
-function tradesPage(ex: Exchange, key: string, q: URLSearchParams): EmuReply {
-  const id = q.get('id');
-  const market = q.get('market');
-  const asset = q.get('asset_id');
-  const before = q.get('before');
-  const after = q.get('after');
-  const ts = ex
-    .tradesOf(key)
-    .filter(
-      (t) =>
-        (!id || t.id === id) &&
-        (!market || t.market.conditionId === market) &&
-        (!asset || t.assetId === asset) &&
-        (!before || t.matchTimeMs / 1000 < Number(before)) &&
-        (!after || t.matchTimeMs / 1000 > Number(after)),
-    );
-  return cursorPage(
-    ts.map((t) => ex.tradeJson(t)),
-    q,
-    100,
-  );
 }
 
 /** Balance in 1e-6 units (pUSD for COLLATERAL, shares of token_id for CONDITIONAL); every allowance unlimited. */
