@@ -1,6 +1,10 @@
 // The one logger: pino JSON to stdout (pretty when stdout is a terminal). Secrets are scrubbed
 // wherever they appear: by key name at any depth, and by value (the API key from the
-// environment) inside any string, including the message.
+// environment) inside any string, including the message. No line holds a key twice (pino
+// concatenates its own keys, every binding of a logger's ancestry and the line's fields as they
+// come): a child's "part" joins its parent's ("engine/risk"), a child re-binding another key
+// replaces it, and a line's field that repeats a bound key or one of pino's (level, time, msg,
+// pid, name) is dropped when it says the same, else written under the next free name ("market2").
 import { MakerdError } from './errors.js';
 import pino, { type Logger, type DestinationStream } from 'pino';
 
@@ -85,19 +89,95 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
         logMethod(args, method) {
           const secrets = secretValues();
           const clean = args.map((a) => scrub(a, secrets)) as Parameters<typeof method>;
+          const first: unknown = clean[0];
+          if (first !== null && typeof first === 'object' && !Array.isArray(first)) {
+            // pino writes `msg` itself only when a message argument follows the object
+            (clean as unknown[])[0] = distinctFields(first as Record<string, unknown>, boundOf(this), clean.length > 1);
+          }
           method.apply(this, clean);
         },
       },
     },
     dest ?? pino.destination({ dest: 1, sync: false }),
   );
+  const root = logger;
+  (root as Bound)[BOUND] = opts.name === undefined ? { pid: process.pid } : { pid: process.pid, name: opts.name };
   // child bindings bypass `formatters` and the logMethod hook (pino resets the bindings formatter
   // for children); scrub them on the way in. Children inherit this override from the root.
   const pinoChild = logger.child;
   logger.child = function (this: Logger, bindings, options) {
-    return pinoChild.call(this, scrub(bindings) as typeof bindings, options);
+    const parent = boundOf(this);
+    const own = scrub(bindings) as Record<string, unknown>;
+    const merged: Record<string, unknown> = { ...parent };
+    let clash = false;
+    const rootBound = boundOf(root);
+    for (const [k, v] of Object.entries(own)) {
+      if (v === undefined) continue;
+      if (CORE_KEYS.has(k) || k in rootBound) merged[freeKey(k, merged, own)] = v;
+      else if (!(k in merged)) merged[k] = v;
+      else if (k === 'part') {
+        merged.part = `${String(merged.part)}/${String(v)}`;
+        clash = true;
+      } else if (merged[k] !== v) {
+        merged[k] = v;
+        clash = true;
+      }
+    }
+    let child: Logger;
+    if (!clash) child = pinoChild.call(this, added(merged, parent), options);
+    else {
+      // pino appends a child's bindings to its parent's serialized ones and cannot take one back:
+      // the child gets the serialized bindings a direct child of the root with `merged` has.
+      const flat = pinoChild.call(root, added(merged, rootBound));
+      child = pinoChild.call(this, {}, options);
+      (child as unknown as Record<symbol, unknown>)[CHINDINGS] = (flat as unknown as Record<symbol, unknown>)[CHINDINGS];
+    }
+    (child as Bound)[BOUND] = merged;
+    return child;
   } as typeof logger.child;
   return logger;
+}
+
+/** What a logger of ours has bound: the root's pid (and name) and every ancestor's bindings, merged. */
+const BOUND = Symbol('makerd.bound');
+type Bound = Logger & { [BOUND]?: Record<string, unknown> };
+const CHINDINGS = pino.symbols.chindingsSym;
+/** Keys pino writes on every line itself (besides the root's bindings). */
+const CORE_KEYS: ReadonlySet<string> = new Set(['level', 'time', 'msg']);
+
+function boundOf(l: unknown): Record<string, unknown> {
+  return (l as Bound)[BOUND] ?? {};
+}
+
+/** The bindings of `merged` that `base` (a parent, or the root) does not already write. */
+function added(merged: Record<string, unknown>, base: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(merged)) if (!(k in base && base[k] === v)) out[k] = v;
+  return out;
+}
+
+/** `key2`, `key3`, ...: the first name taken by neither object. */
+function freeKey(key: string, a: Record<string, unknown>, b: Record<string, unknown>): string {
+  for (let n = 2; ; n++) {
+    const k = `${key}${n}`;
+    if (!(k in a) && !(k in b) && !CORE_KEYS.has(k)) return k;
+  }
+}
+
+/** A line's fields without a key pino or a binding already writes (see the header). */
+function distinctFields(obj: Record<string, unknown>, bound: Record<string, unknown>, hasMsg: boolean): Record<string, unknown> {
+  const taken = (k: string): boolean => k === 'level' || k === 'time' || (k === 'msg' && hasMsg) || k in bound;
+  let out: Record<string, unknown> | undefined;
+  for (const k of Object.keys(obj)) {
+    if (!taken(k)) continue;
+    out ??= { ...obj };
+    const v = out[k];
+    delete out[k];
+    if (v === undefined || (k in bound && bound[k] === v)) continue;
+    const all = { ...bound, ...out, level: 1, time: 1, msg: 1 };
+    out[freeKey(k, all, obj)] = v;
+  }
+  return out ?? obj;
 }
 
 import { createRequire } from 'node:module';
