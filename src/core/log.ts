@@ -104,8 +104,8 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
   (root as Bound)[BOUND] = opts.name === undefined ? { pid: process.pid } : { pid: process.pid, name: opts.name };
   // child bindings bypass `formatters` and the logMethod hook (pino resets the bindings formatter
   // for children); scrub them on the way in. Children inherit this override from the root.
-  const pinoChild = logger.child;
-  logger.child = function (this: Logger, bindings, options) {
+  const pinoChild = logger.child as unknown as (this: Logger, bindings: pino.Bindings, options?: pino.ChildLoggerOptions) => Logger;
+  logger.child = function (this: Logger, bindings: pino.Bindings, options?: pino.ChildLoggerOptions): Logger {
     const parent = boundOf(this);
     const own = scrub(bindings) as Record<string, unknown>;
     const merged: Record<string, unknown> = { ...parent };
@@ -134,7 +134,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
     }
     (child as Bound)[BOUND] = merged;
     return child;
-  } as typeof logger.child;
+  } as unknown as typeof logger.child;
   return logger;
 }
 

@@ -26,6 +26,8 @@ import { crossesOwn, validQuotes } from './quote-checks.js';
 import { engineResults, type EngineResults } from './engine-results.js';
 import { PRICE_SCALE, formatPrice } from '../core/units.js';
 
+const NO_ORDERS: readonly TrackedOrder[] = [];
+
 export type { MarketBooks, MarketState } from './market-state.js';
 export type { EngineResults } from './engine-results.js';
 
@@ -631,6 +633,8 @@ export class Engine {
     places.length = 0;
     if (r.places.length) {
       this.scheduler.queuedElsewhere(m.conditionId, this.riskInputs.queued);
+      // the cancels go out before these places (a SELL's replacement does not promise its shares twice)
+      this.riskInputs.cancelling = r.cancels;
       this.risk.begin();
       for (const q of r.places) {
         if (crossesOwn(q, m, own)) {
@@ -639,6 +643,7 @@ export class Engine {
         }
         if (!this.risk.checkPlace(q, m, this.riskInputs, now)) places.push(q);
       }
+      this.riskInputs.cancelling = NO_ORDERS;
     }
     // submit copies both lists before it sends anything (a send may requote another market).
     this.scheduler.submit(m.conditionId, cancels, places);

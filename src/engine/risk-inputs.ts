@@ -3,7 +3,13 @@
 // moment, and one with a cancel out may still fill until the cancel lands. (The reconciler's
 // per-side cap, unlike these limits, lets a replacement go out beside a pending cancel.) Places
 // accepted but still queued for a rate window in other markets count toward the global limits.
-import type { OrderTracker } from './orders.js';
+// One exception, the shares a SELL promises: a SELL on its way out (its cancel sent, or cancelled
+// by the requote being checked, whose cancels go out before its places) does not count against
+// the position, or its replacement would promise the same shares a second time and be refused as
+// sell_exceeds_position on every price move of a held position until the cancel's answer came
+// back. The price: should the leaving order fill before its cancel lands, the replacement may
+// still rest for shares we no longer hold (the venue refuses or the next requote cancels it).
+import type { OrderTracker, TrackedOrder } from './orders.js';
 import type { Positions } from './positions.js';
 import type { RiskInputs } from './risk.js';
 import type { QueuedPlaces } from './scheduler.js';
@@ -11,20 +17,31 @@ import type { QueuedPlaces } from './scheduler.js';
 export interface EngineRiskInputs extends RiskInputs {
   /** Set before each batch of checks (OrderScheduler.queuedElsewhere). */
   readonly queued: QueuedPlaces;
+  /** The orders the requote being checked cancels; set before each batch of checks. */
+  cancelling: readonly TrackedOrder[];
+}
+
+/** A SELL whose shares a replacement may promise again: its cancel is out or about to go. */
+function leaving(o: TrackedOrder, cancelling: readonly TrackedOrder[]): boolean {
+  return o.state === 'pending_cancel' || (o.orderId !== undefined && cancelling.length > 0 && cancelling.includes(o));
 }
 
 export function riskInputs(orders: OrderTracker, positions: Positions, mark: (tokenId: string) => number): EngineRiskInputs {
   const queued: QueuedPlaces = { orders: 0, notional: 0 };
-  const sumOpen = (tokenId: string, side: 'BUY' | 'SELL'): number => {
-    let s = 0;
-    for (const o of orders.open()) if (o.tokenId === tokenId && o.side === side) s += o.size - o.filled;
-    return s;
-  };
-  return {
+  const inputs: EngineRiskInputs = {
     queued,
+    cancelling: [],
     qty: (t) => positions.qty(t),
-    openBuy: (t) => sumOpen(t, 'BUY'),
-    openSell: (t) => sumOpen(t, 'SELL'),
+    openBuy: (t) => {
+      let s = 0;
+      for (const o of orders.open()) if (o.tokenId === t && o.side === 'BUY') s += o.size - o.filled;
+      return s;
+    },
+    openSell: (t) => {
+      let s = 0;
+      for (const o of orders.open()) if (o.tokenId === t && o.side === 'SELL' && !leaving(o, inputs.cancelling)) s += o.size - o.filled;
+      return s;
+    },
     openNotional: () => {
       let n = queued.notional;
       for (const o of orders.open()) n += o.price * (o.size - o.filled);
@@ -33,4 +50,5 @@ export function riskInputs(orders: OrderTracker, positions: Positions, mark: (to
     openOrders: () => orders.openCount() + queued.orders,
     mid: mark,
   };
+  return inputs;
 }

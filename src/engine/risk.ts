@@ -16,7 +16,7 @@ export interface RiskInputs {
   qty(tokenId: string): number;
   /** Remaining size of our open BUY orders on a token (including in-flight ones). */
   openBuy(tokenId: string): number;
-  /** Remaining size of our open SELL orders on a token (shares already promised). */
+  /** Remaining size of our open SELL orders on a token (shares already promised), but those on their way out (risk-inputs.ts). */
   openSell(tokenId: string): number;
   openNotional(): number;
   openOrders(): number;
