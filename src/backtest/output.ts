@@ -3,7 +3,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { renderReport } from '../report/html.js';
-import type { BacktestOutput, BacktestResult } from './runner.js';
+import type { BacktestOutput, BacktestResult, StrategyErrors } from './runner.js';
 
 export function resultJson(r: BacktestResult): string {
   return JSON.stringify(r, null, 2) + '\n';
@@ -50,4 +50,10 @@ export function rateLimitLine(r: BacktestResult): string {
     `rate limits: busiest scope ${top.scope} peaked at ${top.peakUsed}/${top.limit} per ${top.windowMs / 1000}s (${(top.peakShare * 100).toFixed(1)}%)` +
     `; limiter queue peak ${r.engine.limiterPeakWaiting}`
   );
+}
+
+/** 'the strategy threw N times (first: <message>)': a grid row's error, one line. */
+export function strategyErrorsLine(se: StrategyErrors): string {
+  const first = se.first ? se.first.message.split('\n')[0] : '?';
+  return `the strategy threw ${se.count} time${se.count === 1 ? '' : 's'} (first: ${first})`;
 }

@@ -34,6 +34,8 @@ export interface BacktestResult {
     requotes: number;
     invalidQuotes: number;
     errors: number;
+    /** Of those, the strategy's own throws, and the first one's message: only when there were any (the key is absent otherwise). */
+    strategyErrors?: { count: number; first: string };
     halted: string | null;
     riskBlocks: Record<string, number>;
     scheduler: Record<string, number>;
@@ -55,6 +57,7 @@ export interface ResultParts {
   engine: Engine;
   rateUse: RateUse;
   venue: SimStats;
+  strategyErrors?: { count: number; first?: Error };
 }
 
 export function buildResult(p: ResultParts): BacktestResult {
@@ -97,6 +100,7 @@ export function buildResult(p: ResultParts): BacktestResult {
       requotes: p.engine.counters.requotes,
       invalidQuotes: p.engine.counters.invalidQuotes,
       errors: p.engine.counters.errors,
+      ...(p.strategyErrors && p.strategyErrors.count > 0 ? { strategyErrors: { count: p.strategyErrors.count, first: String(p.strategyErrors.first) } } : {}),
       halted: er.halted ?? null,
       riskBlocks: sortKeys(er.riskBlocks),
       scheduler: { ...er.scheduler },

@@ -20,7 +20,7 @@ import { VirtualClock } from '../core/clock.js';
 import { SeededRng } from '../core/rng.js';
 import { Engine } from '../engine/engine.js';
 import type { Fill } from '../engine/fills.js';
-import { loadStrategy } from '../strategy/loader.js';
+import { loadStrategy, type LoadedStrategy } from '../strategy/loader.js';
 import { Limiter } from '../api/limiter.js';
 import { simMarketOf, simulatedVenueFromConfig } from '../venue/simulated-venue.js';
 import { StatsCollector, type ChartData } from '../report/stats.js';
@@ -57,6 +57,82 @@ export interface BacktestOutput {
   charts: ChartData;
   /** Wall time and rate: stdout only, never in result.json. */
   timing: { wallMs: number; records: number; events: number; eventsPerSec: number };
+  /** What the strategy threw (result.json has the count and the first message when any). */
+  strategyErrors: StrategyErrors;
+}
+
+/** The strategy's own throws (quote, onTrade, onFill), which the engine catches and counts among its errors. */
+export interface StrategyErrors {
+  count: number;
+  /** The first one, with its stack. */
+  first?: Error;
+}
+
+/** Thrown out of a backtest when the strategy's create() throws (no market can run without it). */
+export class StrategyCreateError extends Error {
+  constructor(readonly thrown: Error) {
+    super(`the strategy's create() threw: ${thrown.message}`);
+    this.name = 'StrategyCreateError';
+  }
+}
+
+/**
+ * The loaded strategy with every instance watched: a throw from quote, onTrade or onFill is
+ * counted (the first kept) and thrown on, so the engine handles it exactly as before.
+ */
+function watchStrategy(s: LoadedStrategy, errors: StrategyErrors): LoadedStrategy {
+  const seen = (e: unknown): void => {
+    errors.count++;
+    if (errors.first === undefined) errors.first = e instanceof Error ? e : new Error(String(e));
+  };
+  const create = s.module.create.bind(s.module);
+  return {
+    params: s.params,
+    module: {
+      ...s.module,
+      create(params, market) {
+        let inner;
+        try {
+          inner = create(params, market);
+        } catch (e) {
+          throw new StrategyCreateError(e instanceof Error ? e : new Error(String(e)));
+        }
+        // the instance itself is the prototype: its other members (reads, state) are untouched
+        const w = Object.create(inner) as typeof inner;
+        w.quote = (ctx, book) => {
+          try {
+            return inner.quote(ctx, book);
+          } catch (e) {
+            seen(e);
+            throw e;
+          }
+        };
+        if (inner.onTrade) {
+          const f = inner.onTrade;
+          w.onTrade = (ctx, t) => {
+            try {
+              f.call(inner, ctx, t);
+            } catch (e) {
+              seen(e);
+              throw e;
+            }
+          };
+        }
+        if (inner.onFill) {
+          const f = inner.onFill;
+          w.onFill = (ctx, fill) => {
+            try {
+              f.call(inner, ctx, fill);
+            } catch (e) {
+              seen(e);
+              throw e;
+            }
+          };
+        }
+        return w;
+      },
+    },
+  };
 }
 
 const VENUE_HISTORY = 5_000;
@@ -74,7 +150,8 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
   const cfg = o.config;
   const log = o.log ?? silentLogger;
   const feedLatency = cfg.sim.feedLatencyMs;
-  const strategy = await loadStrategy(cfg.strategy.name, cfg.strategy.params);
+  const strategyErrors: StrategyErrors = { count: 0 };
+  const strategy = watchStrategy(await loadStrategy(cfg.strategy.name, cfg.strategy.params), strategyErrors);
   const clock = new VirtualClock(0);
   const stats = new StatsCollector({ maxPoints: o.maxPoints });
   const journal = new StatsJournal(stats, clock, o.onFill);
@@ -298,11 +375,13 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
     engine,
     rateUse,
     venue: venue.stats(),
+    strategyErrors,
   });
   const wallMs = performance.now() - wall0;
   return {
     result,
     charts: stats.charts(),
     timing: { wallMs, records, events: decodeStats.events, eventsPerSec: wallMs > 0 ? (decodeStats.events * 1000) / wallMs : 0 },
+    strategyErrors,
   };
 }

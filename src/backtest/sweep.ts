@@ -13,6 +13,8 @@ export interface GridJob {
   data: string[];
   config: Config;
   outDir?: string;
+  /** A combination whose strategy threw still counts as a result (else it is an error row). */
+  allowStrategyErrors?: boolean;
 }
 
 export interface GridJobResult {
@@ -31,6 +33,8 @@ export interface SweepOptions {
   /** Node flags for the worker processes (tests pass a TypeScript loader). */
   execArgv?: string[];
   onDone?: (done: number, total: number) => void;
+  /** See GridJob.allowStrategyErrors. */
+  allowStrategyErrors?: boolean;
 }
 
 export interface SweepResult {
@@ -45,6 +49,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
     data: o.data,
     config: { ...o.config, strategy: { name: o.config.strategy.name, params: mergeParams(o.config.strategy.params, combo) } },
     outDir: join(o.outDir, 'grid', String(i)),
+    allowStrategyErrors: o.allowStrategyErrors,
   }));
   const workers = Math.max(1, Math.min(o.workers ?? availableParallelism(), combos.length));
   let done = 0;

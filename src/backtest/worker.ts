@@ -1,7 +1,7 @@
 // Grid worker process (forked by pool.ts): runs one backtest per message and answers with its
 // totals; the full result.json of each combination is written under the job's outDir.
 import { runBacktest } from './runner.js';
-import { writeResultJson } from './output.js';
+import { strategyErrorsLine, writeResultJson } from './output.js';
 import type { WorkerReply, WorkerRequest } from './pool.js';
 import type { GridJob, GridJobResult } from './sweep.js';
 
@@ -9,6 +9,8 @@ async function handle(m: WorkerRequest<GridJob>): Promise<WorkerReply<GridJobRes
   try {
     const out = await runBacktest({ data: m.job.data, config: m.job.config });
     if (m.job.outDir) await writeResultJson(m.job.outDir, out.result);
+    const se = out.strategyErrors;
+    if (se.count > 0 && !m.job.allowStrategyErrors) return { id: m.id, ok: false, error: strategyErrorsLine(se) };
     return { id: m.id, ok: true, value: { total: out.result.total, wallMs: out.timing.wallMs, events: out.timing.events } };
   } catch (e) {
     return { id: m.id, ok: false, error: e instanceof Error ? e.message : String(e) };

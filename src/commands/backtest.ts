@@ -2,12 +2,14 @@
 // time; prints a summary, writes DIR/result.json and DIR/report.html. With --grid, sweeps the
 // strategy params in worker processes and writes a ranked DIR/grid.csv.
 import { parseArgs } from 'node:util';
-import { existsSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { loadConfig, type Config } from '../config.js';
-import { UsageError, type CommandModule, numberFlag } from './command.js';
-import { runBacktest } from '../backtest/runner.js';
+import { UsageError, type CommandIO, type CommandModule, numberFlag } from './command.js';
+import { runBacktest, StrategyCreateError, type BacktestResult, type StrategyErrors } from '../backtest/runner.js';
 import { rateLimitLine, writeReport, writeResultJson } from '../backtest/output.js';
-import { parseGridSpec, gridTableRows, GridSpecError } from '../backtest/grid.js';
+import { inputFileProblem, outputDirProblem, systemErrorLine } from './paths.js';
+import { parseGridSpec, gridTableRows, GridSpecError, type GridRow } from '../backtest/grid.js';
 import { runSweep } from '../backtest/sweep.js';
 import { progressBar } from '../backtest/progress.js';
 import { summaryTable, textTable } from '../report/table.js';
@@ -34,6 +36,11 @@ options:
   --grid SPEC           sweep params, e.g. 'gamma=0.05,0.1,0.2;spread=2,4' (every combination)
   --workers N           grid worker processes (default min(cores, combinations))
   --progress            progress bar on stderr even when it is not a terminal
+  --allow-strategy-errors  exit 0 even when the strategy threw (the first error and the count are still shown)
+
+Exit status: 0 ok; 1 the strategy threw (unless --allow-strategy-errors), the recordings hold no
+market event, a grid combination failed, or the run failed; 2 bad usage, a missing --data file,
+an --out that cannot be written, or an invalid config.
 `;
 
 function parseParams(s: string | undefined): Record<string, unknown> | undefined {
@@ -71,6 +78,7 @@ export const command: CommandModule = {
         grid: { type: 'string' },
         workers: { type: 'string' },
         progress: { type: 'boolean' },
+        'allow-strategy-errors': { type: 'boolean' },
       },
     });
     if (!values.data) throw new UsageError('--data is required');
@@ -78,7 +86,10 @@ export const command: CommandModule = {
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean);
-    for (const f of data) if (!existsSync(f)) throw new UsageError(`--data: no such file: ${f}`);
+    for (const f of data) {
+      const bad = inputFileProblem(f);
+      if (bad) return fail(io, `--data: ${bad}: ${f}`, 2);
+    }
     const seed = numberFlag(values.seed, '--seed', { min: 0 });
     if (seed !== undefined && !Number.isInteger(seed)) throw new UsageError('--seed must be an integer');
     const workers = numberFlag(values.workers, '--workers', { min: 0 });
@@ -105,6 +116,9 @@ export const command: CommandModule = {
       sim: { ...base.sim, ...sim },
     };
     const outDir = values.out ?? 'out/backtest';
+    const outBad = outputDirProblem(outDir);
+    if (outBad) return fail(io, `--out ${outDir}: ${outBad}`, 2);
+    const allowStrategyErrors = values['allow-strategy-errors'] === true;
 
     if (values.grid !== undefined) {
       let axes;
@@ -122,28 +136,98 @@ export const command: CommandModule = {
         axes,
         outDir,
         workers,
+        allowStrategyErrors,
         onDone: showProgress ? (d, n) => process.stderr.write(`\rgrid: ${d}/${n} done`) : undefined,
       });
       if (showProgress) process.stderr.write('\n');
       io.out(textTable(gridTableRows(axes, res.ranked)));
       io.out(`\n${res.ranked.length} combinations on ${res.workers} workers in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       io.out(`wrote ${res.csvPath} (per-combination result.json under ${outDir}/grid/<n>/)`);
-      return res.ranked.some((r) => r.total) ? 0 : 1;
+      return gridErrors(io, outDir, res.ranked, allowStrategyErrors);
     }
 
     const showProgress = values.progress || process.stderr.isTTY;
-    const out = await runBacktest({ data, config, progress: showProgress ? (total) => progressBar(process.stderr, total) : undefined });
-    const resultPath = await writeResultJson(outDir, out.result);
-    const reportPath = await writeReport(outDir, out);
+    let out;
+    let resultPath;
+    let reportPath;
+    try {
+      out = await runBacktest({ data, config, progress: showProgress ? (total) => progressBar(process.stderr, total) : undefined });
+      if (out.result.feed.events === 0) {
+        const f = out.result.feed;
+        return fail(io, `no market events in ${data.join(', ')} (${f.frames} frames, ${f.rejected} rejected); nothing to backtest`, 1);
+      }
+      resultPath = await writeResultJson(outDir, out.result);
+      reportPath = await writeReport(outDir, out);
+    } catch (e) {
+      if (e instanceof StrategyCreateError) {
+        io.err(`makerd backtest: the strategy's create() threw:\n${strategyStack(e.thrown)}`);
+        return 1;
+      }
+      const line = systemErrorLine(e);
+      if (line) return fail(io, line, 1);
+      throw e;
+    }
     const r = out.result;
-    if (r.feed.events === 0) io.err(`makerd backtest: warning: no market events in ${data.join(', ')} (${r.feed.rejected} frames rejected)`);
+    const se = out.strategyErrors;
+    if (se.count > 0) {
+      const what = allowStrategyErrors ? 'tolerated (--allow-strategy-errors)' : 'exit 1 (--allow-strategy-errors accepts such a run)';
+      io.err(`makerd backtest: the strategy threw ${se.count} time${se.count === 1 ? '' : 's'}; the first:\n${strategyStack(se.first)}\n${what}`);
+    }
     io.out(summaryTable({ startMs: r.period.startMs, endMs: r.period.endMs, total: r.total, tokens: r.tokens }));
     io.out(rateLimitLine(r));
+    io.out(errorsLine(r, se));
     io.out(
       `\n${r.feed.events} events (${r.feed.frames} frames, ${r.feed.rejected} rejected) from ${r.period.start} to ${r.period.end}; ` +
         `${(out.timing.wallMs / 1000).toFixed(2)} s wall, ${Math.round(out.timing.eventsPerSec)} events/s`,
     );
     io.out(`wrote ${resultPath} and ${reportPath}`);
-    return 0;
+    return se.count > 0 && !allowStrategyErrors ? 1 : 0;
   },
 };
+
+/** One line on stderr, then the exit code. */
+function fail(io: CommandIO, line: string, code: number): number {
+  io.err(`makerd backtest: ${line}`);
+  return code;
+}
+
+/** 'strategy errors: N' and the engine's other errors when there were any (they never change the exit code). */
+function errorsLine(r: BacktestResult, se: StrategyErrors): string {
+  const other = r.engine.errors - se.count;
+  return `strategy errors: ${se.count}` + (other > 0 ? `; other engine errors: ${other} (engine.errors in result.json)` : '');
+}
+
+/** The error's stack down to the strategy's caller: makerd's own frames below it say nothing new. */
+function strategyStack(e: Error | undefined): string {
+  if (!e) return '?';
+  const lines = (e.stack ?? `${e.name}: ${e.message}`).split('\n');
+  const cut = lines.findIndex((l) => /[\\/]backtest[\\/]runner\.[jt]s/.test(l));
+  return (cut > 0 ? lines.slice(0, cut) : lines).join('\n');
+}
+
+/**
+ * After a grid sweep's table: the failed combinations (their error is in the table and grid.csv)
+ * make the exit 1; with --allow-strategy-errors, each combination whose strategy threw gets a line.
+ */
+function gridErrors(io: CommandIO, outDir: string, ranked: GridRow[], allowStrategyErrors: boolean): number {
+  const label = (r: GridRow, i: number): string =>
+    `combination #${i + 1} (${Object.entries(r.combo)
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join(', ')})`;
+  if (allowStrategyErrors) {
+    ranked.forEach((r, i) => {
+      if (!r.total) return;
+      let se: { count: number; first: string } | undefined;
+      try {
+        se = (JSON.parse(readFileSync(join(outDir, 'grid', String(r.index), 'result.json'), 'utf8')) as BacktestResult).engine.strategyErrors;
+      } catch {
+        se = undefined;
+      }
+      if (se) io.err(`${label(r, i)}: the strategy threw ${se.count} time${se.count === 1 ? '' : 's'} (first: ${se.first.replace(/^\w*Error: /, '')}); tolerated`);
+    });
+  }
+  const failed = ranked.filter((r) => !r.total).length;
+  if (failed === 0) return 0;
+  io.err(`makerd backtest: ${failed} of ${ranked.length} combinations failed (the error column of the table and grid.csv)`);
+  return 1;
+}

@@ -9,8 +9,9 @@ import { channelOptions } from '../feed/channels.js';
 import { Recorder } from '../feed/recorder.js';
 import { CryptoPriceStream, PRICES_CHANNEL } from '../feed/price-stream.js';
 import { UsageError, type CommandIO, type CommandModule, numberFlag } from './command.js';
+import { outputFileProblem, systemErrorLine } from './paths.js';
 
-const help = `usage: makerd record --markets T1,T2 --out FILE [--prices S1,S2] [--config FILE] [--rotate-mb N] [--rotate-hourly] [--duration S]
+const help = `usage: makerd record --markets T1,T2 --out FILE [--prices S1,S2] [--config FILE] [--rotate-mb N] [--rotate-hourly] [--duration S] [--first-frame-timeout S]
 
 Records every raw market-channel frame for the given token ids as JSON lines
 {"t":<receive ms>,"e":<connection epoch>,"k":"market","f":"<raw frame>"}; gzipped when FILE ends in .gz.
@@ -19,8 +20,13 @@ Records every raw market-channel frame for the given token ids as JSON lines
   --rotate-mb N      start a new file after N MB (uncompressed) in the current one
   --rotate-hourly    start a new file when the UTC hour changes
   --duration S       stop after S seconds (default: until SIGINT/SIGTERM)
+  --first-frame-timeout S
+                     fail when no market frame (other than PONG) came within S seconds of the start:
+                     the feed is unreachable or the token ids are unknown (default 30; 0 = wait forever)
 Rotated files insert a sequence number before the extension: rec.jsonl.gz, rec.1.jsonl.gz, rec.2.jsonl.gz ...
-The WS base URL comes from the config (urls.ws, or MAKERD_WS_URL).`;
+The WS base URL comes from the config (urls.ws, or MAKERD_WS_URL).
+Exit status: 0 when frames were recorded; 1 when none came within --first-frame-timeout, or the run
+recorded none; 2 on bad usage, an --out that cannot be written, or an invalid config.`;
 
 export interface RecordRun {
   config: Config;
@@ -31,25 +37,71 @@ export interface RecordRun {
   rotateBytes?: number;
   rotateHourly?: boolean;
   log?: Logger;
+  /** Stop and fail when no market data frame came within this many ms of the start (0/undefined: never). */
+  firstFrameTimeoutMs?: number;
 }
 
-/** Records until `signal` aborts; returns the recorder and connection counters. */
-export async function recordUntil(r: RecordRun, io: CommandIO, signal: AbortSignal): Promise<{ frames: number; bytes: number; files: number; reconnects: number }> {
+export interface RecordOutcome {
+  /** Lines written (market frames, PONGs included, and price frames). */
+  frames: number;
+  bytes: number;
+  files: number;
+  reconnects: number;
+  /** Market frames other than PONG, and price-stream frames: what a recording is for. */
+  dataFrames: number;
+  /** Why the run failed (one line), when it did: nothing came in time, or nothing at all. */
+  failure?: string;
+}
+
+/**
+ * Records until `signal` aborts (or, with firstFrameTimeoutMs, until no market frame came in
+ * time); returns the recorder and connection counters. Rejects with the file system's error when
+ * the first file cannot be created, before connecting.
+ */
+export async function recordUntil(r: RecordRun, io: CommandIO, signal: AbortSignal): Promise<RecordOutcome> {
   const f = r.config.feed;
-  const conn = new FeedConnection(
-    channelOptions(
-      r.config.urls.ws,
-      { kind: 'market' },
-      { pingIntervalMs: f.pingIntervalMs, pongTimeoutMs: f.pongTimeoutMs, quietMs: f.quietMs, probeTimeoutMs: f.probeTimeoutMs, reconnectBaseMs: f.reconnectBaseMs, reconnectMaxMs: f.reconnectMaxMs },
-      { log: r.log },
-    ),
+  const opts = channelOptions(
+    r.config.urls.ws,
+    { kind: 'market' },
+    { pingIntervalMs: f.pingIntervalMs, pongTimeoutMs: f.pongTimeoutMs, quietMs: f.quietMs, probeTimeoutMs: f.probeTimeoutMs, reconnectBaseMs: f.reconnectBaseMs, reconnectMaxMs: f.reconnectMaxMs },
+    { log: r.log },
   );
   const rec = new Recorder({ out: r.out, rotateBytes: r.rotateBytes, rotateHourly: r.rotateHourly });
-  conn.onFrame((fr) => rec.write(fr, 'market'));
+  await rec.open();
+  const conn = new FeedConnection(opts);
+  let dataFrames = 0;
+  let marketData = 0;
+  let connected = false;
+  conn.onState((s) => {
+    if (s === 'live') connected = true;
+  });
+  conn.onFrame((fr) => {
+    rec.write(fr, 'market');
+    if (fr.text !== 'PONG') {
+      marketData++;
+      dataFrames++;
+    }
+  });
   const prices = r.prices?.length ? new CryptoPriceStream({ url: r.config.urls.priceFeed, symbols: r.prices, pingIntervalMs: f.priceFeedPingIntervalMs, log: r.log }) : undefined;
   prices?.connection.onFrame((fr) => {
-    if (fr.text !== 'PONG' && fr.text !== 'pong') rec.write(fr, PRICES_CHANNEL);
+    if (fr.text !== 'PONG' && fr.text !== 'pong') {
+      rec.write(fr, PRICES_CHANNEL);
+      dataFrames++;
+    }
   });
+  /** What came of the connection, for a failure line. */
+  const why = (): string => (connected ? `connected to ${opts.url}, but nothing came for ${r.markets.join(',')} (unknown token ids?)` : `could not connect to ${opts.url}`);
+  let failure: string | undefined;
+  let stopNow = (): void => {};
+  const timeoutMs = r.firstFrameTimeoutMs ?? 0;
+  const firstFrameTimer =
+    timeoutMs > 0
+      ? setTimeout(() => {
+          if (marketData > 0) return;
+          failure = `no frame within ${timeoutMs / 1000} s: ${why()}`;
+          stopNow();
+        }, timeoutMs)
+      : undefined;
   const started = Date.now();
   const tty = process.stderr.isTTY === true;
   let lastPrinted = 0;
@@ -67,15 +119,18 @@ export async function recordUntil(r: RecordRun, io: CommandIO, signal: AbortSign
   conn.start(r.markets);
   prices?.start();
   await new Promise<void>((resolve) => {
+    stopNow = resolve;
     if (signal.aborted) resolve();
     else signal.addEventListener('abort', () => resolve(), { once: true });
   });
   clearInterval(timer);
+  if (firstFrameTimer) clearTimeout(firstFrameTimer);
   conn.stop();
   prices?.stop();
   await rec.close();
   status(true);
-  return { frames: rec.stats.frames, bytes: rec.stats.bytes, files: rec.stats.files, reconnects: Math.max(0, conn.epoch - 1) };
+  if (!failure && dataFrames === 0) failure = `recorded 0 frames in ${Math.round((Date.now() - started) / 1000)} s: ${why()}`;
+  return { frames: rec.stats.frames, bytes: rec.stats.bytes, files: rec.stats.files, reconnects: Math.max(0, conn.epoch - 1), dataFrames, failure };
 }
 
 export const command: CommandModule = {
@@ -92,6 +147,7 @@ export const command: CommandModule = {
         'rotate-mb': { type: 'string' },
         'rotate-hourly': { type: 'boolean' },
         duration: { type: 'string' },
+        'first-frame-timeout': { type: 'string' },
       },
     });
     const markets = (values.markets ?? '')
@@ -103,6 +159,12 @@ export const command: CommandModule = {
     if (!values.out) throw new UsageError('--out FILE is required');
     const mb = numberFlag(values['rotate-mb'], '--rotate-mb', { positive: true });
     const dur = numberFlag(values.duration, '--duration', { positive: true });
+    const firstFrameS = numberFlag(values['first-frame-timeout'], '--first-frame-timeout', { min: 0 }) ?? 30;
+    const outBad = outputFileProblem(values.out);
+    if (outBad) {
+      io.err(`makerd record: --out ${values.out}: ${outBad}`);
+      return 2;
+    }
     const config = loadConfig({ file: values.config, env: io.env });
     const log = createLogger({ level: config.log.level, name: 'record' });
     const ac = new AbortController();
@@ -116,11 +178,32 @@ export const command: CommandModule = {
         .map((s) => s.trim().toLowerCase())
         .filter(Boolean);
       for (const s of prices) if (!/^[a-z0-9]+$/.test(s)) throw new UsageError(`--prices takes symbols such as btcusdt, got ${s}`);
-      await recordUntil(
-        { config, markets, prices, out: values.out, rotateBytes: mb === undefined ? undefined : Math.round(mb * 1024 * 1024), rotateHourly: values['rotate-hourly'], log },
-        io,
-        ac.signal,
-      );
+      let res: RecordOutcome;
+      try {
+        res = await recordUntil(
+          {
+            config,
+            markets,
+            prices,
+            out: values.out,
+            rotateBytes: mb === undefined ? undefined : Math.round(mb * 1024 * 1024),
+            rotateHourly: values['rotate-hourly'],
+            log,
+            firstFrameTimeoutMs: firstFrameS * 1000,
+          },
+          io,
+          ac.signal,
+        );
+      } catch (e) {
+        const line = systemErrorLine(e);
+        if (!line) throw e;
+        io.err(`makerd record: --out ${values.out}: ${line}`);
+        return 2;
+      }
+      if (res.failure) {
+        io.err(`makerd record: ${res.failure}`);
+        return 1;
+      }
     } finally {
       if (t) clearTimeout(t);
       process.off('SIGINT', stop);

@@ -8,6 +8,7 @@ import { createMarketDecodeStats, decodeMarketFrame } from '../feed/decode-marke
 import type { MarketEvent } from '../core/events.js';
 import { readRecording } from '../feed/replay.js';
 import { UsageError, type CommandModule } from './command.js';
+import { inputFileProblem, systemErrorLine } from './paths.js';
 
 const help = `usage: makerd verify FILE [--min-order-size S] [--neg-risk] [--json]
 
@@ -27,7 +28,9 @@ nothing tells a cut batch from a corrupted hash.
   --json              print one JSON object instead of the table
 A binary market whose second token never gets a snapshot is seeded from the mirror of its
 sibling (complement seeding; counted in the 'seeded' column).
-Exit status: 0 when every check passed, 1 on any mismatch, 2 on bad usage.`;
+Frames the decoder rejects are counted (header line, and the last line when there were any).
+Exit status: 0 when every check passed; 1 on any mismatch, or when the file holds no valid market
+frame (nothing was checked); 2 on bad usage or a missing or unreadable FILE.`;
 
 export const command: CommandModule = {
   summary: 'replay a recording through the book mirror and check every hash',
@@ -40,6 +43,11 @@ export const command: CommandModule = {
     });
     if (positionals.length !== 1) throw new UsageError('exactly one recording file is required');
     const file = positionals[0];
+    const missing = inputFileProblem(file);
+    if (missing) {
+      io.err(`makerd verify: ${missing}: ${file}`);
+      return 2;
+    }
     const mos = values['min-order-size'];
     if (mos !== undefined && !/^\d+(\.\d+)?$/.test(mos)) throw new UsageError(`--min-order-size must be a decimal, got ${mos}`);
     const mirror = new BookMirror({ verifyEvery: 1, now: () => 0, defaultMinOrderSize: mos ?? '5', defaultNegRisk: values['neg-risk'] ?? false });
@@ -49,18 +57,25 @@ export const command: CommandModule = {
     const seen = new Set<string>();
     let total = 0;
     let readError: string | undefined;
-    for await (const r of readRecording(file, (e) => (readError = e.message))) {
-      if (r.k !== 'market') continue;
-      total++;
-      out.length = 0;
-      decodeMarketFrame(r.f, out, stats);
-      seen.clear();
-      for (const ev of out) {
-        mirror.apply(ev);
-        if (ev.type === 'price_change') for (const c of ev.changes) seen.add(c.assetId);
-        else if ('assetId' in ev) seen.add(ev.assetId);
+    try {
+      for await (const r of readRecording(file, (e) => (readError = e.message))) {
+        if (r.k !== 'market') continue;
+        total++;
+        out.length = 0;
+        decodeMarketFrame(r.f, out, stats);
+        seen.clear();
+        for (const ev of out) {
+          mirror.apply(ev);
+          if (ev.type === 'price_change') for (const c of ev.changes) seen.add(c.assetId);
+          else if ('assetId' in ev) seen.add(ev.assetId);
+        }
+        for (const id of seen) frames.set(id, (frames.get(id) ?? 0) + 1);
       }
-      for (const id of seen) frames.set(id, (frames.get(id) ?? 0) + 1);
+    } catch (e) {
+      const line = systemErrorLine(e);
+      if (!line) throw e;
+      io.err(`makerd verify: ${file}: ${line}`);
+      return 1;
     }
     mirror.flush();
     let bad = 0;
@@ -88,10 +103,13 @@ export const command: CommandModule = {
         lastMismatch: mirror.lastMismatch(id),
       };
     });
+    const rejected = stats.rejected();
+    // nothing decoded: not a recording (or every frame of it is broken), and nothing was verified
+    const empty = stats.events === 0;
     if (readError) io.err(`makerd verify: ${file}: read stopped early (${readError}); checked the ${total} complete frames`);
     if (values.json) {
-      io.out(JSON.stringify({ file, frames: total, decode: stats.counters(), tokens: rows, readError, ok: bad === 0 }));
-    } else {
+      io.out(JSON.stringify({ file, frames: total, decode: stats.counters(), tokens: rows, readError, ok: bad === 0 && !empty }));
+    } else if (!empty) {
       io.out(`${file}: ${total} frames, ${stats.events} events, ${stats.pongs} PONG, ${stats.rejected()} rejected`);
       io.out('token                 frames snaps seeded deltas ignored hashes entries ltp-rec mismatch best-mm gaps  bid     ask     sync');
       for (const r of rows) {
@@ -114,7 +132,12 @@ export const command: CommandModule = {
         io.out(`${id.padEnd(21)} ${counts}  ${String(r.bestBid ?? '-').padEnd(7)} ${String(r.bestAsk ?? '-').padEnd(7)} ${r.inSync ? 'yes' : 'NO'}`);
         if (r.lastMismatch) io.out(`  last mismatch at ${r.lastMismatch.timestamp}: expected ${r.lastMismatch.expected}, computed ${r.lastMismatch.computed}`);
       }
-      io.out(bad === 0 ? 'OK: every hash verified' : `FAIL: ${bad} mismatches`);
+      const rej = rejected > 0 ? `; ${rejected} frame${rejected === 1 ? '' : 's'} rejected by the decoder` : '';
+      io.out(bad === 0 ? `OK: every hash verified${rej}` : `FAIL: ${bad} mismatches${rej}`);
+    }
+    if (empty) {
+      io.err(`makerd verify: ${file}: no valid market frame (${total} lines read, ${rejected} rejected)`);
+      return 1;
     }
     return bad === 0 ? 0 : 1;
   },

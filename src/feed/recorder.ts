@@ -57,9 +57,35 @@ export class Recorder {
     this.lastError = e;
   };
 
+  /**
+   * Creates the first file now (write() does it on the first frame otherwise), so a path that
+   * cannot be written fails before anything is received: rejects with the file system's error.
+   */
+  async open(): Promise<void> {
+    if (this.sink !== null) return;
+    this.openNext(-1);
+    const sink = this.sink as WriteStream | null;
+    if (sink === null) return;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        sink.once('ready', () => resolve());
+        sink.once('error', reject);
+      });
+    } catch (e) {
+      this.sink = null;
+      this.gz?.destroy();
+      this.gz = null;
+      this.stats.files--;
+      this.fileIndex--;
+      throw e;
+    }
+  }
+
   write(f: RawFrame, kind: string): void {
     const hour = Math.floor(f.t / 3_600_000);
     if (this.sink === null) this.openNext(hour);
+    else if (this.fileHour < 0)
+      this.fileHour = hour; // opened by open(), before the first frame
     else if (this.o.rotateHourly && hour !== this.fileHour) this.rotate(hour);
     const line = recordLine(f, kind);
     const bytes = Buffer.byteLength(line);

@@ -1,0 +1,214 @@
+// Issue 13, items 2 and 3: the data tools fail loudly and speak plainly. A backtest whose strategy
+// throws says so (first error with its stack, the count) and exits 1 unless told to tolerate it,
+// in a grid sweep per row; verify and backtest refuse input with nothing usable in it; record
+// fails at once on an unwritable path, after --first-frame-timeout on a silent or unreachable
+// feed, and whenever it recorded nothing; a missing input or a bad output path is one line, exit 2.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli } from '../../src/cli.js';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
+import { tempDir } from '../backtest/helpers.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SAMPLE = join(ROOT, 'data/sample-synthetic.jsonl.gz');
+const README = join(ROOT, 'README.md');
+const STACK = /^ {4}at /m;
+
+interface Ran {
+  code: number;
+  out: string;
+  err: string;
+}
+
+async function run(args: string[], env: Record<string, string> = {}): Promise<Ran> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await cli(args, { out: (l) => void out.push(l), err: (l) => void err.push(l), env });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+/** One line on stderr, no stack trace. */
+function oneLine(r: Ran): string {
+  expect(r.err).not.toMatch(STACK);
+  expect(r.err.trim().split('\n')).toHaveLength(1);
+  return r.err.trim();
+}
+
+const throwing = join(ROOT, 'test/fixtures/strategies/throwing.mjs');
+let dir = '';
+beforeAll(() => {
+  dir = tempDir('data-tools');
+});
+
+describe('backtest: a strategy that throws', () => {
+  it('prints the first error with its stack once, counts them in the summary, exits 1; --allow-strategy-errors exits 0', async () => {
+    const out = join(dir, 'bt-throw');
+    const r = await run(['backtest', '--data', SAMPLE, '--strategy', throwing, '--out', out]);
+    expect(r.code).toBe(1);
+    expect(r.err.match(/boom from the strategy/g)).toHaveLength(1);
+    expect(r.err).toMatch(/makerd backtest: the strategy threw \d+ times; the first:/);
+    expect(r.err).toMatch(/Error: boom from the strategy\n {4}at explode \(.*throwing\.mjs:\d+:\d+\)\n {4}at Object\.quote \(.*throwing\.mjs:\d+:\d+\)\nexit 1 /);
+    expect(r.err).toMatch(/--allow-strategy-errors/);
+    const errors = JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')).engine.errors as number;
+    expect(errors).toBeGreaterThan(100);
+    expect(r.out).toContain(`strategy errors: ${errors}`);
+
+    const allowed = await run(['backtest', '--data', SAMPLE, '--strategy', throwing, '--out', out, '--allow-strategy-errors']);
+    expect(allowed.code).toBe(0);
+    expect(allowed.err.match(/boom from the strategy/g)).toHaveLength(1);
+    expect(allowed.out).toContain(`strategy errors: ${errors}`);
+  }, 60_000);
+
+  it('a run without errors prints no error line and says 0 strategy errors', async () => {
+    const r = await run(['backtest', '--data', SAMPLE, '--out', join(dir, 'bt-ok')]);
+    expect(r.code).toBe(0);
+    expect(r.err).toBe('');
+    expect(r.out).toContain('strategy errors: 0');
+  }, 60_000);
+
+  it('a grid sweep reports the errors in each row and exits 1 (dist/cli.js)', () => {
+    if (!existsSync(join(ROOT, 'dist/cli.js'))) throw new Error('run npm run build first');
+    const out = join(dir, 'grid');
+    const args = ['dist/cli.js', 'backtest', '--data', SAMPLE, '--strategy', throwing, '--out', out, '--grid', 'x=1,2', '--workers', '2'];
+    const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    expect(r.status).toBe(1);
+    expect(r.stderr).not.toMatch(STACK);
+    // the table keeps its shape: one row per combination, the error in the pnl column
+    const rows = r.stdout.split('\n').filter((l) => /^\d+ +\d+ /.test(l));
+    expect(rows).toHaveLength(2);
+    for (const row of rows) expect(row).toMatch(/error: the strategy threw \d+ times \(first: boom from the strategy\)/);
+    expect(r.stderr).toMatch(/2 of 2 combinations failed/);
+    const csv = readFileSync(join(out, 'grid.csv'), 'utf8');
+    expect(csv).toMatch(/the strategy threw \d+ times/);
+
+    const allowed = spawnSync(process.execPath, [...args, '--allow-strategy-errors'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    expect(allowed.status).toBe(0);
+    const okRows = allowed.stdout.split('\n').filter((l) => /^\d+ +\d+ /.test(l));
+    expect(okRows).toHaveLength(2);
+    for (const row of okRows) expect(row).toMatch(/ 0\.0000 /);
+    expect(allowed.stderr).toMatch(/^combination #\d+ \(x=1\): the strategy threw \d+ times \(first: boom from the strategy\); tolerated$/m);
+    expect(allowed.stderr).toMatch(/^combination #\d+ \(x=2\): the strategy threw \d+ times/m);
+  }, 120_000);
+});
+
+describe('verify and backtest: input with nothing usable', () => {
+  it('verify README.md exits 1 with one line and does not claim OK', async () => {
+    const r = await run(['verify', README]);
+    expect(r.code).toBe(1);
+    expect(r.out).not.toMatch(/OK/);
+    expect(oneLine(r)).toMatch(/^makerd verify: .*README\.md: no valid market frame \(\d+ lines read, \d+ rejected\)$/);
+    const j = await run(['verify', README, '--json']);
+    expect(j.code).toBe(1);
+    expect(JSON.parse(j.out).ok).toBe(false);
+  });
+
+  it('verify names rejected frames beside valid ones', async () => {
+    const fixture = join(ROOT, 'test/fixtures/polymarket/polytope/market_39.jsonl');
+    const mixed = join(dir, 'mixed.jsonl');
+    writeFileSync(mixed, readFileSync(fixture, 'utf8') + 'not a frame\n{"event_type":"nonsense"}\n');
+    const r = await run(['verify', mixed]);
+    expect(r.code).toBe(0);
+    expect(r.out.split('\n').at(-1)).toMatch(/^OK: every hash verified; 2 frames rejected by the decoder$/);
+  });
+
+  it('backtest --data README.md exits 1 with one line', async () => {
+    const out = join(dir, 'bt-readme');
+    const r = await run(['backtest', '--data', README, '--out', out]);
+    expect(r.code).toBe(1);
+    expect(oneLine(r)).toMatch(/^makerd backtest: no market events in .*README\.md \(\d+ frames, \d+ rejected\); nothing to backtest$/);
+    expect(existsSync(join(out, 'result.json'))).toBe(false);
+  });
+});
+
+describe('missing inputs and bad output paths: one line, exit 2', () => {
+  it('verify of a missing file', async () => {
+    const r = await run(['verify', '/nonexistent.gz']);
+    expect(r.code).toBe(2);
+    expect(oneLine(r)).toBe('makerd verify: no such file: /nonexistent.gz');
+  });
+
+  it('backtest of a missing file, and --out naming a file', async () => {
+    const missing = await run(['backtest', '--data', '/nonexistent.jsonl']);
+    expect(missing.code).toBe(2);
+    expect(oneLine(missing)).toBe('makerd backtest: --data: no such file: /nonexistent.jsonl');
+    const t0 = Date.now();
+    const r = await run(['backtest', '--data', SAMPLE, '--out', README]);
+    expect(r.code).toBe(2);
+    expect(oneLine(r)).toBe(`makerd backtest: --out ${README}: not a directory`);
+    expect(Date.now() - t0).toBeLessThan(5_000); // before the run, not after it
+  });
+});
+
+describe('record: fails when it records nothing', () => {
+  let emu: RunningEmulator;
+  let cfg = '';
+  beforeAll(async () => {
+    emu = await startEmulator({ seed: 4 });
+    cfg = join(dir, 'record.json');
+    writeFileSync(cfg, JSON.stringify({ log: { level: 'silent' }, feed: { reconnectBaseMs: 50, reconnectMaxMs: 100 } }));
+  });
+  afterAll(async () => {
+    await emu.close();
+  });
+
+  it('records the emulator and exits 0', async () => {
+    const out = join(dir, 'ok.jsonl');
+    const r = await run(['record', '--markets', emu.markets[0].facts.tokens[0], '--out', out, '--config', cfg, '--duration', '1'], { MAKERD_WS_URL: emu.urls.ws });
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/frames=[1-9]/);
+    expect(readFileSync(out, 'utf8').length).toBeGreaterThan(0);
+  }, 10_000);
+
+  it('an unwritable --out fails at once with one line naming the path', async () => {
+    for (const out of ['/nonexistent/dir/r.jsonl', dir]) {
+      const t0 = Date.now();
+      const r = await run(['record', '--markets', emu.markets[0].facts.tokens[0], '--out', out, '--config', cfg, '--duration', '5'], { MAKERD_WS_URL: emu.urls.ws });
+      expect(r.code, out).toBe(2);
+      expect(oneLine(r)).toMatch(new RegExp(`^makerd record: --out ${out.replace(/[/.]/g, '\\$&')}: `));
+      expect(Date.now() - t0).toBeLessThan(2_000);
+    }
+  }, 10_000);
+
+  it('an unreachable feed fails after --first-frame-timeout', async () => {
+    const port = await closedPort();
+    const t0 = Date.now();
+    const r = await run(['record', '--markets', '123', '--out', join(dir, 'unreachable.jsonl'), '--config', cfg, '--first-frame-timeout', '1'], {
+      MAKERD_WS_URL: `ws://127.0.0.1:${port}`,
+    });
+    expect(r.code).toBe(1);
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    const last = r.err.trim().split('\n').at(-1)!;
+    expect(r.err).not.toMatch(STACK);
+    expect(last).toMatch(new RegExp(`^makerd record: no frame within 1 s: could not connect to ws://127\\.0\\.0\\.1:${port}/ws/market`));
+  }, 10_000);
+
+  it('an unknown token fails after --first-frame-timeout; a run that recorded nothing exits 1', async () => {
+    const r = await run(['record', '--markets', '999999', '--out', join(dir, 'unknown.jsonl'), '--config', cfg, '--first-frame-timeout', '1'], { MAKERD_WS_URL: emu.urls.ws });
+    expect(r.code).toBe(1);
+    expect(r.err).not.toMatch(STACK);
+    expect(r.err.trim().split('\n').at(-1)).toMatch(/^makerd record: no frame within 1 s: connected to ws:\/\/127\.0\.0\.1:\d+\/ws\/market, but nothing came for 999999 \(unknown token ids\?\)$/);
+
+    const short = await run(['record', '--markets', '999999', '--out', join(dir, 'none.jsonl'), '--config', cfg, '--duration', '1'], { MAKERD_WS_URL: emu.urls.ws });
+    expect(short.code).toBe(1);
+    expect(short.err.trim().split('\n').at(-1)).toMatch(/^makerd record: recorded 0 frames in 1 s/);
+  }, 10_000);
+
+  it('bad --first-frame-timeout is a usage error', async () => {
+    const r = await run(['record', '--markets', '1', '--out', join(dir, 'x.jsonl'), '--first-frame-timeout=-1']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--first-frame-timeout must be a non-negative number/);
+  });
+});
+
+/** A port nothing listens on (bound, then closed). */
+async function closedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((res) => s.listen(0, '127.0.0.1', res));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((res) => s.close(() => res()));
+  return port;
+}
