@@ -9,14 +9,19 @@ const path = require('node:path');
 
 // Your settings (markets, strategy, mode, risk) go in config/local.json, git-ignored; the mode
 // comes from it (config/default.json says "paper", the safe default: set "mode": "live" to trade).
+// Without that file the daemon refuses in one line on stderr (data/logs/makerd.err.log) and exits 2.
 const local = path.join(__dirname, 'config', 'local.json');
+// said where `pm2 start` is typed, too (the daemon's own refusal goes to the err log)
+if (!fs.existsSync(local)) {
+  process.stderr.write(`makerd: ${local} does not exist: the daemon will refuse to start (exit 2, not restarted); copy config/default.json there and keep what you change\n`);
+}
 
 module.exports = {
   apps: [
     {
       name: 'makerd',
       script: path.join(__dirname, 'dist', 'cli.js'),
-      args: ['run', ...(fs.existsSync(local) ? ['--config', local] : [])],
+      args: ['run', '--config', local],
       cwd: __dirname,
       exec_mode: 'fork', // one process: one engine loop, one rate-limit budget
       instances: 1,
@@ -27,12 +32,16 @@ module.exports = {
       kill_timeout: 30_000,
       // Restart a crashing daemon with growing delays (100 ms doubling up to 15 s), not in a tight loop.
       exp_backoff_restart_delay: 100,
+      // Exit 2 is a usage or configuration error (a missing config/local.json or credential, no
+      // markets, the status port taken): restarting cannot fix it, so pm2 does not restart.
+      stop_exit_codes: [2],
       max_memory_restart: '512M',
       autorestart: true,
       out_file: path.join(__dirname, 'data', 'logs', 'makerd.out.log'),
       error_file: path.join(__dirname, 'data', 'logs', 'makerd.err.log'),
       merge_logs: true,
-      time: true,
+      // No `time: true`: pm2 would prefix every line with a timestamp and the logs would no longer be
+      // JSON lines; each pino line already carries its "time".
       env: { NODE_ENV: 'production' },
       env_paper: { NODE_ENV: 'production' },
     },

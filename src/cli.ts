@@ -1,5 +1,6 @@
 // makerd command dispatch. Commands load lazily so `makerd verify` does not pay for SQLite or
 // the emulator. Typed errors become one line on stderr: config errors exit 2, API errors exit 1.
+import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { ApiError, ConfigError, MakerdError } from './core/errors.js';
 import { scrubLine } from './core/log.js';
@@ -27,25 +28,37 @@ async function usage(): Promise<string> {
   return lines.join('\n');
 }
 
+/** The package's version, from package.json (the package names itself through its exports). */
+function version(): string {
+  return (createRequire(import.meta.url)('makerd/package.json') as { version: string }).version;
+}
+
 export async function cli(argv: string[], given: CommandIO): Promise<number> {
   // every line the CLI prints passes the logs' redaction: a venue's error message may repeat the key
   const io: CommandIO = { env: given.env, out: (l) => given.out(scrubLine(l, given.env)), err: (l) => given.err(scrubLine(l, given.env)) };
   const [name, ...rest] = argv;
-  if (!name || name === '--help' || name === '-h' || name === 'help') {
+  // no command at all is a usage error: the help goes to stderr, exit 2
+  if (name === undefined) {
+    io.err(await usage());
+    return 2;
+  }
+  if (name === '--help' || name === '-h' || (name === 'help' && rest.length === 0)) {
     io.out(await usage());
     return 0;
   }
-  if (name === '--version') {
-    io.out('makerd 0.1.0');
+  if (name === '--version' || name === '-V') {
+    io.out(`makerd ${version()}`);
     return 0;
   }
-  const load = commands[name];
+  // `makerd help run` = `makerd run --help`
+  const topic = name === 'help' ? rest[0] : name;
+  const load = Object.hasOwn(commands, topic) ? commands[topic] : undefined;
   if (!load) {
-    io.err(`makerd: unknown command '${name}'\n\n${await usage()}`);
+    io.err(`makerd: unknown command '${topic}'\n\n${await usage()}`);
     return 2;
   }
   const mod = await load();
-  if (rest.includes('--help') || rest.includes('-h')) {
+  if (name === 'help' || rest.includes('--help') || rest.includes('-h')) {
     io.out(mod.help);
     return 0;
   }

@@ -4,6 +4,7 @@
 // makes the CLOB API speak the real venue's dialect (signed orders, L1/L2 auth, heartbeats).
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { ConfigError, MakerdError } from '../core/errors.js';
 import { createLogger } from '../core/log.js';
 import { startEmulator, type EmulatorOptions } from '../emulator/server.js';
 import { writeSyntheticRecording } from '../emulator/recording-writer.js';
@@ -126,7 +127,10 @@ export const command: CommandModule = {
     if (values.write !== undefined) {
       const durationS = numberFlag(values.duration, '--duration', { min: 1 }) ?? NaN;
       if (!Number.isFinite(durationS)) throw new UsageError('--write needs --duration S (seconds of market time)');
-      const r = await writeSyntheticRecording({ file: values.write, seed, durationS, params });
+      const file = values.write;
+      const r = await writeSyntheticRecording({ file, seed, durationS, params }).catch((e: unknown) => {
+        throw new MakerdError(`cannot write ${file}: ${e instanceof Error ? e.message : String(e)}`);
+      });
       io.out(`wrote ${values.write}: ${r.frames} frames, ${r.trades} trades, ${durationS} s of market time (seed ${seed})`);
       return 0;
     }
@@ -175,7 +179,12 @@ export const command: CommandModule = {
       heartbeatTimeoutMs,
       log: createLogger({ name: 'emulator', level: io.env.MAKERD_LOG_LEVEL ?? 'warn' }),
     };
-    const emu = await startEmulator(opts);
+    const emu = await startEmulator(opts).catch((e: unknown) => {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE') throw new ConfigError('--port', `127.0.0.1:${port} is already in use (0 = any free port)`);
+      if (code === 'EACCES') throw new ConfigError('--port', `127.0.0.1:${port} is not allowed to this user`);
+      throw e;
+    });
     const urls = emu.urls;
     for (const [k, v] of Object.entries(urls)) io.out(`${k.padEnd(10)} ${v}`);
     io.out(`markets    ${emu.markets.map((m) => `${m.conditionId} [${m.tokens.join(', ')}]`).join('; ')}`);

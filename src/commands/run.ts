@@ -2,9 +2,11 @@
 // simulated on the live feed), serves /health /status /metrics on loopback, and on SIGINT or
 // SIGTERM stops quoting, cancels every order, flushes the store and exits 0 (1, with the ids, when
 // the venue did not confirm every cancel). Start-up and shutdown are bounded in time.
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { clobProfileFromEnv } from '../api/profile-from-env.js';
+import { ConfigError, MakerdError } from '../core/errors.js';
 import { createLogger } from '../core/log.js';
 import { Daemon, StartAbortedError, type StopReport } from '../session/daemon.js';
 import { UsageError, type CommandModule } from './command.js';
@@ -39,12 +41,28 @@ export const command: CommandModule = {
           .filter(Boolean)
       : undefined;
     if (tokens && tokens.some((t) => !/^\d+$/.test(t))) throw new UsageError('--markets takes token ids (decimal strings), comma-separated');
+    // pm2 runs `makerd run --config config/local.json`: a missing file is refused in one line (exit 2)
+    if (values.config !== undefined && !existsSync(values.config)) {
+      throw new ConfigError('--config', `${values.config} does not exist (copy config/default.json there and keep what you change; README "pm2")`);
+    }
     const config = loadConfig({ file: values.config, env: io.env, overrides: values.mode ? { mode: values.mode } : undefined });
     const log = createLogger({ level: config.log.level, name: 'makerd' });
     const daemon = new Daemon({ config, venue: clobProfileFromEnv(config, io.env), log, tokens });
     let stopping: Promise<StopReport> | undefined;
     let signalled = false;
-    const stop = (why: string) => (stopping ??= daemon.stop(why));
+    const stop = (why: string) => {
+      if (!stopping) {
+        // A stop must end in an exit code: were it to hang with nothing else holding the event loop,
+        // Node would exit 0 in silence (pm2 would restart it for ever). Bounded and loud instead.
+        const boundMs = config.daemon.shutdownTimeoutMs + 5000;
+        const guard = setTimeout(() => {
+          io.err(`makerd run: stopping (${why}) did not finish within ${boundMs} ms; exiting`);
+          process.exit(1);
+        }, boundMs);
+        stopping = daemon.stop(why).finally(() => clearTimeout(guard));
+      }
+      return stopping;
+    };
     // Signals are obeyed at any moment, start-up included (the daemon abandons what it waits for).
     const onSignal = (sig: NodeJS.Signals) => {
       log.info({ signal: sig }, 'signal received');
@@ -71,6 +89,7 @@ export const command: CommandModule = {
       await daemon.start();
     } catch (e) {
       startError = e;
+      if (!(e instanceof MakerdError)) log.error({ err: e }, 'start-up failed');
       void stop('startup failed');
     } finally {
       clearTimeout(startBound);
@@ -100,7 +119,11 @@ export const command: CommandModule = {
       code = 1;
     }
     // a start-up interrupted by a signal is a normal stop; any other start-up failure is reported
-    if (startError !== undefined && !(signalled && startError instanceof StartAbortedError)) throw startError;
+    // in one line (the typed errors by the CLI; anything else here, its stack left in the log)
+    if (startError !== undefined && !(signalled && startError instanceof StartAbortedError)) {
+      if (startError instanceof MakerdError) throw startError;
+      throw new MakerdError(`start-up failed: ${startError instanceof Error ? startError.message : String(startError)}`);
+    }
     return code;
   },
 };

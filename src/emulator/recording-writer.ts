@@ -37,6 +37,18 @@ export async function writeSyntheticRecording(o: WriteRecordingOptions): Promise
   const market = new SyntheticMarket({ seed: o.seed, startMs, params: o.params });
   const file = createWriteStream(o.file);
   const out: Writable = o.file.endsWith('.gz') ? createGzip() : file;
+  // A stream's error (a missing directory, a full disk) rejects the call, never an unhandled 'error' event.
+  let failure: Error | undefined;
+  const failed = new Promise<never>((_, reject) => {
+    const onError = (e: Error): void => {
+      failure ??= e;
+      reject(e);
+    };
+    file.on('error', onError);
+    if (out !== file) out.on('error', onError);
+  });
+  failed.catch(() => undefined);
+  const until = (p: Promise<unknown>) => Promise.race([p, failed]);
   if (out !== file) out.pipe(file);
   let buf = '';
   let bytes = 0;
@@ -50,19 +62,27 @@ export async function writeSyntheticRecording(o: WriteRecordingOptions): Promise
     bytes += Buffer.byteLength(buf);
     const ok = out.write(buf);
     buf = '';
-    if (!ok) await once(out, 'drain');
+    if (!ok) await until(once(out, 'drain'));
   };
-  market.onFrame((f) => push(f.ts, f.text));
-  const snap = market.snapshot();
-  push(Number(snap[0].timestamp), JSON.stringify(snap));
-  const end = startMs + o.durationS * 1000;
-  for (let t = startMs; t < end;) {
-    t = Math.min(end, t + 1000);
-    market.advanceTo(t);
-    if (buf.length > 1 << 16) await drain();
+  try {
+    await until(once(file, 'open'));
+    market.onFrame((f) => push(f.ts, f.text));
+    const snap = market.snapshot();
+    push(Number(snap[0].timestamp), JSON.stringify(snap));
+    const end = startMs + o.durationS * 1000;
+    for (let t = startMs; t < end;) {
+      t = Math.min(end, t + 1000);
+      market.advanceTo(t);
+      if (buf.length > 1 << 16) await drain();
+    }
+    await drain();
+    out.end();
+    await until(once(file, 'close'));
+    if (failure) throw failure;
+  } catch (e) {
+    out.destroy();
+    file.destroy();
+    throw e;
   }
-  await drain();
-  out.end();
-  await once(file, 'close');
   return { frames, trades: market.stats.trades, agentEvents: market.stats.agentEvents, bytes };
 }

@@ -324,7 +324,17 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     socket.destroy();
   });
   server.listen(opts.port ?? 0, '127.0.0.1');
-  await once(server, 'listening');
+  try {
+    await once(server, 'listening');
+  } catch (e) {
+    // a port taken: nothing started may keep running (the caller reports the error)
+    clearInterval(tick);
+    poly?.heartbeats.close();
+    replay?.close();
+    hub.close();
+    prices.close();
+    throw e;
+  }
   const port = (server.address() as AddressInfo).port;
   const base = `http://127.0.0.1:${port}`;
   const urls: EmulatorUrls = {

@@ -7,7 +7,7 @@ import cron from 'node-cron';
 import type { Logger } from '../core/log.js';
 import type { Config } from '../config.js';
 import { formatPrice, formatSize } from '../core/units.js';
-import { MakerdError } from '../core/errors.js';
+import { ConfigError, MakerdError } from '../core/errors.js';
 import { createClients, type Clients } from '../api/index.js';
 import type { ClobProfile } from '../api/clob-profile.js';
 import { Heartbeats } from './heartbeats.js';
@@ -93,12 +93,13 @@ export class Daemon implements StatusSource {
   async start(): Promise<void> {
     const { config, log } = this.o;
     const profile = this.o.venue;
-    if (config.mode === 'live' && profile.cannotTrade) throw new MakerdError(profile.cannotTrade);
+    // a configuration that cannot work is refused before anything starts (the CLI exits 2)
+    if (config.mode === 'live' && profile.cannotTrade) throw new ConfigError('mode', profile.cannotTrade);
     // Bad strategy params fail here, before any network call.
     const strategy = await this.unlessStopped(loadStrategy(config.strategy.name, config.strategy.params));
     this.clients = createClients(config, profile, log.child({ part: 'api' }));
     this.markets = await this.unlessStopped(this.resolveMarkets());
-    if (!this.markets.length) throw new MakerdError('no markets: give --markets, config.markets, or enable config.marketQuery');
+    if (!this.markets.length) throw new ConfigError('markets', 'none to quote: give --markets, config.markets, or enable config.marketQuery');
     const tokens = this.markets.flatMap((m) => [m.tokenId, m.complementId]);
     const meta: Record<string, TokenMeta> = {};
     for (const m of this.markets) {
@@ -129,7 +130,11 @@ export class Daemon implements StatusSource {
       this.venue = sim;
     }
     const dbPath = live ? config.store.path : config.store.path.replace(/(\.sqlite)?$/, '-paper.sqlite');
-    this.store = new Store(dbPath, log.child({ part: 'store' }));
+    try {
+      this.store = new Store(dbPath, log.child({ part: 'store' }));
+    } catch (e) {
+      throw new ConfigError('store.path', `cannot open ${dbPath}: ${e instanceof Error ? e.message : String(e)} (MAKERD_DB or store.path)`);
+    }
     // A write that fails halts quoting at once; the records wait in memory and are retried.
     this.journal = new StoreJournal(this.store, {
       log: log.child({ part: 'store' }),
@@ -166,7 +171,14 @@ export class Daemon implements StatusSource {
     });
     this.engine.setFeedLive(false);
     this.status = new StatusServer(this, log.child({ part: 'status' }));
-    await this.unlessStopped(this.status.listen(this.o.statusPort ?? config.status.port));
+    const statusPort = this.o.statusPort ?? config.status.port;
+    await this.unlessStopped(
+      this.status.listen(statusPort).catch((e: unknown) => {
+        const code = (e as NodeJS.ErrnoException).code;
+        const why = code === 'EADDRINUSE' ? 'is already in use' : code === 'EACCES' ? 'is not allowed to this user' : `cannot be listened on (${e instanceof Error ? e.message : String(e)})`;
+        throw new ConfigError('status.port', `127.0.0.1:${statusPort} ${why} (MAKERD_STATUS_PORT or status.port; 0 = any free port)`);
+      }),
+    );
     this.feed.start();
     // the crypto reference prices strategies read (ctx.referencePrice), when the config names symbols
     if (config.feed.priceSymbols.length) {
@@ -235,7 +247,7 @@ export class Daemon implements StatusSource {
     const log = this.o.log;
     this.clients.clob.getTickSize(tokenId).then(
       (tick) => {
-        log.info({ tokenId, tick }, 'tick size refreshed');
+        log.info({ tokenId, tick: formatPrice(tick) }, 'tick size refreshed');
         this.engine.tickRefreshed(tokenId, tick);
         // The venue's price decimals fall back to these (a copy: the engine may hold the old object).
         if (tick > 0) this.markets = this.markets.map((x) => (x.tokenId === tokenId || x.complementId === tokenId ? { ...x, tick } : x));

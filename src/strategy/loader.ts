@@ -24,6 +24,15 @@ function builtinUrl(name: string): URL | undefined {
   return undefined;
 }
 
+/** Node runs JavaScript: a strategy given as its .ts source gets told where the .js is, or how to make it. */
+function tsSourceError(url: URL): ConfigError {
+  const path = fileURLToPath(url);
+  const name = /([A-Za-z0-9_-]+)\.ts$/.exec(path)?.[1];
+  const built = name ? builtinUrl(name) : undefined;
+  const compiled = built && built.pathname.endsWith('.js') ? `; the built-in '${name}' is compiled at ${fileURLToPath(built)} (or give its name)` : '';
+  return new ConfigError('strategy.name', `${path} is TypeScript source: compile it (npm run build compiles strategies/ into dist/strategies/, npx tsc your own) and give the .js${compiled}`);
+}
+
 export function resolveStrategy(nameOrPath: string, cwd = process.cwd()): URL {
   const looksLikePath = nameOrPath.includes('/') || nameOrPath.includes('\\') || /\.(m?js|ts)$/.test(nameOrPath);
   if (!looksLikePath) {
@@ -43,6 +52,7 @@ export async function loadStrategy(nameOrPath: string, params: unknown, cwd?: st
   try {
     mod = (await import(url.href)) as Record<string, unknown>;
   } catch (e) {
+    if ((e as { code?: string }).code === 'ERR_UNKNOWN_FILE_EXTENSION' && url.pathname.endsWith('.ts')) throw tsSourceError(url);
     throw new ConfigError('strategy.name', `cannot load ${url.pathname}: ${e instanceof Error ? e.message : String(e)}`);
   }
   const candidate = mod.default ?? mod.strategy;

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
@@ -19,6 +19,10 @@ interface App {
   max_memory_restart: string;
   out_file: string;
   error_file: string;
+  stop_exit_codes?: number[];
+  time?: boolean;
+  autorestart?: boolean;
+  cwd: string;
 }
 
 describe('pm2 ecosystem files', () => {
@@ -53,6 +57,32 @@ describe('pm2 ecosystem files', () => {
     const container = join(dir, 'container.mjs');
     writeFileSync(container, `await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'cli.js')).href)});\n`);
     const out = execFileSync(process.execPath, [container, '--version'], { encoding: 'utf8', timeout: 10_000 });
-    expect(out.trim()).toBe('makerd 0.1.0');
+    expect(out.trim()).toMatch(/^makerd \d+\.\d+\.\d+/);
+  });
+
+  // Issue 13, item 6: pm2 must not restart a daemon that refused its configuration (exit 2), and
+  // its log files must stay JSON lines (pm2's `time: true` prefixes each line with a timestamp).
+  it('pm2 stops restarting on exit 2 and leaves the JSON lines as they are', () => {
+    const require = createRequire(import.meta.url);
+    const a = (require(join(ROOT, 'ecosystem.config.cjs')) as { apps: App[] }).apps[0];
+    expect(a.stop_exit_codes).toEqual([2]);
+    expect(a.autorestart).toBe(true);
+    expect(a.time ?? false).toBe(false);
+    expect(a.args).toEqual(['run', '--config', join(ROOT, 'config', 'local.json')]);
+  });
+
+  it('without config/local.json the command the app runs refuses in one line and exits 2', () => {
+    assertBuilt();
+    const require = createRequire(import.meta.url);
+    const a = (require(join(ROOT, 'ecosystem.config.cjs')) as { apps: App[] }).apps[0];
+    // the app's own command line; its config file swapped for a missing one should config/local.json exist here
+    const missing = join(mkdtempSync(join(tmpdir(), 'makerd-pm2-')), 'config', 'local.json');
+    const args = a.args.map((x) => (x === join(ROOT, 'config', 'local.json') ? missing : x));
+    const r = spawnSync(process.execPath, [a.script, ...args], { cwd: a.cwd, encoding: 'utf8', timeout: 15_000, env: { PATH: process.env.PATH } });
+    expect(r.status).toBe(2);
+    const lines = r.stderr.split('\n').filter((l) => l.trim() !== '');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toBe(`makerd: invalid config: --config: ${missing} does not exist (copy config/default.json there and keep what you change; README "pm2")`);
+    expect(r.stderr + r.stdout).not.toMatch(/\n\s+at /);
   });
 });
