@@ -12,6 +12,7 @@ import type { TrackedOrder, OrderTracker } from './orders.js';
 import type { Positions } from './positions.js';
 import type { RiskGate } from './risk.js';
 import type { MarketState } from './market-state.js';
+import { formatPrice, formatSize, microsToDollars } from '../core/units.js';
 
 /** Persistence hooks (src/store implements them); every call is synchronous. */
 export interface Journal {
@@ -63,7 +64,7 @@ export class EngineSink implements SchedulerSink, FillSink {
     const now = e.clock.now();
     for (const r of results) {
       e.orders.placeResult(r, now);
-      if (!r.ok) e.log.warn({ clientId: r.clientId, code: r.error, message: r.message }, 'order rejected');
+      if (!r.ok) e.log.warn({ clientId: r.clientId, ...orderFields(e.orders.get(r.clientId)), code: r.error, message: r.message }, 'order rejected');
       this.result(r.ok, now);
     }
     // Off the venue's tick grid: our tick is stale (wire-formats.md 4.4). After the loop: the
@@ -134,6 +135,11 @@ export class EngineSink implements SchedulerSink, FillSink {
   onFill(f: Fill): void {
     const e = this.e;
     if (f.status !== 'FAILED') e.positions.apply(f.tokenId, f.side, f.price, f.size, f.fee);
+    if (e.log.isLevelEnabled('info')) {
+      // first seen as FAILED: recorded, nothing moved
+      if (f.status === 'FAILED') e.log.info({ ...fillFields(f), position: formatSize(e.positions.qty(f.tokenId)) }, 'fill (trade FAILED: nothing applied)');
+      else e.log.info({ ...fillFields(f), position: formatSize(e.positions.qty(f.tokenId)) }, 'fill');
+    }
     this.journaled(() => this.journal?.fill(f), f);
     const st = e.marketOf(f.tokenId);
     if (st && st.strategy.onFill && f.status !== 'FAILED') {
@@ -148,7 +154,7 @@ export class EngineSink implements SchedulerSink, FillSink {
   onFillStatus(f: Fill, reversed: boolean): void {
     if (reversed) {
       this.e.positions.apply(f.tokenId, f.side, f.price, f.size, f.fee, -1);
-      this.e.log.warn({ tradeId: f.tradeId, orderId: f.orderId }, 'trade FAILED: fill reversed');
+      this.e.log.warn({ ...fillFields(f), position: formatSize(this.e.positions.qty(f.tokenId)) }, 'trade FAILED: fill reversed');
     }
     this.journaled(() => this.journal?.fillStatus(f), f);
   }
@@ -162,6 +168,27 @@ export class EngineSink implements SchedulerSink, FillSink {
       this.e.log.error({ err, tradeId: f.tradeId, orderId: f.orderId }, 'engine: storing a fill failed');
     }
   }
+}
+
+/** An order in market units for a log line (nothing when unknown). */
+function orderFields(o: TrackedOrder | undefined): Record<string, unknown> {
+  return o ? { tokenId: o.tokenId, side: o.side, price: formatPrice(o.price), shares: formatSize(o.size) } : {};
+}
+
+/** A fill in market units for a log line: price 0.52, 10 shares, the fee in dollars. */
+function fillFields(f: Fill): Record<string, unknown> {
+  return {
+    tokenId: f.tokenId,
+    side: f.side,
+    price: formatPrice(f.price),
+    shares: formatSize(f.size),
+    feeUsd: String(microsToDollars(f.fee)),
+    liquidity: f.liquidity,
+    status: f.status,
+    market: f.market,
+    orderId: f.orderId,
+    tradeId: f.tradeId,
+  };
 }
 
 /** True when the results answer the requests one for one, in order. */

@@ -325,6 +325,7 @@ export class Engine {
     const now = this.clock.now();
     this.checkLoss();
     for (const st of this.markets.values()) this.requote(st);
+    this.risk.summarize(now);
     this.orders.prune(now - 600_000);
     this.ledger.prune();
   }
@@ -454,7 +455,7 @@ export class Engine {
   private setTick(assetId: string, tick: number): void {
     const st = this.byToken.get(assetId);
     if (!st || !(tick > 0) || st.meta.tick === tick) return;
-    this.log.info({ market: st.meta.conditionId, from: st.meta.tick, to: tick }, 'engine: tick size changed');
+    this.log.info({ market: st.meta.conditionId, from: formatPrice(st.meta.tick), to: formatPrice(tick) }, 'engine: tick size changed');
     this.addMarket({ ...st.meta, tick });
   }
 
@@ -470,11 +471,11 @@ export class Engine {
     if (!st || !hook || st.tickSuspect !== undefined || this.stopping) return;
     this.counters.tickRefreshes++;
     const wait = this.o.tickSuspectTimeoutMs ?? 5000;
-    this.log.warn({ market: st.meta.conditionId, tokenId, tick: st.tickOf(tokenId) }, 'engine: order refused off the tick grid; holding quotes and refreshing the tick');
+    this.log.warn({ market: st.meta.conditionId, tokenId, tick: formatPrice(st.tickOf(tokenId)) }, 'engine: order refused off the tick grid; holding quotes and refreshing the tick');
     st.tickSuspect = this.clock.schedule(this.clock.now() + wait, () => {
       st.tickSuspect = undefined;
       this.counters.tickRefreshTimeouts++;
-      this.log.warn({ market: st.meta.conditionId, tokenId, tick: st.tickOf(tokenId), waitedMs: wait }, 'engine: tick refresh not answered in time; quoting again with the tick we had');
+      this.log.warn({ market: st.meta.conditionId, tokenId, tick: formatPrice(st.tickOf(tokenId)), waitedMs: wait }, 'engine: tick refresh not answered in time; quoting again with the tick we had');
       this.requote(st);
     });
     this.requote(st);

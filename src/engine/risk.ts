@@ -1,12 +1,15 @@
-// Risk gate: every limit comes from config.risk; every block is logged with its reason and
-// counted. Per-order checks (size, position per token and per market with YES and NO netted,
-// total notional, open orders, price collar), a per-token stale-book guard, and two halts that
-// cancel everything and stop quoting while the daemon stays up: the daily-loss kill switch and
-// the order-error-rate breaker.
+// Risk gate: every limit comes from config.risk; every block is counted by reason (/metrics
+// risk_blocks_total, the PnL summary) and logged with prices and sizes in market units. Per-order
+// checks (size, position per token and per market with YES and NO netted, total notional, open
+// orders, price collar), a per-token stale-book guard, and two halts that cancel everything and
+// stop quoting while the daemon stays up: the daily-loss kill switch and the order-error-rate
+// breaker. A limit reached is the gate doing its job (a full position, nothing left to sell, a
+// one-sided book): debug, at most once a second per reason, and an info line a minute summing the
+// blocks up. WARN only for what an operator must act on (ACTIONABLE); a halt is an ERROR.
 import type { Logger } from '../core/log.js';
 import type { Config } from '../config.js';
 import type { BookView } from '../book/view.js';
-import { PRICE_SCALE, SIZE_SCALE } from '../core/units.js';
+import { PRICE_SCALE, SIZE_SCALE, formatPrice, formatSize } from '../core/units.js';
 import type { MarketMeta, Quote } from './strategy.js';
 
 export type RiskConfig = Config['risk'];
@@ -25,6 +28,21 @@ export interface RiskInputs {
 }
 
 const DAY_MS = 86_400_000;
+
+/**
+ * Blocks that say the strategy and the configuration disagree, so every such quote is lost until
+ * one of them changes (a strategy's order above risk.maxOrderSize): WARN, at most once per
+ * ACTIONABLE_EVERY_MS per reason (debug in between).
+ */
+const ACTIONABLE: ReadonlySet<string> = new Set(['max_order_size']);
+const ACTIONABLE_EVERY_MS = 600_000;
+/** Period of the info line summing up the blocks. */
+const SUMMARY_MS = 60_000;
+
+/** A price in market units ("0.52"); a mid may fall between two price units ("0.515"). */
+function px(units: number): string {
+  return Number.isInteger(units) ? formatPrice(units) : String(units / PRICE_SCALE);
+}
 
 /** The one rule for "may we quote off this book" (risk gate and /health): in sync and updated within staleBookMs. */
 export function bookFreshness(book: BookView | undefined, nowMs: number, staleBookMs: number): 'fresh' | 'out_of_sync' | 'stale' {
@@ -48,31 +66,61 @@ export class RiskGate {
   private batchNotional = 0;
   private batchOrders = 0;
   private readonly logged = new Map<string, number>();
+  private readonly warned = new Map<string, number>();
+  /** The counts at the last summary line, and when it was (NaN: not yet). */
+  private readonly summarized = new Map<string, number>();
+  private summaryAt = NaN;
 
   constructor(
     private readonly cfg: RiskConfig,
     private readonly log: Logger,
   ) {}
 
-  private block(reason: string, detail: Record<string, unknown>, nowMs: number, level: 'info' | 'warn' = 'warn'): string {
-    this.blocks.set(reason, (this.blocks.get(reason) ?? 0) + 1);
+  private block(reason: string, detail: () => Record<string, unknown>, nowMs: number): string {
+    const count = (this.blocks.get(reason) ?? 0) + 1;
+    this.blocks.set(reason, count);
+    if (ACTIONABLE.has(reason) && !(nowMs - (this.warned.get(reason) ?? -Infinity) < ACTIONABLE_EVERY_MS)) {
+      this.warned.set(reason, nowMs);
+      this.logged.set(reason, nowMs);
+      this.log.warn({ reason, ...detail(), count }, 'risk: blocked (the strategy asks for what the risk configuration refuses)');
+      return reason;
+    }
     // Log each reason at most once a second: a blocked quote repeats on every book update.
     const last = this.logged.get(reason) ?? -Infinity;
-    if (nowMs - last >= 1000) {
+    if (nowMs - last >= 1000 && this.log.isLevelEnabled('debug')) {
       this.logged.set(reason, nowMs);
-      this.log[level]({ reason, ...detail, count: this.blocks.get(reason) }, 'risk: blocked');
+      this.log.debug({ reason, ...detail(), count }, 'risk: blocked');
     }
     return reason;
+  }
+
+  /**
+   * The info line summing up the blocks since the last one, once per SUMMARY_MS (the engine's
+   * housekeeping calls this every tick); nothing when nothing was blocked.
+   */
+  summarize(nowMs: number): void {
+    // the first call starts the period (the engine's first housekeeping tick)
+    if (this.summaryAt !== this.summaryAt) this.summaryAt = nowMs;
+    if (nowMs - this.summaryAt < SUMMARY_MS) return;
+    const periodS = Math.round((nowMs - this.summaryAt) / 1000);
+    this.summaryAt = nowMs;
+    let blocked: Record<string, number> | undefined;
+    for (const [reason, n] of this.blocks) {
+      const d = n - (this.summarized.get(reason) ?? 0);
+      if (d > 0) (blocked ??= {})[reason] = d;
+      this.summarized.set(reason, n);
+    }
+    if (blocked) this.log.info({ blocked, periodS }, 'risk: orders blocked in the last minute (limits reached; counted in /metrics risk_blocks_total)');
   }
 
   /** Why a token may not be quoted now (undefined = fine). Its orders must be cancelled. */
   tokenBlock(tokenId: string, book: BookView | undefined, feedLive: boolean, nowMs: number): string | undefined {
     if (this.tokenFresh(book, feedLive, nowMs)) return undefined;
     // A token waiting for its feed or snapshot is a state (info); the engine logs the change.
-    if (!feedLive) return this.block('feed_not_live', { tokenId }, nowMs, 'info');
+    if (!feedLive) return this.block('feed_not_live', () => ({ tokenId }), nowMs);
     const f = bookFreshness(book, nowMs, this.cfg.staleBookMs);
-    if (f === 'out_of_sync') return this.block('book_out_of_sync', { tokenId }, nowMs, 'info');
-    if (f === 'stale') return this.block('book_stale', { tokenId, ageMs: nowMs - (book as BookView).updatedAt() }, nowMs, 'info');
+    if (f === 'out_of_sync') return this.block('book_out_of_sync', () => ({ tokenId }), nowMs);
+    if (f === 'stale') return this.block('book_stale', () => ({ tokenId, ageMs: nowMs - (book as BookView).updatedAt() }), nowMs);
     return undefined;
   }
 
@@ -93,27 +141,37 @@ export class RiskGate {
   /** Why this order may not be placed (undefined = accepted and counted in the batch). */
   checkPlace(q: Quote, m: MarketMeta, s: RiskInputs, nowMs: number): string | undefined {
     const c = this.cfg;
-    if (this.halted) return this.block('halted', { halt: this.halted }, nowMs);
-    if (q.size > c.maxOrderSize * SIZE_SCALE) return this.block('max_order_size', { tokenId: q.tokenId, size: q.size }, nowMs);
-    if (s.openOrders() + this.batchOrders + 1 > c.maxOpenOrders) return this.block('max_open_orders', { open: s.openOrders() + this.batchOrders }, nowMs);
+    // The order in market units: every block line names it (a closure: built only when logged).
+    const order = () => ({ tokenId: q.tokenId, side: q.side, price: formatPrice(q.price), shares: formatSize(q.size) });
+    if (this.halted) return this.block('halted', () => ({ halt: this.halted }), nowMs);
+    if (q.size > c.maxOrderSize * SIZE_SCALE) return this.block('max_order_size', () => ({ ...order(), maxShares: c.maxOrderSize }), nowMs);
+    if (s.openOrders() + this.batchOrders + 1 > c.maxOpenOrders) {
+      return this.block('max_open_orders', () => ({ ...order(), open: s.openOrders() + this.batchOrders, max: c.maxOpenOrders }), nowMs);
+    }
     const notional = q.price * q.size;
     if ((s.openNotional() + this.batchNotional + notional) / (PRICE_SCALE * SIZE_SCALE) > c.maxTotalNotional) {
-      return this.block('max_total_notional', { tokenId: q.tokenId }, nowMs);
+      return this.block('max_total_notional', () => ({ ...order(), openUsd: (s.openNotional() + this.batchNotional) / (PRICE_SCALE * SIZE_SCALE), maxUsd: c.maxTotalNotional }), nowMs);
     }
     const mid = s.mid(q.tokenId);
-    if (!(mid === mid)) return this.block('no_mid', { tokenId: q.tokenId }, nowMs);
-    if (Math.abs(q.price - mid) > c.priceCollar * PRICE_SCALE) return this.block('price_collar', { tokenId: q.tokenId, price: q.price, mid }, nowMs);
+    if (!(mid === mid)) return this.block('no_mid', order, nowMs);
+    if (Math.abs(q.price - mid) > c.priceCollar * PRICE_SCALE) return this.block('price_collar', () => ({ ...order(), mid: px(mid), collar: c.priceCollar }), nowMs);
     if (q.side === 'BUY') {
       // Worst case: every open BUY fills.
       const other = q.tokenId === m.tokenId ? m.complementId : m.tokenId;
       const long = s.qty(q.tokenId) + s.openBuy(q.tokenId) + (this.batchBuy.get(q.tokenId) ?? 0) + q.size;
-      if (long > c.maxPositionPerToken * SIZE_SCALE) return this.block('max_position_token', { tokenId: q.tokenId, worstCase: long }, nowMs);
+      if (long > c.maxPositionPerToken * SIZE_SCALE) {
+        return this.block('max_position_token', () => ({ ...order(), worstCaseShares: formatSize(long), maxShares: c.maxPositionPerToken }), nowMs);
+      }
       const net = long - s.qty(other);
-      if (Math.abs(net) > c.maxPositionPerMarket * SIZE_SCALE) return this.block('max_position_market', { market: m.conditionId, worstCaseNet: net }, nowMs);
+      if (Math.abs(net) > c.maxPositionPerMarket * SIZE_SCALE) {
+        return this.block('max_position_market', () => ({ ...order(), market: m.conditionId, worstCaseNetShares: formatSize(net), maxShares: c.maxPositionPerMarket }), nowMs);
+      }
       this.batchBuy.set(q.tokenId, (this.batchBuy.get(q.tokenId) ?? 0) + q.size);
     } else {
-      const promised = s.openSell(q.tokenId) + (this.batchSell.get(q.tokenId) ?? 0) + q.size;
-      if (promised > s.qty(q.tokenId)) return this.block('sell_exceeds_position', { tokenId: q.tokenId, size: q.size, held: s.qty(q.tokenId) }, nowMs);
+      const selling = s.openSell(q.tokenId) + (this.batchSell.get(q.tokenId) ?? 0);
+      if (selling + q.size > s.qty(q.tokenId)) {
+        return this.block('sell_exceeds_position', () => ({ ...order(), held: formatSize(s.qty(q.tokenId)), alreadySelling: formatSize(selling) }), nowMs);
+      }
       this.batchSell.set(q.tokenId, (this.batchSell.get(q.tokenId) ?? 0) + q.size);
     }
     this.batchNotional += notional;

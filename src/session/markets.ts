@@ -3,7 +3,7 @@
 // market becomes one MarketMeta quoted on its first outcome token.
 import type { Logger } from '../core/log.js';
 import type { Config } from '../config.js';
-import { priceFromNumber, sizeFromNumber } from '../core/units.js';
+import { formatPrice, formatSize, priceFromNumber, sizeFromNumber } from '../core/units.js';
 import type { ClobClient } from '../api/clob-client.js';
 import type { GammaClient } from '../api/gamma-client.js';
 import { MakerdError } from '../core/errors.js';
@@ -42,7 +42,7 @@ export async function marketsFromTokens(clob: ClobClient, tokens: readonly strin
     // the venue's fee rule where the profile reads one (a paper run charges it as the venue would)
     const feeRule = await clob.getFeeRule(conditionId);
     if (feeRule) meta.feeRule = feeRule;
-    log.info({ market: conditionId, tokens: ids, tick: meta.tick, minSize: meta.minSize, negRisk: meta.negRisk, feeRule }, 'market resolved');
+    log.info({ market: conditionId, tokens: ids, tick: formatPrice(meta.tick), minShares: formatSize(meta.minSize), negRisk: meta.negRisk, feeRule }, 'market resolved');
     byCondition.set(conditionId, meta);
   }
   return [...byCondition.values()];

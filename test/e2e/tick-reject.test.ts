@@ -61,7 +61,7 @@ describe('tick change missed by the feed', () => {
     const coarse = new Set(ourOrders(e).keys());
     await e.emu.exchange.cancelWhere(KEY, () => true);
     await until('a tick-size rejection', () => (e.emu.exchange.rejectionsOf(KEY).INVALID_ORDER_MIN_TICK_SIZE ?? 0) > 0, 20_000);
-    await until('the tick refreshed over REST', () => daemon?.output.some((l) => l.includes('tick size refreshed') && l.includes('"tick":100')), 10_000);
+    await until('the tick refreshed over REST', () => daemon?.output.some((l) => l.includes('tick size refreshed') && l.includes('"tick":"0.01"')), 10_000);
     // Its books dropped with the tick; they re-sync once the feed speaks again.
     e.emu.admin.set({ silentFeed: false });
     const rejected = e.emu.exchange.rejectionsOf(KEY).INVALID_ORDER_MIN_TICK_SIZE ?? 0;
