@@ -16,6 +16,7 @@ const commands: Record<string, () => Promise<CommandModule>> = {
   markets: async () => (await import('./commands/markets.js')).command,
   keys: async () => (await import('./commands/keys.js')).command,
   doctor: async () => (await import('./commands/doctor.js')).command,
+  strategies: async () => (await import('./commands/strategies.js')).command,
 };
 
 async function usage(): Promise<string> {

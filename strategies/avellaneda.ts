@@ -18,25 +18,22 @@ import {
   type StrategyModule,
 } from '../src/strategy/index.js';
 
-export const params = z.strictObject({
-  /** Risk aversion (per share). */
-  gamma: z.number().positive().default(0.1),
-  /** Shares per quote. */
-  size: z.number().positive().default(10),
-  /** 'end': time left to the market's end (capped at horizonSec); 'rolling': always horizonSec. */
-  horizon: z.enum(['end', 'rolling']).default('rolling'),
-  horizonSec: z.number().positive().default(3600),
-  /** Starting estimates, used until enough samples arrive. */
-  sigmaPerSec: z.number().positive().default(0.001),
-  kappa: z.number().positive().default(100),
-  /** EWMA weights of the online estimators (0..1, weight of the newest sample). */
-  volAlpha: z.number().gt(0).max(1).default(0.05),
-  kappaAlpha: z.number().gt(0).max(1).default(0.05),
-  minSpread: z.number().nonnegative().default(0.01),
-  maxSpread: z.number().positive().max(1).default(0.2),
-  minPrice: z.number().min(0).max(1).default(0.05),
-  maxPrice: z.number().min(0).max(1).default(0.95),
-});
+export const params = z
+  .strictObject({
+    gamma: z.number().positive().default(0.1).describe('risk aversion (per share): larger shifts the reservation price harder against inventory'),
+    size: z.number().positive().default(10).describe('shares per quote'),
+    horizon: z.enum(['end', 'rolling']).default('rolling').describe("end: time left to the market's end (capped at horizonSec); rolling: always horizonSec"),
+    horizonSec: z.number().positive().default(3600).describe('the horizon tau in seconds'),
+    sigmaPerSec: z.number().positive().default(0.001).describe('starting volatility of the mid per second (price), used until samples arrive'),
+    kappa: z.number().positive().default(100).describe('starting order-arrival decay (1 / mean trade distance from the mid), used until trades arrive'),
+    volAlpha: z.number().gt(0).max(1).default(0.05).describe('EWMA weight of the newest sample in the volatility estimate'),
+    kappaAlpha: z.number().gt(0).max(1).default(0.05).describe('EWMA weight of the newest trade in the kappa estimate'),
+    minSpread: z.number().nonnegative().default(0.01).describe("the quotes' total spread is at least this (price)"),
+    maxSpread: z.number().positive().max(1).default(0.2).describe("the quotes' total spread is at most this (price)"),
+    minPrice: z.number().min(0).max(1).default(0.05).describe('quote only while the mid is at or above this (price); no bid below it'),
+    maxPrice: z.number().min(0).max(1).default(0.95).describe('quote only while the mid is at or below this (price); no ask above it'),
+  })
+  .describe('Avellaneda-Stoikov: quotes around an inventory-adjusted reservation price with volatility and order-arrival estimated online.');
 export type AvellanedaParams = z.infer<typeof params>;
 
 export class Avellaneda implements Strategy {

@@ -18,28 +18,26 @@ import {
 } from '../src/strategy/index.js';
 
 const band = z.strictObject({
-  /** Distance from fair to the quote, in price (0.01 = one cent). */
-  distance: z.number().positive().max(0.5),
-  /** Shares per order. */
-  size: z.number().positive(),
+  distance: z.number().positive().max(0.5).describe('distance from fair to each quote of this band, in price (0.01 = one cent)'),
+  size: z.number().positive().describe('shares per order of this band'),
 });
 
-export const params = z.strictObject({
-  fair: z.enum(['mid', 'microprice']).default('mid'),
-  bands: z
-    .array(band)
-    .min(1)
-    .max(15)
-    .default([{ distance: 0.01, size: 10 }]),
-  /** Shift of both quotes per share of net inventory (price units per share), against the position. */
-  skewPerShare: z.number().nonnegative().default(0.0001),
-  /** The quotes' total spread is at least this and at most maxSpread (price). */
-  minSpread: z.number().nonnegative().default(0.01),
-  maxSpread: z.number().positive().max(1).default(0.2),
-  /** Quote only while fair is inside this range (price). */
-  minPrice: z.number().min(0).max(1).default(0.05),
-  maxPrice: z.number().min(0).max(1).default(0.95),
-});
+export const params = z
+  .strictObject({
+    fair: z.enum(['mid', 'microprice']).default('mid').describe('the fair price the bands sit around: the mid, or the size-weighted microprice'),
+    bands: z
+      .array(band)
+      .min(1)
+      .max(15)
+      .default([{ distance: 0.01, size: 10 }])
+      .describe('the ladder: one bid and one ask per band'),
+    skewPerShare: z.number().nonnegative().default(0.0001).describe('shift of both quotes per share of net inventory, against the position (price per share)'),
+    minSpread: z.number().nonnegative().default(0.01).describe("the quotes' total spread is at least this (price)"),
+    maxSpread: z.number().positive().max(1).default(0.2).describe("the quotes' total spread is at most this (price)"),
+    minPrice: z.number().min(0).max(1).default(0.05).describe('quote only while fair is at or above this (price); no bid below it'),
+    maxPrice: z.number().min(0).max(1).default(0.95).describe('quote only while fair is at or below this (price); no ask above it'),
+  })
+  .describe('Quotes a ladder of bids and asks at fixed distances around a fair price, skewed against inventory.');
 export type BandsParams = z.infer<typeof params>;
 
 class Bands implements Strategy {

@@ -10,12 +10,13 @@ import { SIZE_SCALE, quotePair, type BookView, type Quote, type Strategy, type S
 
 // 1. Your parameters. The engine validates `strategy.params` of the config with this schema and
 //    names the bad key in the error (e.g. "strategy.params.edgeTicks: Too small").
-export const params = z.strictObject({
-  /** How many ticks behind the best bid / ask to quote. */
-  edgeTicks: z.number().int().nonnegative().default(1),
-  /** Shares per quote. */
-  size: z.number().positive().default(5),
-});
+//    Describe each field (.describe): `makerd strategies` lists them from here.
+export const params = z
+  .strictObject({
+    edgeTicks: z.number().int().nonnegative().default(1).describe('how many ticks behind the best bid and ask to quote'),
+    size: z.number().positive().default(5).describe('shares per quote'),
+  })
+  .describe('A starting point for your own strategy: one bid and one ask a few ticks behind the best prices.');
 type Params = z.infer<typeof params>;
 
 class Template implements Strategy {

@@ -1,9 +1,15 @@
-// Parameter sweeps: a grid spec such as 'gamma=0.05,0.1,0.2;spread=2,4' expands to every
-// combination, each merged over the base params and run as its own deterministic backtest
-// (in worker processes, pool.ts). Results are ranked by total PnL, ties by smaller drawdown,
-// then by grid order, and written as CSV.
+// Parameter sweeps: a grid spec such as 'bands.0.distance=0.01,0.02;skewPerShare=0,0.0005'
+// expands to every combination, each merged over the base params and run as its own deterministic
+// backtest (in worker processes, pool.ts). A name is a path into the strategy's params: fields
+// joined by dots, a list element by its index from 0 (bands.0.distance). Before anything runs,
+// every path is checked against the strategy's schema and every combination is validated by it;
+// the first problem is one line naming the parameter and the value. Results are ranked by total
+// PnL, ties by smaller drawdown, then by grid order, and written as CSV.
 import { MakerdError } from '../core/errors.js';
+import { parseWith } from '../config.js';
+import type { StrategyModule } from '../engine/strategy.js';
 import type { TotalResult } from '../report/stats.js';
+import { paramsJsonSchema, propertyNames, typeOf, type SchemaNode } from '../strategy/params.js';
 
 export class GridSpecError extends MakerdError {}
 
@@ -15,7 +21,8 @@ export interface GridAxis {
 }
 
 const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
-const NAME = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$/;
+/** A path: a field name, then fields or list indexes (0, 1, ... without leading zeros), dot-separated. */
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*(?:\.(?:[A-Za-z_][A-Za-z0-9_]*|0|[1-9][0-9]*))*$/;
 
 function parseValue(raw: string, name: string): GridValue {
   const s = raw.trim();
@@ -26,7 +33,7 @@ function parseValue(raw: string, name: string): GridValue {
   return s;
 }
 
-/** 'a=1,2;b=x,y' -> axes in the order written. Names may be dotted (nested params). */
+/** 'a=1,2;b.0.c=x,y' -> axes in the order written. Names are paths (nested fields, list indexes). */
 export function parseGridSpec(spec: string): GridAxis[] {
   const axes: GridAxis[] = [];
   for (const part of spec.split(';')) {
@@ -34,7 +41,7 @@ export function parseGridSpec(spec: string): GridAxis[] {
     const eq = part.indexOf('=');
     if (eq < 0) throw new GridSpecError(`--grid: '${part.trim()}' is not name=v1,v2,...`);
     const name = part.slice(0, eq).trim();
-    if (!NAME.test(name)) throw new GridSpecError(`--grid: bad parameter name '${name}'`);
+    if (!NAME.test(name)) throw new GridSpecError(`--grid: bad parameter path '${name}' (fields joined by dots, a list element by its index: bands.0.distance)`);
     if (axes.some((a) => a.name === name)) throw new GridSpecError(`--grid: '${name}' given twice`);
     const values = part
       .slice(eq + 1)
@@ -59,20 +66,135 @@ export function expandGrid(axes: GridAxis[]): Array<Record<string, GridValue>> {
   return combos;
 }
 
-/** Sets each (possibly dotted) key of `combo` over a copy of `base`. */
-export function mergeParams(base: Record<string, unknown>, combo: Record<string, GridValue>): Record<string, unknown> {
-  const out: Record<string, unknown> = structuredClone(base);
+type Obj = Record<string, unknown>;
+const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !Array.isArray(x);
+const INDEX = /^(?:0|[1-9][0-9]*)$/;
+
+/**
+ * Sets each path of `combo` over a copy of `base`. A container the path needs and `base` lacks is
+ * copied from `defaults` (the params with the schema's defaults filled in), so 'bands.0.distance'
+ * over {} keeps the default band's other fields; without one it starts empty.
+ */
+export function mergeParams(base: Obj, combo: Record<string, unknown>, defaults: Obj = {}): Obj {
+  const out: Obj = structuredClone(base);
   for (const [key, v] of Object.entries(combo)) {
     const path = key.split('.');
     let o = out;
-    for (const k of path.slice(0, -1)) {
-      const cur = o[k];
-      if (typeof cur !== 'object' || cur === null || Array.isArray(cur)) o[k] = {};
-      o = o[k] as Record<string, unknown>;
+    let d: unknown = defaults;
+    for (let i = 0; i < path.length - 1; i++) {
+      const k = path[i];
+      const list = INDEX.test(path[i + 1]);
+      d = isObj(d) || Array.isArray(d) ? (d as Obj)[k] : undefined;
+      let cur = o[k];
+      if (list ? !Array.isArray(cur) : !isObj(cur)) {
+        cur = (list ? Array.isArray(d) : isObj(d)) ? structuredClone(d) : list ? [] : {};
+        o[k] = cur;
+      }
+      o = cur as Obj;
     }
     o[path[path.length - 1]] = v;
   }
   return out;
+}
+
+const oneLine = (s: string): string => s.replace(/\s+/g, ' ').trim();
+
+function kindOf(n: SchemaNode): string {
+  const t = Array.isArray(n.type) ? n.type[0] : n.type;
+  return t === 'number' ? 'a number' : t === 'integer' ? 'an integer' : t === 'string' ? 'text' : t === 'boolean' ? 'a boolean' : `a value (${typeOf(n)})`;
+}
+
+/** Walks `name` through the JSON Schema (and the resolved params, for list lengths); returns the leaf's node, or undefined where the schema cannot tell. */
+function checkPath(name: string, root: SchemaNode, resolved: unknown, strategy: string): SchemaNode | undefined {
+  const segs = name.split('.');
+  let node: SchemaNode = root;
+  let data: unknown = resolved;
+  const see = `makerd strategies ${strategy} describes them`;
+  for (let i = 0; i < segs.length; i++) {
+    const seg = segs[i];
+    const here = segs.slice(0, i).join('.');
+    if (node.anyOf || node.oneOf) return undefined;
+    const type = Array.isArray(node.type) ? node.type[0] : node.type;
+    if (type === 'object' || node.properties) {
+      if (INDEX.test(seg)) throw new GridSpecError(`--grid: '${name}': ${here || 'the params'} is an object, not a list: name one of its fields (${propertyNames(node).join(', ')})`);
+      const child = node.properties?.[seg];
+      if (!child) {
+        if (node.additionalProperties !== false) return undefined;
+        const has = here ? `${here} has: ${propertyNames(node).join(', ')}` : `its parameters: ${propertyNames(node).join(', ')}`;
+        throw new GridSpecError(`--grid: '${name}' is not a parameter of strategy ${strategy} (${has}; ${see})`);
+      }
+      node = child;
+      data = isObj(data) ? data[seg] : undefined;
+    } else if (type === 'array') {
+      if (!INDEX.test(seg)) throw new GridSpecError(`--grid: '${name}': ${here} is a list: index it by number (${[here, '0', ...segs.slice(i + 1)].join('.')})`);
+      const len = Array.isArray(data) ? data.length : 0;
+      if (Number(seg) >= len) {
+        const range = len === 0 ? 'no elements' : len === 1 ? '1 element (index 0)' : `${len} elements (index 0 to ${len - 1})`;
+        throw new GridSpecError(`--grid: '${name}': ${here} has ${range}; give the list you want with --params`);
+      }
+      node = node.items ?? {};
+      data = (data as unknown[])[Number(seg)];
+    } else {
+      throw new GridSpecError(`--grid: '${name}': ${here} is ${kindOf(node)}, not an object or list`);
+    }
+  }
+  return node;
+}
+
+interface Issue {
+  path: PropertyKey[];
+  message: string;
+  code?: string;
+  keys?: string[];
+}
+
+/**
+ * Every combination's params, checked before anything runs: each path exists in the strategy's
+ * schema (and each list index in the params), values are kept as text where the schema wants text,
+ * and each merged combination passes the schema. Throws GridSpecError with one line naming the
+ * parameter and the value (ConfigError when the base params themselves are invalid).
+ */
+export function validateGrid(axes: GridAxis[], strategy: Pick<StrategyModule, 'name' | 'params'>, base: Obj): Obj[] {
+  const resolved = parseWith(strategy.params, base, 'strategy.params');
+  const root = paramsJsonSchema(strategy.params);
+  const typed = axes.map((a) => {
+    const leaf = root ? checkPath(a.name, root, resolved, strategy.name) : undefined;
+    const text = leaf !== undefined && (leaf.type === 'string' || (leaf.enum !== undefined && leaf.enum.every((v) => typeof v === 'string')));
+    return text ? { name: a.name, values: a.values.map(String) } : a;
+  });
+  const out: Obj[] = [];
+  for (const combo of expandGrid(typed)) {
+    const params = mergeParams(base, combo, isObj(resolved) ? resolved : {});
+    const r = strategy.params.safeParse(params);
+    if (!r.success) throw new GridSpecError(comboError(r.error.issues as Issue[], typed, combo, strategy.name));
+    out.push(params);
+  }
+  return out;
+}
+
+function comboError(issues: Issue[], axes: GridAxis[], combo: Record<string, GridValue>, strategy: string): string {
+  const located = issues.map((issue) => {
+    const full = issue.path.map(String);
+    if (issue.code === 'unrecognized_keys' && issue.keys?.length) full.push(issue.keys[0]);
+    const msg = issue.code === 'unrecognized_keys' ? 'unknown key' : oneLine(issue.message);
+    // the swept path the issue is in (or above): the longest that matches
+    let best: GridAxis | undefined;
+    for (const a of axes) {
+      const segs = a.name.split('.');
+      const n = Math.min(segs.length, full.length);
+      if (segs.slice(0, n).join('.') === full.slice(0, n).join('.') && (!best || segs.length > best.name.split('.').length)) best = a;
+    }
+    return { full: full.join('.'), msg, axis: best };
+  });
+  const hit = located.find((l) => l.axis) ?? located[0];
+  if (hit?.axis) {
+    const where = hit.full && hit.full !== hit.axis.name ? `${hit.full}: ` : '';
+    return `--grid: ${hit.axis.name}=${String(combo[hit.axis.name])}: ${where}${hit.msg}`;
+  }
+  const c = Object.entries(combo)
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join(', ');
+  return `--grid: the combination ${c} does not fit strategy ${strategy}: ${hit?.full || '(params)'}: ${hit?.msg ?? 'invalid'}`;
 }
 
 export interface GridRow {
@@ -128,6 +250,8 @@ export function gridCsv(axes: GridAxis[], ranked: GridRow[]): string {
   return lines.join('\n') + '\n';
 }
 
+const clip = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
 /** The ranking for the terminal: rank, parameters, PnL, drawdown, fills, uptime. */
 export function gridTableRows(axes: GridAxis[], ranked: GridRow[]): string[][] {
   const rows = [['#', ...axes.map((a) => a.name), 'pnl $', 'max dd', 'fills', 'maker', 'uptime', 'orders']];
@@ -136,7 +260,7 @@ export function gridTableRows(axes: GridAxis[], ranked: GridRow[]): string[][] {
     rows.push([
       String(i + 1),
       ...axes.map((a) => String(r.combo[a.name])),
-      t ? t.pnl.total.toFixed(4) : `error: ${r.error ?? '?'}`,
+      t ? t.pnl.total.toFixed(4) : `error: ${clip(oneLine(r.error ?? '?'), 100)}`,
       t ? t.maxDrawdown.toFixed(4) : '',
       t ? String(t.fills) : '',
       t ? `${(t.makerShare * 100).toFixed(1)}%` : '',

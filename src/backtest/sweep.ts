@@ -1,12 +1,15 @@
 // Runs a grid sweep: every combination of the grid over the base strategy params, each as its
-// own backtest in a worker process, then ranks them. Each combination's result.json lands in
+// own backtest in a worker process, then ranks them. Every combination is validated against the
+// strategy's schema first (grid.ts): a bad path or value throws GridSpecError before any worker
+// starts or any file is written. Each combination's result.json lands in
 // DIR/grid/<n>/ (n = position in grid order), the ranking in DIR/grid.csv.
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { mkdir, writeFile } from 'node:fs/promises';
 import type { Config } from '../config.js';
 import type { TotalResult } from '../report/stats.js';
-import { expandGrid, gridCsv, mergeParams, rankRows, type GridAxis, type GridRow } from './grid.js';
+import { loadStrategyModule } from '../strategy/loader.js';
+import { expandGrid, gridCsv, rankRows, validateGrid, type GridAxis, type GridRow } from './grid.js';
 import { runInWorkers } from './pool.js';
 
 export interface GridJob {
@@ -45,9 +48,11 @@ export interface SweepResult {
 
 export async function runSweep(o: SweepOptions): Promise<SweepResult> {
   const combos = expandGrid(o.axes);
-  const jobs: GridJob[] = combos.map((combo, i) => ({
+  const { module } = await loadStrategyModule(o.config.strategy.name);
+  const params = validateGrid(o.axes, module, o.config.strategy.params);
+  const jobs: GridJob[] = combos.map((_combo, i) => ({
     data: o.data,
-    config: { ...o.config, strategy: { name: o.config.strategy.name, params: mergeParams(o.config.strategy.params, combo) } },
+    config: { ...o.config, strategy: { name: o.config.strategy.name, params: params[i] } },
     outDir: join(o.outDir, 'grid', String(i)),
     allowStrategyErrors: o.allowStrategyErrors,
   }));

@@ -33,7 +33,10 @@ options:
   --maker-fee BPS       maker fee rate (sim.makerFeeBps)
   --taker-fee BPS       taker fee rate (sim.takerFeeBps)
   --no-queue            our orders join at the front of their level (no queue model)
-  --grid SPEC           sweep params, e.g. 'gamma=0.05,0.1,0.2;spread=2,4' (every combination)
+  --grid SPEC           sweep params, e.g. 'bands.0.distance=0.01,0.02;skewPerShare=0,0.0005' (every
+                        combination; a name is a path into the strategy's params, a list element by
+                        its index; makerd strategies lists each strategy's paths; every combination
+                        is checked against the strategy's schema before anything runs)
   --workers N           grid worker processes (default min(cores, combinations))
   --progress            progress bar on stderr even when it is not a terminal
   --allow-strategy-errors  exit 0 even when the strategy threw (the first error and the count are still shown)
@@ -41,6 +44,11 @@ options:
 Exit status: 0 ok; 1 the strategy threw (unless --allow-strategy-errors), the recordings hold no
 market event, a grid combination failed, or the run failed; 2 bad usage, a missing --data file,
 an --out that cannot be written, or an invalid config.
+
+examples:
+  makerd backtest --data data/sample-synthetic.jsonl.gz --out out/backtest
+  makerd backtest --data data/sample-synthetic.jsonl.gz --out out/grid --grid 'bands.0.distance=0.01,0.02,0.04;minSpread=0.01,0.04' --workers 2
+  makerd backtest --data data/sample-synthetic.jsonl.gz --out out/grid-as --strategy avellaneda --grid 'gamma=0.05,0.1;size=5,10' --workers 2
 `;
 
 function parseParams(s: string | undefined): Record<string, unknown> | undefined {
@@ -125,20 +133,27 @@ export const command: CommandModule = {
       try {
         axes = parseGridSpec(values.grid);
       } catch (e) {
-        if (e instanceof GridSpecError) throw new UsageError(e.message);
+        // a bad spec, path or value: one line, exit 2, before anything runs or is written
+        if (e instanceof GridSpecError) return gridSpecFailed(io, e);
         throw e;
       }
       const t0 = performance.now();
       const showProgress = values.progress || process.stderr.isTTY;
-      const res = await runSweep({
-        data,
-        config,
-        axes,
-        outDir,
-        workers,
-        allowStrategyErrors,
-        onDone: showProgress ? (d, n) => process.stderr.write(`\rgrid: ${d}/${n} done`) : undefined,
-      });
+      let res;
+      try {
+        res = await runSweep({
+          data,
+          config,
+          axes,
+          outDir,
+          workers,
+          allowStrategyErrors,
+          onDone: showProgress ? (d, n) => process.stderr.write(`\rgrid: ${d}/${n} done`) : undefined,
+        });
+      } catch (e) {
+        if (e instanceof GridSpecError) return gridSpecFailed(io, e);
+        throw e;
+      }
       if (showProgress) process.stderr.write('\n');
       io.out(textTable(gridTableRows(axes, res.ranked)));
       io.out(`\n${res.ranked.length} combinations on ${res.workers} workers in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
@@ -203,6 +218,12 @@ function strategyStack(e: Error | undefined): string {
   const lines = (e.stack ?? `${e.name}: ${e.message}`).split('\n');
   const cut = lines.findIndex((l) => /[\\/]backtest[\\/]runner\.[jt]s/.test(l));
   return (cut > 0 ? lines.slice(0, cut) : lines).join('\n');
+}
+
+/** A --grid that does not fit the strategy: one line naming the parameter and the value, exit 2. */
+function gridSpecFailed(io: CommandIO, e: GridSpecError): number {
+  io.err(`makerd backtest: ${e.message}`);
+  return 2;
 }
 
 /**

@@ -1,6 +1,6 @@
 // Loads a strategy module by name (a built-in under strategies/) or by path to a user's module,
 // and validates its params with the module's own zod schema (errors name the key).
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import { ConfigError } from '../core/errors.js';
@@ -46,7 +46,20 @@ export function resolveStrategy(nameOrPath: string, cwd = process.cwd()): URL {
   return pathToFileURL(p);
 }
 
-export async function loadStrategy(nameOrPath: string, params: unknown, cwd?: string): Promise<LoadedStrategy> {
+/** The names of the built-in strategies (the modules under strategies/), sorted. */
+export function builtinStrategyNames(): string[] {
+  const dir = fileURLToPath(new URL('../../strategies/', import.meta.url));
+  if (!existsSync(dir)) return [];
+  const names = new Set<string>();
+  for (const f of readdirSync(dir)) {
+    const m = /^([A-Za-z0-9_-]+)\.(js|ts)$/.exec(f);
+    if (m && !f.endsWith('.d.ts')) names.add(m[1]);
+  }
+  return [...names].sort();
+}
+
+/** The strategy module (name, params schema, create) by built-in name or path, not yet given params. */
+export async function loadStrategyModule(nameOrPath: string, cwd?: string): Promise<{ module: StrategyModule; url: URL }> {
   const url = resolveStrategy(nameOrPath, cwd);
   let mod: Record<string, unknown>;
   try {
@@ -59,6 +72,11 @@ export async function loadStrategy(nameOrPath: string, params: unknown, cwd?: st
   if (!isModule(candidate)) {
     throw new ConfigError('strategy.name', `${url.pathname} does not export a strategy module (default export with name, params, create)`);
   }
-  const parsed = parseWith(candidate.params, params ?? {}, 'strategy.params');
-  return { module: candidate, params: parsed };
+  return { module: candidate, url };
+}
+
+export async function loadStrategy(nameOrPath: string, params: unknown, cwd?: string): Promise<LoadedStrategy> {
+  const { module } = await loadStrategyModule(nameOrPath, cwd);
+  const parsed = parseWith(module.params, params ?? {}, 'strategy.params');
+  return { module, params: parsed };
 }

@@ -33,13 +33,32 @@ describe('makerd backtest (CLI)', () => {
     expect(existsSync(join(dir, 'report.html'))).toBe(true);
   }, 30_000);
 
+  it('refuses a bad --grid before anything runs: exit 2, one line naming the parameter and the value, nothing written', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['--grid', 'minSpread=abc,0.01'], /^makerd backtest: --grid: minSpread=abc: .*expected number/],
+      [['--grid', 'gamma=0.05,0.1'], /^makerd backtest: --grid: 'gamma' is not a parameter of strategy bands/],
+      [['--strategy', 'avellaneda', '--grid', 'spread=2,4'], /^makerd backtest: --grid: 'spread' is not a parameter of strategy avellaneda/],
+      [['--grid', 'bands.3.distance=0.01'], /^makerd backtest: --grid: 'bands\.3\.distance': bands has 1 element/],
+      [['--grid', 'gamma'], /^makerd backtest: --grid: 'gamma' is not name=v1,v2/],
+    ];
+    for (const [extra, msg] of cases) {
+      const dir = tempDir('cli-grid-bad');
+      const r = await run(['backtest', '--data', SAMPLE, '--out', dir, ...extra]);
+      expect(r.code, extra.join(' ')).toBe(2);
+      expect(r.err, extra.join(' ')).toMatch(msg);
+      expect(r.err.split('\n'), extra.join(' ')).toHaveLength(1);
+      expect(r.out, extra.join(' ')).toBe('');
+      expect(existsSync(join(dir, 'grid.csv')), extra.join(' ')).toBe(false);
+      expect(existsSync(join(dir, 'grid')), extra.join(' ')).toBe(false);
+    }
+  });
+
   it('exits 2 with a clear message on bad input', async () => {
     const cases: Array<[string[], RegExp]> = [
       [['backtest'], /--data is required/],
       [['backtest', '--data', '/nonexistent.jsonl'], /no such file/],
       [['backtest', '--data', SAMPLE, '--params', '{bad'], /--params is not valid JSON/],
       [['backtest', '--data', SAMPLE, '--order-latency=-1'], /--order-latency must be a non-negative number/],
-      [['backtest', '--data', SAMPLE, '--grid', 'gamma'], /--grid: 'gamma' is not name=v1,v2/],
       [['backtest', '--data', SAMPLE, '--workers', '0', '--grid', 'a=1'], /--workers must be a positive integer/],
     ];
     for (const [args, msg] of cases) {

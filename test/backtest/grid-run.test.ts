@@ -1,11 +1,11 @@
 import { describe, it, expect, beforeAll } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runSweep } from '../../src/backtest/sweep.js';
 import { runBacktest } from '../../src/backtest/runner.js';
 import { resultJson } from '../../src/backtest/output.js';
-import { parseGridSpec, mergeParams } from '../../src/backtest/grid.js';
+import { parseGridSpec, GridSpecError } from '../../src/backtest/grid.js';
 import { writeSyntheticRecording } from '../../src/emulator/recording-writer.js';
 import { config, tempDir } from './helpers.js';
 import { stressSyntheticParams } from '../../src/emulator/agents.js';
@@ -22,20 +22,26 @@ beforeAll(async () => {
 }, 30_000);
 
 describe('grid sweep in worker processes', () => {
-  it('runs every combination in parallel workers, ranks them, writes grid.csv; a worker result is the in-process one; a bad combination is an error row', async () => {
-    const axes = parseGridSpec('skewPerShare=0,0.001;minSpread=0.01,0.04,-5');
+  it('checks every combination against the strategy schema before any worker starts: a bad value fails the sweep, nothing written', async () => {
+    const out = join(dir, 'bad');
+    await expect(runSweep({ data: [rec], config: config(), axes: parseGridSpec('skewPerShare=0,0.001;minSpread=0.01,-5'), outDir: out, workers: 2, execArgv })).rejects.toThrow(
+      /^--grid: minSpread=-5: /,
+    );
+    await expect(runSweep({ data: [rec], config: config(), axes: parseGridSpec('skewPerShare=0,0.001;minSpread=0.01,-5'), outDir: out, workers: 2, execArgv })).rejects.toBeInstanceOf(GridSpecError);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('runs every combination in parallel workers, ranks them, writes grid.csv; a worker result is the in-process one; an array element is swept by path', async () => {
+    const axes = parseGridSpec('skewPerShare=0,0.001;bands.0.distance=0.01,0.02,0.04');
     const cfg = config({ sim: { orderLatencyMs: 30, cancelLatencyMs: 30 } });
     const out = join(dir, 'out');
     const res = await runSweep({ data: [rec], config: cfg, axes, outDir: out, workers: 2, execArgv });
     expect(res.workers).toBe(2);
     expect(res.ranked).toHaveLength(6);
     const ok = res.ranked.filter((r) => r.total);
-    const bad = res.ranked.filter((r) => r.error);
-    // minSpread=-5 fails the strategy's param check, in its own worker job, without stopping the others
-    expect(bad.map((r) => r.combo.minSpread)).toEqual([-5, -5]);
-    for (const r of bad) expect(r.error).toMatch(/minSpread/);
-    expect(ok).toHaveLength(4);
-    expect(res.ranked.slice(4)).toEqual(bad);
+    expect(ok).toHaveLength(6);
+    // the swept distance reached the strategy: the wider bands are not all the same run
+    expect(new Set(ok.map((r) => JSON.stringify(r.total))).size).toBeGreaterThan(1);
     // ranked: PnL descending, ties by drawdown ascending
     for (let i = 1; i < ok.length; i++) {
       const a = ok[i - 1].total!;
@@ -44,12 +50,12 @@ describe('grid sweep in worker processes', () => {
     }
     const csv = readFileSync(res.csvPath, 'utf8').trimEnd().split('\n');
     expect(csv).toHaveLength(7);
-    expect(csv[0].startsWith('rank,skewPerShare,minSpread,total_pnl')).toBe(true);
+    expect(csv[0].startsWith('rank,skewPerShare,bands.0.distance,total_pnl')).toBe(true);
     // a combination run in a worker is byte-identical to the same run in this process
-    const idx = 4; // skewPerShare=0.001, minSpread=0.04
+    const idx = 5; // skewPerShare=0.001, bands.0.distance=0.04
     const combo = res.ranked.find((r) => r.index === idx)!.combo;
-    expect(combo).toEqual({ skewPerShare: 0.001, minSpread: 0.04 });
-    const direct = await runBacktest({ data: [rec], config: { ...cfg, strategy: { name: 'bands', params: mergeParams({}, combo) } } });
+    expect(combo).toEqual({ skewPerShare: 0.001, 'bands.0.distance': 0.04 });
+    const direct = await runBacktest({ data: [rec], config: { ...cfg, strategy: { name: 'bands', params: { skewPerShare: 0.001, bands: [{ distance: 0.04, size: 10 }] } } } });
     expect(readFileSync(join(out, 'grid', String(idx), 'result.json'), 'utf8')).toBe(resultJson(direct.result));
   }, 60_000);
 });

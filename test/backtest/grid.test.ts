@@ -1,5 +1,7 @@
 import { describe, it, expect } from 'vitest';
-import { parseGridSpec, expandGrid, mergeParams, rankRows, gridCsv, GridSpecError, type GridRow } from '../../src/backtest/grid.js';
+import { z } from 'zod';
+import { parseGridSpec, expandGrid, mergeParams, rankRows, gridCsv, gridTableRows, validateGrid, GridSpecError, type GridRow } from '../../src/backtest/grid.js';
+import bands from '../../strategies/bands.js';
 import type { TotalResult } from '../../src/report/stats.js';
 
 function total(pnl: number, dd: number): TotalResult {
@@ -70,5 +72,94 @@ describe('ranking and CSV', () => {
     expect(lines).toHaveLength(6);
     expect(lines[1].startsWith('1,4,3,')).toBe(true);
     expect(lines[5]).toBe('5,3,,,,,,,,,,,,,,,"boom, ""bad"""');
+  });
+});
+
+// Issue 13, item 4: any parameter can be swept by path (nested objects, array elements), and every
+// combination is checked against the strategy's schema before anything runs, with one plain line.
+describe('grid paths and validation against the strategy schema', () => {
+  it('parses paths with array indexes, and refuses malformed ones', () => {
+    expect(parseGridSpec('bands.0.distance=0.01,0.02;bands.12.size=5')).toEqual([
+      { name: 'bands.0.distance', values: [0.01, 0.02] },
+      { name: 'bands.12.size', values: [5] },
+    ]);
+    for (const bad of ['0.x=1', 'bands..distance=1', 'bands.01.size=1', 'bands.-1.size=1', 'bands.0.=1']) {
+      expect(() => parseGridSpec(bad), bad).toThrow(GridSpecError);
+    }
+  });
+
+  it('sweeps an element of the default strategy’s band list, keeping the rest of the default', () => {
+    const params = validateGrid(parseGridSpec('bands.0.distance=0.01,0.02;skewPerShare=0,0.0005'), bands, {});
+    expect(params).toEqual([
+      { bands: [{ distance: 0.01, size: 10 }], skewPerShare: 0 },
+      { bands: [{ distance: 0.01, size: 10 }], skewPerShare: 0.0005 },
+      { bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 },
+      { bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0.0005 },
+    ]);
+    // base params given by --params are the starting point
+    const two = {
+      bands: [
+        { distance: 0.01, size: 10 },
+        { distance: 0.03, size: 5 },
+      ],
+    };
+    expect(validateGrid(parseGridSpec('bands.1.size=7'), bands, two)).toEqual([
+      {
+        bands: [
+          { distance: 0.01, size: 10 },
+          { distance: 0.03, size: 7 },
+        ],
+      },
+    ]);
+    expect(two.bands[1].size).toBe(5);
+    // a plain key merges as before: only what the grid sets
+    expect(validateGrid(parseGridSpec('minSpread=0.01,0.04'), bands, {})).toEqual([{ minSpread: 0.01 }, { minSpread: 0.04 }]);
+  });
+
+  it('refuses an invalid value before anything runs: one line naming the parameter and the value', () => {
+    const cases: Array<[string, RegExp]> = [
+      ['minSpread=abc,0.01', /^--grid: minSpread=abc: .*expected number/],
+      ['minSpread=0.01,-5', /^--grid: minSpread=-5: .*(>=|small)/],
+      ['bands.0.distance=0.01,0.9', /^--grid: bands\.0\.distance=0\.9: /],
+      ['fair=mid,best', /^--grid: fair=best: /],
+    ];
+    for (const [spec, msg] of cases) {
+      let err: unknown;
+      try {
+        validateGrid(parseGridSpec(spec), bands, {});
+      } catch (e) {
+        err = e;
+      }
+      expect(err, spec).toBeInstanceOf(GridSpecError);
+      expect((err as Error).message, spec).toMatch(msg);
+      expect((err as Error).message, spec).not.toContain('\n');
+    }
+  });
+
+  it('names an unknown parameter, a missing element and a path through a value', () => {
+    const cases: Array<[string, RegExp]> = [
+      ['gamma=0.05,0.1', /^--grid: 'gamma' is not a parameter of strategy bands \(its parameters: fair, bands, skewPerShare, /],
+      ['bands.0.width=1', /^--grid: 'bands\.0\.width' is not a parameter of strategy bands/],
+      ['bands.1.distance=0.02', /^--grid: 'bands\.1\.distance': bands has 1 element \(index 0\)/],
+      ['bands.first.distance=0.02', /^--grid: 'bands\.first\.distance': bands is a list: index it by number/],
+      ['minSpread.x=1', /^--grid: 'minSpread\.x': minSpread is a number, not an object or list/],
+    ];
+    for (const [spec, msg] of cases) {
+      expect(() => validateGrid(parseGridSpec(spec), bands, {}), spec).toThrow(msg);
+    }
+  });
+
+  it('keeps values as text where the schema wants text', () => {
+    const s = { name: 'labels', params: z.strictObject({ label: z.string().default('x'), n: z.number().default(1) }) };
+    expect(validateGrid(parseGridSpec('label=1,true;n=2'), s, {})).toEqual([
+      { label: '1', n: 2 },
+      { label: 'true', n: 2 },
+    ]);
+  });
+
+  it('prints one line per row in the terminal table, even for a multi-line error', () => {
+    const rows = gridTableRows(parseGridSpec('s=1'), [{ index: 0, combo: { s: 1 }, error: 'strategy threw\n  at quote (x.ts:1)\n  at y' }]);
+    for (const cell of rows.flat()) expect(cell).not.toMatch(/[\n\r]/);
+    expect(rows[1].join(' ')).toMatch(/error: strategy threw/);
   });
 });
