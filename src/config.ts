@@ -166,7 +166,7 @@ function envNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
   return n;
 }
 
-/** MAKERD_* variables as a partial config (DESIGN.md section 5). */
+/** MAKERD_* variables as a partial config (README, "Configuration": the environment table). */
 export function envOverrides(env: NodeJS.ProcessEnv): Json {
   const o: Record<string, Record<string, Json>> = { urls: {}, limits: {}, store: {}, status: {}, venue: {} };
   if (env.MAKERD_VENUE) o.venue.profile = env.MAKERD_VENUE;

@@ -1,5 +1,5 @@
 // The API layer's entry point: one client per API over transports that share ONE limiter, so
-// every request of the process counts in the same rate windows (DESIGN.md rule 7).
+// every request of the process counts in the same rate windows (README, "HTTP clients and rate limits").
 import type { Config } from '../config.js';
 import type { Logger } from '../core/log.js';
 import { WallClock, type Clock } from '../core/clock.js';

@@ -54,7 +54,7 @@ export async function run(): Promise<Record<string, unknown>> {
     const floorBefore = await floor();
 
     // every snapshot and timestamp group is verified, as live (BENCH_BACKTEST_VERIFY_EVERY=N samples
-    // every Nth per token, as DESIGN.md allows a backtest); the result stays deterministic.
+    // every Nth per token, as book.verifyEvery allows a backtest); the result stays deterministic.
     const config = loadConfig({
       env: {},
       overrides: { strategy: { name: 'bands', params: {} }, sim: { queueModel: true }, book: { verifyEvery: VERIFY_EVERY }, log: { level: 'silent' } },

@@ -1,6 +1,6 @@
 // The core folder is the vocabulary every other folder shares (units, events, clock, rng,
 // accounting, errors, the logger) and imports nothing above it. This file: integer units shared by
-// every layer (DESIGN.md rule 1): a price is a whole number of 1e-4 (0..10000), a size a whole
+// every layer: a price is a whole number of 1e-4 (0..10000), a size a whole
 // number of 1e-2 shares, money in micro-dollars. Parsers are hand-written for the per-frame
 // path: they never throw and return -1 for anything that is not a plain non-negative decimal.
 

@@ -1,7 +1,7 @@
 // The engine: one loop for every mode. Market and user events come in one at a time
 // (handleMarketEvent / handleUserEvent); after a book change the market's strategy says what it
 // wants, the reconciler diffs that against our working orders, the risk gate filters, and the
-// scheduler sends. A mode is only a choice of clock, event source and venue (DESIGN.md section 1).
+// scheduler sends. A mode is only a choice of clock, event source and venue.
 import type { Logger } from '../core/log.js';
 import type { Config } from '../config.js';
 import type { CryptoPriceEvent, MarketEvent, UserEvent } from '../core/events.js';

@@ -1,6 +1,6 @@
 // Order state machine: every order we send, from before it is sent to its end. REST results and
 // user-channel events drive it; an unclear submit is the state 'ambiguous' until the user channel,
-// polling or reconciliation settles it (DESIGN.md rule 5). Fills are NOT counted here from order
+// polling or reconciliation settles it (README, "Running the daemon"). Fills are NOT counted here from order
 // updates (the trade events carry them, see fills.ts); order updates only move the state.
 import type { Side, UserOrderEvent } from '../core/events.js';
 import type { PlaceResult } from '../venue/types.js';

@@ -138,7 +138,7 @@ export function clampPrice(price: number, tick: number): number {
 
 /**
  * An ask on the market's token at `price`: a SELL when we hold enough of it, otherwise the same
- * exposure as a BUY of the complement at 1 - price (sells without inventory, DESIGN.md section 3).
+ * exposure as a BUY of the complement at 1 - price (a sell without the inventory to sell).
  * Returns undefined when the size is below the market minimum.
  */
 export function askQuote(ctx: StrategyContext, price: number, size: number, offered = 0): Quote | undefined {

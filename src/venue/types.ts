@@ -10,7 +10,7 @@ export type { OrderType } from '../core/events.js';
 import type { OrderType } from '../core/events.js';
 
 export interface OrderRequest {
-  /** Our id, stored before the order is sent (DESIGN.md rule 5). */
+  /** Our id, stored before the order is sent (an unanswered place is still found by it). */
   clientId: string;
   tokenId: string;
   side: Side;

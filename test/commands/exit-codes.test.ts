@@ -5,7 +5,7 @@
 // 127.0.0.1, port 0; every wait is bounded.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -191,5 +191,21 @@ describe('dispatch', () => {
     const r = await makerd(['--version']);
     expect(r.code).toBe(0);
     expect(r.stdout.trim()).toBe(`makerd ${pkg.version}`);
+  });
+});
+
+describe('source comments', () => {
+  it('point only to files the repository has (no DESIGN.md)', () => {
+    const hits: string[] = [];
+    const walk = (d: string): void => {
+      for (const n of readdirSync(d)) {
+        const p = join(d, n);
+        if (statSync(p).isDirectory()) walk(p);
+        else if (/\.(ts|js|cjs)$/.test(n) && !p.endsWith('exit-codes.test.ts') && readFileSync(p, 'utf8').includes('DESIGN' + '.md')) hits.push(p);
+      }
+    };
+    for (const d of ['src', 'test', 'strategies']) walk(join(ROOT, d));
+    expect(existsSync(join(ROOT, 'DESIGN' + '.md'))).toBe(false);
+    expect(hits).toEqual([]);
   });
 });
