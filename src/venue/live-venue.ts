@@ -163,7 +163,9 @@ function expandTrade(t: Trade, out: VenueTrade[]): void {
   const price = priceUnits(t.price);
   const size = sizeUnits(t.size);
   const fee = Number(x.fee_rate_bps ?? 0) || 0;
-  if (typeof x.taker_order_id === 'string' && price >= 0 && size >= 0) {
+  // A trade we were a maker in (trader_side MAKER) names someone else's taker order: not one of
+  // ours to recover (start-up reconciliation would warn of an order it does not know).
+  if (typeof x.taker_order_id === 'string' && x.trader_side !== 'MAKER' && price >= 0 && size >= 0) {
     out.push({ tradeId: t.id, orderId: x.taker_order_id, tokenId: t.asset_id, market, side: t.side, price, size, feeRateBps: fee, status, liquidity: 'TAKER', timeMs });
   }
   const makers = Array.isArray(x.maker_orders) ? (x.maker_orders as Array<Record<string, unknown>>) : [];

@@ -58,6 +58,38 @@ describe('LiveVenue.trades', () => {
   });
 });
 
+describe('LiveVenue.trades: a trade we made as a maker', () => {
+  it("does not list the taker's order (someone else's: start-up reconciliation would warn of an order it does not know)", async () => {
+    const mk = (id: string, traderSide: string | undefined) => ({
+      id,
+      taker_order_id: `taker-${id}`,
+      market: '0xm',
+      asset_id: YES,
+      side: 'BUY',
+      size: '10',
+      price: '0.52',
+      status: 'MATCHED',
+      match_time: '1725958681',
+      ...(traderSide ? { trader_side: traderSide } : {}),
+      maker_orders: [{ order_id: `ours-${id}`, asset_id: YES, price: '0.52', matched_amount: '10', side: 'SELL' }],
+    });
+    server = await startServer((req, res) => {
+      if (req.path === '/trades') send(res, 200, { data: [mk('a', 'MAKER'), mk('b', 'TAKER'), mk('c', undefined)], next_cursor: 'LTE=', limit: 100, count: 3 });
+      else send(res, 404, { error: 'not found' });
+    });
+    const cfg = loadConfig({ env: { MAKERD_CLOB_URL: server.url } });
+    const clients = createClients({ ...cfg, http: testHttp }, 'k');
+    const venue = new LiveVenue({ clob: clients.clob, subscribeUser: () => {}, tickOf: () => 100, log: silentLogger });
+    try {
+      const ids = (await venue.trades(0)).map((t) => t.orderId).sort();
+      // a trade we took, or one without trader_side, still lists its taker order
+      expect(ids).toEqual(['ours-a', 'ours-b', 'ours-c', 'taker-b', 'taker-c']);
+    } finally {
+      await clients.close();
+    }
+  });
+});
+
 describe('LiveVenue: typed refusals (issue 11, item 5)', () => {
   const order = { clientId: 'c1', tokenId: YES, side: 'BUY' as const, price: 5000, size: 500, orderType: 'GTC' as const, postOnly: true };
   async function venueWith(handler: Parameters<typeof startServer>[0]) {
