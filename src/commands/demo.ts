@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../config.js';
+import { MakerdError } from '../core/errors.js';
 import { createLogger } from '../core/log.js';
 import { formatPrice, formatSize } from '../core/units.js';
 import { Daemon } from '../session/daemon.js';
@@ -133,7 +134,10 @@ export const command: CommandModule = {
       });
     } catch (e) {
       await stop('startup failed');
-      throw e;
+      // typed errors are one line from the CLI; anything else too, its stack left in the log
+      if (e instanceof MakerdError) throw e;
+      log.error({ err: e }, 'start-up failed');
+      throw new MakerdError(`start-up failed: ${e instanceof Error ? e.message : String(e)}`);
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);

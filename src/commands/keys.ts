@@ -3,7 +3,7 @@
 // derives the existing ones (GET /auth/derive-api-key) when the venue has them already.
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
-import { MakerdError } from '../core/errors.js';
+import { ConfigError, MakerdError } from '../core/errors.js';
 import { createClients } from '../api/index.js';
 import { l1Headers } from '../api/polymarket-auth.js';
 import { polymarketCredentialsFromEnv } from '../api/polymarket-credentials.js';
@@ -32,7 +32,7 @@ export const command: CommandModule = {
     if (!Number.isInteger(nonce) || nonce < 0) throw new UsageError(`--nonce must be a non-negative integer, got ${values.nonce}`);
     const config = loadConfig({ file: values.config, env: io.env });
     const creds = polymarketCredentialsFromEnv(io.env);
-    if (!creds.privateKey) throw new MakerdError('keys derive needs MAKERD_PRIVATE_KEY in the environment');
+    if (!creds.privateKey) throw new ConfigError('MAKERD_PRIVATE_KEY', 'keys derive needs it in the environment (the wallet that signs)');
     const clients = createClients(config);
     try {
       const ask = async (method: 'POST' | 'GET', path: string): Promise<KeyAnswer> => {

@@ -147,6 +147,23 @@ describe('makerd run: a failure to start is one line and a non-zero exit within 
   });
 });
 
+describe('makerd demo', () => {
+  it('the status port is taken: exit 2 in one line, the emulator stopped', async () => {
+    const r = await makerd(['demo', '--duration', '5'], { MAKERD_STATUS_PORT: String(busyPort), MAKERD_DB: join(dir, 'demo.sqlite') });
+    expect(r.code).toBe(2);
+    oneLine(r, new RegExp(`^makerd: invalid config: status\\.port: 127\\.0\\.0\\.1:${busyPort} is already in use`));
+    expect(r.stdout).toContain('demo: stopped; orders left at the emulator: 0');
+  });
+});
+
+describe('makerd keys', () => {
+  it('derive without MAKERD_PRIVATE_KEY is a configuration error: exit 2', async () => {
+    const r = await makerd(['keys', 'derive'], { MAKERD_VENUE: 'polymarket' });
+    expect(r.code).toBe(2);
+    oneLine(r, /^makerd: invalid config: MAKERD_PRIVATE_KEY: keys derive needs it in the environment/);
+  });
+});
+
 describe('makerd emulator', () => {
   it('--port taken: exit 2, one line naming the port', async () => {
     const r = await makerd(['emulator', '--port', String(busyPort)]);
