@@ -20,7 +20,9 @@ const help = `usage: makerd run [--config F] [--mode live|paper] [--markets T1,T
 Environment: MAKERD_API_KEY (live), MAKERD_*_URL, MAKERD_DB, MAKERD_STATUS_PORT,
 MAKERD_LIMIT_SCALE, MAKERD_WINDOW_SCALE. Signals (at any moment, start-up included): SIGINT/SIGTERM
 cancel all orders and exit 0 within daemon.shutdownTimeoutMs; exit 1 listing the orders the venue
-did not confirm cancelled.
+did not confirm cancelled. A failure to start is one line on stderr: exit 2 for a configuration
+error (a missing config file or credential, no markets, the status port taken, the SQLite file), 1
+otherwise (a venue unreachable).
 Under pm2 the process sends 'ready' once quoting starts (wait_ready).`;
 
 export const command: CommandModule = {
