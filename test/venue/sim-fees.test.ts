@@ -7,32 +7,10 @@ import { adjustBuyAmountForFees } from '@polymarket/clob-client-v2';
 import { VirtualClock } from '../../src/core/clock.js';
 import { feeMicros } from '../../src/core/units.js';
 import type { FeeRule } from '../../src/core/fees.js';
-import type { BookEvent, LastTradePriceEvent, Side, UserEvent, UserTradeEvent } from '../../src/core/events.js';
 import { SimulatedVenue, simMarketOf, type SimMarket } from '../../src/venue/simulated-venue.js';
-import type { OrderRequest } from '../../src/venue/types.js';
+import { M, NO, YES, book, req, trade, venueWithBook } from './sim-helpers.js';
 
-const M = '0xmkt';
-const YES = 'yes';
-const NO = 'no';
 const RULE: FeeRule = { rate: 0.25, exponent: 2 };
-
-function book(assetId: string, bids: Array<[number, number]>, asks: Array<[number, number]>): BookEvent {
-  const lv = (l: [number, number]) => ({ price: l[0], size: l[1], priceStr: '', sizeStr: '' });
-  return {
-    type: 'book',
-    market: M,
-    assetId,
-    timestampMs: 0,
-    timestampStr: '0',
-    hash: '',
-    bids: [...bids].sort((a, b) => a[0] - b[0]).map(lv),
-    asks: [...asks].sort((a, b) => b[0] - a[0]).map(lv),
-  };
-}
-const trade = (assetId: string, side: Side, price: number, size: number): LastTradePriceEvent => ({ type: 'last_trade_price', market: M, assetId, side, price, size, feeRateBps: 0, timestampMs: 0 });
-
-let cid = 0;
-const req = (p: Partial<OrderRequest> & Pick<OrderRequest, 'side' | 'price' | 'size'>): OrderRequest => ({ clientId: `c${++cid}`, tokenId: YES, orderType: 'GTC', postOnly: false, ...p });
 
 /** The official client's fee, in micro-dollars, of `size` units at `price` units (see test/core/fees.test.ts). */
 function officialMicros(price: number, size: number, rule: FeeRule): number {
@@ -41,47 +19,7 @@ function officialMicros(price: number, size: number, rule: FeeRule): number {
   return Math.round((amount - adjustBuyAmountForFees(amount, p, amount, rule.rate, rule.exponent, 0, 0)) * 1e6);
 }
 
-function setup(market: Partial<SimMarket>, fees = { makerFeeBps: 10, takerFeeBps: 20 }) {
-  const venue = new SimulatedVenue({
-    clock: new VirtualClock(1_000_000),
-    markets: [{ conditionId: M, tokens: [YES, NO], tick: 100, minSize: 500, ...market }],
-    orderLatencyMs: 0,
-    cancelLatencyMs: 0,
-    idPrefix: 'S',
-    ...fees,
-  });
-  const events: UserEvent[] = [];
-  venue.onUserEvent((e) => events.push(e));
-  // YES: bids 0.50 x 100, 0.49 x 200; asks 0.52 x 50, 0.53 x 100. NO mirrors it.
-  venue.onMarketEvent(
-    book(
-      YES,
-      [
-        [5000, 10000],
-        [4900, 20000],
-      ],
-      [
-        [5200, 5000],
-        [5300, 10000],
-      ],
-    ),
-  );
-  venue.onMarketEvent(
-    book(
-      NO,
-      [
-        [4800, 5000],
-        [4700, 10000],
-      ],
-      [
-        [5000, 10000],
-        [5100, 20000],
-      ],
-    ),
-  );
-  const trades = () => events.filter((e): e is UserTradeEvent => e.type === 'trade' && e.status === 'MATCHED');
-  return { venue, trades };
-}
+const setup = (market: Partial<SimMarket>, fees = { makerFeeBps: 10, takerFeeBps: 20 }) => venueWithBook(fees, market);
 
 describe('SimulatedVenue fees under a market fee rule', () => {
   it('charges a taker BUY by the rule at each level walked, as the official client computes it', async () => {

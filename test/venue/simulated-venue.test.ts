@@ -1,83 +1,14 @@
 import { describe, it, expect } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
 import { SimulatedVenue, type SimulatedVenueOptions } from '../../src/venue/simulated-venue.js';
-import type { BookEvent, LastTradePriceEvent, PriceChangeEvent, Side, UserEvent, UserTradeEvent } from '../../src/core/events.js';
+import { M, NO, YES, book, req, trade, venueWithBook } from './sim-helpers.js';
+import type { PriceChangeEvent, Side } from '../../src/core/events.js';
 import type { OrderRequest } from '../../src/venue/types.js';
 
-const M = '0xmkt';
-const YES = 'yes';
-const NO = 'no';
-
-function book(assetId: string, bids: Array<[number, number]>, asks: Array<[number, number]>, ts = 0): BookEvent {
-  const lv = (l: [number, number]) => ({ price: l[0], size: l[1], priceStr: '', sizeStr: '' });
-  // wire order: bids ascending, asks descending
-  return {
-    type: 'book',
-    market: M,
-    assetId,
-    timestampMs: ts,
-    timestampStr: String(ts),
-    hash: '',
-    bids: [...bids].sort((a, b) => a[0] - b[0]).map(lv),
-    asks: [...asks].sort((a, b) => b[0] - a[0]).map(lv),
-  };
-}
 function change(assetId: string, side: Side, price: number, size: number): PriceChangeEvent {
   return { type: 'price_change', market: M, timestampMs: 0, timestampStr: '0', format: 'current', changes: [{ assetId, side, price, size, priceStr: '', sizeStr: '' }] };
 }
-function trade(assetId: string, side: Side, price: number, size: number): LastTradePriceEvent {
-  return { type: 'last_trade_price', market: M, assetId, side, price, size, feeRateBps: 0, timestampMs: 0 };
-}
-
-let cid = 0;
-function req(p: Partial<OrderRequest> & Pick<OrderRequest, 'side' | 'price' | 'size'>): OrderRequest {
-  return { clientId: `c${++cid}`, tokenId: YES, orderType: 'GTC', postOnly: false, ...p };
-}
-
-function setup(opts: Partial<SimulatedVenueOptions> = {}) {
-  const clock = new VirtualClock(1_000_000);
-  const venue = new SimulatedVenue({
-    clock,
-    markets: [{ conditionId: M, tokens: [YES, NO], tick: 100, minSize: 500 }],
-    orderLatencyMs: 0,
-    cancelLatencyMs: 0,
-    makerFeeBps: 0,
-    takerFeeBps: 0,
-    idPrefix: 'S',
-    ...opts,
-  });
-  const events: UserEvent[] = [];
-  venue.onUserEvent((e) => events.push(e));
-  // YES: bids 0.50 x 100 shares, 0.49 x 200; asks 0.52 x 50, 0.53 x 100. NO mirrors it.
-  venue.onMarketEvent(
-    book(
-      YES,
-      [
-        [5000, 10000],
-        [4900, 20000],
-      ],
-      [
-        [5200, 5000],
-        [5300, 10000],
-      ],
-    ),
-  );
-  venue.onMarketEvent(
-    book(
-      NO,
-      [
-        [4800, 5000],
-        [4700, 10000],
-      ],
-      [
-        [5000, 10000],
-        [5100, 20000],
-      ],
-    ),
-  );
-  const trades = () => events.filter((e): e is UserTradeEvent => e.type === 'trade' && e.status === 'MATCHED');
-  return { clock, venue, events, trades };
-}
+const setup = (opts: Partial<SimulatedVenueOptions> = {}) => venueWithBook(opts);
 
 async function placeLive(venue: SimulatedVenue, r: OrderRequest): Promise<string> {
   const res = await venue.placeOrder(r);
