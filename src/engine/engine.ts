@@ -114,6 +114,14 @@ export class Engine {
     tickRefreshTimeouts: 0,
     badTrades: 0,
   };
+  /**
+   * The running PnL of the loss check: markets whose marks or positions may have moved since they
+   * were last revalued (each flagged marksMoved), tokens held outside every market (revalued on
+   * every check), and whether the next check re-marks everything (start, housekeeping).
+   */
+  private readonly marksMoved: MarketState[] = [];
+  private readonly orphanTokens = new Set<string>();
+  private remarkAll = true;
   /** Trades refused by the fill checks, per order id (the second halts the order's market). */
   private readonly badTradesByOrder = new Map<string, number>();
 
@@ -152,6 +160,12 @@ export class Engine {
         if (ord.state === 'ambiguous') hook();
       });
     }
+    if (o.venue.booksIncludeOwnOrders) {
+      // our orders are taken out of the books we mark at: an order's change moves its market's marks
+      this.orders.onChange((ord) => this.markMoved(ord.tokenId));
+    }
+    this.positions.onApply = (t) => this.markMoved(t);
+    o.books.onOutOfSync?.((t) => this.markMoved(t));
     this.riskInputs = riskInputs(this.orders, this.positions, (t) => this.mark(t));
     for (const m of o.markets) this.addMarket(m);
     o.venue.onUserEvent((e) => this.handleUserEvent(e));
@@ -177,6 +191,23 @@ export class Engine {
     this.markets.set(meta.conditionId, st);
     this.byToken.set(meta.tokenId, st);
     this.byToken.set(meta.complementId, st);
+    this.orphanTokens.delete(meta.tokenId);
+    this.orphanTokens.delete(meta.complementId);
+    st.marksMoved = false;
+    this.marketMarksMoved(st);
+  }
+
+  /** Something `tokenId`'s mark or position reads changed: its market is revalued at the next loss check. */
+  private markMoved(tokenId: string): void {
+    const st = this.byToken.get(tokenId);
+    if (st) this.marketMarksMoved(st);
+    else if (this.positions.has(tokenId)) this.orphanTokens.add(tokenId);
+  }
+
+  private marketMarksMoved(st: MarketState): void {
+    if (st.marksMoved) return;
+    st.marksMoved = true;
+    this.marksMoved.push(st);
   }
 
   marketOf(tokenId: string): MarketState | undefined {
@@ -186,6 +217,7 @@ export class Engine {
   /** Starts quoting (after startup reconciliation) and the housekeeping timer. */
   start(): void {
     this.quoting = true;
+    this.remarkAll = true;
     this.scheduleHousekeeping();
     for (const st of this.markets.values()) this.requote(st);
   }
@@ -199,15 +231,18 @@ export class Engine {
     try {
       switch (e.type) {
         case 'book':
+          this.markMoved(e.assetId);
           if (e.tickSize !== undefined) this.setTick(e.assetId, e.tickSize);
           this.touch(e.assetId);
           break;
         case 'tick_size_change':
+          this.markMoved(e.assetId);
           this.clearTickSuspect(this.byToken.get(e.assetId));
           this.setTick(e.assetId, e.newTickSize);
           this.touch(e.assetId);
           break;
         case 'best_bid_ask':
+          this.markMoved(e.assetId);
           this.touch(e.assetId);
           break;
         case 'price_change': {
@@ -220,14 +255,18 @@ export class Engine {
             if (id === lastId) continue;
             lastId = id;
             const st = this.byToken.get(id);
-            if (st && st !== last) {
+            if (!st) {
+              if (this.positions.has(id)) this.orphanTokens.add(id);
+            } else if (st !== last) {
               last = st;
+              this.marketMarksMoved(st);
               this.dirty(st);
             }
           }
           break;
         }
         case 'last_trade_price': {
+          this.markMoved(e.assetId);
           const st = this.byToken.get(e.assetId);
           if (st && st.strategy.onTrade) st.strategy.onTrade(st.ctx, e);
           if (st) this.dirty(st);
@@ -259,6 +298,9 @@ export class Engine {
         const st = o && this.byToken.get(o.tokenId);
         if (st) this.dirty(st);
       } else if (this.atomically(() => this.ledger.onTrade(e, now)) > 0) {
+        // the orders it filled (their own-excluded books) and the positions it moved
+        this.markMoved(e.assetId);
+        for (const m of e.makerOrders) this.markMoved(m.assetId);
         this.checkLoss();
         const st = this.byToken.get(e.assetId) ?? this.markets.get(e.market);
         if (st) this.dirty(st);
@@ -323,6 +365,8 @@ export class Engine {
   /** Housekeeping: stale-book guard, loss check, memory pruning. Also callable by a backtest driver. */
   onTimer(): void {
     const now = this.clock.now();
+    // once a period the running PnL is re-marked in full (a book dropped where no event says so)
+    this.remarkAll = true;
     this.checkLoss();
     for (const st of this.markets.values()) this.requote(st);
     this.risk.summarize(now);
@@ -446,9 +490,38 @@ export class Engine {
     return engineResults(this);
   }
 
+  /**
+   * The daily-loss check on the running PnL: cash plus each held token at its mark, revalued only
+   * for the markets flagged since (an event, an order change or a fill of theirs), so a check costs
+   * the same at 1 or 1,000 markets. Equal to pnlMicros() (positions.test, engine tests).
+   */
   checkLoss(): void {
-    const reason = this.risk.checkLoss(this.pnlMicros(), this.clock.now());
+    const reason = this.risk.checkLoss(this.runningPnlMicros(), this.clock.now());
     if (reason) this.halt(reason);
+  }
+
+  /** pnlMicros() from the running sum: revalues what moved, then cash plus the held values. */
+  runningPnlMicros(): number {
+    const pos = this.positions;
+    const moved = this.marksMoved;
+    if (this.remarkAll) {
+      this.remarkAll = false;
+      for (let i = 0; i < moved.length; i++) moved[i].marksMoved = false;
+      moved.length = 0;
+      pos.revalueAll((t) => this.mark(t));
+      return pos.runningPnl();
+    }
+    for (let i = 0; i < moved.length; i++) {
+      const st = moved[i];
+      st.marksMoved = false;
+      const a = st.meta.tokenId;
+      const b = st.meta.complementId;
+      if (pos.has(a)) pos.revalue(a, this.mark(a));
+      if (pos.has(b)) pos.revalue(b, this.mark(b));
+    }
+    moved.length = 0;
+    if (this.orphanTokens.size) for (const t of this.orphanTokens) pos.revalue(t, this.mark(t));
+    return pos.runningPnl();
   }
 
   /** The venue changed a market's tick: strategies round to the new one from now on. */
@@ -510,6 +583,7 @@ export class Engine {
         };
         // Applied here even when the caller applies feed events: no feed frame carries this one.
         this.o.books.apply(ev);
+        this.markMoved(t);
       }
       this.setTick(tokenId, tick);
     }
@@ -650,13 +724,8 @@ export class Engine {
     this.scheduler.submit(m.conditionId, cancels, places);
   }
 
-  /** The open orders of a market's two tokens, into the market's reused array. */
+  /** The open orders of a market's two tokens, into the market's reused array (open()'s order, from the tracker's per-token index). */
   private marketOrders(st: MarketState): TrackedOrder[] {
-    const a = st.meta.tokenId;
-    const b = st.meta.complementId;
-    const out = st.ownOrders;
-    out.length = 0;
-    for (const o of this.orders.open()) if (o.tokenId === a || o.tokenId === b) out.push(o);
-    return out;
+    return this.orders.openOfPair(st.meta.tokenId, st.meta.complementId, st.ownOrders);
   }
 }

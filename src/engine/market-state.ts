@@ -16,6 +16,11 @@ import type { TrackedOrder } from './orders.js';
 export interface MarketBooks {
   apply(e: MarketEvent): void;
   book(assetId: string): BookView | undefined;
+  /**
+   * Tells `fn` of a token whose book was dropped outside apply (the mirror: a reconnect or an idle
+   * group's failed check): the engine's running PnL re-marks that token. Optional.
+   */
+  onOutOfSync?(fn: (assetId: string) => void): void;
 }
 
 export interface MarketState {
@@ -38,6 +43,8 @@ export interface MarketState {
   tickOf: (tokenId: string) => number;
   /** What the last requote that had nothing to do read (only for a strategy declaring `reads`). */
   quoteInputs: QuoteInputs | undefined;
+  /** Set when the market's marks may have moved since its tokens were last revalued (the engine's running PnL). */
+  marksMoved: boolean;
   /** Our open orders of the market's two tokens, refilled by the engine before each use (reused array). */
   ownOrders: TrackedOrder[];
   /** Each token's book without our own orders, used where the venue's books include them (reused objects). */
@@ -82,6 +89,7 @@ export function createMarketState(meta: MarketMeta, d: MarketStateDeps): MarketS
     tickSuspect: undefined,
     tickOf: () => 0,
     quoteInputs: strategy.reads ? new QuoteInputs(strategy.reads) : undefined,
+    marksMoved: true,
     ownOrders: [],
     ownExcluded: { token: new OwnExcludedView(meta.tokenId, meta.complementId), complement: new OwnExcludedView(meta.complementId, meta.tokenId) },
   };

@@ -34,8 +34,16 @@ export class OrderTracker {
   private readonly byOrderId = new Map<string, TrackedOrder>();
   /** Listeners see every state change (the store persists it). */
   private readonly listeners: OrderChange[] = [];
-  /** Non-terminal orders: what the reconciler and the risk gate walk on every requote. */
-  private readonly openSet = new Set<TrackedOrder>();
+  /** Non-terminal orders, each with the sequence number of its (last) entry into the set. */
+  private readonly openSet = new Map<TrackedOrder, number>();
+  private openSeqNext = 0;
+  /**
+   * The same orders per token, each set in openSet's order (added and removed together): what a
+   * requote and the risk gate walk, so a market's work does not grow with the number of markets.
+   */
+  private readonly openByToken = new Map<string, Set<TrackedOrder>>();
+  /** Sum over open orders of price x (size - filled), micro-dollars, kept as they change. */
+  private openNotionalSum = 0;
   /** Non-terminal orders without a venue id (pending or ambiguous): matched by terms. */
   private readonly unbound = new Set<TrackedOrder>();
   /** Orders bound to a venue id by their terms (a guess): a REST answer naming that id wins. */
@@ -80,7 +88,7 @@ export class OrderTracker {
       updatedMs: o.createdMs,
     };
     this.byClient.set(t.clientId, t);
-    this.openSet.add(t);
+    this.addOpen(t);
     this.unbound.add(t);
     this.emit(t, 'pending_new');
     return t;
@@ -91,7 +99,7 @@ export class OrderTracker {
     const t: TrackedOrder = { ...o, state: o.filled > 0 ? 'partially_filled' : 'live', updatedMs: nowMs };
     this.byClient.set(t.clientId, t);
     this.byOrderId.set(o.orderId, t);
-    this.openSet.add(t);
+    this.addOpen(t);
     this.emit(t, 'pending_new');
     return t;
   }
@@ -108,7 +116,51 @@ export class OrderTracker {
 
   /** Orders not yet in a terminal state. */
   open(): IterableIterator<TrackedOrder> {
-    return this.openSet.values();
+    return this.openSet.keys();
+  }
+
+  /** The open orders of one token, in open()'s order (undefined or empty when none). */
+  openOf(tokenId: string): ReadonlySet<TrackedOrder> | undefined {
+    return this.openByToken.get(tokenId);
+  }
+
+  /**
+   * The open orders of tokens `a` and `b` into `out` (cleared first), in open()'s order: the two
+   * tokens' sets merged by when each order entered the open set. O(orders of the two tokens).
+   */
+  openOfPair(a: string, b: string, out: TrackedOrder[]): TrackedOrder[] {
+    out.length = 0;
+    const sa = this.openByToken.get(a);
+    const sb = a === b ? undefined : this.openByToken.get(b);
+    if (!sb || sb.size === 0) {
+      if (sa) for (const o of sa) out.push(o);
+      return out;
+    }
+    if (!sa || sa.size === 0) {
+      for (const o of sb) out.push(o);
+      return out;
+    }
+    const seq = this.openSet;
+    const ib = sb.values();
+    let nb = ib.next();
+    for (const o of sa) {
+      const s = seq.get(o) as number;
+      while (!nb.done && (seq.get(nb.value) as number) < s) {
+        out.push(nb.value);
+        nb = ib.next();
+      }
+      out.push(o);
+    }
+    while (!nb.done) {
+      out.push(nb.value);
+      nb = ib.next();
+    }
+    return out;
+  }
+
+  /** Sum over open orders of price x (size - filled), micro-dollars (kept as orders change). */
+  openNotional(): number {
+    return this.openNotionalSum;
   }
 
   openCount(): number {
@@ -120,7 +172,7 @@ export class OrderTracker {
     this.byClient.set(o.clientId, o);
     if (o.orderId) this.byOrderId.set(o.orderId, o);
     if (!TERMINAL.has(o.state)) {
-      this.openSet.add(o);
+      this.addOpen(o);
       if (!o.orderId) this.unbound.add(o);
     }
   }
@@ -174,7 +226,7 @@ export class OrderTracker {
   /** The venue lists as open an order we had ended (reconciliation): it is working again. */
   reopen(o: TrackedOrder, filled: number, nowMs: number): void {
     if (!TERMINAL.has(o.state)) return;
-    o.filled = Math.max(o.filled, filled);
+    this.setFilled(o, Math.max(o.filled, filled));
     this.move(o, o.filled > 0 ? 'partially_filled' : 'live', nowMs);
   }
 
@@ -206,7 +258,7 @@ export class OrderTracker {
     if (!o) return undefined;
     // a fill recovered for an order already stored as filled (a crash between the two, before
     // they were one write) cannot fill it twice
-    o.filled = o.state === 'filled' ? Math.min(o.size, o.filled + size) : o.filled + size;
+    this.setFilled(o, o.state === 'filled' ? Math.min(o.size, o.filled + size) : o.filled + size);
     if (o.filled >= o.size) {
       if (o.state !== 'filled') this.move(o, 'filled', nowMs);
     } else if (o.state === 'live' || o.state === 'pending_new' || o.state === 'ambiguous') {
@@ -221,7 +273,7 @@ export class OrderTracker {
   reverseFill(orderId: string, size: number, nowMs: number): TrackedOrder | undefined {
     const o = this.byOrderId.get(orderId);
     if (!o) return undefined;
-    o.filled = Math.max(0, o.filled - size);
+    this.setFilled(o, Math.max(0, o.filled - size));
     if (o.state === 'filled') this.move(o, o.filled > 0 ? 'partially_filled' : 'live', nowMs);
     else if (o.state === 'partially_filled' && o.filled === 0) this.move(o, 'live', nowMs);
     else o.updatedMs = nowMs;
@@ -314,14 +366,44 @@ export class OrderTracker {
     o.state = to;
     o.updatedMs = nowMs;
     if (TERMINAL.has(to)) {
-      if (this.openSet.delete(o)) this.ended.push(o);
+      if (this.removeOpen(o)) this.ended.push(o);
       this.unbound.delete(o);
       this.guessed.delete(o);
     } else if (!this.openSet.has(o)) {
-      this.openSet.add(o); // a FAILED trade reopened a filled order
+      this.addOpen(o); // a FAILED trade reopened a filled order
       if (!o.orderId) this.unbound.add(o);
     }
     this.emit(o, from);
+  }
+
+  /** Enters an order into the open set, its token's set and the notional sum. */
+  private addOpen(o: TrackedOrder): void {
+    if (this.openSet.has(o)) return;
+    this.openSet.set(o, this.openSeqNext++);
+    let s = this.openByToken.get(o.tokenId);
+    if (!s) {
+      s = new Set();
+      this.openByToken.set(o.tokenId, s);
+    }
+    s.add(o);
+    this.openNotionalSum += o.price * (o.size - o.filled);
+  }
+
+  private removeOpen(o: TrackedOrder): boolean {
+    if (!this.openSet.delete(o)) return false;
+    const s = this.openByToken.get(o.tokenId);
+    if (s) {
+      s.delete(o);
+      if (s.size === 0) this.openByToken.delete(o.tokenId);
+    }
+    this.openNotionalSum -= o.price * (o.size - o.filled);
+    return true;
+  }
+
+  /** Every change of `filled` goes here: an open order's remaining notional moves with it. */
+  private setFilled(o: TrackedOrder, filled: number): void {
+    if (this.openSet.has(o)) this.openNotionalSum += o.price * (o.filled - filled);
+    o.filled = filled;
   }
 
   private emit(o: TrackedOrder, from: OrderState): void {

@@ -11,8 +11,16 @@ export type TokenPosition = CostBasis;
 
 export class Positions {
   private readonly tokens = new Map<string, TokenPosition>();
-  /** The same positions in an array: the mark-to-market walks it on every requote (loss check). */
-  private readonly list: Array<{ tokenId: string; p: TokenPosition }> = [];
+  /** The same positions in an array, each with its value at the mark it was last revalued at. */
+  private readonly list: Array<{ tokenId: string; p: TokenPosition; value: number }> = [];
+  private readonly entry = new Map<string, { tokenId: string; p: TokenPosition; value: number }>();
+  /**
+   * Sum of the list's values: the holdings as last revalued (revalue), so the running PnL
+   * (runningPnl) costs O(1) and the owner revalues only the tokens whose mark or position moved.
+   */
+  private held = 0;
+  /** Told the token of every fill applied (its position, hence its value, changed). */
+  onApply: ((tokenId: string) => void) | undefined;
   /** Cash change since the start, micro-dollars (sells add, buys and fees subtract). */
   cash = 0;
   fees = 0;
@@ -23,7 +31,9 @@ export class Positions {
     if (!p) {
       p = { qty: 0, cost: 0, realized: 0 };
       this.tokens.set(tokenId, p);
-      this.list.push({ tokenId, p });
+      const e = { tokenId, p, value: 0 };
+      this.list.push(e);
+      this.entry.set(tokenId, e);
     }
     return p;
   }
@@ -51,6 +61,49 @@ export class Positions {
     this.cash -= sign * fee;
     this.cash += buy ? -notional : notional;
     foldFill(p, buy ? 'BUY' : 'SELL', price, size);
+    this.onApply?.(tokenId);
+  }
+
+  /** Whether the token has a position entry (held or once held). */
+  has(tokenId: string): boolean {
+    return this.tokens.has(tokenId);
+  }
+
+  /**
+   * Values the token's holding at `mark` (price units; NaN -> cost, as markValue) and moves the
+   * running sum by the change. Values are integers or halves (a mid), so the sum stays exact.
+   */
+  revalue(tokenId: string, mark: number): void {
+    const e = this.entry.get(tokenId);
+    if (!e) return;
+    const p = e.p;
+    const v = p.qty === 0 ? 0 : mark === mark ? mark * p.qty : p.cost;
+    if (v === e.value) return;
+    this.held += v - e.value;
+    e.value = v;
+  }
+
+  /** Revalues every token (a full re-mark, as pnl does) and resets the running sum to it. */
+  revalueAll(mark: (tokenId: string) => number): void {
+    let held = 0;
+    const list = this.list;
+    for (let i = 0; i < list.length; i++) {
+      const e = list[i];
+      const p = e.p;
+      if (p.qty === 0) {
+        e.value = 0;
+        continue;
+      }
+      const m = mark(e.tokenId);
+      e.value = m === m ? m * p.qty : p.cost;
+      held += e.value;
+    }
+    this.held = held;
+  }
+
+  /** Cash plus the holdings as last revalued, micro-dollars: pnl(mark) once every moved token is revalued. */
+  runningPnl(): number {
+    return this.cash + this.held;
   }
 
   /** Market value of the holdings, micro-dollars, at the given marks (price units; NaN -> cost). */

@@ -9,6 +9,9 @@
 // sell_exceeds_position on every price move of a held position until the cancel's answer came
 // back. The price: should the leaving order fill before its cancel lands, the replacement may
 // still rest for shares we no longer hold (the venue refuses or the next requote cancels it).
+// Nothing here walks every open order: the per-token sums walk that token's orders (the tracker's
+// index) and the total notional is the tracker's running sum, so a check costs the same at 1 or
+// 1,000 markets.
 import type { OrderTracker, TrackedOrder } from './orders.js';
 import type { Positions } from './positions.js';
 import type { RiskInputs } from './risk.js';
@@ -34,19 +37,17 @@ export function riskInputs(orders: OrderTracker, positions: Positions, mark: (to
     qty: (t) => positions.qty(t),
     openBuy: (t) => {
       let s = 0;
-      for (const o of orders.open()) if (o.tokenId === t && o.side === 'BUY') s += o.size - o.filled;
+      const open = orders.openOf(t);
+      if (open) for (const o of open) if (o.side === 'BUY') s += o.size - o.filled;
       return s;
     },
     openSell: (t) => {
       let s = 0;
-      for (const o of orders.open()) if (o.tokenId === t && o.side === 'SELL' && !leaving(o, inputs.cancelling)) s += o.size - o.filled;
+      const open = orders.openOf(t);
+      if (open) for (const o of open) if (o.side === 'SELL' && !leaving(o, inputs.cancelling)) s += o.size - o.filled;
       return s;
     },
-    openNotional: () => {
-      let n = queued.notional;
-      for (const o of orders.open()) n += o.price * (o.size - o.filled);
-      return n;
-    },
+    openNotional: () => queued.notional + orders.openNotional(),
     openOrders: () => orders.openCount() + queued.orders,
     mid: mark,
   };
