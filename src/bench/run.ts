@@ -14,6 +14,7 @@ const all: Record<string, () => Promise<{ run: () => Promise<Record<string, unkn
   backtest: () => import('./backtest.js'),
   synthetic: () => import('./synthetic.js'),
   order_signing: () => import('./signing.js'),
+  per_event: () => import('./per-event.js'),
 };
 
 const [first, ...rest] = process.argv.slice(2);
