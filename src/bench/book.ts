@@ -5,14 +5,19 @@
 // snapshot then CYCLE deltas) is replayed, so memory stays flat while the count reaches 1M.
 // (d), interleaved with them: the SHA-1 alone of as many payloads as (c) checks, each the size of
 // the book's payload at that point of the cycle; a check cannot cost less, so A / (B + D) bounds C/A.
+// (e) Memory: bytes per token (heap + array buffers) of 1,000 mirror books (DenseBook, hashed once so
+// each keeps its level text as the mirror's do) and of 1,000 simulated-venue books (SimBook), each
+// of MEM_LEVELS levels.
 import * as crypto from 'node:crypto';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { BookMirror } from '../book/mirror.js';
-import { bookHash, bookHashPayloadFromText } from '../book/hash.js';
+import { DenseBook } from '../book/book.js';
+import { bookHash, bookHashPayloadFromText, hashDenseBook } from '../book/hash.js';
+import { SimBook } from '../venue/sim-book.js';
 import { SeededRng } from '../core/rng.js';
 import { createMarketDecodeStats, decodeMarketFrame } from '../feed/decode-market.js';
-import type { MarketEvent } from '../core/events.js';
+import type { MarketEvent, WireLevel } from '../core/events.js';
 import { formatPrice } from '../core/units.js';
 
 const CYCLE = 20_000;
@@ -113,8 +118,54 @@ function gcFn(): () => void {
   return vm.runInNewContext('gc') as () => void;
 }
 
+/** Levels of a book in the memory measurement (half bids, half asks). */
+const MEM_LEVELS = 30;
+const MEM_BOOKS = 1000;
+
+/** Bytes per token of a DenseBook and of a SimBook holding MEM_LEVELS levels: (e). */
+function memoryPerToken(gc: () => void): { denseBook: number; simBook: number } {
+  const rng = new SeededRng(11);
+  // fresh strings per book, as decoded from each token's own frames (the level objects are garbage once loaded)
+  const side = (bid: boolean): WireLevel[] => {
+    const out: WireLevel[] = [];
+    for (let k = 0; k < MEM_LEVELS / 2; k++) {
+      const price = bid ? 3500 + k * 100 : 9900 - k * 100;
+      const sz = sizeStr(rng);
+      out.push({ price, size: Math.round(Number(sz) * 1e6), priceStr: formatPrice(price), sizeStr: sz });
+    }
+    return out;
+  };
+  const used = () => {
+    gc();
+    gc();
+    const m = process.memoryUsage();
+    return m.heapUsed + m.arrayBuffers;
+  };
+  const meta = { market: MARKET, timestamp: '1779862954465', ...META };
+  const before = used();
+  const dense: DenseBook[] = [];
+  for (let i = 0; i < MEM_BOOKS; i++) {
+    const b = new DenseBook(`${A}${i}`);
+    b.loadSnapshot(side(true), side(false), 0);
+    hashDenseBook({ ...meta, assetId: b.assetId }, b);
+    dense.push(b);
+  }
+  const mid = used();
+  const sim: SimBook[] = [];
+  for (let i = 0; i < MEM_BOOKS; i++) {
+    const b = new SimBook();
+    b.snapshot(side(true), side(false));
+    sim.push(b);
+  }
+  const after = used();
+  // the books stay reachable until measured
+  if (dense.length + sim.length !== 2 * MEM_BOOKS) throw new Error('unreachable');
+  return { denseBook: Math.round((mid - before) / MEM_BOOKS), simBook: Math.round((after - mid) / MEM_BOOKS) };
+}
+
 export async function run(): Promise<Record<string, unknown>> {
   const gc = gcFn();
+  const mem = memoryPerToken(gc);
   const cycle = generateCycle();
   const total = cycle.length * CYCLES;
   // flatten the generated (concatenated) strings once so the heap baseline is their real size
@@ -222,6 +273,10 @@ export async function run(): Promise<Record<string, unknown>> {
     heapBeforeMB: Number((heapBefore / 1048576).toFixed(1)),
     heapAfterMB: Number((heapAfter / 1048576).toFixed(1)),
     heapGrowthPct: Number((((heapAfter - heapBefore) / heapBefore) * 100).toFixed(1)),
+    memLevelsPerBook: MEM_LEVELS,
+    bytesPerTokenDenseBook: mem.denseBook,
+    bytesPerTokenSimBook: mem.simBook,
+    bytesPerToken: mem.denseBook + mem.simBook,
     sink: sink > 0,
   };
 }

@@ -1,5 +1,6 @@
-// The integer-tick book of one token: dense arrays of sizes indexed by integer price (0..10000)
-// with best-bid/best-ask pointers, so an update is O(1) and only an emptied best level walks.
+// The integer-tick book of one token: per side, its levels as a short array sorted in wire order
+// (best last), so it costs what its levels cost (not the whole 0..10000 price range), a change at
+// the top touches only the last cells, and the best price is the last cell.
 // Each level keeps its exact wire strings because the venue's hash covers them as sent. Once a book
 // is hashed it also keeps the levels' hash text as bytes (`,{"price":"p","size":"s"}` per level,
 // in wire order) in one buffer laid out as the hash payload's middle: room for the head, the bids,
@@ -9,17 +10,7 @@
 import { PRICE_SCALE } from '../core/units.js';
 import type { Side, WireLevel } from '../core/events.js';
 import type { BookView } from './view.js';
-
-const N = PRICE_SCALE + 1;
-
-function gcd(a: number, b: number): number {
-  while (b) {
-    const t = a % b;
-    a = b;
-    b = t;
-  }
-  return a;
-}
+import { LEVELS_INITIAL, grownF64, grownI32, levelIndex } from './levels.js';
 
 /** Bytes of one level's hash text with its leading comma: `,{"price":"` p `","size":"` s `"}`. */
 const cellLen = (p: string, s: string): number => 23 + p.length + s.length;
@@ -43,89 +34,127 @@ export const HEAD_ROOM = 320;
 const MIDDLE = Buffer.from('],"asks":', 'latin1');
 const NO_BYTES = Buffer.alloc(0);
 
-/** One side: sizes and wire strings by price, its best and far-end pointers, where its hash text lies. */
+/**
+ * One side: its levels in wire order (bids by ascending price, asks by descending: the best last)
+ * as parallel arrays that grow with the levels held, and where its hash text lies.
+ */
 class SideArrays {
-  readonly size = new Float64Array(N);
-  readonly priceStr: string[] = new Array<string>(N).fill('');
-  readonly sizeStr: string[] = new Array<string>(N).fill('');
+  price = new Int32Array(LEVELS_INITIAL);
+  size = new Float64Array(LEVELS_INITIAL);
+  /** Bytes of each level's hash text (cellLen). */
+  cell = new Int32Array(LEVELS_INITIAL);
+  /** Wire strings, exactly `count` long. */
+  readonly priceStr: string[] = [];
+  readonly sizeStr: string[] = [];
   count = 0;
-  /** Best level (highest bid / lowest ask), -1 when empty. */
-  best = -1;
-  /** Far end (lowest bid / highest ask), -1 when empty. */
-  far = -1;
   /** The levels' hash text in wire order, each with a leading comma: DenseBook.pay[base, base + len). */
   base = 0;
   len = 0;
   /** Cached '[...]' string of the levels' text; null when stale. */
   text: string | null = '[]';
 
+  constructor(readonly isBid: boolean) {}
+
   clear(): void {
-    if (this.count > 0) {
-      // clear only the occupied cells (between far and best), not all 10001
-      const lo = Math.min(this.best, this.far);
-      const hi = Math.max(this.best, this.far);
-      this.size.fill(0, lo, hi + 1);
-    }
     this.count = 0;
-    this.best = -1;
-    this.far = -1;
+    this.priceStr.length = 0;
+    this.sizeStr.length = 0;
     this.len = 0;
     this.text = '[]';
   }
 
-  /** Bytes of the levels' text (far -> best). */
-  textLength(isBid: boolean, step: number): number {
-    let n = 0;
-    if (this.count === 0) return 0;
-    const dir = isBid ? step : -step;
-    for (let p = this.far; ; p += dir) {
-      if (this.size[p] > 0) n += cellLen(this.priceStr[p], this.sizeStr[p]);
-      if (p === this.best) break;
+  /** Index of the level at `price`, or ~(where it would go). */
+  indexOf(price: number): number {
+    return levelIndex(this.price, this.count, price, this.isBid);
+  }
+
+  /** Best price (highest bid / lowest ask), -1 when empty. */
+  best(): number {
+    return this.count === 0 ? -1 : this.price[this.count - 1];
+  }
+
+  insertAt(i: number, price: number, size: number, p: string, s: string): void {
+    const n = this.count;
+    if (n === this.price.length) {
+      const cap = n * 2;
+      this.price = grownI32(this.price, n, cap);
+      this.size = grownF64(this.size, n, cap);
+      this.cell = grownI32(this.cell, n, cap);
     }
+    const ps = this.priceStr;
+    const ss = this.sizeStr;
+    ps.push(p);
+    ss.push(s);
+    if (i < n) {
+      this.price.copyWithin(i + 1, i, n);
+      this.size.copyWithin(i + 1, i, n);
+      this.cell.copyWithin(i + 1, i, n);
+      for (let k = n; k > i; k--) {
+        ps[k] = ps[k - 1];
+        ss[k] = ss[k - 1];
+      }
+      ps[i] = p;
+      ss[i] = s;
+    }
+    this.price[i] = price;
+    this.size[i] = size;
+    this.cell[i] = cellLen(p, s);
+    this.count = n + 1;
+  }
+
+  removeAt(i: number): void {
+    const n = this.count - 1;
+    if (i < n) {
+      this.price.copyWithin(i, i + 1, n + 1);
+      this.size.copyWithin(i, i + 1, n + 1);
+      this.cell.copyWithin(i, i + 1, n + 1);
+      const ps = this.priceStr;
+      const ss = this.sizeStr;
+      for (let k = i; k < n; k++) {
+        ps[k] = ps[k + 1];
+        ss[k] = ss[k + 1];
+      }
+    }
+    this.priceStr.pop();
+    this.sizeStr.pop();
+    this.count = n;
+  }
+
+  /** Bytes of the levels' text. */
+  textLength(): number {
+    let n = 0;
+    for (let i = 0; i < this.count; i++) n += this.cell[i];
     return n;
   }
 
-  /** Writes the levels' text (far -> best) at `o`; returns the end. */
-  write(b: Buffer, o: number, isBid: boolean, step: number): number {
-    if (this.count === 0) return o;
-    const dir = isBid ? step : -step;
-    for (let p = this.far; ; p += dir) {
-      if (this.size[p] > 0) o = writeCell(b, o, this.priceStr[p], this.sizeStr[p]);
-      if (p === this.best) break;
-    }
+  /** Writes the levels' text (wire order) at `o`; returns the end. */
+  write(b: Buffer, o: number): number {
+    for (let i = 0; i < this.count; i++) o = writeCell(b, o, this.priceStr[i], this.sizeStr[i]);
     return o;
   }
 
   /**
-   * Offset, within the side's text, of the level at `price` (its text oldLen bytes, 0 when absent):
-   * the byte length of the levels before it in wire order, summed from whichever end is nearer
-   * (changes cluster at the top of book, which is last). Runs before the level's own state changes.
+   * Offset, within the side's text, of the level at index `i` (or where a level inserted at `i`
+   * goes): the bytes of the levels before it, summed from whichever end is nearer (changes
+   * cluster at the top of book, which is last). Runs before the side changes.
    */
-  offsetOf(price: number, isBid: boolean, step: number, oldLen: number): number {
-    const best = this.best;
-    const far = this.far;
-    if (this.count === 0) return 0;
-    if (isBid ? price > best : price < best) return this.len; // a new best: last
-    if (isBid ? price < far : price > far) return 0; // a new far end: first
-    if (Math.abs(best - price) <= Math.abs(price - far)) {
-      // levels after it in wire order lie between it and the best
+  offsetOf(i: number): number {
+    const n = this.count;
+    const cell = this.cell;
+    if (i >= n >> 1) {
       let after = 0;
-      const dir = isBid ? -step : step;
-      for (let q = best; isBid ? q > price : q < price; q += dir) if (this.size[q] > 0) after += cellLen(this.priceStr[q], this.sizeStr[q]);
-      return this.len - after - oldLen;
+      for (let k = i; k < n; k++) after += cell[k];
+      return this.len - after;
     }
     let before = 0;
-    const dir = isBid ? step : -step;
-    for (let q = far; isBid ? q < price : q > price; q += dir) if (this.size[q] > 0) before += cellLen(this.priceStr[q], this.sizeStr[q]);
+    for (let k = 0; k < i; k++) before += cell[k];
     return before;
   }
 }
 
 export class DenseBook implements BookView {
-  readonly bids = new SideArrays();
-  readonly asks = new SideArrays();
-  /** Price step the walks use: the gcd of every price seen since the last clear (tick-sized in practice). */
-  private step = PRICE_SCALE;
+  readonly bids = new SideArrays(true);
+  readonly asks = new SideArrays(false);
   tick = 0;
   private updated = 0;
   private synced = false;
@@ -145,7 +174,6 @@ export class DenseBook implements BookView {
   clear(): void {
     this.bids.clear();
     this.asks.clear();
-    this.step = PRICE_SCALE;
     if (this.kept) {
       this.asks.base = HEAD_ROOM + MIDDLE.length;
       this.pay.set(MIDDLE, HEAD_ROOM);
@@ -160,8 +188,8 @@ export class DenseBook implements BookView {
 
   /** Writes both sides' text after the head room (which stays as it is, in a grown buffer too). */
   private layout(): void {
-    const bl = this.bids.textLength(true, this.step);
-    const al = this.asks.textLength(false, this.step);
+    const bl = this.bids.textLength();
+    const al = this.asks.textLength();
     const need = HEAD_ROOM + bl + MIDDLE.length + al + 512;
     if (need > this.pay.length) {
       const grown = Buffer.allocUnsafeSlow(Math.max(2048, need, this.pay.length * 2));
@@ -171,12 +199,12 @@ export class DenseBook implements BookView {
     }
     this.bids.base = HEAD_ROOM;
     this.bids.len = bl;
-    let o = this.bids.write(this.pay, HEAD_ROOM, true, this.step);
+    let o = this.bids.write(this.pay, HEAD_ROOM);
     this.pay.set(MIDDLE, o);
     o += MIDDLE.length;
     this.asks.base = o;
     this.asks.len = al;
-    this.asks.write(this.pay, o, false, this.step);
+    this.asks.write(this.pay, o);
   }
 
   /**
@@ -198,11 +226,12 @@ export class DenseBook implements BookView {
   }
 
   /**
-   * Replaces the text of the level at `price` (absent when oldLen is 0) by the cell of p and sz
-   * (none when p is ''), moving what follows it (for a bid: the rest of the bids, MIDDLE, the asks).
+   * Replaces the text of the level at index `i` (absent when oldLen is 0: then where it goes) by
+   * the cell of p and sz (none when p is ''), moving what follows it (for a bid: the rest of the
+   * bids, MIDDLE, the asks).
    */
-  private splice(s: SideArrays, price: number, isBid: boolean, step: number, oldLen: number, p: string, sz: string): void {
-    const at = s.base + s.offsetOf(price, isBid, step, oldLen);
+  private splice(s: SideArrays, i: number, oldLen: number, p: string, sz: string): void {
+    const at = s.base + s.offsetOf(i);
     const newLen = p === '' ? 0 : cellLen(p, sz);
     const delta = newLen - oldLen;
     const used = this.asks.base + this.asks.len;
@@ -210,7 +239,7 @@ export class DenseBook implements BookView {
     if (delta !== 0 && at + oldLen < used) this.pay.copyWithin(at + newLen, at + oldLen, used);
     if (newLen > 0) writeCell(this.pay, at, p, sz);
     s.len += delta;
-    if (isBid) this.asks.base += delta;
+    if (s.isBid) this.asks.base += delta;
   }
 
   setInSync(v: boolean): void {
@@ -237,60 +266,34 @@ export class DenseBook implements BookView {
   }
 
   /**
-   * Sets the aggregate size at a level; size 0 removes it. O(1) unless the best or far level
-   * empties, which walks to the next occupied level. Returns false for a price outside 0..10000.
-   * priceStr/sizeStr must be plain decimals (as parsePrice/parseSize accept): they are hashed unescaped.
+   * Sets the aggregate size at a level; size 0 removes it. Near-O(1) at the top of book (the
+   * levels behind a changed one move by a cell); deeper levels bisect. Returns false for a price
+   * outside 0..10000. priceStr/sizeStr must be plain decimals (as parsePrice/parseSize accept):
+   * they are hashed unescaped.
    */
   set(side: Side, price: number, size: number, priceStr: string, sizeStr: string): boolean {
     if (!(price >= 0 && price <= PRICE_SCALE)) return false;
     const s = side === 'BUY' ? this.bids : this.asks;
-    const isBid = side === 'BUY';
-    const had = s.size[price] > 0;
     s.text = null;
-    if (this.kept && (had || size > 0)) {
-      const oldLen = had ? cellLen(s.priceStr[price], s.sizeStr[price]) : 0;
-      const step = size > 0 && price % this.step !== 0 ? gcd(this.step, price) || 1 : this.step;
-      if (size > 0) this.splice(s, price, isBid, step, oldLen, priceStr, sizeStr);
-      else this.splice(s, price, isBid, step, oldLen, '', '');
-    }
-    if (size > 0) {
-      s.size[price] = size;
-      // keep the stored (old-generation) price string when equal: the fresh one then dies young
-      if (s.priceStr[price] !== priceStr) s.priceStr[price] = priceStr;
-      s.sizeStr[price] = sizeStr;
-      if (had) return true;
-      if (price % this.step !== 0) this.step = gcd(this.step, price) || 1;
-      s.count++;
-      if (s.count === 1) {
-        s.best = price;
-        s.far = price;
-      } else if (isBid) {
-        if (price > s.best) s.best = price;
-        if (price < s.far) s.far = price;
+    const i = s.indexOf(price);
+    if (i >= 0) {
+      if (size > 0) {
+        if (this.kept) this.splice(s, i, s.cell[i], priceStr, sizeStr);
+        s.size[i] = size;
+        // keep the stored (old-generation) price string when equal: the fresh one then dies young
+        if (s.priceStr[i] !== priceStr) s.priceStr[i] = priceStr;
+        s.sizeStr[i] = sizeStr;
+        s.cell[i] = cellLen(s.priceStr[i], sizeStr);
       } else {
-        if (price < s.best) s.best = price;
-        if (price > s.far) s.far = price;
+        if (this.kept) this.splice(s, i, s.cell[i], '', '');
+        s.removeAt(i);
       }
       return true;
     }
-    if (!had) return true;
-    s.size[price] = 0;
-    s.count--;
-    if (s.count === 0) {
-      s.best = -1;
-      s.far = -1;
-      return true;
-    }
-    const st = this.step;
-    // bids: best is the highest, walk down; far is the lowest, walk up (asks mirrored)
-    if (price === s.best) s.best = this.walk(s, price, isBid ? -st : st);
-    if (price === s.far) s.far = this.walk(s, price, isBid ? st : -st);
+    if (!(size > 0)) return true;
+    if (this.kept) this.splice(s, ~i, 0, priceStr, sizeStr);
+    s.insertAt(~i, price, size, priceStr, sizeStr);
     return true;
-  }
-
-  private walk(s: SideArrays, from: number, dir: number): number {
-    for (let p = from + dir; p >= 0 && p <= PRICE_SCALE; p += dir) if (s.size[p] > 0) return p;
-    return -1;
   }
 
   /**
@@ -353,12 +356,7 @@ export class DenseBook implements BookView {
   /** Visits the levels in wire order (best last). */
   forEachLevel(side: Side, fn: (price: number, size: number, priceStr: string, sizeStr: string) => void): void {
     const s = side === 'BUY' ? this.bids : this.asks;
-    if (s.count === 0) return;
-    const dir = side === 'BUY' ? this.step : -this.step;
-    for (let p = s.far; ; p += dir) {
-      if (s.size[p] > 0) fn(p, s.size[p], s.priceStr[p], s.sizeStr[p]);
-      if (p === s.best) break;
-    }
+    for (let i = 0; i < s.count; i++) fn(s.price[i], s.size[i], s.priceStr[i], s.sizeStr[i]);
   }
 
   levelCount(side: Side): number {
@@ -367,48 +365,44 @@ export class DenseBook implements BookView {
 
   // ---- BookView ----
   bestBid(): number {
-    return this.bids.best;
+    return this.bids.best();
   }
   bestAsk(): number {
-    return this.asks.best;
+    return this.asks.best();
   }
   sizeAt(side: 'BUY' | 'SELL', price: number): number {
-    if (!(price >= 0 && price <= PRICE_SCALE)) return 0;
-    return (side === 'BUY' ? this.bids : this.asks).size[price];
+    const s = side === 'BUY' ? this.bids : this.asks;
+    const i = s.indexOf(price);
+    return i >= 0 ? s.size[i] : 0;
   }
   depth(side: 'BUY' | 'SELL', n: number, out: number[]): number {
     const s = side === 'BUY' ? this.bids : this.asks;
-    if (s.count === 0 || n <= 0) return 0;
-    const dir = side === 'BUY' ? -this.step : this.step;
     let k = 0;
-    for (let p = s.best; p >= 0 && p <= PRICE_SCALE && k < n; p += dir) {
-      const sz = s.size[p];
-      if (sz > 0) {
-        out[2 * k] = p;
-        out[2 * k + 1] = sz;
-        k++;
-      }
-      if (p === s.far) break;
+    for (let i = s.count - 1; i >= 0 && k < n; i--, k++) {
+      out[2 * k] = s.price[i];
+      out[2 * k + 1] = s.size[i];
     }
     return k;
   }
   mid(): number {
-    const b = this.bids.best;
-    const a = this.asks.best;
+    const b = this.bids.best();
+    const a = this.asks.best();
     return b < 0 || a < 0 ? NaN : (a + b) / 2;
   }
   microprice(): number {
-    const b = this.bids.best;
-    const a = this.asks.best;
-    if (b < 0 || a < 0) return NaN;
-    const bs = this.bids.size[b];
-    const as = this.asks.size[a];
+    const bl = this.bids;
+    const al = this.asks;
+    if (bl.count === 0 || al.count === 0) return NaN;
+    const b = bl.price[bl.count - 1];
+    const a = al.price[al.count - 1];
+    const bs = bl.size[bl.count - 1];
+    const as = al.size[al.count - 1];
     // weight each side's price by the opposite side's size: a heavy bid pulls toward the ask
     return (b * as + a * bs) / (bs + as);
   }
   spread(): number {
-    const b = this.bids.best;
-    const a = this.asks.best;
+    const b = this.bids.best();
+    const a = this.asks.best();
     return b < 0 || a < 0 ? NaN : a - b;
   }
   updatedAt(): number {

@@ -1,33 +1,61 @@
-// The external book of one token as the simulated venue sees it: dense level arrays rebuilt from
-// the feed (snapshots and price_change entries), plus an overlay of what our own taker orders took
+// The external book of one token as the simulated venue sees it: per side a short sorted array of
+// the levels held (best last; memory follows the levels, not the price range), rebuilt from the
+// feed (snapshots and price_change entries), plus an overlay of what our own taker orders took
 // from each level since the feed last updated it. The feed's book never contains our fills, so
 // without the overlay a resting remainder would look crossed by liquidity it already consumed.
 import { PRICE_SCALE } from '../core/units.js';
 import type { Side } from '../core/events.js';
+import { LEVELS_INITIAL, grownF64, grownI32, levelIndex } from '../book/levels.js';
 
-const LEVELS = PRICE_SCALE + 1;
+/** One side's levels sorted with the best last (bids ascending, asks descending): external size and our takers' overlay. */
+class SimSide {
+  price = new Int32Array(LEVELS_INITIAL);
+  size = new Float64Array(LEVELS_INITIAL);
+  taken = new Float64Array(LEVELS_INITIAL);
+  count = 0;
+  constructor(readonly isBid: boolean) {}
+
+  indexOf(price: number): number {
+    return levelIndex(this.price, this.count, price, this.isBid);
+  }
+
+  insertAt(i: number, price: number, size: number): void {
+    const n = this.count;
+    if (n === this.price.length) {
+      this.price = grownI32(this.price, n, n * 2);
+      this.size = grownF64(this.size, n, n * 2);
+      this.taken = grownF64(this.taken, n, n * 2);
+    }
+    if (i < n) {
+      this.price.copyWithin(i + 1, i, n);
+      this.size.copyWithin(i + 1, i, n);
+      this.taken.copyWithin(i + 1, i, n);
+    }
+    this.price[i] = price;
+    this.size[i] = size;
+    this.taken[i] = 0;
+    this.count = n + 1;
+  }
+
+  removeAt(i: number): void {
+    const n = this.count - 1;
+    if (i < n) {
+      this.price.copyWithin(i, i + 1, n + 1);
+      this.size.copyWithin(i, i + 1, n + 1);
+      this.taken.copyWithin(i, i + 1, n + 1);
+    }
+    this.count = n;
+  }
+}
 
 export class SimBook {
-  private readonly sizes: [Float64Array, Float64Array] = [new Float64Array(LEVELS), new Float64Array(LEVELS)];
-  private readonly taken: [Float64Array, Float64Array] = [new Float64Array(LEVELS), new Float64Array(LEVELS)];
-  /** Best external bid (0 = none) and ask (10000 = none), ignoring the overlay. */
-  private best: [number, number] = [0, PRICE_SCALE];
-  /** Per side, the lowest and highest price ever written since the last clear: a snapshot clears only that range. */
-  private lo: [number, number] = [LEVELS, LEVELS];
-  private hi: [number, number] = [-1, -1];
+  private readonly sides: [SimSide, SimSide] = [new SimSide(true), new SimSide(false)];
   /** False until the first snapshot: orders are refused (MARKET_NOT_READY) before. */
   ready = false;
 
   snapshot(bids: ReadonlyArray<{ price: number; size: number }>, asks: ReadonlyArray<{ price: number; size: number }>): void {
-    for (let s = 0; s < 2; s++) {
-      if (this.hi[s] >= this.lo[s]) {
-        this.sizes[s].fill(0, this.lo[s], this.hi[s] + 1);
-        this.taken[s].fill(0, this.lo[s], this.hi[s] + 1);
-      }
-      this.lo[s] = LEVELS;
-      this.hi[s] = -1;
-    }
-    this.best = [0, PRICE_SCALE];
+    this.sides[0].count = 0;
+    this.sides[1].count = 0;
     for (const l of bids) this.set('BUY', l.price, l.size);
     for (const l of asks) this.set('SELL', l.price, l.size);
     this.ready = true;
@@ -46,68 +74,60 @@ export class SimBook {
   }
 
   private forEachLevel(s: 0 | 1, fn: (price: number, size: number) => void): void {
-    const sizes = this.sizes[s];
-    for (let p = this.lo[s]; p <= this.hi[s]; p++) if (sizes[p] > 0) fn(p, sizes[p]);
+    const side = this.sides[s];
+    for (let i = 0; i < side.count; i++) fn(side.price[i], side.size[i]);
   }
 
   /** Sets a level's external size (the feed's new total); returns the previous size. */
   set(side: Side, price: number, size: number): number {
     if (!Number.isInteger(price) || !(price > 0 && price < PRICE_SCALE) || !(size >= 0)) return this.size(side, price); // malformed: ignored
-    const s = side === 'BUY' ? 0 : 1;
-    const old = this.sizes[s][price];
-    this.sizes[s][price] = size;
-    this.written(s, price);
-    this.taken[s][price] = 0; // the feed's own view of the level replaces our estimate
-    if (s === 0) {
-      if (size > 0 && price > this.best[0]) this.best[0] = price;
-      else if (size === 0 && price === this.best[0]) this.best[0] = this.walk(0, price);
-    } else {
-      if (size > 0 && price < this.best[1]) this.best[1] = price;
-      else if (size === 0 && price === this.best[1]) this.best[1] = this.walk(1, price);
+    const s = this.sides[side === 'BUY' ? 0 : 1];
+    const i = s.indexOf(price);
+    if (i < 0) {
+      if (size > 0) s.insertAt(~i, price, size);
+      return 0;
     }
+    const old = s.size[i];
+    if (size > 0) {
+      s.size[i] = size;
+      s.taken[i] = 0; // the feed's own view of the level replaces our estimate
+    } else s.removeAt(i);
     return old;
   }
 
   size(side: Side, price: number): number {
-    return Number.isInteger(price) && price > 0 && price < PRICE_SCALE ? this.sizes[side === 'BUY' ? 0 : 1][price] : 0;
+    const s = this.sides[side === 'BUY' ? 0 : 1];
+    const i = s.indexOf(price);
+    return i >= 0 ? s.size[i] : 0;
   }
 
   /** What is still available to our takers at a level: external size minus what we took. */
   available(side: Side, price: number): number {
-    const s = side === 'BUY' ? 0 : 1;
-    const v = this.sizes[s][price] - this.taken[s][price];
+    const s = this.sides[side === 'BUY' ? 0 : 1];
+    const i = s.indexOf(price);
+    if (i < 0) return 0;
+    const v = s.size[i] - s.taken[i];
     return v > 0 ? v : 0;
   }
 
+  /** Records what our takers took from a level (a price without external size has none to take: ignored). */
   take(side: Side, price: number, size: number): void {
-    const s = side === 'BUY' ? 0 : 1;
-    this.taken[s][price] += size;
-    this.written(s, price);
-  }
-
-  private written(s: 0 | 1, price: number): void {
-    if (price < this.lo[s]) this.lo[s] = price;
-    if (price > this.hi[s]) this.hi[s] = price;
+    const s = this.sides[side === 'BUY' ? 0 : 1];
+    const i = s.indexOf(price);
+    if (i >= 0) s.taken[i] += size;
   }
 
   /** Best bid with liquidity left after the overlay; 0 when none. */
   bestBid(): number {
-    let p = this.best[0];
-    while (p > 0 && this.available('BUY', p) === 0) p--;
-    return p;
+    const s = this.sides[0];
+    for (let i = s.count - 1; i >= 0; i--) if (s.size[i] - s.taken[i] > 0) return s.price[i];
+    return 0;
   }
 
   /** Best ask with liquidity left after the overlay; 10000 when none. */
   bestAsk(): number {
-    let p = this.best[1];
-    while (p < PRICE_SCALE && this.available('SELL', p) === 0) p++;
-    return p;
-  }
-
-  private walk(s: 0 | 1, from: number): number {
-    let p = from;
-    if (s === 0) while (p > 0 && this.sizes[0][p] === 0) p--;
-    else while (p < PRICE_SCALE && this.sizes[1][p] === 0) p++;
-    return p;
+    const s = this.sides[1];
+    for (let i = s.count - 1; i >= 0; i--) if (s.size[i] - s.taken[i] > 0) return s.price[i];
+    return PRICE_SCALE;
   }
 }
