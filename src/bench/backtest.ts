@@ -1,10 +1,13 @@
 // Benchmark: a full backtest (bands strategy, queue model on, every hash verified as live) over a
 // synthetic recording of at least 2M events, next to the JSON.parse-only rate over the same
-// recording in the same run. The floor reads the lines as the backtest does and JSON.parses each
-// line and then its frame (what reading a recording with JSON.parse alone takes), nothing else; it
-// runs before and after the backtest and the two are averaged, so a change of load on a shared
-// machine weighs on both sides. The backtest itself reads a market line once (its frame scanned
-// still escaped in the line). Goals (issue 9): backtest >= 60% of the floor with every hash
+// recording in the same run. The recording is in the line format the recorder writes (version 2,
+// the frame embedded as is: feed/recorder.ts). The floor reads the lines as the backtest does and
+// JSON.parses each frame (what reading the recording with JSON.parse alone takes: the frame is
+// sliced from its line, so one parse per line), nothing else; it runs before and after the backtest
+// and the two are averaged, so a change of load on a shared machine weighs on both sides. For
+// comparison, `parseOnlyV1EventsPerSec` is the floor over the same frames in version-1 lines (the
+// frame a JSON string: JSON.parse of the line, then of its frame), the floor of earlier runs.
+// BENCH_BACKTEST_MARKETS=N records N markets side by side (same events in total) for peak RSS. Goals (issue 9): backtest >= 60% of the floor with every hash
 // verified (50% when sampled), peak RSS < 300 MB. The recording is a generated base file replayed
 // back to back (each pass starts with its own snapshot and is shifted in time to follow the last),
 // so generating it stays cheap; generation is not timed.
@@ -21,6 +24,8 @@ import { loadConfig } from '../config.js';
 const TARGET_EVENTS = Number(process.env.BENCH_BACKTEST_EVENTS ?? 2_000_000);
 /** Market time of the generated base file (~13 frames per second with the default agents). */
 const BASE_S = Number(process.env.BENCH_BACKTEST_BASE_S ?? 7200);
+/** Markets in the recording (each a binary synthetic market; the base file's duration is divided among them). */
+const MARKETS = Number(process.env.BENCH_BACKTEST_MARKETS ?? 1);
 /** book.verifyEvery of the run (1 = every hash, as live). */
 const VERIFY_EVERY = Number(process.env.BENCH_BACKTEST_VERIFY_EVERY ?? 1);
 
@@ -28,19 +33,23 @@ export async function run(): Promise<Record<string, unknown>> {
   const dir = await mkdtemp(join(tmpdir(), 'makerd-bench-backtest-'));
   try {
     const base = join(dir, 'base.jsonl');
-    const gen = await writeSyntheticRecording({ file: base, seed: 42, durationS: BASE_S, params: stressSyntheticParams });
+    const durationS = Math.max(60, Math.round(BASE_S / MARKETS));
+    const gen = await writeSyntheticRecording({ file: base, seed: 42, durationS, params: stressSyntheticParams, markets: MARKETS });
+    const baseV1 = join(dir, 'base-v1.jsonl');
+    await writeSyntheticRecording({ file: baseV1, seed: 42, durationS, params: stressSyntheticParams, markets: MARKETS, lineVersion: 1 });
     const passes = Math.max(1, Math.ceil(TARGET_EVENTS / gen.frames));
     const files = new Array<string>(passes).fill(base);
+    const filesV1 = new Array<string>(passes).fill(baseV1);
 
     // floor: the same lines, JSON.parse of each line (next()) and of its frame only
     let records = 0;
     let sink = 0;
-    const floor = async (): Promise<{ ms: number; cpu: number }> => {
+    const floor = async (over = files): Promise<{ ms: number; cpu: number }> => {
       records = 0;
       sink = 0;
       const f0 = performance.now();
       const fc0 = process.cpuUsage();
-      for (const f of files) {
+      for (const f of over) {
         for await (const batch of readRecordingBatches(f)) {
           for (let r = batch.next(); r !== undefined; r = batch.next()) {
             const v = JSON.parse(r.f) as unknown;
@@ -76,6 +85,7 @@ export async function run(): Promise<Record<string, unknown>> {
     const noScan = await runBacktest({ data: files, config });
     const noScanCpu = cpuSec(process.cpuUsage(nc0));
     setMarketScan(true);
+    const floorV1 = await floor(filesV1);
     const floorAfter = await floor();
     const floorMs = (floorBefore.ms + floorAfter.ms) / 2;
     const floorCpu = (floorBefore.cpu + floorAfter.cpu) / 2;
@@ -91,6 +101,9 @@ export async function run(): Promise<Record<string, unknown>> {
       backtestEventsPerSec: Math.round(backtestEventsPerSec),
       parseOnlyEventsPerSec: Math.round(floorEventsPerSec),
       ratio: Math.round((backtestEventsPerSec / floorEventsPerSec) * 1000) / 1000,
+      parseOnlyV1EventsPerSec: Math.round((sink * 1000) / floorV1.ms),
+      ratioVsV1Floor: Math.round(((backtestEventsPerSec * floorV1.ms) / (sink * 1000)) * 1000) / 1000,
+      markets: MARKETS,
       backtestSec: Math.round(out.timing.wallMs) / 1000,
       parseOnlySec: Math.round(floorMs) / 1000,
       parseOnlySecBeforeAfter: [Math.round(floorBefore.ms) / 1000, Math.round(floorAfter.ms) / 1000],

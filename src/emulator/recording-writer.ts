@@ -1,11 +1,12 @@
-// Writes a synthetic market as a recording in the recorder's line format, as fast as it can be
-// generated: `{"t":ms,"e":1,"k":"market","f":"<raw frame>"}` per line, gzip when the path ends
-// in .gz. The first frame is the subscribe snapshot (a JSON array of both books), as live.
+// Writes a synthetic market (or several) as a recording in the recorder's line format
+// (src/feed/recorder.ts: version 2, `{"t":ms,"e":1,"k":"market","f":<raw frame>}`, unless asked for
+// version 1), as fast as it can be generated, gzip when the path ends in .gz. The first frame is
+// the subscribe snapshot (a JSON array of every book), as live.
 import { createWriteStream } from 'node:fs';
 import { createGzip } from 'node:zlib';
 import type { Writable } from 'node:stream';
 import { once } from 'node:events';
-import { recordLine as recorderLine } from '../feed/recorder.js';
+import { recordLine as recorderLine, recordLineV1 } from '../feed/recorder.js';
 import { SyntheticMarket, type SyntheticMarketOptions } from './synthetic-market.js';
 
 export interface WriteRecordingOptions {
@@ -16,6 +17,10 @@ export interface WriteRecordingOptions {
   /** Market time at the start (ms since the epoch); default 2026-01-01T00:00:00Z, fixed for determinism. */
   startMs?: number;
   params?: SyntheticMarketOptions['params'];
+  /** Markets in the recording (default 1), each its own synthetic market (index 0..n-1), frames merged in time order. */
+  markets?: number;
+  /** Line format version (default 2, what the recorder writes; 1 = the frame as a JSON string). */
+  lineVersion?: 1 | 2;
 }
 
 export interface WriteRecordingResult {
@@ -28,13 +33,15 @@ export interface WriteRecordingResult {
 export const DEFAULT_START_MS = Date.UTC(2026, 0, 1);
 
 /** One recording line for a market frame at market time `t` (the recorder's format, epoch 1). */
-export function recordLine(t: number, frame: string): string {
-  return recorderLine({ text: frame, t, epoch: 1 }, 'market');
+export function recordLine(t: number, frame: string, version: 1 | 2 = 2): string {
+  return version === 1 ? recordLineV1({ text: frame, t, epoch: 1 }, 'market') : recorderLine({ text: frame, t, epoch: 1 }, 'market');
 }
 
 export async function writeSyntheticRecording(o: WriteRecordingOptions): Promise<WriteRecordingResult> {
   const startMs = o.startMs ?? DEFAULT_START_MS;
-  const market = new SyntheticMarket({ seed: o.seed, startMs, params: o.params });
+  const count = Math.max(1, o.markets ?? 1);
+  const markets = Array.from({ length: count }, (_, index) => new SyntheticMarket({ seed: o.seed, startMs, params: o.params, index }));
+  const version = o.lineVersion ?? 2;
   const file = createWriteStream(o.file);
   const out: Writable = o.file.endsWith('.gz') ? createGzip() : file;
   // A stream's error (a missing directory, a full disk) rejects the call, never an unhandled 'error' event.
@@ -54,8 +61,15 @@ export async function writeSyntheticRecording(o: WriteRecordingOptions): Promise
   let bytes = 0;
   let frames = 0;
   const push = (t: number, frame: string): void => {
-    buf += recordLine(t, frame);
+    buf += recordLine(t, frame, version);
     frames++;
+  };
+  // several markets: each second's frames of all of them, in time order (stable: one market's order kept)
+  const pending: Array<{ t: number; text: string }> = [];
+  const flushPending = (): void => {
+    pending.sort((a, b) => a.t - b.t);
+    for (const f of pending) push(f.t, f.text);
+    pending.length = 0;
   };
   const drain = async (): Promise<void> => {
     if (!buf) return;
@@ -66,13 +80,14 @@ export async function writeSyntheticRecording(o: WriteRecordingOptions): Promise
   };
   try {
     await until(once(file, 'open'));
-    market.onFrame((f) => push(f.ts, f.text));
-    const snap = market.snapshot();
+    for (const market of markets) market.onFrame(count === 1 ? (f) => push(f.ts, f.text) : (f) => void pending.push({ t: f.ts, text: f.text }));
+    const snap = markets.flatMap((m) => m.snapshot());
     push(Number(snap[0].timestamp), JSON.stringify(snap));
     const end = startMs + o.durationS * 1000;
     for (let t = startMs; t < end;) {
       t = Math.min(end, t + 1000);
-      market.advanceTo(t);
+      for (const market of markets) market.advanceTo(t);
+      flushPending();
       if (buf.length > 1 << 16) await drain();
     }
     await drain();
@@ -84,5 +99,11 @@ export async function writeSyntheticRecording(o: WriteRecordingOptions): Promise
     file.destroy();
     throw e;
   }
-  return { frames, trades: market.stats.trades, agentEvents: market.stats.agentEvents, bytes };
+  let trades = 0;
+  let agentEvents = 0;
+  for (const m of markets) {
+    trades += m.stats.trades;
+    agentEvents += m.stats.agentEvents;
+  }
+  return { frames, trades, agentEvents, bytes };
 }

@@ -1,7 +1,18 @@
-// Records raw feed frames as JSON lines `{"t":<receive ms>,"e":<connection epoch>,"k":"<channel>","f":"<frame text>"}`,
-// gzipped when the path ends in .gz, rotated by size and/or by the hour. Rotated files insert the
-// sequence number before the extension: rec.jsonl.gz, rec.1.jsonl.gz, rec.2.jsonl.gz, ... so each
-// file stays readable by replay.ts on its own and in order with rotationFiles().
+// Records raw feed frames as JSON lines, one per frame, gzipped when the path ends in .gz, rotated
+// by size and/or by the hour. Rotated files insert the sequence number before the extension:
+// rec.jsonl.gz, rec.1.jsonl.gz, rec.2.jsonl.gz, ... so each file stays readable by replay.ts on its
+// own and in order with rotationFiles().
+//
+// Line format (version 2, written from now on): the frame embedded as it is, not re-escaped,
+//   {"t":<receive ms>,"e":<connection epoch>,"k":"<channel>","f":<frame text, byte for byte>}
+// when the frame can stand there unchanged: it starts with { or [ and ends with } or ], holds no
+// line break (\n, \r) and no lone UTF-16 surrogate (so its UTF-8 is exact), and the channel name is
+// [a-z0-9_-]+. The frame is then line.slice(header length, -1): a reader takes it by its position,
+// never by parsing the line (replay.ts), so its bytes (whitespace, escapes, number spellings) come
+// back exactly; the line is valid JSON whenever the frame is. Any other frame (PONG, a frame with
+// a line break, a text that is not a JSON object/array) is written as before, version 1:
+//   {"t":<receive ms>,"e":<connection epoch>,"k":"<channel>","f":"<frame text as a JSON string>"}
+// The two forms mix freely in one file; every reader (verify, backtest, emulator --replay) reads both.
 import { createWriteStream, existsSync, readdirSync, type WriteStream } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { createGzip, type Gzip } from 'node:zlib';
@@ -33,8 +44,28 @@ export function rotationFiles(out: string): string[] {
   return files;
 }
 
-/** One JSON line for a frame (the frame text is JSON-escaped as a string). */
+/** A channel name written without escaping. */
+const PLAIN_KIND = /^[a-z0-9_-]+$/;
+/** What keeps a frame from standing raw in a line: a line break, or a lone surrogate (not valid UTF-8). */
+const NOT_RAW = /[\n\r]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Whether a frame (and channel) can be embedded as is in a version-2 line. */
+export function rawEmbeddable(text: string, kind: string): boolean {
+  const n = text.length;
+  if (n < 2) return false;
+  const a = text.charCodeAt(0);
+  const z = text.charCodeAt(n - 1);
+  return (a === 123 || a === 91) && (z === 125 || z === 93) && PLAIN_KIND.test(kind) && !NOT_RAW.test(text);
+}
+
+/** One line for a frame: version 2 (the frame as is) when it can, else version 1 (the frame as a JSON string). See the header. */
 export function recordLine(f: RawFrame, kind: string): string {
+  if (rawEmbeddable(f.text, kind) && Number.isSafeInteger(f.t) && f.t >= 0 && Number.isSafeInteger(f.epoch) && f.epoch >= 0) return `{"t":${f.t},"e":${f.epoch},"k":"${kind}","f":${f.text}}\n`;
+  return recordLineV1(f, kind);
+}
+
+/** The version-1 line (the frame JSON-escaped as a string): what the recorder wrote before; kept for tests and tools. */
+export function recordLineV1(f: RawFrame, kind: string): string {
   return `{"t":${f.t},"e":${f.epoch},"k":${JSON.stringify(kind)},"f":${JSON.stringify(f.text)}}\n`;
 }
 

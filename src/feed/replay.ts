@@ -1,6 +1,9 @@
 // Streams a recording back as raw frames, so live and replay share one decoder. Reads plain or
-// gzipped files of any size line by line (constant memory). Accepts both the recorder's lines
-// ({t,e,k,f}) and plain captures where each line is the raw frame itself (e.g. polytope's
+// gzipped files of any size line by line (constant memory). Accepts the recorder's lines in both
+// versions (recorder.ts): version 2, the frame embedded as is, is read by its position in the
+// line (the header scanned by hand, the frame sliced out: no JSON.parse, no unescaping, so each
+// line is parsed once, by the decoder); version 1, the frame as a JSON string, as before. Also
+// plain captures where each line is the raw frame itself (e.g. polytope's
 // market_39.jsonl; `PONG` lines included, empty lines skipped). Raw lines get synthetic receive
 // times: the frame's own `timestamp` when it has one, never going backwards, else the previous time.
 import { createReadStream } from 'node:fs';
@@ -86,6 +89,50 @@ function uint(line: string, i: number): number {
   return i;
 }
 
+/**
+ * Whether `line` (no trailing \r) is a version-2 recorder line,
+ * `{"t":<int>,"e":<int>,"k":"<[a-z0-9_-]+>","f":<frame>}` with the frame starting with { or [ and
+ * ending with } or ]; then t/e are in rt/re, the channel in rk, the frame is line[rFrom, n - 1).
+ * The frame itself is not checked: the decoder reads it as it would read it live.
+ */
+function rawRecorderLine(line: string): boolean {
+  const n = line.length;
+  if (n < 20 || line.charCodeAt(n - 1) !== 125) return false;
+  const z = line.charCodeAt(n - 2);
+  if (z !== 125 && z !== 93) return false;
+  if (line.slice(0, 5) !== '{"t":') return false;
+  let i = uint(line, 5);
+  if (i < 0) return false;
+  rt = num;
+  if (line.slice(i, i + 5) !== ',"e":') return false;
+  i = uint(line, i + 5);
+  if (i < 0) return false;
+  re = num;
+  if (line.slice(i, i + K_MARKET_RAW.length) === K_MARKET_RAW) {
+    rk = 'market';
+    i += K_MARKET_RAW.length;
+  } else {
+    if (line.slice(i, i + 6) !== ',"k":"') return false;
+    const a = i + 6;
+    for (i = a; i < n; i++) {
+      const c = line.charCodeAt(i);
+      if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95 || c === 45)) break;
+    }
+    if (i === a || line.slice(i, i + 6) !== '","f":') return false;
+    rk = line.slice(a, i);
+    i += 6;
+  }
+  const c = line.charCodeAt(i);
+  if ((c !== 123 && c !== 91) || i > n - 3) return false;
+  rFrom = i;
+  return true;
+}
+const K_MARKET_RAW = ',"k":"market","f":';
+let rt = 0;
+let re = 0;
+let rk = '';
+let rFrom = 0;
+
 async function isGzip(path: string): Promise<boolean> {
   const fh = await open(path, 'r');
   try {
@@ -104,10 +151,13 @@ export function parseRecordLine(line: string, prevT: number): ReplayRecord | nul
   if (line.length === 0 || line === '\r') return null;
   if (line.endsWith('\r')) line = line.slice(0, -1);
   if (line.startsWith('{"t":')) {
+    if (rawRecorderLine(line)) return { t: rt, e: re, k: rk, f: line.slice(rFrom, line.length - 1) };
     try {
-      const o = JSON.parse(line) as Partial<ReplayRecord>;
-      if (typeof o.f === 'string' && typeof o.t === 'number') {
-        return { t: o.t, e: typeof o.e === 'number' ? o.e : 0, k: typeof o.k === 'string' ? o.k : 'market', f: o.f };
+      const o = JSON.parse(line) as { t?: unknown; e?: unknown; k?: unknown; f?: unknown };
+      if (typeof o.t === 'number' && (typeof o.f === 'string' || (typeof o.f === 'object' && o.f !== null))) {
+        // a frame embedded as JSON but not in the recorder's own spelling (a hand-edited line): re-serialized
+        const f = typeof o.f === 'string' ? o.f : JSON.stringify(o.f);
+        return { t: o.t, e: typeof o.e === 'number' ? o.e : 0, k: typeof o.k === 'string' ? o.k : 'market', f };
       }
     } catch {
       // not a recorder line: fall through and hand it on as a raw frame (the decoder counts it)
@@ -130,9 +180,11 @@ export interface RecordBatch {
   next(): ReplayRecord | undefined;
   /**
    * Like next(), for a reader that can take a frame still escaped in its line: a market-channel
-   * recorder line in the recorder's own shape is offered to `take(line, from, to)` (line.slice(from,
-   * to) is the body of its "f" string); when take returns true (it could read the body and so
-   * proved it valid) the record comes back as the batch's EscapedRecord, else as next() makes it.
+   * version-1 recorder line in the recorder's own shape is offered to `take(line, from, to)`
+   * (line.slice(from, to) is the body of its "f" string); when take returns true (it could read the
+   * body and so proved it valid) the record comes back as the batch's EscapedRecord, else as next()
+   * makes it. A version-2 line comes back as one ReplayRecord the batch reuses (valid until its
+   * next call), its frame sliced from the line (nothing parsed, nothing copied).
    */
   nextEscaped(take: (line: string, from: number, to: number) => boolean): ReplayRecord | EscapedRecord | undefined;
 }
@@ -151,6 +203,7 @@ class ChunkLines implements RecordBatch {
     this.from = from;
     this.end = end;
   }
+  private readonly reused: ReplayRecord = { t: 0, e: 0, k: '', f: '' };
   private readonly escaped: EscapedRecord = { escaped: true, t: 0, e: 0, k: 'market', line: '', from: 0, to: 0 };
   next(): ReplayRecord | undefined {
     for (let line = this.line(); line !== undefined; line = this.line()) {
@@ -161,6 +214,16 @@ class ChunkLines implements RecordBatch {
   }
   nextEscaped(take: (line: string, from: number, to: number) => boolean): ReplayRecord | EscapedRecord | undefined {
     for (let line = this.line(); line !== undefined; line = this.line()) {
+      if (line.length > 0 && line.charCodeAt(line.length - 1) === 13) line = line.slice(0, -1);
+      if (rawRecorderLine(line)) {
+        const r = this.reused;
+        r.t = rt;
+        r.e = re;
+        r.k = rk;
+        r.f = line.slice(rFrom, line.length - 1);
+        this.prevT = rt;
+        return r;
+      }
       if (recorderMarketLine(line) && take(line, wFrom, wTo)) {
         const r = this.escaped;
         r.t = wt;

@@ -18,29 +18,40 @@ export function tsMs(s: string): number {
 }
 
 /**
- * The last few token and market ids decoded. JSON.parse makes a new 66-77 character string for
- * every asset_id and market; handing on an equal one seen before (whose hash V8 already computed)
- * lets every Map lookup downstream (mirror, venue, engine, backtest) skip hashing it. Same value,
- * so no behaviour change.
+ * Token and market ids decoded before. JSON.parse makes a new 66-77 character string for every
+ * asset_id and market; handing on an equal one seen before (whose hash V8 already computed) lets
+ * every Map lookup downstream (mirror, venue, engine, backtest) skip hashing it. Same value, so no
+ * behaviour change. A direct-mapped table of SLOTS strings indexed by a cheap fingerprint (the
+ * length and six characters from the middle and the end, where ids differ): one compare per
+ * lookup however many tokens are live (the 8-entry ring it replaces missed past 8 live ids);
+ * two ids that share a slot take turns in it (a miss, never a wrong answer). Bounded memory.
  */
 export class RecentIds {
-  private readonly ids: string[] = ['', '', '', '', '', '', '', ''];
-  private next = 0;
+  private readonly ids: string[] = new Array<string>(SLOTS).fill('');
   get(o: Json, k: string): string {
     const s = reqStr(o, k);
     return this.find(s) ?? this.remember(s);
   }
   /** The cached string equal to `s`, if any. */
   find(s: string): string | undefined {
-    const ids = this.ids;
-    for (let i = 0; i < 8; i++) if (ids[i] === s) return ids[i];
-    return undefined;
+    const c = this.ids[slot(s)];
+    return c === s ? c : undefined;
   }
   remember(s: string): string {
-    this.ids[this.next] = s;
-    this.next = (this.next + 1) & 7;
+    this.ids[slot(s)] = s;
     return s;
   }
+}
+const SLOTS = 4096;
+/** The fingerprint of an id: its length and six of its characters, mixed; in [0, SLOTS). */
+function slot(s: string): number {
+  const n = s.length;
+  if (n < 8) return n;
+  const m = n >> 1;
+  let h = Math.imul(n, 0x9e3779b1);
+  h = Math.imul(h ^ (s.charCodeAt(n - 1) | (s.charCodeAt(n - 2) << 8) | (s.charCodeAt(n - 3) << 16)), 0x85ebca6b);
+  h = Math.imul(h ^ (s.charCodeAt(m) | (s.charCodeAt(m + 1) << 8) | (s.charCodeAt(m - 1) << 16)), 0xc2b2ae35);
+  return (h ^ (h >>> 15)) & (SLOTS - 1);
 }
 export const recentAssets = new RecentIds();
 export const recentMarkets = new RecentIds();
