@@ -13,8 +13,9 @@ import { outputFileProblem, systemErrorLine } from './paths.js';
 
 const help = `usage: makerd record --markets T1,T2 --out FILE [--prices S1,S2] [--config FILE] [--rotate-mb N] [--rotate-hourly] [--duration S] [--first-frame-timeout S]
 
-Records every raw market-channel frame for the given token ids as JSON lines
-{"t":<receive ms>,"e":<connection epoch>,"k":"market","f":"<raw frame>"}; gzipped when FILE ends in .gz.
+Records every raw market-channel frame for the given token ids as lines
+{"t":<receive ms>,"e":<connection epoch>,"k":"market","f":<raw frame as is>} (a frame that is not a
+one-line JSON object or array: "f":"<frame as a JSON string>"); gzipped when FILE ends in .gz.
   --prices S1,S2     also record the crypto price stream (urls.priceFeed) for these symbols, as
                      lines with "k":"prices" on the same clock (a backtest hands them to strategies)
   --rotate-mb N      start a new file after N MB (uncompressed) in the current one
