@@ -36,17 +36,23 @@ const NO_BYTES = Buffer.alloc(0);
 
 /**
  * One side: its levels in wire order (bids by ascending price, asks by descending: the best last)
- * as parallel arrays that grow with the levels held, and where its hash text lies.
+ * as parallel arrays that grow with the levels held, and where its hash text lies. A removed
+ * level leaves a hole (size 0, no text) where it was, so a level that comes back (prices on the
+ * tick grid near the top come and go) costs no move; the last cell is never a hole, and holes are
+ * squeezed out when they outnumber the levels.
  */
 class SideArrays {
   price = new Int32Array(LEVELS_INITIAL);
   size = new Float64Array(LEVELS_INITIAL);
   /** Bytes of each level's hash text (cellLen). */
   cell = new Int32Array(LEVELS_INITIAL);
-  /** Wire strings, exactly `count` long. */
+  /** Wire strings, exactly `count` long (a hole keeps its level's last strings). */
   readonly priceStr: string[] = [];
   readonly sizeStr: string[] = [];
+  /** Cells in use, holes included. */
   count = 0;
+  /** Levels (cells that are not holes). */
+  live = 0;
   /** The levels' hash text in wire order, each with a leading comma: DenseBook.pay[base, base + len). */
   base = 0;
   len = 0;
@@ -57,6 +63,7 @@ class SideArrays {
 
   clear(): void {
     this.count = 0;
+    this.live = 0;
     this.priceStr.length = 0;
     this.sizeStr.length = 0;
     this.len = 0;
@@ -73,51 +80,78 @@ class SideArrays {
     return this.count === 0 ? -1 : this.price[this.count - 1];
   }
 
+  /** Adds a level at cell index `i` (between i - 1 and i): into a hole beside it, or moving the cells behind it up one. */
   insertAt(i: number, price: number, size: number, p: string, s: string): void {
     const n = this.count;
-    if (n === this.price.length) {
-      const cap = n * 2;
-      this.price = grownI32(this.price, n, cap);
-      this.size = grownF64(this.size, n, cap);
-      this.cell = grownI32(this.cell, n, cap);
-    }
-    const ps = this.priceStr;
-    const ss = this.sizeStr;
-    ps.push(p);
-    ss.push(s);
-    if (i < n) {
-      this.price.copyWithin(i + 1, i, n);
-      this.size.copyWithin(i + 1, i, n);
-      this.cell.copyWithin(i + 1, i, n);
+    let at = i;
+    if (i > 0 && this.size[i - 1] === 0) at = i - 1;
+    else if (i < n && this.size[i] === 0) at = i;
+    else {
+      if (n === this.price.length) {
+        const cap = n * 2;
+        this.price = grownI32(this.price, n, cap);
+        this.size = grownF64(this.size, n, cap);
+        this.cell = grownI32(this.cell, n, cap);
+      }
+      const px = this.price;
+      const sz = this.size;
+      const cl = this.cell;
+      const ps = this.priceStr;
+      const ss = this.sizeStr;
+      ps.push(p);
+      ss.push(s);
+      // the cells behind it move up one: few near the top, where changes cluster
       for (let k = n; k > i; k--) {
+        px[k] = px[k - 1];
+        sz[k] = sz[k - 1];
+        cl[k] = cl[k - 1];
         ps[k] = ps[k - 1];
         ss[k] = ss[k - 1];
       }
-      ps[i] = p;
-      ss[i] = s;
+      this.count = n + 1;
     }
-    this.price[i] = price;
-    this.size[i] = size;
-    this.cell[i] = cellLen(p, s);
-    this.count = n + 1;
+    this.price[at] = price;
+    this.size[at] = size;
+    this.cell[at] = cellLen(p, s);
+    this.priceStr[at] = p;
+    this.sizeStr[at] = s;
+    this.live++;
   }
 
+  /** Removes the level at cell `i`, leaving a hole (none at the end). */
   removeAt(i: number): void {
-    const n = this.count - 1;
-    if (i < n) {
-      this.price.copyWithin(i, i + 1, n + 1);
-      this.size.copyWithin(i, i + 1, n + 1);
-      this.cell.copyWithin(i, i + 1, n + 1);
-      const ps = this.priceStr;
-      const ss = this.sizeStr;
-      for (let k = i; k < n; k++) {
-        ps[k] = ps[k + 1];
-        ss[k] = ss[k + 1];
-      }
+    this.size[i] = 0;
+    this.cell[i] = 0;
+    this.live--;
+    if (i === this.count - 1) {
+      let n = i;
+      while (n > 0 && this.size[n - 1] === 0) n--;
+      this.count = n;
+      this.priceStr.length = n;
+      this.sizeStr.length = n;
+    } else if (this.count - this.live > this.live + 16) this.squeeze();
+  }
+
+  /** Drops the holes. */
+  private squeeze(): void {
+    const px = this.price;
+    const sz = this.size;
+    const cl = this.cell;
+    const ps = this.priceStr;
+    const ss = this.sizeStr;
+    let j = 0;
+    for (let k = 0; k < this.count; k++) {
+      if (sz[k] === 0) continue;
+      px[j] = px[k];
+      sz[j] = sz[k];
+      cl[j] = cl[k];
+      ps[j] = ps[k];
+      ss[j] = ss[k];
+      j++;
     }
-    this.priceStr.pop();
-    this.sizeStr.pop();
-    this.count = n;
+    this.count = j;
+    ps.length = j;
+    ss.length = j;
   }
 
   /** Bytes of the levels' text. */
@@ -129,7 +163,7 @@ class SideArrays {
 
   /** Writes the levels' text (wire order) at `o`; returns the end. */
   write(b: Buffer, o: number): number {
-    for (let i = 0; i < this.count; i++) o = writeCell(b, o, this.priceStr[i], this.sizeStr[i]);
+    for (let i = 0; i < this.count; i++) if (this.size[i] > 0) o = writeCell(b, o, this.priceStr[i], this.sizeStr[i]);
     return o;
   }
 
@@ -277,14 +311,16 @@ export class DenseBook implements BookView {
     s.text = null;
     const i = s.indexOf(price);
     if (i >= 0) {
+      // a level, or a hole where one was (its cell is 0 bytes: a splice there inserts)
       if (size > 0) {
         if (this.kept) this.splice(s, i, s.cell[i], priceStr, sizeStr);
+        if (s.size[i] === 0) s.live++;
         s.size[i] = size;
         // keep the stored (old-generation) price string when equal: the fresh one then dies young
         if (s.priceStr[i] !== priceStr) s.priceStr[i] = priceStr;
         s.sizeStr[i] = sizeStr;
         s.cell[i] = cellLen(s.priceStr[i], sizeStr);
-      } else {
+      } else if (s.size[i] > 0) {
         if (this.kept) this.splice(s, i, s.cell[i], '', '');
         s.removeAt(i);
       }
@@ -356,11 +392,11 @@ export class DenseBook implements BookView {
   /** Visits the levels in wire order (best last). */
   forEachLevel(side: Side, fn: (price: number, size: number, priceStr: string, sizeStr: string) => void): void {
     const s = side === 'BUY' ? this.bids : this.asks;
-    for (let i = 0; i < s.count; i++) fn(s.price[i], s.size[i], s.priceStr[i], s.sizeStr[i]);
+    for (let i = 0; i < s.count; i++) if (s.size[i] > 0) fn(s.price[i], s.size[i], s.priceStr[i], s.sizeStr[i]);
   }
 
   levelCount(side: Side): number {
-    return side === 'BUY' ? this.bids.count : this.asks.count;
+    return side === 'BUY' ? this.bids.live : this.asks.live;
   }
 
   // ---- BookView ----
@@ -378,9 +414,12 @@ export class DenseBook implements BookView {
   depth(side: 'BUY' | 'SELL', n: number, out: number[]): number {
     const s = side === 'BUY' ? this.bids : this.asks;
     let k = 0;
-    for (let i = s.count - 1; i >= 0 && k < n; i--, k++) {
+    for (let i = s.count - 1; i >= 0 && k < n; i--) {
+      const sz = s.size[i];
+      if (sz === 0) continue;
       out[2 * k] = s.price[i];
-      out[2 * k + 1] = s.size[i];
+      out[2 * k + 1] = sz;
+      k++;
     }
     return k;
   }
