@@ -1,6 +1,10 @@
 // Order scheduler: holds the unsent intents of each market and sends them within the rate
-// windows of spec section 8, as checked by the one Limiter (src/api/limiter.ts). Cancels go
-// before places; places go in batches of <= maxBatch on POST /orders, cancels many ids per
+// windows of spec section 8, as checked by the one Limiter (src/api/limiter.ts). A place that
+// depends on none of the queued cancels of its market goes first, when those cancels can go in
+// the same turn (their window has room); a dependent place (it would cross an order being
+// cancelled, or sells shares a cancelled SELL holds, or the cancelled order is not one this
+// scheduler placed) goes after them, as does every place while a cancel waits for its window.
+// Places go in batches of <= maxBatch on POST /orders, cancels many ids per
 // DELETE /orders; when a batch window is full the single-order endpoints carry overflow. A newer
 // set of intents for a market replaces its unsent ones (coalescing). Sending is synchronous up to
 // the venue call, so a quote leaves in the same turn as the frame that caused it.
@@ -10,6 +14,7 @@ import type { Venue, OrderRequest, PlaceResult, CancelResult } from '../venue/ty
 import type { Quote } from './strategy.js';
 import { PRIORITY, type Limiter } from '../api/limiter.js';
 import { scopesFor, type Scope } from '../api/limit-table.js';
+import { PRICE_SCALE } from '../core/units.js';
 
 export interface SchedulerSink {
   /** Just before sending: record the orders (pending_new, stored) and return their requests. */
@@ -57,6 +62,34 @@ export interface SchedulerStats {
   coalescedCancels: number;
 }
 
+/** What the scheduler remembers of an order it placed, to tell which places depend on its cancel. */
+interface Placed {
+  tokenId: string;
+  side: Quote['side'];
+  price: number;
+}
+
+/** Orders remembered at most (then all are forgotten: their cancels hold the places back, as before). */
+const PLACED_MAX = 50_000;
+
+/**
+ * True when place `q` must wait for the cancel of `o` (an order of the same market): `q` would
+ * cross it (the rule of quote-checks.ts crossesOwn: on its token the opposite side at a price it
+ * reaches; on the other token the same side at a price summing past 1), or both are SELLs of the
+ * same token (the risk gate counted the cancelled SELL's shares as free, and so does the venue's
+ * balance check only once the cancel is in). Unknown orders: always.
+ */
+export function dependsOnCancel(q: Quote, o: Placed | undefined): boolean {
+  if (!o) return true;
+  if (o.tokenId === q.tokenId) {
+    if (o.side === q.side) return q.side === 'SELL';
+    return q.side === 'BUY' ? o.price <= q.price : o.price >= q.price;
+  }
+  if (o.side !== q.side) return false;
+  const sum = q.price + o.price;
+  return q.side === 'BUY' ? sum >= PRICE_SCALE : sum <= PRICE_SCALE;
+}
+
 const EP = {
   placeBatch: scopesFor('clob', 'POST', '/orders'),
   placeOne: scopesFor('clob', 'POST', '/order'),
@@ -79,6 +112,11 @@ export class OrderScheduler {
   };
   /** Unsent places per market key, in arrival order of the keys. */
   private readonly places = new Map<string, Quote[]>();
+  /** Of those, the ones that depend on no queued cancel: sent before the cancels. */
+  private readonly early = new Map<string, Quote[]>();
+  private earlyCount = 0;
+  /** Orders this scheduler placed, by venue id (their token, side and price). */
+  private readonly placedOrders = new Map<string, Placed>();
   private readonly cancels = new Map<string, string[]>();
   private placeCount = 0;
   private cancelCount = 0;
@@ -104,6 +142,13 @@ export class OrderScheduler {
       this.placeCount -= oldP.length;
       this.places.delete(key);
     }
+    const oldE = this.early.get(key);
+    if (oldE) {
+      this.stats.coalescedPlaces += oldE.length;
+      this.placeCount -= oldE.length;
+      this.earlyCount -= oldE.length;
+      this.early.delete(key);
+    }
     const oldC = this.cancels.get(key);
     if (oldC) {
       // A cancel no longer asked for is dropped; one asked again is not counted as coalesced.
@@ -112,7 +157,31 @@ export class OrderScheduler {
       this.cancels.delete(key);
     }
     if (places.length) {
-      this.places.set(key, places.slice());
+      let early: Quote[] | undefined;
+      let late: Quote[] | undefined;
+      const cancelled: Placed[] = [];
+      let unknown = false;
+      for (const id of cancelIds) {
+        const o = this.placedOrders.get(id);
+        if (!o) {
+          unknown = true;
+          break;
+        }
+        cancelled.push(o);
+      }
+      if (unknown) late = places.slice();
+      else
+        for (const q of places) {
+          let dep = false;
+          for (const o of cancelled) if ((dep = dependsOnCancel(q, o))) break;
+          if (dep) (late ??= []).push(q);
+          else (early ??= []).push(q);
+        }
+      if (early) {
+        this.early.set(key, early);
+        this.earlyCount += early.length;
+      }
+      if (late) this.places.set(key, late);
       this.placeCount += places.length;
     }
     if (cancelIds.length) {
@@ -125,9 +194,11 @@ export class OrderScheduler {
   /** Drops every unsent intent and sends DELETE /cancel-all (halt, shutdown). */
   cancelAll(): Promise<CancelResult | undefined> {
     this.places.clear();
+    this.early.clear();
     this.cancels.clear();
     this.stats.coalescedPlaces += this.placeCount;
     this.placeCount = 0;
+    this.earlyCount = 0;
     this.cancelCount = 0;
     return new Promise((resolve) => {
       this.cancelAllPending = true;
@@ -162,11 +233,12 @@ export class OrderScheduler {
     out.orders = 0;
     out.notional = 0;
     if (this.placeCount === 0) return out;
-    for (const [k, qs] of this.places) {
-      if (k === key) continue;
-      out.orders += qs.length;
-      for (const q of qs) out.notional += q.price * q.size;
-    }
+    for (const m of [this.early, this.places])
+      for (const [k, qs] of m) {
+        if (k === key) continue;
+        out.orders += qs.length;
+        for (const q of qs) out.notional += q.price * q.size;
+      }
     return out;
   }
 
@@ -223,6 +295,12 @@ export class OrderScheduler {
   private pumpInner(): void {
     const now = this.o.clock.now();
     let wakeAt = Infinity;
+    // Places that depend on no queued cancel first, when the cancels go in this turn too: a
+    // cancel waiting for its window holds every place (no new exposure meanwhile), and one
+    // request slot stays for the cancels.
+    if (this.earlyCount > 0 && this.cancelCount > 0 && this.freeAt(EP.cancelBatch, now) <= now) {
+      wakeAt = this.sendPlacesWhileFree(now, true, this.maxInFlight - 1);
+    }
     while (this.cancelCount > 0 && this.inFlight < this.maxInFlight) {
       const batchAt = this.freeAt(EP.cancelBatch, now);
       if (batchAt <= now) {
@@ -237,24 +315,27 @@ export class OrderScheduler {
       wakeAt = Math.min(wakeAt, batchAt, oneAt);
       break;
     }
-    // Cancels first: no new exposure while a cancel waits for its window.
-    if (this.cancelCount === 0) {
-      while (this.placeCount > 0 && this.inFlight < this.maxInFlight) {
-        const batchAt = this.freeAt(EP.placeBatch, now);
-        if (batchAt <= now) {
-          this.sendPlaces(this.takePlaces(this.o.maxBatch), true);
-          continue;
-        }
-        const oneAt = this.o.singleOverflow ? this.freeAt(EP.placeOne, now) : Infinity;
-        if (oneAt <= now) {
-          this.sendPlaces(this.takePlaces(1), false);
-          continue;
-        }
-        wakeAt = Math.min(wakeAt, batchAt, oneAt);
-        break;
-      }
-    }
+    // The rest after the cancels: no new exposure while a cancel waits for its window.
+    if (this.cancelCount === 0) wakeAt = Math.min(wakeAt, this.sendPlacesWhileFree(now, false, this.maxInFlight));
     this.arm(wakeAt);
+  }
+
+  /** Sends places (only the independent ones when `earlyOnly`) while windows and `slots` allow; returns when to retry. */
+  private sendPlacesWhileFree(now: number, earlyOnly: boolean, slots: number): number {
+    while ((earlyOnly ? this.earlyCount : this.placeCount) > 0 && this.inFlight < slots) {
+      const batchAt = this.freeAt(EP.placeBatch, now);
+      if (batchAt <= now) {
+        this.sendPlaces(this.takePlaces(this.o.maxBatch, earlyOnly), true);
+        continue;
+      }
+      const oneAt = this.o.singleOverflow ? this.freeAt(EP.placeOne, now) : Infinity;
+      if (oneAt <= now) {
+        this.sendPlaces(this.takePlaces(1, earlyOnly), false);
+        continue;
+      }
+      return Math.min(batchAt, oneAt);
+    }
+    return Infinity;
   }
 
   private takeCancels(n: number): string[] {
@@ -268,15 +349,37 @@ export class OrderScheduler {
     return out;
   }
 
-  private takePlaces(n: number): Quote[] {
+  /** Up to n places: the independent ones first, then (unless earlyOnly) the others. */
+  private takePlaces(n: number, earlyOnly: boolean): Quote[] {
     const out: Quote[] = [];
-    for (const [k, qs] of this.places) {
-      while (qs.length && out.length < n) out.push(qs.shift() as Quote);
-      if (!qs.length) this.places.delete(k);
-      if (out.length >= n) break;
-    }
+    this.takeFrom(this.early, n, out);
+    this.earlyCount -= out.length;
+    if (!earlyOnly) this.takeFrom(this.places, n, out);
     this.placeCount -= out.length;
     return out;
+  }
+
+  private takeFrom(m: Map<string, Quote[]>, n: number, out: Quote[]): void {
+    if (out.length >= n) return;
+    for (const [k, qs] of m) {
+      while (qs.length && out.length < n) out.push(qs.shift() as Quote);
+      if (!qs.length) m.delete(k);
+      if (out.length >= n) break;
+    }
+  }
+
+  /** Remembers the accepted orders of a place (token, side, price by venue id). */
+  private remember(reqs: readonly OrderRequest[], res: readonly PlaceResult[]): void {
+    const m = this.placedOrders;
+    for (let i = 0; i < res.length; i++) {
+      const r = res[i];
+      if (!r.ok || r.orderId === undefined) continue;
+      const q = reqs[i]?.clientId === r.clientId ? reqs[i] : reqs.find((x) => x.clientId === r.clientId);
+      if (!q) continue;
+      m.set(r.orderId, { tokenId: q.tokenId, side: q.side, price: q.price });
+      // forgotten all at once (deleting the oldest one by one is quadratic in V8's Map)
+      if (m.size > PLACED_MAX) m.clear();
+    }
   }
 
   private sendCancels(ids: string[], batch: boolean): void {
@@ -290,7 +393,11 @@ export class OrderScheduler {
     this.acquire(batch ? EP.cancelBatch : EP.cancelOne, PRIORITY.cancel, () => {
       const p = batch ? this.o.venue.cancelOrders(ids) : this.o.venue.cancelOrder(ids[0]);
       p.then(
-        (res) => this.done(() => sink.canceled(ids, res)),
+        (res) =>
+          this.done(() => {
+            for (const id of res.canceled) this.placedOrders.delete(id);
+            sink.canceled(ids, res);
+          }),
         (err: unknown) => this.done(() => sink.cancelFailed(ids, err)),
       );
     });
@@ -308,7 +415,11 @@ export class OrderScheduler {
     this.acquire(batch ? EP.placeBatch : EP.placeOne, PRIORITY.place, () => {
       const p: Promise<PlaceResult[]> = batch ? this.o.venue.placeOrders(reqs) : this.o.venue.placeOrder(reqs[0]).then((r) => [r]);
       p.then(
-        (res) => this.done(() => sink.placed(reqs, res)),
+        (res) =>
+          this.done(() => {
+            this.remember(reqs, res);
+            sink.placed(reqs, res);
+          }),
         (err: unknown) => this.done(() => sink.placeFailed(reqs, err)),
       );
     });

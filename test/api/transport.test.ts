@@ -139,8 +139,40 @@ describe('transport: connections and dispatch', () => {
     const ports = srv.requests.slice(before).map((r) => r.remotePort);
     expect(ports).toHaveLength(7);
     // back-to-back requests may alternate between two pooled sockets (undici frees a socket one
-    // loop turn after its response); a socket closed after each DELETE would give 7 ports
-    expect(new Set(ports).size).toBeLessThanOrEqual(2);
+    // loop turn after its response); a socket closed after each DELETE would give 6 ports
+    const deletes = new Set(ports.slice(0, 6));
+    expect(deletes.size).toBeLessThanOrEqual(2);
+    // POST /orders has a connection of its own
+    expect(deletes.has(ports[6])).toBe(false);
+  });
+  it("writes a POST /orders on its warm keep-alive connection in the caller's turn (no wait for the check phase)", async () => {
+    handler = (_q, res) => send(res, 200, []);
+    const before = srv.requests.length;
+    const t = transport();
+    const written: string[] = [];
+    const onSent = (m: unknown) => written.push((m as { request: { path: string } }).request.path);
+    subscribe('undici:request:bodySent', onSent);
+    try {
+      for (let i = 0; i < 5; i++) {
+        await t.request({ method: 'POST', path: '/orders', body: [] });
+        // a read and a cancel in between use the other pool
+        await t.request({ method: 'GET', path: '/book' });
+        await new Promise((r) => setTimeout(r, 5));
+        written.length = 0;
+        const p = t.request({ method: 'POST', path: '/orders', body: [i] });
+        expect(written).toEqual(['/orders']); // on the socket before any await
+        await p;
+      }
+    } finally {
+      unsubscribe('undici:request:bodySent', onSent);
+      await t.close();
+    }
+    const ports = srv.requests
+      .slice(before)
+      .filter((r) => r.method === 'POST')
+      .map((r) => r.remotePort);
+    expect(ports).toHaveLength(10);
+    expect(new Set(ports).size).toBe(1); // never reopened
   });
   it("a request the limiter grants at once is handed to undici in the caller's turn", async () => {
     handler = (_q, res) => send(res, 200, []);

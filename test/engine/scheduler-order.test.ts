@@ -1,0 +1,106 @@
+// The order of sends within one submit: a place that depends on none of the market's queued
+// cancels is handed to the venue before them; a dependent place (it would cross an order being
+// cancelled, a SELL whose shares a cancelled SELL holds, or an order this scheduler did not
+// place) still goes after the cancels; and every place waits while a cancel waits for its window.
+import { describe, it, expect } from 'vitest';
+import { OrderScheduler, dependsOnCancel, type SchedulerSink } from '../../src/engine/scheduler.js';
+import { VirtualClock } from '../../src/core/clock.js';
+import { Limiter } from '../../src/api/limiter.js';
+import { silentLogger } from '../../src/core/log.js';
+import type { OrderRequest } from '../../src/venue/types.js';
+import type { Quote } from '../../src/engine/strategy.js';
+import { RecordingVenue, settle } from './helpers.js';
+
+function setup(scale = 1) {
+  const clock = new VirtualClock(1_000_000);
+  const limiter = new Limiter({ clock, scale, windowScale: 1 });
+  const venue = new RecordingVenue(() => clock.now());
+  let n = 0;
+  const sink: SchedulerSink = {
+    preparePlaces: (qs) => qs.map((q): OrderRequest => ({ clientId: `c${n++}`, tokenId: q.tokenId, side: q.side, price: q.price, size: q.size, orderType: 'GTC', postOnly: true })),
+    placed: () => {},
+    placeFailed: () => {},
+    prepareCancels: () => {},
+    canceled: () => {},
+    cancelFailed: () => {},
+  };
+  const s = new OrderScheduler({ venue, limiter, clock, log: silentLogger, sink, maxBatch: 15, singleOverflow: false, recordUse: true, maxInFlight: 1000 });
+  return { clock, venue, s };
+}
+
+const q = (tokenId: string, side: 'BUY' | 'SELL', price: number): Quote => ({ tokenId, side, price, size: 500 });
+
+/** Places a bid at 4000 and an ask at 6000 on YES through the scheduler; returns their venue ids. */
+async function working(s: OrderScheduler, venue: RecordingVenue): Promise<{ bid: string; ask: string }> {
+  s.submit('m', [], [q('YES', 'BUY', 4000), q('YES', 'SELL', 6000)]);
+  await settle();
+  const ids = [...venue.live.keys()];
+  venue.calls.length = 0;
+  return { bid: ids[0], ask: ids[1] };
+}
+
+describe('order scheduler: places before the cancels they do not depend on', () => {
+  it('a requote of the bid: the new bid is sent before the cancel of the old one', async () => {
+    const { venue, s } = setup();
+    const { bid } = await working(s, venue);
+    s.submit('m', [bid], [q('YES', 'BUY', 4100)]);
+    // handed to the venue synchronously, place first
+    expect(venue.calls.map((c) => c.kind)).toEqual(['placeOrders', 'cancelOrders']);
+    expect(venue.calls[0].reqs?.[0].price).toBe(4100);
+    expect(venue.calls[1].ids).toEqual([bid]);
+  });
+
+  it('a place that would cross the order being cancelled still waits for that cancel', async () => {
+    const { venue, s } = setup();
+    const { ask } = await working(s, venue);
+    // a bid at the old ask's price crosses it; a bid on NO at 4000 meets nothing (4000 + 6000 is not a BUY pair)
+    s.submit('m', [ask], [q('YES', 'BUY', 6000), q('NO', 'BUY', 3000)]);
+    expect(venue.calls.map((c) => [c.kind, c.n])).toEqual([
+      ['placeOrders', 1],
+      ['cancelOrders', 1],
+      ['placeOrders', 1],
+    ]);
+    expect(venue.calls[0].reqs?.[0]).toMatchObject({ tokenId: 'NO', price: 3000 });
+    expect(venue.calls[2].reqs?.[0]).toMatchObject({ tokenId: 'YES', price: 6000 });
+  });
+
+  it("a SELL replacing a SELL of the same token waits (the cancel frees the shares); an unknown order's cancel holds every place", async () => {
+    const { venue, s } = setup();
+    const { ask } = await working(s, venue);
+    s.submit('m', [ask], [q('YES', 'SELL', 6100)]);
+    expect(venue.calls.map((c) => c.kind)).toEqual(['cancelOrders', 'placeOrders']);
+    venue.calls.length = 0;
+    s.submit('m2', ['not-ours'], [q('U', 'BUY', 1000)]);
+    expect(venue.calls.map((c) => c.kind)).toEqual(['cancelOrders', 'placeOrders']);
+  });
+
+  it('while a cancel waits for its window, independent places wait too', async () => {
+    const { venue, s, clock } = setup(0.001); // DELETE /orders and POST /orders: 1 request per 10 s burst
+    const { bid } = await working(s, venue);
+    clock.advanceTo(clock.now() + 10_001); // the POST /orders window has room again
+    s.submit('x', ['not-ours'], []); // takes the DELETE /orders window
+    await settle();
+    venue.calls.length = 0;
+    s.submit('m', [bid], [q('YES', 'BUY', 4100)]);
+    expect(venue.calls).toEqual([]);
+    expect(s.pendingPlaces()).toBe(1);
+    expect(s.pendingCancels()).toBe(1);
+    clock.advanceTo(clock.now() + 10_001);
+    await settle();
+    expect(venue.calls.map((c) => c.kind)).toEqual(['placeOrders', 'cancelOrders']);
+  });
+
+  it('dependsOnCancel follows the crossesOwn rule on both tokens', () => {
+    const o = (tokenId: string, side: 'BUY' | 'SELL', price: number) => ({ tokenId, side, price });
+    expect(dependsOnCancel(q('YES', 'BUY', 5000), o('YES', 'SELL', 5000))).toBe(true);
+    expect(dependsOnCancel(q('YES', 'BUY', 4900), o('YES', 'SELL', 5000))).toBe(false);
+    expect(dependsOnCancel(q('YES', 'SELL', 5000), o('YES', 'BUY', 5000))).toBe(true);
+    expect(dependsOnCancel(q('YES', 'BUY', 6000), o('NO', 'BUY', 4000))).toBe(true);
+    expect(dependsOnCancel(q('YES', 'BUY', 5900), o('NO', 'BUY', 4000))).toBe(false);
+    expect(dependsOnCancel(q('YES', 'SELL', 6000), o('NO', 'SELL', 4000))).toBe(true);
+    expect(dependsOnCancel(q('YES', 'SELL', 6100), o('NO', 'SELL', 4000))).toBe(false);
+    expect(dependsOnCancel(q('YES', 'BUY', 4000), o('YES', 'BUY', 3000))).toBe(false);
+    expect(dependsOnCancel(q('YES', 'SELL', 6000), o('YES', 'SELL', 6500))).toBe(true);
+    expect(dependsOnCancel(q('YES', 'BUY', 1000), undefined)).toBe(true);
+  });
+});
