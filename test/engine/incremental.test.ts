@@ -81,7 +81,7 @@ describe('OrderTracker index and running notional', () => {
           );
           if (o) {
             const k = r.int(0, 4);
-            if (k === 0) tr.placeResult({ clientId: o.clientId, ok: false, error: 'X' }, now);
+            if (k === 0) tr.placeResult({ clientId: o.clientId, ok: false, error: 'UNKNOWN' }, now);
             else tr.placeResult({ clientId: o.clientId, ok: true, orderId: `v${venueSeq++}`, status: k === 1 ? 'matched' : k === 2 ? 'unmatched' : 'live' }, now);
           }
         } else if (op === 4) {
