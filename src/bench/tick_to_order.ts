@@ -4,12 +4,11 @@
 // limiter, live venue and undici. "Arriving" = the socket read that carried the frame (frames read
 // together are handled one after another; chunkBefore is the wait for the earlier ones). "Written"
 // = undici's request:bodySent diagnostics event, right after headers and body were handed to
-// socket.write (not the response). p50 / p99 in us; goal p99 < 1 ms. Split: chunkBefore, engine
-// (the frame -> the venue's placeOrders call), dispatch (-> undici's request:create, pool.request
-// called) and write (-> bodySent). undici v7 writes on a reused idle keep-alive socket only in the
-// check phase of the loop turn ("idle socket validation", setImmediate), so write is the rest of
-// that turn: the rest of the feed read (chunkRest) plus the other I/O callbacks of the same poll
-// phase, which in process include the emulator's HTTP and WebSocket work. machine_* is a floor
+// socket.write (not the response). p50 / p99 in us; goal p99 < 1 ms at 1 market, < 1.5 ms at 100
+// (each count is its own emulator run; fields end in _1 / _100). Split: chunkBefore, engine (the
+// frame -> the venue's placeOrders call), dispatch (-> undici's request:create) and write (->
+// bodySent; the transport validates idle submit sockets ahead of time, so this is the synchronous
+// write, not undici's check-phase wait). connects: connections opened while measuring. machine_* is a floor
 // measured first: how often a spinning thread of this process is not scheduled for > 0.5 ms
 // (other processes on a shared machine); each such gap inside a sample adds to the tail.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
