@@ -44,7 +44,7 @@ const NO_BYTES = Buffer.alloc(0);
 class SideArrays {
   price = new Int32Array(LEVELS_INITIAL);
   size = new Float64Array(LEVELS_INITIAL);
-  /** Bytes of each level's hash text (cellLen). */
+  /** Bytes of each level's hash text (cellLen; 0 for a hole), kept only while DenseBook.kept (layout sets them). */
   cell = new Int32Array(LEVELS_INITIAL);
   /** Wire strings, exactly `count` long (a hole keeps its level's last strings). */
   readonly priceStr: string[] = [];
@@ -81,7 +81,7 @@ class SideArrays {
   }
 
   /** Adds a level at cell index `i` (between i - 1 and i): into a hole beside it, or moving the cells behind it up one. */
-  insertAt(i: number, price: number, size: number, p: string, s: string): void {
+  insertAt(i: number, price: number, size: number, p: string, s: string, cell: number): void {
     const n = this.count;
     let at = i;
     if (i > 0 && this.size[i - 1] === 0) at = i - 1;
@@ -112,7 +112,7 @@ class SideArrays {
     }
     this.price[at] = price;
     this.size[at] = size;
-    this.cell[at] = cellLen(p, s);
+    this.cell[at] = cell;
     this.priceStr[at] = p;
     this.sizeStr[at] = s;
     this.live++;
@@ -154,10 +154,10 @@ class SideArrays {
     ss.length = j;
   }
 
-  /** Bytes of the levels' text. */
+  /** Bytes of the levels' text, setting each level's cell length. */
   textLength(): number {
     let n = 0;
-    for (let i = 0; i < this.count; i++) n += this.cell[i];
+    for (let i = 0; i < this.count; i++) n += this.cell[i] = this.size[i] > 0 ? cellLen(this.priceStr[i], this.sizeStr[i]) : 0;
     return n;
   }
 
@@ -319,7 +319,7 @@ export class DenseBook implements BookView {
         // keep the stored (old-generation) price string when equal: the fresh one then dies young
         if (s.priceStr[i] !== priceStr) s.priceStr[i] = priceStr;
         s.sizeStr[i] = sizeStr;
-        s.cell[i] = cellLen(s.priceStr[i], sizeStr);
+        if (this.kept) s.cell[i] = cellLen(priceStr, sizeStr);
       } else if (s.size[i] > 0) {
         if (this.kept) this.splice(s, i, s.cell[i], '', '');
         s.removeAt(i);
@@ -328,7 +328,7 @@ export class DenseBook implements BookView {
     }
     if (!(size > 0)) return true;
     if (this.kept) this.splice(s, ~i, 0, priceStr, sizeStr);
-    s.insertAt(~i, price, size, priceStr, sizeStr);
+    s.insertAt(~i, price, size, priceStr, sizeStr, this.kept ? cellLen(priceStr, sizeStr) : 0);
     return true;
   }
 

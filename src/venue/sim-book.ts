@@ -26,23 +26,29 @@ class SimSide {
       this.size = grownF64(this.size, n, n * 2);
       this.taken = grownF64(this.taken, n, n * 2);
     }
-    if (i < n) {
-      this.price.copyWithin(i + 1, i, n);
-      this.size.copyWithin(i + 1, i, n);
-      this.taken.copyWithin(i + 1, i, n);
+    const px = this.price;
+    const sz = this.size;
+    const tk = this.taken;
+    for (let k = n; k > i; k--) {
+      px[k] = px[k - 1];
+      sz[k] = sz[k - 1];
+      tk[k] = tk[k - 1];
     }
-    this.price[i] = price;
-    this.size[i] = size;
-    this.taken[i] = 0;
+    px[i] = price;
+    sz[i] = size;
+    tk[i] = 0;
     this.count = n + 1;
   }
 
   removeAt(i: number): void {
     const n = this.count - 1;
-    if (i < n) {
-      this.price.copyWithin(i, i + 1, n + 1);
-      this.size.copyWithin(i, i + 1, n + 1);
-      this.taken.copyWithin(i, i + 1, n + 1);
+    const px = this.price;
+    const sz = this.size;
+    const tk = this.taken;
+    for (let k = i; k < n; k++) {
+      px[k] = px[k + 1];
+      sz[k] = sz[k + 1];
+      tk[k] = tk[k + 1];
     }
     this.count = n;
   }
