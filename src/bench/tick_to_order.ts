@@ -8,11 +8,17 @@
 // (each count is its own emulator run; fields end in _1 / _100). Split: chunkBefore, engine (the
 // frame -> the venue's placeOrders call), dispatch (-> undici's request:create) and write (->
 // bodySent; the transport validates idle submit sockets ahead of time, so this is the synchronous
-// write, not undici's check-phase wait). connects: connections opened while measuring. machine_* is a floor
+// write, not undici's check-phase wait). connects: connections opened while measuring. Load per
+// count (feed_/speed_/limitScale_ fields): 1 market at the stress rates x8 with real limits; more
+// at the emulator's real-feed calibration (defaultSyntheticParams) in real time with limits x10
+// (MAKERD_BENCH_FEED=stress, MAKERD_BENCH_SPEED, MAKERD_BENCH_LIMIT_SCALE override). Only places
+// sent in the causing market frame's turn are samples; offTurn counts the other place calls while
+// measuring (user-channel fills, after a cancel's response or a free in-flight slot, the timer).
+// machine_* is a floor
 // measured first: how often a spinning thread of this process is not scheduled for > 0.5 ms
 // (other processes on a shared machine); each such gap inside a sample adds to the tail.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { stressSyntheticParams } from '../emulator/agents.js';
+import { defaultSyntheticParams, stressSyntheticParams, type SyntheticParams } from '../emulator/agents.js';
 import { startEmulator } from '../emulator/server.js';
 import { loadConfig } from '../config.js';
 import { silentLogger } from '../core/log.js';
@@ -36,6 +42,8 @@ const KEY = 'bench-key';
 const RUN_MS = 8000;
 const WARM_MS = 2000;
 const PROBE_MS = 1000;
+/** Limits scale at more than 1 market (see loadFor). */
+const LIMIT_SCALE_N = 10;
 
 function pct(sorted: number[], p: number): number {
   if (!sorted.length) return NaN;
@@ -80,11 +88,45 @@ export async function run(): Promise<Record<string, unknown>> {
   };
 }
 
+/** How a market count is run: feed rates, emulator speed, and the limits scale (emulator and client alike). */
+interface Load {
+  feed: 'stress' | 'calibrated';
+  params: Partial<SyntheticParams>;
+  speed: number;
+  limitScale: number;
+}
+
+function loadFor(nMarkets: number): Load {
+  // 1 market: the stress rates at 8x, real limits (unchanged). More markets: the emulator's
+  // real-feed calibration at real time, and limits scaled (MAKERD_BENCH_LIMIT_SCALE) so the rate
+  // windows do not fill: a full window sends places later on the scheduler's timer, not in the
+  // turn of the frame that caused them, and those are not tick-to-order (offTurn counts them).
+  if (nMarkets === 1) return { feed: 'stress', params: stressSyntheticParams, speed: 8, limitScale: 1 };
+  const env = Number(process.env.MAKERD_BENCH_LIMIT_SCALE);
+  const speed = Number(process.env.MAKERD_BENCH_SPEED);
+  const stress = process.env.MAKERD_BENCH_FEED === 'stress';
+  return {
+    feed: stress ? 'stress' : 'calibrated',
+    params: stress ? stressSyntheticParams : defaultSyntheticParams,
+    speed: speed > 0 ? speed : 1,
+    limitScale: env > 0 ? env : LIMIT_SCALE_N,
+  };
+}
+
 async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
-  const emu = await startEmulator({ seed: 11, speed: 8, markets: nMarkets, keys: [KEY], params: stressSyntheticParams });
+  const load = loadFor(nMarkets);
+  const emu = await startEmulator({ seed: 11, speed: load.speed, markets: nMarkets, keys: [KEY], params: load.params, limitScale: load.limitScale });
   const u = emu.urls;
   const config = loadConfig({
-    env: { MAKERD_CLOB_URL: u.clob, MAKERD_GAMMA_URL: u.gamma, MAKERD_DATA_URL: u.data, MAKERD_CONTENT_URL: u.content, MAKERD_WS_URL: u.ws, MAKERD_PRICE_FEED_URL: u.price_feed },
+    env: {
+      MAKERD_CLOB_URL: u.clob,
+      MAKERD_GAMMA_URL: u.gamma,
+      MAKERD_DATA_URL: u.data,
+      MAKERD_CONTENT_URL: u.content,
+      MAKERD_WS_URL: u.ws,
+      MAKERD_PRICE_FEED_URL: u.price_feed,
+      MAKERD_LIMIT_SCALE: String(load.limitScale),
+    },
     overrides: { reconciler: { debounceMs: 0 } },
   });
   const clock = new WallClock();
@@ -128,11 +170,14 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
   const undispatched: Rec[] = [];
   const byRequest = new WeakMap<object, Rec>();
   const done: Rec[] = [];
+  // place calls while measuring outside any frame's turn (the scheduler's timer: a full window)
+  let offTurn = 0;
   const sent: number[] = [];
   const place = venue.placeOrders.bind(venue);
   venue.placeOrders = (reqs) => {
     const now = performance.now();
     const rec: Rec = { read: readT, frame: frameT, call: now, dispatch: NaN, chunkEnd: NaN, measured: frameT === frameT && frameT > warmUntil };
+    if (!rec.measured && frameT !== frameT && now > warmUntil) offTurn++;
     undispatched.push(rec);
     chunkOpen?.push(rec);
     return place(reqs);
@@ -215,7 +260,11 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
   const writeUs = us((r, i) => sent[i] - r.dispatch);
   const chunkRestUs = us((r) => (r.chunkEnd === r.chunkEnd ? r.chunkEnd - r.call : 0));
   return {
+    feed: load.feed,
+    speed: load.speed,
+    limitScale: load.limitScale,
     samples: done.length,
+    offTurn,
     p50_us: q(total, 50),
     p90_us: q(total, 90),
     p99_us: q(total, 99),
