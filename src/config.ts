@@ -44,6 +44,8 @@ export const configSchema = z.strictObject({
     probeTimeoutMs: posInt,
     reconnectBaseMs: posInt,
     reconnectMaxMs: posInt,
+    /** The market channel is split over connections of at most this many assets each. */
+    maxAssetsPerConnection: posInt,
     priceFeedPingIntervalMs: posInt,
     /** Crypto symbols of the price stream (urls.priceFeed) strategies read as ctx.referencePrice; [] = no stream. */
     priceSymbols: z.array(z.string().regex(/^[a-z0-9]+$/i, 'a symbol such as btcusdt')),

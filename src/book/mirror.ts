@@ -207,6 +207,14 @@ export class BookMirror {
     for (const st of this.tokens.values()) if (st.live) this.outOfSync(st, reason, resync, '');
   }
 
+  /** Marks these tokens out of sync (e.g. the one connection that carried them dropped). */
+  markOutOfSync(assetIds: Iterable<string>, reason: OutOfSyncReason, resync = false): void {
+    for (const id of assetIds) {
+      const st = this.tokens.get(id);
+      if (st?.live) this.outOfSync(st, reason, resync, '');
+    }
+  }
+
   /** Whether an event for this token is dropped (knownTokensOnly and never given to setMeta). */
   private unknown(assetId: string): boolean {
     if (!this.opts.knownTokensOnly || this.tokens.has(assetId)) return false;

@@ -118,6 +118,11 @@ export class FeedConnection {
     this.setState('down');
   }
 
+  /** Cuts the socket now as a dropped peer would (it reconnects with backoff); a no-op when not open. */
+  drop(): void {
+    this.ws?.terminate();
+  }
+
   /** Adds ids to the wanted set; sends a subscribe on a live connection (no reconnect). */
   subscribe(ids: readonly string[]): void {
     const fresh = ids.filter((id) => !this.wanted.has(id));

@@ -1,7 +1,12 @@
-// The live and paper data source: given config and token ids it owns the market connection (and
+// The live and paper data source: given config and token ids it owns the market connections (and
 // the user connection when credentials and condition ids are given), the book mirror and the
 // market pipeline its frames go through (market-pipeline.ts: the one path of every mode), the
 // user decoder, and emits user events, book updates and state changes.
+// The market channel is split over as many connections as feed.maxAssetsPerConnection needs (each
+// with its own watchdog and reconnect; added assets fill the last one first, an emptied one is
+// closed); every connection's frames go through the one pipeline, tagged with the connection's id
+// so that a reconnect puts only its own assets' books out of sync. The market state reported is the
+// worst of the connections' (live only when every one is live).
 // Resync after a mismatch, gap or tick-size change: resync.ts (resubscribe or GET /book through the
 // caller's fetchBook, whichever book.resync names first, the other after book.resyncTimeoutMs).
 import type { Config } from '../config.js';
@@ -18,7 +23,8 @@ import type { BookEvent, MarketEvent, UserEvent } from '../core/events.js';
 import type { DecodeStats } from './decode-stats.js';
 
 export interface MarketFeedOptions {
-  config: Pick<Config, 'urls' | 'feed' | 'book'>;
+  /** feed.maxAssetsPerConnection absent: the default (200). */
+  config: Pick<Config, 'urls' | 'book'> & { feed: Omit<Config['feed'], 'maxAssetsPerConnection'> & { maxAssetsPerConnection?: number } };
   /** Token (asset) ids for the market channel. */
   tokens: readonly string[];
   /** Condition ids and credentials for the user channel; no user connection without both. */
@@ -36,6 +42,19 @@ export interface MarketFeedOptions {
 
 export type Channel = 'market' | 'user';
 
+/** Assets per market connection when the config does not say. */
+export const DEFAULT_MAX_ASSETS_PER_CONNECTION = 200;
+
+/** Worst first: the market state reported is the worst of the connections'. */
+const STATE_RANK: Record<ConnectionState, number> = { live: 0, connecting: 1, stale: 2, down: 3 };
+
+interface MarketConn {
+  /** Never reused: the pipeline's source id for this connection's frames. */
+  id: number;
+  conn: FeedConnection;
+  assets: Set<string>;
+}
+
 /** How often open timestamp groups are checked for idleness (book.groupIdleMs closes them). */
 const GROUP_TIMER_MS = 25;
 
@@ -49,7 +68,14 @@ export function bookEventFromRest(wire: object, stats: DecodeStats = createMarke
 
 export class MarketFeed {
   readonly mirror: BookMirror;
-  readonly market: FeedConnection;
+  /** The market connections, in opening order. */
+  private readonly conns: MarketConn[] = [];
+  private readonly connOf = new Map<string, MarketConn>();
+  private nextConnId = 0;
+  private readonly bound: number;
+  private readonly timing: Parameters<typeof channelOptions>[2];
+  private marketState: ConnectionState = 'down';
+  private started = false;
   readonly user: FeedConnection | undefined;
   readonly marketStats: DecodeStats;
   readonly userStats: DecodeStats;
@@ -66,14 +92,15 @@ export class MarketFeed {
 
   constructor(private readonly o: MarketFeedOptions) {
     const cfg = o.config;
-    const timing = {
+    const timing = (this.timing = {
       pingIntervalMs: cfg.feed.pingIntervalMs,
       pongTimeoutMs: cfg.feed.pongTimeoutMs,
       quietMs: cfg.feed.quietMs,
       probeTimeoutMs: cfg.feed.probeTimeoutMs,
       reconnectBaseMs: cfg.feed.reconnectBaseMs,
       reconnectMaxMs: cfg.feed.reconnectMaxMs,
-    };
+    });
+    this.bound = cfg.feed.maxAssetsPerConnection ?? DEFAULT_MAX_ASSETS_PER_CONNECTION;
     this.marketStats = createMarketDecodeStats(o.log);
     this.userStats = createUserDecodeStats(o.log);
     this.mirror = new BookMirror({
@@ -88,27 +115,23 @@ export class MarketFeed {
     });
     for (const id of o.tokens) this.mirror.setMeta(id, o.meta?.[id] ?? {});
     for (const [id, m] of Object.entries(o.meta ?? {})) this.mirror.setMeta(id, m);
-    this.market = new FeedConnection(channelOptions(cfg.urls.ws, { kind: 'market' }, timing, { log: o.log, random: o.random }));
     this.resync = new Resyncer({
       mirror: this.mirror,
       method: cfg.book.resync,
       timeoutMs: cfg.book.resyncTimeoutMs,
-      resubscribe: (id) => this.market.resubscribe([id]),
+      resubscribe: (id) => this.connOf.get(id)?.conn.resubscribe([id]),
       fetchBook: o.fetchBook,
       log: o.log,
     });
     this.mirror.onOutOfSync((_id, reason) => this.outOfSync.set(reason, (this.outOfSync.get(reason) ?? 0) + 1));
     this.mirror.onUpdate((b) => this.resync.updated(b.assetId, b.inSync()));
-    this.pipeline = new MarketPipeline({ mirror: this.mirror, stats: this.marketStats, observe: (e) => this.resync.observe(e) });
-    this.market.onFrame((f) => void this.pipeline.frame(f.epoch, f.text));
-    this.market.onState((s) => {
-      // deltas missed while down: every book waits for the snapshot the resubscribe brings
-      if ((s === 'down' || s === 'stale') && !this.stopping) {
-        this.o.log?.warn({ state: s, tokens: this.o.tokens.length }, 'market feed lost: every book out of sync until its fresh snapshot');
-        this.mirror.markAllOutOfSync('reconnect', false);
-      }
-      for (const fn of this.stateListeners) fn('market', s);
+    this.pipeline = new MarketPipeline({
+      mirror: this.mirror,
+      stats: this.marketStats,
+      observe: (e) => this.resync.observe(e),
+      assetsOf: (source) => this.conns.find((c) => c.id === source)?.assets ?? [],
     });
+    this.place(o.tokens);
     if (o.auth && o.conditionIds && o.conditionIds.length > 0) {
       this.user = new FeedConnection(channelOptions(cfg.urls.ws, { kind: 'user', markets: o.conditionIds, auth: o.auth }, timing, { log: o.log, random: o.random }));
       this.user.onFrame((f) => {
@@ -137,8 +160,63 @@ export class MarketFeed {
     this.mirror.onOutOfSync(fn);
   }
 
+  /** Puts ids on connections: the last one first, then any with room, then new ones. Returns the connections that got ids. */
+  private place(ids: readonly string[]): Map<MarketConn, string[]> {
+    const got = new Map<MarketConn, string[]>();
+    for (const id of ids) {
+      if (this.connOf.has(id)) continue;
+      const last = this.conns[this.conns.length - 1];
+      let c = last && last.assets.size < this.bound ? last : this.conns.find((x) => x.assets.size < this.bound);
+      c ??= this.openConn();
+      c.assets.add(id);
+      this.connOf.set(id, c);
+      const list = got.get(c);
+      if (list) list.push(id);
+      else got.set(c, [id]);
+    }
+    return got;
+  }
+
+  private openConn(): MarketConn {
+    const id = this.nextConnId++;
+    const conn = new FeedConnection(channelOptions(this.o.config.urls.ws, { kind: 'market' }, this.timing, { log: this.o.log, random: this.o.random, name: `market#${id}` }));
+    const c: MarketConn = { id, conn, assets: new Set() };
+    conn.onFrame((f) => void this.pipeline.frame(f.epoch, f.text, id));
+    conn.onState((s) => {
+      // deltas missed while down: this connection's books wait for the snapshots the resubscribe brings
+      if ((s === 'down' || s === 'stale') && !this.stopping && this.conns.includes(c)) {
+        this.o.log?.warn({ conn: id, state: s, tokens: c.assets.size }, 'market connection lost: its books out of sync until their fresh snapshots');
+        this.mirror.markOutOfSync(c.assets, 'reconnect', false);
+      }
+      this.reportState();
+    });
+    this.conns.push(c);
+    return c;
+  }
+
+  /** Emits the worst of the market connections' states when it changes. */
+  private reportState(): void {
+    let s: ConnectionState = 'live';
+    for (const c of this.conns) if (STATE_RANK[c.conn.state] > STATE_RANK[s]) s = c.conn.state;
+    if (this.conns.length === 0) s = this.started && !this.stopping ? 'live' : 'down';
+    if (s === this.marketState) return;
+    this.marketState = s;
+    for (const fn of this.stateListeners) fn('market', s);
+  }
+
+  /** Each market connection's state, in opening order. */
+  marketStates(): ConnectionState[] {
+    return this.conns.map((c) => c.conn.state);
+  }
+  /** The market connections (tests, status): their ids, states and assets. */
+  marketConnections(): ReadonlyArray<{ id: number; conn: FeedConnection; assets: ReadonlySet<string> }> {
+    return this.conns;
+  }
+
   start(): void {
-    this.market.start(this.o.tokens);
+    this.started = true;
+    for (const c of this.conns) c.conn.start([...c.assets]);
+    this.reportState();
     this.user?.start();
     // a group is checked when its token's next timestamp arrives; on a quiet market that could be
     // long, so a group idle for book.groupIdleMs is closed and checked (same-timestamp messages
@@ -153,15 +231,40 @@ export class MarketFeed {
     if (this.idleTimer) clearInterval(this.idleTimer);
     this.idleTimer = null;
     this.resync.stop();
-    this.market.stop();
+    for (const c of this.conns) c.conn.stop();
     this.user?.stop();
   }
+  /** Subscribes ids: on the connections with room (no reconnect), new connections for the rest. */
   addTokens(ids: readonly string[]): void {
     for (const id of ids) this.mirror.setMeta(id, {});
-    this.market.subscribe(ids);
+    for (const [c, list] of this.place(ids)) {
+      if (!this.started || this.stopping) continue;
+      if (c.conn.state === 'down' && c.conn.wantedIds().length === 0) c.conn.start(list);
+      else c.conn.subscribe(list);
+    }
+    this.reportState();
   }
+  /** Unsubscribes ids on their connections (no reconnect); a connection left without assets is closed. */
   removeTokens(ids: readonly string[]): void {
-    this.market.unsubscribe(ids);
+    const by = new Map<MarketConn, string[]>();
+    for (const id of ids) {
+      const c = this.connOf.get(id);
+      if (!c) continue;
+      this.connOf.delete(id);
+      c.assets.delete(id);
+      const list = by.get(c);
+      if (list) list.push(id);
+      else by.set(c, [id]);
+    }
+    for (const [c, list] of by) {
+      if (c.assets.size > 0) {
+        c.conn.unsubscribe(list);
+        continue;
+      }
+      this.conns.splice(this.conns.indexOf(c), 1);
+      c.conn.stop();
+    }
+    this.reportState();
   }
   book(assetId: string): DenseBook | undefined {
     return this.mirror.book(assetId);
@@ -172,7 +275,8 @@ export class MarketFeed {
     const out: Record<string, number> = {};
     for (const [k, v] of Object.entries(this.marketStats.counters())) out[`market_decode_${k}`] = v;
     for (const [k, v] of Object.entries(this.userStats.counters())) out[`user_decode_${k}`] = v;
-    for (const [k, v] of Object.entries(this.market.counters)) out[`market_ws_${k}`] = v;
+    for (const c of this.conns) for (const [k, v] of Object.entries(c.conn.counters)) out[`market_ws_${k}`] = (out[`market_ws_${k}`] ?? 0) + v;
+    out.market_ws_connections = this.conns.length;
     out.book_dropped_unknown_token = this.mirror.droppedUnknown;
     out.book_rejected_snapshots = this.mirror.rejectedSnapshots;
     if (this.user) for (const [k, v] of Object.entries(this.user.counters)) out[`user_ws_${k}`] = v;

@@ -1,8 +1,9 @@
 // The one market pipeline of every mode (live, paper, backtest, benchmarks): a raw frame (its
 // connection epoch and text) is decoded once, shown to the venue when the venue keeps its own
 // books (the simulated venue: the exchange's true view), then applied to the mirror and handed to
-// the engine, in that order. A new epoch is a reconnect everywhere: every book is out of sync (the
-// engine pulls its quotes) until the fresh snapshot of the new connection.
+// the engine, in that order. Epochs are per source (the connection that carried the frame; a
+// recording's frames are all source 0): a new epoch of a source is its reconnect, and the books it
+// carries (assetsOf; every book without it) are out of sync until their fresh snapshots.
 import type { BookMirror } from '../book/mirror.js';
 import type { Clock } from '../core/clock.js';
 import type { DecodeStats } from './decode-stats.js';
@@ -31,10 +32,13 @@ export interface MarketPipelineOptions {
    */
   lagMs?: number;
   clock?: Clock;
+  /** The assets a source (connection) carries; undefined: a reconnect of any source is every book's. */
+  assetsOf?: (source: number) => Iterable<string>;
 }
 
 interface Lagged {
   at: number;
+  source: number;
   epoch: number;
   events: MarketEvent[];
 }
@@ -42,7 +46,8 @@ interface Lagged {
 export class MarketPipeline {
   private venue: FeedVenue | undefined;
   private engine: MarketEventSink | undefined;
-  private epoch: number | undefined;
+  /** The last epoch seen per source. */
+  private readonly epochs = new Map<number, number>();
   private readonly buf: MarketEvent[] = [];
   private readonly lagged: Lagged[] = [];
   private laggedHead = 0;
@@ -65,20 +70,20 @@ export class MarketPipeline {
     return out;
   }
 
-  /** One raw frame: decoded once and dispatched. Returns how many events it held. */
-  frame(epoch: number, text: string): number {
+  /** One raw frame of `source`'s connection `epoch`: decoded once and dispatched. Returns how many events it held. */
+  frame(epoch: number, text: string, source = 0): number {
     const events = this.decode(text);
-    if (events.length) this.dispatch(epoch, events);
+    if (events.length) this.dispatch(epoch, events, source);
     return events.length;
   }
 
-  /** Decoded events of one frame of connection `epoch`: the venue first, then the mirror and the engine. */
-  dispatch(epoch: number, events: readonly MarketEvent[]): void {
+  /** Decoded events of one frame of `source`'s connection `epoch`: the venue first, then the mirror and the engine. */
+  dispatch(epoch: number, events: readonly MarketEvent[], source = 0): void {
     const venue = this.venue;
     if (venue) for (let i = 0; i < events.length; i++) venue.onMarketEvent(events[i]);
     const lag = this.o.lagMs ?? 0;
-    if (lag > 0 && this.o.clock) this.lagged.push({ at: this.o.clock.now() + lag, epoch, events: events.slice() });
-    else this.apply(epoch, events);
+    if (lag > 0 && this.o.clock) this.lagged.push({ at: this.o.clock.now() + lag, source, epoch, events: events.slice() });
+    else this.apply(source, epoch, events);
   }
 
   /** When the next lagged frame is due (Infinity: none). */
@@ -93,7 +98,7 @@ export class MarketPipeline {
       this.lagged.splice(0, this.laggedHead);
       this.laggedHead = 0;
     }
-    if (d) this.apply(d.epoch, d.events);
+    if (d) this.apply(d.source, d.epoch, d.events);
   }
 
   /** The time of the last lagged frame (Infinity when none waits). */
@@ -101,14 +106,16 @@ export class MarketPipeline {
     return this.laggedHead < this.lagged.length ? this.lagged[this.lagged.length - 1].at : Infinity;
   }
 
-  private apply(epoch: number, events: readonly MarketEvent[]): void {
-    if (epoch !== this.epoch) {
-      // a reconnect: the deltas missed in between make every book unprovable until its snapshot
-      if (this.epoch !== undefined) {
+  private apply(source: number, epoch: number, events: readonly MarketEvent[]): void {
+    const last = this.epochs.get(source);
+    if (epoch !== last) {
+      // a reconnect: the deltas missed in between make the source's books unprovable until their snapshots
+      if (last !== undefined) {
         this.reconnects++;
-        this.o.mirror.markAllOutOfSync('reconnect', false);
+        if (this.o.assetsOf) this.o.mirror.markOutOfSync(this.o.assetsOf(source), 'reconnect', false);
+        else this.o.mirror.markAllOutOfSync('reconnect', false);
       }
-      this.epoch = epoch;
+      this.epochs.set(source, epoch);
     }
     const { mirror, observe } = this.o;
     const engine = this.engine;

@@ -12,7 +12,9 @@ export interface Health {
 
 export function health(d: StatusSource): Health {
   const reasons: string[] = [];
-  if (d.feedStates.market !== 'live') reasons.push(`market feed ${d.feedStates.market}`);
+  const conns = d.feed.marketStates();
+  const notLive = conns.filter((s) => s !== 'live').length;
+  if (d.feedStates.market !== 'live') reasons.push(`market feed ${d.feedStates.market}${conns.length > 1 ? ` (${notLive} of ${conns.length} connections not live)` : ''}`);
   if (d.feedStates.user !== undefined && d.feedStates.user !== 'live') reasons.push(`user feed ${d.feedStates.user}`);
   const now = d.clock.now();
   const staleMs = d.config.risk.staleBookMs;
@@ -90,7 +92,7 @@ export function statusJson(d: StatusSource): Record<string, unknown> {
     uptimeSec: Math.round((Date.now() - d.startedMs) / 1000),
     quoting: e.isQuoting,
     haltReason: e.risk.halted ?? null,
-    feeds: d.feedStates,
+    feeds: { ...d.feedStates, marketConnections: d.feed.marketStates() },
     health: health(d),
     markets,
     tokens,
