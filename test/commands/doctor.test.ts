@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../../src/cli.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
 import { send, startServer, type TestServer } from '../api/http-server.js';
+import { accountEnv } from '../emulator/polymarket-helpers.js';
 
 let emu: RunningEmulator;
 let spec: RunningEmulator;
@@ -26,17 +27,7 @@ async function run(args: string[], env: Record<string, string>): Promise<{ code:
 }
 
 function polyEnv(clob: string, over: Record<string, string> = {}): Record<string, string> {
-  const a = emu.accounts[0];
-  return {
-    MAKERD_VENUE: 'polymarket',
-    MAKERD_CLOB_URL: clob,
-    MAKERD_PRIVATE_KEY: a.privateKey,
-    MAKERD_API_KEY: a.apiKey,
-    MAKERD_API_SECRET: a.secret,
-    MAKERD_API_PASSPHRASE: a.passphrase,
-    MAKERD_SIGNATURE_TYPE: String(a.signatureType),
-    ...over,
-  };
+  return { ...accountEnv(emu.accounts[0]), MAKERD_CLOB_URL: clob, ...over };
 }
 
 const line = (out: string[], check: string) => out.find((l) => new RegExp(`^(ok  |FAIL|skip) ${check} `).test(l)) ?? '';

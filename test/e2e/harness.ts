@@ -1,5 +1,6 @@
 // End-to-end harness: an in-test emulator on loopback and `node dist/cli.js run` spawned against
 // it (npm test builds dist first). Every wait is bounded.
+import { accountEnv } from '../emulator/polymarket-helpers.js';
 import { afterEach, beforeAll } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,17 +47,7 @@ export async function setup(opts: EmulatorOptions & { account?: number } = {}): 
   const emu = await startEmulator({ seed: 5, speed: 4, keys: [KEY], ...opts, params: { ...stressSyntheticParams, ...opts.params } });
   const dir = mkdtempSync(join(tmpdir(), 'makerd-e2e-'));
   const a = emu.profile === 'polymarket' ? emu.accounts[opts.account ?? 0] : undefined;
-  const venueEnv: Record<string, string> = a
-    ? {
-        MAKERD_VENUE: 'polymarket',
-        MAKERD_PRIVATE_KEY: a.privateKey,
-        MAKERD_API_KEY: a.apiKey,
-        MAKERD_API_SECRET: a.secret,
-        MAKERD_API_PASSPHRASE: a.passphrase,
-        MAKERD_SIGNATURE_TYPE: String(a.signatureType),
-        ...(a.funder ? { MAKERD_FUNDER: a.funder } : {}),
-      }
-    : { MAKERD_API_KEY: KEY };
+  const venueEnv: Record<string, string> = a ? accountEnv(a) : { MAKERD_API_KEY: KEY };
   return {
     emu,
     dir,

@@ -7,17 +7,10 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { OrderType, Side } from '@polymarket/clob-client-v2';
 import { getAddress, hashDomain, hashStruct, toHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { createClients } from '../../src/api/index.js';
 import { EXCHANGE_V2, ORDER_STRUCT, orderBodyV2, signOrderV2, type SignatureType } from '../../src/api/polymarket-order.js';
-import { polymarketCredentialsFromEnv } from '../../src/api/polymarket-credentials.js';
-import { polymarketProfile } from '../../src/api/polymarket-profile.js';
-import { loadConfig } from '../../src/config.js';
-import { silentLogger } from '../../src/core/log.js';
-import { LiveVenue } from '../../src/venue/live-venue.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
 import type { PolyTestAccount } from '../../src/emulator/polymarket-accounts.js';
-import { testHttp } from '../api/http-server.js';
-import { bestPrices, l2Call, officialClient } from './polymarket-helpers.js';
+import { bestPrices, l2Call, makerdVenueFor, officialClient } from './polymarket-helpers.js';
 
 const round2 = (x: number): number => Math.round(x * 100) / 100;
 
@@ -140,22 +133,8 @@ describe('polymarket profile: deposit-wallet (type 3) orders', () => {
   });
 
   it("makerd's LiveVenue with MAKERD_SIGNATURE_TYPE=3 and MAKERD_FUNDER = the wallet places an order that rests", async () => {
-    const cfg = loadConfig({ env: { MAKERD_CLOB_URL: emu.urls.clob, MAKERD_VENUE: 'polymarket' } });
-    const profile = polymarketProfile(
-      polymarketCredentialsFromEnv({
-        MAKERD_PRIVATE_KEY: dw.privateKey,
-        MAKERD_API_KEY: dw.apiKey,
-        MAKERD_API_SECRET: dw.secret,
-        MAKERD_API_PASSPHRASE: dw.passphrase,
-        MAKERD_SIGNATURE_TYPE: '3',
-        MAKERD_FUNDER: dw.funder ?? '',
-      }),
-    );
-    const clients = createClients({ ...cfg, http: testHttp }, profile);
-    const m = emu.markets[0];
+    const { clients, venue, market: m, tick } = makerdVenueFor(emu, dw);
     const token = m.facts.tokens[0];
-    const tick = m.facts.tick;
-    const venue = new LiveVenue({ clob: clients.clob, subscribeUser: () => {}, tickOf: () => tick, log: silentLogger });
     try {
       const book = await clients.clob.getBook(token);
       const bid = book.bids[book.bids.length - 1].price;

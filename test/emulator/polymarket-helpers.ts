@@ -8,6 +8,13 @@ import { polygon } from 'viem/chains';
 import { l1Headers, l2Headers } from '../../src/api/polymarket-auth.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import type { PolyTestAccount } from '../../src/emulator/polymarket-accounts.js';
+import { createClients, type Clients } from '../../src/api/index.js';
+import { polymarketCredentialsFromEnv } from '../../src/api/polymarket-credentials.js';
+import { polymarketProfile } from '../../src/api/polymarket-profile.js';
+import { loadConfig } from '../../src/config.js';
+import { silentLogger } from '../../src/core/log.js';
+import { LiveVenue } from '../../src/venue/live-venue.js';
+import { testHttp } from '../api/http-server.js';
 
 export function walletOf(privateKey: `0x${string}`): ReturnType<typeof createWalletClient> {
   // the transport is never used: a local account signs typed data itself
@@ -78,4 +85,27 @@ export async function bestPrices(emu: RunningEmulator, tokenId: string): Promise
   const bids = b.bids.map((l) => Number(l.price));
   const asks = b.asks.map((l) => Number(l.price));
   return { bid: Math.max(...bids), ask: Math.min(...asks) };
+}
+
+/** The environment a makerd process trades with as this test account (the polymarket profile's variables). */
+export function accountEnv(a: PolyTestAccount): Record<string, string> {
+  return {
+    MAKERD_VENUE: 'polymarket',
+    MAKERD_PRIVATE_KEY: a.privateKey,
+    MAKERD_API_KEY: a.apiKey,
+    MAKERD_API_SECRET: a.secret,
+    MAKERD_API_PASSPHRASE: a.passphrase,
+    MAKERD_SIGNATURE_TYPE: String(a.signatureType),
+    ...(a.funder ? { MAKERD_FUNDER: a.funder } : {}),
+  };
+}
+
+/** makerd's own LiveVenue over the emulator's CLOB as this account (profile built from accountEnv), on the first market. */
+export function makerdVenueFor(emu: RunningEmulator, a: PolyTestAccount): { clients: Clients; venue: LiveVenue; market: RunningEmulator['markets'][number]; tick: number } {
+  const env = { ...accountEnv(a), MAKERD_CLOB_URL: emu.urls.clob };
+  const cfg = loadConfig({ env });
+  const clients = createClients({ ...cfg, http: testHttp }, polymarketProfile(polymarketCredentialsFromEnv(env)));
+  const market = emu.markets[0];
+  const tick = market.facts.tick;
+  return { clients, venue: new LiveVenue({ clob: clients.clob, subscribeUser: () => {}, tickOf: () => tick, log: silentLogger }), market, tick };
 }

@@ -7,8 +7,7 @@ import { silentLogger } from '../../src/core/log.js';
 import { LiveVenue } from '../../src/venue/live-venue.js';
 import { send, startServer, testHttp, type TestServer } from '../api/http-server.js';
 import { startEmulator } from '../../src/emulator/server.js';
-import { polymarketProfile } from '../../src/api/polymarket-profile.js';
-import { polymarketCredentialsFromEnv } from '../../src/api/polymarket-credentials.js';
+import { makerdVenueFor } from '../emulator/polymarket-helpers.js';
 
 const YES = '111';
 const NO = '222';
@@ -143,22 +142,8 @@ describe('LiveVenue on the polymarket profile (issue 12, item 4): the venue refu
   it("against the emulator's polymarket profile: off the tick, under the minimum and a crossing post-only order each get their code; a good order rests and is cancelled", async () => {
     const emu = await startEmulator({ profile: 'polymarket', seed: 4 });
     const a = emu.accounts[1]; // a proxy wallet: maker = funder, signer = the key's address
-    const cfg = loadConfig({ env: { MAKERD_CLOB_URL: emu.urls.clob, MAKERD_VENUE: 'polymarket' } });
-    const profile = polymarketProfile(
-      polymarketCredentialsFromEnv({
-        MAKERD_PRIVATE_KEY: a.privateKey,
-        MAKERD_API_KEY: a.apiKey,
-        MAKERD_API_SECRET: a.secret,
-        MAKERD_API_PASSPHRASE: a.passphrase,
-        MAKERD_SIGNATURE_TYPE: String(a.signatureType),
-        MAKERD_FUNDER: a.funder ?? '',
-      }),
-    );
-    const clients = createClients({ ...cfg, http: testHttp }, profile);
-    const m = emu.markets[0];
+    const { clients, venue, market: m, tick } = makerdVenueFor(emu, a);
     const token = m.facts.tokens[0];
-    const tick = m.facts.tick;
-    const venue = new LiveVenue({ clob: clients.clob, subscribeUser: () => {}, tickOf: () => tick, log: silentLogger });
     try {
       const book = await clients.clob.getBook(token);
       const bid = book.bids[book.bids.length - 1].price;
