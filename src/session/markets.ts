@@ -39,8 +39,14 @@ export async function marketsFromTokens(clob: ClobClient, tokens: readonly strin
       negRisk: m.neg_risk ?? book.negRisk ?? false,
       endMs: endMsOf((m as Record<string, unknown>).end_date_iso),
     };
-    // the venue's fee rule where the profile reads one (a paper run charges it as the venue would)
-    const feeRule = await clob.getFeeRule(conditionId);
+    // the venue's fee rule where the profile reads one (a paper run charges it as the venue would);
+    // live trading never reads it, so a missing or malformed answer costs a warning, not the start
+    let feeRule: Awaited<ReturnType<ClobClient['getFeeRule']>>;
+    try {
+      feeRule = await clob.getFeeRule(conditionId);
+    } catch (err) {
+      log.warn({ market: conditionId, err }, 'market fee rule unreadable: paper fills pay the flat sim fees');
+    }
     if (feeRule) meta.feeRule = feeRule;
     log.info({ market: conditionId, tokens: ids, tick: formatPrice(meta.tick), minShares: formatSize(meta.minSize), negRisk: meta.negRisk, feeRule }, 'market resolved');
     byCondition.set(conditionId, meta);

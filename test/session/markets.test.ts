@@ -1,0 +1,65 @@
+// Market resolution on the polymarket profile against a real node:http CLOB: the fee rule comes
+// from GET /clob-markets/{id}; when that answer is missing or malformed the market still resolves
+// (live trading never reads the rule; paper falls back to the flat sim fees) and one warning says so.
+import type { ServerResponse } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClobClient } from '../../src/api/clob-client.js';
+import { Limiter } from '../../src/api/limiter.js';
+import { polymarketProfile } from '../../src/api/polymarket-profile.js';
+import { Transport } from '../../src/api/transport.js';
+import { WallClock } from '../../src/core/clock.js';
+import { createLogger } from '../../src/core/log.js';
+import { marketsFromTokens } from '../../src/session/markets.js';
+import { send, startServer, testHttp, testRetry, type TestServer } from '../api/http-server.js';
+
+const PK = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80' as const;
+const YES = '111';
+const NO = '222';
+const book = { market: '0xcond', asset_id: YES, timestamp: '1', hash: '', bids: [], asks: [], min_order_size: '5', tick_size: '0.01', neg_risk: false };
+const market = { condition_id: '0xcond', tokens: [{ token_id: YES }, { token_id: NO }], minimum_tick_size: 0.01, minimum_order_size: 5, neg_risk: false };
+
+let srv: TestServer;
+let clob: ClobClient;
+let info: (res: ServerResponse) => void = (res) => send(res, 404, { error: 'market not found' });
+beforeAll(async () => {
+  srv = await startServer((r, res) => {
+    if (r.path === '/book') return send(res, 200, book);
+    if (r.path === '/markets/0xcond') return send(res, 200, market);
+    if (r.path === '/clob-markets/0xcond') return info(res);
+    send(res, 404, { error: 'no route' });
+  });
+  const profile = polymarketProfile({ privateKey: PK, apiKey: 'k', apiSecret: 'c2VjcmV0', apiPassphrase: 'p', signatureType: 0 });
+  const limiter = new Limiter({ clock: new WallClock({ keepAlive: true }) });
+  clob = new ClobClient(new Transport({ api: 'clob', baseUrl: srv.url, http: testHttp, retry: { ...testRetry, attempts: 1 }, limiter, auth: profile.authHeaders }), profile);
+});
+afterAll(async () => {
+  await srv.close();
+});
+
+function capture() {
+  const lines: string[] = [];
+  return { log: createLogger({ level: 'info', destination: { write: (s: string) => void lines.push(s) } }), lines };
+}
+
+describe('marketsFromTokens on the polymarket profile', () => {
+  it('reads the fee rule of the market info', async () => {
+    info = (res) => send(res, 200, { t: [{ t: YES }, { t: NO }], mts: 0.01, fd: { r: 0.25, e: 2 } });
+    const [m] = await marketsFromTokens(clob, [YES], capture().log);
+    expect(m.feeRule).toEqual({ rate: 0.25, exponent: 2 });
+  });
+
+  it('a market info that is missing or malformed leaves no rule and one warning, and the market resolves', async () => {
+    for (const answer of [
+      (res: ServerResponse) => send(res, 404, { error: 'market not found' }),
+      (res: ServerResponse) => send(res, 200, { fd: { r: 'lots' } }),
+      (res: ServerResponse) => send(res, 200, '{"t":[],"fd":{"r":1e400,"e":1}}'),
+    ]) {
+      info = answer;
+      const { log, lines } = capture();
+      const [m] = await marketsFromTokens(clob, [YES], log);
+      expect(m).toMatchObject({ conditionId: '0xcond', tokenId: YES, complementId: NO, tick: 100 });
+      expect(m.feeRule).toBeUndefined();
+      expect(lines.filter((l) => l.includes('"level":40') && l.includes('fee rule'))).toHaveLength(1);
+    }
+  });
+});
