@@ -127,7 +127,9 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
       MAKERD_PRICE_FEED_URL: u.price_feed,
       MAKERD_LIMIT_SCALE: String(load.limitScale),
     },
-    overrides: { reconciler: { debounceMs: 0 } },
+    // Global risk caps scaled to the market count (the defaults, 40 open orders, hold most
+    // markets' places until another order leaves: those would be off-turn, not tick-to-order).
+    overrides: { reconciler: { debounceMs: 0 }, risk: { maxOpenOrders: 8 * nMarkets, maxTotalNotional: 1e9 } },
   });
   const clock = new WallClock();
   const clients = createClients(config, KEY, silentLogger);
