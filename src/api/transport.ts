@@ -14,6 +14,7 @@ import { silentLogger, type Logger } from '../core/log.js';
 import { scopesFor, type ApiName, type Scope } from './limit-table.js';
 import { PRIORITY, type Limiter } from './limiter.js';
 import { decodeBody, resetAtMs } from './envelope.js';
+import { exchange, type RawResponse } from './http-exchange.js';
 
 export type Method = 'GET' | 'POST' | 'DELETE';
 export type QueryValue = string | number | boolean | undefined;
@@ -41,12 +42,6 @@ export interface TransportOptions {
   logger?: Logger;
   /** Real-time sleep used between retries (tests may shorten nothing; config.retry does). */
   sleep?: (ms: number) => Promise<void>;
-}
-
-interface RawResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
 }
 
 /** The abort reason of an attempt cut by its call's deadline. */
@@ -146,6 +141,7 @@ export class Transport {
   private readonly submitSockets = new SubmitSockets();
   private readonly prefix: string;
   private readonly headers: Record<string, string>;
+  private readonly bodyHeaders: Record<string, string>;
   private readonly log: Logger;
   private readonly sleep: (ms: number) => Promise<void>;
   private closed = false;
@@ -176,6 +172,7 @@ export class Transport {
       this.submitClients.push(c);
     }
     this.headers = { accept: 'application/json' };
+    this.bodyHeaders = { ...this.headers, 'content-type': 'application/json' };
     this.log = (opts.logger ?? silentLogger).child({ api: opts.api });
     this.sleep = opts.sleep ?? realSleep;
   }
@@ -285,31 +282,18 @@ export class Transport {
     }
     const left = deadlineAt - Date.now();
     if (left <= 0) throw DEADLINE;
-    const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(DEADLINE), left);
-    try {
-      return await this.attempt(spec, path, bodyText, abort.signal);
-    } catch (e) {
-      throw abort.signal.aborted ? DEADLINE : e;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  private async attempt(spec: RequestSpec, path: string, bodyText: string | undefined, signal: AbortSignal): Promise<RawResponse> {
-    let headers = bodyText !== undefined ? { ...this.headers, 'content-type': 'application/json' } : this.headers;
+    let headers = bodyText !== undefined ? this.bodyHeaders : this.headers;
     // signed per attempt: a retry carries a fresh timestamp
     const auth = spec.headers ?? this.opts.auth?.(spec.method, spec.path, bodyText);
     if (auth) headers = { ...headers, ...auth };
     const submit = isSubmitPath(spec.method, spec.path) ? this.submitClient() : undefined;
-    if (submit) submit.inFlight++;
+    if (!submit) return exchange(this.pool, { method: spec.method, path, headers, body: bodyText }, left, DEADLINE);
+    submit.inFlight++;
     try {
-      return await this.dispatch(submit?.client ?? this.pool, spec, path, bodyText, headers, signal);
+      return await exchange(submit.client, { method: spec.method, path, headers, body: bodyText }, left, DEADLINE);
     } finally {
-      if (submit) {
-        submit.inFlight--;
-        this.submitSockets.afterResponse();
-      }
+      submit.inFlight--;
+      this.submitSockets.afterResponse();
     }
   }
 
@@ -321,22 +305,6 @@ export class Transport {
       if (c.inFlight < best.inFlight || (c.inFlight === best.inFlight && best.inFlight > 0 && c.connected && !best.connected)) best = c;
     }
     return best;
-  }
-
-  private async dispatch(d: Pool | Client, spec: RequestSpec, path: string, bodyText: string | undefined, headers: Record<string, string>, signal: AbortSignal): Promise<RawResponse> {
-    const res = await d.request({
-      signal,
-      method: spec.method,
-      path,
-      headers,
-      body: bodyText,
-      // undici closes the socket after a body on a method that "expects none" (DELETE); the CLOB
-      // defines DELETE bodies, so keep the connection instead of reconnecting after every cancel
-      reset: false,
-    });
-    // always consume the body, also on errors, so the keep-alive socket is released
-    const text = await res.body.text();
-    return { status: res.statusCode, headers: res.headers, text };
   }
 
   /** Closes the pool; a call still in flight is abandoned (it rejects), never waited for. */

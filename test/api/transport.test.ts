@@ -2,6 +2,7 @@ import { specProfile } from '../../src/api/clob-profile.js';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Transport, type RequestSpec } from '../../src/api/transport.js';
+import { MAX_BODY_BYTES } from '../../src/api/http-exchange.js';
 import { Limiter } from '../../src/api/limiter.js';
 import { resetAtMs } from '../../src/api/envelope.js';
 import { WallClock } from '../../src/core/clock.js';
@@ -122,6 +123,29 @@ describe('transport: errors', () => {
     const r = await run({ method: 'GET', path: '/book' }, (_q, res) => res.socket?.destroy());
     expect(r.error).toBeInstanceOf(TransportError);
     expect(r.count).toBe(3);
+  });
+  it('a body over MAX_BODY_BYTES is refused without holding it all (TransportError naming the limit)', async () => {
+    const chunk = Buffer.alloc(1 << 20, 0x20);
+    let written = 0;
+    const r = await run(
+      { method: 'GET', path: '/book' },
+      (_q, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        // a runaway answer: more than the limit, written while the client reads
+        const more = () => {
+          while (written <= MAX_BODY_BYTES + chunk.length && !res.destroyed) {
+            written += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', more);
+          }
+          res.end();
+        };
+        res.on('error', () => {});
+        more();
+      },
+      { attempts: 1 },
+    );
+    expect(r.error).toBeInstanceOf(TransportError);
+    expect(String((r.error as TransportError).cause)).toContain(`over ${MAX_BODY_BYTES} bytes`);
   });
 });
 
