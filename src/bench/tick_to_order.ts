@@ -167,6 +167,7 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
   }
   let frameT = NaN;
   let readT = NaN;
+  let gatherRead = NaN;
   let warmUntil = Infinity;
   let chunkOpen: Rec[] | undefined;
   const undispatched: Rec[] = [];
@@ -178,8 +179,13 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
   const place = venue.placeOrders.bind(venue);
   venue.placeOrders = (reqs) => {
     const now = performance.now();
-    const rec: Rec = { read: readT, frame: frameT, call: now, dispatch: NaN, chunkEnd: NaN, measured: frameT === frameT && frameT > warmUntil };
-    if (!rec.measured && frameT !== frameT && now > warmUntil) offTurn++;
+    // gathered (the engine's gatherSends): sent in the microtask after the read's frames, so
+    // measured from the read's first frame, the earliest that can have caused it
+    const gathered = frameT !== frameT && gatherRead === gatherRead;
+    const read = gathered ? gatherRead : readT;
+    const frame = gathered ? gatherRead : frameT;
+    const rec: Rec = { read, frame, call: now, dispatch: NaN, chunkEnd: NaN, measured: frame === frame && frame > warmUntil };
+    if (!rec.measured && frame !== frame && now > warmUntil) offTurn++;
     undispatched.push(rec);
     chunkOpen?.push(rec);
     return place(reqs);
@@ -218,6 +224,8 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
     strategy,
     config: { ...config, risk: { ...config.risk, dailyLossLimit: 1e9 } },
     markets,
+    // as the daemon: the places of one socket read's frames leave in one batch
+    gatherSends: process.env.MAKERD_BENCH_GATHER !== '0',
   });
   // the pipeline of every mode: decode once, mirror, engine
   const pipeline = new MarketPipeline({ mirror, stats: createMarketDecodeStats() });
@@ -231,6 +239,10 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
         const t = performance.now();
         for (const r of recs) r.chunkEnd = t;
         chunkOpen = undefined;
+        // the engine's gather microtask was queued after this one, during the first frame: the
+        // read stays the cause until the microtask queued here, which runs after it
+        gatherRead = readT;
+        queueMicrotask(() => (gatherRead = NaN));
       });
     }
     frameT = f.t;

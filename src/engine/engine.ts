@@ -66,6 +66,12 @@ export interface EngineOptions {
   onBadTrade?: (orderId: string) => void;
   /** An order became ambiguous (a place with no clear answer): the owner looks it up at the venue soon. */
   onAmbiguous?: () => void;
+  /**
+   * Real time (live, paper): the sends a market event causes wait for the end of the synchronous
+   * run that handles it (a microtask), so the frames of one socket read share one batch. Off in
+   * a backtest, where events of many virtual times are handled in one run.
+   */
+  gatherSends?: boolean;
 }
 
 export class Engine {
@@ -228,6 +234,7 @@ export class Engine {
 
   handleMarketEvent(e: MarketEvent): void {
     this.counters.marketEvents++;
+    if (this.o.gatherSends) this.scheduler.gather();
     try {
       switch (e.type) {
         case 'book':

@@ -127,7 +127,12 @@ export class OrderScheduler {
   private readonly maxInFlight: number;
   private readonly maxCancelBatch: number;
   private cancelAllPending = false;
+  private gathering = false;
   private readonly idle: Array<() => void> = [];
+  private readonly release = () => {
+    this.gathering = false;
+    this.pump();
+  };
 
   constructor(private readonly o: SchedulerOptions) {
     this.maxInFlight = o.maxInFlight ?? 8;
@@ -281,8 +286,19 @@ export class OrderScheduler {
     else go();
   }
 
+  /**
+   * Holds sends until the running synchronous work ends (a microtask, never a later loop turn):
+   * the places decided for the frames of one socket read leave together, in one POST /orders,
+   * instead of one request each with every later frame waiting behind the earlier ones' writes.
+   */
+  gather(): void {
+    if (this.gathering) return;
+    this.gathering = true;
+    queueMicrotask(this.release);
+  }
+
   pump(): void {
-    if (this.pumping) return;
+    if (this.pumping || this.gathering) return;
     this.pumping = true;
     try {
       this.pumpInner();

@@ -20,6 +20,7 @@ import type { Venue } from '../venue/types.js';
 import { Store } from '../store/store.js';
 import { StoreJournal, type JournalRecord } from '../store/journal.js';
 import { StatusServer } from '../status/server.js';
+import { LoopDelay } from '../status/loop-delay.js';
 import type { FeedStates, StatusSource } from '../status/source.js';
 import { WallClock, settleWithin } from '../core/clock.js';
 import { SeededRng } from '../core/rng.js';
@@ -66,6 +67,8 @@ export class Daemon implements StatusSource {
   status!: StatusServer;
   markets: MarketMeta[] = [];
   readonly feedStates: FeedStates = { market: 'connecting', user: undefined };
+  /** Event-loop lag since start or the last `/status?loop=reset` (status process.loop). */
+  readonly loopDelay = new LoopDelay();
   private readonly tasks: Array<{ stop(): void | Promise<void> }> = [];
   private stopping: Promise<StopReport> | undefined;
   /** Rejects once stop() is called: start() races every wait against it. */
@@ -95,6 +98,7 @@ export class Daemon implements StatusSource {
     const profile = this.o.venue;
     // a configuration that cannot work is refused before anything starts (the CLI exits 2)
     if (config.mode === 'live' && profile.cannotTrade) throw new ConfigError('mode', profile.cannotTrade);
+    this.loopDelay.start();
     // Bad strategy params fail here, before any network call.
     const strategy = await this.unlessStopped(loadStrategy(config.strategy.name, config.strategy.params));
     this.clients = createClients(config, profile, log.child({ part: 'api' }));
@@ -160,6 +164,8 @@ export class Daemon implements StatusSource {
       onBadTrade: () => this.lookUp(),
       // An unclear submit is settled in seconds: the venue's open orders bind it or show it never rested.
       onAmbiguous: () => this.settleAmbiguousSoon(),
+      // real time: the places of one socket read's frames leave in one batch
+      gatherSends: true,
     });
     this.store.startRun(config.mode, strategy.module.name, tokens);
     // the one pipeline: a simulated venue sees each event before the mirror and the engine
@@ -348,6 +354,7 @@ export class Daemon implements StatusSource {
     }
     // close() abandons any call still in flight (a venue that never answers)
     await Promise.allSettled([this.venue?.close(), this.status?.close(), this.clients?.close()]);
+    this.loopDelay.stop();
     if (unconfirmed.length) log.error({ orders: unconfirmed }, 'stopped with orders the venue did not confirm cancelled');
     if (unwritten.length) log.error({ unwritten: unwritten.length }, 'stopped with records the store could not take');
     log.info({ unconfirmed: unconfirmed.length, unwritten: unwritten.length }, 'stopped');

@@ -35,6 +35,20 @@ describe('order scheduler', () => {
     expect(venue.calls[0].ids).toEqual(['a', 'b']);
   });
 
+  it('gather(): the places of several markets submitted in one synchronous run leave in one batch, in a microtask', async () => {
+    const { venue, s } = setup();
+    s.gather();
+    s.submit('m1', [], quotes(1, 'A'));
+    s.submit('m2', [], quotes(2, 'B'));
+    expect(venue.calls.length).toBe(0); // held until this run ends
+    await Promise.resolve();
+    expect(venue.calls.map((c) => [c.kind, c.n])).toEqual([['placeOrders', 3]]);
+    // without gather each submit sends at once, in its own request
+    s.submit('m3', [], quotes(1, 'C'));
+    s.submit('m4', [], quotes(1, 'D'));
+    expect(venue.calls.map((c) => c.n)).toEqual([3, 1, 1]);
+  });
+
   it('batches at most 15 orders per POST /orders and many ids per DELETE /orders', async () => {
     const { venue, s } = setup();
     const ids = Array.from({ length: 40 }, (_, i) => `id${i}`);
