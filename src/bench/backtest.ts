@@ -10,12 +10,12 @@
 // BENCH_BACKTEST_MARKETS=N records N markets side by side (same events in total) for peak RSS. Goals (issue 9): backtest >= 60% of the floor with every hash
 // verified (50% when sampled), peak RSS < 300 MB. The recording is a generated base file replayed
 // back to back (each pass starts with its own snapshot and is shifted in time to follow the last),
-// so generating it stays cheap; generation is not timed.
+// so generating it stays cheap; generation is not timed, and runs in a child process: its garbage
+// (hundreds of MB at 50 markets, not yet collected) is not the backtest's peak RSS.
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stressSyntheticParams } from '../emulator/agents.js';
-import { writeSyntheticRecording } from '../emulator/recording-writer.js';
 import { readRecordingBatches } from '../feed/replay.js';
 import { runBacktest } from '../backtest/runner.js';
 import { setMarketScan } from '../feed/decode-market.js';
@@ -34,9 +34,9 @@ export async function run(): Promise<Record<string, unknown>> {
   try {
     const base = join(dir, 'base.jsonl');
     const durationS = Math.max(60, Math.round(BASE_S / MARKETS));
-    const gen = await writeSyntheticRecording({ file: base, seed: 42, durationS, params: stressSyntheticParams, markets: MARKETS });
+    const gen = generate({ file: base, seed: 42, durationS, markets: MARKETS });
     const baseV1 = join(dir, 'base-v1.jsonl');
-    await writeSyntheticRecording({ file: baseV1, seed: 42, durationS, params: stressSyntheticParams, markets: MARKETS, lineVersion: 1 });
+    generate({ file: baseV1, seed: 42, durationS, markets: MARKETS, lineVersion: 1 });
     const passes = Math.max(1, Math.ceil(TARGET_EVENTS / gen.frames));
     const files = new Array<string>(passes).fill(base);
     const filesV1 = new Array<string>(passes).fill(baseV1);
@@ -127,6 +127,18 @@ export async function run(): Promise<Record<string, unknown>> {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** writeSyntheticRecording (stress agents) in a child process; its summary. */
+function generate(o: { file: string; seed: number; durationS: number; markets: number; lineVersion?: 1 }): { frames: number } {
+  const url = (p: string): string => JSON.stringify(new URL(p, import.meta.url).href);
+  const code =
+    `const { writeSyntheticRecording } = await import(${url('../emulator/recording-writer.js')});` +
+    `const { stressSyntheticParams } = await import(${url('../emulator/agents.js')});` +
+    `const r = await writeSyntheticRecording({ ...JSON.parse(process.argv[1]), params: stressSyntheticParams });` +
+    `process.stdout.write(JSON.stringify({ frames: r.frames }));`;
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', code, JSON.stringify(o)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  return JSON.parse(out) as { frames: number };
 }
 
 function cpuSec(u: NodeJS.CpuUsage): number {
