@@ -44,6 +44,22 @@ export interface TransportOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
+/** Connections of their own for POST /order(s) (at most http.connectionsPerOrigin). */
+const SUBMIT_CONNECTIONS = 4;
+/** keepSubmitWarm: how often the submit connections are checked, and the idle time after which one carries a GET. */
+const WARM_CHECK_MS = 1000;
+const WARM_IDLE_MS = 10_000;
+const WARM_PATH = '/time';
+
+interface SubmitConn {
+  client: Client;
+  inFlight: number;
+  connected: boolean;
+  /** Date.now() of its last request. */
+  usedAt: number;
+  warming: boolean;
+}
+
 /** The abort reason of an attempt cut by its call's deadline. */
 const DEADLINE = Symbol('deadline');
 
@@ -137,7 +153,8 @@ export class Transport {
    * takes a connection whose response just ended for busy until the next check phase and opens
    * another one: 2 to 7 new connections in an 8 s run). An idle connected one first.
    */
-  private readonly submitClients: Array<{ client: Client; inFlight: number; connected: boolean }> = [];
+  private readonly submitClients: SubmitConn[] = [];
+  private warmTimer: NodeJS.Timeout | undefined;
   private readonly submitSockets = new SubmitSockets();
   private readonly prefix: string;
   private readonly headers: Record<string, string>;
@@ -157,7 +174,7 @@ export class Transport {
       bodyTimeout: opts.http.bodyTimeoutMs,
       keepAliveTimeout: opts.http.keepAliveTimeoutMs,
     });
-    for (let i = 0; i < opts.http.connectionsPerOrigin; i++) {
+    for (let i = 0; i < Math.min(SUBMIT_CONNECTIONS, opts.http.connectionsPerOrigin); i++) {
       const client = new Client(u.origin, {
         connect: this.submitSockets.connector(opts.http.connectTimeoutMs),
         headersTimeout: opts.http.headersTimeoutMs,
@@ -166,7 +183,7 @@ export class Transport {
         // a submit is never pipelined behind another request (undici's default, stated)
         pipelining: 1,
       });
-      const c = { client, inFlight: 0, connected: false };
+      const c: SubmitConn = { client, inFlight: 0, connected: false, usedAt: 0, warming: false };
       client.on('connect', () => (c.connected = true));
       client.on('disconnect', () => (c.connected = false));
       this.submitClients.push(c);
@@ -289,6 +306,7 @@ export class Transport {
     const submit = isSubmitPath(spec.method, spec.path) ? this.submitClient() : undefined;
     if (!submit) return exchange(this.pool, { method: spec.method, path, headers, body: bodyText }, left, DEADLINE);
     submit.inFlight++;
+    submit.usedAt = Date.now();
     try {
       return await exchange(submit.client, { method: spec.method, path, headers, body: bodyText }, left, DEADLINE);
     } finally {
@@ -297,19 +315,58 @@ export class Transport {
     }
   }
 
-  /** The submit connection to use: idle and connected, else idle, else the least loaded. */
-  private submitClient(): { client: Client; inFlight: number; connected: boolean } {
-    let best = this.submitClients[0];
+  /**
+   * The submit connection to use: an idle connected one, else the least loaded connected one (a
+   * wait for one answer on a warm connection beats a new TCP and TLS handshake), else (none is
+   * connected yet) an idle one.
+   */
+  private submitClient(): SubmitConn {
+    let best: SubmitConn | undefined;
     for (const c of this.submitClients) {
-      if (c.inFlight === 0 && c.connected) return c;
-      if (c.inFlight < best.inFlight || (c.inFlight === best.inFlight && best.inFlight > 0 && c.connected && !best.connected)) best = c;
+      if (!c.connected) continue;
+      if (c.inFlight === 0) return c;
+      if (!best || c.inFlight < best.inFlight) best = c;
     }
-    return best;
+    if (best) return best;
+    for (const c of this.submitClients) if (c.inFlight === 0) return c;
+    return this.submitClients[0];
+  }
+
+  /**
+   * Opens the submit connections now and keeps them open, so no order waits for a connection:
+   * every WARM_CHECK_MS, a connection that is closed, or idle for WARM_IDLE_MS, carries a GET
+   * /time (under the limiter; skipped when its window is full). Stopped by close().
+   */
+  keepSubmitWarm(): void {
+    if (this.warmTimer || this.closed) return;
+    this.warmSubmit();
+    this.warmTimer = setInterval(() => this.warmSubmit(), WARM_CHECK_MS);
+    this.warmTimer.unref();
+  }
+
+  private warmSubmit(): void {
+    const now = Date.now();
+    const scopes = scopesFor(this.api, 'GET', WARM_PATH);
+    for (const c of this.submitClients) {
+      if (this.closed || c.warming || c.inFlight > 0 || (c.connected && now - c.usedAt < WARM_IDLE_MS)) continue;
+      if (!this.opts.limiter.tryAcquire(scopes)) return;
+      c.warming = true;
+      c.usedAt = now;
+      exchange(c.client, { method: 'GET', path: this.prefix + WARM_PATH, headers: this.headers, body: undefined }, this.opts.http.readDeadlineMs, DEADLINE).then(
+        () => (c.warming = false),
+        (err: unknown) => {
+          c.warming = false;
+          if (!this.closed) this.log.debug({ err: err === DEADLINE ? 'deadline' : (err as Error).message }, 'submit connection warm-up failed');
+        },
+      );
+      this.submitSockets.afterResponse();
+    }
   }
 
   /** Closes the pool; a call still in flight is abandoned (it rejects), never waited for. */
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.warmTimer);
     await Promise.all([this.pool.destroy(), ...this.submitClients.map((c) => c.client.destroy())]);
   }
 }

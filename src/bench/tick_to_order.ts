@@ -154,6 +154,8 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
     decodeUserFrame(f.text, ubuf, ustats);
     for (const e of ubuf) for (const fn of userListeners) fn(e);
   });
+  // as the daemon (live): the order connections open now and stay open
+  clients.clob.transport.keepSubmitWarm();
   const venue = new LiveVenue({ clob: clients.clob, subscribeUser: (fn) => userListeners.push(fn), tickOf: (t) => mirror.book(t)?.tick || 100, log: silentLogger });
   // Which frame caused each POST /orders: the frame being handled when placeOrders was called.
   // A record per call, matched to its undici request at request:create (calls dispatch in order).

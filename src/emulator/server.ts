@@ -316,6 +316,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       if (!res.headersSent) write(res, fail(500, 'INTERNAL_ERROR', 'internal error'));
     });
   });
+  // idle keep-alive connections stay open a minute, as behind a load balancer (node's default: 5 s)
+  server.keepAliveTimeout = 60_000;
   server.on('upgrade', (req, socket, head) => {
     const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname.replace(/\/+$/, '');
     const m = /^\/ws\/(market|user|all)$/.exec(path);

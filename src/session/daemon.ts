@@ -129,6 +129,8 @@ export class Daemon implements StatusSource {
     if (live) {
       const negRiskOf = (t: string) => this.markets.find((m) => m.tokenId === t || m.complementId === t)?.negRisk ?? false;
       this.venue = new LiveVenue({ clob: this.clients.clob, subscribeUser: (fn) => this.feed.onUserEvent(fn), tickOf, negRiskOf, log: log.child({ part: 'venue' }) });
+      // orders never wait for a connection to open: the submit connections open now and stay open
+      this.clients.clob.transport.keepSubmitWarm();
     } else {
       const sim = simulatedVenueFromConfig(config.sim, this.clock, this.markets.map(simMarketOf), log.child({ part: 'sim' }));
       this.venue = sim;

@@ -150,6 +150,35 @@ describe('transport: errors', () => {
 });
 
 describe('transport: connections and dispatch', () => {
+  it('keepSubmitWarm opens the order connections ahead of any order and reopens a closed one in the background', async () => {
+    handler = (q, res) => send(res, 200, q.path.endsWith('/time') ? 1700000000 : []);
+    const before = srv.requests.length;
+    const t = transport();
+    const until = async (ok: () => boolean) => {
+      for (let i = 0; i < 300 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
+      expect(ok()).toBe(true);
+    };
+    const warmups = () => srv.requests.slice(before).filter((r) => r.method === 'GET' && r.path.endsWith('/time'));
+    try {
+      t.keepSubmitWarm();
+      await until(() => warmups().length === 4);
+      const warmPorts = new Set(warmups().map((r) => r.remotePort));
+      expect(warmPorts.size).toBe(4);
+      // orders, even several at once, go over those connections: none is opened for them
+      await Promise.all([1, 2, 3].map((i) => t.request({ method: 'POST', path: '/orders', body: [i] })));
+      const posts = srv.requests.slice(before).filter((r) => r.method === 'POST');
+      expect(posts).toHaveLength(3);
+      for (const r of posts) expect(warmPorts.has(r.remotePort)).toBe(true);
+      // the venue closes one: it is opened again (a GET on a new port) without an order asking
+      handler = (q, res) => (q.body === '["close"]' ? res.socket?.destroy() : send(res, 200, q.path.endsWith('/time') ? 1700000000 : []));
+      const n = warmups().length;
+      await t.request({ method: 'POST', path: '/orders', body: ['close'] }).catch(() => undefined);
+      await until(() => warmups().length > n);
+      expect(warmPorts.has(warmups()[warmups().length - 1].remotePort)).toBe(false);
+    } finally {
+      await t.close();
+    }
+  });
   it('keeps the keep-alive connection across DELETEs with a body (no reconnect per cancel)', async () => {
     handler = (_q, res) => send(res, 200, { canceled: [], not_canceled: {} });
     const before = srv.requests.length;
