@@ -181,6 +181,11 @@ export class Engine {
     const existing = this.markets.get(meta.conditionId);
     if (existing) {
       refreshMeta(existing, meta);
+      if (existing.removed) {
+        // back in the set before it was dropped: quoting again
+        existing.removed = false;
+        this.requote(existing);
+      }
       return;
     }
     const o = this.o;
@@ -201,6 +206,34 @@ export class Engine {
     this.orphanTokens.delete(meta.complementId);
     st.marksMoved = false;
     this.marketMarksMoved(st);
+  }
+
+  /**
+   * Takes a market out of the set while running: it quotes nothing from now on and its open
+   * orders are cancelled (the scheduler's cancels). dropMarket forgets it once none is open;
+   * its positions stay held and marked.
+   */
+  retireMarket(conditionId: string): void {
+    const st = this.markets.get(conditionId);
+    if (!st || st.removed) return;
+    st.removed = true;
+    this.log.info({ market: conditionId }, 'engine: market removed from the set; cancelling its orders');
+    this.requote(st);
+  }
+
+  /** Forgets a retired market with no open order; false while one is open (or it is not retired). */
+  dropMarket(conditionId: string): boolean {
+    const st = this.markets.get(conditionId);
+    if (!st) return true;
+    if (!st.removed || this.marketOrders(st).length > 0) return false;
+    if (st.timer !== undefined) this.clock.cancel(st.timer);
+    this.clearTickSuspect(st);
+    this.markets.delete(conditionId);
+    for (const t of [st.meta.tokenId, st.meta.complementId]) {
+      this.byToken.delete(t);
+      if (this.positions.has(t)) this.orphanTokens.add(t);
+    }
+    return true;
   }
 
   /** Something `tokenId`'s mark or position reads changed: its market is revalued at the next loss check. */
@@ -639,6 +672,7 @@ export class Engine {
     if (this.risk.halted) return `halted: ${this.risk.halted}`;
     if (this.unconfirmed.size) return 'cancels not confirmed: cancel-all retrying';
     if (st.suspended) return st.suspended;
+    if (st.removed) return 'removed from the market set';
     if (st.resolved) return 'market resolved';
     if (st.tickSuspect !== undefined) return 'tick suspect: refreshing';
     const m = st.meta;

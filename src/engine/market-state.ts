@@ -34,6 +34,8 @@ export interface MarketState {
   resolved: boolean;
   /** Halted for this market alone (trades for one of its orders failed the checks twice). */
   suspended: string | undefined;
+  /** Taken out of the market set while running (Engine.retireMarket): quotes nothing, its orders are cancelled. */
+  removed: boolean;
   /**
    * Set while the market's tick is in doubt (the venue refused an order with
    * INVALID_ORDER_MIN_TICK_SIZE and a tick refresh is out): the timeout's timer id. No quoting meanwhile.
@@ -86,6 +88,7 @@ export function createMarketState(meta: MarketMeta, d: MarketStateDeps): MarketS
     blocked: 'not started',
     resolved: false,
     suspended: undefined,
+    removed: false,
     tickSuspect: undefined,
     tickOf: () => 0,
     quoteInputs: strategy.reads ? new QuoteInputs(strategy.reads) : undefined,

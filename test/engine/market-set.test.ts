@@ -1,0 +1,81 @@
+// Markets taken out of the set while running (Engine.retireMarket / dropMarket): the market stops
+// quoting, its orders are cancelled at the (simulated) venue, other markets are untouched, and it
+// is forgotten only once none of its orders is open.
+import { describe, it, expect } from 'vitest';
+import { VirtualClock } from '../../src/core/clock.js';
+import { Limiter } from '../../src/api/limiter.js';
+import { BookMirror } from '../../src/book/mirror.js';
+import { SimulatedVenue } from '../../src/venue/simulated-venue.js';
+import { loadStrategy } from '../../src/strategy/loader.js';
+import { loadConfig } from '../../src/config.js';
+import type { MarketMeta } from '../../src/engine/strategy.js';
+import { settle, bookEv, deliver, testEngine } from './helpers.js';
+
+const A: MarketMeta = { conditionId: '0xa', tokenId: '11', complementId: '12', tick: 100, minSize: 500, negRisk: false };
+const B: MarketMeta = { conditionId: '0xb', tokenId: '21', complementId: '22', tick: 100, minSize: 500, negRisk: false };
+
+async function setup() {
+  const cfg = loadConfig({ env: {} });
+  const clock = new VirtualClock(1_700_000_000_000);
+  const venue = new SimulatedVenue({
+    clock,
+    markets: [A, B].map((m) => ({ conditionId: m.conditionId, tokens: [m.tokenId, m.complementId] as [string, string], tick: 100, minSize: 500 })),
+    orderLatencyMs: 0,
+    cancelLatencyMs: 0,
+    makerFeeBps: 0,
+    takerFeeBps: 0,
+  });
+  const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
+  const strategy = await loadStrategy('bands', { bands: [{ distance: 0.02, size: 10 }] });
+  const engine = testEngine({
+    clock,
+    venue,
+    limiter: new Limiter({ clock }),
+    books: mirror,
+    strategy,
+    config: { reconciler: { ...cfg.reconciler, debounceMs: 0 }, risk: cfg.risk, scheduler: cfg.scheduler },
+    markets: [A, B],
+  });
+  for (const m of [A, B]) {
+    const t = clock.now();
+    for (const e of [bookEv(m.tokenId, 4900, 5100, t), bookEv(m.complementId, 4900, 5100, t)]) deliver(mirror, engine, [{ ...e, market: m.conditionId }], venue);
+  }
+  engine.start();
+  await settle(10);
+  const open = async (m: MarketMeta) => (await venue.openOrders()).filter((o) => o.tokenId === m.tokenId || o.tokenId === m.complementId).length;
+  return { engine, venue, clock, mirror, open };
+}
+
+describe('engine: the market set changes while running', () => {
+  it('a retired market cancels its orders and quotes nothing; the others keep quoting; dropped once none is open', async () => {
+    const { engine, open, mirror, venue, clock } = await setup();
+    expect(await open(A)).toBeGreaterThan(0);
+    const bOrders = await open(B);
+    expect(bOrders).toBeGreaterThan(0);
+    // not retired: cannot be dropped
+    expect(engine.dropMarket(A.conditionId)).toBe(false);
+    engine.retireMarket(A.conditionId);
+    await settle(10);
+    expect(await open(A)).toBe(0);
+    expect(await open(B)).toBe(bOrders);
+    expect(engine.marketOf(A.tokenId)?.blocked).toBe('removed from the market set');
+    // a new book for A quotes nothing
+    deliver(mirror, engine, [{ ...bookEv(A.tokenId, 4800, 5000, clock.now()), market: A.conditionId }], venue);
+    await settle(10);
+    expect(await open(A)).toBe(0);
+    expect(engine.dropMarket(A.conditionId)).toBe(true);
+    expect(engine.marketOf(A.tokenId)).toBeUndefined();
+    expect(engine.marketOf(B.tokenId)).toBeDefined();
+  });
+
+  it('a retired market added back before it is dropped quotes again', async () => {
+    const { engine, open } = await setup();
+    engine.retireMarket(A.conditionId);
+    await settle(10);
+    expect(await open(A)).toBe(0);
+    engine.addMarket(A);
+    await settle(10);
+    expect(await open(A)).toBeGreaterThan(0);
+    expect(engine.marketOf(A.tokenId)?.blocked).toBeUndefined();
+  });
+});
