@@ -244,6 +244,10 @@ export class MarketFeed {
     }
     this.reportState();
   }
+  /** Adds condition ids to the user channel's subscription (sent on the open connection, kept for reconnects). */
+  addUserMarkets(conditionIds: readonly string[]): void {
+    this.user?.subscribe(conditionIds);
+  }
   /** Unsubscribes ids on their connections (no reconnect); a connection left without assets is closed. */
   removeTokens(ids: readonly string[]): void {
     const by = new Map<MarketConn, string[]>();

@@ -6,7 +6,7 @@
 import cron from 'node-cron';
 import type { Logger } from '../core/log.js';
 import type { Config } from '../config.js';
-import { formatPrice, formatSize } from '../core/units.js';
+import { formatPrice } from '../core/units.js';
 import { ConfigError, MakerdError } from '../core/errors.js';
 import { createClients, type Clients } from '../api/index.js';
 import type { ClobProfile } from '../api/clob-profile.js';
@@ -26,7 +26,8 @@ import { WallClock, settleWithin } from '../core/clock.js';
 import { SeededRng } from '../core/rng.js';
 import { Engine } from '../engine/engine.js';
 import { loadStrategy } from '../strategy/loader.js';
-import { marketsFromQuery, marketsFromTokens } from './markets.js';
+import { marketsFromQuery, marketsFromTokens, tokenMetaOf } from './markets.js';
+import { MarketSet, type MarketSetChange } from './market-set.js';
 import { reconcileWithVenue, restoreFromStore } from './startup.js';
 import type { MarketMeta } from '../engine/strategy.js';
 
@@ -64,6 +65,7 @@ export class Daemon implements StatusSource {
   heartbeats: Heartbeats | undefined;
   journal!: StoreJournal;
   engine!: Engine;
+  private marketSet!: MarketSet;
   status!: StatusServer;
   markets: MarketMeta[] = [];
   readonly feedStates: FeedStates = { market: 'connecting', user: undefined };
@@ -106,9 +108,7 @@ export class Daemon implements StatusSource {
     if (!this.markets.length) throw new ConfigError('markets', 'none to quote: give --markets, config.markets, or enable config.marketQuery');
     const tokens = this.markets.flatMap((m) => [m.tokenId, m.complementId]);
     const meta: Record<string, TokenMeta> = {};
-    for (const m of this.markets) {
-      for (const t of [m.tokenId, m.complementId]) meta[t] = { market: m.conditionId, minOrderSize: formatSize(m.minSize), tickSize: formatPrice(m.tick), negRisk: m.negRisk };
-    }
+    for (const m of this.markets) for (const t of [m.tokenId, m.complementId]) meta[t] = tokenMetaOf(m);
     const live = config.mode === 'live';
     this.feed = new MarketFeed({
       config,
@@ -169,6 +169,8 @@ export class Daemon implements StatusSource {
       // real time: the places of one socket read's frames leave in one batch
       gatherSends: true,
     });
+    this.marketSet = new MarketSet(this.markets, { feed: this.feed, engine: this.engine, venue: this.venue, log });
+    this.tasks.push({ stop: () => this.marketSet.stop() });
     this.store.startRun(config.mode, strategy.module.name, tokens);
     // the one pipeline: a simulated venue sees each event before the mirror and the engine
     this.feed.pipeline.connect({ venue: live ? undefined : (this.venue as SimulatedVenue), engine: this.engine });
@@ -290,21 +292,42 @@ export class Daemon implements StatusSource {
         ),
       );
     };
-    job('refreshMarkets', config.cron.refreshMarkets, async () => {
-      const fresh = await marketsFromTokens(
-        this.clients.clob,
-        this.markets.map((m) => m.tokenId),
-        log,
-      );
-      for (const m of fresh) this.engine.addMarket(m);
-      this.markets = fresh;
-    });
+    job('refreshMarkets', config.cron.refreshMarkets, async () => void (await this.refreshMarkets()));
     job('reconcile', config.cron.reconcile, async () => {
       await reconcileWithVenue(this.engine, this.venue, this.clock.now() - HOUR, log);
     });
     job('dailySummary', config.cron.dailySummary, () => {
       this.snapshot('daily');
     });
+  }
+
+  /**
+   * The refreshMarkets job: with config.marketQuery (and no explicit tokens) the query's markets
+   * now, added and removed while running (market-set.ts); else the same tokens' fresh terms.
+   */
+  async refreshMarkets(): Promise<MarketSetChange> {
+    const { config, log } = this.o;
+    const byQuery = !this.o.tokens?.length && !config.markets.length && config.marketQuery.enabled;
+    const fresh = byQuery
+      ? await marketsFromQuery(this.clients.gamma, config.marketQuery, log)
+      : await marketsFromTokens(
+          this.clients.clob,
+          this.markets.map((m) => m.tokenId),
+          log,
+        );
+    // an empty answer is a venue's hiccup more likely than the end of every market
+    if (fresh.length === 0) {
+      log.warn({ markets: this.markets.length }, 'market refresh found no market; keeping the set');
+      return { added: [], removed: [], leaving: [] };
+    }
+    return this.setMarkets(fresh);
+  }
+
+  /** Makes `fresh` the quoted set while running: added markets subscribed and quoted, removed ones cancelled and dropped. */
+  setMarkets(fresh: readonly MarketMeta[]): MarketSetChange {
+    const change = this.marketSet.apply(fresh);
+    this.markets = [...fresh];
+    return change;
   }
 
   /** Writes a PnL snapshot to the store and the log. */

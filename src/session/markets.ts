@@ -8,6 +8,12 @@ import type { ClobClient } from '../api/clob-client.js';
 import type { GammaClient } from '../api/gamma-client.js';
 import { MakerdError } from '../core/errors.js';
 import type { MarketMeta } from '../engine/strategy.js';
+import type { TokenMeta } from '../book/mirror.js';
+
+/** The hash fields of a market's tokens that the WS book omits (the mirror's TokenMeta). */
+export function tokenMetaOf(m: MarketMeta): TokenMeta {
+  return { market: m.conditionId, minOrderSize: formatSize(m.minSize), tickSize: formatPrice(m.tick), negRisk: m.negRisk };
+}
 
 const DEFAULT_TICK = 100;
 const DEFAULT_MIN_SIZE = 500;

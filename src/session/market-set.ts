@@ -1,0 +1,96 @@
+// A running daemon's market set changes (config.marketQuery's answer moves on the refreshMarkets
+// cron): added markets are subscribed on the market connections with room (no reconnect), handed
+// to the simulated venue in paper and quoted; removed ones stop quoting and cancel their orders,
+// and are unsubscribed and forgotten once none of their orders is open (a later refresh retries).
+import type { Logger } from '../core/log.js';
+import type { Engine } from '../engine/engine.js';
+import type { MarketMeta } from '../engine/strategy.js';
+import type { MarketFeed } from '../feed/market-feed.js';
+import { simMarketOf, SimulatedVenue } from '../venue/simulated-venue.js';
+import type { Venue } from '../venue/types.js';
+import { tokenMetaOf } from './markets.js';
+
+/** How often leaving markets are checked for open orders. */
+const LEAVING_CHECK_MS = 2000;
+
+export interface MarketSetParts {
+  feed: MarketFeed;
+  engine: Engine;
+  venue: Venue;
+  log: Logger;
+}
+
+export interface MarketSetChange {
+  added: string[];
+  removed: string[];
+  /** Removed earlier or now, still waiting for their orders to go (still subscribed). */
+  leaving: string[];
+}
+
+export class MarketSet {
+  /** Markets out of the set whose orders are not all gone yet, by condition id. */
+  private readonly leaving = new Map<string, MarketMeta>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private current: MarketMeta[],
+    private readonly p: MarketSetParts,
+  ) {}
+
+  get markets(): MarketMeta[] {
+    return this.current;
+  }
+
+  /** Makes `fresh` the set: adds, refreshes and retires markets; drops the retired ones with no open order. */
+  apply(fresh: readonly MarketMeta[]): MarketSetChange {
+    const { feed, engine, venue, log } = this.p;
+    const before = new Map(this.current.map((m) => [m.conditionId, m]));
+    const now = new Map(fresh.map((m) => [m.conditionId, m]));
+    const added: MarketMeta[] = [];
+    for (const m of fresh) {
+      if (!before.has(m.conditionId) && !this.leaving.has(m.conditionId)) added.push(m);
+      this.leaving.delete(m.conditionId);
+      engine.addMarket(m);
+    }
+    const removed = this.current.filter((m) => !now.has(m.conditionId));
+    for (const m of removed) {
+      this.leaving.set(m.conditionId, m);
+      engine.retireMarket(m.conditionId);
+    }
+    if (added.length) {
+      for (const m of added) {
+        for (const t of [m.tokenId, m.complementId]) feed.mirror.setMeta(t, tokenMetaOf(m));
+        if (venue instanceof SimulatedVenue) venue.addMarket(simMarketOf(m));
+      }
+      feed.addTokens(added.flatMap((m) => [m.tokenId, m.complementId]));
+      feed.addUserMarkets(added.map((m) => m.conditionId));
+    }
+    this.current = [...fresh];
+    this.dropGone();
+    // the leaving markets' cancels are answered within seconds: look again until all are gone
+    if (this.leaving.size && !this.timer) {
+      this.timer = setInterval(() => this.dropGone(), LEAVING_CHECK_MS);
+      this.timer.unref();
+    }
+    const change = { added: added.map((m) => m.conditionId), removed: removed.map((m) => m.conditionId), leaving: [...this.leaving.keys()] };
+    if (change.added.length || change.removed.length) log.info({ ...change, markets: this.current.length }, 'market set changed');
+    return change;
+  }
+
+  /** Unsubscribes and forgets the leaving markets whose orders are all gone. */
+  dropGone(): void {
+    const gone: MarketMeta[] = [];
+    for (const [id, m] of this.leaving) {
+      if (!this.p.engine.dropMarket(id)) continue;
+      this.leaving.delete(id);
+      gone.push(m);
+    }
+    if (gone.length) this.p.feed.removeTokens(gone.flatMap((m) => [m.tokenId, m.complementId]));
+    if (this.leaving.size === 0) this.stop();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}

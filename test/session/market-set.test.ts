@@ -1,0 +1,82 @@
+// The market set changes while the daemon runs (live, in process, against the emulator on
+// loopback): an added market is subscribed on the open market connection and quoted, a removed one
+// has its orders cancelled at the venue and is unsubscribed, and no feed connection reconnects.
+import { describe, it, expect } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { specProfile } from '../../src/api/clob-profile.js';
+import { loadConfig } from '../../src/config.js';
+import { silentLogger } from '../../src/core/log.js';
+import { startEmulator } from '../../src/emulator/server.js';
+import { Daemon } from '../../src/session/daemon.js';
+import { marketsFromTokens } from '../../src/session/markets.js';
+import type { MarketMeta } from '../../src/engine/strategy.js';
+
+const KEY = 'market-set-key';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(what: string, ok: () => Promise<boolean> | boolean, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await ok())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+describe('daemon: markets added and removed while running', () => {
+  it('quotes an added market, cancels and unsubscribes a removed one, without a reconnect', async () => {
+    const emu = await startEmulator({ seed: 5, markets: 3, keys: [KEY] });
+    const dir = mkdtempSync(join(tmpdir(), 'makerd-market-set-'));
+    const u = emu.urls;
+    const config = loadConfig({
+      env: {
+        MAKERD_CLOB_URL: u.clob,
+        MAKERD_GAMMA_URL: u.gamma,
+        MAKERD_DATA_URL: u.data,
+        MAKERD_CONTENT_URL: u.content,
+        MAKERD_WS_URL: u.ws,
+        MAKERD_PRICE_FEED_URL: u.price_feed,
+        MAKERD_DB: join(dir, 's.sqlite'),
+      },
+      overrides: { mode: 'live', log: { level: 'silent' } },
+    });
+    const [a, b, c] = emu.markets.map((m) => m.facts.tokens[0]);
+    const d = new Daemon({ config, venue: specProfile(KEY), log: silentLogger, tokens: [a, b], statusPort: 0 });
+    try {
+      await d.start();
+      const [mA, mB] = d.markets;
+      const restingOn = async (m: MarketMeta) => (await d.venue.openOrders()).filter((o) => o.tokenId === m.tokenId || o.tokenId === m.complementId).length;
+      await until('A and B quoting', async () => (await restingOn(mA)) > 0 && (await restingOn(mB)) > 0);
+      const conns = d.feed.marketConnections();
+      expect(conns).toHaveLength(1);
+      const counters = () => d.feed.counters();
+      const reconnectsBefore = counters();
+      const [mC] = await marketsFromTokens(d.clients.clob, [c], silentLogger);
+
+      const change = d.setMarkets([mB, mC]);
+      expect(change).toMatchObject({ added: [mC.conditionId], removed: [mA.conditionId] });
+      expect(d.markets.map((m) => m.conditionId)).toEqual([mB.conditionId, mC.conditionId]);
+
+      await until('C quoting', async () => (await restingOn(mC)) > 0);
+      await until("A's orders cancelled at the venue", async () => (await restingOn(mA)) === 0);
+      // forgotten and unsubscribed once none of its orders is open (checked every 2 s)
+      await until('A dropped', () => d.engine.marketOf(mA.tokenId) === undefined && !d.feed.marketConnections()[0].assets.has(mA.tokenId), 10_000);
+      expect(await restingOn(mB)).toBeGreaterThan(0);
+      const after = d.feed.marketConnections();
+      expect(after).toHaveLength(1);
+      expect(after[0].id).toBe(conns[0].id);
+      expect([...after[0].assets].sort()).toEqual([mB.tokenId, mB.complementId, mC.tokenId, mC.complementId].sort());
+      // the same connection carried it all: no reconnect of any feed
+      const now = counters();
+      const keys = Object.keys(reconnectsBefore).filter((k) => /reconnect/i.test(k));
+      expect(keys.sort()).toEqual(['market_ws_reconnects', 'user_ws_reconnects']);
+      for (const k of keys) expect([k, now[k]]).toEqual([k, reconnectsBefore[k]]);
+      expect(d.feed.marketConnections()[0].conn.state).toBe('live');
+    } finally {
+      await d.stop('test');
+      await emu.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
