@@ -67,9 +67,9 @@ export interface EngineOptions {
   /** An order became ambiguous (a place with no clear answer): the owner looks it up at the venue soon. */
   onAmbiguous?: () => void;
   /**
-   * Real time (live, paper): the sends a market event causes wait for the end of the synchronous
-   * run that handles it (a microtask), so the frames of one socket read share one batch. Off in
-   * a backtest, where events of many virtual times are handled in one run.
+   * Real time (live, paper): after a send, the sends of the rest of the synchronous run (the other
+   * frames of one socket read) wait for its end, a microtask, and share one batch
+   * (OrderScheduler.gatherAfterSend). Off in a backtest, where one run spans many virtual times.
    */
   gatherSends?: boolean;
 }
@@ -149,6 +149,7 @@ export class Engine {
       singleOverflow: o.config.scheduler.singleOverflow,
       recordUse: o.recordLimiterUse,
     });
+    this.scheduler.gatherAfterSend(o.gatherSends ?? false);
     if (o.journal) {
       const j = o.journal;
       this.orders.onChange((ord) => {
@@ -267,7 +268,6 @@ export class Engine {
 
   handleMarketEvent(e: MarketEvent): void {
     this.counters.marketEvents++;
-    if (this.o.gatherSends) this.scheduler.gather();
     try {
       switch (e.type) {
         case 'book':

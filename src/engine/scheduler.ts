@@ -128,6 +128,7 @@ export class OrderScheduler {
   private readonly maxCancelBatch: number;
   private cancelAllPending = false;
   private gathering = false;
+  private gatherSends = false;
   private readonly idle: Array<() => void> = [];
   private readonly release = () => {
     this.gathering = false;
@@ -263,6 +264,12 @@ export class OrderScheduler {
     return new Promise((r) => this.idle.push(r));
   }
 
+  /** Requests sent so far. */
+  private requests(): number {
+    const st = this.stats;
+    return st.placeBatches + st.placeSingles + st.cancelBatches + st.cancelSingles + st.cancelAlls;
+  }
+
   private isIdle(): boolean {
     return this.inFlight === 0 && this.placeCount === 0 && this.cancelCount === 0 && !this.cancelAllPending;
   }
@@ -287,23 +294,26 @@ export class OrderScheduler {
   }
 
   /**
-   * Holds sends until the running synchronous work ends (a microtask, never a later loop turn):
-   * the places decided for the frames of one socket read leave together, in one POST /orders,
-   * instead of one request each with every later frame waiting behind the earlier ones' writes.
+   * Real time: after a send, further sends in the same synchronous run (the other frames of one
+   * socket read) wait for its end, a microtask later, and leave together in one batch: the first
+   * decision goes out at once, and no later one waits behind a write of its own per earlier frame.
    */
-  gather(): void {
-    if (this.gathering) return;
-    this.gathering = true;
-    queueMicrotask(this.release);
+  gatherAfterSend(on: boolean): void {
+    this.gatherSends = on;
   }
 
   pump(): void {
     if (this.pumping || this.gathering) return;
     this.pumping = true;
+    const requests = this.requests();
     try {
       this.pumpInner();
     } finally {
       this.pumping = false;
+    }
+    if (this.gatherSends && this.requests() !== requests) {
+      this.gathering = true;
+      queueMicrotask(this.release);
     }
     if (this.isIdle() && this.idle.length) for (const r of this.idle.splice(0)) r();
   }

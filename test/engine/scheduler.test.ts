@@ -35,18 +35,25 @@ describe('order scheduler', () => {
     expect(venue.calls[0].ids).toEqual(['a', 'b']);
   });
 
-  it('gather(): the places of several markets submitted in one synchronous run leave in one batch, in a microtask', async () => {
+  it('gatherAfterSend: the first send of a synchronous run goes at once, the later ones together after it, in a microtask', async () => {
     const { venue, s } = setup();
-    s.gather();
+    s.gatherAfterSend(true);
     s.submit('m1', [], quotes(1, 'A'));
+    expect(venue.calls.map((c) => c.n)).toEqual([1]); // at once
     s.submit('m2', [], quotes(2, 'B'));
-    expect(venue.calls.length).toBe(0); // held until this run ends
-    await Promise.resolve();
-    expect(venue.calls.map((c) => [c.kind, c.n])).toEqual([['placeOrders', 3]]);
-    // without gather each submit sends at once, in its own request
     s.submit('m3', [], quotes(1, 'C'));
+    expect(venue.calls.length).toBe(1); // held until this run ends
+    await Promise.resolve();
+    expect(venue.calls.map((c) => [c.kind, c.n])).toEqual([
+      ['placeOrders', 1],
+      ['placeOrders', 3],
+    ]);
+    // off: each submit sends at once, in its own request
+    await settle();
+    s.gatherAfterSend(false);
     s.submit('m4', [], quotes(1, 'D'));
-    expect(venue.calls.map((c) => c.n)).toEqual([3, 1, 1]);
+    s.submit('m5', [], quotes(1, 'E'));
+    expect(venue.calls.map((c) => c.n)).toEqual([1, 3, 1, 1]);
   });
 
   it('batches at most 15 orders per POST /orders and many ids per DELETE /orders', async () => {
