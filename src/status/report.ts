@@ -39,9 +39,80 @@ export function health(d: StatusSource): Health {
 const px = (p: number) => (p >= 0 ? formatPrice(p) : null);
 const inSyncShare = (inMs: number, totalMs: number): number => (totalMs > 0 ? Math.round((inMs / totalMs) * 10_000) / 10_000 : 0);
 
-export function statusJson(d: StatusSource): Record<string, unknown> {
+export interface StatusOptions {
+  /** Counts instead of the per-market, per-token, per-order and per-position lists (cheap at 1,000 markets). */
+  brief?: boolean;
+  /** Starts a new event-loop lag interval after reading this one (process.loop). */
+  resetLoop?: boolean;
+}
+
+/** Markets not blocked, and markets with a resting bid and a resting ask (in the first token's terms). */
+function quoteCounts(d: StatusSource): { quoting: number; bothSides: number } {
+  const e = d.engine;
+  let quoting = 0;
+  for (const m of d.markets) {
+    const st = e.markets.get(m.conditionId);
+    if (st !== undefined && st.blocked === undefined) quoting++;
+  }
+  // bit 1: a bid (BUY first token or SELL complement), bit 2: an ask (SELL first token or BUY complement)
+  const sides = new Map<string, number>();
+  const tokenOf = new Map<string, { market: string; first: boolean }>();
+  for (const m of d.markets) {
+    tokenOf.set(m.tokenId, { market: m.conditionId, first: true });
+    tokenOf.set(m.complementId, { market: m.conditionId, first: false });
+  }
+  for (const o of e.orders.open()) {
+    if (o.state !== 'live' && o.state !== 'partially_filled') continue;
+    const t = tokenOf.get(o.tokenId);
+    if (!t) continue;
+    const bit = (o.side === 'BUY') === t.first ? 1 : 2;
+    sides.set(t.market, (sides.get(t.market) ?? 0) | bit);
+  }
+  let bothSides = 0;
+  for (const v of sides.values()) if (v === 3) bothSides++;
+  return { quoting, bothSides };
+}
+
+export function statusJson(d: StatusSource, opts: StatusOptions = {}): Record<string, unknown> {
   const e = d.engine;
   const now = d.clock.now();
+  const r = e.results();
+  const fc = d.feed.counters();
+  const mem = process.memoryUsage();
+  const head = {
+    mode: d.mode,
+    uptimeSec: Math.round((Date.now() - d.startedMs) / 1000),
+    quoting: e.isQuoting,
+    haltReason: e.risk.halted ?? null,
+    feeds: {
+      ...d.feedStates,
+      marketConnections: d.feed.marketStates(),
+      reconnects: { market: fc.market_ws_reconnects ?? 0, user: fc.user_ws_reconnects ?? 0 },
+      frames: { market: fc.market_ws_frames ?? 0, user: fc.user_ws_frames ?? 0 },
+    },
+    process: {
+      rssMb: Math.round(mem.rss / 2 ** 20),
+      heapUsedMb: Math.round(mem.heapUsed / 2 ** 20),
+      loop: d.loopDelay?.read(opts.resetLoop) ?? null,
+    },
+    health: health(d),
+  };
+  const tail = {
+    referencePrices: d.config.feed.priceSymbols.map((sym) => e.referencePrices.get(sym, now) ?? { symbol: sym, value: null }),
+    pnl: { cash: microsToDollars(r.cashMicros), pnl: microsToDollars(r.pnlMicros), fees: microsToDollars(r.feesMicros), volume: microsToDollars(r.volumeMicros) },
+    fills: r.fills,
+    orders: r.scheduler,
+    riskBlocks: r.riskBlocks,
+    bookResync: { ...d.feed.resync.stats, inFlight: d.feed.resync.inFlight() },
+    rateLimits: d.clients.limiter.usage().filter((u) => u.used > 0 || u.scope.startsWith('clob:POST /orders') || u.scope.startsWith('clob:DELETE /orders')),
+  };
+  if (opts.brief) {
+    const q = quoteCounts(d);
+    let positions = 0;
+    for (const [, p] of e.positions.entries()) if (p.qty !== 0) positions++;
+    const counts = { markets: d.markets.length, marketsQuoting: q.quoting, marketsQuotingBothSides: q.bothSides, openOrders: r.openOrders, positions };
+    return { ...head, counts, ...tail };
+  }
   const tokens = [];
   for (const m of d.markets) {
     for (const t of [m.tokenId, m.complementId]) {
@@ -86,26 +157,8 @@ export function statusJson(d: StatusSource): Record<string, unknown> {
   for (const [tokenId, p] of e.positions.entries()) {
     positions.push({ tokenId, qty: formatSize(p.qty), avgPrice: p.qty > 0 ? +(p.cost / p.qty / 10_000).toFixed(6) : null, realized: microsToDollars(p.realized) });
   }
-  const r = e.results();
-  return {
-    mode: d.mode,
-    uptimeSec: Math.round((Date.now() - d.startedMs) / 1000),
-    quoting: e.isQuoting,
-    haltReason: e.risk.halted ?? null,
-    feeds: { ...d.feedStates, marketConnections: d.feed.marketStates() },
-    health: health(d),
-    markets,
-    tokens,
-    openOrders: orders,
-    referencePrices: d.config.feed.priceSymbols.map((sym) => e.referencePrices.get(sym, now) ?? { symbol: sym, value: null }),
-    positions,
-    pnl: { cash: microsToDollars(r.cashMicros), pnl: microsToDollars(r.pnlMicros), fees: microsToDollars(r.feesMicros), volume: microsToDollars(r.volumeMicros) },
-    fills: r.fills,
-    orders: r.scheduler,
-    riskBlocks: r.riskBlocks,
-    bookResync: { ...d.feed.resync.stats, inFlight: d.feed.resync.inFlight() },
-    rateLimits: d.clients.limiter.usage().filter((u) => u.used > 0 || u.scope.startsWith('clob:POST /orders') || u.scope.startsWith('clob:DELETE /orders')),
-  };
+  const { referencePrices, ...rest } = tail;
+  return { ...head, markets, tokens, openOrders: orders, referencePrices, positions, ...rest };
 }
 
 function esc(v: string): string {

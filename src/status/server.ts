@@ -1,6 +1,8 @@
 // The status server (loopback only): GET /health (200 when the feeds are live and every book is
-// in sync, else 503), GET /status (JSON), GET /metrics (Prometheus text). Read-only views of a
-// running daemon; it never changes anything.
+// in sync, else 503), GET /status (JSON; ?brief=1: counts instead of the per-market, per-token and
+// per-order lists; ?loop=reset: the event-loop lag figures start a new interval after this read),
+// GET /metrics (Prometheus text). Read-only views of a running daemon; it changes nothing but the
+// lag interval.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../core/log.js';
@@ -18,7 +20,7 @@ export class StatusServer {
 
   listen(port: number): Promise<void> {
     const server = createServer((req, res) => {
-      const path = (req.url ?? '/').split('?')[0];
+      const [path, query = ''] = (req.url ?? '/').split('?', 2);
       try {
         if (req.method !== 'GET') {
           res.writeHead(405, { 'content-type': 'text/plain' }).end('method not allowed\n');
@@ -26,7 +28,10 @@ export class StatusServer {
           const h = health(this.d);
           res.writeHead(h.ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify(h) + '\n');
         } else if (path === '/status') {
-          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(statusJson(this.d), null, 1) + '\n');
+          const q = new URLSearchParams(query);
+          const brief = q.has('brief') && q.get('brief') !== '0';
+          const body = statusJson(this.d, { brief, resetLoop: q.get('loop') === 'reset' });
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body, null, 1) + '\n');
         } else if (path === '/metrics') {
           res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(metricsText(this.d));
         } else {

@@ -8,6 +8,7 @@ import type { MarketFeed } from '../feed/market-feed.js';
 import type { ConnectionState } from '../feed/connection.js';
 import type { Limiter } from '../api/limiter.js';
 import type { StoreJournal } from '../store/journal.js';
+import type { LoopDelay } from './loop-delay.js';
 
 export interface FeedStates {
   market: ConnectionState;
@@ -27,4 +28,6 @@ export interface StatusSource {
   readonly clients: { readonly limiter: Limiter };
   /** The venue's dead-man switch (polymarket profile, live); undefined elsewhere. */
   readonly heartbeats?: { failing(): string | undefined };
+  /** The event-loop lag monitor (the daemon's); /status shows it under process.loop. */
+  readonly loopDelay?: LoopDelay;
 }
