@@ -58,6 +58,8 @@ interface SubmitConn {
   /** Date.now() of its last request. */
   usedAt: number;
   warming: boolean;
+  /** An answer ended on it since the last validation pass (undici would validate it before the next write). */
+  answered: boolean;
 }
 
 /** The abort reason of an attempt cut by its call's deadline. */
@@ -114,6 +116,9 @@ class SubmitSockets {
   private sym: SocketSymbols | undefined | null = null;
   private pending = false;
 
+  /** `checked` runs after each validation pass (the idle connections are then written to at once). */
+  constructor(private readonly checked: () => void) {}
+
   connector(timeout: number): buildConnector.connector {
     const base = buildConnector({ timeout });
     return (opts, cb) =>
@@ -141,6 +146,7 @@ class SubmitSockets {
         // idle (not writing, no validation of undici's own pending): reusable at once
         if (rec[sym.used] === true && rec[sym.validation] === 0 && rec[sym.writing] === false) rec[sym.used] = false;
       }
+      this.checked();
     });
   }
 }
@@ -155,7 +161,9 @@ export class Transport {
    */
   private readonly submitClients: SubmitConn[] = [];
   private warmTimer: NodeJS.Timeout | undefined;
-  private readonly submitSockets = new SubmitSockets();
+  private readonly submitSockets = new SubmitSockets(() => {
+    for (const c of this.submitClients) if (c.inFlight === 0) c.answered = false;
+  });
   private readonly prefix: string;
   private readonly headers: Record<string, string>;
   private readonly bodyHeaders: Record<string, string>;
@@ -183,7 +191,7 @@ export class Transport {
         // a submit is never pipelined behind another request (undici's default, stated)
         pipelining: 1,
       });
-      const c: SubmitConn = { client, inFlight: 0, connected: false, usedAt: 0, warming: false };
+      const c: SubmitConn = { client, inFlight: 0, connected: false, usedAt: 0, warming: false, answered: false };
       client.on('connect', () => (c.connected = true));
       client.on('disconnect', () => (c.connected = false));
       this.submitClients.push(c);
@@ -311,23 +319,29 @@ export class Transport {
       return await exchange(submit.client, { method: spec.method, path, headers, body: bodyText }, left, DEADLINE);
     } finally {
       submit.inFlight--;
+      submit.answered = true;
       this.submitSockets.afterResponse();
     }
   }
 
   /**
-   * The submit connection to use: an idle connected one, else the least loaded connected one (a
-   * wait for one answer on a warm connection beats a new TCP and TLS handshake), else (none is
-   * connected yet) an idle one.
+   * The submit connection to use: an idle connected one already validated since its last answer
+   * (written at once), else an idle connected one (undici validates it in the check phase first:
+   * the rest of the loop's I/O callbacks), else the least loaded connected one (a wait for one
+   * answer on a warm connection beats a new TCP and TLS handshake), else (none is connected yet)
+   * an idle one.
    */
   private submitClient(): SubmitConn {
+    let idle: SubmitConn | undefined;
     let best: SubmitConn | undefined;
     for (const c of this.submitClients) {
       if (!c.connected) continue;
-      if (c.inFlight === 0) return c;
-      if (!best || c.inFlight < best.inFlight) best = c;
+      if (c.inFlight === 0) {
+        if (!c.answered) return c;
+        idle ??= c;
+      } else if (!best || c.inFlight < best.inFlight) best = c;
     }
-    if (best) return best;
+    if (idle ?? best) return (idle ?? best) as SubmitConn;
     for (const c of this.submitClients) if (c.inFlight === 0) return c;
     return this.submitClients[0];
   }
@@ -352,14 +366,18 @@ export class Transport {
       if (!this.opts.limiter.tryAcquire(scopes)) return;
       c.warming = true;
       c.usedAt = now;
+      // after its answer, the socket is validated as after a submit's (the next POST is written at once)
       exchange(c.client, { method: 'GET', path: this.prefix + WARM_PATH, headers: this.headers, body: undefined }, this.opts.http.readDeadlineMs, DEADLINE).then(
-        () => (c.warming = false),
+        () => {
+          c.warming = false;
+          c.answered = true;
+          this.submitSockets.afterResponse();
+        },
         (err: unknown) => {
           c.warming = false;
           if (!this.closed) this.log.debug({ err: err === DEADLINE ? 'deadline' : (err as Error).message }, 'submit connection warm-up failed');
         },
       );
-      this.submitSockets.afterResponse();
     }
   }
 

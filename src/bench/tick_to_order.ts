@@ -1,25 +1,25 @@
 // {"bench":"tick_to_order"}: from a market frame arriving on the feed socket to the POST /orders
-// request that frame caused being written to the HTTP socket, in process against the emulator on
-// loopback: decode, book mirror (hash-verified), strategy, reconciler, risk gate, scheduler,
-// limiter, live venue and undici. "Arriving" = the socket read that carried the frame (frames read
-// together are handled one after another; chunkBefore is the wait for the earlier ones). "Written"
-// = undici's request:bodySent diagnostics event, right after headers and body were handed to
-// socket.write (not the response). p50 / p99 in us; goal p99 < 1 ms at 1 market, < 1.5 ms at 100
-// (each count is its own emulator run; fields end in _1 / _100). Split: chunkBefore, engine (the
-// frame -> the venue's placeOrders call), dispatch (-> undici's request:create) and write (->
-// bodySent; the transport validates idle submit sockets ahead of time, so this is the synchronous
-// write, not undici's check-phase wait). connects: connections opened while measuring. Load per
-// count (feed_/speed_/limitScale_ fields): 1 market at the stress rates x8 with real limits; more
-// at the emulator's real-feed calibration (defaultSyntheticParams) in real time with limits x10
-// (MAKERD_BENCH_FEED=stress, MAKERD_BENCH_SPEED, MAKERD_BENCH_LIMIT_SCALE override). Only places
-// sent in the causing market frame's turn are samples; offTurn counts the other place calls while
-// measuring (user-channel fills, after a cancel's response or a free in-flight slot, the timer).
-// machine_* is a floor
-// measured first: how often a spinning thread of this process is not scheduled for > 0.5 ms
-// (other processes on a shared machine); each such gap inside a sample adds to the tail.
+// request that frame caused being written to the HTTP socket: decode, book mirror (hash-verified),
+// strategy, reconciler, risk gate, scheduler, limiter, live venue and undici, against the emulator
+// in a process of its own (bench/emulator-child.ts, niced: see there) on loopback. "Arriving" = the
+// socket read that carried the frame (frames read together are handled one after another;
+// chunkBefore is the wait for the earlier ones; a place the scheduler gathered after the read's
+// first send is measured from the read). "Written" = undici's request:bodySent, right after headers
+// and body were handed to socket.write (not the response). p50 / p99 in us; goal p99 < 1 ms at 1
+// market, < 1.5 ms at 100 (each count is its own emulator run; fields end in _1 / _100;
+// MAKERD_BENCH_MARKETS="1,100"). Split: chunkBefore, engine (the frame -> the venue's placeOrders
+// call), dispatch (-> undici's request:create) and write (-> bodySent). connects: connections opened
+// while measuring (the order connections are kept warm: 0). Load per count (feed_/speed_/
+// limitScale_ fields): 1 market at the stress rates x8 with real limits; more at the emulator's
+// real-feed calibration (defaultSyntheticParams) in real time with limits x10 and risk caps scaled
+// to the count (MAKERD_BENCH_FEED=stress, MAKERD_BENCH_SPEED, MAKERD_BENCH_LIMIT_SCALE override).
+// Only places sent in the causing frame's read are samples; offTurn counts the other place calls
+// while measuring (user-channel fills, a cancel's response, a free in-flight slot, the timer).
+// machine_* is a floor measured first: how often a spinning thread of this process is not scheduled
+// for > 0.5 ms (other processes on a shared machine); each such gap inside a sample adds to the tail.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { defaultSyntheticParams, stressSyntheticParams, type SyntheticParams } from '../emulator/agents.js';
-import { startEmulator } from '../emulator/server.js';
+import { forkEmulator } from './emulator-child.js';
 import { loadConfig } from '../config.js';
 import { silentLogger } from '../core/log.js';
 import { formatPrice, formatSize } from '../core/units.js';
@@ -39,7 +39,8 @@ import { loadStrategy } from '../strategy/loader.js';
 import { marketsFromTokens } from '../session/markets.js';
 
 const KEY = 'bench-key';
-const RUN_MS = 8000;
+/** Measured time per market count (MAKERD_BENCH_RUN_MS): ~100 samples per 8 s, so 20 s puts p99 above the top 2. */
+const RUN_MS = Number(process.env.MAKERD_BENCH_RUN_MS) > 0 ? Number(process.env.MAKERD_BENCH_RUN_MS) : 20_000;
 const WARM_MS = 2000;
 const PROBE_MS = 1000;
 /** Limits scale at more than 1 market (see loadFor). */
@@ -115,7 +116,8 @@ function loadFor(nMarkets: number): Load {
 
 async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
   const load = loadFor(nMarkets);
-  const emu = await startEmulator({ seed: 11, speed: load.speed, markets: nMarkets, keys: [KEY], params: load.params, limitScale: load.limitScale });
+  // the emulator in a process of its own: its work does not share the measured event loop
+  const emu = await forkEmulator({ seed: 11, speed: load.speed, markets: nMarkets, keys: [KEY], params: load.params, limitScale: load.limitScale });
   const u = emu.urls;
   const config = loadConfig({
     env: {
@@ -133,11 +135,7 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
   });
   const clock = new WallClock();
   const clients = createClients(config, KEY, silentLogger);
-  const markets = await marketsFromTokens(
-    clients.clob,
-    emu.markets.map((m) => m.facts.tokens[0]),
-    silentLogger,
-  );
+  const markets = await marketsFromTokens(clients.clob, emu.tokens, silentLogger);
   const tokens = markets.flatMap((m) => [m.tokenId, m.complementId]);
   const timing = { ...config.feed };
   const mirror = new BookMirror({ verifyEvery: 1, now: () => clock.now() });
