@@ -63,14 +63,17 @@ export async function marketsFromTokens(clob: ClobClient, tokens: readonly strin
 /** Markets from the metadata API by the configured query (active, volume/liquidity floors, order, limit). */
 export async function marketsFromQuery(gamma: GammaClient, q: Config['marketQuery'], log: Logger): Promise<MarketMeta[]> {
   const out: MarketMeta[] = [];
+  // offset pages over an order that moves while they are read (volume) can repeat a market
+  const seen = new Set<string>();
   for await (const m of gamma.iterateMarkets({ active: q.active, closed: false, order: q.order })) {
     if (out.length >= q.limit) break;
-    if (m.clobTokenIds.length !== 2) continue;
+    if (m.clobTokenIds.length !== 2 || seen.has(m.conditionId)) continue;
     if ((m.volumeNum ?? Number(m.volume ?? 0)) < q.minVolume) continue;
     if ((m.liquidityNum ?? Number(m.liquidity ?? 0)) < q.minLiquidity) continue;
     if ((m as Record<string, unknown>).enableOrderBook === false || (m as Record<string, unknown>).acceptingOrders === false) continue;
     const tick = m.orderPriceMinTickSize !== undefined ? priceFromNumber(m.orderPriceMinTickSize) : -1;
     const min = m.orderMinSize !== undefined ? sizeFromNumber(m.orderMinSize) : -1;
+    seen.add(m.conditionId);
     out.push({
       conditionId: m.conditionId,
       tokenId: m.clobTokenIds[0],
