@@ -45,28 +45,44 @@ export class EngineSink implements SchedulerSink, FillSink {
     private readonly journal: Journal | undefined,
   ) {}
 
+  /**
+   * The journal writes of `fn` in one store transaction, written when `fn` returns. Only around
+   * order-state loops that send nothing: a place must be stored before it is sent.
+   */
+  private together(fn: () => void): void {
+    const j = this.journal;
+    if (j?.unit) j.unit(fn);
+    else fn();
+  }
+
   preparePlaces(quotes: readonly Quote[]): OrderRequest[] {
     const e = this.e;
     const now = e.clock.now();
     const reqs: OrderRequest[] = [];
-    for (const q of quotes) {
-      const st = e.marketOf(q.tokenId);
-      if (!st) continue;
-      const clientId = e.orders.nextClientId(now);
-      e.orders.create({ clientId, tokenId: q.tokenId, market: st.meta.conditionId, side: q.side, price: q.price, size: q.size, createdMs: now });
-      reqs.push({ clientId, tokenId: q.tokenId, side: q.side, price: q.price, size: q.size, orderType: 'GTC', postOnly: true });
-    }
+    // the batch's orders in one transaction, stored before this returns (and the batch is sent)
+    this.together(() => {
+      for (const q of quotes) {
+        const st = e.marketOf(q.tokenId);
+        if (!st) continue;
+        const clientId = e.orders.nextClientId(now);
+        e.orders.create({ clientId, tokenId: q.tokenId, market: st.meta.conditionId, side: q.side, price: q.price, size: q.size, createdMs: now });
+        reqs.push({ clientId, tokenId: q.tokenId, side: q.side, price: q.price, size: q.size, orderType: 'GTC', postOnly: true });
+      }
+    });
     return reqs;
   }
 
   placed(reqs: readonly OrderRequest[], results: readonly PlaceResult[]): void {
     const e = this.e;
     const now = e.clock.now();
-    for (const r of results) {
-      e.orders.placeResult(r, now);
-      if (!r.ok) e.log.warn({ clientId: r.clientId, ...orderFields(e.orders.get(r.clientId)), code: r.error, message: r.message }, 'order rejected');
-      this.result(r.ok, now);
-    }
+    // one transaction for the answer's results (a breaker halt in there sends only the cancel-all)
+    this.together(() => {
+      for (const r of results) {
+        e.orders.placeResult(r, now);
+        if (!r.ok) e.log.warn({ clientId: r.clientId, ...orderFields(e.orders.get(r.clientId)), code: r.error, message: r.message }, 'order rejected');
+        this.result(r.ok, now);
+      }
+    });
     // Off the venue's tick grid: our tick is stale (wire-formats.md 4.4). After the loop: the
     // engine requotes the market, which must see every result of this answer first.
     for (const r of results) {
@@ -97,17 +113,21 @@ export class EngineSink implements SchedulerSink, FillSink {
   prepareCancels(orderIds: readonly string[]): void {
     const e = this.e;
     const now = e.clock.now();
-    for (const id of orderIds) {
-      const o = e.orders.byVenueId(id);
-      if (o) e.orders.cancelSent(o, now);
-    }
+    this.together(() => {
+      for (const id of orderIds) {
+        const o = e.orders.byVenueId(id);
+        if (o) e.orders.cancelSent(o, now);
+      }
+    });
   }
 
   canceled(orderIds: readonly string[], res: CancelResult): void {
     const e = this.e;
     const now = e.clock.now();
-    for (const id of res.canceled) e.orders.canceled(id, now);
-    for (const [id, reason] of Object.entries(res.notCanceled)) e.orders.cancelRefused(id, reason, now, true);
+    this.together(() => {
+      for (const id of res.canceled) e.orders.canceled(id, now);
+      for (const [id, reason] of Object.entries(res.notCanceled)) e.orders.cancelRefused(id, reason, now, true);
+    });
     // A quote held back until these cancels landed (same price) may go now.
     let last: MarketState | undefined;
     for (const id of orderIds) {

@@ -105,6 +105,22 @@ export function createMarketState(meta: MarketMeta, d: MarketStateDeps): MarketS
 
 /** A metadata refresh (tick size, end date): the strategy keeps its state and sees the new terms. */
 export function refreshMeta(st: MarketState, meta: MarketMeta): void {
+  // the same terms again (a periodic refresh) keep the object: a requote that read them may still be skipped
+  if (sameMeta(st.meta, meta)) return;
   st.meta = meta;
   (st.ctx as { market: MarketMeta }).market = meta;
+}
+
+/** True when two market terms say the same (every field; the fee rule by value). */
+export function sameMeta(a: MarketMeta, b: MarketMeta): boolean {
+  if (a === b) return true;
+  const ka = Object.keys(a) as Array<keyof MarketMeta>;
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) {
+    const x = a[k];
+    const y = b[k];
+    if (x === y) continue;
+    if (typeof x !== 'object' || typeof y !== 'object' || JSON.stringify(x) !== JSON.stringify(y)) return false;
+  }
+  return true;
 }

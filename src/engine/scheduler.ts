@@ -251,6 +251,10 @@ export class OrderScheduler {
   pendingPlaces(): number {
     return this.placeCount;
   }
+  /** True when `key` (a market) has unsent places or cancels: its next submit replaces them. */
+  hasPending(key: string): boolean {
+    return this.places.has(key) || this.early.has(key) || this.cancels.has(key);
+  }
   pendingCancels(): number {
     return this.cancelCount;
   }
