@@ -30,6 +30,7 @@ import { marketsFromQuery, marketsFromTokens, tokenMetaOf } from './markets.js';
 import { MarketSet, type MarketSetChange } from './market-set.js';
 import { reconcileWithVenue, restoreFromStore } from './startup.js';
 import type { MarketMeta } from '../engine/strategy.js';
+import type { MarketState } from '../engine/market-state.js';
 
 export interface DaemonOptions {
   config: Config;
@@ -179,6 +180,19 @@ export class Daemon implements StatusSource {
       else this.feedStates.user = s;
       this.engine.setFeedLive(this.feedLive());
     });
+    // a market connection lost (down, stale: its books out of sync) pulls its markets' quotes now,
+    // not at their next requote: the others quote on (feedLive)
+    const lost = new Set<MarketState>();
+    this.feed.onOutOfSync((assetId, reason) => {
+      const st = reason === 'reconnect' ? this.engine.marketOf(assetId) : undefined;
+      if (!st) return;
+      if (lost.size === 0)
+        queueMicrotask(() => {
+          for (const m of lost) this.engine.requote(m);
+          lost.clear();
+        });
+      lost.add(st);
+    });
     this.engine.setFeedLive(false);
     this.status = new StatusServer(this, log.child({ part: 'status' }));
     const statusPort = this.o.statusPort ?? config.status.port;
@@ -222,9 +236,18 @@ export class Daemon implements StatusSource {
     return last === undefined ? now - 24 * HOUR : Math.min(now, last) - HOUR;
   }
 
+  /**
+   * The engine's feed flag (every market quotes only while it holds): the user channel live, and
+   * the market channel live. With several market connections one of them down, stale or still
+   * opening (markets just added) does not pull the others' quotes: its own books are out of sync
+   * (or not yet in), which pulls only its markets; all of them not live pulls everything.
+   */
   feedLive(): boolean {
     const s = this.feedStates;
-    return s.market === 'live' && (s.user === undefined || s.user === 'live');
+    if (s.user !== undefined && s.user !== 'live') return false;
+    if (s.market === 'live') return true;
+    const conns = this.feed?.marketStates() ?? [];
+    return conns.length > 1 && conns.includes('live');
   }
 
   private lookingUp: Promise<unknown> | undefined;
