@@ -15,6 +15,7 @@ const all: Record<string, () => Promise<{ run: () => Promise<Record<string, unkn
   synthetic: () => import('./synthetic.js'),
   order_signing: () => import('./signing.js'),
   per_event: () => import('./per-event.js'),
+  scale: () => import('./scale.js'),
 };
 
 const [first, ...rest] = process.argv.slice(2);
