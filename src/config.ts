@@ -97,7 +97,8 @@ export const configSchema = z.strictObject({
     /** How far back start-up reconciles trades; 0 = from an hour before the previous run began. */
     recoveryWindowMs: nonNegInt,
   }),
-  status: z.strictObject({ port: z.number().int().min(0).max(65535) }),
+  /** The status server: port (0 = any free one) and host (127.0.0.1; another address is the user's choice, warned about in the log). */
+  status: z.strictObject({ port: z.number().int().min(0).max(65535), host: z.string().min(1) }),
   sim: z.strictObject({
     seed: z.number().int(),
     feedLatencyMs: nonNeg,
@@ -188,6 +189,7 @@ export function envOverrides(env: NodeJS.ProcessEnv): Json {
   if (env.MAKERD_DB) o.store.path = env.MAKERD_DB;
   const port = envNumber(env, 'MAKERD_STATUS_PORT');
   if (port !== undefined) o.status.port = port;
+  if (env.MAKERD_STATUS_HOST) o.status.host = env.MAKERD_STATUS_HOST;
   return o;
 }
 

@@ -8,7 +8,7 @@ import { ContentClient } from './content-client.js';
 import { DataClient } from './data-client.js';
 import { GammaClient } from './gamma-client.js';
 import { Limiter } from './limiter.js';
-import { Transport } from './transport.js';
+import { Transport, type ExchangeObserver } from './transport.js';
 import { specProfile, type ClobProfile } from './clob-profile.js';
 
 export interface Clients {
@@ -17,6 +17,8 @@ export interface Clients {
   data: DataClient;
   content: ContentClient;
   limiter: Limiter;
+  /** Every HTTP attempt of every API is told to `fn` (the status layer's latency metrics). */
+  observeHttp(fn: ExchangeObserver | undefined): void;
   /** Closes every connection pool. */
   close(): Promise<void>;
 }
@@ -35,6 +37,9 @@ export function createClients(config: Config, venue?: ClobProfile | string, logg
     data: new DataClient(t.data),
     content: new ContentClient(t.content),
     limiter,
+    observeHttp: (fn) => {
+      for (const x of Object.values(t)) x.observer = fn;
+    },
     close: async () => {
       await Promise.all(Object.values(t).map((x) => x.close()));
     },
@@ -45,4 +50,5 @@ export { specProfile, type ClobProfile } from './clob-profile.js';
 export { ClobClient, GammaClient, DataClient, ContentClient, Limiter, Transport };
 export { scopesFor, scaleScope, ALL_SCOPES, type Scope, type ApiName } from './limit-table.js';
 export { SlidingWindow } from './sliding-window.js';
+export type { ExchangeObserver } from './transport.js';
 export { PRIORITY } from './limiter.js';

@@ -44,6 +44,12 @@ export interface TransportOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
+/**
+ * Told of every attempt's outcome (the status layer's metrics): the HTTP status, or 'error' (no
+ * answer) or 'timeout' (the call's deadline), and the attempt's duration in seconds.
+ */
+export type ExchangeObserver = (api: ApiName, method: Method, path: string, status: number | 'error' | 'timeout', seconds: number) => void;
+
 /** Connections of their own for POST /order(s) (at most http.connectionsPerOrigin). */
 const SUBMIT_CONNECTIONS = 4;
 /** keepSubmitWarm: how often the submit connections are checked, and the idle time after which one carries a GET. */
@@ -170,6 +176,8 @@ export class Transport {
   private readonly log: Logger;
   private readonly sleep: (ms: number) => Promise<void>;
   private closed = false;
+  /** Told of every attempt (undefined: nothing is measured). */
+  observer: ExchangeObserver | undefined;
 
   constructor(private readonly opts: TransportOptions) {
     this.api = opts.api;
@@ -296,8 +304,23 @@ export class Transport {
     return new ApiError(res.status, `HTTP_${res.status}`, res.text.slice(0, 200), spec.method, spec.path);
   }
 
+  /** One attempt, told to the observer when there is one. */
+  private send(spec: RequestSpec, bodyText: string | undefined, deadlineAt: number): Promise<RawResponse> {
+    const obs = this.observer;
+    if (!obs) return this.sendOnce(spec, bodyText, deadlineAt);
+    const t0 = performance.now();
+    const done = (s: number | 'error' | 'timeout') => obs(this.api, spec.method, spec.path, s, (performance.now() - t0) / 1000);
+    return this.sendOnce(spec, bodyText, deadlineAt).then(
+      (r) => (done(r.status), r),
+      (e: unknown) => {
+        done(e === DEADLINE ? 'timeout' : 'error');
+        throw e;
+      },
+    );
+  }
+
   /** One attempt, abandoned at deadlineAt (rejects with DEADLINE; the socket is closed). */
-  private async send(spec: RequestSpec, bodyText: string | undefined, deadlineAt: number): Promise<RawResponse> {
+  private async sendOnce(spec: RequestSpec, bodyText: string | undefined, deadlineAt: number): Promise<RawResponse> {
     let path = this.prefix + spec.path;
     if (spec.query) {
       const qs = new URLSearchParams();

@@ -21,6 +21,7 @@ import { Store } from '../store/store.js';
 import { StoreJournal, type JournalRecord } from '../store/journal.js';
 import { StatusServer } from '../status/server.js';
 import { LoopDelay } from '../status/loop-delay.js';
+import { StatusMetrics } from '../status/metrics.js';
 import type { FeedStates, StatusSource } from '../status/source.js';
 import { WallClock, settleWithin } from '../core/clock.js';
 import { SeededRng } from '../core/rng.js';
@@ -72,6 +73,8 @@ export class Daemon implements StatusSource {
   readonly feedStates: FeedStates = { market: 'connecting', user: undefined };
   /** Event-loop lag since start or the last `/status?loop=reset` (status process.loop). */
   readonly loopDelay = new LoopDelay();
+  /** /metrics and the live page's history, fed by taps on the clients, the venue, the journal and the pipeline. */
+  readonly metrics: StatusMetrics = new StatusMetrics(this);
   private readonly tasks: Array<{ stop(): void | Promise<void> }> = [];
   private stopping: Promise<StopReport> | undefined;
   /** Rejects once stop() is called: start() races every wait against it. */
@@ -105,6 +108,7 @@ export class Daemon implements StatusSource {
     // Bad strategy params fail here, before any network call.
     const strategy = await this.unlessStopped(loadStrategy(config.strategy.name, config.strategy.params));
     this.clients = createClients(config, profile, log.child({ part: 'api' }));
+    this.clients.observeHttp(this.metrics.observeHttp);
     this.markets = await this.unlessStopped(this.resolveMarkets());
     if (!this.markets.length) throw new ConfigError('markets', 'none to quote: give --markets, config.markets, or enable config.marketQuery');
     const tokens = this.markets.flatMap((m) => [m.tokenId, m.complementId]);
@@ -129,12 +133,12 @@ export class Daemon implements StatusSource {
     const tickOf = (t: string) => this.feed.book(t)?.tick || this.markets.find((m) => m.tokenId === t || m.complementId === t)?.tick || 100;
     if (live) {
       const negRiskOf = (t: string) => this.markets.find((m) => m.tokenId === t || m.complementId === t)?.negRisk ?? false;
-      this.venue = new LiveVenue({ clob: this.clients.clob, subscribeUser: (fn) => this.feed.onUserEvent(fn), tickOf, negRiskOf, log: log.child({ part: 'venue' }) });
+      this.venue = this.metrics.tapPlaces(new LiveVenue({ clob: this.clients.clob, subscribeUser: (fn) => this.feed.onUserEvent(fn), tickOf, negRiskOf, log: log.child({ part: 'venue' }) }));
       // orders never wait for a connection to open: the submit connections open now and stay open
       this.clients.clob.transport.keepSubmitWarm();
     } else {
       const sim = simulatedVenueFromConfig(config.sim, this.clock, this.markets.map(simMarketOf), log.child({ part: 'sim' }));
-      this.venue = sim;
+      this.venue = this.metrics.tapPlaces(sim);
     }
     const dbPath = live ? config.store.path : config.store.path.replace(/(\.sqlite)?$/, '-paper.sqlite');
     try {
@@ -160,7 +164,7 @@ export class Daemon implements StatusSource {
       strategy,
       config,
       markets: this.markets,
-      journal: this.journal,
+      journal: this.metrics.tapJournal(this.journal),
       // An order refused off the tick grid: ask the venue for the tick (the frame may be lost).
       onTickSuspect: (tokenId) => this.refreshTick(tokenId),
       // A trade that failed the fill checks: the venue's REST trade list decides (checked the same way).
@@ -174,7 +178,7 @@ export class Daemon implements StatusSource {
     this.tasks.push({ stop: () => this.marketSet.stop() });
     this.store.startRun(config.mode, strategy.module.name, tokens);
     // the one pipeline: a simulated venue sees each event before the mirror and the engine
-    this.feed.pipeline.connect({ venue: live ? undefined : (this.venue as SimulatedVenue), engine: this.engine });
+    this.feed.pipeline.connect({ venue: live ? undefined : (this.venue as SimulatedVenue), engine: this.metrics.tapEvents(this.engine) });
     this.feed.onState((ch, s) => {
       if (ch === 'market') this.feedStates.market = s;
       else this.feedStates.user = s;
@@ -196,11 +200,12 @@ export class Daemon implements StatusSource {
     this.engine.setFeedLive(false);
     this.status = new StatusServer(this, log.child({ part: 'status' }));
     const statusPort = this.o.statusPort ?? config.status.port;
+    const statusHost = config.status.host;
     await this.unlessStopped(
-      this.status.listen(statusPort).catch((e: unknown) => {
+      this.status.listen(statusPort, statusHost).catch((e: unknown) => {
         const code = (e as NodeJS.ErrnoException).code;
         const why = code === 'EADDRINUSE' ? 'is already in use' : code === 'EACCES' ? 'is not allowed to this user' : `cannot be listened on (${e instanceof Error ? e.message : String(e)})`;
-        throw new ConfigError('status.port', `127.0.0.1:${statusPort} ${why} (MAKERD_STATUS_PORT or status.port; 0 = any free port)`);
+        throw new ConfigError('status.port', `${statusHost}:${statusPort} ${why} (MAKERD_STATUS_PORT or status.port; 0 = any free port; MAKERD_STATUS_HOST or status.host)`);
       }),
     );
     this.feed.start();

@@ -1,61 +1,97 @@
-// The status server (loopback only): GET /health (200 when the feeds are live and every book is
-// in sync, else 503), GET /status (JSON; ?brief=1: counts instead of the per-market, per-token and
-// per-order lists; ?loop=reset: the event-loop lag figures start a new interval after this read),
-// GET /metrics (Prometheus text). Read-only views of a running daemon; it changes nothing but the
-// lag interval.
+// The status folder shows a running daemon; this is its main file, the status server (127.0.0.1
+// unless status.host says otherwise): GET / (the live page), /health, /status (JSON; ?brief=1,
+// ?loop=reset, ?live=N) and /metrics (Prometheus text). Read-only: it changes nothing but the lag interval.
+//
+// GET /health: 200 when the feeds are live and every book is in sync, else 503. GET /status: JSON;
+// ?brief=1: counts instead of the per-market, per-token and per-order lists; ?loop=reset: the
+// event-loop lag figures start a new interval after this read; ?live=N: the live page's section
+// (N book levels per side, PnL over the session, the last fills). GET /metrics: metrics.ts.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../core/log.js';
 import type { StatusSource } from './source.js';
-import { health, metricsText, statusJson } from './report.js';
+import { health, statusJson } from './report.js';
+import { StatusMetrics } from './metrics.js';
+import { samplePnl } from './live-view.js';
+import { LIVE_PAGE } from './page.js';
+
+/** Hosts that keep the server on this machine (no warning). */
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+const SAMPLE_MS = 1000;
 
 export class StatusServer {
   private server: Server | undefined;
+  private sampler: NodeJS.Timeout | undefined;
+  readonly metrics: StatusMetrics;
   url = '';
 
   constructor(
     private readonly d: StatusSource,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.metrics = d.metrics ?? new StatusMetrics(d);
+  }
 
-  listen(port: number): Promise<void> {
+  /** Listens on host:port (port 0: any free one). A host other than loopback is warned about. */
+  listen(port: number, host = '127.0.0.1'): Promise<void> {
     const server = createServer((req, res) => {
       const [path, query = ''] = (req.url ?? '/').split('?', 2);
+      const fail = (err: unknown) => {
+        this.log.error({ err, path }, 'status: handler failed');
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+        res.end('internal error\n');
+      };
       try {
         if (req.method !== 'GET') {
           res.writeHead(405, { 'content-type': 'text/plain' }).end('method not allowed\n');
+        } else if (path === '/') {
+          res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(LIVE_PAGE);
         } else if (path === '/health') {
           const h = health(this.d);
           res.writeHead(h.ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify(h) + '\n');
         } else if (path === '/status') {
           const q = new URLSearchParams(query);
           const brief = q.has('brief') && q.get('brief') !== '0';
-          const body = statusJson(this.d, { brief, resetLoop: q.get('loop') === 'reset' });
-          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body, null, 1) + '\n');
+          const liveDepth = Math.max(0, Math.floor(Number(q.get('live') ?? 0)) || 0);
+          const body = statusJson(this.d, { brief, resetLoop: q.get('loop') === 'reset', liveDepth });
+          res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body, null, 1) + '\n');
         } else if (path === '/metrics') {
-          res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(metricsText(this.d));
+          this.metrics.text().then((text) => res.writeHead(200, { 'content-type': this.metrics.registry.contentType }).end(text), fail);
         } else {
           res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
         }
       } catch (err) {
-        this.log.error({ err, path }, 'status: handler failed');
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
-        res.end('internal error\n');
+        fail(err);
       }
     });
     this.server = server;
     return new Promise((resolve, reject) => {
       server.once('error', reject);
-      server.listen(port, '127.0.0.1', () => {
+      server.listen(port, host, () => {
         const a = server.address() as AddressInfo;
-        this.url = `http://127.0.0.1:${a.port}`;
-        this.log.info({ url: this.url }, 'status server listening');
+        this.url = `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
+        if (!LOOPBACK.has(host))
+          this.log.warn(
+            { host, url: this.url },
+            'status server listening beyond loopback (status.host / MAKERD_STATUS_HOST): anyone who reaches this address reads positions, orders, PnL and metrics (no credentials); put it behind a firewall or a proxy',
+          );
+        else this.log.info({ url: this.url }, 'status server listening');
+        // the session's PnL for the live page, sampled from the start
+        this.sampler = setInterval(() => {
+          try {
+            samplePnl(this.d, this.metrics.history);
+          } catch (err) {
+            this.log.debug({ err }, 'status: PnL sample failed');
+          }
+        }, SAMPLE_MS);
+        this.sampler.unref();
         resolve();
       });
     });
   }
 
   close(): Promise<void> {
+    clearInterval(this.sampler);
     const s = this.server;
     if (!s) return Promise.resolve();
     this.server = undefined;

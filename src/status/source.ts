@@ -9,6 +9,7 @@ import type { ConnectionState } from '../feed/connection.js';
 import type { Limiter } from '../api/limiter.js';
 import type { StoreJournal } from '../store/journal.js';
 import type { LoopDelay } from './loop-delay.js';
+import type { StatusMetrics } from './metrics.js';
 
 export interface FeedStates {
   market: ConnectionState;
@@ -30,4 +31,6 @@ export interface StatusSource {
   readonly heartbeats?: { failing(): string | undefined };
   /** The event-loop lag monitor (the daemon's); /status shows it under process.loop. */
   readonly loopDelay?: LoopDelay;
+  /** The daemon's metrics with the taps it installed (the status server makes one without taps when absent). */
+  readonly metrics?: StatusMetrics;
 }

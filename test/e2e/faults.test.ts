@@ -82,7 +82,7 @@ describe('faults', () => {
     expect(daemon.proc.exitCode).toBeNull();
     expect(e.emu.exchange.openOrders(KEY)).toEqual([]);
     const metrics = await (await fetch(`${url}/metrics`)).text();
-    expect(metrics).toMatch(/makerd_halted 1/);
+    expect(metrics).toMatch(/^makerd_halted\{reason="error_rate"\} 1$/m);
     kill(daemon, 'SIGTERM');
     expect(await bounded(daemon.exited, 15_000, 'exit')).toBe(0);
   }, 45_000);

@@ -108,9 +108,9 @@ describe('daily-loss kill switch', () => {
     await until('everything cancelled', () => e.emu.exchange.openOrders(KEY).length === 0, 5000, 20);
     for (const id of restingBefore) expect(e.emu.exchange.orders.get(id)?.status).toBe(id === ourBid.id ? 'MATCHED' : 'CANCELED');
     const metrics = await (await fetch(`${url}/metrics`)).text();
-    expect(metrics).toMatch(/makerd_halted 1/);
+    expect(metrics).toMatch(/^makerd_halted\{reason="[a-z_]+"\} 1$/m);
     expect(metrics).toMatch(/makerd_quoting 0/);
-    expect(Number(/makerd_requests_total\{endpoint="DELETE \/cancel-all"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
+    expect(Number(/makerd_order_requests_total\{endpoint="DELETE \/cancel-all"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
 
     // no new orders for 2 s: none resting, none even placed
     const placed = ordersPlacedBy(e, KEY);

@@ -30,7 +30,7 @@ describe('makerd run against the emulator', () => {
     const metrics = await (await fetch(`${url}/metrics`)).text();
     expect(metrics).toMatch(/makerd_orders_sent_total \d+/);
     expect(metrics).toMatch(/makerd_rate_limit_used\{scope="clob:POST \/orders:burst"\} \d+/);
-    expect(metrics).toMatch(/makerd_feed\{counter="market_decode_/);
+    expect(metrics).toMatch(/^makerd_feed_events_total\{channel="market"\} [1-9]\d*$/m);
     // fills happen and land
     await until('two fills at the venue', () => venueFills(e.emu).length >= 2, 15_000, 100);
     // the once-a-second daily job may not have fired yet when the fills come quickly

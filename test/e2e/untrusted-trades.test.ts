@@ -112,7 +112,8 @@ describe('implausible user-channel trades', () => {
     const counts = async () => {
       const metrics = await (await fetch(`${url}/metrics`)).text();
       const refused = Number(/makerd_engine_bad_trades_total (\d+)/.exec(metrics)?.[1] ?? NaN);
-      const malformed = Number(/makerd_feed\{counter="user_decode_rejected"\} (\d+)/.exec(metrics)?.[1] ?? NaN);
+      // the user channel's rejects, every reason
+      const malformed = [...metrics.matchAll(/^makerd_feed_rejects_total\{channel="user",reason="[^"]*"\} (\d+)$/gm)].reduce((a, m) => a + Number(m[1]), 0);
       return { refused, malformed };
     };
     const c = await until(

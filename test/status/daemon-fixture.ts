@@ -1,0 +1,89 @@
+// A daemon in this process, live against the emulator on loopback, for the status server's tests:
+// started, and waited for until every market rests a bid and an ask.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { specProfile } from '../../src/api/clob-profile.js';
+import { loadConfig } from '../../src/config.js';
+import { silentLogger, type Logger } from '../../src/core/log.js';
+import { startEmulator } from '../../src/emulator/server.js';
+import { Daemon } from '../../src/session/daemon.js';
+
+export const KEY = 'status-test-key';
+
+export interface Running {
+  daemon: Daemon;
+  url: string;
+  emu: Awaited<ReturnType<typeof startEmulator>>;
+  close(): Promise<void>;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export interface StartOptions {
+  seed?: number;
+  /** More MAKERD_* variables (MAKERD_STATUS_HOST). */
+  env?: Record<string, string>;
+  log?: Logger;
+}
+
+/** Another account sells into one of our resting bids (FAK at its price), and the daemon's fill is waited for. */
+export async function takeOneBid(r: Running): Promise<void> {
+  const bid = r.emu.exchange.openOrders(KEY).find((o) => o.side === 'BUY');
+  if (!bid) throw new Error('no resting bid of ours');
+  const fills = async () => ((await (await fetch(`${r.url}/status?brief=1`)).json()) as { fills: number }).fills;
+  const before = await fills();
+  // everything bid at or above our price, so the sell reaches our order
+  const book = r.daemon.feed.book(bid.assetId);
+  const buf: number[] = [];
+  const n = book ? book.depth('BUY', 100, buf) : 0;
+  let size = 0;
+  for (let i = 0; i < n; i++) if (buf[2 * i] >= bid.price) size += buf[2 * i + 1];
+  const out = await r.emu.exchange.place('status-test-taker', { tokenID: bid.assetId, side: 'SELL', price: bid.price / 10_000, size: Math.max(5, size / 100), orderType: 'FAK' });
+  if (out.errorMsg) throw new Error(`taker order refused: ${String(out.errorMsg)}`);
+  const end = Date.now() + 10_000;
+  while ((await fills()) === before) {
+    if (Date.now() > end) throw new Error('our fill did not come in 10 s');
+    await sleep(50);
+  }
+}
+
+export async function startDaemon(markets: number, o: StartOptions = {}): Promise<Running> {
+  const seed = o.seed ?? 5;
+  const emu = await startEmulator({ seed, markets, keys: [KEY] });
+  const dir = mkdtempSync(join(tmpdir(), 'makerd-status-'));
+  const u = emu.urls;
+  const config = loadConfig({
+    env: {
+      MAKERD_CLOB_URL: u.clob,
+      MAKERD_GAMMA_URL: u.gamma,
+      MAKERD_DATA_URL: u.data,
+      MAKERD_CONTENT_URL: u.content,
+      MAKERD_WS_URL: u.ws,
+      MAKERD_PRICE_FEED_URL: u.price_feed,
+      MAKERD_DB: join(dir, 's.sqlite'),
+      ...o.env,
+    },
+    overrides: { mode: 'live', log: { level: 'silent' } },
+  });
+  const daemon = new Daemon({ config, venue: specProfile(KEY), log: o.log ?? silentLogger, tokens: emu.markets.map((m) => m.facts.tokens[0]), statusPort: 0 });
+  const close = async () => {
+    await daemon.stop('test');
+    await emu.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await daemon.start();
+    const end = Date.now() + 15_000;
+    for (;;) {
+      const s = (await (await fetch(`${daemon.status.url}/status?brief=1`)).json()) as { counts: { marketsQuotingBothSides: number } };
+      if (s.counts.marketsQuotingBothSides >= markets) break;
+      if (Date.now() > end) throw new Error(`not quoting both sides in 15 s: ${JSON.stringify(s.counts)}`);
+      await sleep(100);
+    }
+  } catch (e) {
+    await close();
+    throw e;
+  }
+  return { daemon, url: daemon.status.url, emu, close };
+}
