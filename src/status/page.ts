@@ -17,6 +17,7 @@ td:first-child,th:first-child{text-align:left}.bid{color:var(--bid)}.ask{color:v
 tr.ours td{background:#13233a}tr.ours td:last-child{color:var(--ours);font-weight:600}
 .ladders{display:grid;grid-template-columns:1fr 1fr;gap:8px}.sep td{border-top:1px dashed var(--line)}
 .bar{height:6px;background:#222a33;border-radius:3px;overflow:hidden;min-width:80px}.bar i{display:block;height:100%;background:var(--ours)}
+section.market h2{text-transform:none;color:var(--fg)}.cap{color:var(--dim);font-size:11px}
 .pos{color:var(--ok)}.neg{color:var(--bad)}svg{display:block}.mono{font-family:ui-monospace,monospace;font-size:12px}
 `;
 
@@ -39,6 +40,11 @@ function spark(points, w, h) {
   return '<svg width="' + w + '" height="' + h + '"><line x1="0" x2="' + w + '" y1="' + y(0) + '" y2="' + y(0) + '" stroke="#2a323c"/>' +
     '<polyline fill="none" stroke-width="1.5" stroke="' + (last < 0 ? '#f85149' : '#3fb950') + '" points="' + d + '"/></svg>';
 }
+function caption(points) {
+  if (!points || !points.length) return '<div class="cap">no samples yet</div>';
+  const vs = points.map((p) => p[1]);
+  return '<div class="cap">since ' + new Date(points[0][0]).toLocaleTimeString() + ' · min ' + money(Math.min(...vs)) + ' · max ' + money(Math.max(...vs)) + '</div>';
+}
 function ladder(t) {
   const row = (cls, l) => '<tr class="' + (l[2] > 0 ? 'ours' : '') + '"><td class="' + cls + '">' + px(l[0]) + '</td><td>' + l[1].toFixed(2) + '</td><td>' + (l[2] > 0 ? l[2].toFixed(2) + ' ◀' : '') + '</td></tr>';
   const asks = t.asks.slice().reverse().map((l) => row('ask', l)).join('');
@@ -53,7 +59,7 @@ function market(m) {
   return '<section class="market"><h2 class="mono">' + esc(short(m.conditionId)) + ' ' + state + '</h2>' +
     '<div class="kv">PnL <b class="' + sign(m.pnl) + '">' + money(m.pnl) + '</b> (before fees) · net exposure <b>' + m.netExposure.toFixed(2) + '</b></div>' +
     '<div class="kv">our bid <b class="bid">' + px(q.ourBid) + '</b> (top ' + px(q.bestBid) + ') · our ask <b class="ask">' + px(q.ourAsk) + '</b> (top ' + px(q.bestAsk) + ')</div>' +
-    spark(m.pnlHistory, 300, 36) + '<div class="ladders">' + m.tokens.map(ladder).join('') + '</div></section>';
+    spark(m.pnlHistory, 300, 36) + caption(m.pnlHistory) + '<div class="ladders">' + m.tokens.map(ladder).join('') + '</div></section>';
 }
 function render(s) {
   const h = s.health, live = s.live;
@@ -72,7 +78,7 @@ function render(s) {
   $('volume').textContent = money(s.pnl.volume);
   $('fills').textContent = s.fills;
   $('orders').textContent = s.counts.openOrders;
-  $('pnlchart').innerHTML = spark(live.pnlHistory, 320, 60);
+  $('pnlchart').innerHTML = spark(live.pnlHistory, 320, 60) + caption(live.pnlHistory);
   $('limits').innerHTML = '<tr><th>scope</th><th>used</th><th></th></tr>' + s.rateLimits.map((u) =>
     '<tr><td class="mono">' + esc(u.scope) + '</td><td>' + u.used + '/' + u.limit + '</td><td><div class="bar"><i style="width:' + Math.min(100, (100 * u.used) / u.limit).toFixed(1) + '%"></i></div></td></tr>').join('');
   $('lastfills').innerHTML = '<tr><th>time</th><th>token</th><th>side</th><th>price</th><th>size</th></tr>' + (live.lastFills.length ? live.lastFills.map((f) =>
