@@ -12,7 +12,7 @@ import type { Fill } from '../engine/fills.js';
 import type { Venue } from '../venue/types.js';
 import { registerFamilies } from './families.js';
 import { SessionHistory } from './history.js';
-import type { StatusSource } from './source.js';
+import type { MetricsView, StatusSource } from './source.js';
 
 const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25];
 const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -27,7 +27,7 @@ export function endpointOf(method: string, path: string): string {
   return `${method} ${p}`;
 }
 
-export class StatusMetrics {
+export class StatusMetrics implements MetricsView {
   readonly registry = new Registry();
   /** PnL samples and the last fills of this session (the live page). */
   readonly history = new SessionHistory();
@@ -72,6 +72,10 @@ export class StatusMetrics {
       registers,
     });
     registerFamilies(this.registry, d);
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
   }
 
   /** The text exposition of every family (GET /metrics). */

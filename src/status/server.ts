@@ -9,7 +9,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../core/log.js';
-import type { StatusSource } from './source.js';
+import type { MetricsView, StatusSource } from './source.js';
 import { health, statusJson } from './report.js';
 import { StatusMetrics } from './metrics.js';
 import { samplePnl } from './live-view.js';
@@ -22,7 +22,7 @@ const SAMPLE_MS = 1000;
 export class StatusServer {
   private server: Server | undefined;
   private sampler: NodeJS.Timeout | undefined;
-  readonly metrics: StatusMetrics;
+  readonly metrics: MetricsView;
   url = '';
 
   constructor(
@@ -56,7 +56,7 @@ export class StatusServer {
           const body = statusJson(this.d, { brief, resetLoop: q.get('loop') === 'reset', liveDepth });
           res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body, null, 1) + '\n');
         } else if (path === '/metrics') {
-          this.metrics.text().then((text) => res.writeHead(200, { 'content-type': this.metrics.registry.contentType }).end(text), fail);
+          this.metrics.text().then((text) => res.writeHead(200, { 'content-type': this.metrics.contentType }).end(text), fail);
         } else {
           res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
         }

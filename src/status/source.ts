@@ -9,7 +9,7 @@ import type { ConnectionState } from '../feed/connection.js';
 import type { Limiter } from '../api/limiter.js';
 import type { StoreJournal } from '../store/journal.js';
 import type { LoopDelay } from './loop-delay.js';
-import type { StatusMetrics } from './metrics.js';
+import type { SessionHistory } from './history.js';
 
 export interface FeedStates {
   market: ConnectionState;
@@ -31,6 +31,16 @@ export interface StatusSource {
   readonly heartbeats?: { failing(): string | undefined };
   /** The event-loop lag monitor (the daemon's); /status shows it under process.loop. */
   readonly loopDelay?: LoopDelay;
-  /** The daemon's metrics with the taps it installed (the status server makes one without taps when absent). */
-  readonly metrics?: StatusMetrics;
+  /** The daemon's metrics with the taps it installed (metrics.ts; the status server makes one without taps when absent). */
+  readonly metrics?: MetricsView;
+}
+
+/** What the status server reads of the metrics (metrics.ts StatusMetrics). */
+export interface MetricsView {
+  /** PnL samples and the last fills (the live page). */
+  readonly history: SessionHistory;
+  /** The exposition's content type. */
+  readonly contentType: string;
+  /** The exposition (GET /metrics). */
+  text(): Promise<string>;
 }
