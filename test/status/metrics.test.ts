@@ -136,9 +136,21 @@ describe('GET /metrics', () => {
   it('every metric the Grafana dashboard queries is exposed, with the labels it matches on', async () => {
     const { text, byName } = await scrape();
     const dash = JSON.parse(readFileSync(new URL('../../dashboards/makerd.json', import.meta.url), 'utf8')) as {
-      panels: Array<{ title: string; targets?: Array<{ expr: string }> }>;
+      __inputs: Array<{ name: string }>;
+      panels: Array<{ id: number; title: string; gridPos: { x: number; y: number; w: number; h: number }; targets?: Array<{ expr: string }> }>;
       templating: { list: Array<{ definition?: string }> };
     };
+    // a model Grafana imports: the data source as an input, unique panel ids, panels inside the 24 columns and not overlapping
+    expect(dash.__inputs.map((i) => i.name)).toEqual(['DS_PROMETHEUS']);
+    expect(new Set(dash.panels.map((p) => p.id)).size).toBe(dash.panels.length);
+    for (const [i, a] of dash.panels.entries()) {
+      const g = a.gridPos;
+      expect(g.x + g.w, a.title).toBeLessThanOrEqual(24);
+      for (const b of dash.panels.slice(i + 1)) {
+        const h = b.gridPos;
+        expect(g.x < h.x + h.w && h.x < g.x + g.w && g.y < h.y + h.h && h.y < g.y + g.h, `${a.title} overlaps ${b.title}`).toBe(false);
+      }
+    }
     const exprs = dash.panels.flatMap((p) => (p.targets ?? []).map((t) => ({ title: p.title, expr: t.expr })));
     for (const v of dash.templating.list) if (v.definition) exprs.push({ title: 'variable', expr: v.definition.replace(/^label_values\((\w+), \w+\)$/, '$1') });
     expect(exprs.length).toBeGreaterThan(30);
