@@ -215,3 +215,22 @@ describe('GET /metrics', () => {
     expect(values(m.get('makerd_healthy'))).toEqual([0]);
   });
 });
+
+describe('GET /metrics before a book', () => {
+  it('leaves out the age, mid and spread of a token with no book yet (never -1 or NaN)', async () => {
+    const d = run.daemon;
+    const m = d.markets[0];
+    const fake = { ...m, conditionId: '0x' + 'ab'.repeat(32), tokenId: '1'.repeat(70), complementId: '2'.repeat(70) };
+    d.setMarkets([...d.markets, fake]);
+    const text = await (await fetch(`${run.url}/metrics`)).text();
+    const byName = new Map(parsePrometheusTextFormat(text).map((f) => [f.name, f]));
+    const tokens = (name: string) => (byName.get(name)?.metrics ?? []).map((x) => x.labels?.token);
+    expect(tokens('makerd_book_in_sync')).toContain(fake.tokenId);
+    expect(only(byName.get('makerd_book_in_sync'), { token: fake.tokenId }).map((x) => x.value)).toEqual(['0']);
+    for (const name of ['makerd_book_age_seconds', 'makerd_book_mid', 'makerd_book_spread', 'makerd_book_best_price']) {
+      expect(tokens(name), name).not.toContain(fake.tokenId);
+      expect(tokens(name).length, name).toBeGreaterThanOrEqual(4);
+    }
+    expect(text).not.toMatch(/ (-1|NaN)$/m);
+  });
+});
