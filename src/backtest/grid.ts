@@ -220,6 +220,8 @@ const METRICS: Array<[string, (t: TotalResult) => number | null]> = [
   ['realized_pnl', (t) => t.pnl.realized],
   ['unrealized_pnl', (t) => t.pnl.unrealized],
   ['fees', (t) => t.pnl.fees],
+  ['spread_capture', (t) => t.pnl.spreadCapture],
+  ['inventory_pnl', (t) => t.pnl.inventory],
   ['max_drawdown', (t) => t.maxDrawdown],
   ['fills', (t) => t.fills],
   ['maker_share', (t) => t.makerShare],
@@ -230,7 +232,15 @@ const METRICS: Array<[string, (t: TotalResult) => number | null]> = [
   ['quote_uptime', (t) => t.quoteUptime],
   ['orders', (t) => t.orders],
   ['cancels', (t) => t.cancels],
+  // mean markouts (report/markouts.ts), dollars per share
+  ['markout_1s', (t) => markout(t, 1_000)],
+  ['markout_10s', (t) => markout(t, 10_000)],
+  ['markout_60s', (t) => markout(t, 60_000)],
 ];
+
+function markout(t: TotalResult, horizonMs: number): number | null {
+  return t.markouts.find((m) => m.horizonMs === horizonMs)?.meanMove ?? null;
+}
 
 function csvCell(v: unknown): string {
   const s = v === null || v === undefined ? '' : String(v);

@@ -1,11 +1,19 @@
 // Backtest and run statistics, computed in one pass over a stream of marks (the market's top of
 // book), our quotes, fills and order counts, all stamped with virtual time. Memory is constant:
-// sums and running extremes only, plus bounded chart series (series.ts). Money is kept in
-// micro-dollars (price units x size units, exact integers for cash); figures leave as dollars
-// rounded to the micro-dollar, so the same stream always gives the same bytes.
-import { BoundedSeries, ThinnedList, type SeriesPoint } from './series.js';
+// sums and running extremes only, plus bounded chart series on one shared time grid (series.ts)
+// and the markouts' short queues (markouts.ts). Money is kept in micro-dollars (price units x size
+// units, exact integers for cash); figures leave as dollars rounded to the micro-dollar, so the
+// same stream always gives the same bytes.
+//
+// The PnL split (types.ts PnlFigures): at a fill of signed size q (+ buy, - sell) at price p with
+// the mid at m, equity (cash + position x mid - fees) moves by q x (m - p) - fee: that is the
+// fill's spread capture, less its fee. Between fills equity moves by position x (mid change): the
+// inventory's mark-to-market. So total = spread capture + inventory - fees, and inventory is
+// computed as the remainder, on whole micro-dollars, so the three add up to the total exactly.
+import { BoundedSeries, FillBuckets, TimeGrid } from './series.js';
 import { TokenTally, notional, round6, dollars, shares, ratio, pnl } from './token-state.js';
-import type { ChartData, FillMark, FillRecord, StatsOptions, StatsResult, TokenResult } from './types.js';
+import { DEFAULT_MARKOUT_HORIZONS_MS, MarkoutSums, MarkoutTracker } from './markouts.js';
+import type { BandColumns, ChartData, Column, FillMarks, FillRecord, MarkoutFigures, StatsOptions, StatsResult, TokenResult } from './types.js';
 import { foldFill } from '../core/accounting.js';
 
 export type * from './types.js';
@@ -14,13 +22,27 @@ export class StatsCollector {
   private readonly tokens = new Map<string, TokenTally>();
   /** complement token -> the market's priced token (charts show both in the priced token's terms). */
   private readonly complements = new Map<string, string>();
-  private readonly maxPoints: number;
+  /** priced token -> its complement. */
+  private readonly pairs = new Map<string, string>();
   private readonly ratioIntervalMs: number;
+  private readonly horizons: number[];
+  /** The one time grid of every chart series. */
+  private readonly grid: TimeGrid;
   private readonly equitySeries: BoundedSeries;
-  private readonly fillMarks: ThinnedList<FillMark>;
+  private readonly drawdownSeries: BoundedSeries;
+  private readonly spreadSeries: BoundedSeries;
+  private readonly feesSeries: BoundedSeries;
+  /** Net exposure per market (priced token), size units. */
+  private readonly exposure = new Map<string, BoundedSeries>();
+  /** Our fills per market (priced token), in its terms. */
+  private readonly fillMarks = new Map<string, FillBuckets>();
+  private fillsTotal = 0;
   private startMs = NaN;
   private nowMs = NaN;
+  private endMs = NaN;
   private equity = 0; // micros, all tokens
+  private spread = 0; // micros, all tokens: spread capture so far
+  private fees = 0; // micros, all tokens
   private peak = 0;
   private drawdown = 0;
   private invNotional = 0; // micros, sum |pos| x mid
@@ -32,19 +54,31 @@ export class StatsCollector {
   private m2Diff = 0;
 
   constructor(opts: StatsOptions = {}) {
-    this.maxPoints = opts.maxPoints ?? 2000;
     this.ratioIntervalMs = opts.ratioIntervalMs ?? 60_000;
-    this.equitySeries = new BoundedSeries(this.maxPoints);
-    this.fillMarks = new ThinnedList(opts.maxFillMarks ?? 2000);
+    this.horizons = opts.markoutHorizonsMs ?? DEFAULT_MARKOUT_HORIZONS_MS;
+    this.grid = new TimeGrid(opts.maxPoints ?? 2000);
+    this.equitySeries = new BoundedSeries(this.grid);
+    this.drawdownSeries = new BoundedSeries(this.grid);
+    this.spreadSeries = new BoundedSeries(this.grid);
+    this.feesSeries = new BoundedSeries(this.grid);
   }
 
   private token(id: string): TokenTally {
     let s = this.tokens.get(id);
     if (!s) {
-      s = new TokenTally(id, this.maxPoints);
+      s = new TokenTally(id, this.grid, new MarkoutTracker(this.horizons));
       this.tokens.set(id, s);
     }
     return s;
+  }
+
+  private exposureSeries(priced: string): BoundedSeries {
+    let x = this.exposure.get(priced);
+    if (!x) {
+      x = new BoundedSeries(this.grid);
+      this.exposure.set(priced, x);
+    }
+    return x;
   }
 
   /** Moves the collector's time to t (monotone), closing any ratio intervals passed. */
@@ -75,6 +109,7 @@ export class StatsCollector {
     if (this.peak - this.equity > this.drawdown) this.drawdown = this.peak - this.equity;
     s.noteEquity();
     this.equitySeries.add(t, this.equity);
+    this.drawdownSeries.add(t, this.equity - this.peak);
   }
 
   /** The market's top of book for a token (price units, -1 for an empty side). */
@@ -88,6 +123,8 @@ export class StatsCollector {
       s.advance(t);
     }
     if (mid === s.mid) return;
+    // the old mid was in force until now: fills due before t are measured with it
+    s.markouts.settle(t, s.mid);
     s.midSeries.add(t, mid);
     if (s.pos === 0 && !Number.isNaN(s.mid)) {
       s.mid = mid;
@@ -102,11 +139,16 @@ export class StatsCollector {
   /** Declares a binary market's pair: quotes are tracked on `tokenId`, charts map the complement onto it. */
   market(tokenId: string, complementId: string, t?: number): void {
     this.complements.set(complementId, tokenId);
+    this.pairs.set(tokenId, complementId);
     const s = this.token(tokenId);
     const c = this.token(complementId);
     s.quotesTracked = true;
-    // the inventory lines start flat at zero when the market appears
-    if (t !== undefined) for (const x of [s, c]) if (x.posSeries.length === 0) x.posSeries.add(t, 0);
+    // the inventory and exposure lines start flat at zero when the market appears
+    if (t !== undefined) {
+      for (const x of [s, c]) if (x.posSeries.length === 0) x.posSeries.add(t, 0);
+      const e = this.exposureSeries(tokenId);
+      if (e.length === 0) e.add(t, s.pos - c.pos);
+    }
   }
 
   /** Our best resting bid and ask on a token (price units, -1 when none). */
@@ -138,12 +180,43 @@ export class StatsCollector {
     s.fills++;
     if (f.liquidity === 'MAKER') s.makerFills++;
     if (!Number.isNaN(s.mid)) {
-      s.edgeSum += (f.side === 'BUY' ? s.mid - f.price : f.price - s.mid) * f.size;
+      // spread capture: (mid - price) x signed size
+      const spread = (f.side === 'BUY' ? s.mid - f.price : f.price - s.mid) * f.size;
+      s.edgeSum += spread;
       s.edgeVol += f.size;
+      this.spread += spread;
     }
+    this.fees += f.fee;
+    s.markouts.fill(f.timeMs, f.side, f.size, s.mid);
     s.posSeries.add(f.timeMs, s.pos / 100);
-    this.fillMarks.add({ t: f.timeMs, tokenId: f.tokenId, side: f.side, price: f.price, size: f.size });
+    // the market's net exposure and fill marks, in its priced token's terms
+    const priced = this.complements.get(f.tokenId);
+    if (priced === undefined) {
+      this.exposureSeries(f.tokenId).add(f.timeMs, s.pos - this.posOf(this.pairs.get(f.tokenId)));
+      this.marks(f.tokenId).add(f.timeMs, f.side, f.price, f.size);
+    } else {
+      this.exposureSeries(priced).add(f.timeMs, this.posOf(priced) - s.pos);
+      // a BUY of the complement at q is a SELL of the priced token at 1 - q
+      this.marks(priced).add(f.timeMs, f.side === 'BUY' ? 'SELL' : 'BUY', 10_000 - f.price, f.size);
+    }
+    this.fillsTotal++;
     this.reprice(s, f.timeMs, before, nb);
+    this.spreadSeries.add(f.timeMs, this.spread);
+    this.feesSeries.add(f.timeMs, this.fees);
+  }
+
+  private posOf(id: string | undefined): number {
+    const s = id === undefined ? undefined : this.tokens.get(id);
+    return s ? s.pos : 0;
+  }
+
+  private marks(priced: string): FillBuckets {
+    let m = this.fillMarks.get(priced);
+    if (!m) {
+      m = new FillBuckets(this.grid);
+      this.fillMarks.set(priced, m);
+    }
+    return m;
   }
 
   order(tokenId: string, n = 1): void {
@@ -157,19 +230,24 @@ export class StatsCollector {
   finish(endMs?: number): StatsResult {
     const end = endMs ?? (Number.isNaN(this.nowMs) ? 0 : this.nowMs);
     if (!Number.isNaN(this.startMs)) this.at(end);
+    this.endMs = end;
     const start = Number.isNaN(this.startMs) ? end : this.startMs;
     const tokens: TokenResult[] = [];
     const tot = { edgeSum: 0, edgeVol: 0, realized: 0, unrealized: 0, fees: 0, volume: 0, notional: 0, fills: 0, maker: 0, orders: 0, cancels: 0, uptime: 0, quotedTokens: 0 };
+    const markouts = this.horizons.map(() => new MarkoutSums());
     for (const id of [...this.tokens.keys()].sort()) {
       const s = this.tokens.get(id) as TokenTally;
       s.advance(end);
+      // the mid in force at the end measures the fills due by then
+      s.markouts.settle(end, s.mid, true);
+      s.markouts.sums.forEach((m, i) => markouts[i].merge(m));
       const span = Number.isNaN(s.firstMarkT) ? 0 : end - s.firstMarkT;
       const whole = end - start;
       const unrealized = Number.isNaN(s.mid) ? 0 : s.mid * s.pos - s.basis.cost;
       const uptime = s.quotesTracked ? (span > 0 ? s.quotedTime / span : 0) : null;
       tokens.push({
         tokenId: id,
-        pnl: pnl(s.realized, unrealized, s.fees),
+        pnl: pnl(s.realized, unrealized, s.fees, s.edgeSum),
         volume: { shares: shares(s.volume), notional: dollars(s.notional) },
         fills: s.fills,
         makerFills: s.makerFills,
@@ -186,6 +264,7 @@ export class StatsCollector {
         orders: s.orders,
         cancels: s.cancels,
         lastMid: Number.isNaN(s.mid) ? null : round6(s.mid / 10_000),
+        markouts: s.markouts.figures(),
       });
       tot.realized += s.realized;
       tot.unrealized += unrealized;
@@ -203,7 +282,8 @@ export class StatsCollector {
         tot.quotedTokens++;
       }
     }
-    const totalPnl = pnl(tot.realized, tot.unrealized, tot.fees);
+    const totalPnl = pnl(tot.realized, tot.unrealized, tot.fees, tot.edgeSum);
+    this.markoutSums = markouts;
     const sd = this.nSamples >= 2 ? Math.sqrt(this.m2Diff / (this.nSamples - 1)) : 0;
     return {
       startMs: start,
@@ -223,30 +303,78 @@ export class StatsCollector {
         quoteUptime: tot.quotedTokens ? round6(tot.uptime / tot.quotedTokens) : 0,
         orders: tot.orders,
         cancels: tot.cancels,
+        markouts: markouts.map((m, i): MarkoutFigures => m.figures(this.horizons[i])),
       },
       tokens,
     };
   }
 
-  /** Downsampled series for the report (dollars, shares, prices 0..1). */
+  /** Every token's markouts merged, as of the last finish(). */
+  private markoutSums: MarkoutSums[] = [];
+
+  /**
+   * The chart data on one time axis (dollars, shares, prices 0..1), after finish(): every series
+   * cut into the same buckets of the shared grid, at most maxPoints of them.
+   */
   charts(): ChartData {
+    const end = Number.isNaN(this.endMs) ? (Number.isNaN(this.nowMs) ? 0 : this.nowMs) : this.endMs;
+    const n = this.grid.count(end);
+    const g = this.grid;
     const ids = [...this.tokens.keys()].sort();
     const priced = ids.filter((id) => !this.complements.has(id));
-    const scale = (ps: SeriesPoint[], k: number): SeriesPoint[] => ps.map((p) => ({ t: p.t, v: p.v / k, min: p.min / k, max: p.max / k }));
+    const scale = (c: Column, k: number): Column => c.map((v) => (v === null ? null : round6(v / k)));
+    const band = (s: BoundedSeries, k: number): BandColumns => {
+      const c = s.columns(n);
+      return { last: scale(c.last, k), min: scale(c.min, k), max: scale(c.max, k) };
+    };
+    const eq = this.equitySeries.columns(n);
+    const sp = this.spreadSeries.columns(n).last;
+    const fe = this.feesSeries.columns(n).last;
+    const inv: Column = eq.last.map((e, k) => (e === null ? null : round6((e - (sp[k] ?? 0) + (fe[k] ?? 0)) / 1e6)));
+    const started = (c: Column): Column => c.map((v, k) => (eq.last[k] === null ? null : round6((v ?? 0) / 1e6)));
+    const pair = (id: string): { complementId?: string } => {
+      const c = this.pairs.get(id);
+      return c === undefined ? {} : { complementId: c };
+    };
     return {
-      equity: scale(this.equitySeries.points(), 1e6),
-      inventory: ids.map((id) => ({ tokenId: id, points: (this.tokens.get(id) as TokenTally).posSeries.points() })),
+      t0: Number.isNaN(g.t0) ? end : g.t0,
+      stepMs: g.width,
+      n,
+      startMs: Number.isNaN(this.startMs) ? end : this.startMs,
+      endMs: end,
+      equity: band(this.equitySeries, 1e6),
+      drawdown: scale(this.drawdownSeries.columns(n).min, 1e6),
+      spreadCapture: started(sp),
+      inventory: inv,
+      fees: started(fe),
+      exposure: [...this.exposure.keys()].sort().map((id) => ({ tokenId: id, ...pair(id), values: scale((this.exposure.get(id) as BoundedSeries).columns(n).last, 100) })),
       prices: priced.map((id) => {
         const s = this.tokens.get(id) as TokenTally;
-        return { tokenId: id, mid: scale(s.midSeries.points(), 1e4), bid: scale(s.bidSeries.points(), 1e4), ask: scale(s.askSeries.points(), 1e4) };
+        return {
+          tokenId: id,
+          ...pair(id),
+          mid: band(s.midSeries, 1e4),
+          // the last quote resting in each bucket (a requote's instant without one leaves no gap)
+          bid: scale(s.bidSeries.columns(n).lastFinite, 1e4),
+          ask: scale(s.askSeries.columns(n).lastFinite, 1e4),
+          fills: fillMarks(this.fillMarks.get(id), g),
+        };
       }),
-      fills: this.fillMarks.list().map((f) => {
-        const main = this.complements.get(f.tokenId);
-        if (main === undefined) return { ...f, price: f.price / 1e4, size: f.size / 100 };
-        // a BUY of the complement at q is a SELL of the priced token at 1 - q
-        return { t: f.t, tokenId: main, side: f.side === 'BUY' ? 'SELL' : 'BUY', price: (10_000 - f.price) / 1e4, size: f.size / 100 };
-      }),
-      fillsTotal: this.fillMarks.total,
+      fillsTotal: this.fillsTotal,
+      markouts: this.markoutSums.map((m, i) => ({ horizonMs: this.horizons[i], moves: m.sorted().map(([mv, c]): [number, number] => [round6(mv / 1e4), c]) })),
     };
   }
+}
+
+function fillMarks(b: FillBuckets | undefined, g: TimeGrid): FillMarks[] {
+  if (!b) return [];
+  return b.buckets().map((r) => ({
+    k: Math.round((r.t - g.t0) / g.width),
+    buys: r.buys,
+    buySize: shares(r.buySize),
+    buyPrice: r.buySize > 0 ? round6(r.buyNotional / r.buySize / 1e4) : null,
+    sells: r.sells,
+    sellSize: shares(r.sellSize),
+    sellPrice: r.sellSize > 0 ? round6(r.sellNotional / r.sellSize / 1e4) : null,
+  }));
 }

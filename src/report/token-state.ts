@@ -1,7 +1,8 @@
 // One token's running state inside the statistics collector: position on the average-cost basis,
 // cash and fees in micro-dollars, time-weighted sums, drawdown, our quotes and its chart series.
-import { BoundedSeries } from './series.js';
+import { BoundedSeries, type TimeGrid } from './series.js';
 import type { PnlFigures } from './types.js';
+import type { MarkoutTracker } from './markouts.js';
 import { averagePrice, emptyBasis, type CostBasis } from '../core/accounting.js';
 
 export class TokenTally {
@@ -13,7 +14,8 @@ export class TokenTally {
   notional = 0; // micros
   fills = 0;
   makerFills = 0;
-  edgeSum = 0; // price units x size units
+  /** Spread capture: sum of (mid at fill - price) x signed size over fills with a known mid; price units x size units = micros. */
+  edgeSum = 0;
   edgeVol = 0; // size units filled with a known mid
   orders = 0;
   cancels = 0;
@@ -35,12 +37,13 @@ export class TokenTally {
   readonly posSeries: BoundedSeries;
   constructor(
     readonly tokenId: string,
-    maxPoints: number,
+    grid: TimeGrid,
+    readonly markouts: MarkoutTracker,
   ) {
-    this.midSeries = new BoundedSeries(maxPoints);
-    this.bidSeries = new BoundedSeries(maxPoints);
-    this.askSeries = new BoundedSeries(maxPoints);
-    this.posSeries = new BoundedSeries(maxPoints);
+    this.midSeries = new BoundedSeries(grid);
+    this.bidSeries = new BoundedSeries(grid);
+    this.askSeries = new BoundedSeries(grid);
+    this.posSeries = new BoundedSeries(grid);
   }
   /** Size units (negative when short). */
   get pos(): number {
@@ -91,6 +94,21 @@ export function shares(units: number): number {
 export function ratio(a: number, b: number): number {
   return b > 0 ? round6(a / b) : 0;
 }
-export function pnl(realized: number, unrealized: number, fees: number): PnlFigures {
-  return { realized: dollars(realized), unrealized: dollars(unrealized), fees: dollars(fees), total: dollars(realized + unrealized - fees) };
+/**
+ * The PnL figures from micro-dollar sums. The split is made on whole micro-dollars so that it adds
+ * up exactly: total and spread capture are rounded, fees are whole already, and inventory is what
+ * remains (total - spread capture + fees).
+ */
+export function pnl(realized: number, unrealized: number, fees: number, spread: number): PnlFigures {
+  const total = Math.round(realized + unrealized - fees);
+  const spreadCapture = Math.round(spread);
+  const paid = Math.round(fees);
+  return {
+    realized: dollars(realized),
+    unrealized: dollars(unrealized),
+    fees: dollars(paid),
+    total: dollars(total),
+    spreadCapture: dollars(spreadCapture),
+    inventory: dollars(total - spreadCapture + paid),
+  };
 }

@@ -6,7 +6,7 @@ import type { TotalResult } from '../../src/report/stats.js';
 
 function total(pnl: number, dd: number): TotalResult {
   return {
-    pnl: { realized: pnl, unrealized: 0, fees: 0, total: pnl },
+    pnl: { realized: pnl, unrealized: 0, fees: 0, total: pnl, spreadCapture: pnl, inventory: 0 },
     volume: { shares: 1, notional: 1 },
     fills: 1,
     makerFills: 1,
@@ -20,6 +20,7 @@ function total(pnl: number, dd: number): TotalResult {
     quoteUptime: 0.5,
     orders: 2,
     cancels: 1,
+    markouts: [],
   };
 }
 
@@ -71,7 +72,8 @@ describe('ranking and CSV', () => {
     expect(lines[0].split(',').slice(0, 4)).toEqual(['rank', 's', 'total_pnl', 'realized_pnl']);
     expect(lines).toHaveLength(6);
     expect(lines[1].startsWith('1,4,3,')).toBe(true);
-    expect(lines[5]).toBe('5,3,,,,,,,,,,,,,,,"boom, ""bad"""');
+    // rank, s, 19 empty metrics, the error
+    expect(lines[5]).toBe(`5,3,${','.repeat(19)}"boom, ""bad"""`);
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { StatsCollector, type FillRecord } from '../../src/report/stats.js';
-import { BoundedSeries, ThinnedList } from '../../src/report/series.js';
+import { BoundedSeries, TimeGrid } from '../../src/report/series.js';
 
 const A = 'tokA';
 
@@ -27,7 +27,9 @@ describe('StatsCollector', () => {
     const r = scenario().finish(5000);
     const t = r.tokens[0];
     expect(r.tokens).toHaveLength(1);
-    expect(t.pnl).toEqual({ realized: 0.1, unrealized: 0, fees: 0.001, total: 0.099 });
+    // spread capture: bought 10 at 0.49 with the mid at 0.50 (+0.10), sold 10 at 0.50 with the mid at 0.48 (+0.20);
+    // inventory: 10 shares held while the mid fell from 0.50 to 0.48 (-0.20)
+    expect(t.pnl).toEqual({ realized: 0.1, unrealized: 0, fees: 0.001, total: 0.099, spreadCapture: 0.3, inventory: -0.2 });
     expect(t.fills).toBe(2);
     expect(t.makerFills).toBe(1);
     expect(t.makerShare).toBe(0.5);
@@ -87,19 +89,146 @@ describe('StatsCollector', () => {
     expect(JSON.stringify(scenario().finish(5000))).toBe(JSON.stringify(scenario().finish(5000)));
   });
 
-  it('keeps chart series bounded and marks fills', () => {
-    const s = new StatsCollector({ maxPoints: 50, maxFillMarks: 20 });
+  it('keeps chart series bounded on one shared axis and counts every fill in the marks', () => {
+    const s = new StatsCollector({ maxPoints: 50 });
     for (let i = 0; i < 10_000; i++) {
       s.mark(A, i * 100, 4900 + (i % 7) * 100, 5200 + (i % 7) * 100);
       if (i % 10 === 0) s.fill(fill(i * 100, i % 20 === 0 ? 'BUY' : 'SELL', 5000, 100));
     }
+    const r = s.finish();
     const c = s.charts();
-    expect(c.equity.length).toBeLessThanOrEqual(50);
-    expect(c.prices[0].mid.length).toBeLessThanOrEqual(50);
-    expect(c.prices[0].mid.length).toBeGreaterThan(10);
-    expect(c.fills.length).toBeLessThanOrEqual(20);
-    expect(c.fills.length).toBeGreaterThan(5);
+    expect(c.n).toBeLessThanOrEqual(50);
+    expect(c.n).toBeGreaterThan(20);
+    // every column has one value per bucket of the shared axis
+    for (const col of [c.equity.last, c.equity.min, c.equity.max, c.drawdown, c.spreadCapture, c.inventory, c.fees, c.prices[0].mid.last, c.prices[0].bid, c.exposure[0].values])
+      expect(col).toHaveLength(c.n);
+    expect(c.t0 + (c.n - 1) * c.stepMs).toBeLessThanOrEqual(c.endMs);
+    expect(c.t0 + c.n * c.stepMs).toBeGreaterThan(c.endMs);
+    // all 1000 fills are in the marks, none thinned away
     expect(c.fillsTotal).toBe(1000);
+    expect(c.prices[0].fills.reduce((a, f) => a + f.buys + f.sells, 0)).toBe(1000);
+    expect(c.prices[0].fills.reduce((a, f) => a + f.buySize, 0)).toBe(500);
+    // the last bucket ends where the figures end
+    expect(c.equity.last[c.n - 1]).toBeCloseTo(r.total.pnl.total, 6);
+    expect(c.spreadCapture[c.n - 1]).toBeCloseTo(r.total.pnl.spreadCapture, 6);
+    expect(c.inventory[c.n - 1]).toBeCloseTo(r.total.pnl.inventory, 6);
+    // the drawdown column never goes above 0 and reaches the max drawdown
+    expect(Math.max(...c.drawdown.map((v) => v ?? 0))).toBeLessThanOrEqual(0);
+    expect(Math.min(...c.drawdown.map((v) => v ?? 0))).toBeCloseTo(-r.total.maxDrawdown, 6);
+  });
+
+  it('PnL parts add up exactly to the total, per token and in total; inventory is the position times the mid moves', () => {
+    // a deterministic pseudo-random run over a binary market and a lone token, with fees
+    let seed = 12345;
+    const rnd = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const s = new StatsCollector();
+    const ids = ['yes', 'no', 'solo'];
+    s.market('yes', 'no', 0);
+    const mid = new Map<string, number>();
+    const pos = new Map<string, number>();
+    const inv = new Map<string, number>(ids.map((id) => [id, 0]));
+    for (let i = 0; i < 3000; i++) {
+      const t = i * 37;
+      const id = ids[rnd(3)];
+      if (rnd(3) > 0 || !mid.has(id)) {
+        const bid = 1000 + rnd(8000);
+        const ask = bid + 1 + rnd(300); // odd spreads too: half-unit mids
+        const m = (bid + ask) / 2;
+        if (mid.has(id)) inv.set(id, (inv.get(id) as number) + (pos.get(id) ?? 0) * (m - (mid.get(id) as number)));
+        mid.set(id, m);
+        s.mark(id, t, bid, ask);
+      } else {
+        const side = rnd(2) ? 'BUY' : 'SELL';
+        const size = 100 * (1 + rnd(20));
+        const price = Math.round((mid.get(id) as number) + rnd(201) - 100);
+        s.fill({ timeMs: t, tokenId: id, side, price, size, fee: rnd(3000), liquidity: 'MAKER', tradeId: `t${i}`, orderId: `o${i}` });
+        pos.set(id, (pos.get(id) ?? 0) + (side === 'BUY' ? size : -size));
+      }
+    }
+    const r = s.finish();
+    const micros = (x: number): number => Math.round(x * 1e6);
+    const addsUp = (p: { total: number; spreadCapture: number; inventory: number; fees: number; realized: number; unrealized: number }): void => {
+      expect(micros(p.spreadCapture) + micros(p.inventory) - micros(p.fees)).toBe(micros(p.total));
+      expect(Math.abs(micros(p.realized) + micros(p.unrealized) - micros(p.fees) - micros(p.total))).toBeLessThanOrEqual(1);
+    };
+    addsUp(r.total.pnl);
+    let invSum = 0;
+    for (const t of r.tokens) {
+      addsUp(t.pnl);
+      expect(t.fills).toBeGreaterThan(50);
+      // computed independently: sum of position x each mid change (micro-dollars), within rounding
+      expect(Math.abs(micros(t.pnl.inventory) - (inv.get(t.tokenId) as number))).toBeLessThanOrEqual(1);
+      invSum += inv.get(t.tokenId) as number;
+    }
+    expect(Math.abs(micros(r.total.pnl.inventory) - invSum)).toBeLessThanOrEqual(1);
+    expect(r.total.pnl.spreadCapture).not.toBe(0);
+    expect(r.total.pnl.inventory).not.toBe(0);
+  });
+
+  it('markouts: the mid in force h after each fill, signed by side, on a hand-made case', () => {
+    const s = new StatsCollector();
+    s.mark(A, 0, 4900, 5100); // mid 0.50
+    s.fill(fill(1000, 'BUY', 4900, 1000)); // 10 shares, mid 0.50
+    s.mark(A, 1500, 5000, 5200); // 0.51
+    s.mark(A, 2000, 5100, 5300); // 0.52: in force at 2000 exactly, the buy's 1 s mark
+    s.fill(fill(2500, 'SELL', 5300, 500)); // 5 shares, mid 0.52
+    s.mark(A, 3000, 5200, 5400); // 0.53: in force at 3500, the sell's 1 s mark
+    s.mark(A, 3600, 4900, 5100); // 0.50 until the end
+    s.fill({ ...fill(100, 'BUY', 4000, 100), tokenId: 'nomid' }); // no mid ever: never measured
+    s.fill(fill(12_000, 'BUY', 4900, 100)); // less than 1 s before the end: not measured
+    const r = s.finish(12_600);
+    const [m1, m10, m60] = r.tokens.find((t) => t.tokenId === A)!.markouts;
+    // 1 s: buy +0.02 (0.50 -> 0.52), sell -0.01 (0.52 -> 0.53 against a sell)
+    expect(m1.horizonMs).toBe(1000);
+    expect(m1.fills).toBe(2);
+    expect(m1.meanMove).toBeCloseTo((0.02 * 10 - 0.01 * 5) / 15, 9);
+    expect(m1.medianMove).toBeCloseTo(0.005, 9);
+    expect(m1.adverseShare).toBe(0.5);
+    // 10 s: buy 0 (0.50 at 11 s), sell +0.02 (0.50 at 12.5 s, below its 0.52)
+    expect(m10.horizonMs).toBe(10_000);
+    expect(m10.fills).toBe(2);
+    expect(m10.meanMove).toBeCloseTo((0 * 10 + 0.02 * 5) / 15, 6);
+    expect(m10.medianMove).toBeCloseTo(0.01, 9);
+    expect(m10.adverseShare).toBe(0);
+    // 60 s: past the end for every fill
+    expect(m60).toEqual({ horizonMs: 60_000, fills: 0, meanMove: null, medianMove: null, adverseShare: null });
+    expect(r.total.markouts.map((m) => m.fills)).toEqual([2, 2, 0]);
+    // the distribution in the chart data: one fill at each move
+    const c = s.charts();
+    expect(c.markouts[0]).toEqual({
+      horizonMs: 1000,
+      moves: [
+        [-0.01, 1],
+        [0.02, 1],
+      ],
+    });
+    expect(c.markouts[1].moves).toEqual([
+      [0, 1],
+      [0.02, 1],
+    ]);
+  });
+
+  it('net exposure per market: the priced token minus its complement; complement fills mapped onto the priced token', () => {
+    const s = new StatsCollector();
+    s.market('yes', 'no', 0);
+    s.mark('yes', 0, 4900, 5100);
+    s.mark('no', 0, 4900, 5100);
+    s.fill({ ...fill(100, 'BUY', 4900, 1000), tokenId: 'yes' }); // +10 yes
+    s.fill({ ...fill(200, 'BUY', 4800, 400), tokenId: 'no' }); // +4 no: a sell of yes at 0.52
+    s.finish(300);
+    const c = s.charts();
+    expect(c.exposure).toHaveLength(1);
+    expect(c.exposure[0].tokenId).toBe('yes');
+    expect(c.exposure[0].complementId).toBe('no');
+    expect(c.exposure[0].values[c.n - 1]).toBe(6);
+    expect(c.prices.map((p) => p.tokenId)).toEqual(['yes']);
+    const marks = c.prices[0].fills;
+    expect(marks.reduce((a, f) => a + f.buys, 0)).toBe(1);
+    expect(marks.find((f) => f.sells)!.sellPrice).toBe(0.52);
+    expect(marks.find((f) => f.buys)!.buyPrice).toBe(0.49);
   });
 });
 
@@ -113,12 +242,25 @@ describe('BoundedSeries', () => {
     expect(pts[pts.length - 1].v).toBe(1);
     for (let i = 1; i < pts.length; i++) expect(pts[i].t).toBeGreaterThan(pts[i - 1].t);
   });
-  it('ThinnedList keeps an even subset', () => {
-    const l = new ThinnedList<number>(10);
-    for (let i = 0; i < 100; i++) l.add(i);
-    const xs = l.list();
-    expect(xs.length).toBeLessThanOrEqual(10);
-    const gaps = new Set(xs.slice(1).map((x, i) => x - xs[i]));
-    expect(gaps.size).toBe(1);
+  it('series on one grid share their buckets; an empty bucket carries the state; NaN is a gap', () => {
+    const g = new TimeGrid(8, 10);
+    const a = new BoundedSeries(g);
+    const b = new BoundedSeries(g);
+    a.add(0, 1);
+    a.add(5, 3); // bucket 0: last 3, range 1..3
+    b.add(35, 7); // bucket 3 of 10 ms, bucket 0 once 40 ms wide
+    a.add(200, 2); // widens the grid: 10 -> 20 -> 40 ms buckets
+    expect(g.width).toBe(40);
+    b.add(210, NaN);
+    const n = g.count(230);
+    expect(n).toBe(6);
+    const ca = a.columns(n);
+    expect(ca.last).toEqual([3, 3, 3, 3, 3, 2]);
+    expect(ca.min).toEqual([1, 3, 3, 3, 3, 2]);
+    const cb = b.columns(n);
+    expect(cb.last).toEqual([7, 7, 7, 7, 7, null]);
+    // inside the last bucket b was 7 until the NaN: the last finite value is 7, the range too
+    expect(cb.lastFinite).toEqual([7, 7, 7, 7, 7, 7]);
+    expect(cb.max).toEqual([7, 7, 7, 7, 7, 7]);
   });
 });
