@@ -1,5 +1,5 @@
 // Writing a backtest's files: result.json (deterministic bytes: fixed key order, no wall times)
-// and the HTML report.
+// and the HTML report (deterministic too: the same run gives the same bytes).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { renderReport } from '../report/html.js';
@@ -16,7 +16,14 @@ export async function writeResultJson(dir: string, r: BacktestResult): Promise<s
   return p;
 }
 
-export async function writeReport(dir: string, out: BacktestOutput): Promise<string> {
+export interface ReportOptions {
+  /** Replaces the default title ('makerd backtest: <strategy>'). */
+  title?: string;
+  /** A link shown above the title (a grid combination's way back to the index). */
+  back?: { href: string; label: string };
+}
+
+export async function writeReport(dir: string, out: BacktestOutput, opts: ReportOptions = {}): Promise<string> {
   await mkdir(dir, { recursive: true });
   const r = out.result;
   const inputs: Array<[string, string]> = [
@@ -31,7 +38,8 @@ export async function writeReport(dir: string, out: BacktestOutput): Promise<str
     ['events (frames)', `${r.feed.events} (${r.feed.frames}, ${r.feed.rejected} rejected)`],
   ];
   const html = renderReport({
-    title: `makerd backtest: ${r.inputs.strategy}`,
+    title: opts.title ?? `makerd backtest: ${r.inputs.strategy}`,
+    back: opts.back,
     inputs,
     stats: { startMs: r.period.startMs, endMs: r.period.endMs, total: r.total, tokens: r.tokens },
     charts: out.charts,

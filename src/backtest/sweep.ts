@@ -1,16 +1,20 @@
 // Runs a grid sweep: every combination of the grid over the base strategy params, each as its
 // own backtest in a worker process, then ranks them. Every combination is validated against the
 // strategy's schema first (grid.ts): a bad path or value throws GridSpecError before any worker
-// starts or any file is written. Each combination's result.json lands in
-// DIR/grid/<n>/ (n = position in grid order), the ranking in DIR/grid.csv.
+// starts or any file is written. Each combination's result.json and report.html land in
+// DIR/grid/<n>/ (n = position in grid order), the ranking in DIR/grid.csv and DIR/index.html
+// (every combination ranked, linked to its report, with the objective charted across the grid).
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import type { Config } from '../config.js';
 import type { TotalResult } from '../report/stats.js';
+import { renderGridIndex } from '../report/grid-index.js';
 import { loadStrategyModule } from '../strategy/loader.js';
 import { expandGrid, gridCsv, rankRows, validateGrid, type GridAxis, type GridRow } from './grid.js';
 import { runInWorkers } from './pool.js';
+import type { ReportOptions } from './output.js';
 
 export interface GridJob {
   data: string[];
@@ -18,6 +22,8 @@ export interface GridJob {
   outDir?: string;
   /** A combination whose strategy threw still counts as a result (else it is an error row). */
   allowStrategyErrors?: boolean;
+  /** The report's title and link back to the index. */
+  report?: ReportOptions;
 }
 
 export interface GridJobResult {
@@ -43,7 +49,15 @@ export interface SweepOptions {
 export interface SweepResult {
   ranked: GridRow[];
   csvPath: string;
+  indexPath: string;
   workers: number;
+}
+
+/** 'a=1, b=x' */
+export function comboLabel(combo: Record<string, unknown>): string {
+  return Object.entries(combo)
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join(', ');
 }
 
 export async function runSweep(o: SweepOptions): Promise<SweepResult> {
@@ -55,6 +69,10 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
     config: { ...o.config, strategy: { name: o.config.strategy.name, params: params[i] } },
     outDir: join(o.outDir, 'grid', String(i)),
     allowStrategyErrors: o.allowStrategyErrors,
+    report: {
+      title: `makerd backtest: ${o.config.strategy.name}, grid #${i} (${comboLabel(combos[i])})`,
+      back: { href: '../../index.html', label: `← every combination of the grid (index.html)` },
+    },
   }));
   const workers = Math.max(1, Math.min(o.workers ?? availableParallelism(), combos.length));
   let done = 0;
@@ -68,5 +86,21 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
   await mkdir(o.outDir, { recursive: true });
   const csvPath = join(o.outDir, 'grid.csv');
   await writeFile(csvPath, gridCsv(o.axes, ranked));
-  return { ranked, csvPath, workers };
+  const indexPath = join(o.outDir, 'index.html');
+  const html = renderGridIndex({
+    title: `makerd grid sweep: ${o.config.strategy.name}`,
+    inputs: [
+      ['data', o.data.join(', ')],
+      ['strategy', o.config.strategy.name],
+      ['base params', JSON.stringify(o.config.strategy.params)],
+      ['grid', o.axes.map((a) => `${a.name}=${a.values.map(String).join(',')}`).join('; ')],
+      ['combinations', `${combos.length} (${ranked.filter((r) => !r.total).length} failed)`],
+    ],
+    axes: o.axes,
+    ranked,
+    // a combination whose run failed before its files were written has no report
+    href: (i) => (existsSync(join(o.outDir, 'grid', String(i), 'report.html')) ? `grid/${i}/report.html` : undefined),
+  });
+  await writeFile(indexPath, html);
+  return { ranked, csvPath, indexPath, workers };
 }

@@ -1,14 +1,18 @@
 // Grid worker process (forked by pool.ts): runs one backtest per message and answers with its
-// totals; the full result.json of each combination is written under the job's outDir.
+// totals; the full result.json and the report.html of each combination are written under the
+// job's outDir.
 import { runBacktest } from './runner.js';
-import { strategyErrorsLine, writeResultJson } from './output.js';
+import { strategyErrorsLine, writeReport, writeResultJson } from './output.js';
 import type { WorkerReply, WorkerRequest } from './pool.js';
 import type { GridJob, GridJobResult } from './sweep.js';
 
 async function handle(m: WorkerRequest<GridJob>): Promise<WorkerReply<GridJobResult>> {
   try {
     const out = await runBacktest({ data: m.job.data, config: m.job.config });
-    if (m.job.outDir) await writeResultJson(m.job.outDir, out.result);
+    if (m.job.outDir) {
+      await writeResultJson(m.job.outDir, out.result);
+      await writeReport(m.job.outDir, out, m.job.report);
+    }
     const se = out.strategyErrors;
     if (se.count > 0 && !m.job.allowStrategyErrors) return { id: m.id, ok: false, error: strategyErrorsLine(se) };
     return { id: m.id, ok: true, value: { total: out.result.total, wallMs: out.timing.wallMs, events: out.timing.events } };

@@ -1,6 +1,6 @@
 // makerd backtest: replays recordings through the engine against the simulated venue on virtual
 // time; prints a summary, writes DIR/result.json and DIR/report.html. With --grid, sweeps the
-// strategy params in worker processes and writes a ranked DIR/grid.csv.
+// strategy params in worker processes and writes a ranked DIR/grid.csv and DIR/index.html.
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -157,7 +157,7 @@ export const command: CommandModule = {
       if (showProgress) process.stderr.write('\n');
       io.out(textTable(gridTableRows(axes, res.ranked)));
       io.out(`\n${res.ranked.length} combinations on ${res.workers} workers in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-      io.out(`wrote ${res.csvPath} (per-combination result.json under ${outDir}/grid/<n>/)`);
+      io.out(`wrote ${res.indexPath} and ${res.csvPath} (each combination's result.json and report.html under ${outDir}/grid/<n>/)`);
       return gridErrors(io, outDir, res.ranked, allowStrategyErrors);
     }
 

@@ -50,6 +50,15 @@ describe('grid sweep in worker processes', () => {
     }
     const csv = readFileSync(res.csvPath, 'utf8').trimEnd().split('\n');
     expect(csv).toHaveLength(7);
+    // the index page ranks every combination and links each one's report
+    expect(res.indexPath).toBe(join(out, 'index.html'));
+    const index = readFileSync(res.indexPath, 'utf8');
+    for (let i = 0; i < 6; i++) {
+      expect(index).toContain(`href="grid/${i}/report.html"`);
+      expect(readFileSync(join(out, 'grid', String(i), 'report.html'), 'utf8')).toContain('href="../../index.html"');
+    }
+    const ranks = [...index.matchAll(/<tr><td>(\d+)<\/td>/g)].map((m) => Number(m[1]));
+    expect(ranks).toEqual([1, 2, 3, 4, 5, 6]);
     expect(csv[0].startsWith('rank,skewPerShare,bands.0.distance,total_pnl')).toBe(true);
     // a combination run in a worker is byte-identical to the same run in this process
     const idx = 5; // skewPerShare=0.001, bands.0.distance=0.04
