@@ -72,7 +72,8 @@ function levels(v: TokenView, side: 'BUY' | 'SELL', depth: number, ours: Map<str
 }
 
 export function liveSection(d: StatusSource, history: SessionHistory | undefined, depth: number): LiveSection {
-  const views = tokenViews(d);
+  const shown = d.markets.slice(0, LIVE_MARKETS);
+  const views = tokenViews(d, shown);
   const pnl = marketPnl(views);
   const ours = ourSizes(d);
   const quotes = new Map(marketQuotes(d).map((q) => [q.market, q]));
@@ -83,7 +84,7 @@ export function liveSection(d: StatusSource, history: SessionHistory | undefined
     else byMarket.set(v.market, [v]);
   }
   const markets: LiveMarket[] = [];
-  for (const m of d.markets.slice(0, LIVE_MARKETS)) {
+  for (const m of shown) {
     const st = d.engine.markets.get(m.conditionId);
     const tokens = (byMarket.get(m.conditionId) ?? []).map((v) => ({
       tokenId: v.token,
@@ -114,11 +115,11 @@ export function liveSection(d: StatusSource, history: SessionHistory | undefined
   };
 }
 
-/** One PnL sample of the session (the status server takes one a second). */
+/** One PnL sample of the session (the status server takes one a second): the total, and each market the page shows. */
 export function samplePnl(d: StatusSource, history: SessionHistory): void {
   const e = d.engine;
   if (!e) return;
   const per = new Map<string, number>();
-  for (const [m, v] of marketPnl(tokenViews(d))) per.set(m, microsToDollars(v));
+  for (const [m, v] of marketPnl(tokenViews(d, d.markets.slice(0, LIVE_MARKETS)))) per.set(m, microsToDollars(v));
   history.sample(Date.now(), microsToDollars(e.pnlMicros()), per);
 }

@@ -36,10 +36,11 @@ export function ourQuotes(d: StatusSource): Map<string, { bid: number; ask: numb
   return out;
 }
 
-export function tokenViews(d: StatusSource): TokenView[] {
+/** The tokens of `markets` (default: every market of the daemon). */
+export function tokenViews(d: StatusSource, markets: StatusSource['markets'] = d.markets): TokenView[] {
   const e = d.engine;
   const views: TokenView[] = [];
-  for (const m of d.markets) {
+  for (const m of markets) {
     for (const token of [m.tokenId, m.complementId]) {
       const book = d.feed.book(token);
       const bestBid = book ? book.bestBid() : -1;
