@@ -79,9 +79,12 @@ export const CLIENT_JS = String.raw`(function () {
   function resetZoom() { setX(A.startMs, A.endMs); }
   // every chart follows the x scale of the one that changed
   function onScale(u, key) {
-    if (key !== 'x' || syncing || charts.indexOf(u) < 0) return;
+    if (key !== 'x') return;
     var mn = u.scales.x.min;
     var mx = u.scales.x.max;
+    // each chart's section says what it shows (tests read it)
+    if (u.root.parentNode && u.root.parentNode.parentNode) u.root.parentNode.parentNode.setAttribute('data-x', Math.round(mn) + ',' + Math.round(mx));
+    if (syncing || charts.indexOf(u) < 0) return;
     syncing = true;
     charts.forEach(function (o) { if (o !== u && (o.scales.x.min !== mn || o.scales.x.max !== mx)) o.setScale('x', { min: mn, max: mx }); });
     syncing = false;

@@ -51,8 +51,8 @@ function niceStep(x: number): number {
 
 /**
  * Bins [move, fills] (dollars per share) into at most 2 x HALF_BINS + 1 bins centred on 0, wide
- * enough to span the 1st to 99th percentile; moves beyond go into the outer bins (`clipped`
- * counts them).
+ * enough to span the 1st to 99th percentile and no narrower than the smallest move; moves beyond
+ * go into the outer bins (`clipped` counts them).
  */
 export function markoutBins(moves: Array<[number, number]>): { binWidth: number; bins: Array<[number, number]>; clipped: number } {
   let n = 0;
@@ -70,7 +70,8 @@ export function markoutBins(moves: Array<[number, number]>): { binWidth: number;
   let smallest = Infinity;
   for (const [v] of moves) if (v !== 0 && Math.abs(v) < smallest) smallest = Math.abs(v);
   const reach = Math.max(Math.abs(quantile(0.01)), Math.abs(quantile(0.99)), Number.isFinite(smallest) ? smallest : 0.0001);
-  const w = niceStep(reach / HALF_BINS);
+  // never finer than the smallest move seen (mids move by half ticks: finer bins would be empty)
+  const w = niceStep(Math.max(reach / HALF_BINS, Number.isFinite(smallest) ? smallest : 0));
   const half = Math.max(1, Math.ceil(reach / w - 1e-9));
   const counts = new Array<number>(2 * half + 1).fill(0);
   let clipped = 0;

@@ -163,5 +163,22 @@ describe.skipIf(!CHROMIUM)(`HTML report in headless chromium${CHROMIUM ? '' : ' 
     // uPlot made its canvases and legends in the sections
     expect((dom.match(/<canvas/g) ?? []).length).toBe(8);
     expect(dom).toContain('whole run: 2026-01-01 00:00:00Z');
+    // the whole run on every time chart
+    const whole = `${T0},${T0 + 1999 * 250}`;
+    expect([...dom.matchAll(/<section class="chart" id="chart-(?:equity|drawdown|pnl|exposure|price-\d+)" data-x="([^"]*)"/g)].map((m) => m[1])).toEqual(Array(5).fill(whole));
+  }, 60_000);
+
+  it('zooms every time chart together: a window from the address applies to all of them', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'makerd-report-'));
+    const file = join(dir, 'report.html');
+    writeFileSync(file, report());
+    const win = `${T0 + 60_000},${T0 + 120_000}`;
+    const dom = execFileSync(CHROMIUM as string, ['--headless', '--no-sandbox', '--disable-gpu', '--virtual-time-budget=5000', '--dump-dom', `file://${file}#t=${win}`], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: 60_000,
+    });
+    expect([...dom.matchAll(/<section class="chart" id="chart-(?:equity|drawdown|pnl|exposure|price-\d+)" data-x="([^"]*)"/g)].map((m) => m[1])).toEqual(Array(5).fill(win));
+    expect(dom).toContain('showing 2026-01-01 00:01:00Z .. 2026-01-01 00:02:00Z (60.0 s)');
   }, 60_000);
 });
