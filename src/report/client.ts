@@ -290,7 +290,8 @@ export const CLIENT_JS = String.raw`(function () {
       scales: { x: { time: false, range: function () { return [bx[0] - m.binWidth / 2, bx[bx.length - 1] + m.binWidth / 2]; } }, y: { range: function (u, mn, mx) { return [0, Math.max(1, mx * 1.1)]; } } },
       axes: [
         { space: 60, size: 36, values: numVals, grid: { show: false }, ticks: ticks },
-        { size: 44, space: 30, values: numVals, grid: grid, ticks: ticks },
+        // fill counts: whole-number ticks
+        { size: 44, space: 30, incrs: [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1e3, 2e3, 2.5e3, 5e3, 1e4, 2e4, 5e4, 1e5, 1e6], values: numVals, grid: grid, ticks: ticks },
       ],
       series: [{}, { label: 'fills', fill: 'rgba(37,99,235,0.55)', stroke: '#2563eb', width: 1, paths: bars, points: { show: false } }],
     }, [bx, by], el);
