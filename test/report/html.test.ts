@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
+import puppeteer from 'puppeteer-core';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -180,5 +181,61 @@ describe.skipIf(!CHROMIUM)(`HTML report in headless chromium${CHROMIUM ? '' : ' 
     });
     expect([...dom.matchAll(/<section class="chart" id="chart-(?:equity|drawdown|pnl|exposure|price-\d+)" data-x="([^"]*)"/g)].map((m) => m[1])).toEqual(Array(5).fill(win));
     expect(dom).toContain('showing 2026-01-01 00:01:00Z .. 2026-01-01 00:02:00Z (60.0 s)');
+  }, 60_000);
+
+  it('mouse: a drag-select, the wheel, a shift-drag pan and a double-click move every time chart together', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'makerd-report-'));
+    const file = join(dir, 'report.html');
+    writeFileSync(file, report());
+    const browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    try {
+      const page = await browser.newPage();
+      await page.setViewport({ width: 1300, height: 900 });
+      await page.goto(`file://${file}`);
+      await page.waitForSelector('html[data-charts="8"]');
+      /** Every time chart's x range; they must agree. */
+      const ranges = async (): Promise<[number, number]> => {
+        const xs = await page.$$eval('section.chart[data-x]', (els) => els.map((e) => e.getAttribute('data-x') as string));
+        expect(xs).toHaveLength(5);
+        expect(new Set(xs).size).toBe(1);
+        return xs[0].split(',').map(Number) as [number, number];
+      };
+      const whole = await ranges();
+      const box = (await (await page.$('#chart-equity .u-over'))!.boundingBox())!;
+      const y = box.y + box.height / 2;
+      // drag across the middle fifth of the equity chart: every chart zooms to it
+      await page.mouse.move(box.x + box.width * 0.4, y);
+      await page.mouse.down();
+      await page.mouse.move(box.x + box.width * 0.5, y, { steps: 5 });
+      await page.mouse.move(box.x + box.width * 0.6, y, { steps: 5 });
+      await page.mouse.up();
+      const zoomed = await ranges();
+      const span = whole[1] - whole[0];
+      expect(zoomed[1] - zoomed[0]).toBeGreaterThan(span * 0.15);
+      expect(zoomed[1] - zoomed[0]).toBeLessThan(span * 0.25);
+      // the wheel on another chart zooms in further, all charts together
+      const over = (await page.$('#chart-price-0 .u-over'))!;
+      await over.scrollIntoView();
+      const pbox = (await over.boundingBox())!;
+      await page.mouse.move(pbox.x + pbox.width / 2, pbox.y + pbox.height / 2);
+      await page.mouse.wheel({ deltaY: -100 });
+      const wheeled = await ranges();
+      expect(wheeled[1] - wheeled[0]).toBeLessThan(zoomed[1] - zoomed[0]);
+      // shift+drag pans: the window moves, its width stays
+      await page.keyboard.down('Shift');
+      await page.mouse.move(pbox.x + pbox.width * 0.6, pbox.y + pbox.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(pbox.x + pbox.width * 0.4, pbox.y + pbox.height / 2, { steps: 5 });
+      await page.mouse.up();
+      await page.keyboard.up('Shift');
+      const panned = await ranges();
+      expect(panned[1] - panned[0]).toBeCloseTo(wheeled[1] - wheeled[0], -1);
+      expect(panned[0]).toBeGreaterThan(wheeled[0]);
+      // a double-click shows the whole run again
+      await page.mouse.click(pbox.x + pbox.width / 2, pbox.y + pbox.height / 2, { clickCount: 2 });
+      expect(await ranges()).toEqual(whole);
+    } finally {
+      await browser.close();
+    }
   }, 60_000);
 });
