@@ -7,7 +7,7 @@
 // the end, are not measured. Memory: the fills of the last h per horizon, plus one count per
 // distinct move (moves are whole or half price units).
 import type { MarkoutFigures } from './types.js';
-import { round6 } from './token-state.js';
+import { round6 } from './series.js';
 
 export const DEFAULT_MARKOUT_HORIZONS_MS = [1_000, 10_000, 60_000];
 

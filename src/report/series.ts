@@ -239,3 +239,9 @@ export class FillBuckets {
     return this.rows;
   }
 }
+
+/** Rounded to 6 decimals, without -0. */
+export function round6(x: number): number {
+  const r = Math.round(x * 1e6) / 1e6;
+  return r === 0 ? 0 : r; // no -0 in the JSON
+}

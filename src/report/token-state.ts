@@ -1,6 +1,8 @@
 // One token's running state inside the statistics collector: position on the average-cost basis,
 // cash and fees in micro-dollars, time-weighted sums, drawdown, our quotes and its chart series.
-import { BoundedSeries, type TimeGrid } from './series.js';
+import { BoundedSeries, round6, type TimeGrid } from './series.js';
+
+export { round6 };
 import type { PnlFigures } from './types.js';
 import type { MarkoutTracker } from './markouts.js';
 import { averagePrice, emptyBasis, type CostBasis } from '../core/accounting.js';
@@ -80,10 +82,6 @@ export class TokenTally {
 
 export function notional(s: TokenTally): number {
   return Number.isNaN(s.mid) ? Math.abs(s.pos) * s.avg : Math.abs(s.pos) * s.mid;
-}
-export function round6(x: number): number {
-  const r = Math.round(x * 1e6) / 1e6;
-  return r === 0 ? 0 : r; // no -0 in the JSON
 }
 export function dollars(micros: number): number {
   return round6(Math.round(micros) / 1e6);
