@@ -9,16 +9,18 @@
 // markets are added and removed while it runs (0: the default cron, by liquidity, a fixed set).
 // Warm-up: until every market rests a bid and an ask (GET /status?brief=1, at most
 // MAKERD_BENCH_SCALE_WARMUP_S, default 30 + N/10 s), then 3 s more. Then a window of
-// MAKERD_BENCH_SCALE_SECONDS (default 30) with nothing asked of the daemon: its RSS (VmRSS, sampled
-// every second: end and peak), its CPU (utime + stime over the window, in cores), its event-loop
-// lag (p50/p99/max ms over the window: /status process.loop, reset at the window's start; next to
-// machineLag*, this idle process's own lag over the window: the machine's share), rate-limit
-// violations (HTTP 429 answers it received: its "rate limited (429)" log lines; the window's, the
-// whole run's and their scopes), orders and requests sent, how full the 10-minute windows are at
-// the end (at 1,000 markets they fill in minutes: see README), market connections, feed
-// reconnects, markets added and removed, market frames received per second. Goals (pass_N): RSS <
-// 600 MB, CPU < 0.5 core, lag p99 < 5 ms, no 429. MAKERD_BENCH_SCALE_NODE_ARGS (e.g. "--cpu-prof
-// --cpu-prof-dir=/tmp/prof") and MAKERD_BENCH_SCALE_LOG (a file for the daemon's log) help profiling.
+// MAKERD_BENCH_SCALE_SECONDS (default 30; 720 shows the 10-minute windows full) in which the daemon
+// is asked only for a brief status every 10 s (~4 ms at 1,000 markets): its RSS (VmRSS every
+// second: end and peak), markets resting a bid and an ask (quotingMin, quotingSeries), its CPU
+// (utime + stime over the window, in cores), its event-loop lag (p50/p99/max ms over the window:
+// /status process.loop, reset at the window's start; beside it machineLag*, this idle process's
+// own lag over the window: the machine's share), rate-limit violations (HTTP 429 answers it
+// received: its "rate limited (429)" log lines; the window's, the whole run's, their scopes),
+// orders and requests sent, how full the 10-minute windows are at the end, market connections,
+// feed reconnects, markets added and removed, market frames received per second. Goals (pass_N):
+// RSS < 600 MB, CPU < 0.5 core, lag p99 < 5 ms, no 429. MAKERD_BENCH_SCALE_NODE_ARGS (e.g.
+// "--cpu-prof --cpu-prof-dir=/tmp/prof") and MAKERD_BENCH_SCALE_LOG (a file for the daemon's log)
+// help profiling.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -30,6 +32,7 @@ import { fileURLToPath } from 'node:url';
 const CLI = fileURLToPath(new URL('../../cli.js', import.meta.url));
 const KEY = 'scale-bench-key';
 const GOAL = { rssMb: 600, cpuCores: 0.5, lagP99Ms: 5, rateLimitViolations: 0 };
+const QUOTING_EVERY_S = 10;
 
 function envNumber(name: string, dflt: number): number {
   const v = Number(process.env[name]);
@@ -284,12 +287,19 @@ async function runMarkets(n: number, windowS: number): Promise<Record<string, un
     idleLag.enable();
     let rssPeak = 0;
     const rss: number[] = [];
+    // markets resting a bid and an ask, every QUOTING_EVERY_S (a brief read: ~4 ms at 1,000 markets)
+    const quotingSeries: number[] = [];
+    let nextQuoting = w0 + QUOTING_EVERY_S * 1000;
     while (performance.now() - w0 < windowS * 1000) {
       await sleep(Math.min(1000, windowS * 1000 - (performance.now() - w0)));
       if (d.proc.exitCode !== null) throw new Error(`daemon exited (${d.proc.exitCode}) while measured:\n${d.tail.join('\n')}`);
       const r = memMb(pid, 'VmRSS');
       rss.push(r);
       rssPeak = Math.max(rssPeak, r);
+      if (performance.now() >= nextQuoting && performance.now() - w0 < windowS * 1000 - 500) {
+        nextQuoting += QUOTING_EVERY_S * 1000;
+        quotingSeries.push((await brief(statusUrl)).counts.marketsQuotingBothSides);
+      }
     }
     const cpu1 = cpuSeconds(pid);
     const ecpu1 = cpuSeconds(epid);
@@ -304,6 +314,9 @@ async function runMarkets(n: number, windowS: number): Promise<Record<string, un
       markets: n,
       resolved: after.counts.markets,
       quoting: after.counts.marketsQuotingBothSides,
+      // the fewest seen while measured: rate windows full leave markets without quotes
+      quotingMin: Math.min(after.counts.marketsQuotingBothSides, ...quotingSeries),
+      quotingSeries,
       notBlocked: after.counts.marketsQuoting,
       openOrders: after.counts.openOrders,
       rssMb: rss[rss.length - 1],
