@@ -243,7 +243,9 @@ export class FeedConnection {
         this.counters.pingsSent++;
       }
     }, this.o.pingIntervalMs);
-    const tick = Math.max(5, Math.min(this.o.pingIntervalMs, this.o.quietMs || Infinity, this.o.probeTimeoutMs || Infinity, this.o.pongTimeoutMs || Infinity) / 4);
+    // a tenth of the shortest bound: a silent feed is pulled within quietMs + probeTimeoutMs plus
+    // two ticks (a quarter made that up to 1 s late with the defaults, past the 5 s promised)
+    const tick = Math.max(5, Math.min(this.o.pingIntervalMs, this.o.quietMs || Infinity, this.o.probeTimeoutMs || Infinity, this.o.pongTimeoutMs || Infinity) / 10);
     this.watchTimer = setInterval(() => this.watch(), tick);
   }
 
