@@ -5,6 +5,16 @@
 import type { Clock } from '../core/clock.js';
 import { scaleScope, type Scope } from './limit-table.js';
 import { SlidingWindow } from './sliding-window.js';
+import { PACED_MIN_WINDOW_MS, PacedWindow } from './paced-window.js';
+
+/** How long a grant is held past its window: 2% of it, at most 500 ms. */
+const HOLD_SHARE = 0.02;
+const HOLD_MAX_MS = 500;
+
+/** How long the limiter holds a grant past a window of `windowMs` (the venue counts it on arrival, after our grant). */
+export function grantHoldMs(windowMs: number): number {
+  return Math.min(HOLD_MAX_MS, Math.round(windowMs * HOLD_SHARE));
+}
 
 /** Lower runs first: cancels before places before everything else. */
 export const PRIORITY = { cancel: 0, place: 1, normal: 2 } as const;
@@ -54,7 +64,9 @@ export class Limiter {
     let w = this.windows.get(s.id);
     if (!w) {
       const scaled = scaleScope(s, this.scale, this.windowScale);
-      w = new SlidingWindow(scaled.limit, scaled.windowMs);
+      // each grant held a little past its window: the venue counts it on arrival, after our grant
+      const hold = grantHoldMs(scaled.windowMs);
+      w = scaled.windowMs >= PACED_MIN_WINDOW_MS ? new PacedWindow(scaled.limit, scaled.windowMs, hold) : new SlidingWindow(scaled.limit, scaled.windowMs, hold);
       this.windows.set(s.id, w);
     }
     return w;

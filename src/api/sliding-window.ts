@@ -1,6 +1,8 @@
 // An exact sliding-window log: the grant times of the last `windowMs` in a ring buffer of size
 // `limit`. Any interval of `windowMs` holds at most `limit` grants (a grant at t counts during
-// [t, t + windowMs)). Pure: time is passed in. Shared by the client limiter and the emulator.
+// [t, t + windowMs + holdMs)). Pure: time is passed in. Shared by the client limiter (which holds
+// each grant a little longer: the server counts a request when it arrives, after we grant it) and
+// the emulator (holdMs 0).
 
 export class SlidingWindow {
   private readonly ring: Float64Array;
@@ -10,6 +12,8 @@ export class SlidingWindow {
   constructor(
     readonly limit: number,
     readonly windowMs: number,
+    /** Extra time each grant counts, past windowMs. */
+    readonly holdMs = 0,
   ) {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
     if (!(windowMs > 0)) throw new RangeError(`windowMs must be positive, got ${windowMs}`);
@@ -17,7 +21,7 @@ export class SlidingWindow {
   }
 
   private evict(nowMs: number): void {
-    const cutoff = nowMs - this.windowMs;
+    const cutoff = nowMs - this.windowMs - this.holdMs;
     while (this.count > 0 && this.ring[this.head] <= cutoff) {
       this.head = this.head + 1 === this.limit ? 0 : this.head + 1;
       this.count--;
@@ -53,7 +57,7 @@ export class SlidingWindow {
   /** Earliest time >= nowMs at which tryAcquire would succeed. */
   nextFreeAt(nowMs: number): number {
     this.evict(nowMs);
-    return this.count < this.limit ? nowMs : this.ring[this.head] + this.windowMs;
+    return this.count < this.limit ? nowMs : this.ring[this.head] + this.windowMs + this.holdMs;
   }
 
   /** Remaining slots at nowMs (for X-RateLimit-Remaining). */

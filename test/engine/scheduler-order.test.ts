@@ -5,7 +5,7 @@
 import { describe, it, expect } from 'vitest';
 import { OrderScheduler, dependsOnCancel, type SchedulerSink } from '../../src/engine/scheduler.js';
 import { VirtualClock } from '../../src/core/clock.js';
-import { Limiter } from '../../src/api/limiter.js';
+import { Limiter, grantHoldMs } from '../../src/api/limiter.js';
 import { silentLogger } from '../../src/core/log.js';
 import type { OrderRequest } from '../../src/venue/types.js';
 import type { Quote } from '../../src/engine/strategy.js';
@@ -77,7 +77,7 @@ describe('order scheduler: places before the cancels they do not depend on', () 
   it('while a cancel waits for its window, independent places wait too', async () => {
     const { venue, s, clock } = setup(0.001); // DELETE /orders and POST /orders: 1 request per 10 s burst
     const { bid } = await working(s, venue);
-    clock.advanceTo(clock.now() + 10_001); // the POST /orders window has room again
+    clock.advanceTo(clock.now() + 10_001 + grantHoldMs(10_000)); // the POST /orders window has room again
     s.submit('x', ['not-ours'], []); // takes the DELETE /orders window
     await settle();
     venue.calls.length = 0;
@@ -85,7 +85,7 @@ describe('order scheduler: places before the cancels they do not depend on', () 
     expect(venue.calls).toEqual([]);
     expect(s.pendingPlaces()).toBe(1);
     expect(s.pendingCancels()).toBe(1);
-    clock.advanceTo(clock.now() + 10_001);
+    clock.advanceTo(clock.now() + 10_001 + grantHoldMs(10_000));
     await settle();
     expect(venue.calls.map((c) => c.kind)).toEqual(['placeOrders', 'cancelOrders']);
   });

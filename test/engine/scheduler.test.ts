@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { OrderScheduler, type SchedulerSink } from '../../src/engine/scheduler.js';
 import { VirtualClock } from '../../src/core/clock.js';
-import { Limiter } from '../../src/api/limiter.js';
+import { Limiter, grantHoldMs } from '../../src/api/limiter.js';
 import { scopesFor } from '../../src/api/limit-table.js';
 import { silentLogger } from '../../src/core/log.js';
 import type { OrderRequest } from '../../src/venue/types.js';
@@ -77,7 +77,7 @@ describe('order scheduler', () => {
     expect(venue.calls.length).toBe(1);
     expect(s.pendingPlaces()).toBe(3);
     expect(s.stats.coalescedPlaces).toBe(2); // the batch of 2 never left
-    clock.advanceTo(clock.now() + 10_001);
+    clock.advanceTo(clock.now() + 10_001 + grantHoldMs(10_000));
     await settle();
     expect(venue.calls.length).toBe(2);
     expect(venue.calls[1].n).toBe(3);
