@@ -4,19 +4,10 @@
 // others keep quoting (before: the engine's feed flag went down with any connection: every quote
 // of every market cancelled and placed again).
 import { describe, it, expect } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { specProfile } from '../../src/api/clob-profile.js';
-import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/core/log.js';
-import { startEmulator } from '../../src/emulator/server.js';
-import { Daemon } from '../../src/session/daemon.js';
 import { marketsFromTokens } from '../../src/session/markets.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
-
-const KEY = 'feed-connections-key';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { KEY, sleep, startDaemon } from '../status/daemon-fixture.js';
 
 async function until(what: string, ok: () => Promise<boolean> | boolean, ms = 15_000, every = 100): Promise<void> {
   const end = Date.now() + ms;
@@ -28,26 +19,11 @@ async function until(what: string, ok: () => Promise<boolean> | boolean, ms = 15
 
 describe('daemon: one market connection at a time', () => {
   it('an added connection opening and a lost one pull only their own markets', async () => {
-    const emu = await startEmulator({ seed: 7, markets: 3, keys: [KEY] });
-    const dir = mkdtempSync(join(tmpdir(), 'makerd-feed-conns-'));
-    const u = emu.urls;
-    const config = loadConfig({
-      env: {
-        MAKERD_CLOB_URL: u.clob,
-        MAKERD_GAMMA_URL: u.gamma,
-        MAKERD_DATA_URL: u.data,
-        MAKERD_CONTENT_URL: u.content,
-        MAKERD_WS_URL: u.ws,
-        MAKERD_PRICE_FEED_URL: u.price_feed,
-        MAKERD_DB: join(dir, 's.sqlite'),
-      },
-      // one market (its two tokens) per connection
-      overrides: { mode: 'live', log: { level: 'silent' }, feed: { maxAssetsPerConnection: 2 } },
-    });
-    const [a, b, c] = emu.markets.map((m) => m.facts.tokens[0]);
-    const d = new Daemon({ config, venue: specProfile(KEY), log: silentLogger, tokens: [a, b], statusPort: 0 });
+    // one market (its two tokens) per connection; the daemon trades A and B of the emulator's three
+    const r = await startDaemon(3, { seed: 7, trade: 2, overrides: { feed: { maxAssetsPerConnection: 2 } } });
+    const { daemon: d, emu } = r;
+    const c = emu.markets[2].facts.tokens[0];
     try {
-      await d.start();
       const [mA, mB] = d.markets;
       const restingOn = (m: MarketMeta) => emu.exchange.openOrders(KEY).filter((o) => o.assetId === m.tokenId || o.assetId === m.complementId).length;
       await until('A and B quoting', () => restingOn(mA) > 0 && restingOn(mB) > 0);
@@ -77,9 +53,7 @@ describe('daemon: one market connection at a time', () => {
       // back: A quotes again on its fresh snapshot
       await until('A quoting again', () => restingOn(mA) > 0);
     } finally {
-      await d.stop('test');
-      await emu.close();
-      rmSync(dir, { recursive: true, force: true });
+      await r.close();
     }
   }, 60_000);
 });

@@ -2,19 +2,10 @@
 // loopback): an added market is subscribed on the open market connection and quoted, a removed one
 // has its orders cancelled at the venue and is unsubscribed, and no feed connection reconnects.
 import { describe, it, expect } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { specProfile } from '../../src/api/clob-profile.js';
-import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/core/log.js';
-import { startEmulator } from '../../src/emulator/server.js';
-import { Daemon } from '../../src/session/daemon.js';
 import { marketsFromTokens } from '../../src/session/markets.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
-
-const KEY = 'market-set-key';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { sleep, startDaemon } from '../status/daemon-fixture.js';
 
 async function until(what: string, ok: () => Promise<boolean> | boolean, ms = 15_000): Promise<void> {
   const end = Date.now() + ms;
@@ -26,25 +17,11 @@ async function until(what: string, ok: () => Promise<boolean> | boolean, ms = 15
 
 describe('daemon: markets added and removed while running', () => {
   it('quotes an added market, cancels and unsubscribes a removed one, without a reconnect', async () => {
-    const emu = await startEmulator({ seed: 5, markets: 3, keys: [KEY] });
-    const dir = mkdtempSync(join(tmpdir(), 'makerd-market-set-'));
-    const u = emu.urls;
-    const config = loadConfig({
-      env: {
-        MAKERD_CLOB_URL: u.clob,
-        MAKERD_GAMMA_URL: u.gamma,
-        MAKERD_DATA_URL: u.data,
-        MAKERD_CONTENT_URL: u.content,
-        MAKERD_WS_URL: u.ws,
-        MAKERD_PRICE_FEED_URL: u.price_feed,
-        MAKERD_DB: join(dir, 's.sqlite'),
-      },
-      overrides: { mode: 'live', log: { level: 'silent' } },
-    });
-    const [a, b, c] = emu.markets.map((m) => m.facts.tokens[0]);
-    const d = new Daemon({ config, venue: specProfile(KEY), log: silentLogger, tokens: [a, b], statusPort: 0 });
+    // the daemon trades A and B of the emulator's three
+    const r = await startDaemon(3, { seed: 5, trade: 2 });
+    const d = r.daemon;
+    const c = r.emu.markets[2].facts.tokens[0];
     try {
-      await d.start();
       const [mA, mB] = d.markets;
       const restingOn = async (m: MarketMeta) => (await d.venue.openOrders()).filter((o) => o.tokenId === m.tokenId || o.tokenId === m.complementId).length;
       await until('A and B quoting', async () => (await restingOn(mA)) > 0 && (await restingOn(mB)) > 0);
@@ -74,9 +51,7 @@ describe('daemon: markets added and removed while running', () => {
       for (const k of keys) expect([k, now[k]]).toEqual([k, reconnectsBefore[k]]);
       expect(d.feed.marketConnections()[0].conn.state).toBe('live');
     } finally {
-      await d.stop('test');
-      await emu.close();
-      rmSync(dir, { recursive: true, force: true });
+      await r.close();
     }
   }, 60_000);
 });

@@ -1,5 +1,5 @@
-// A daemon in this process, live against the emulator on loopback, for the status server's tests:
-// started, and waited for until every market rests a bid and an ask.
+// A daemon in this process, live against the emulator on loopback, for the status server's and the
+// session's tests: started, and waited for until every market it trades rests a bid and an ask.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +22,10 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export interface StartOptions {
   seed?: number;
+  /** The daemon trades the first `trade` of the emulator's markets (default: all). */
+  trade?: number;
+  /** Config overrides merged over live mode and a silent log. */
+  overrides?: Record<string, unknown>;
   /** More MAKERD_* variables (MAKERD_STATUS_HOST). */
   env?: Record<string, string>;
   log?: Logger;
@@ -64,9 +68,11 @@ export async function startDaemon(markets: number, o: StartOptions = {}): Promis
       MAKERD_DB: join(dir, 's.sqlite'),
       ...o.env,
     },
-    overrides: { mode: 'live', log: { level: 'silent' } },
+    overrides: { mode: 'live', log: { level: 'silent' }, ...o.overrides },
   });
-  const daemon = new Daemon({ config, venue: specProfile(KEY), log: o.log ?? silentLogger, tokens: emu.markets.map((m) => m.facts.tokens[0]), statusPort: 0 });
+  const trade = o.trade ?? markets;
+  const tokens = emu.markets.slice(0, trade).map((m) => m.facts.tokens[0]);
+  const daemon = new Daemon({ config, venue: specProfile(KEY), log: o.log ?? silentLogger, tokens, statusPort: 0 });
   const close = async () => {
     await daemon.stop('test');
     await emu.close();
@@ -77,7 +83,7 @@ export async function startDaemon(markets: number, o: StartOptions = {}): Promis
     const end = Date.now() + 15_000;
     for (;;) {
       const s = (await (await fetch(`${daemon.status.url}/status?brief=1`)).json()) as { counts: { marketsQuotingBothSides: number } };
-      if (s.counts.marketsQuotingBothSides >= markets) break;
+      if (s.counts.marketsQuotingBothSides >= trade) break;
       if (Date.now() > end) throw new Error(`not quoting both sides in 15 s: ${JSON.stringify(s.counts)}`);
       await sleep(100);
     }

@@ -2,16 +2,8 @@
 // process section (RSS, event-loop lag since start or the last ?loop=reset), feed reconnects and
 // frames, and ?brief=1 (counts instead of the per-market, per-token and per-order lists).
 import { describe, it, expect } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { specProfile } from '../../src/api/clob-profile.js';
-import { loadConfig } from '../../src/config.js';
-import { silentLogger } from '../../src/core/log.js';
-import { startEmulator } from '../../src/emulator/server.js';
-import { Daemon } from '../../src/session/daemon.js';
-
-const KEY = 'status-test-key';
+import type { Daemon } from '../../src/session/daemon.js';
+import { startDaemon } from './daemon-fixture.js';
 
 interface Loop {
   p50Ms: number;
@@ -39,25 +31,9 @@ async function status(d: Daemon, query = ''): Promise<Status> {
 
 describe('GET /status', () => {
   it('reports RSS and event-loop lag (reset on ?loop=reset), feed reconnects, and counts under ?brief=1', async () => {
-    const emu = await startEmulator({ seed: 3, markets: 2, keys: [KEY] });
-    const dir = mkdtempSync(join(tmpdir(), 'makerd-status-'));
-    const u = emu.urls;
-    const config = loadConfig({
-      env: {
-        MAKERD_CLOB_URL: u.clob,
-        MAKERD_GAMMA_URL: u.gamma,
-        MAKERD_DATA_URL: u.data,
-        MAKERD_CONTENT_URL: u.content,
-        MAKERD_WS_URL: u.ws,
-        MAKERD_PRICE_FEED_URL: u.price_feed,
-        MAKERD_DB: join(dir, 's.sqlite'),
-      },
-      overrides: { mode: 'live', log: { level: 'silent' } },
-    });
-    const tokens = emu.markets.map((m) => m.facts.tokens[0]);
-    const d = new Daemon({ config, venue: specProfile(KEY), log: silentLogger, tokens, statusPort: 0 });
+    const run = await startDaemon(2, { seed: 3 });
+    const { daemon: d, emu } = run;
     try {
-      await d.start();
       // both markets rest a bid and an ask
       const end = Date.now() + 15_000;
       let b = await status(d, '?brief=1');
@@ -103,9 +79,7 @@ describe('GET /status', () => {
       }
       expect(r.reconnects.market).toBe(1);
     } finally {
-      await d.stop('test');
-      await emu.close();
-      rmSync(dir, { recursive: true, force: true });
+      await run.close();
     }
   }, 60_000);
 });
