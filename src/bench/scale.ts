@@ -28,6 +28,7 @@ import { setPriority, tmpdir } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { urlsEnv, type EmulatorUrls } from '../emulator/server.js';
 
 const CLI = fileURLToPath(new URL('../../cli.js', import.meta.url));
 const KEY = 'scale-bench-key';
@@ -178,7 +179,7 @@ async function runMarkets(n: number, windowS: number): Promise<Record<string, un
         if (e.proc.exitCode !== null) throw new Error(`emulator exited (${e.proc.exitCode}):\n${e.tail.join('\n')}`);
         if (!existsSync(urlsFile)) return undefined;
         try {
-          return JSON.parse(readFileSync(urlsFile, 'utf8')) as Record<string, string>;
+          return JSON.parse(readFileSync(urlsFile, 'utf8')) as EmulatorUrls;
         } catch {
           return undefined; // written, not yet whole
         }
@@ -239,12 +240,7 @@ async function runMarkets(n: number, windowS: number): Promise<Record<string, un
       ['run', '--config', cfg],
       {
         PATH: process.env.PATH,
-        MAKERD_CLOB_URL: urls.clob,
-        MAKERD_GAMMA_URL: urls.gamma,
-        MAKERD_DATA_URL: urls.data,
-        MAKERD_CONTENT_URL: urls.content,
-        MAKERD_WS_URL: urls.ws,
-        MAKERD_PRICE_FEED_URL: urls.price_feed,
+        ...urlsEnv(urls),
         MAKERD_API_KEY: KEY,
         MAKERD_DB: join(dir, 'makerd.sqlite'),
         MAKERD_STATUS_PORT: String(port),

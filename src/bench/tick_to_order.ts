@@ -37,6 +37,7 @@ import { SeededRng } from '../core/rng.js';
 import { Engine } from '../engine/engine.js';
 import { loadStrategy } from '../strategy/loader.js';
 import { marketsFromTokens } from '../session/markets.js';
+import { urlsEnv } from '../emulator/server.js';
 
 const KEY = 'bench-key';
 /** Measured time per market count (MAKERD_BENCH_RUN_MS): ~100 samples per 8 s, so 20 s puts p99 above the top 2. */
@@ -121,12 +122,7 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
   const u = emu.urls;
   const config = loadConfig({
     env: {
-      MAKERD_CLOB_URL: u.clob,
-      MAKERD_GAMMA_URL: u.gamma,
-      MAKERD_DATA_URL: u.data,
-      MAKERD_CONTENT_URL: u.content,
-      MAKERD_WS_URL: u.ws,
-      MAKERD_PRICE_FEED_URL: u.price_feed,
+      ...urlsEnv(u),
       MAKERD_LIMIT_SCALE: String(load.limitScale),
     },
     // Global risk caps scaled to the market count (the defaults, 40 open orders, hold most

@@ -14,6 +14,7 @@ import { specProfile } from '../api/clob-profile.js';
 import { microsToDollars } from '../core/units.js';
 import { startEmulator } from '../emulator/server.js';
 import { type CommandIO, type CommandModule, numberFlag } from './command.js';
+import { urlsEnv } from '../emulator/server.js';
 
 const DEMO_ACTIVITY = 10;
 
@@ -86,12 +87,7 @@ export const command: CommandModule = {
     const m = emu.markets[0].facts;
     const env: NodeJS.ProcessEnv = {
       ...io.env,
-      MAKERD_CLOB_URL: emu.urls.clob,
-      MAKERD_GAMMA_URL: emu.urls.gamma,
-      MAKERD_DATA_URL: emu.urls.data,
-      MAKERD_CONTENT_URL: emu.urls.content,
-      MAKERD_WS_URL: emu.urls.ws,
-      MAKERD_PRICE_FEED_URL: emu.urls.price_feed,
+      ...urlsEnv(emu.urls),
       MAKERD_DB: io.env.MAKERD_DB ?? join(tmp as string, 'demo.sqlite'),
       MAKERD_STATUS_PORT: io.env.MAKERD_STATUS_PORT ?? '0',
     };

@@ -77,6 +77,11 @@ export interface EmulatorUrls {
   price_feed: string;
 }
 
+/** The MAKERD_* variables that point makerd at these URLs. */
+export function urlsEnv(u: EmulatorUrls): Record<string, string> {
+  return { MAKERD_CLOB_URL: u.clob, MAKERD_GAMMA_URL: u.gamma, MAKERD_DATA_URL: u.data, MAKERD_CONTENT_URL: u.content, MAKERD_WS_URL: u.ws, MAKERD_PRICE_FEED_URL: u.price_feed };
+}
+
 export interface RunningEmulator {
   urls: EmulatorUrls;
   port: number;

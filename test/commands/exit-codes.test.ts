@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { cli } from '../../src/cli.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
 import { assertBuilt, CLI, ROOT } from '../e2e/harness.js';
+import { urlsEnv } from '../../src/emulator/server.js';
 
 interface Result {
   code: number | null;
@@ -56,7 +57,7 @@ let busy: Server;
 let busyPort: number;
 let closedPort: number;
 let token: string;
-let urlsEnv: Record<string, string>;
+let emuEnv: Record<string, string>;
 
 beforeAll(async () => {
   assertBuilt();
@@ -64,7 +65,7 @@ beforeAll(async () => {
   emu = await startEmulator({ seed: 7 });
   token = emu.markets[0].facts.tokens[0];
   const u = emu.urls;
-  urlsEnv = { MAKERD_CLOB_URL: u.clob, MAKERD_GAMMA_URL: u.gamma, MAKERD_DATA_URL: u.data, MAKERD_CONTENT_URL: u.content, MAKERD_WS_URL: u.ws, MAKERD_PRICE_FEED_URL: u.price_feed };
+  emuEnv = urlsEnv(u);
   busy = createServer();
   await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
   busyPort = (busy.address() as { port: number }).port;
@@ -82,7 +83,7 @@ afterAll(async () => {
 
 describe('makerd run: a failure to start is one line and a non-zero exit within seconds', () => {
   const paper = () => ['run', '--mode', 'paper', '--markets', token];
-  const env = (over: Record<string, string> = {}) => ({ ...urlsEnv, MAKERD_DB: join(dir, 'run.sqlite'), MAKERD_STATUS_PORT: '0', ...over });
+  const env = (over: Record<string, string> = {}) => ({ ...emuEnv, MAKERD_DB: join(dir, 'run.sqlite'), MAKERD_STATUS_PORT: '0', ...over });
 
   it('the status port is taken: exit 2 naming the port and the key, after stopping cleanly', async () => {
     const r = await makerd(paper(), env({ MAKERD_STATUS_PORT: String(busyPort) }));

@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
+import { urlsEnv } from '../../src/emulator/server.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -156,12 +157,7 @@ beforeAll(async () => {
     vars: {
       PATH: process.env.PATH,
       HOME: scratch,
-      MAKERD_CLOB_URL: emu.urls.clob,
-      MAKERD_GAMMA_URL: emu.urls.gamma,
-      MAKERD_DATA_URL: emu.urls.data,
-      MAKERD_CONTENT_URL: emu.urls.content,
-      MAKERD_WS_URL: emu.urls.ws,
-      MAKERD_PRICE_FEED_URL: emu.urls.price_feed,
+      ...urlsEnv(emu.urls),
       MAKERD_API_KEY: 'help-examples-key',
       MAKERD_DB: join(scratch, 'makerd.sqlite'),
       MAKERD_STATUS_PORT: '0',

@@ -10,6 +10,7 @@ import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/core/log.js';
 import { Daemon } from '../../src/session/daemon.js';
 import { bounded, KEY, setup, storedFills, until, venueFills, type Env, useTestScope } from './harness.js';
+import { urlsEnv } from '../../src/emulator/server.js';
 
 let env: Env | undefined;
 useTestScope(
@@ -22,7 +23,7 @@ useTestScope(
 function start(e: Env, db: string): Daemon {
   const u = e.emu.urls;
   const config = loadConfig({
-    env: { MAKERD_CLOB_URL: u.clob, MAKERD_GAMMA_URL: u.gamma, MAKERD_DATA_URL: u.data, MAKERD_CONTENT_URL: u.content, MAKERD_WS_URL: u.ws, MAKERD_PRICE_FEED_URL: u.price_feed, MAKERD_DB: db },
+    env: { ...urlsEnv(u), MAKERD_DB: db },
     overrides: { mode: 'live', log: { level: 'silent' } },
   });
   return new Daemon({ config, venue: specProfile(KEY), log: silentLogger, tokens: [e.token], statusPort: 0 });

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/server.js';
 import { stressSyntheticParams } from '../../src/emulator/agents.js';
+import { urlsEnv } from '../../src/emulator/server.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const CLI = join(ROOT, 'dist', 'cli.js');
@@ -79,12 +80,7 @@ export function spawnDaemon(env: Env, config: Record<string, unknown> = {}, mode
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,
-      MAKERD_CLOB_URL: u.clob,
-      MAKERD_GAMMA_URL: u.gamma,
-      MAKERD_DATA_URL: u.data,
-      MAKERD_CONTENT_URL: u.content,
-      MAKERD_WS_URL: u.ws,
-      MAKERD_PRICE_FEED_URL: u.price_feed,
+      ...urlsEnv(u),
       ...env.venueEnv,
       MAKERD_DB: env.db,
       MAKERD_STATUS_PORT: '0',

@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/config.js';
 import { silentLogger, type Logger } from '../../src/core/log.js';
 import { startEmulator } from '../../src/emulator/server.js';
 import { Daemon } from '../../src/session/daemon.js';
+import { urlsEnv } from '../../src/emulator/server.js';
 
 export const KEY = 'status-test-key';
 
@@ -59,12 +60,7 @@ export async function startDaemon(markets: number, o: StartOptions = {}): Promis
   const u = emu.urls;
   const config = loadConfig({
     env: {
-      MAKERD_CLOB_URL: u.clob,
-      MAKERD_GAMMA_URL: u.gamma,
-      MAKERD_DATA_URL: u.data,
-      MAKERD_CONTENT_URL: u.content,
-      MAKERD_WS_URL: u.ws,
-      MAKERD_PRICE_FEED_URL: u.price_feed,
+      ...urlsEnv(u),
       MAKERD_DB: join(dir, 's.sqlite'),
       ...o.env,
     },
