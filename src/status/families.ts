@@ -20,15 +20,21 @@ export const HALT_KINDS: ReadonlyArray<[string, RegExp]> = [
   ['other', /./],
 ];
 
-export function registerFamilies(reg: Registry, d: StatusSource): void {
+/** Registers the families; the returned function starts a scrape (the tokens are read afresh). */
+export function registerFamilies(reg: Registry, d: StatusSource): () => void {
   const registers = [reg];
+  // Each family is read (and formatted by prom-client) in a loop turn of its own: a scrape at 1,000
+  // markets is ~140 ms of work, which in one turn would hold every feed frame and order behind it.
+  let turns: Promise<void> = Promise.resolve();
+  const ownTurn = (): Promise<void> => (turns = turns.then(() => new Promise<void>((r) => setImmediate(r))));
   const gauge = (name: string, help: string, labelNames: string[], read: () => Iterable<Sample>) =>
     new Gauge({
       name: `makerd_${name}`,
       help,
       labelNames,
       registers,
-      collect() {
+      async collect() {
+        await ownTurn();
         this.reset();
         for (const [l, v] of read()) if (Number.isFinite(v)) this.set(l, v);
       },
@@ -39,21 +45,16 @@ export function registerFamilies(reg: Registry, d: StatusSource): void {
       help,
       labelNames,
       registers,
-      collect() {
+      async collect() {
+        await ownTurn();
         this.reset();
         for (const [l, v] of read()) if (Number.isFinite(v) && v >= 0) this.inc(l, v);
       },
     });
   const one = (v: number | boolean): Sample[] => [[{}, Number(v)]];
-  // one reading of the tokens per scrape (the families of one scrape are collected in one turn)
+  // one reading of the tokens per scrape: the families of a scrape, a few turns apart, share it
   let cached: TokenView[] | undefined;
-  const views = (): TokenView[] => {
-    if (!cached) {
-      cached = tokenViews(d);
-      setImmediate(() => (cached = undefined));
-    }
-    return cached;
-  };
+  const views = (): TokenView[] => (cached ??= tokenViews(d));
   const perToken = (f: (v: TokenView) => Iterable<Sample>) => () => views().flatMap((v) => [...f(v)]);
   const at = (v: TokenView, extra: Labels = {}): Labels => ({ market: v.market, token: v.token, ...extra });
 
@@ -217,6 +218,7 @@ export function registerFamilies(reg: Registry, d: StatusSource): void {
     return usage().map((u) => [{ scope: u.scope }, Number(u.pausedUntil > now)]);
   });
   registerFeedFamilies(gauge, counter, d);
+  return () => (cached = undefined);
 }
 
 type Family = (name: string, help: string, labelNames: string[], read: () => Iterable<Sample>) => unknown;

@@ -31,6 +31,8 @@ export class StatusMetrics implements MetricsView {
   readonly registry = new Registry();
   /** PnL samples and the last fills of this session (the live page). */
   readonly history = new SessionHistory();
+  /** Starts a scrape: the families read the tokens afresh (once for all of them). */
+  private readonly newScrape: () => void;
   private readonly tickToOrder: Histogram;
   private readonly http: Histogram<'api' | 'endpoint' | 'status'>;
   private readonly feedDelay: Histogram;
@@ -71,7 +73,7 @@ export class StatusMetrics implements MetricsView {
       labelNames: ['market', 'token', 'side'],
       registers,
     });
-    registerFamilies(this.registry, d);
+    this.newScrape = registerFamilies(this.registry, d);
   }
 
   get contentType(): string {
@@ -80,6 +82,7 @@ export class StatusMetrics implements MetricsView {
 
   /** The text exposition of every family (GET /metrics). */
   text(): Promise<string> {
+    this.newScrape();
     return this.registry.metrics();
   }
 

@@ -216,6 +216,25 @@ describe('GET /metrics', () => {
   });
 });
 
+describe('a scrape and the loop', () => {
+  it('reads its families in loop turns of their own: the feed and orders are not held for a whole scrape', async () => {
+    const text = run.daemon.status.metrics.text();
+    let turns = 0;
+    let done = false;
+    void text.then(() => (done = true));
+    while (!done && turns < 10_000) {
+      await new Promise((r) => setImmediate(r));
+      turns++;
+    }
+    expect(done).toBe(true);
+    // a turn per family read from the daemon (dozens; the histograms and fill counters are kept
+    // as they go and take none); read in one turn, the scrape would be done after 1
+    const families = (await text).split('\n').filter((l) => l.startsWith('# TYPE makerd_')).length;
+    expect(families).toBeGreaterThan(30);
+    expect(turns).toBeGreaterThan(families / 2);
+  });
+});
+
 describe('GET /metrics before a book', () => {
   it('leaves out the age, mid and spread of a token with no book yet (never -1 or NaN)', async () => {
     const d = run.daemon;
