@@ -125,10 +125,14 @@ class SubmitSockets {
   /** `checked` runs after each validation pass (the idle connections are then written to at once). */
   constructor(private readonly checked: () => void) {}
 
+  /** Connections opened for submits (keepSubmitWarm's and any a submit had to open). */
+  connects = 0;
+
   connector(timeout: number): buildConnector.connector {
     const base = buildConnector({ timeout });
     return (opts, cb) =>
       base(opts, (err, socket) => {
+        if (socket) this.connects++;
         if (socket) {
           this.sockets.add(socket as Socket);
           socket.once('close', () => this.sockets.delete(socket as Socket));
@@ -367,6 +371,11 @@ export class Transport {
     if (idle ?? best) return (idle ?? best) as SubmitConn;
     for (const c of this.submitClients) if (c.inFlight === 0) return c;
     return this.submitClients[0];
+  }
+
+  /** Connections opened for POST /order(s) so far. */
+  get submitConnects(): number {
+    return this.submitSockets.connects;
   }
 
   /**

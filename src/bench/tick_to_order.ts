@@ -9,7 +9,8 @@
 // market, < 1.5 ms at 100 (each count is its own emulator run; fields end in _1 / _100;
 // MAKERD_BENCH_MARKETS="1,100"). Split: chunkBefore, engine (the frame -> the venue's placeOrders
 // call), dispatch (-> undici's request:create) and write (-> bodySent). connects: connections opened
-// while measuring (the order connections are kept warm: 0). Load per count (feed_/speed_/
+// while measuring, all of them (cancels and reads share a pool that opens one when every one is
+// busy); submitConnects: of those, the order connections' (kept warm: 0). Load per count (feed_/speed_/
 // limitScale_ fields): 1 market at the stress rates x8 with real limits; more at the emulator's
 // real-feed calibration (defaultSyntheticParams) in real time with limits x10 and risk caps scaled
 // to the count (MAKERD_BENCH_FEED=stress, MAKERD_BENCH_SPEED, MAKERD_BENCH_LIMIT_SCALE override).
@@ -202,8 +203,9 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
     done.push(rec);
     sent.push(performance.now());
   };
-  // new connections opened while measuring (a warm pool opens none)
+  // new connections opened while measuring: all (cancels and reads share a pool) and for orders
   let connects = 0;
+  let submitConnects0 = NaN;
   const onConnect = () => void (performance.now() > warmUntil && connects++);
   subscribe('undici:request:create', onCreate);
   subscribe('undici:request:bodySent', onBodySent);
@@ -251,7 +253,9 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
   engine.start();
   // The first seconds (connections opening, JIT) are not measured.
   warmUntil = performance.now() + WARM_MS;
+  setTimeout(() => (submitConnects0 = clients.clob.transport.submitConnects), WARM_MS);
   await new Promise((r) => setTimeout(r, RUN_MS + WARM_MS));
+  const submitConnects = clients.clob.transport.submitConnects - submitConnects0;
   await engine.stop();
   market.stop();
   user.stop();
@@ -292,5 +296,6 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
     write_p99_us: q(writeUs, 99),
     chunkRest_p99_us: q(chunkRestUs, 99),
     connects,
+    submitConnects,
   };
 }
