@@ -1,10 +1,13 @@
 // Market metadata for the engine: from token ids (CLOB GET /book then GET /market for the
-// sibling token), or from a metadata-API query (config.marketQuery). Either way each binary
+// sibling token; many tokens from the CLOB's market list first), or from a metadata-API query
+// (config.marketQuery). Either way each binary
 // market becomes one MarketMeta quoted on its first outcome token.
 import type { Logger } from '../core/log.js';
 import type { Config } from '../config.js';
 import { formatPrice, formatSize, priceFromNumber, sizeFromNumber } from '../core/units.js';
 import type { ClobClient } from '../api/clob-client.js';
+import type { Book, ClobMarket } from '../api/schemas.js';
+import { END_CURSOR } from '../api/schemas.js';
 import type { GammaClient } from '../api/gamma-client.js';
 import { MakerdError } from '../core/errors.js';
 import type { MarketMeta } from '../engine/strategy.js';
@@ -24,40 +27,91 @@ function endMsOf(v: unknown): number | undefined {
   return Number.isFinite(t) ? t : undefined;
 }
 
+/**
+ * From this many tokens on, their markets are looked up in the venue's market list first (pages of
+ * many markets): GET /book and GET /markets/{id} allow 100 requests per 10 s each, so 1,000 tokens
+ * one by one take 100 s, past the start-up bound. A token the list does not hold is looked up alone.
+ */
+const LIST_FROM_TOKENS = 20;
+/** Pages of the market list read at most for that (the venue lists closed markets too). */
+const LIST_MAX_PAGES = 200;
+/** Fee-rule requests in flight at once (one per market, on the profiles that read one). */
+const FEE_RULE_CONCURRENCY = 8;
+
+/** The markets of `tokens` found in the venue's market list, by token id (stops once all are found). */
+async function listedMarkets(clob: ClobClient, tokens: readonly string[], log: Logger): Promise<Map<string, ClobMarket>> {
+  const wanted = new Set(tokens);
+  const found = new Map<string, ClobMarket>();
+  let cursor: string | undefined;
+  try {
+    for (let page = 0; page < LIST_MAX_PAGES && found.size < wanted.size; page++) {
+      const p = await clob.listMarkets({ next_cursor: cursor });
+      for (const m of p.data) for (const t of m.tokens ?? []) if (wanted.has(t.token_id)) found.set(t.token_id, m);
+      const next = p.next_cursor;
+      if (!next || next === END_CURSOR || next === cursor) break;
+      cursor = next;
+    }
+  } catch (err) {
+    // the list is a shortcut: what it did not give is looked up token by token
+    log.warn({ err, found: found.size, tokens: wanted.size }, 'market list unreadable; resolving the rest token by token');
+  }
+  return found;
+}
+
+/** A market's terms from its CLOB market object, the book's where the market omits them. */
+function metaOf(m: ClobMarket, book: Book | undefined, token: string): MarketMeta {
+  const conditionId = m.condition_id;
+  const ids = (m.tokens ?? []).map((t) => t.token_id);
+  if (ids.length !== 2) throw new MakerdError(`market ${conditionId} of token ${token} is not a binary market (${ids.length} tokens)`);
+  const tickFromMarket = m.minimum_tick_size !== undefined ? priceFromNumber(m.minimum_tick_size) : -1;
+  const minFromMarket = m.minimum_order_size !== undefined ? sizeFromNumber(m.minimum_order_size) : -1;
+  return {
+    conditionId,
+    tokenId: ids[0],
+    complementId: ids[1],
+    tick: tickFromMarket > 0 ? tickFromMarket : (book?.tickSize ?? DEFAULT_TICK),
+    minSize: minFromMarket > 0 ? minFromMarket : (book?.minOrderSize ?? DEFAULT_MIN_SIZE),
+    negRisk: m.neg_risk ?? book?.negRisk ?? false,
+    endMs: endMsOf((m as Record<string, unknown>).end_date_iso),
+  };
+}
+
 /** Resolves token ids to markets; a token whose market has no second token is an error. */
 export async function marketsFromTokens(clob: ClobClient, tokens: readonly string[], log: Logger): Promise<MarketMeta[]> {
   const byCondition = new Map<string, MarketMeta>();
+  const listed = tokens.length >= LIST_FROM_TOKENS ? await listedMarkets(clob, tokens, log) : new Map<string, ClobMarket>();
   for (const token of tokens) {
-    const book = await clob.getBook(token);
-    const conditionId = book.market;
-    if (byCondition.has(conditionId)) continue;
-    const m = await clob.getMarket(conditionId);
-    const ids = (m.tokens ?? []).map((t) => t.token_id);
-    if (ids.length !== 2) throw new MakerdError(`market ${conditionId} of token ${token} is not a binary market (${ids.length} tokens)`);
-    const tickFromMarket = m.minimum_tick_size !== undefined ? priceFromNumber(m.minimum_tick_size) : -1;
-    const minFromMarket = m.minimum_order_size !== undefined ? sizeFromNumber(m.minimum_order_size) : -1;
-    const meta: MarketMeta = {
-      conditionId,
-      tokenId: ids[0],
-      complementId: ids[1],
-      tick: tickFromMarket > 0 ? tickFromMarket : (book.tickSize ?? DEFAULT_TICK),
-      minSize: minFromMarket > 0 ? minFromMarket : (book.minOrderSize ?? DEFAULT_MIN_SIZE),
-      negRisk: m.neg_risk ?? book.negRisk ?? false,
-      endMs: endMsOf((m as Record<string, unknown>).end_date_iso),
-    };
-    // the venue's fee rule where the profile reads one (a paper run charges it as the venue would);
-    // live trading never reads it, so a missing or malformed answer costs a warning, not the start
-    let feeRule: Awaited<ReturnType<ClobClient['getFeeRule']>>;
-    try {
-      feeRule = await clob.getFeeRule(conditionId);
-    } catch (err) {
-      log.warn({ market: conditionId, err }, 'market fee rule unreadable: paper fills pay the flat sim fees');
+    const fromList = listed.get(token);
+    if (fromList) {
+      if (!byCondition.has(fromList.condition_id)) byCondition.set(fromList.condition_id, metaOf(fromList, undefined, token));
+      continue;
     }
-    if (feeRule) meta.feeRule = feeRule;
-    log.info({ market: conditionId, tokens: ids, tick: formatPrice(meta.tick), minShares: formatSize(meta.minSize), negRisk: meta.negRisk, feeRule }, 'market resolved');
-    byCondition.set(conditionId, meta);
+    const book = await clob.getBook(token);
+    if (byCondition.has(book.market)) continue;
+    byCondition.set(book.market, metaOf(await clob.getMarket(book.market), book, token));
   }
-  return [...byCondition.values()];
+  const metas = [...byCondition.values()];
+  // the venue's fee rule where the profile reads one (a paper run charges it as the venue would);
+  // live trading never reads it, so a missing or malformed answer costs a warning, not the start
+  let next = 0;
+  const worker = async () => {
+    while (next < metas.length) {
+      const meta = metas[next++];
+      let feeRule: Awaited<ReturnType<ClobClient['getFeeRule']>>;
+      try {
+        feeRule = await clob.getFeeRule(meta.conditionId);
+      } catch (err) {
+        log.warn({ market: meta.conditionId, err }, 'market fee rule unreadable: paper fills pay the flat sim fees');
+      }
+      if (feeRule) meta.feeRule = feeRule;
+      log.info(
+        { market: meta.conditionId, tokens: [meta.tokenId, meta.complementId], tick: formatPrice(meta.tick), minShares: formatSize(meta.minSize), negRisk: meta.negRisk, feeRule },
+        'market resolved',
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(FEE_RULE_CONCURRENCY, metas.length) }, worker));
+  return metas;
 }
 
 /** Markets from the metadata API by the configured query (active, volume/liquidity floors, order, limit). */
