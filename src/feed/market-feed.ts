@@ -36,6 +36,13 @@ export interface MarketFeedOptions {
   fetchBook?: (assetId: string) => Promise<BookEvent | null>;
   /** Book age clock (engine clock). */
   now?: () => number;
+  /**
+   * A book in sync that no event has updated for this long, on a live connection, is asked for
+   * again (a subscribe of that token: the venue answers with a snapshot, hash-checked as any), so
+   * a quiet market does not go stale (the risk gate's staleBookMs) while the feed is fine. The
+   * daemon passes half of staleBookMs; absent: off.
+   */
+  refreshQuietMs?: number;
   random?: () => number;
   log?: Logger;
 }
@@ -57,6 +64,9 @@ interface MarketConn {
 
 /** How often open timestamp groups are checked for idleness (book.groupIdleMs closes them). */
 const GROUP_TIMER_MS = 25;
+/** How often quiet books are looked for (refreshQuietMs), and how many are asked for per connection at most each time. */
+const QUIET_CHECK_MS = 1000;
+const QUIET_MAX_PER_CHECK = 100;
 
 /** A REST GET /book body as the market decoder's snapshot event (the one decoder for every book). */
 export function bookEventFromRest(wire: object, stats: DecodeStats = createMarketDecodeStats()): BookEvent | null {
@@ -85,6 +95,11 @@ export class MarketFeed {
   private readonly stateListeners: Array<(c: Channel, s: ConnectionState) => void> = [];
   private readonly ubuf: UserEvent[] = [];
   private idleTimer: NodeJS.Timeout | null = null;
+  private quietTimer: NodeJS.Timeout | null = null;
+  /** When each quiet book was last asked for (its snapshot may take a moment). */
+  private readonly quietAsked = new Map<string, number>();
+  /** Quiet books asked for again (refreshQuietMs). */
+  quietRefreshes = 0;
   private stopping = false;
   readonly resync: Resyncer;
   /** Out-of-sync episodes by reason, every token (reconnects included). */
@@ -225,11 +240,37 @@ export class MarketFeed {
       if (this.mirror.hasOpenGroup()) this.mirror.closeIdleGroups();
     }, GROUP_TIMER_MS);
     this.idleTimer.unref?.();
+    const quiet = this.o.refreshQuietMs;
+    if (quiet !== undefined && quiet > 0) {
+      this.quietTimer = setInterval(() => this.refreshQuiet(quiet), Math.min(QUIET_CHECK_MS, quiet));
+      this.quietTimer.unref?.();
+    }
+  }
+  /** Asks a live connection again for its books that no event updated for `quietMs` (see refreshQuietMs). */
+  private refreshQuiet(quietMs: number): void {
+    const now = this.o.now?.() ?? Date.now();
+    for (const c of this.conns) {
+      if (c.conn.state !== 'live') continue;
+      const ask: string[] = [];
+      for (const id of c.assets) {
+        const b = this.mirror.book(id);
+        if (!b || !b.inSync() || now - b.updatedAt() < quietMs) continue;
+        if (now - (this.quietAsked.get(id) ?? -Infinity) < quietMs) continue;
+        this.quietAsked.set(id, now);
+        ask.push(id);
+        if (ask.length >= QUIET_MAX_PER_CHECK) break;
+      }
+      if (ask.length === 0) continue;
+      this.quietRefreshes += ask.length;
+      c.conn.resubscribe(ask);
+    }
   }
   stop(): void {
     this.stopping = true;
     if (this.idleTimer) clearInterval(this.idleTimer);
     this.idleTimer = null;
+    if (this.quietTimer) clearInterval(this.quietTimer);
+    this.quietTimer = null;
     this.resync.stop();
     for (const c of this.conns) c.conn.stop();
     this.user?.stop();
@@ -255,6 +296,7 @@ export class MarketFeed {
       const c = this.connOf.get(id);
       if (!c) continue;
       this.connOf.delete(id);
+      this.quietAsked.delete(id);
       c.assets.delete(id);
       const list = by.get(c);
       if (list) list.push(id);
@@ -281,6 +323,7 @@ export class MarketFeed {
     for (const [k, v] of Object.entries(this.userStats.counters())) out[`user_decode_${k}`] = v;
     for (const c of this.conns) for (const [k, v] of Object.entries(c.conn.counters)) out[`market_ws_${k}`] = (out[`market_ws_${k}`] ?? 0) + v;
     out.market_ws_connections = this.conns.length;
+    out.book_quiet_refreshes = this.quietRefreshes;
     out.book_dropped_unknown_token = this.mirror.droppedUnknown;
     out.book_rejected_snapshots = this.mirror.rejectedSnapshots;
     if (this.user) for (const [k, v] of Object.entries(this.user.counters)) out[`user_ws_${k}`] = v;

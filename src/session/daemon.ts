@@ -124,6 +124,8 @@ export class Daemon implements StatusSource {
       // resync 'rest' (and the fallback of 'resubscribe'): the venue's GET /book through the one decoder
       fetchBook: async (tokenId) => bookEventFromRest((await this.clients.clob.getBook(tokenId)).wire),
       now: () => this.clock.now(),
+      // a quiet market's book is asked for again before the risk gate would call it stale
+      refreshQuietMs: Math.round(config.risk.staleBookMs / 2),
       log: log.child({ part: 'feed' }),
     });
     // our own fills are the likeliest hashed last_trade_price after a trade of ours

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { specProfile } from '../../src/api/clob-profile.js';
 import { loadConfig } from '../../src/config.js';
 import { silentLogger, type Logger } from '../../src/core/log.js';
+import type { SyntheticParams } from '../../src/emulator/agents.js';
 import { startEmulator } from '../../src/emulator/server.js';
 import { Daemon } from '../../src/session/daemon.js';
 import { urlsEnv } from '../../src/emulator/server.js';
@@ -27,6 +28,8 @@ export interface StartOptions {
   trade?: number;
   /** Config overrides merged over live mode and a silent log. */
   overrides?: Record<string, unknown>;
+  /** The emulator's synthetic agents (rates). */
+  params?: Partial<SyntheticParams>;
   /** More MAKERD_* variables (MAKERD_STATUS_HOST). */
   env?: Record<string, string>;
   log?: Logger;
@@ -55,7 +58,7 @@ export async function takeOneBid(r: Running): Promise<void> {
 
 export async function startDaemon(markets: number, o: StartOptions = {}): Promise<Running> {
   const seed = o.seed ?? 5;
-  const emu = await startEmulator({ seed, markets, keys: [KEY] });
+  const emu = await startEmulator({ seed, markets, keys: [KEY], params: o.params });
   const dir = mkdtempSync(join(tmpdir(), 'makerd-status-'));
   const u = emu.urls;
   const config = loadConfig({
