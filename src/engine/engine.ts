@@ -33,6 +33,9 @@ export type { EngineResults } from './engine-results.js';
 
 export type { Journal } from './engine-sink.js';
 
+/** Ticks a spread housekeeping period is cut into. */
+export const HOUSEKEEPING_SLICES = 10;
+
 export interface EngineOptions {
   clock: Clock;
   rng: Rng;
@@ -49,6 +52,12 @@ export interface EngineOptions {
   journal?: Journal;
   /** Period of the housekeeping timer (stale books, loss check). */
   timerMs?: number;
+  /**
+   * Real time: the housekeeping period's requote of every market is spread over HOUSEKEEPING_SLICES
+   * ticks (at 1,000 markets one pass held the loop ~10 ms each second). Off in a backtest (its
+   * results stay as they were).
+   */
+  spreadHousekeeping?: boolean;
   clientIdPrefix?: string;
   /**
    * The venue refused an order of `tokenId` with INVALID_ORDER_MIN_TICK_SIZE: our tick is
@@ -101,6 +110,8 @@ export class Engine {
   private readonly unconfirmed = new Set<string>();
   private cancelAllRetrying = false;
   private housekeeping: number | undefined;
+  /** The next slice of a spread housekeeping period (spreadHousekeeping). */
+  private housekeepingSlice = 0;
   /**
    * requotes counts every one, skippedRequotes those of them skipped as changing nothing
    * (quote-inputs.ts), heldSelfCross places held back because they would cross our own order.
@@ -660,11 +671,33 @@ export class Engine {
 
   private scheduleHousekeeping(): void {
     const period = this.o.timerMs ?? 1000;
-    this.housekeeping = this.clock.schedule(this.clock.now() + period, () => {
+    const slices = this.o.spreadHousekeeping ? HOUSEKEEPING_SLICES : 1;
+    this.housekeeping = this.clock.schedule(this.clock.now() + period / slices, () => {
       if (this.stopping) return;
-      this.onTimer();
+      if (slices === 1) this.onTimer();
+      else this.onTimerSlice(slices);
       this.scheduleHousekeeping();
     });
+  }
+
+  /**
+   * One of `slices` ticks of a housekeeping period: the first does the period's checks, and each
+   * requotes its share of the markets (the k-th of every `slices`), so every market is still
+   * requoted once a period but the loop never stops for all of them at once.
+   */
+  onTimerSlice(slices: number): void {
+    const i = this.housekeepingSlice;
+    this.housekeepingSlice = (i + 1) % slices;
+    const now = this.clock.now();
+    if (i === 0) {
+      this.remarkAll = true;
+      this.checkLoss();
+      this.risk.summarize(now);
+      this.orders.prune(now - 600_000);
+      this.ledger.prune();
+    }
+    let k = 0;
+    for (const st of this.markets.values()) if (k++ % slices === i) this.requote(st);
   }
 
   /** Why a market quotes nothing now, or undefined. Cancels are still reconciled for it. */

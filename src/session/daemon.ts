@@ -175,6 +175,8 @@ export class Daemon implements StatusSource {
       onAmbiguous: () => this.settleAmbiguousSoon(),
       // real time: the places of one socket read's frames leave in one batch
       gatherSends: true,
+      // real time: the housekeeping requotes a tenth of the markets every tenth of its period
+      spreadHousekeeping: true,
     });
     this.marketSet = new MarketSet(this.markets, { feed: this.feed, engine: this.engine, venue: this.venue, log });
     this.tasks.push({ stop: () => this.marketSet.stop() });

@@ -1,0 +1,71 @@
+// The housekeeping period's requote of every market, spread (real time, spreadHousekeeping): a
+// tenth of the markets every tenth of the period, each market still once a period; unspread (a
+// backtest) every market at once, as before.
+import { describe, expect, it } from 'vitest';
+import { VirtualClock } from '../../src/core/clock.js';
+import { Limiter } from '../../src/api/limiter.js';
+import { BookMirror } from '../../src/book/mirror.js';
+import { SimulatedVenue } from '../../src/venue/simulated-venue.js';
+import { loadStrategy } from '../../src/strategy/loader.js';
+import { loadConfig } from '../../src/config.js';
+import { HOUSEKEEPING_SLICES } from '../../src/engine/engine.js';
+import type { MarketMeta } from '../../src/engine/strategy.js';
+import { testEngine } from './helpers.js';
+
+const N = 20;
+const markets: MarketMeta[] = Array.from({ length: N }, (_, i) => ({ conditionId: `0xm${i}`, tokenId: `${i}1`, complementId: `${i}2`, tick: 100, minSize: 500, negRisk: false }));
+
+async function setup(spread: boolean) {
+  const cfg = loadConfig({ env: {} });
+  const clock = new VirtualClock(1_700_000_000_000);
+  const venue = new SimulatedVenue({
+    clock,
+    markets: markets.map((m) => ({ conditionId: m.conditionId, tokens: [m.tokenId, m.complementId] as [string, string], tick: 100, minSize: 500 })),
+    orderLatencyMs: 0,
+    cancelLatencyMs: 0,
+    makerFeeBps: 0,
+    takerFeeBps: 0,
+  });
+  const engine = testEngine({
+    clock,
+    venue,
+    limiter: new Limiter({ clock }),
+    books: new BookMirror({ verifyEvery: 0, now: () => clock.now() }),
+    strategy: await loadStrategy('bands', {}),
+    config: { reconciler: cfg.reconciler, risk: cfg.risk, scheduler: cfg.scheduler },
+    markets,
+    timerMs: 1000,
+    spreadHousekeeping: spread,
+  });
+  const seen: string[] = [];
+  const requote = engine.requote.bind(engine);
+  engine.requote = (st) => {
+    seen.push(st.meta.conditionId);
+    requote(st);
+  };
+  engine.start();
+  seen.length = 0;
+  return { engine, clock, seen };
+}
+
+describe('engine housekeeping', () => {
+  it('spread: a tenth of the markets each tenth of the period, every market once a period', async () => {
+    const { engine, clock, seen } = await setup(true);
+    const t0 = clock.now();
+    for (let k = 1; k <= HOUSEKEEPING_SLICES; k++) {
+      clock.advanceTo(t0 + (k * 1000) / HOUSEKEEPING_SLICES);
+      expect(seen.length).toBe((k * N) / HOUSEKEEPING_SLICES);
+    }
+    expect([...new Set(seen)].sort()).toEqual(markets.map((m) => m.conditionId).sort());
+    await engine.stop();
+  });
+  it('unspread: every market at once, once a period', async () => {
+    const { engine, clock, seen } = await setup(false);
+    const t0 = clock.now();
+    clock.advanceTo(t0 + 999);
+    expect(seen).toEqual([]);
+    clock.advanceTo(t0 + 1000);
+    expect(seen).toHaveLength(N);
+    await engine.stop();
+  });
+});
