@@ -422,6 +422,8 @@ export class Exchange {
     if (this.trades.length > HISTORY) this.trades.splice(0, this.trades.length - HISTORY);
     this.emitTrade(t);
     this.clock.schedule(this.clock.now() + this.confirmDelayMs, () => {
+      // a trade failed meanwhile (a test, an admin) stays failed: only a MATCHED one is confirmed
+      if (t.status !== 'MATCHED') return;
       t.status = 'CONFIRMED';
       t.lastUpdateMs = t.market.time();
       this.emitTrade(t);
