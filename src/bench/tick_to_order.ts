@@ -176,7 +176,7 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
   const place = venue.placeOrders.bind(venue);
   venue.placeOrders = (reqs) => {
     const now = performance.now();
-    // gathered (the engine's gatherSends): sent in the microtask after the read's frames, so
+    // gathered (the engine in real time): sent in the microtask after the read's frames, so
     // measured from the read's first frame, the earliest that can have caused it
     const gathered = frameT !== frameT && gatherRead === gatherRead;
     const read = gathered ? gatherRead : readT;
@@ -223,7 +223,7 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
     config: { ...config, risk: { ...config.risk, dailyLossLimit: 1e9 } },
     markets,
     // as the daemon: the places of one socket read's frames leave in one batch
-    gatherSends: process.env.MAKERD_BENCH_GATHER !== '0',
+    realTime: process.env.MAKERD_BENCH_GATHER !== '0',
   });
   // the pipeline of every mode: decode once, mirror, engine
   const pipeline = new MarketPipeline({ mirror, stats: createMarketDecodeStats() });

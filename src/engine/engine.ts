@@ -52,12 +52,6 @@ export interface EngineOptions {
   journal?: Journal;
   /** Period of the housekeeping timer (stale books, loss check). */
   timerMs?: number;
-  /**
-   * Real time: the housekeeping period's requote of every market is spread over HOUSEKEEPING_SLICES
-   * ticks (at 1,000 markets one pass held the loop ~10 ms each second). Off in a backtest (its
-   * results stay as they were).
-   */
-  spreadHousekeeping?: boolean;
   clientIdPrefix?: string;
   /**
    * The venue refused an order of `tokenId` with INVALID_ORDER_MIN_TICK_SIZE: our tick is
@@ -76,11 +70,14 @@ export interface EngineOptions {
   /** An order became ambiguous (a place with no clear answer): the owner looks it up at the venue soon. */
   onAmbiguous?: () => void;
   /**
-   * Real time (live, paper): after a send, the sends of the rest of the synchronous run (the other
-   * frames of one socket read) wait for its end, a microtask, and share one batch
-   * (OrderScheduler.gatherAfterSend). Off in a backtest, where one run spans many virtual times.
+   * The engine runs in real time (the daemon: live, paper), not over a recording's virtual time.
+   * Then (1) after a send, the sends of the rest of the synchronous run (the other frames of one
+   * socket read) wait for its end, a microtask, and share one batch (OrderScheduler.gatherAfterSend);
+   * (2) the housekeeping period's requote of every market is spread over HOUSEKEEPING_SLICES ticks
+   * (at 1,000 markets one pass held the loop ~10 ms each second). Off in a backtest, where one run
+   * spans many virtual times and its results stay as they were.
    */
-  gatherSends?: boolean;
+  realTime?: boolean;
 }
 
 export class Engine {
@@ -110,7 +107,7 @@ export class Engine {
   private readonly unconfirmed = new Set<string>();
   private cancelAllRetrying = false;
   private housekeeping: number | undefined;
-  /** The next slice of a spread housekeeping period (spreadHousekeeping). */
+  /** The next slice of a spread housekeeping period (realTime). */
   private housekeepingSlice = 0;
   /**
    * requotes counts every one, skippedRequotes those of them skipped as changing nothing
@@ -160,7 +157,7 @@ export class Engine {
       singleOverflow: o.config.scheduler.singleOverflow,
       recordUse: o.recordLimiterUse,
     });
-    this.scheduler.gatherAfterSend(o.gatherSends ?? false);
+    this.scheduler.gatherAfterSend(o.realTime ?? false);
     if (o.journal) {
       const j = o.journal;
       this.orders.onChange((ord) => {
@@ -671,7 +668,7 @@ export class Engine {
 
   private scheduleHousekeeping(): void {
     const period = this.o.timerMs ?? 1000;
-    const slices = this.o.spreadHousekeeping ? HOUSEKEEPING_SLICES : 1;
+    const slices = this.o.realTime ? HOUSEKEEPING_SLICES : 1;
     this.housekeeping = this.clock.schedule(this.clock.now() + period / slices, () => {
       if (this.stopping) return;
       if (slices === 1) this.onTimer();

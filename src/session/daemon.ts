@@ -173,10 +173,9 @@ export class Daemon implements StatusSource {
       onBadTrade: () => this.lookUp(),
       // An unclear submit is settled in seconds: the venue's open orders bind it or show it never rested.
       onAmbiguous: () => this.settleAmbiguousSoon(),
-      // real time: the places of one socket read's frames leave in one batch
-      gatherSends: true,
-      // real time: the housekeeping requotes a tenth of the markets every tenth of its period
-      spreadHousekeeping: true,
+      // real time: the places of one socket read's frames leave in one batch, and the housekeeping
+      // requotes a tenth of the markets every tenth of its period
+      realTime: true,
     });
     this.marketSet = new MarketSet(this.markets, { feed: this.feed, engine: this.engine, venue: this.venue, log });
     this.tasks.push({ stop: () => this.marketSet.stop() });

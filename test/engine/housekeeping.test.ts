@@ -1,4 +1,4 @@
-// The housekeeping period's requote of every market, spread (real time, spreadHousekeeping): a
+// The housekeeping period's requote of every market, spread (realTime): a
 // tenth of the markets every tenth of the period, each market still once a period; unspread (a
 // backtest) every market at once, as before.
 import { describe, expect, it } from 'vitest';
@@ -35,7 +35,7 @@ async function setup(spread: boolean) {
     config: { reconciler: cfg.reconciler, risk: cfg.risk, scheduler: cfg.scheduler },
     markets,
     timerMs: 1000,
-    spreadHousekeeping: spread,
+    realTime: spread,
   });
   const seen: string[] = [];
   const requote = engine.requote.bind(engine);
