@@ -21,45 +21,12 @@ import { silentLogger } from '../core/log.js';
 import { SeededRng } from '../core/rng.js';
 import { formatPrice, formatSize } from '../core/units.js';
 import type { BookEvent, MarketEvent, PriceChangeEvent, WireLevel } from '../core/events.js';
-import type { CancelResult, OrderRequest, PlaceResult, Venue } from '../venue/types.js';
+import { InstantVenue } from './instant-venue.js';
 
 const SIZES = [1, 100, 1000];
 const WARM = Number(process.env.BENCH_PER_EVENT_WARM ?? 3000);
 const EVENTS = Number(process.env.BENCH_PER_EVENT_EVENTS ?? 3000);
 const ROUNDS = Number(process.env.BENCH_PER_EVENT_ROUNDS ?? 7);
-
-/** Answers every request at once: places live with a fresh id, cancels done. */
-class InstantVenue implements Venue {
-  readonly booksIncludeOwnOrders = false;
-  private n = 0;
-  private ok = (r: OrderRequest): PlaceResult => ({ clientId: r.clientId, ok: true, orderId: `o${this.n++}`, status: 'live' });
-  async placeOrders(o: OrderRequest[]) {
-    return o.map(this.ok);
-  }
-  async placeOrder(o: OrderRequest) {
-    return this.ok(o);
-  }
-  async cancelOrders(ids: string[]): Promise<CancelResult> {
-    return { canceled: ids, notCanceled: {} };
-  }
-  async cancelOrder(id: string): Promise<CancelResult> {
-    return { canceled: [id], notCanceled: {} };
-  }
-  async cancelAll(): Promise<CancelResult> {
-    return { canceled: [], notCanceled: {} };
-  }
-  async cancelMarket(): Promise<CancelResult> {
-    return { canceled: [], notCanceled: {} };
-  }
-  async openOrders() {
-    return [];
-  }
-  async trades() {
-    return [];
-  }
-  onUserEvent(): void {}
-  async close(): Promise<void> {}
-}
 
 const lv = (price: number, size: number): WireLevel => ({ price, size, priceStr: formatPrice(price), sizeStr: formatSize(size) });
 

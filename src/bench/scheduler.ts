@@ -9,49 +9,9 @@ import { SlidingWindow } from '../api/sliding-window.js';
 import { OrderScheduler, type SchedulerSink } from '../engine/scheduler.js';
 import { silentLogger } from '../core/log.js';
 import type { Quote } from '../engine/strategy.js';
-import type { CancelResult, OrderRequest, PlaceResult, Venue } from '../venue/types.js';
+import { InstantVenue, type TradingEndpoint } from './instant-venue.js';
 
 const DURATION_MS = 20 * 60_000;
-
-/** Answers at once and logs the time of every request per endpoint. */
-class InstantVenue implements Venue {
-  readonly booksIncludeOwnOrders = false;
-  readonly times: Record<string, number[]> = { 'POST /orders': [], 'POST /order': [], 'DELETE /orders': [], 'DELETE /order': [], 'DELETE /cancel-all': [] };
-  private n = 0;
-  constructor(private readonly clock: VirtualClock) {}
-  private ok = (r: OrderRequest): PlaceResult => ({ clientId: r.clientId, ok: true, orderId: `o${this.n++}`, status: 'live' });
-  async placeOrders(o: OrderRequest[]) {
-    this.times['POST /orders'].push(this.clock.now());
-    return o.map(this.ok);
-  }
-  async placeOrder(o: OrderRequest) {
-    this.times['POST /order'].push(this.clock.now());
-    return this.ok(o);
-  }
-  async cancelOrders(ids: string[]): Promise<CancelResult> {
-    this.times['DELETE /orders'].push(this.clock.now());
-    return { canceled: ids, notCanceled: {} };
-  }
-  async cancelOrder(id: string): Promise<CancelResult> {
-    this.times['DELETE /order'].push(this.clock.now());
-    return { canceled: [id], notCanceled: {} };
-  }
-  async cancelAll(): Promise<CancelResult> {
-    this.times['DELETE /cancel-all'].push(this.clock.now());
-    return { canceled: [], notCanceled: {} };
-  }
-  async cancelMarket(): Promise<CancelResult> {
-    return { canceled: [], notCanceled: {} };
-  }
-  async openOrders() {
-    return [];
-  }
-  async trades() {
-    return [];
-  }
-  onUserEvent(): void {}
-  async close(): Promise<void> {}
-}
 
 /** Requests in `times` that broke a window of `scope` (any interval of windowMs holding more than limit). */
 function violations(times: number[], scope: Scope): number {
@@ -86,7 +46,8 @@ function greedyMax(scopes: Scope[], start: number, duration: number): number {
 export async function run(): Promise<Record<string, unknown>> {
   const clock = new VirtualClock(0);
   const limiter = new Limiter({ clock });
-  const venue = new InstantVenue(clock);
+  const times: Record<TradingEndpoint, number[]> = { 'POST /orders': [], 'POST /order': [], 'DELETE /orders': [], 'DELETE /order': [], 'DELETE /cancel-all': [] };
+  const venue = new InstantVenue((ep) => times[ep].push(clock.now()));
   let id = 0;
   const sink: SchedulerSink = {
     preparePlaces: (qs) => qs.map((q) => ({ clientId: `c${id++}`, tokenId: q.tokenId, side: q.side, price: q.price, size: q.size, orderType: 'GTC', postOnly: true })),
@@ -120,7 +81,7 @@ export async function run(): Promise<Record<string, unknown>> {
   for (const ep of eps) {
     const [method, path] = ep.split(' ');
     for (const sc of scopesFor('clob', method, path).filter((x) => x.id.includes(path))) {
-      const v = violations(venue.times[ep], sc);
+      const v = violations(times[ep], sc);
       perScope[sc.id] = v;
       total += v;
     }
@@ -132,7 +93,7 @@ export async function run(): Promise<Record<string, unknown>> {
       0,
       DURATION_MS,
     );
-    const sent = venue.times[ep].filter((t) => t < DURATION_MS).length;
+    const sent = times[ep].filter((t) => t < DURATION_MS).length;
     return { sent, max, share: +(sent / max).toFixed(4) };
   };
   return {
@@ -142,8 +103,8 @@ export async function run(): Promise<Record<string, unknown>> {
     violationsByScope: perScope,
     placeBatches: share('POST /orders'),
     cancelBatches: share('DELETE /orders'),
-    placeSingles: venue.times['POST /order'].length,
-    cancelSingles: venue.times['DELETE /order'].length,
+    placeSingles: times['POST /order'].length,
+    cancelSingles: times['DELETE /order'].length,
     ordersSent: s.stats.ordersSent,
     cancelsSent: s.stats.cancelsSent,
     wallMs: Math.round(wallMs),
