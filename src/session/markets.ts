@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import { formatPrice, formatSize, priceFromNumber, sizeFromNumber } from '../core/units.js';
 import type { ClobClient } from '../api/clob-client.js';
 import type { Book, ClobMarket } from '../api/schemas.js';
-import { END_CURSOR } from '../api/schemas.js';
+import { cursorItems } from '../api/paginate.js';
 import type { GammaClient } from '../api/gamma-client.js';
 import { MakerdError } from '../core/errors.js';
 import type { MarketMeta } from '../engine/strategy.js';
@@ -42,14 +42,11 @@ const FEE_RULE_CONCURRENCY = 8;
 async function listedMarkets(clob: ClobClient, tokens: readonly string[], log: Logger): Promise<Map<string, ClobMarket>> {
   const wanted = new Set(tokens);
   const found = new Map<string, ClobMarket>();
-  let cursor: string | undefined;
   try {
-    for (let page = 0; page < LIST_MAX_PAGES && found.size < wanted.size; page++) {
-      const p = await clob.listMarkets({ next_cursor: cursor });
-      for (const m of p.data) for (const t of m.tokens ?? []) if (wanted.has(t.token_id)) found.set(t.token_id, m);
-      const next = p.next_cursor;
-      if (!next || next === END_CURSOR || next === cursor) break;
-      cursor = next;
+    // cursorItems: a cursor seen again ends the list; more than LIST_MAX_PAGES throws (caught below)
+    for await (const m of cursorItems((c) => clob.listMarkets({ next_cursor: c }), undefined, LIST_MAX_PAGES)) {
+      for (const t of m.tokens ?? []) if (wanted.has(t.token_id)) found.set(t.token_id, m);
+      if (found.size === wanted.size) break;
     }
   } catch (err) {
     // the list is a shortcut: what it did not give is looked up token by token
