@@ -1,0 +1,58 @@
+// The backtest's reader thread (started by record-source.ts): reads the recordings and decodes
+// their market frames, as inlineRecords does on the backtest's own thread, and posts each chunk
+// encoded (feed/event-codec.ts), at most AHEAD chunks ahead of the backtest.
+import { parentPort, workerData } from 'node:worker_threads';
+import { DecodeStats } from '../feed/decode-stats.js';
+import { EventEncoder } from '../feed/event-codec.js';
+import { encodeRecord, inlineRecords, type ReaderMessage } from './record-source.js';
+
+/** Chunks (1 MiB of recording each) read ahead of the backtest. */
+const AHEAD = 4;
+
+/** Keeps every reject (reason, sample) for the backtest's own stats to count and log. */
+class ForwardedStats extends DecodeStats {
+  rejectsSeen: Array<[string, string]> = [];
+  override reject(reason: string, sample: string): void {
+    super.reject(reason, sample);
+    this.rejectsSeen.push([reason, sample.length > 200 ? sample.slice(0, 200) : sample]);
+  }
+}
+
+async function main(port: NonNullable<typeof parentPort>): Promise<void> {
+  const { paths } = workerData as { paths: string[] };
+  const stats = new ForwardedStats('market');
+  const enc = new EventEncoder();
+  let credit = AHEAD;
+  let wake: (() => void) | undefined;
+  port.on('message', () => {
+    credit++;
+    wake?.();
+  });
+  const post = (m: ReaderMessage, transfer?: ArrayBuffer[]): void => port.postMessage(m, transfer);
+  try {
+    let last = { frames: 0, pongs: 0, events: 0, sizesRounded: 0 };
+    for await (const chunk of inlineRecords(paths, stats)) {
+      for (let r = chunk.next(); r !== undefined; r = chunk.next()) encodeRecord(enc, r);
+      while (credit === 0) {
+        await new Promise<void>((r) => (wake = r));
+        wake = undefined;
+      }
+      credit--;
+      const now = { frames: stats.frames, pongs: stats.pongs, events: stats.events, sizesRounded: stats.sizesRounded };
+      const counts = { frames: now.frames - last.frames, pongs: now.pongs - last.pongs, events: now.events - last.events, sizesRounded: now.sizesRounded - last.sizesRounded };
+      last = now;
+      const rejects = stats.rejectsSeen;
+      stats.rejectsSeen = [];
+      const encoded = enc.take();
+      post({ chunk: encoded, counts, rejects }, [encoded.nums.buffer as ArrayBuffer]);
+    }
+    post({ done: true });
+  } catch (e) {
+    const err = e instanceof Error ? e : new Error(String(e));
+    post({ error: { message: err.message, name: err.name, code: (err as Error & { code?: string }).code } });
+  } finally {
+    port.removeAllListeners('message');
+  }
+}
+
+if (parentPort) void main(parentPort);

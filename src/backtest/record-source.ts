@@ -1,0 +1,190 @@
+// Where a backtest's records come from: recordings read and their market frames decoded, chunk by
+// chunk (one chunk per 1 MiB the reader takes). Either here, on the backtest's own thread, or in a
+// reader thread (reader-thread.ts) that does the reading and decoding while this thread runs the
+// engine: the same records and events either way, in the same chunks, so results cannot differ.
+import { Worker } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
+import type { MarketEvent } from '../core/events.js';
+import { DecodeStats } from '../feed/decode-stats.js';
+import { decodeMarketFrame, scanEscapedFrame, takeScanned } from '../feed/decode-market.js';
+import { PRICES_CHANNEL } from '../feed/price-stream.js';
+import { isEscaped, readRecordingBatches } from '../feed/replay.js';
+import { EventDecoder, EventEncoder, type EncodedEvents } from '../feed/event-codec.js';
+import { recordBytes } from './progress.js';
+
+export const KIND_MARKET = 0;
+export const KIND_PRICE = 1;
+export const KIND_OTHER = 2;
+
+/** One record; the chunk reuses the object (valid until its next call). */
+export interface SourcedRecord {
+  /** Index of its file in the list. */
+  file: number;
+  t: number;
+  e: number;
+  kind: number;
+  /** Its size in the file, about (progress display). */
+  bytes: number;
+  /** The frame text of a price-stream record ('' otherwise). */
+  f: string;
+  /** The decoded events of a market record (empty otherwise). */
+  events: MarketEvent[];
+}
+
+export interface RecordChunk {
+  next(): SourcedRecord | undefined;
+}
+
+function emptyRecord(): SourcedRecord {
+  return { file: 0, t: 0, e: 0, kind: KIND_OTHER, bytes: 0, f: '', events: [] };
+}
+
+/** The recordings' chunks, read and decoded on this thread (decode counts in `stats`). */
+export async function* inlineRecords(paths: readonly string[], stats: DecodeStats): AsyncGenerator<RecordChunk> {
+  const out = emptyRecord();
+  // a market line in the recorder's version-1 shape is scanned still escaped in its line
+  let scanned: MarketEvent | undefined;
+  const take = (line: string, from: number, to: number): boolean => (scanned = scanEscapedFrame(line, from, to)) !== undefined;
+  for (let file = 0; file < paths.length; file++) {
+    for await (const batch of readRecordingBatches(paths[file])) {
+      yield {
+        next(): SourcedRecord | undefined {
+          const rec = batch.nextEscaped(take);
+          if (rec === undefined) return undefined;
+          out.file = file;
+          out.t = rec.t;
+          out.e = rec.e;
+          out.f = '';
+          out.events.length = 0;
+          if (isEscaped(rec)) {
+            out.kind = KIND_MARKET;
+            out.bytes = rec.to - rec.from + 40;
+            takeScanned(scanned as MarketEvent, out.events, stats);
+          } else {
+            out.bytes = recordBytes(rec.f);
+            if (rec.k === 'market') {
+              out.kind = KIND_MARKET;
+              decodeMarketFrame(rec.f, out.events, stats);
+            } else if (rec.k === PRICES_CHANNEL) {
+              out.kind = KIND_PRICE;
+              out.f = rec.f;
+            } else out.kind = KIND_OTHER;
+          }
+          return out;
+        },
+      };
+    }
+  }
+}
+
+/** What the reader thread posts: a chunk, the end, or what stopped it. */
+export type ReaderMessage = { chunk: EncodedEvents; counts: DecodeCounts; rejects: Array<[string, string]> } | { done: true } | { error: { message: string; name: string; code?: string } };
+
+/** Decode counters gained over one chunk. */
+export interface DecodeCounts {
+  frames: number;
+  pongs: number;
+  events: number;
+  sizesRounded: number;
+}
+
+/** Appends one record to a chunk's encoding (the reader thread's side). */
+export function encodeRecord(enc: EventEncoder, r: SourcedRecord): void {
+  enc.num(r.kind);
+  enc.num(r.file);
+  enc.num(r.t);
+  enc.num(r.e);
+  enc.num(r.bytes);
+  if (r.kind === KIND_PRICE) enc.str(r.f);
+  else if (r.kind === KIND_MARKET) {
+    enc.num(r.events.length);
+    for (let i = 0; i < r.events.length; i++) enc.event(r.events[i]);
+  }
+}
+
+/** How to start the reader thread: node flags for it (tests running TypeScript pass a loader). */
+export interface ReaderThreadOptions {
+  execArgv?: string[];
+}
+
+/** The reader thread's module: next to this file, .ts when running from source. */
+function readerThreadPath(): string {
+  return fileURLToPath(import.meta.url).replace(/record-source\.(ts|js)$/, (_m, ext: string) => `reader-thread.${ext}`);
+}
+
+/** Whether this build can start the reader thread without a loader (compiled JavaScript). */
+export function readerThreadBuilt(): boolean {
+  return import.meta.url.endsWith('.js');
+}
+
+/**
+ * The recordings' chunks, read and decoded in a reader thread: the same records and events as
+ * inlineRecords, its decode counts (and rejects, logged here) added to `stats` chunk by chunk. The
+ * thread reads at most AHEAD chunks ahead; it ends with the generator (a thrown error, a break).
+ */
+export async function* threadedRecords(paths: readonly string[], stats: DecodeStats, o: ReaderThreadOptions = {}): AsyncGenerator<RecordChunk> {
+  const worker = new Worker(readerThreadPath(), { workerData: { paths }, execArgv: o.execArgv ?? [], stdout: false, stderr: false });
+  const queue: ReaderMessage[] = [];
+  let wake: (() => void) | undefined;
+  let failed: Error | undefined;
+  worker.on('message', (m: ReaderMessage) => {
+    queue.push(m);
+    wake?.();
+  });
+  worker.on('error', (e: Error) => {
+    failed = e;
+    wake?.();
+  });
+  worker.on('exit', (code) => {
+    failed ??= new Error(`backtest reader thread exited (code ${code}) before the end of the recordings`);
+    wake?.();
+  });
+  const dec = new EventDecoder();
+  const out = emptyRecord();
+  const chunk: RecordChunk = {
+    next(): SourcedRecord | undefined {
+      if (!dec.more()) return undefined;
+      out.kind = dec.num();
+      out.file = dec.num();
+      out.t = dec.num();
+      out.e = dec.num();
+      out.bytes = dec.num();
+      out.f = '';
+      out.events.length = 0;
+      if (out.kind === KIND_PRICE) out.f = dec.str();
+      else if (out.kind === KIND_MARKET) {
+        const n = dec.num();
+        for (let i = 0; i < n; i++) out.events.push(dec.event());
+      }
+      return out;
+    },
+  };
+  try {
+    for (;;) {
+      while (queue.length === 0) {
+        if (failed) throw failed;
+        await new Promise<void>((r) => (wake = r));
+        wake = undefined;
+      }
+      const m = queue.shift() as ReaderMessage;
+      if ('done' in m) return;
+      if ('error' in m) {
+        const e = new Error(m.error.message) as Error & { code?: string };
+        e.name = m.error.name;
+        if (m.error.code !== undefined) e.code = m.error.code;
+        throw e;
+      }
+      stats.frames += m.counts.frames;
+      stats.pongs += m.counts.pongs;
+      stats.events += m.counts.events;
+      stats.sizesRounded += m.counts.sizesRounded;
+      for (const [reason, sample] of m.rejects) stats.reject(reason, sample);
+      dec.load(m.chunk);
+      yield chunk;
+      worker.postMessage(1); // one more chunk may be read ahead
+    }
+  } finally {
+    worker.removeAllListeners();
+    await worker.terminate();
+  }
+}

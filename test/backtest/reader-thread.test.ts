@@ -1,0 +1,93 @@
+// The backtest's reader thread (backtest/record-source.ts, reader-thread.ts, started here through
+// the TypeScript loader) against reading on the backtest's own thread: the same result.json and
+// charts over a gzipped synthetic recording, recording-line versions 1 and 2 mixed, malformed
+// lines and frames (rejects counted once, through the thread), other channels, the price stream,
+// a real capture and two files back to back (the second shifted); a missing file fails alike.
+import { describe, expect, it, beforeAll } from 'vitest';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runBacktest, type BacktestOptions } from '../../src/backtest/runner.js';
+import { resultJson } from '../../src/backtest/output.js';
+import { recordLine, writeSyntheticRecording } from '../../src/emulator/recording-writer.js';
+import { stressSyntheticParams } from '../../src/emulator/agents.js';
+import { config, tempDir } from './helpers.js';
+
+const execArgv = ['--import', fileURLToPath(new URL('./register-ts.mjs', import.meta.url))];
+let dir = '';
+let gz = '';
+let mixed = '';
+
+async function both(o: Omit<BacktestOptions, 'readerThread'>): Promise<{ inline: string; thread: string; threadOut: Awaited<ReturnType<typeof runBacktest>> }> {
+  const a = await runBacktest({ ...o, readerThread: false });
+  const b = await runBacktest({ ...o, readerThread: true, readerThreadOptions: { execArgv } });
+  expect(JSON.stringify(b.charts)).toBe(JSON.stringify(a.charts));
+  return { inline: resultJson(a.result), thread: resultJson(b.result), threadOut: b };
+}
+
+beforeAll(async () => {
+  dir = tempDir('reader-thread');
+  gz = join(dir, 'syn.jsonl.gz');
+  await writeSyntheticRecording({ file: gz, seed: 21, durationS: 60, params: stressSyntheticParams });
+  const plain = join(dir, 'syn.jsonl');
+  await writeSyntheticRecording({ file: plain, seed: 22, durationS: 20, params: stressSyntheticParams });
+  const good = readFileSync(plain, 'utf8')
+    .split('\n')
+    .filter((l) => l);
+  // version-1 lines (the frame a JSON string) among version-2 ones, bad lines, other channels, prices
+  const v1 = good.slice(40, 80).map((l) => {
+    const r = JSON.parse(l) as { t: number; f: unknown };
+    return recordLine(r.t, JSON.stringify(r.f), 1);
+  });
+  const t = (JSON.parse(good[30]) as { t: number }).t;
+  const price = JSON.stringify({ topic: 'crypto_prices', type: 'update', timestamp: t, payload: { symbol: 'btcusdt', timestamp: t, value: 61035.86 } });
+  mixed = join(dir, 'mixed.jsonl');
+  const lines = [
+    ...good.slice(0, 30),
+    JSON.stringify({ t, e: 1, k: 'prices', f: price }),
+    'not json at all', // a bad line: skipped by the reader, not a decode reject
+    '{"t":1767225600100,"e":1,"k":"market","f":"{\\"event_type\\":\\"book\\""}',
+    '{"t":1767225600100,"e":1,"k":"market","f":{"event_type":"price_change","market":"0x1"}}',
+    '{"t":1767225600100,"e":1,"k":"user","f":"{}"}',
+    ...good.slice(30, 40),
+    ...v1,
+    ...good.slice(80),
+  ];
+  writeFileSync(mixed, lines.join('\n') + '\n');
+}, 60_000);
+
+describe('backtest reader thread', () => {
+  it('gives the same result as reading on the backtest thread: gzip, both line versions, rejects, prices, other channels', async () => {
+    const cfg = config({ sim: { orderLatencyMs: 40, cancelLatencyMs: 30, feedLatencyMs: 20 } });
+    const g = await both({ data: [gz], config: cfg });
+    expect(g.thread).toBe(g.inline);
+    expect(g.threadOut.result.total.fills).toBeGreaterThan(0);
+    const m = await both({ data: [mixed], config: cfg });
+    expect(m.thread).toBe(m.inline);
+    const r = m.threadOut.result;
+    expect(r.feed.rejected).toBe(2 + 1);
+    expect(r.feed.otherChannels).toBe(1);
+    expect(r.feed.priceEvents).toBe(1);
+    expect(r.total.orders).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('gives the same result over a real capture and over two files back to back', async () => {
+    const real = fileURLToPath(new URL('../fixtures/polymarket/polytope/market_39.jsonl', import.meta.url));
+    const a = await both({ data: [real], config: config() });
+    expect(a.thread).toBe(a.inline);
+    expect(a.threadOut.result.markets).toHaveLength(1);
+    const b = await both({ data: [gz, gz], config: config() });
+    expect(b.thread).toBe(b.inline);
+    expect(b.threadOut.result.feed.shiftedFiles).toBe(1);
+  }, 60_000);
+
+  it('fails on a missing file as reading here does', async () => {
+    const missing = join(dir, 'nope.jsonl');
+    const here = await runBacktest({ data: [missing], config: config(), readerThread: false }).catch((e: Error) => e);
+    const there = await runBacktest({ data: [missing], config: config(), readerThread: true, readerThreadOptions: { execArgv } }).catch((e: Error) => e);
+    expect(here).toBeInstanceOf(Error);
+    expect(there).toBeInstanceOf(Error);
+    expect((there as Error).message).toBe((here as Error).message);
+    expect((there as Error & { code?: string }).code).toBe('ENOENT');
+  });
+});
