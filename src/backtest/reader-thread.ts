@@ -4,6 +4,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { DecodeStats } from '../feed/decode-stats.js';
 import { EventEncoder } from '../feed/event-codec.js';
+import { setMarketScan } from '../feed/decode-market.js';
 import { encodeRecord, inlineRecords, type ReaderMessage } from './record-source.js';
 
 /** Chunks (1 MiB of recording each) read ahead of the backtest. */
@@ -19,7 +20,8 @@ class ForwardedStats extends DecodeStats {
 }
 
 async function main(port: NonNullable<typeof parentPort>): Promise<void> {
-  const { paths } = workerData as { paths: string[] };
+  const { paths, scan } = workerData as { paths: string[]; scan: boolean };
+  setMarketScan(scan);
   const stats = new ForwardedStats('market');
   const enc = new EventEncoder();
   let credit = AHEAD;

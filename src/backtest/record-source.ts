@@ -6,8 +6,8 @@ import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import type { MarketEvent } from '../core/events.js';
 import { DecodeStats } from '../feed/decode-stats.js';
-import { decodeMarketFrame, scanEscapedFrame, takeScanned } from '../feed/decode-market.js';
-import { PRICES_CHANNEL } from '../feed/price-stream.js';
+import { decodeMarketFrame, marketScanEnabled, scanEscapedFrame, takeScanned } from '../feed/decode-market.js';
+import { PRICES_CHANNEL } from '../feed/channels.js';
 import { isEscaped, readRecordingBatches } from '../feed/replay.js';
 import { EventDecoder, EventEncoder, type EncodedEvents } from '../feed/event-codec.js';
 import { recordBytes } from './progress.js';
@@ -123,7 +123,7 @@ export function readerThreadBuilt(): boolean {
  * thread reads at most AHEAD chunks ahead; it ends with the generator (a thrown error, a break).
  */
 export async function* threadedRecords(paths: readonly string[], stats: DecodeStats, o: ReaderThreadOptions = {}): AsyncGenerator<RecordChunk> {
-  const worker = new Worker(readerThreadPath(), { workerData: { paths }, execArgv: o.execArgv ?? [], stdout: false, stderr: false });
+  const worker = new Worker(readerThreadPath(), { workerData: { paths, scan: marketScanEnabled() }, execArgv: o.execArgv ?? [], stdout: false, stderr: false });
   const queue: ReaderMessage[] = [];
   let wake: (() => void) | undefined;
   let failed: Error | undefined;

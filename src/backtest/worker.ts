@@ -8,7 +8,8 @@ import type { GridJob, GridJobResult } from './sweep.js';
 
 async function handle(m: WorkerRequest<GridJob>): Promise<WorkerReply<GridJobResult>> {
   try {
-    const out = await runBacktest({ data: m.job.data, config: m.job.config });
+    // the pool already runs a backtest per core: a reader thread each would only add memory
+    const out = await runBacktest({ data: m.job.data, config: m.job.config, readerThread: false });
     if (m.job.outDir) {
       await writeResultJson(m.job.outDir, out.result);
       await writeReport(m.job.outDir, out, m.job.report);

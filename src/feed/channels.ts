@@ -5,6 +5,9 @@ import type { ConnectionOptions } from './connection.js';
 
 export type ChannelKind = 'market' | 'user' | 'all';
 
+/** The channel name of the price stream's lines in a recording (`makerd record --prices`). */
+export const PRICES_CHANNEL = 'prices';
+
 export interface UserAuth {
   apiKey: string;
   secret?: string;

@@ -238,3 +238,8 @@ let scanEnabled = true;
 export function setMarketScan(on: boolean): void {
   scanEnabled = on;
 }
+
+/** Whether the scanner fast path is on (a reader thread is started with the same setting). */
+export function marketScanEnabled(): boolean {
+  return scanEnabled;
+}

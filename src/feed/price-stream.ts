@@ -6,8 +6,7 @@ import { FeedConnection, type ConnectionOptions, type ConnectionState } from './
 import { DecodeStats } from './decode-stats.js';
 import type { CryptoPriceEvent } from '../core/events.js';
 
-/** The channel name of the price stream's lines in a recording (`makerd record --prices`). */
-export const PRICES_CHANNEL = 'prices';
+export { PRICES_CHANNEL } from './channels.js';
 
 /** The three filter syntaxes the sources disagree on; we send one (configurable), accept all. */
 export type FilterStyle = 'comma' | 'json-array' | 'object';

@@ -12,6 +12,7 @@ import { resultJson } from '../../src/backtest/output.js';
 import { recordLine, writeSyntheticRecording } from '../../src/emulator/recording-writer.js';
 import { stressSyntheticParams } from '../../src/emulator/agents.js';
 import { config, tempDir } from './helpers.js';
+import { setMarketScan } from '../../src/feed/decode-market.js';
 
 const execArgv = ['--import', fileURLToPath(new URL('./register-ts.mjs', import.meta.url))];
 let dir = '';
@@ -69,6 +70,15 @@ describe('backtest reader thread', () => {
     expect(r.feed.otherChannels).toBe(1);
     expect(r.feed.priceEvents).toBe(1);
     expect(r.total.orders).toBeGreaterThan(0);
+    // with the scanner off (the thread is started with the same setting): the same result again
+    setMarketScan(false);
+    try {
+      const n = await both({ data: [mixed], config: cfg });
+      expect(n.thread).toBe(n.inline);
+      expect(n.thread).toBe(m.thread);
+    } finally {
+      setMarketScan(true);
+    }
   }, 60_000);
 
   it('gives the same result over a real capture and over two files back to back', async () => {
