@@ -20,7 +20,7 @@ class ForwardedStats extends DecodeStats {
 }
 
 async function main(port: NonNullable<typeof parentPort>): Promise<void> {
-  const { paths, scan } = workerData as { paths: string[]; scan: boolean };
+  const { paths, scan, bytes } = workerData as { paths: string[]; scan: boolean; bytes: boolean };
   setMarketScan(scan);
   const stats = new ForwardedStats('market');
   const enc = new EventEncoder();
@@ -33,7 +33,7 @@ async function main(port: NonNullable<typeof parentPort>): Promise<void> {
   const post = (m: ReaderMessage, transfer?: ArrayBuffer[]): void => port.postMessage(m, transfer);
   try {
     let last = { frames: 0, pongs: 0, events: 0, sizesRounded: 0 };
-    for await (const chunk of inlineRecords(paths, stats)) {
+    for await (const chunk of inlineRecords(paths, stats, { bytes })) {
       for (let r = chunk.next(); r !== undefined; r = chunk.next()) encodeRecord(enc, r);
       while (credit === 0) {
         await new Promise<void>((r) => (wake = r));

@@ -39,8 +39,15 @@ function emptyRecord(): SourcedRecord {
   return { file: 0, t: 0, e: 0, kind: KIND_OTHER, bytes: 0, f: '', events: [] };
 }
 
+/** What a source is asked for beside the records. */
+export interface SourceOptions {
+  /** Each record's size in the file (a progress display); 0 when not asked, which saves a pass over each frame. */
+  bytes?: boolean;
+}
+
 /** The recordings' chunks, read and decoded on this thread (decode counts in `stats`). */
-export async function* inlineRecords(paths: readonly string[], stats: DecodeStats): AsyncGenerator<RecordChunk> {
+export async function* inlineRecords(paths: readonly string[], stats: DecodeStats, o: SourceOptions = {}): AsyncGenerator<RecordChunk> {
+  const bytes = o.bytes === true;
   const out = emptyRecord();
   // a market line in the recorder's version-1 shape is scanned still escaped in its line
   let scanned: MarketEvent | undefined;
@@ -58,10 +65,10 @@ export async function* inlineRecords(paths: readonly string[], stats: DecodeStat
           out.events.length = 0;
           if (isEscaped(rec)) {
             out.kind = KIND_MARKET;
-            out.bytes = rec.to - rec.from + 40;
+            out.bytes = bytes ? rec.to - rec.from + 40 : 0;
             takeScanned(scanned as MarketEvent, out.events, stats);
           } else {
-            out.bytes = recordBytes(rec.f);
+            out.bytes = bytes ? recordBytes(rec.f) : 0;
             if (rec.k === 'market') {
               out.kind = KIND_MARKET;
               decodeMarketFrame(rec.f, out.events, stats);
@@ -103,7 +110,7 @@ export function encodeRecord(enc: EventEncoder, r: SourcedRecord): void {
 }
 
 /** How to start the reader thread: node flags for it (tests running TypeScript pass a loader). */
-export interface ReaderThreadOptions {
+export interface ReaderThreadOptions extends SourceOptions {
   execArgv?: string[];
 }
 
@@ -123,7 +130,7 @@ export function readerThreadBuilt(): boolean {
  * thread reads at most AHEAD chunks ahead; it ends with the generator (a thrown error, a break).
  */
 export async function* threadedRecords(paths: readonly string[], stats: DecodeStats, o: ReaderThreadOptions = {}): AsyncGenerator<RecordChunk> {
-  const worker = new Worker(readerThreadPath(), { workerData: { paths, scan: marketScanEnabled() }, execArgv: o.execArgv ?? [], stdout: false, stderr: false });
+  const worker = new Worker(readerThreadPath(), { workerData: { paths, scan: marketScanEnabled(), bytes: o.bytes === true }, execArgv: o.execArgv ?? [], stdout: false, stderr: false });
   const queue: ReaderMessage[] = [];
   let wake: (() => void) | undefined;
   let failed: Error | undefined;

@@ -280,7 +280,8 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
   const priceStats = new DecodeStats('price', log);
   // the recordings read and their market frames decoded, here or in a reader thread (record-source.ts)
   const useThread = o.readerThread ?? readerThreadBuilt();
-  const chunks = useThread ? threadedRecords(o.data, decodeStats, o.readerThreadOptions) : inlineRecords(o.data, decodeStats);
+  const bytes = progress !== undefined;
+  const chunks = useThread ? threadedRecords(o.data, decodeStats, { ...o.readerThreadOptions, bytes }) : inlineRecords(o.data, decodeStats, { bytes });
   let file = -1;
   let offset = 0;
   let first = true;

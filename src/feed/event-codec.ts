@@ -20,6 +20,12 @@ const BEST_BID_ASK = 4;
 const NEW_MARKET = 5;
 const MARKET_RESOLVED = 6;
 const FORMATS = ['current', 'changes', 'flat'] as const;
+/** Prices are integers 0..PRICE_SCALE: a price's usual text is kept by price on both sides. */
+const PRICE_SLOTS = 10_001;
+/** The price's usual text (the one it came with first). */
+const SAME_TEXT = -3;
+/** The first text of this price: it follows, and becomes the usual one. */
+const FIRST_TEXT = -4;
 /** Repeating strings kept on both sides at most (a recording of odd price texts cannot grow them without bound). */
 const MAX_NAMED = 200_000;
 
@@ -29,6 +35,11 @@ export class EventEncoder {
   private strs: string[] = [];
   private fresh: string[] = [];
   private readonly named = new Map<string, number>();
+  private readonly priceText: Array<string | undefined> = new Array<string | undefined>(PRICE_SLOTS);
+  private last0: string | undefined;
+  private lastK0 = 0;
+  private last1: string | undefined;
+  private lastK1 = 0;
 
   num(v: number): void {
     if (this.n === this.nums.length) {
@@ -45,6 +56,16 @@ export class EventEncoder {
 
   /** A string that repeats: its number once known (-1 and the string itself past MAX_NAMED). */
   name(v: string): void {
+    // the last two named (a binary market's two tokens alternate) before the map
+    if (v === this.last0) return this.num(this.lastK0);
+    if (v === this.last1) {
+      const k1 = this.lastK1;
+      this.last1 = this.last0;
+      this.lastK1 = this.lastK0;
+      this.last0 = v;
+      this.lastK0 = k1;
+      return this.num(k1);
+    }
     let k = this.named.get(v);
     if (k === undefined) {
       if (this.named.size >= MAX_NAMED) {
@@ -56,12 +77,30 @@ export class EventEncoder {
       this.named.set(v, k);
       this.fresh.push(v);
     }
+    this.last1 = this.last0;
+    this.lastK1 = this.lastK0;
+    this.last0 = v;
+    this.lastK0 = k;
     this.num(k);
   }
 
   private optName(v: string | undefined): void {
     if (v === undefined) this.num(-2);
     else this.name(v);
+  }
+
+  /** The text of `price`: nearly always the price's usual one (no lookup of the text itself). */
+  private priceStr(price: number, v: string): void {
+    if (price >= 0 && price < PRICE_SLOTS && price === Math.floor(price)) {
+      const usual = this.priceText[price];
+      if (usual === v) return this.num(SAME_TEXT);
+      if (usual === undefined) {
+        this.priceText[price] = v;
+        this.num(FIRST_TEXT);
+        return this.str(v);
+      }
+    }
+    this.name(v);
   }
 
   event(e: MarketEvent): void {
@@ -102,7 +141,7 @@ export class EventEncoder {
       const l = ls[i];
       this.num(l.price);
       this.num(l.size);
-      this.name(l.priceStr);
+      this.priceStr(l.price, l.priceStr);
       this.str(l.sizeStr);
     }
   }
@@ -139,7 +178,7 @@ export class EventEncoder {
       this.num(c.side === 'BUY' ? 0 : 1);
       this.num(c.price);
       this.num(c.size);
-      this.name(c.priceStr);
+      this.priceStr(c.price, c.priceStr);
       this.str(c.sizeStr);
       // an absent hash and best prices are NaN / an empty string flag; the keys are always there
       if (c.hash === undefined) this.num(0);
@@ -201,6 +240,7 @@ export class EventEncoder {
 
 export class EventDecoder {
   private readonly named: string[] = [];
+  private readonly priceText: string[] = new Array<string>(PRICE_SLOTS);
   private nums: Float64Array = new Float64Array(0);
   private i = 0;
   private strs: string[] = [];
@@ -237,6 +277,19 @@ export class EventDecoder {
     return this.nums[this.i] === -2 ? (this.i++, undefined) : this.name();
   }
 
+  private priceStr(price: number): string {
+    const k = this.nums[this.i];
+    if (k === SAME_TEXT) {
+      this.i++;
+      return this.priceText[price];
+    }
+    if (k === FIRST_TEXT) {
+      this.i++;
+      return (this.priceText[price] = this.strs[this.j++]);
+    }
+    return this.name();
+  }
+
   private side(): Side {
     return this.nums[this.i++] === 0 ? 'BUY' : 'SELL';
   }
@@ -268,7 +321,7 @@ export class EventDecoder {
     for (let k = 0; k < n; k++) {
       const price = this.num();
       const size = this.num();
-      out[k] = { price, size, priceStr: this.name(), sizeStr: this.str() };
+      out[k] = { price, size, priceStr: this.priceStr(price), sizeStr: this.str() };
     }
     return out;
   }
@@ -309,7 +362,7 @@ export class EventDecoder {
       const side = this.side();
       const price = this.num();
       const size = this.num();
-      const priceStr = this.name();
+      const priceStr = this.priceStr(price);
       const sizeStr = this.str();
       const hash = this.num() === 1 ? this.str() : undefined;
       const bb = this.num();
