@@ -124,6 +124,13 @@ export function readerThreadBuilt(): boolean {
   return import.meta.url.endsWith('.js');
 }
 
+let running = 0;
+
+/** Reader threads started and not yet stopped (a backtest that ends, however, stops its own). */
+export function readerThreadsRunning(): number {
+  return running;
+}
+
 /**
  * The recordings' chunks, read and decoded in a reader thread: the same records and events as
  * inlineRecords, its decode counts (and rejects, logged here) added to `stats` chunk by chunk. The
@@ -131,6 +138,7 @@ export function readerThreadBuilt(): boolean {
  */
 export async function* threadedRecords(paths: readonly string[], stats: DecodeStats, o: ReaderThreadOptions = {}): AsyncGenerator<RecordChunk> {
   const worker = new Worker(readerThreadPath(), { workerData: { paths, scan: marketScanEnabled(), bytes: o.bytes === true }, execArgv: o.execArgv ?? [], stdout: false, stderr: false });
+  running++;
   const queue: ReaderMessage[] = [];
   let wake: (() => void) | undefined;
   let failed: Error | undefined;
@@ -192,6 +200,8 @@ export async function* threadedRecords(paths: readonly string[], stats: DecodeSt
     }
   } finally {
     worker.removeAllListeners();
+    worker.on('error', () => undefined); // whatever it says while stopping is moot
     await worker.terminate();
+    running--;
   }
 }

@@ -7,12 +7,13 @@ import { describe, expect, it, beforeAll } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runBacktest, type BacktestOptions } from '../../src/backtest/runner.js';
+import { runBacktest, StrategyCreateError, type BacktestOptions } from '../../src/backtest/runner.js';
 import { resultJson } from '../../src/backtest/output.js';
 import { recordLine, writeSyntheticRecording } from '../../src/emulator/recording-writer.js';
 import { stressSyntheticParams } from '../../src/emulator/agents.js';
 import { config, tempDir } from './helpers.js';
 import { setMarketScan } from '../../src/feed/decode-market.js';
+import { readerThreadsRunning } from '../../src/backtest/record-source.js';
 
 const execArgv = ['--import', fileURLToPath(new URL('./register-ts.mjs', import.meta.url))];
 let dir = '';
@@ -91,10 +92,19 @@ describe('backtest reader thread', () => {
     expect(b.threadOut.result.feed.shiftedFiles).toBe(1);
   }, 60_000);
 
+  it('stops the thread when the backtest stops early (a strategy whose create() throws)', async () => {
+    const mod = join(dir, 'create-throws.mjs');
+    writeFileSync(mod, "import { z } from 'zod';\nexport default { name: 'create-throws', params: z.object({}), create() { throw new Error('no market for me'); } };\n");
+    const err = await runBacktest({ data: [gz], config: config({ strategy: { name: mod, params: {} } }), readerThread: true, readerThreadOptions: { execArgv } }).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(StrategyCreateError);
+    expect(readerThreadsRunning()).toBe(0);
+  });
+
   it('fails on a missing file as reading here does', async () => {
     const missing = join(dir, 'nope.jsonl');
     const here = await runBacktest({ data: [missing], config: config(), readerThread: false }).catch((e: Error) => e);
     const there = await runBacktest({ data: [missing], config: config(), readerThread: true, readerThreadOptions: { execArgv } }).catch((e: Error) => e);
+    expect(readerThreadsRunning()).toBe(0);
     expect(here).toBeInstanceOf(Error);
     expect(there).toBeInstanceOf(Error);
     expect((there as Error).message).toBe((here as Error).message);
