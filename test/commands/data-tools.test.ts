@@ -70,6 +70,19 @@ describe('backtest: a strategy that throws', () => {
     expect(r.out).toContain('strategy errors: 0');
   }, 60_000);
 
+  it('the compiled backtest reads in its reader thread, or on one thread with --one-thread: the same result.json (dist/cli.js)', () => {
+    if (!existsSync(join(ROOT, 'dist/cli.js'))) throw new Error('run npm run build first');
+    const outs = ['thread', 'one'].map((name) => {
+      const out = join(dir, `threads-${name}`);
+      const args = ['dist/cli.js', 'backtest', '--data', SAMPLE, '--out', out, '--seed', '5', ...(name === 'one' ? ['--one-thread'] : [])];
+      const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+      expect(r.status, r.stderr).toBe(0);
+      return readFileSync(join(out, 'result.json'), 'utf8');
+    });
+    expect(JSON.parse(outs[0]).total.orders).toBeGreaterThan(0);
+    expect(outs[1]).toBe(outs[0]);
+  }, 60_000);
+
   it('a grid sweep reports the errors in each row and exits 1 (dist/cli.js)', () => {
     if (!existsSync(join(ROOT, 'dist/cli.js'))) throw new Error('run npm run build first');
     const out = join(dir, 'grid');
