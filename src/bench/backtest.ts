@@ -119,6 +119,7 @@ export async function run(): Promise<Record<string, unknown>> {
       scannerSaving: Math.round((1 - backtestCpu / noScanCpu) * 1000) / 1000,
       noScannerSameResult: JSON.stringify(noScan.result) === JSON.stringify(r),
       peakRssMb: Math.round(peakRss / 1048576),
+      rssBeforeMb: Math.round(rss0 / 1048576),
       processMaxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
       verifyEvery: VERIFY_EVERY,
       readerThread: true,
