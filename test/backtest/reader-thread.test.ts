@@ -2,7 +2,8 @@
 // the TypeScript loader) against reading on the backtest's own thread: the same result.json and
 // charts over a gzipped synthetic recording, recording-line versions 1 and 2 mixed, malformed
 // lines and frames (rejects counted once, through the thread), other channels, the price stream,
-// a real capture and two files back to back (the second shifted); a missing file fails alike.
+// a real capture, two files back to back (the second shifted) and a gzip file cut short; a missing
+// file fails alike.
 import { describe, expect, it, beforeAll } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -82,7 +83,7 @@ describe('backtest reader thread', () => {
     }
   }, 60_000);
 
-  it('gives the same result over a real capture and over two files back to back', async () => {
+  it('gives the same result over a real capture, two files back to back and a gzip file cut short', async () => {
     const real = fileURLToPath(new URL('../fixtures/polymarket/polytope/market_39.jsonl', import.meta.url));
     const a = await both({ data: [real], config: config() });
     expect(a.thread).toBe(a.inline);
@@ -90,6 +91,14 @@ describe('backtest reader thread', () => {
     const b = await both({ data: [gz, gz], config: config() });
     expect(b.thread).toBe(b.inline);
     expect(b.threadOut.result.feed.shiftedFiles).toBe(1);
+    // a gzip file cut short (a recorder killed mid-write): every complete line, in both modes
+    const cut = join(dir, 'cut.jsonl.gz');
+    const whole = readFileSync(gz);
+    writeFileSync(cut, whole.subarray(0, Math.floor(whole.length * 0.6)));
+    const c = await both({ data: [cut], config: config() });
+    expect(c.thread).toBe(c.inline);
+    expect(c.threadOut.result.feed.records).toBeGreaterThan(100);
+    expect(c.threadOut.result.feed.records).toBeLessThan(b.threadOut.result.feed.records / 2);
   }, 60_000);
 
   it('stops the thread when the backtest stops early (a strategy whose create() throws)', async () => {
