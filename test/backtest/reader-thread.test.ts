@@ -119,4 +119,14 @@ describe('backtest reader thread', () => {
     expect((there as Error).message).toBe((here as Error).message);
     expect((there as Error & { code?: string }).code).toBe('ENOENT');
   });
+
+  it('fails with the error of a reader thread that dies, instead of waiting for it', async () => {
+    // a module that throws as the thread starts, before it reads anything
+    const boom = join(dir, 'boom.mjs');
+    writeFileSync(boom, "throw new Error('reader thread died');\n");
+    const err = await runBacktest({ data: [gz], config: config(), readerThread: true, readerThreadOptions: { execArgv: [...execArgv, '--import', boom] } }).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).message).toMatch(/reader thread died/);
+    expect(readerThreadsRunning()).toBe(0);
+  });
 });

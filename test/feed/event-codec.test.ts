@@ -90,6 +90,26 @@ describe('event codec', () => {
     }
   });
 
+  it('gives back odd texts: a second text for a price, prices outside the grid, more names than it keeps', () => {
+    const lv = (price: number, priceStr: string): { price: number; size: number; priceStr: string; sizeStr: string } => ({ price, size: 100, priceStr, sizeStr: '1' });
+    const events: MarketEvent[] = [
+      {
+        type: 'book',
+        market: 'm',
+        assetId: 'a',
+        timestampMs: 1,
+        timestampStr: '1',
+        hash: 'h',
+        bids: [lv(4300, '0.43'), lv(4300, '0.430'), lv(4300, '0.43')],
+        asks: [lv(20_000, '2'), lv(4300.5, '0.43005'), lv(-1, 'x')],
+      },
+    ];
+    // past the names it keeps (200,000), a string crosses as itself each time
+    for (let i = 0; i < 200_010; i++) events.push({ type: 'best_bid_ask', market: `m${i}`, assetId: 'a', bestBid: 1, bestAsk: 2, spread: 1, timestampMs: i });
+    events.push({ type: 'best_bid_ask', market: 'm200005', assetId: 'a', bestBid: 1, bestAsk: 2, spread: 1, timestampMs: 0 });
+    expect(roundTrip(events, 50_000)).toStrictEqual(events);
+  });
+
   it('keeps optional keys as they were: absent, undefined or set', () => {
     const events: MarketEvent[] = [
       { type: 'book', market: 'm', assetId: 'a', timestampMs: 1, timestampStr: '1', hash: '', bids: [], asks: [] },
