@@ -138,6 +138,8 @@ export class Engine {
   private remarkAll = true;
   /** Trades refused by the fill checks, per order id (the second halts the order's market). */
   private readonly badTradesByOrder = new Map<string, number>();
+  /** Markets whose requote waits for the end of a gathered run (realTime; see dirty). */
+  private readonly deferred = new Set<MarketState>();
 
   constructor(private readonly o: EngineOptions) {
     this.clock = o.clock;
@@ -157,7 +159,7 @@ export class Engine {
       singleOverflow: o.config.scheduler.singleOverflow,
       recordUse: o.recordLimiterUse,
     });
-    this.scheduler.gatherAfterSend(o.realTime ?? false);
+    this.scheduler.gatherAfterSend(o.realTime ?? false, () => this.requoteDeferred());
     if (o.journal) {
       const j = o.journal;
       this.orders.onChange((ord) => {
@@ -649,13 +651,24 @@ export class Engine {
     if (st) this.dirty(st);
   }
 
+  /** The requotes deferred to the end of a gathered run (dirty), each market once. */
+  private requoteDeferred(): void {
+    if (!this.deferred.size) return;
+    const due = [...this.deferred];
+    this.deferred.clear();
+    for (const st of due) this.requote(st);
+  }
+
   /** Debounce: requote now unless one ran within debounceMs; then once at the end of the interval. */
   dirty(st: MarketState): void {
     if (!this.quoting || this.stopping) return;
     const now = this.clock.now();
     const at = st.lastQuoteMs + this.o.config.reconciler.debounceMs;
     if (now >= at) {
-      this.requote(st);
+      // a send of this synchronous run is gathering the rest (realTime): whatever this requote
+      // sends waits for the run's end anyway, so it runs once there on the newest books
+      if (this.scheduler.isGathering()) this.deferred.add(st);
+      else this.requote(st);
       return;
     }
     if (st.timer === undefined) {
