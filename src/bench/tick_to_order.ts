@@ -3,12 +3,13 @@
 // strategy, reconciler, risk gate, scheduler, limiter, live venue and undici, against the emulator
 // in a process of its own (bench/emulator-child.ts, niced: see there) on loopback. "Arriving" = the
 // socket read that carried the frame (frames read together are handled one after another;
-// chunkBefore is the wait for the earlier ones; a place the scheduler gathered after the read's
-// first send is measured from the read). "Written" = undici's request:bodySent, right after headers
+// chunkBefore is the wait for the earlier ones; the engine requotes at the read's end, so a place
+// it sends there is measured from the read). "Written" = undici's request:bodySent, right after headers
 // and body were handed to socket.write (not the response). p50 / p99 in us; goal p99 < 1 ms at 1
 // market, < 1.5 ms at 100 (each count is its own emulator run; fields end in _1 / _100;
 // MAKERD_BENCH_MARKETS="1,100"). Split: chunkBefore, engine (the frame -> the venue's placeOrders
-// call), dispatch (-> undici's request:create) and write (-> bodySent). connects: connections opened
+// call; for a place sent at its read's end, read (its frames) + requote), dispatch (-> undici's
+// request:create) and write (-> bodySent); readFrames: frames in the causing read. connects: connections opened
 // while measuring, all of them (cancels and reads share a pool that opens one when every one is
 // busy); submitConnects: of those, the order connections' (kept warm: 0). Load per count (feed_/speed_/
 // limitScale_ fields): 1 market at the stress rates x8 with real limits; more at the emulator's
@@ -159,7 +160,11 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
     frame: number;
     call: number;
     dispatch: number;
+    /** The end of the causing read's frames (the read's callback). */
     chunkEnd: number;
+    /** Frames in the causing read. */
+    readFrames: number;
+    gathered: boolean;
     measured: boolean;
   }
   let frameT = NaN;
@@ -167,6 +172,9 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
   let gatherRead = NaN;
   let warmUntil = Infinity;
   let chunkOpen: Rec[] | undefined;
+  let chunkFrames = 0;
+  let lastChunkEnd = NaN;
+  let lastReadFrames = 0;
   const undispatched: Rec[] = [];
   const byRequest = new WeakMap<object, Rec>();
   const done: Rec[] = [];
@@ -176,12 +184,21 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
   const place = venue.placeOrders.bind(venue);
   venue.placeOrders = (reqs) => {
     const now = performance.now();
-    // gathered (the engine in real time): sent in the microtask after the read's frames, so
-    // measured from the read's first frame, the earliest that can have caused it
+    // gathered (the engine in real time): requoted and sent in microtasks after the read's
+    // frames, so measured from the read's first frame, the earliest that can have caused it
     const gathered = frameT !== frameT && gatherRead === gatherRead;
     const read = gathered ? gatherRead : readT;
     const frame = gathered ? gatherRead : frameT;
-    const rec: Rec = { read, frame, call: now, dispatch: NaN, chunkEnd: NaN, measured: frame === frame && frame > warmUntil };
+    const rec: Rec = {
+      read,
+      frame,
+      call: now,
+      dispatch: NaN,
+      chunkEnd: gathered ? lastChunkEnd : NaN,
+      readFrames: gathered ? lastReadFrames : 0,
+      gathered,
+      measured: frame === frame && frame > warmUntil,
+    };
     if (!rec.measured && frame !== frame && now > warmUntil) offTurn++;
     undispatched.push(rec);
     chunkOpen?.push(rec);
@@ -233,17 +250,25 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
     if (!chunkOpen) {
       readT = f.t;
       const recs: Rec[] = (chunkOpen = []);
+      chunkFrames = 0;
       queueMicrotask(() => {
         const t = performance.now();
-        for (const r of recs) r.chunkEnd = t;
+        for (const r of recs) {
+          r.chunkEnd = t;
+          r.readFrames = chunkFrames;
+        }
         chunkOpen = undefined;
-        // the engine's gather microtask was queued after this one, during the first frame: the
-        // read stays the cause until the microtask queued here, which runs after it
+        lastChunkEnd = t;
+        lastReadFrames = chunkFrames;
+        // the engine's requotes run in a microtask queued after this one, during the first frame,
+        // and the sends they gather in one it queues: the read stays the cause until the second
+        // microtask from here, which runs after both
         gatherRead = readT;
-        queueMicrotask(() => (gatherRead = NaN));
+        queueMicrotask(() => queueMicrotask(() => (gatherRead = NaN)));
       });
     }
     frameT = f.t;
+    chunkFrames++;
     pipeline.frame(f.epoch, f.text);
     frameT = NaN;
   });
@@ -272,7 +297,12 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
   const engineUs = us((r) => r.call - r.frame);
   const dispatchUs = us((r) => r.dispatch - r.call);
   const writeUs = us((r, i) => sent[i] - r.dispatch);
-  const chunkRestUs = us((r) => (r.chunkEnd === r.chunkEnd ? r.chunkEnd - r.call : 0));
+  const chunkRestUs = us((r) => (!r.gathered && r.chunkEnd === r.chunkEnd ? r.chunkEnd - r.call : 0));
+  const g = done.filter((r) => r.gathered);
+  const gus = (f: (r: Rec) => number) => g.map((r) => f(r) * 1000).sort((x, y) => x - y);
+  const readUs = gus((r) => r.chunkEnd - r.read);
+  const requoteUs = gus((r) => r.call - r.chunkEnd);
+  const readFrames = done.map((r) => r.readFrames).sort((x, y) => x - y);
   return {
     feed: load.feed,
     speed: load.speed,
@@ -295,6 +325,15 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
     write_p50_us: q(writeUs, 50),
     write_p99_us: q(writeUs, 99),
     chunkRest_p99_us: q(chunkRestUs, 99),
+    // samples sent at their read's end (the engine in real time): the read's frames (decode,
+    // mirror), then the requotes up to the venue's placeOrders call
+    atReadEnd: g.length,
+    read_p50_us: q(readUs, 50),
+    read_p99_us: q(readUs, 99),
+    requote_p50_us: q(requoteUs, 50),
+    requote_p99_us: q(requoteUs, 99),
+    readFrames_p50: pct(readFrames, 50),
+    readFrames_p99: pct(readFrames, 99),
     connects,
     submitConnects,
   };

@@ -71,8 +71,9 @@ export interface EngineOptions {
   onAmbiguous?: () => void;
   /**
    * The engine runs in real time (the daemon: live, paper), not over a recording's virtual time.
-   * Then (1) after a send, the sends of the rest of the synchronous run (the other frames of one
-   * socket read) wait for its end, a microtask, and share one batch (OrderScheduler.gatherAfterSend);
+   * Then (1) a market's requotes asked for in one synchronous run (the frames of one socket read)
+   * run once, in a microtask at its end, on the newest books (dirty); after a send, the sends of
+   * the rest of the run wait for its end and share one batch (OrderScheduler.gatherAfterSend);
    * (2) the housekeeping period's requote of every market is spread over HOUSEKEEPING_SLICES ticks
    * (at 1,000 markets one pass held the loop ~10 ms each second). Off in a backtest, where one run
    * spans many virtual times and its results stay as they were.
@@ -138,8 +139,9 @@ export class Engine {
   private remarkAll = true;
   /** Trades refused by the fill checks, per order id (the second halts the order's market). */
   private readonly badTradesByOrder = new Map<string, number>();
-  /** Markets whose requote waits for the end of a gathered run (realTime; see dirty). */
+  /** Markets whose requote waits for the end of the synchronous run (realTime; see dirty). */
   private readonly deferred = new Set<MarketState>();
+  private deferScheduled = false;
 
   constructor(private readonly o: EngineOptions) {
     this.clock = o.clock;
@@ -159,7 +161,7 @@ export class Engine {
       singleOverflow: o.config.scheduler.singleOverflow,
       recordUse: o.recordLimiterUse,
     });
-    this.scheduler.gatherAfterSend(o.realTime ?? false, () => this.requoteDeferred());
+    this.scheduler.gatherAfterSend(o.realTime ?? false);
     if (o.journal) {
       const j = o.journal;
       this.orders.onChange((ord) => {
@@ -651,13 +653,13 @@ export class Engine {
     if (st) this.dirty(st);
   }
 
-  /** The requotes deferred to the end of a gathered run (dirty), each market once. */
-  private requoteDeferred(): void {
-    if (!this.deferred.size) return;
+  /** The requotes deferred to the end of the synchronous run (dirty, realTime), each market once, in the order they came. */
+  private readonly requoteDeferred = (): void => {
+    this.deferScheduled = false;
     const due = [...this.deferred];
     this.deferred.clear();
     for (const st of due) this.requote(st);
-  }
+  };
 
   /** Debounce: requote now unless one ran within debounceMs; then once at the end of the interval. */
   dirty(st: MarketState): void {
@@ -665,10 +667,17 @@ export class Engine {
     const now = this.clock.now();
     const at = st.lastQuoteMs + this.o.config.reconciler.debounceMs;
     if (now >= at) {
-      // a send of this synchronous run is gathering the rest (realTime): whatever this requote
-      // sends waits for the run's end anyway, so it runs once there on the newest books
-      if (this.scheduler.isGathering()) this.deferred.add(st);
-      else this.requote(st);
+      if (!this.o.realTime) {
+        this.requote(st);
+        return;
+      }
+      // Real time: once, at the end of this synchronous run (the frames of one socket read), on
+      // the newest books: a requote per frame would decide on books the same read replaces.
+      this.deferred.add(st);
+      if (!this.deferScheduled) {
+        this.deferScheduled = true;
+        queueMicrotask(this.requoteDeferred);
+      }
       return;
     }
     if (st.timer === undefined) {

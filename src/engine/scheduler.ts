@@ -130,11 +130,8 @@ export class OrderScheduler {
   private gathering = false;
   private gatherSends = false;
   private readonly idle: Array<() => void> = [];
-  /** Called when a gathered run ends, before its sends leave (the engine's deferred requotes). */
-  private beforeRelease: (() => void) | undefined = undefined;
   private readonly release = () => {
     this.gathering = false;
-    this.beforeRelease?.();
     this.pump();
   };
 
@@ -305,14 +302,8 @@ export class OrderScheduler {
    * socket read) wait for its end, a microtask later, and leave together in one batch: the first
    * decision goes out at once, and no later one waits behind a write of its own per earlier frame.
    */
-  gatherAfterSend(on: boolean, beforeRelease?: () => void): void {
+  gatherAfterSend(on: boolean): void {
     this.gatherSends = on;
-    this.beforeRelease = beforeRelease;
-  }
-
-  /** True from a send until the end of its synchronous run (gatherAfterSend): later sends wait for it. */
-  isGathering(): boolean {
-    return this.gathering;
   }
 
   pump(): void {

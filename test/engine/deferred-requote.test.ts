@@ -1,6 +1,6 @@
-// Real time (the daemon): once a send of a synchronous run (one socket read's frames) has gone
-// out, the requotes of the read's later frames wait for the run's end, where their sends go
-// anyway, and run once per market on the newest books. A backtest requotes at every frame.
+// Real time (the daemon): the requotes a synchronous run asks for (the frames of one socket read)
+// run once per market, in a microtask at the run's end, on the newest books: a requote per frame
+// would decide on books the same read replaces. A backtest requotes at every frame.
 import { describe, it, expect } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
 import { Limiter } from '../../src/api/limiter.js';
@@ -59,19 +59,17 @@ async function setup(realTime: boolean) {
 const distinct = (xs: number[]) => [...new Set(xs)];
 
 describe('engine: requotes deferred to the end of a gathered run (realTime)', () => {
-  it('the first frame requotes and sends at once; the later frames requote once, at the end, on the newest book', async () => {
+  it('the frames of one run are requoted once, at its end, on the newest book', async () => {
     const { engine, venue, placed, seen, read } = await setup(true);
     read();
-    // in the run: requotes on the first frame's book only (the simulated venue's order events
-    // requote too, as its answers come in the same run), and that frame's places
-    expect(distinct(seen)).toEqual([5000]);
-    expect(placed).toHaveLength(1);
-    expect(placed[0]).toContainEqual([Y, 4600]); // bid: mid 5100 - 0.05
+    // in the run: no requote, nothing sent
+    expect(seen).toEqual([]);
+    expect(placed).toEqual([]);
     await Promise.resolve();
-    // at the end: requoted on the last book (mid 5400), never on the two between
-    expect(distinct(seen)).toEqual([5000, 5300]);
-    expect(placed).toHaveLength(2);
-    expect(placed[1].sort()).toEqual(
+    // at its end: requoted on the last book (mid 5400) alone, never on the three before it
+    expect(distinct(seen)).toEqual([5300]);
+    expect(placed).toHaveLength(1);
+    expect(placed[0].sort()).toEqual(
       [
         [N, 4100],
         [Y, 4900],
@@ -85,6 +83,7 @@ describe('engine: requotes deferred to the end of a gathered run (realTime)', ()
         [Y, 4900],
       ].sort(),
     );
+    expect(engine.scheduler.stats.ordersSent).toBe(4); // the first two quotes, then these two
     await engine.stop();
   });
 
@@ -93,6 +92,7 @@ describe('engine: requotes deferred to the end of a gathered run (realTime)', ()
     read();
     expect(distinct(seen)).toEqual([5000, 5200, 4800, 5300]);
     expect(placed.length).toBeGreaterThan(2);
+    expect(engine.scheduler.stats.ordersSent).toBe(10); // two per book
     await settle(10);
     const resting = (await venue.openOrders()).map((o) => [o.tokenId, o.price]).sort();
     expect(resting).toEqual(
