@@ -1,7 +1,7 @@
 // The backtest's reader thread (started by record-source.ts): reads the recordings and decodes
 // their market frames, as inlineRecords does on the backtest's own thread, and posts each chunk
 // encoded (feed/event-codec.ts), at most AHEAD chunks ahead of the backtest.
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { DecodeStats } from '../feed/decode-stats.js';
 import { EventEncoder } from '../feed/event-codec.js';
 import { setMarketScan } from '../feed/decode-market.js';
@@ -24,7 +24,7 @@ class ForwardedStats extends DecodeStats {
 }
 
 async function main(port: NonNullable<typeof parentPort>): Promise<void> {
-  const { paths, scan, bytes } = workerData as { paths: string[]; scan: boolean; bytes: boolean };
+  const { paths, scan, bytes, chunks } = workerData as { paths: string[]; scan: boolean; bytes: boolean; chunks: MessagePort };
   setMarketScan(scan);
   const stats = new ForwardedStats('market');
   const enc = new EventEncoder();
@@ -34,7 +34,11 @@ async function main(port: NonNullable<typeof parentPort>): Promise<void> {
     credit++;
     wake?.();
   });
-  const post = (m: ReaderMessage, transfer?: ArrayBuffer[]): void => port.postMessage(m, transfer);
+  // the message on the chunks port (taken there when the backtest gets to it), then the bell
+  const post = (m: ReaderMessage, transfer?: ArrayBuffer[]): void => {
+    chunks.postMessage(m, transfer);
+    port.postMessage(0);
+  };
   try {
     let last = { frames: 0, pongs: 0, events: 0, sizesRounded: 0 };
     for await (const chunk of inlineRecords(paths, stats, { bytes })) {
@@ -58,6 +62,7 @@ async function main(port: NonNullable<typeof parentPort>): Promise<void> {
     post({ error: { message: err.message, name: err.name, code: (err as Error & { code?: string }).code } });
   } finally {
     port.removeAllListeners('message');
+    chunks.close();
   }
 }
 

@@ -2,7 +2,7 @@
 // chunk (one chunk per 1 MiB the reader takes). Either here, on the backtest's own thread, or in a
 // reader thread (reader-thread.ts) that does the reading and decoding while this thread runs the
 // engine: the same records and events either way, in the same chunks, so results cannot differ.
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import type { MarketEvent } from '../core/events.js';
 import { DecodeStats } from '../feed/decode-stats.js';
@@ -135,17 +135,23 @@ export function readerThreadsRunning(): number {
  * The recordings' chunks, read and decoded in a reader thread: the same records and events as
  * inlineRecords, its decode counts (and rejects, logged here) added to `stats` chunk by chunk. The
  * thread reads at most AHEAD chunks ahead; it ends with the generator (a thrown error, a break).
+ * Chunks come on a port of their own, taken (receiveMessageOnPort) only when the backtest gets to
+ * them: one read ahead waits serialized, not as this thread's strings living through collections
+ * until their turn; the thread's own messages ring the bell.
  */
 export async function* threadedRecords(paths: readonly string[], stats: DecodeStats, o: ReaderThreadOptions = {}): AsyncGenerator<RecordChunk> {
-  const worker = new Worker(readerThreadPath(), { workerData: { paths, scan: marketScanEnabled(), bytes: o.bytes === true }, execArgv: o.execArgv ?? [], stdout: false, stderr: false });
+  const { port1: chunks, port2 } = new MessageChannel();
+  const worker = new Worker(readerThreadPath(), {
+    workerData: { paths, scan: marketScanEnabled(), bytes: o.bytes === true, chunks: port2 },
+    transferList: [port2],
+    execArgv: o.execArgv ?? [],
+    stdout: false,
+    stderr: false,
+  });
   running++;
-  const queue: ReaderMessage[] = [];
   let wake: (() => void) | undefined;
   let failed: Error | undefined;
-  worker.on('message', (m: ReaderMessage) => {
-    queue.push(m);
-    wake?.();
-  });
+  worker.on('message', () => wake?.());
   worker.on('error', (e: Error) => {
     failed = e;
     wake?.();
@@ -176,12 +182,14 @@ export async function* threadedRecords(paths: readonly string[], stats: DecodeSt
   };
   try {
     for (;;) {
-      while (queue.length === 0) {
+      let got = receiveMessageOnPort(chunks);
+      while (got === undefined) {
         if (failed) throw failed;
         await new Promise<void>((r) => (wake = r));
         wake = undefined;
+        got = receiveMessageOnPort(chunks);
       }
-      const m = queue.shift() as ReaderMessage;
+      const m = got.message as ReaderMessage;
       if ('done' in m) return;
       if ('error' in m) {
         const e = new Error(m.error.message) as Error & { code?: string };
@@ -199,6 +207,7 @@ export async function* threadedRecords(paths: readonly string[], stats: DecodeSt
       worker.postMessage(1); // one more chunk may be read ahead
     }
   } finally {
+    chunks.close();
     worker.removeAllListeners();
     worker.on('error', () => undefined); // whatever it says while stopping is moot
     await worker.terminate();
