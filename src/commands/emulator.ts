@@ -15,7 +15,7 @@ import { UsageError, type CommandModule, numberFlag } from './command.js';
 const help = `usage: makerd emulator [--port P] [--synthetic SEED] [--markets N] [--speed X] [--activity X]
                        [--keys K1,K2] [--limit-scale X] [--window-scale X] [--urls-out F] [--feed-...] [--fault-...]
                        [--profile spec|polymarket] [--heartbeat-timeout-ms N]
-       makerd emulator --synthetic SEED --write F --duration S [--activity X]
+       makerd emulator --synthetic SEED --write F --duration S [--markets N] [--activity X]
        makerd emulator --replay F [--speed X] [...]
 
 Serves on 127.0.0.1, one port (default 0 = any free port):
@@ -64,7 +64,7 @@ Each variant a client must also accept (wire-formats.md 5.4):
                        polymarket profile adds "accounts": [{address, privateKey, signatureType, funder?,
                        apiKey, secret, passphrase}], test keys made from the seed)
   --write F --duration S   writes S seconds of synthetic market time to F (recorder lines; gzip
-                       when F ends in .gz) as fast as possible, then exits
+                       when F ends in .gz) as fast as possible, then exits; --markets N of them
   --fault-latency-ms N, --fault-500-rate X, --fault-429-rate X, --fault-silent   faults from the start
   --fault-cancel-trickle-ms N, --fault-read-trickle-ms N   CLOB DELETEs / GETs stall: not carried
                     out, answered one byte every N ms, never finished
@@ -128,10 +128,11 @@ export const command: CommandModule = {
       const durationS = numberFlag(values.duration, '--duration', { min: 1 }) ?? NaN;
       if (!Number.isFinite(durationS)) throw new UsageError('--write needs --duration S (seconds of market time)');
       const file = values.write;
-      const r = await writeSyntheticRecording({ file, seed, durationS, params }).catch((e: unknown) => {
+      const markets = Math.floor(numberFlag(values.markets, '--markets', { min: 1 }) ?? 1);
+      const r = await writeSyntheticRecording({ file, seed, durationS, params, markets }).catch((e: unknown) => {
         throw new MakerdError(`cannot write ${file}: ${e instanceof Error ? e.message : String(e)}`);
       });
-      io.out(`wrote ${values.write}: ${r.frames} frames, ${r.trades} trades, ${durationS} s of market time (seed ${seed})`);
+      io.out(`wrote ${values.write}: ${markets} market${markets === 1 ? '' : 's'}, ${r.frames} frames, ${r.trades} trades, ${durationS} s of market time (seed ${seed})`);
       return 0;
     }
     if (values.duration !== undefined) throw new UsageError('--duration goes with --write');

@@ -46,6 +46,27 @@ describe('makerd emulator --write, then makerd verify', () => {
     }
   });
 
+  it('--markets N writes N markets (2N tokens, every one verified)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'makerd-emu-'));
+    try {
+      const f = join(dir, 'm3.jsonl');
+      const w = io();
+      expect(await cli(['emulator', '--synthetic', '2', '--markets', '3', '--write', f, '--duration', '30', '--activity', '28'], w.io)).toBe(0);
+      expect(w.out.join('\n')).toMatch(/3 markets/);
+      const v = io();
+      expect(await cli(['verify', f, '--json'], v.io)).toBe(0);
+      const report = JSON.parse(v.out.join('')) as { ok: boolean; tokens: Array<{ hashesVerified: number; mismatches: number }> };
+      expect(report.ok).toBe(true);
+      expect(report.tokens).toHaveLength(6);
+      for (const t of report.tokens) {
+        expect(t.hashesVerified).toBeGreaterThan(10);
+        expect(t.mismatches).toBe(0);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('rejects bad usage with exit 2', async () => {
     const r = io();
     expect(await cli(['emulator', '--write', 'x.jsonl'], r.io)).toBe(2);
