@@ -49,7 +49,20 @@ describe('a stalled venue', () => {
     expect(placedMeanwhile).toEqual([]);
     // the venue recovers: the retried cancel-all lands, quoting resumes, /health is 200 again
     e.emu.admin.set({ cancelTrickleMs: 0 });
-    await until('health 200', async () => (await health(d.statusUrl())).status === 200, 15_000, 100);
+    // (the last reasons named if it never comes: a flake under load once, reasons unknown)
+    let lastReasons: string[] = [];
+    await until(
+      'health 200',
+      async () => {
+        const r = await health(d.statusUrl());
+        lastReasons = r.body.reasons;
+        return r.status === 200;
+      },
+      15_000,
+      100,
+    ).catch((err: unknown) => {
+      throw new Error(`${(err as Error).message}; last /health reasons: ${JSON.stringify(lastReasons)}`);
+    });
     await until('quoting again', () => e.emu.exchange.openOrders(KEY).length > 0, 10_000);
     // now cancels and reads stall for good: SIGINT must still end the process, in bounded time, with exit 1 and the ids
     e.emu.admin.set({ cancelTrickleMs: 2000, readTrickleMs: 2000 });
