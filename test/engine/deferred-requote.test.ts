@@ -57,8 +57,14 @@ async function setup(realTime: boolean) {
 }
 
 const distinct = (xs: number[]) => [...new Set(xs)];
+/** The quotes on the last book (mid 5400, 0.05 off): token and price, sorted. */
+const FINAL = [
+  [N, 4100],
+  [Y, 4900],
+].sort();
+const resting = async (v: SimulatedVenue) => (await v.openOrders()).map((o) => [o.tokenId, o.price]).sort();
 
-describe('engine: requotes deferred to the end of a gathered run (realTime)', () => {
+describe('engine: requotes deferred to the end of a synchronous run (realTime)', () => {
   it('the frames of one run are requoted once, at its end, on the newest book', async () => {
     const { engine, venue, placed, seen, read } = await setup(true);
     read();
@@ -69,20 +75,9 @@ describe('engine: requotes deferred to the end of a gathered run (realTime)', ()
     // at its end: requoted on the last book (mid 5400) alone, never on the three before it
     expect(distinct(seen)).toEqual([5300]);
     expect(placed).toHaveLength(1);
-    expect(placed[0].sort()).toEqual(
-      [
-        [N, 4100],
-        [Y, 4900],
-      ].sort(),
-    );
+    expect(placed[0].sort()).toEqual(FINAL);
     await settle(10);
-    const resting = (await venue.openOrders()).map((o) => [o.tokenId, o.price]).sort();
-    expect(resting).toEqual(
-      [
-        [N, 4100],
-        [Y, 4900],
-      ].sort(),
-    );
+    expect(await resting(venue)).toEqual(FINAL);
     expect(engine.scheduler.stats.ordersSent).toBe(4); // the first two quotes, then these two
     await engine.stop();
   });
@@ -94,13 +89,7 @@ describe('engine: requotes deferred to the end of a gathered run (realTime)', ()
     expect(placed.length).toBeGreaterThan(2);
     expect(engine.scheduler.stats.ordersSent).toBe(10); // two per book
     await settle(10);
-    const resting = (await venue.openOrders()).map((o) => [o.tokenId, o.price]).sort();
-    expect(resting).toEqual(
-      [
-        [N, 4100],
-        [Y, 4900],
-      ].sort(),
-    );
+    expect(await resting(venue)).toEqual(FINAL);
     await engine.stop();
   });
 });
