@@ -14,8 +14,13 @@
 // the floor with every hash verified, peak RSS < 300 MB at 50 markets. The recording is a generated base file replayed
 // back to back (each pass starts with its own snapshot and is shifted in time to follow the last),
 // so generating it stays cheap; generation is not timed, and runs in a child process: its garbage
-// (hundreds of MB at 50 markets, not yet collected) is not the backtest's peak RSS.
-import { execFileSync } from 'node:child_process';
+// (hundreds of MB at 50 markets, not yet collected) is not the backtest's peak RSS. `peakRssMb` is
+// this process's (after the floor: its residue is `rssBeforeMb`); `cliPeakRssMb` is the same
+// backtest's as `makerd backtest` runs it in a process of its own (the compiled CLI; its fills
+// must match), with `cliSec` its wall time, start-up and result files included.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -88,6 +93,7 @@ export async function run(): Promise<Record<string, unknown>> {
     const noScan = await runBacktest({ data: files, config });
     const noScanCpu = cpuSec(process.cpuUsage(nc0));
     setMarketScan(true);
+    const cli = cliBacktest(files, dir, out.result.total.fills);
     const floorV1 = await floor(filesV1);
     const floorAfter = await floor();
     const floorMs = (floorBefore.ms + floorAfter.ms) / 2;
@@ -121,6 +127,9 @@ export async function run(): Promise<Record<string, unknown>> {
       peakRssMb: Math.round(peakRss / 1048576),
       rssBeforeMb: Math.round(rss0 / 1048576),
       processMaxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+      // the same backtest as \`makerd backtest\` runs it, in a process of its own (no floor's residue)
+      cliPeakRssMb: cli?.peakRssMb ?? null,
+      cliSec: cli?.sec ?? null,
       verifyEvery: VERIFY_EVERY,
       readerThread: true,
       // issue 14: 0.7 with every group verified (the live setting); issue 9 asked 0.6
@@ -132,6 +141,32 @@ export async function run(): Promise<Record<string, unknown>> {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The compiled CLI's backtest over the same files and settings, in a child process: its peak RSS
+ * (getrusage's maxRSS, written at exit by a preload) and wall time; undefined without a build. Its
+ * fills must equal the in-process run's (the same backtest), or this throws.
+ */
+function cliBacktest(files: string[], dir: string, fills: number): { peakRssMb: number; sec: number } | undefined {
+  const cliPath = fileURLToPath(new URL('../../cli.js', import.meta.url));
+  if (!existsSync(cliPath)) return undefined;
+  const cfg = join(dir, 'cli-config.json');
+  writeFileSync(cfg, JSON.stringify({ strategy: { name: 'bands', params: {} }, sim: { queueModel: true }, book: { verifyEvery: VERIFY_EVERY }, log: { level: 'silent' } }));
+  const out = join(dir, 'cli-out');
+  const preload = 'data:text/javascript,process.on("exit",()=>process.stderr.write("makerd-bench-maxrss-kb "+process.resourceUsage().maxRSS+"\\n"))';
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, ['--import', preload, cliPath, 'backtest', '--data', files.join(','), '--config', cfg, '--out', out], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: 300_000,
+  });
+  const sec = (performance.now() - t0) / 1000;
+  const kb = /makerd-bench-maxrss-kb (\d+)/.exec(r.stderr ?? '');
+  if (r.status !== 0 || !kb) throw new Error(`makerd backtest (bench) failed: status ${String(r.status)} ${(r.stderr ?? '').slice(-500)}`);
+  const got = (JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')) as { total: { fills: number } }).total.fills;
+  if (got !== fills) throw new Error(`makerd backtest (bench): ${got} fills, the in-process run ${fills}`);
+  return { peakRssMb: Math.round(Number(kb[1]) / 1024), sec: Math.round(sec * 1000) / 1000 };
 }
 
 /** writeSyntheticRecording (stress agents) in a child process; its summary. */
