@@ -798,7 +798,10 @@ export class Engine {
     }
     const cancels = this.cancelIds;
     cancels.length = 0;
-    for (const o of r.cancels) if (o.orderId) cancels.push(o.orderId);
+    // an order whose cancel the venue did not confirm is the retried cancel-all's: sent again on
+    // its own it would only fail again, each failure counting against the order error rate
+    const unconfirmed = this.unconfirmed;
+    for (const o of r.cancels) if (o.orderId && (unconfirmed.size === 0 || !unconfirmed.has(o.orderId))) cancels.push(o.orderId);
     const places = this.accepted;
     places.length = 0;
     if (r.places.length) {

@@ -1,0 +1,86 @@
+// A venue that stops answering cancels (a stall): the orders whose cancel failed are the
+// cancel-all's (retried every second until one lands), and no requote sends them a cancel of
+// their own again meanwhile. Each resent cancel would fail too and count against the order
+// error rate: a stall of some seconds with a moving book halted the daemon ("order error rate
+// 70% over 20 orders"), where it should quote again once the venue answers.
+import { describe, it, expect } from 'vitest';
+import { VirtualClock } from '../../src/core/clock.js';
+import { Limiter } from '../../src/api/limiter.js';
+import { BookMirror } from '../../src/book/mirror.js';
+import { loadStrategy } from '../../src/strategy/loader.js';
+import { loadConfig } from '../../src/config.js';
+import type { CancelResult } from '../../src/venue/types.js';
+import type { MarketMeta } from '../../src/engine/strategy.js';
+import { RecordingVenue, settle, Y, N, M, books, deliver, testEngine } from './helpers.js';
+
+/** Cancels (one by one, batched, all) fail while `stalled`, as past their deadline. */
+class StallingVenue extends RecordingVenue {
+  stalled = false;
+  override async cancelOrders(ids: string[]): Promise<CancelResult> {
+    if (this.stalled) {
+      this.calls.push({ kind: 'cancelOrders', t: 0, n: ids.length, ids });
+      throw new Error('DELETE /orders: no complete answer within the cancel deadline');
+    }
+    return super.cancelOrders(ids);
+  }
+  override async cancelAll(): Promise<CancelResult> {
+    if (this.stalled) {
+      this.calls.push({ kind: 'cancelAll', t: 0, n: 0 });
+      throw new Error('DELETE /cancel-all: no complete answer within the cancel deadline');
+    }
+    return super.cancelAll();
+  }
+}
+
+const meta: MarketMeta = { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false };
+
+describe('engine: cancels a stalled venue did not confirm', () => {
+  it('are left to the cancel-all: a moving book does not resend them, the error rate does not halt, quoting resumes when it lands', async () => {
+    const cfg = loadConfig({ env: {} });
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new StallingVenue(() => clock.now());
+    const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
+    const engine = testEngine({
+      clock,
+      venue,
+      limiter: new Limiter({ clock }),
+      books: mirror,
+      strategy: await loadStrategy('bands', { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 }),
+      config: { reconciler: { ...cfg.reconciler, debounceMs: 0 }, risk: cfg.risk, scheduler: cfg.scheduler },
+      markets: [meta],
+    });
+    deliver(mirror, engine, books(4900, 5100, clock.now()));
+    engine.start();
+    await settle(10);
+    expect(venue.live.size).toBe(2);
+    venue.stalled = true;
+    // 40 book moves over 4 s of a stalled venue
+    for (let i = 1; i <= 40; i++) {
+      clock.advanceTo(clock.now() + 100);
+      const mid = 5000 + (i % 2 === 1 ? 100 : 0);
+      deliver(mirror, engine, books(mid - 100, mid + 100, clock.now()));
+      await settle(10);
+    }
+    // every order resting at the venue had its cancel sent once (the first move's new quotes went
+    // out before the cancels they did not depend on); after that only the cancel-all, once a second
+    const resting = [...venue.live.keys()].sort();
+    expect(resting).toHaveLength(4);
+    const cancelled = venue.calls.filter((c) => c.kind === 'cancelOrders').flatMap((c) => c.ids ?? []);
+    expect(cancelled.sort()).toEqual(resting);
+    const cancelAlls = venue.calls.filter((c) => c.kind === 'cancelAll').length;
+    expect(cancelAlls).toBeGreaterThanOrEqual(3);
+    expect(cancelAlls).toBeLessThanOrEqual(5);
+    expect(engine.unconfirmedCancels().sort()).toEqual(resting);
+    expect(engine.risk.halted).toBeUndefined();
+    expect(venue.calls.filter((c) => c.kind === 'placeOrders')).toHaveLength(2); // the first quotes and the first move's
+    // the venue answers again: the next cancel-all lands, and the market quotes again
+    venue.stalled = false;
+    clock.advanceTo(clock.now() + 1000);
+    await settle(10);
+    expect(engine.unconfirmedCancels()).toEqual([]);
+    expect(venue.calls.filter((c) => c.kind === 'placeOrders').length).toBeGreaterThan(2);
+    expect(venue.live.size).toBe(2);
+    expect(engine.risk.halted).toBeUndefined();
+    await engine.stop();
+  });
+});
