@@ -49,7 +49,8 @@ describe('a stalled venue', () => {
     expect(placedMeanwhile).toEqual([]);
     // the venue recovers: the retried cancel-all lands, quoting resumes, /health is 200 again
     e.emu.admin.set({ cancelTrickleMs: 0 });
-    // (the last reasons named if it never comes: a flake under load once, reasons unknown)
+    // (the last reasons named if it never comes: under CPU load it once halted on the error rate of
+    // its own resent cancels, fixed since: test/engine/unconfirmed-cancels.test.ts)
     let lastReasons: string[] = [];
     await until(
       'health 200',
