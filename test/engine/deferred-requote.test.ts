@@ -3,32 +3,14 @@
 // would decide on books the same read replaces. A backtest requotes at every frame.
 import { describe, it, expect } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
-import { Limiter } from '../../src/api/limiter.js';
-import { BookMirror } from '../../src/book/mirror.js';
 import { SimulatedVenue } from '../../src/venue/simulated-venue.js';
-import { loadStrategy } from '../../src/strategy/loader.js';
-import { loadConfig } from '../../src/config.js';
-import type { MarketMeta } from '../../src/engine/strategy.js';
 import type { OrderRequest } from '../../src/venue/types.js';
-import { settle, Y, N, M, books, deliver, testEngine } from './helpers.js';
-
-const meta: MarketMeta = { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false };
+import { settle, Y, N, M, books, deliver, bandsEngine } from './helpers.js';
 
 async function setup(realTime: boolean) {
-  const cfg = loadConfig({ env: {} });
   const clock = new VirtualClock(1_700_000_000_000);
   const venue = new SimulatedVenue({ clock, markets: [{ conditionId: M, tokens: [Y, N], tick: 100, minSize: 500 }], orderLatencyMs: 0, cancelLatencyMs: 0, makerFeeBps: 0, takerFeeBps: 0 });
-  const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
-  const engine = testEngine({
-    clock,
-    venue,
-    limiter: new Limiter({ clock }),
-    books: mirror,
-    strategy: await loadStrategy('bands', { fair: 'mid', bands: [{ distance: 0.05, size: 10 }], skewPerShare: 0 }),
-    config: { reconciler: { ...cfg.reconciler, debounceMs: 0 }, risk: cfg.risk, scheduler: cfg.scheduler },
-    markets: [meta],
-    realTime,
-  });
+  const { engine, mirror } = await bandsEngine({ clock, venue, params: { fair: 'mid', bands: [{ distance: 0.05, size: 10 }], skewPerShare: 0 }, realTime });
   const placed: Array<Array<[string, number]>> = [];
   const place = venue.placeOrders.bind(venue);
   venue.placeOrders = (reqs: OrderRequest[]) => {

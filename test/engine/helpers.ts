@@ -1,6 +1,6 @@
 // Test helpers: real books (DenseBook) and a recording venue that answers like the REST API.
 import { DenseBook } from '../../src/book/book.js';
-import type { BookMirror } from '../../src/book/mirror.js';
+import { BookMirror } from '../../src/book/mirror.js';
 import { MarketPipeline, type FeedVenue, type MarketEventSink } from '../../src/feed/market-pipeline.js';
 import { createMarketDecodeStats } from '../../src/feed/decode-market.js';
 import type { MarketEvent } from '../../src/core/events.js';
@@ -10,6 +10,10 @@ import { silentLogger } from '../../src/core/log.js';
 import { formatPrice, formatSize } from '../../src/core/units.js';
 import type { BookEvent, WireLevel, UserEvent } from '../../src/core/events.js';
 import type { Venue, OrderRequest, PlaceResult, CancelResult, VenueOrder, VenueTrade } from '../../src/venue/types.js';
+import { Limiter } from '../../src/api/limiter.js';
+import { loadConfig } from '../../src/config.js';
+import { loadStrategy } from '../../src/strategy/loader.js';
+import type { MarketMeta } from '../../src/engine/strategy.js';
 
 export function lv(price: number, size: number): WireLevel {
   return { price, size, priceStr: formatPrice(price), sizeStr: formatSize(size) };
@@ -145,4 +149,28 @@ export function deliver(mirror: BookMirror, engine: MarketEventSink, events: rea
 /** An engine with the tests' defaults: seed 1, a silent logger, the limiter use recorded (a simulated venue). */
 export function testEngine(o: Omit<EngineOptions, 'rng' | 'log' | 'recordLimiterUse'> & Partial<Pick<EngineOptions, 'rng' | 'log' | 'recordLimiterUse'>>): Engine {
   return new Engine({ rng: new SeededRng(1), log: silentLogger, recordLimiterUse: true, ...o });
+}
+
+/**
+ * The engine of most engine tests: the bands strategy with `params` on the test market (`meta`,
+ * tick 0.01 unless given), a fresh unverified mirror, the default risk and scheduler settings, and
+ * every change requoted (debounce 0); `more` adds or overrides engine options.
+ */
+export async function bandsEngine(
+  o: { clock: EngineOptions['clock']; venue: Venue; params: Record<string, unknown>; meta?: MarketMeta } & Partial<Omit<EngineOptions, 'clock' | 'venue'>>,
+): Promise<{ engine: Engine; mirror: BookMirror }> {
+  const { clock, venue, params, meta, ...more } = o;
+  const cfg = loadConfig({ env: {} });
+  const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
+  const engine = testEngine({
+    clock,
+    venue,
+    limiter: new Limiter({ clock }),
+    books: mirror,
+    strategy: await loadStrategy('bands', params),
+    config: { reconciler: { ...cfg.reconciler, debounceMs: 0 }, risk: cfg.risk, scheduler: cfg.scheduler },
+    markets: [meta ?? { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false }],
+    ...more,
+  });
+  return { engine, mirror };
 }

@@ -2,14 +2,10 @@
 // request the answer leaves out is unclear (ambiguous), never taken as rejected or live.
 import { describe, it, expect } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
-import { Limiter } from '../../src/api/limiter.js';
-import { BookMirror } from '../../src/book/mirror.js';
 import { SimulatedVenue, type SimulatedVenueOptions } from '../../src/venue/simulated-venue.js';
-import { loadStrategy } from '../../src/strategy/loader.js';
-import { loadConfig } from '../../src/config.js';
 import type { OrderRequest, PlaceResult } from '../../src/venue/types.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
-import { settle, Y, N, M, bookEv, deliver, testEngine } from './helpers.js';
+import { settle, Y, N, M, bookEv, deliver, bandsEngine } from './helpers.js';
 
 const meta: MarketMeta = { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false };
 
@@ -31,19 +27,9 @@ class ReshapingVenue extends SimulatedVenue {
 }
 
 async function run(reshape: (res: PlaceResult[]) => PlaceResult[]) {
-  const cfg = loadConfig({ env: {} });
   const clock = new VirtualClock(1_700_000_000_000);
   const venue = new ReshapingVenue({ clock, markets: [{ conditionId: M, tokens: [Y, N], tick: 100, minSize: 500 }], orderLatencyMs: 0, cancelLatencyMs: 0, makerFeeBps: 0, takerFeeBps: 0 }, reshape);
-  const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
-  const engine = testEngine({
-    clock,
-    venue,
-    limiter: new Limiter({ clock }),
-    books: mirror,
-    strategy: await loadStrategy('bands', { bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 }),
-    config: { reconciler: { ...cfg.reconciler, debounceMs: 0 }, risk: cfg.risk, scheduler: cfg.scheduler },
-    markets: [meta],
-  });
+  const { engine, mirror } = await bandsEngine({ clock, venue, params: { bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 }, meta });
   deliver(mirror, engine, [bookEv(Y, 4900, 5100, clock.now(), { depth: 1 }), bookEv(N, 4900, 5100, clock.now(), { depth: 1 })], venue);
   engine.start();
   await settle(20);

@@ -4,14 +4,10 @@
 // answer in time it quotes again on the tick it had.
 import { describe, it, expect } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
-import { Limiter } from '../../src/api/limiter.js';
-import { BookMirror } from '../../src/book/mirror.js';
-import { loadStrategy } from '../../src/strategy/loader.js';
-import { loadConfig } from '../../src/config.js';
 import type { MarketEvent } from '../../src/core/events.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
 import type { OrderRequest } from '../../src/venue/types.js';
-import { RecordingVenue, settle, bookEv, Y, N, M, deliver, testEngine } from './helpers.js';
+import { RecordingVenue, settle, bookEv, Y, N, M, deliver, bandsEngine } from './helpers.js';
 
 // We believe the tick is 0.001 (10 units); the venue has coarsened it to 0.01 (100).
 const meta: MarketMeta = { conditionId: M, tokenId: Y, complementId: N, tick: 10, minSize: 500, negRisk: false };
@@ -20,22 +16,17 @@ const meta: MarketMeta = { conditionId: M, tokenId: Y, complementId: N, tick: 10
 const books = (t: number, tick: number, bid = 4990, ask = 5010): MarketEvent[] => [bookEv(Y, bid, ask, t, { tick }), bookEv(N, 10_000 - ask, 10_000 - bid, t, { tick })];
 
 async function setup(opts: { hook: boolean; timeoutMs?: number }) {
-  const cfg = loadConfig({ env: {} });
   const clock = new VirtualClock(1_700_000_000_000);
   const venue = new RecordingVenue(() => clock.now());
   let venueTick = 100;
   const base = venue.answer;
   venue.answer = (r) => (r.price % venueTick !== 0 ? { clientId: r.clientId, ok: false, error: 'INVALID_ORDER_MIN_TICK_SIZE' } : base(r));
   const suspects: string[] = [];
-  const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
-  const engine = testEngine({
+  const { engine, mirror } = await bandsEngine({
     clock,
     venue,
-    limiter: new Limiter({ clock }),
-    books: mirror,
-    strategy: await loadStrategy('bands', { fair: 'mid', bands: [{ distance: 0.015, size: 10 }], skewPerShare: 0 }),
-    config: { reconciler: { ...cfg.reconciler, debounceMs: 0 }, risk: cfg.risk, scheduler: cfg.scheduler },
-    markets: [meta],
+    params: { fair: 'mid', bands: [{ distance: 0.015, size: 10 }], skewPerShare: 0 },
+    meta,
     onTickSuspect: opts.hook ? (tokenId) => suspects.push(tokenId) : undefined,
     tickSuspectTimeoutMs: opts.timeoutMs,
   });

@@ -5,13 +5,8 @@
 // 70% over 20 orders"), where it should quote again once the venue answers.
 import { describe, it, expect } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
-import { Limiter } from '../../src/api/limiter.js';
-import { BookMirror } from '../../src/book/mirror.js';
-import { loadStrategy } from '../../src/strategy/loader.js';
-import { loadConfig } from '../../src/config.js';
 import type { CancelResult } from '../../src/venue/types.js';
-import type { MarketMeta } from '../../src/engine/strategy.js';
-import { RecordingVenue, settle, Y, N, M, books, deliver, testEngine } from './helpers.js';
+import { RecordingVenue, settle, books, deliver, bandsEngine } from './helpers.js';
 
 /** Cancels (one by one, batched, all) fail while `stalled`, as past their deadline. */
 class StallingVenue extends RecordingVenue {
@@ -32,23 +27,11 @@ class StallingVenue extends RecordingVenue {
   }
 }
 
-const meta: MarketMeta = { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false };
-
 describe('engine: cancels a stalled venue did not confirm', () => {
   it('are left to the cancel-all: a moving book does not resend them, the error rate does not halt, quoting resumes when it lands', async () => {
-    const cfg = loadConfig({ env: {} });
     const clock = new VirtualClock(1_700_000_000_000);
     const venue = new StallingVenue(() => clock.now());
-    const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
-    const engine = testEngine({
-      clock,
-      venue,
-      limiter: new Limiter({ clock }),
-      books: mirror,
-      strategy: await loadStrategy('bands', { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 }),
-      config: { reconciler: { ...cfg.reconciler, debounceMs: 0 }, risk: cfg.risk, scheduler: cfg.scheduler },
-      markets: [meta],
-    });
+    const { engine, mirror } = await bandsEngine({ clock, venue, params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 } });
     deliver(mirror, engine, books(4900, 5100, clock.now()));
     engine.start();
     await settle(10);
