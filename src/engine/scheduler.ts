@@ -98,6 +98,15 @@ const EP = {
   cancelAll: scopesFor('clob', 'DELETE', '/cancel-all'),
 };
 
+/** A venue call whose synchronous throw (a venue's bug) comes back as its rejection: the request fails as any other, its slot is freed. */
+function venueCall<T>(f: () => Promise<T>): Promise<T> {
+  try {
+    return f();
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
 export class OrderScheduler {
   readonly stats: SchedulerStats = {
     placeBatches: 0,
@@ -212,7 +221,7 @@ export class OrderScheduler {
         this.cancelAllPending = false;
         this.stats.cancelAlls++;
         this.inFlight++;
-        this.o.venue.cancelAll().then(
+        venueCall(() => this.o.venue.cancelAll()).then(
           (res) => {
             this.inFlight--;
             this.o.sink.canceled(res.canceled, res);
@@ -421,7 +430,7 @@ export class OrderScheduler {
     if (batch) this.stats.cancelBatches++;
     else this.stats.cancelSingles++;
     this.acquire(batch ? EP.cancelBatch : EP.cancelOne, PRIORITY.cancel, () => {
-      const p = batch ? this.o.venue.cancelOrders(ids) : this.o.venue.cancelOrder(ids[0]);
+      const p = venueCall(() => (batch ? this.o.venue.cancelOrders(ids) : this.o.venue.cancelOrder(ids[0])));
       p.then(
         (res) =>
           this.done(() => {
@@ -443,7 +452,7 @@ export class OrderScheduler {
     if (batch) this.stats.placeBatches++;
     else this.stats.placeSingles++;
     this.acquire(batch ? EP.placeBatch : EP.placeOne, PRIORITY.place, () => {
-      const p: Promise<PlaceResult[]> = batch ? this.o.venue.placeOrders(reqs) : this.o.venue.placeOrder(reqs[0]).then((r) => [r]);
+      const p: Promise<PlaceResult[]> = venueCall(() => (batch ? this.o.venue.placeOrders(reqs) : this.o.venue.placeOrder(reqs[0]).then((r) => [r])));
       p.then(
         (res) =>
           this.done(() => {

@@ -22,7 +22,7 @@ function setup(opts: { windowScale?: number; scale?: number; singleOverflow?: bo
     cancelFailed: () => {},
   };
   const s = new OrderScheduler({ venue, limiter, clock, log: silentLogger, sink, maxBatch: 15, singleOverflow: opts.singleOverflow ?? true, recordUse: true, maxInFlight: 1000 });
-  return { clock, limiter, venue, s };
+  return { clock, limiter, venue, s, sink };
 }
 const quotes = (n: number, token = 'T'): Quote[] => Array.from({ length: n }, (_, i) => ({ tokenId: token, side: 'BUY', price: 100 + i * 100, size: 500 }));
 
@@ -54,6 +54,30 @@ describe('order scheduler', () => {
     s.submit('m4', [], quotes(1, 'D'));
     s.submit('m5', [], quotes(1, 'E'));
     expect(venue.calls.map((c) => c.n)).toEqual([1, 3, 1, 1]);
+  });
+
+  it('a venue that throws instead of rejecting: the request fails as a rejected one would, its slot is freed, the next goes out', async () => {
+    const { venue, s, sink } = setup();
+    const failed: string[] = [];
+    sink.placeFailed = (reqs, err) => void failed.push(`place ${reqs.length}: ${(err as Error).message}`);
+    sink.cancelFailed = (ids, err) => void failed.push(`cancel ${ids.length}: ${(err as Error).message}`);
+    const place = venue.placeOrders.bind(venue);
+    const cancel = venue.cancelOrders.bind(venue);
+    venue.placeOrders = () => {
+      throw new Error('bug');
+    };
+    venue.cancelOrders = () => {
+      throw new Error('bug');
+    };
+    s.submit('m', ['a'], quotes(2));
+    await settle();
+    expect(failed.sort()).toEqual(['cancel 1: bug', 'place 2: bug']);
+    expect(s.requestsInFlight()).toBe(0);
+    venue.placeOrders = place;
+    venue.cancelOrders = cancel;
+    s.submit('m', ['b'], quotes(1));
+    await settle();
+    expect(venue.calls.map((c) => c.kind)).toEqual(['cancelOrders', 'placeOrders']);
   });
 
   it('batches at most 15 orders per POST /orders and many ids per DELETE /orders', async () => {
