@@ -658,7 +658,15 @@ export class Engine {
     this.deferScheduled = false;
     const due = [...this.deferred];
     this.deferred.clear();
-    for (const st of due) this.requote(st);
+    for (const st of due) {
+      // out of the frame's turn, nothing above catches: a throw here would end the process
+      try {
+        this.requote(st);
+      } catch (err) {
+        this.counters.errors++;
+        this.log.error({ err, market: st.meta.conditionId }, 'engine: requote failed');
+      }
+    }
   };
 
   /** Debounce: requote now unless one ran within debounceMs; then once at the end of the interval. */

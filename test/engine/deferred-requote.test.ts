@@ -74,4 +74,29 @@ describe('engine: requotes deferred to the end of a synchronous run (realTime)',
     expect(await resting(venue)).toEqual(FINAL);
     await engine.stop();
   });
+
+  it('a requote that throws at the end of the run is counted and logged like a frame that throws, and the next run quotes', async () => {
+    const { engine, placed, read } = await setup(true);
+    const errors: string[] = [];
+    engine.log.error = ((_o: unknown, msg?: string) => void errors.push(String(msg))) as typeof engine.log.error;
+    // a bug past the strategy's own guard (here in the scheduler): out of the frame's turn, only
+    // the engine's catch stands between it and the end of the process
+    const submit = engine.scheduler.submit.bind(engine.scheduler);
+    let broken = true;
+    engine.scheduler.submit = (key, cancels, places) => {
+      if (broken) throw new Error('bug');
+      submit(key, cancels, places);
+    };
+    const e0 = engine.counters.errors;
+    read();
+    await Promise.resolve();
+    expect(engine.counters.errors - e0).toBe(1);
+    expect(errors).toEqual(['engine: requote failed']);
+    expect(placed).toEqual([]);
+    broken = false;
+    read();
+    await Promise.resolve();
+    expect(placed).toHaveLength(1);
+    await engine.stop();
+  });
 });
