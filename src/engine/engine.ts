@@ -416,14 +416,7 @@ export class Engine {
 
   /** Housekeeping: stale-book guard, loss check, memory pruning. Also callable by a backtest driver. */
   onTimer(): void {
-    const now = this.clock.now();
-    // once a period the running PnL is re-marked in full (a book dropped where no event says so)
-    this.remarkAll = true;
-    this.checkLoss();
-    for (const st of this.markets.values()) this.requote(st);
-    this.risk.summarize(now);
-    this.orders.prune(now - 600_000);
-    this.ledger.prune();
+    this.housekeepingTick(0, 1);
   }
 
   /** Stops quoting, cancels every order (DELETE /cancel-all), waits for the requests to finish. */
@@ -701,8 +694,7 @@ export class Engine {
     const slices = this.o.realTime ? HOUSEKEEPING_SLICES : 1;
     this.housekeeping = this.clock.schedule(this.clock.now() + period / slices, () => {
       if (this.stopping) return;
-      if (slices === 1) this.onTimer();
-      else this.onTimerSlice(slices);
+      this.onTimerSlice(slices);
       this.scheduleHousekeeping();
     });
   }
@@ -715,16 +707,24 @@ export class Engine {
   onTimerSlice(slices: number): void {
     const i = this.housekeepingSlice;
     this.housekeepingSlice = (i + 1) % slices;
+    this.housekeepingTick(i, slices);
+  }
+
+  /** Slice `i` of `slices` (0 of 1: the whole period at once, as a backtest runs it). */
+  private housekeepingTick(i: number, slices: number): void {
     const now = this.clock.now();
     if (i === 0) {
+      // once a period the running PnL is re-marked in full (a book dropped where no event says so)
       this.remarkAll = true;
       this.checkLoss();
+    }
+    let k = 0;
+    for (const st of this.markets.values()) if (k++ % slices === i) this.requote(st);
+    if (i === 0) {
       this.risk.summarize(now);
       this.orders.prune(now - 600_000);
       this.ledger.prune();
     }
-    let k = 0;
-    for (const st of this.markets.values()) if (k++ % slices === i) this.requote(st);
   }
 
   /** Why a market quotes nothing now, or undefined. Cancels are still reconciled for it. */
