@@ -11,6 +11,17 @@ function io() {
   return { io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l), env: {} }, out, err };
 }
 
+/** `makerd verify --json` of a recording: exit 0, ok, no error output; its tokens. */
+async function verified(file: string): Promise<Array<{ hashesVerified: number; mismatches: number }>> {
+  const v = io();
+  const code = await cli(['verify', file, '--json'], v.io);
+  expect(v.err).toEqual([]);
+  expect(code).toBe(0);
+  const report = JSON.parse(v.out.join('')) as { ok: boolean; tokens: Array<{ hashesVerified: number; mismatches: number }> };
+  expect(report.ok).toBe(true);
+  return report.tokens;
+}
+
 describe('makerd emulator --write, then makerd verify', () => {
   it('writes 60 s of synthetic market time that verify accepts (exit 0), deterministic per seed', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'makerd-emu-'));
@@ -30,14 +41,9 @@ describe('makerd emulator --write, then makerd verify', () => {
       expect(first.e).toBe(1);
       expect(first.k).toBe('market');
       expect(Array.isArray(first.f)).toBe(true);
-      const v = io();
-      const code = await cli(['verify', f1, '--json'], v.io);
-      expect(v.err).toEqual([]);
-      expect(code).toBe(0);
-      const report = JSON.parse(v.out.join('')) as { ok: boolean; tokens: Array<{ hashesVerified: number; mismatches: number }> };
-      expect(report.ok).toBe(true);
-      expect(report.tokens).toHaveLength(2);
-      for (const t of report.tokens) {
+      const tokens = await verified(f1);
+      expect(tokens).toHaveLength(2);
+      for (const t of tokens) {
         expect(t.hashesVerified).toBeGreaterThan(100);
         expect(t.mismatches).toBe(0);
       }
@@ -53,12 +59,9 @@ describe('makerd emulator --write, then makerd verify', () => {
       const w = io();
       expect(await cli(['emulator', '--synthetic', '2', '--markets', '3', '--write', f, '--duration', '30', '--activity', '28'], w.io)).toBe(0);
       expect(w.out.join('\n')).toMatch(/3 markets/);
-      const v = io();
-      expect(await cli(['verify', f, '--json'], v.io)).toBe(0);
-      const report = JSON.parse(v.out.join('')) as { ok: boolean; tokens: Array<{ hashesVerified: number; mismatches: number }> };
-      expect(report.ok).toBe(true);
-      expect(report.tokens).toHaveLength(6);
-      for (const t of report.tokens) {
+      const tokens = await verified(f);
+      expect(tokens).toHaveLength(6);
+      for (const t of tokens) {
         expect(t.hashesVerified).toBeGreaterThan(10);
         expect(t.mismatches).toBe(0);
       }
