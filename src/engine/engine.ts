@@ -12,7 +12,7 @@ import type { Clock } from '../core/clock.js';
 import type { Rng } from '../core/rng.js';
 import type { LoadedStrategy } from './strategy.js';
 import type { MarketMeta, Quote } from './strategy.js';
-import { OrderTracker, TERMINAL, type TrackedOrder } from './orders.js';
+import { OrderTracker, type TrackedOrder } from './orders.js';
 import { FillLedger } from './fills.js';
 import { Positions } from './positions.js';
 import { ReferencePrices } from './reference-prices.js';
@@ -24,7 +24,10 @@ import { EngineSink, type Journal } from './engine-sink.js';
 import { createMarketState, refreshMeta, type MarketBooks, type MarketState } from './market-state.js';
 import { crossesOwn, validQuotes } from './quote-checks.js';
 import { engineResults, type EngineResults } from './engine-results.js';
-import { PRICE_SCALE, formatPrice } from '../core/units.js';
+import { RunningPnl } from './running-pnl.js';
+import { TickGuard } from './tick-guard.js';
+import { CancelAllRetry } from './cancel-all-retry.js';
+import { PRICE_SCALE } from '../core/units.js';
 
 const NO_ORDERS: readonly TrackedOrder[] = [];
 
@@ -104,9 +107,8 @@ export class Engine {
   private quoting = false;
   private stopping = false;
   private haltHandled = false;
-  /** Venue ids of orders whose cancel the venue did not confirm (a failed or overdue cancel). */
-  private readonly unconfirmed = new Set<string>();
-  private cancelAllRetrying = false;
+  /** Orders whose cancel the venue did not confirm, and the cancel-all retried for them (and for a halt). */
+  private readonly cancelAll: CancelAllRetry;
   private housekeeping: number | undefined;
   /** The next slice of a spread housekeeping period (realTime). */
   private housekeepingSlice = 0;
@@ -129,14 +131,9 @@ export class Engine {
     tickRefreshTimeouts: 0,
     badTrades: 0,
   };
-  /**
-   * The running PnL of the loss check: markets whose marks or positions may have moved since they
-   * were last revalued (each flagged marksMoved), tokens held outside every market (revalued on
-   * every check), and whether the next check re-marks everything (start, housekeeping).
-   */
-  private readonly marksMoved: MarketState[] = [];
-  private readonly orphanTokens = new Set<string>();
-  private remarkAll = true;
+  /** The loss check's running PnL (revalues only what moved). */
+  private readonly runningPnl: RunningPnl;
+  private readonly ticks: TickGuard;
   /** Trades refused by the fill checks, per order id (the second halts the order's market). */
   private readonly badTradesByOrder = new Map<string, number>();
   /** Markets whose requote waits for the end of the synchronous run (realTime; see dirty). */
@@ -183,6 +180,35 @@ export class Engine {
       // our orders are taken out of the books we mark at: an order's change moves its market's marks
       this.orders.onChange((ord) => this.markMoved(ord.tokenId));
     }
+    this.runningPnl = new RunningPnl(this.positions, (t) => this.mark(t));
+    this.cancelAll = new CancelAllRetry({
+      clock: o.clock,
+      log: o.log,
+      scheduler: this.scheduler,
+      orders: this.orders,
+      requoteAll: () => {
+        for (const st of this.markets.values()) this.requote(st);
+      },
+      stopping: () => this.stopping,
+    });
+    this.ticks = new TickGuard(
+      {
+        clock: o.clock,
+        log: o.log,
+        counters: this.counters,
+        marketOf: (t) => this.byToken.get(t),
+        requote: (st) => this.requote(st),
+        retick: (meta) => this.addMarket(meta),
+        applyTickChange: (ev) => {
+          // applied here even when the caller applies feed events: no feed frame carries this one
+          o.books.apply(ev);
+          this.markMoved(ev.assetId);
+        },
+        stopping: () => this.stopping,
+      },
+      o.onTickSuspect,
+      o.tickSuspectTimeoutMs ?? 5000,
+    );
     this.positions.onApply = (t) => this.markMoved(t);
     o.books.onOutOfSync?.((t) => this.markMoved(t));
     this.riskInputs = riskInputs(this.orders, this.positions, (t) => this.mark(t));
@@ -215,10 +241,10 @@ export class Engine {
     this.markets.set(meta.conditionId, st);
     this.byToken.set(meta.tokenId, st);
     this.byToken.set(meta.complementId, st);
-    this.orphanTokens.delete(meta.tokenId);
-    this.orphanTokens.delete(meta.complementId);
+    this.runningPnl.adopt(meta.tokenId);
+    this.runningPnl.adopt(meta.complementId);
     st.marksMoved = false;
-    this.marketMarksMoved(st);
+    this.runningPnl.marketMoved(st);
   }
 
   /**
@@ -240,11 +266,11 @@ export class Engine {
     if (!st) return true;
     if (!st.removed || this.marketOrders(st).length > 0) return false;
     if (st.timer !== undefined) this.clock.cancel(st.timer);
-    this.clearTickSuspect(st);
+    this.ticks.clear(st);
     this.markets.delete(conditionId);
     for (const t of [st.meta.tokenId, st.meta.complementId]) {
       this.byToken.delete(t);
-      if (this.positions.has(t)) this.orphanTokens.add(t);
+      if (this.positions.has(t)) this.runningPnl.orphan(t);
     }
     return true;
   }
@@ -252,14 +278,8 @@ export class Engine {
   /** Something `tokenId`'s mark or position reads changed: its market is revalued at the next loss check. */
   private markMoved(tokenId: string): void {
     const st = this.byToken.get(tokenId);
-    if (st) this.marketMarksMoved(st);
-    else if (this.positions.has(tokenId)) this.orphanTokens.add(tokenId);
-  }
-
-  private marketMarksMoved(st: MarketState): void {
-    if (st.marksMoved) return;
-    st.marksMoved = true;
-    this.marksMoved.push(st);
+    if (st) this.runningPnl.marketMoved(st);
+    else if (this.positions.has(tokenId)) this.runningPnl.orphan(tokenId);
   }
 
   marketOf(tokenId: string): MarketState | undefined {
@@ -269,7 +289,7 @@ export class Engine {
   /** Starts quoting (after startup reconciliation) and the housekeeping timer. */
   start(): void {
     this.quoting = true;
-    this.remarkAll = true;
+    this.runningPnl.remarkAll();
     this.scheduleHousekeeping();
     for (const st of this.markets.values()) this.requote(st);
   }
@@ -284,13 +304,13 @@ export class Engine {
       switch (e.type) {
         case 'book':
           this.markMoved(e.assetId);
-          if (e.tickSize !== undefined) this.setTick(e.assetId, e.tickSize);
+          if (e.tickSize !== undefined) this.ticks.set(e.assetId, e.tickSize);
           this.touch(e.assetId);
           break;
         case 'tick_size_change':
           this.markMoved(e.assetId);
-          this.clearTickSuspect(this.byToken.get(e.assetId));
-          this.setTick(e.assetId, e.newTickSize);
+          this.ticks.clear(this.byToken.get(e.assetId));
+          this.ticks.set(e.assetId, e.newTickSize);
           this.touch(e.assetId);
           break;
         case 'best_bid_ask':
@@ -308,10 +328,10 @@ export class Engine {
             lastId = id;
             const st = this.byToken.get(id);
             if (!st) {
-              if (this.positions.has(id)) this.orphanTokens.add(id);
+              if (this.positions.has(id)) this.runningPnl.orphan(id);
             } else if (st !== last) {
               last = st;
-              this.marketMarksMoved(st);
+              this.runningPnl.marketMoved(st);
               this.dirty(st);
             }
           }
@@ -426,7 +446,7 @@ export class Engine {
     if (!this.haltHandled) {
       this.haltHandled = true;
       for (const st of this.markets.values()) st.blocked = `halted: ${reason}`;
-      this.cancelAllUntilDone();
+      this.cancelAll.untilDone();
     }
   }
 
@@ -435,13 +455,7 @@ export class Engine {
    * No market places until a cancel-all is confirmed (retried every second); /health says so.
    */
   cancelsUnconfirmed(orderIds: readonly string[]): void {
-    const first = this.unconfirmed.size === 0;
-    for (const id of orderIds) this.unconfirmed.add(id);
-    if (first) {
-      this.log.error({ orders: [...this.unconfirmed] }, 'engine: cancels not confirmed by the venue; no new orders until a cancel-all is');
-      for (const st of this.markets.values()) this.requote(st);
-    }
-    this.cancelAllUntilDone();
+    this.cancelAll.add(orderIds);
   }
 
   /** Orders whose place had no clear answer and that the venue has not yet shown us. */
@@ -453,31 +467,7 @@ export class Engine {
 
   /** Venue ids of open orders whose cancel is not confirmed. */
   unconfirmedCancels(): string[] {
-    for (const id of this.unconfirmed) {
-      const o = this.orders.byVenueId(id);
-      if (!o || TERMINAL.has(o.state)) this.unconfirmed.delete(id);
-    }
-    return [...this.unconfirmed];
-  }
-
-  /** A cancel-all retried every second until the venue confirms one (a halt or unconfirmed cancels come from a failing venue). */
-  private cancelAllUntilDone(): void {
-    if (this.cancelAllRetrying) return;
-    this.cancelAllRetrying = true;
-    void this.scheduler.cancelAll().then((res) => {
-      this.cancelAllRetrying = false;
-      if (res) {
-        // everything of ours at the venue is cancelled: nothing left unconfirmed
-        for (const id of this.unconfirmed) this.orders.canceled(id, this.clock.now());
-        if (this.unconfirmed.size) this.log.info({ orders: [...this.unconfirmed] }, 'engine: cancel-all confirmed; quoting again');
-        this.unconfirmed.clear();
-        for (const st of this.markets.values()) this.requote(st);
-        return;
-      }
-      if (this.stopping) return;
-      this.log.warn('engine: cancel-all failed; retrying in 1 s');
-      this.clock.schedule(this.clock.now() + 1000, () => this.cancelAllUntilDone());
-    });
+    return this.cancelAll.open();
   }
 
   async stop(): Promise<void> {
@@ -485,7 +475,7 @@ export class Engine {
     if (this.housekeeping !== undefined) this.clock.cancel(this.housekeeping);
     for (const st of this.markets.values()) {
       if (st.timer !== undefined) this.clock.cancel(st.timer);
-      this.clearTickSuspect(st);
+      this.ticks.clear(st);
     }
     await this.scheduler.cancelAll();
     await this.scheduler.whenIdle();
@@ -547,98 +537,17 @@ export class Engine {
 
   /** pnlMicros() from the running sum: revalues what moved, then cash plus the held values. */
   runningPnlMicros(): number {
-    const pos = this.positions;
-    const moved = this.marksMoved;
-    if (this.remarkAll) {
-      this.remarkAll = false;
-      for (let i = 0; i < moved.length; i++) moved[i].marksMoved = false;
-      moved.length = 0;
-      pos.revalueAll((t) => this.mark(t));
-      return pos.runningPnl();
-    }
-    for (let i = 0; i < moved.length; i++) {
-      const st = moved[i];
-      st.marksMoved = false;
-      const a = st.meta.tokenId;
-      const b = st.meta.complementId;
-      if (pos.has(a)) pos.revalue(a, this.mark(a));
-      if (pos.has(b)) pos.revalue(b, this.mark(b));
-    }
-    moved.length = 0;
-    if (this.orphanTokens.size) for (const t of this.orphanTokens) pos.revalue(t, this.mark(t));
-    return pos.runningPnl();
+    return this.runningPnl.value();
   }
 
-  /** The venue changed a market's tick: strategies round to the new one from now on. */
-  private setTick(assetId: string, tick: number): void {
-    const st = this.byToken.get(assetId);
-    if (!st || !(tick > 0) || st.meta.tick === tick) return;
-    this.log.info({ market: st.meta.conditionId, from: formatPrice(st.meta.tick), to: formatPrice(tick) }, 'engine: tick size changed');
-    this.addMarket({ ...st.meta, tick });
-  }
-
-  /**
-   * An order of `tokenId` was refused with INVALID_ORDER_MIN_TICK_SIZE: the tick changed and we
-   * missed the tick_size_change frame (or it is late). Rather than keep placing on the old grid,
-   * the market holds its quotes and asks the owner for the tick (onTickSuspect), bounded by a timeout.
-   */
+  /** An order of `tokenId` was refused with INVALID_ORDER_MIN_TICK_SIZE (tick-guard.ts). */
   tickRejected(tokenId: string): void {
-    this.counters.tickRejects++;
-    const st = this.byToken.get(tokenId);
-    const hook = this.o.onTickSuspect;
-    if (!st || !hook || st.tickSuspect !== undefined || this.stopping) return;
-    this.counters.tickRefreshes++;
-    const wait = this.o.tickSuspectTimeoutMs ?? 5000;
-    this.log.warn({ market: st.meta.conditionId, tokenId, tick: formatPrice(st.tickOf(tokenId)) }, 'engine: order refused off the tick grid; holding quotes and refreshing the tick');
-    st.tickSuspect = this.clock.schedule(this.clock.now() + wait, () => {
-      st.tickSuspect = undefined;
-      this.counters.tickRefreshTimeouts++;
-      this.log.warn({ market: st.meta.conditionId, tokenId, tick: formatPrice(st.tickOf(tokenId)), waitedMs: wait }, 'engine: tick refresh not answered in time; quoting again with the tick we had');
-      this.requote(st);
-    });
-    this.requote(st);
-    try {
-      hook(tokenId, st.meta);
-    } catch (err) {
-      this.counters.errors++;
-      this.log.error({ err, market: st.meta.conditionId }, 'engine: tick refresh hook failed');
-    }
+    this.ticks.rejected(tokenId);
   }
 
-  /**
-   * The venue's answer to onTickSuspect: `tick` of `tokenId` in price units. A different tick is
-   * applied as the venue's tick_size_change would be (the books drop and re-sync; strategies
-   * round to it); then the market quotes again. A late answer (after the timeout) still applies.
-   */
+  /** The owner's answer to onTickSuspect: `tick` of `tokenId` in price units (tick-guard.ts). */
   tickRefreshed(tokenId: string, tick: number): void {
-    const st = this.byToken.get(tokenId);
-    if (!st || this.stopping) return;
-    this.clearTickSuspect(st);
-    if (tick > 0 && tick !== st.tickOf(tokenId)) {
-      const m = st.meta;
-      for (const t of [m.tokenId, m.complementId]) {
-        const ev: MarketEvent = {
-          type: 'tick_size_change',
-          market: m.conditionId,
-          assetId: t,
-          oldTickSize: st.tickOf(t),
-          newTickSize: tick,
-          newTickSizeStr: formatPrice(tick),
-          timestampMs: this.clock.now(),
-        };
-        // Applied here even when the caller applies feed events: no feed frame carries this one.
-        this.o.books.apply(ev);
-        this.markMoved(t);
-      }
-      this.setTick(tokenId, tick);
-    }
-    this.requote(st);
-  }
-
-  private clearTickSuspect(st: MarketState | undefined): void {
-    if (!st || st.tickSuspect === undefined) return;
-    this.clock.cancel(st.tickSuspect);
-    st.tickSuspect = undefined;
+    this.ticks.refreshed(tokenId, tick);
   }
 
   private touch(assetId: string): void {
@@ -715,7 +624,7 @@ export class Engine {
     const now = this.clock.now();
     if (i === 0) {
       // once a period the running PnL is re-marked in full (a book dropped where no event says so)
-      this.remarkAll = true;
+      this.runningPnl.remarkAll();
       this.checkLoss();
     }
     let k = 0;
@@ -730,7 +639,7 @@ export class Engine {
   /** Why a market quotes nothing now, or undefined. Cancels are still reconciled for it. */
   private marketBlock(st: MarketState, now: number): string | undefined {
     if (this.risk.halted) return `halted: ${this.risk.halted}`;
-    if (this.unconfirmed.size) return 'cancels not confirmed: cancel-all retrying';
+    if (this.cancelAll.blocking) return 'cancels not confirmed: cancel-all retrying';
     if (st.suspended) return st.suspended;
     if (st.removed) return 'removed from the market set';
     if (st.resolved) return 'market resolved';
@@ -808,8 +717,7 @@ export class Engine {
     cancels.length = 0;
     // an order whose cancel the venue did not confirm is the retried cancel-all's: sent again on
     // its own it would only fail again, each failure counting against the order error rate
-    const unconfirmed = this.unconfirmed;
-    for (const o of r.cancels) if (o.orderId && (unconfirmed.size === 0 || !unconfirmed.has(o.orderId))) cancels.push(o.orderId);
+    for (const o of r.cancels) if (o.orderId && !this.cancelAll.has(o.orderId)) cancels.push(o.orderId);
     const places = this.accepted;
     places.length = 0;
     if (r.places.length) {

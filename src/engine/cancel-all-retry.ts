@@ -1,0 +1,77 @@
+// Orders whose cancel the venue did not confirm (a failed or overdue cancel), and the cancel-all
+// retried every second until the venue confirms one: meanwhile no market places (the engine's
+// marketBlock), since those orders may still rest at the venue. A halt sends its cancel-all here too.
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/log.js';
+import type { OrderScheduler } from './scheduler.js';
+import { TERMINAL, type OrderTracker } from './orders.js';
+
+/** What the retry needs of the engine. */
+export interface CancelAllHost {
+  clock: Clock;
+  log: Logger;
+  scheduler: OrderScheduler;
+  orders: OrderTracker;
+  /** Every market requotes (blocked or unblocked by the change). */
+  requoteAll(): void;
+  stopping(): boolean;
+}
+
+export class CancelAllRetry {
+  /** Venue ids of orders whose cancel is not confirmed. */
+  private readonly ids = new Set<string>();
+  private retrying = false;
+
+  constructor(private readonly h: CancelAllHost) {}
+
+  /** Orders are unconfirmed (no market places until a cancel-all is confirmed). */
+  get blocking(): boolean {
+    return this.ids.size > 0;
+  }
+
+  /** True when `orderId`'s cancel is the cancel-all's to confirm (sent again on its own it would only fail again). */
+  has(orderId: string): boolean {
+    return this.ids.size > 0 && this.ids.has(orderId);
+  }
+
+  /** Cancels of these orders failed or ran past their deadline; the cancel-all starts (or goes on) retrying. */
+  add(orderIds: readonly string[]): void {
+    const first = this.ids.size === 0;
+    for (const id of orderIds) this.ids.add(id);
+    if (first) {
+      this.h.log.error({ orders: [...this.ids] }, 'engine: cancels not confirmed by the venue; no new orders until a cancel-all is');
+      this.h.requoteAll();
+    }
+    this.untilDone();
+  }
+
+  /** Venue ids of the unconfirmed orders still open (the others are forgotten). */
+  open(): string[] {
+    for (const id of this.ids) {
+      const o = this.h.orders.byVenueId(id);
+      if (!o || TERMINAL.has(o.state)) this.ids.delete(id);
+    }
+    return [...this.ids];
+  }
+
+  /** A cancel-all retried every second until the venue confirms one (a halt or unconfirmed cancels come from a failing venue). */
+  untilDone(): void {
+    if (this.retrying) return;
+    this.retrying = true;
+    const h = this.h;
+    void h.scheduler.cancelAll().then((res) => {
+      this.retrying = false;
+      if (res) {
+        // everything of ours at the venue is cancelled: nothing left unconfirmed
+        for (const id of this.ids) h.orders.canceled(id, h.clock.now());
+        if (this.ids.size) h.log.info({ orders: [...this.ids] }, 'engine: cancel-all confirmed; quoting again');
+        this.ids.clear();
+        h.requoteAll();
+        return;
+      }
+      if (h.stopping()) return;
+      h.log.warn('engine: cancel-all failed; retrying in 1 s');
+      h.clock.schedule(h.clock.now() + 1000, () => this.untilDone());
+    });
+  }
+}
