@@ -3,7 +3,7 @@
 // encoded (feed/event-codec.ts), at most AHEAD chunks ahead of the backtest.
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { DecodeStats } from '../feed/decode-stats.js';
-import { EventEncoder } from '../feed/event-codec.js';
+import { EventEncoder } from '../feed/event-encoder.js';
 import { setMarketScan } from '../feed/decode-market.js';
 import { encodeRecord, inlineRecords, type ReaderMessage } from './record-source.js';
 

@@ -9,7 +9,9 @@ import { DecodeStats } from '../feed/decode-stats.js';
 import { decodeMarketFrame, marketScanEnabled, scanEscapedFrame, takeScanned } from '../feed/decode-market.js';
 import { PRICES_CHANNEL } from '../feed/channels.js';
 import { isEscaped, readRecordingBatches } from '../feed/replay.js';
-import { EventDecoder, EventEncoder, type EncodedEvents } from '../feed/event-codec.js';
+import type { EncodedEvents } from '../feed/event-codec.js';
+import { EventDecoder } from '../feed/event-decoder.js';
+import type { EventEncoder } from '../feed/event-encoder.js';
 import { recordBytes } from './progress.js';
 
 export const KIND_MARKET = 0;
