@@ -18,7 +18,7 @@ import { Positions } from './positions.js';
 import { ReferencePrices } from './reference-prices.js';
 import { Reconciler, type ReconcileResult } from './reconciler.js';
 import { RiskGate } from './risk.js';
-import { riskInputs, type EngineRiskInputs } from './risk-inputs.js';
+import { riskInputs, sellsCovered, type EngineRiskInputs } from './risk-inputs.js';
 import { OrderScheduler } from './scheduler.js';
 import { EngineSink, type Journal } from './engine-sink.js';
 import { createMarketState, refreshMeta, type MarketBooks, type MarketState } from './market-state.js';
@@ -102,6 +102,7 @@ export class Engine {
   private readonly wanted: Quote[] = [];
   private readonly cancelIds: string[] = [];
   private readonly accepted: Quote[] = [];
+  private readonly covered: boolean[] = [];
   private readonly riskInputs: EngineRiskInputs;
   private feedLive = true;
   private quoting = false;
@@ -734,8 +735,10 @@ export class Engine {
       }
       this.riskInputs.cancelling = NO_ORDERS;
     }
-    // submit copies both lists before it sends anything (a send may requote another market).
-    this.scheduler.submit(m.conditionId, cancels, places);
+    // a SELL whose shares do not depend on the cancelled SELLs goes out before the cancels
+    const covered = cancels.length > 0 && places.length > 0 ? sellsCovered(this.orders, this.positions, places, this.covered) : undefined;
+    // submit copies the lists before it sends anything (a send may requote another market).
+    this.scheduler.submit(m.conditionId, cancels, places, covered);
   }
 
   /** The open orders of a market's two tokens, into the market's reused array (open()'s order, from the tracker's per-token index). */

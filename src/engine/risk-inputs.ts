@@ -16,6 +16,7 @@ import type { OrderTracker, TrackedOrder } from './orders.js';
 import type { Positions } from './positions.js';
 import type { RiskInputs } from './risk.js';
 import type { QueuedPlaces } from './scheduler.js';
+import type { Quote } from './strategy.js';
 
 export interface EngineRiskInputs extends RiskInputs {
   /** Set before each batch of checks (OrderScheduler.queuedElsewhere). */
@@ -52,4 +53,27 @@ export function riskInputs(orders: OrderTracker, positions: Positions, mark: (to
     mid: mark,
   };
   return inputs;
+}
+
+/**
+ * For each of a requote's places, whether it is a SELL the shares held cover with every open SELL
+ * of its token counted, the ones on their way out included, and the SELLs of the token before it
+ * in `places`: the venue accepts it while the SELLs being cancelled still rest, so it need not
+ * wait for their cancels (OrderScheduler.submit). Into `out` (reused), parallel to `places`.
+ */
+export function sellsCovered(orders: OrderTracker, positions: Positions, places: readonly Quote[], out: boolean[]): boolean[] {
+  out.length = 0;
+  for (let i = 0; i < places.length; i++) {
+    const q = places[i];
+    if (q.side !== 'SELL') {
+      out.push(false);
+      continue;
+    }
+    let promised = q.size;
+    const open = orders.openOf(q.tokenId);
+    if (open) for (const o of open) if (o.side === 'SELL') promised += o.size - o.filled;
+    for (let k = 0; k < i; k++) if (places[k].side === 'SELL' && places[k].tokenId === q.tokenId) promised += places[k].size;
+    out.push(positions.qty(q.tokenId) >= promised);
+  }
+  return out;
 }

@@ -76,13 +76,14 @@ const PLACED_MAX = 50_000;
  * True when place `q` must wait for the cancel of `o` (an order of the same market): `q` would
  * cross it (the rule of quote-checks.ts crossesOwn: on its token the opposite side at a price it
  * reaches; on the other token the same side at a price summing past 1), or both are SELLs of the
- * same token (the risk gate counted the cancelled SELL's shares as free, and so does the venue's
- * balance check only once the cancel is in). Unknown orders: always.
+ * same token and the shares held do not cover both (`sharesCovered` false: the risk gate counted
+ * the cancelled SELL's shares as free, and so does the venue's balance check only once the cancel
+ * is in). Unknown orders: always.
  */
-export function dependsOnCancel(q: Quote, o: Placed | undefined): boolean {
+export function dependsOnCancel(q: Quote, o: Placed | undefined, sharesCovered = false): boolean {
   if (!o) return true;
   if (o.tokenId === q.tokenId) {
-    if (o.side === q.side) return q.side === 'SELL';
+    if (o.side === q.side) return q.side === 'SELL' && !sharesCovered;
     return q.side === 'BUY' ? o.price <= q.price : o.price >= q.price;
   }
   if (o.side !== q.side) return false;
@@ -149,8 +150,12 @@ export class OrderScheduler {
     this.maxCancelBatch = o.maxCancelBatch ?? 1000;
   }
 
-  /** Replaces the unsent intents of `key` (a market) with these, and sends what the windows allow. */
-  submit(key: string, cancelIds: readonly string[], places: readonly Quote[]): void {
+  /**
+   * Replaces the unsent intents of `key` (a market) with these, and sends what the windows allow.
+   * `sharesCovered[i]`: places[i] is a SELL the shares held cover with every open SELL of its
+   * token still resting (risk-inputs.ts sellsCovered), so no cancelled SELL's shares hold it back.
+   */
+  submit(key: string, cancelIds: readonly string[], places: readonly Quote[], sharesCovered?: readonly boolean[]): void {
     const oldP = this.places.get(key);
     if (oldP) {
       this.stats.coalescedPlaces += oldP.length;
@@ -186,9 +191,11 @@ export class OrderScheduler {
       }
       if (unknown) late = places.slice();
       else
-        for (const q of places) {
+        for (let i = 0; i < places.length; i++) {
+          const q = places[i];
+          const covered = sharesCovered?.[i] === true;
           let dep = false;
-          for (const o of cancelled) if ((dep = dependsOnCancel(q, o))) break;
+          for (const o of cancelled) if ((dep = dependsOnCancel(q, o, covered))) break;
           if (dep) (late ??= []).push(q);
           else (early ??= []).push(q);
         }

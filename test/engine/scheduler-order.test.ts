@@ -74,6 +74,18 @@ describe('order scheduler: places before the cancels they do not depend on', () 
     expect(venue.calls.map((c) => c.kind)).toEqual(['cancelOrders', 'placeOrders']);
   });
 
+  it('a SELL replacing a SELL of the same token goes first when the held shares cover both (sharesCovered)', async () => {
+    const { venue, s } = setup();
+    const { ask } = await working(s, venue);
+    s.submit('m', [ask], [q('YES', 'SELL', 6100), q('YES', 'BUY', 6000)], [true, false]);
+    // the covered SELL leaves before the cancel; the bid at the old ask's price still crosses it
+    expect(venue.calls.map((c) => [c.kind, c.reqs?.map((r) => `${r.side}@${r.price}`)])).toEqual([
+      ['placeOrders', ['SELL@6100']],
+      ['cancelOrders', undefined],
+      ['placeOrders', ['BUY@6000']],
+    ]);
+  });
+
   it('while a cancel waits for its window, independent places wait too', async () => {
     const { venue, s, clock } = setup(0.001); // DELETE /orders and POST /orders: 1 request per 10 s burst
     const { bid } = await working(s, venue);
@@ -101,6 +113,8 @@ describe('order scheduler: places before the cancels they do not depend on', () 
     expect(dependsOnCancel(q('YES', 'SELL', 6100), o('NO', 'SELL', 4000))).toBe(false);
     expect(dependsOnCancel(q('YES', 'BUY', 4000), o('YES', 'BUY', 3000))).toBe(false);
     expect(dependsOnCancel(q('YES', 'SELL', 6000), o('YES', 'SELL', 6500))).toBe(true);
+    expect(dependsOnCancel(q('YES', 'SELL', 6000), o('YES', 'SELL', 6500), true)).toBe(false);
+    expect(dependsOnCancel(q('YES', 'BUY', 6500), o('YES', 'SELL', 6500), true)).toBe(true); // covered shares do not undo a cross
     expect(dependsOnCancel(q('YES', 'BUY', 1000), undefined)).toBe(true);
   });
 });

@@ -13,7 +13,7 @@ import { silentLogger } from '../../src/core/log.js';
 import { OrderTracker } from '../../src/engine/orders.js';
 import { Positions } from '../../src/engine/positions.js';
 import { RiskGate } from '../../src/engine/risk.js';
-import { riskInputs } from '../../src/engine/risk-inputs.js';
+import { riskInputs, sellsCovered } from '../../src/engine/risk-inputs.js';
 import type { MarketMeta, Quote } from '../../src/engine/strategy.js';
 import type { CancelResult, OrderRequest, PlaceResult } from '../../src/venue/types.js';
 import { Y, N, M, books, deliver, testEngine } from './helpers.js';
@@ -125,6 +125,15 @@ describe('risk inputs: SELLs on their way out', () => {
     tr.cancelRefused('o1', 'busy', 2);
     g.begin();
     expect(g.checkPlace(sellQ(5300), m, s, 2)).toBe('sell_exceeds_position');
+  });
+
+  it('sellsCovered: a SELL is covered when the shares held cover every open SELL of its token, leaving ones too, and the SELLs before it', () => {
+    const { tr, pos, old } = setup(); // 10 shares held, a SELL of 10 open
+    expect(sellsCovered(tr, pos, [sellQ(5300)], [])).toEqual([false]);
+    pos.apply('Y', 'BUY', 5000, 1500, 1); // 25 held
+    tr.cancelSent(old, 1); // on its way out, it still holds its shares at the venue
+    const buy: Quote = { tokenId: 'Y', side: 'BUY', price: 5000, size: 1000 };
+    expect(sellsCovered(tr, pos, [buy, sellQ(5300), sellQ(5400, 500), sellQ(5500, 500)], [])).toEqual([false, true, true, false]);
   });
 
   it('a SELL this very requote cancels counts as leaving (its cancel goes out before the place)', () => {
