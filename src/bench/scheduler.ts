@@ -6,7 +6,7 @@ import { VirtualClock } from '../core/clock.js';
 import { Limiter } from '../api/limiter.js';
 import { scopesFor, type Scope } from '../api/limit-table.js';
 import { SlidingWindow } from '../api/sliding-window.js';
-import { OrderScheduler, type SchedulerSink } from '../engine/scheduler.js';
+import { OrderScheduler, type CancelTarget, type SchedulerSink } from '../engine/scheduler.js';
 import { silentLogger } from '../core/log.js';
 import type { Quote } from '../engine/strategy.js';
 import { InstantVenue, type TradingEndpoint } from './instant-venue.js';
@@ -64,7 +64,8 @@ export async function run(): Promise<Record<string, unknown>> {
   // Keep every queue non-empty: 40 markets re-submit 15 places and 20 cancels whenever time moves.
   while (clock.now() < DURATION_MS) {
     for (let k = 0; k < 40; k++) {
-      const cancels = Array.from({ length: 20 }, (_, i) => `x${round}-${k}-${i}`);
+      // each a SELL at the bottom that every place would cross: the places wait for the cancels
+      const cancels = Array.from({ length: 20 }, (_, i): CancelTarget => ({ orderId: `x${round}-${k}-${i}`, tokenId: 'T', side: 'SELL', price: 100 }));
       s.submit(`m${k}`, cancels, quotes);
     }
     round++;

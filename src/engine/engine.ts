@@ -19,7 +19,7 @@ import { ReferencePrices } from './reference-prices.js';
 import { Reconciler, type ReconcileResult } from './reconciler.js';
 import { RiskGate } from './risk.js';
 import { riskInputs, sellsCovered, type EngineRiskInputs } from './risk-inputs.js';
-import { OrderScheduler } from './scheduler.js';
+import { OrderScheduler, type CancelTarget } from './scheduler.js';
 import { EngineSink, type Journal } from './engine-sink.js';
 import { createMarketState, refreshMeta, type MarketBooks, type MarketState } from './market-state.js';
 import { crossesOwn, validQuotes } from './quote-checks.js';
@@ -100,7 +100,7 @@ export class Engine {
   private readonly recon: ReconcileResult = { cancels: [], places: [], kept: 0 };
   /** Scratch of requote(), reused: the scheduler copies what it keeps. */
   private readonly wanted: Quote[] = [];
-  private readonly cancelIds: string[] = [];
+  private readonly cancelTargets: CancelTarget[] = [];
   private readonly accepted: Quote[] = [];
   private readonly covered: boolean[] = [];
   private readonly riskInputs: EngineRiskInputs;
@@ -714,11 +714,11 @@ export class Engine {
         inputs.record(m, book, tickOf(m.tokenId), tickOf(m.complementId), pos.qty(m.tokenId), pos.qty(m.complementId), own);
       } else inputs.clear();
     }
-    const cancels = this.cancelIds;
+    const cancels = this.cancelTargets;
     cancels.length = 0;
     // an order whose cancel the venue did not confirm is the retried cancel-all's: sent again on
     // its own it would only fail again, each failure counting against the order error rate
-    for (const o of r.cancels) if (o.orderId && !this.cancelAll.has(o.orderId)) cancels.push(o.orderId);
+    for (const o of r.cancels) if (o.orderId && !this.cancelAll.has(o.orderId)) cancels.push(o as CancelTarget);
     const places = this.accepted;
     places.length = 0;
     if (r.places.length) {

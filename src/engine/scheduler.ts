@@ -2,8 +2,8 @@
 // windows of spec section 8, as checked by the one Limiter (src/api/limiter.ts). A place that
 // depends on none of the queued cancels of its market goes first, when those cancels can go in
 // the same turn (their window has room); a dependent place (it would cross an order being
-// cancelled, or sells shares a cancelled SELL holds, or the cancelled order is not one this
-// scheduler placed) goes after them, as does every place while a cancel waits for its window.
+// cancelled, or sells shares a cancelled SELL holds) goes after them, as does every place while a
+// cancel waits for its window.
 // Places go in batches of <= maxBatch on POST /orders, cancels many ids per
 // DELETE /orders; when a batch window is full the single-order endpoints carry overflow. A newer
 // set of intents for a market replaces its unsent ones (coalescing). Sending is synchronous up to
@@ -62,15 +62,13 @@ export interface SchedulerStats {
   coalescedCancels: number;
 }
 
-/** What the scheduler remembers of an order it placed, to tell which places depend on its cancel. */
-interface Placed {
+/** An order to cancel: its venue id, and the terms that tell which places depend on its cancel. */
+export interface CancelTarget {
+  orderId: string;
   tokenId: string;
   side: Quote['side'];
   price: number;
 }
-
-/** Orders remembered at most (then all are forgotten: their cancels hold the places back, as before). */
-const PLACED_MAX = 50_000;
 
 /**
  * True when place `q` must wait for the cancel of `o` (an order of the same market): `q` would
@@ -78,10 +76,9 @@ const PLACED_MAX = 50_000;
  * reaches; on the other token the same side at a price summing past 1), or both are SELLs of the
  * same token and the shares held do not cover both (`sharesCovered` false: the risk gate counted
  * the cancelled SELL's shares as free, and so does the venue's balance check only once the cancel
- * is in). Unknown orders: always.
+ * is in).
  */
-export function dependsOnCancel(q: Quote, o: Placed | undefined, sharesCovered = false): boolean {
-  if (!o) return true;
+export function dependsOnCancel(q: Quote, o: Omit<CancelTarget, 'orderId'>, sharesCovered = false): boolean {
   if (o.tokenId === q.tokenId) {
     if (o.side === q.side) return q.side === 'SELL' && !sharesCovered;
     return q.side === 'BUY' ? o.price <= q.price : o.price >= q.price;
@@ -125,8 +122,6 @@ export class OrderScheduler {
   /** Of those, the ones that depend on no queued cancel: sent before the cancels. */
   private readonly early = new Map<string, Quote[]>();
   private earlyCount = 0;
-  /** Orders this scheduler placed, by venue id (their token, side and price). */
-  private readonly placedOrders = new Map<string, Placed>();
   private readonly cancels = new Map<string, string[]>();
   private placeCount = 0;
   private cancelCount = 0;
@@ -155,7 +150,7 @@ export class OrderScheduler {
    * `sharesCovered[i]`: places[i] is a SELL the shares held cover with every open SELL of its
    * token still resting (risk-inputs.ts sellsCovered), so no cancelled SELL's shares hold it back.
    */
-  submit(key: string, cancelIds: readonly string[], places: readonly Quote[], sharesCovered?: readonly boolean[]): void {
+  submit(key: string, cancels: readonly CancelTarget[], places: readonly Quote[], sharesCovered?: readonly boolean[]): void {
     const oldP = this.places.get(key);
     if (oldP) {
       this.stats.coalescedPlaces += oldP.length;
@@ -172,33 +167,21 @@ export class OrderScheduler {
     const oldC = this.cancels.get(key);
     if (oldC) {
       // A cancel no longer asked for is dropped; one asked again is not counted as coalesced.
-      for (const id of oldC) if (!cancelIds.includes(id)) this.stats.coalescedCancels++;
+      for (const id of oldC) if (!cancels.some((c) => c.orderId === id)) this.stats.coalescedCancels++;
       this.cancelCount -= oldC.length;
       this.cancels.delete(key);
     }
     if (places.length) {
       let early: Quote[] | undefined;
       let late: Quote[] | undefined;
-      const cancelled: Placed[] = [];
-      let unknown = false;
-      for (const id of cancelIds) {
-        const o = this.placedOrders.get(id);
-        if (!o) {
-          unknown = true;
-          break;
-        }
-        cancelled.push(o);
+      for (let i = 0; i < places.length; i++) {
+        const q = places[i];
+        const covered = sharesCovered?.[i] === true;
+        let dep = false;
+        for (const o of cancels) if ((dep = dependsOnCancel(q, o, covered))) break;
+        if (dep) (late ??= []).push(q);
+        else (early ??= []).push(q);
       }
-      if (unknown) late = places.slice();
-      else
-        for (let i = 0; i < places.length; i++) {
-          const q = places[i];
-          const covered = sharesCovered?.[i] === true;
-          let dep = false;
-          for (const o of cancelled) if ((dep = dependsOnCancel(q, o, covered))) break;
-          if (dep) (late ??= []).push(q);
-          else (early ??= []).push(q);
-        }
       if (early) {
         this.early.set(key, early);
         this.earlyCount += early.length;
@@ -206,9 +189,12 @@ export class OrderScheduler {
       if (late) this.places.set(key, late);
       this.placeCount += places.length;
     }
-    if (cancelIds.length) {
-      this.cancels.set(key, cancelIds.slice());
-      this.cancelCount += cancelIds.length;
+    if (cancels.length) {
+      this.cancels.set(
+        key,
+        cancels.map((c) => c.orderId),
+      );
+      this.cancelCount += cancels.length;
     }
     this.pump();
   }
@@ -414,20 +400,6 @@ export class OrderScheduler {
     }
   }
 
-  /** Remembers the accepted orders of a place (token, side, price by venue id). */
-  private remember(reqs: readonly OrderRequest[], res: readonly PlaceResult[]): void {
-    const m = this.placedOrders;
-    for (let i = 0; i < res.length; i++) {
-      const r = res[i];
-      if (!r.ok || r.orderId === undefined) continue;
-      const q = reqs[i]?.clientId === r.clientId ? reqs[i] : reqs.find((x) => x.clientId === r.clientId);
-      if (!q) continue;
-      m.set(r.orderId, { tokenId: q.tokenId, side: q.side, price: q.price });
-      // forgotten all at once (deleting the oldest one by one is quadratic in V8's Map)
-      if (m.size > PLACED_MAX) m.clear();
-    }
-  }
-
   private sendCancels(ids: string[], batch: boolean): void {
     if (!ids.length) return;
     const sink = this.o.sink;
@@ -439,11 +411,7 @@ export class OrderScheduler {
     this.acquire(batch ? EP.cancelBatch : EP.cancelOne, PRIORITY.cancel, () => {
       const p = venueCall(() => (batch ? this.o.venue.cancelOrders(ids) : this.o.venue.cancelOrder(ids[0])));
       p.then(
-        (res) =>
-          this.done(() => {
-            for (const id of res.canceled) this.placedOrders.delete(id);
-            sink.canceled(ids, res);
-          }),
+        (res) => this.done(() => sink.canceled(ids, res)),
         (err: unknown) => this.done(() => sink.cancelFailed(ids, err)),
       );
     });
@@ -461,11 +429,7 @@ export class OrderScheduler {
     this.acquire(batch ? EP.placeBatch : EP.placeOne, PRIORITY.place, () => {
       const p: Promise<PlaceResult[]> = venueCall(() => (batch ? this.o.venue.placeOrders(reqs) : this.o.venue.placeOrder(reqs[0]).then((r) => [r])));
       p.then(
-        (res) =>
-          this.done(() => {
-            this.remember(reqs, res);
-            sink.placed(reqs, res);
-          }),
+        (res) => this.done(() => sink.placed(reqs, res)),
         (err: unknown) => this.done(() => sink.placeFailed(reqs, err)),
       );
     });

@@ -1,9 +1,9 @@
 // The order of sends within one submit: a place that depends on none of the market's queued
 // cancels is handed to the venue before them; a dependent place (it would cross an order being
-// cancelled, a SELL whose shares a cancelled SELL holds, or an order this scheduler did not
-// place) still goes after the cancels; and every place waits while a cancel waits for its window.
+// cancelled, or a SELL whose shares a cancelled SELL holds) still goes after the cancels; and
+// every place waits while a cancel waits for its window.
 import { describe, it, expect } from 'vitest';
-import { OrderScheduler, dependsOnCancel, type SchedulerSink } from '../../src/engine/scheduler.js';
+import { OrderScheduler, dependsOnCancel, type CancelTarget, type SchedulerSink } from '../../src/engine/scheduler.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { Limiter, grantHoldMs } from '../../src/api/limiter.js';
 import { silentLogger } from '../../src/core/log.js';
@@ -30,13 +30,13 @@ function setup(scale = 1) {
 
 const q = (tokenId: string, side: 'BUY' | 'SELL', price: number): Quote => ({ tokenId, side, price, size: 500 });
 
-/** Places a bid at 4000 and an ask at 6000 on YES through the scheduler; returns their venue ids. */
-async function working(s: OrderScheduler, venue: RecordingVenue): Promise<{ bid: string; ask: string }> {
+/** Places a bid at 4000 and an ask at 6000 on YES through the scheduler; returns them as cancel targets. */
+async function working(s: OrderScheduler, venue: RecordingVenue): Promise<{ bid: CancelTarget; ask: CancelTarget }> {
   s.submit('m', [], [q('YES', 'BUY', 4000), q('YES', 'SELL', 6000)]);
   await settle();
   const ids = [...venue.live.keys()];
   venue.calls.length = 0;
-  return { bid: ids[0], ask: ids[1] };
+  return { bid: { orderId: ids[0], tokenId: 'YES', side: 'BUY', price: 4000 }, ask: { orderId: ids[1], tokenId: 'YES', side: 'SELL', price: 6000 } };
 }
 
 describe('order scheduler: places before the cancels they do not depend on', () => {
@@ -47,7 +47,7 @@ describe('order scheduler: places before the cancels they do not depend on', () 
     // handed to the venue synchronously, place first
     expect(venue.calls.map((c) => c.kind)).toEqual(['placeOrders', 'cancelOrders']);
     expect(venue.calls[0].reqs?.[0].price).toBe(4100);
-    expect(venue.calls[1].ids).toEqual([bid]);
+    expect(venue.calls[1].ids).toEqual([bid.orderId]);
   });
 
   it('a place that would cross the order being cancelled still waits for that cancel', async () => {
@@ -64,14 +64,22 @@ describe('order scheduler: places before the cancels they do not depend on', () 
     expect(venue.calls[2].reqs?.[0]).toMatchObject({ tokenId: 'YES', price: 6000 });
   });
 
-  it("a SELL replacing a SELL of the same token waits (the cancel frees the shares); an unknown order's cancel holds every place", async () => {
+  it('a SELL replacing a SELL of the same token waits (the cancel frees the shares)', async () => {
     const { venue, s } = setup();
     const { ask } = await working(s, venue);
     s.submit('m', [ask], [q('YES', 'SELL', 6100)]);
     expect(venue.calls.map((c) => c.kind)).toEqual(['cancelOrders', 'placeOrders']);
-    venue.calls.length = 0;
-    s.submit('m2', ['not-ours'], [q('U', 'BUY', 1000)]);
-    expect(venue.calls.map((c) => c.kind)).toEqual(['cancelOrders', 'placeOrders']);
+  });
+
+  it('the terms of the cancelled order decide, not whether this scheduler placed it (an order the user channel named before its answer, one adopted at start)', async () => {
+    const { venue, s } = setup();
+    const other: CancelTarget = { orderId: 'not-placed-here', tokenId: 'U', side: 'BUY', price: 1000 };
+    s.submit('m2', [other], [q('U', 'BUY', 1100), q('U', 'SELL', 1000)]);
+    expect(venue.calls.map((c) => [c.kind, c.reqs?.map((r) => `${r.side}@${r.price}`)])).toEqual([
+      ['placeOrders', ['BUY@1100']],
+      ['cancelOrders', undefined],
+      ['placeOrders', ['SELL@1000']],
+    ]);
   });
 
   it('a SELL replacing a SELL of the same token goes first when the held shares cover both (sharesCovered)', async () => {
@@ -90,7 +98,7 @@ describe('order scheduler: places before the cancels they do not depend on', () 
     const { venue, s, clock } = setup(0.001); // DELETE /orders and POST /orders: 1 request per 10 s burst
     const { bid } = await working(s, venue);
     clock.advanceTo(clock.now() + 10_001 + grantHoldMs(10_000)); // the POST /orders window has room again
-    s.submit('x', ['not-ours'], []); // takes the DELETE /orders window
+    s.submit('x', [{ orderId: 'other', tokenId: 'U', side: 'BUY', price: 1000 }], []); // takes the DELETE /orders window
     await settle();
     venue.calls.length = 0;
     s.submit('m', [bid], [q('YES', 'BUY', 4100)]);
@@ -115,6 +123,5 @@ describe('order scheduler: places before the cancels they do not depend on', () 
     expect(dependsOnCancel(q('YES', 'SELL', 6000), o('YES', 'SELL', 6500))).toBe(true);
     expect(dependsOnCancel(q('YES', 'SELL', 6000), o('YES', 'SELL', 6500), true)).toBe(false);
     expect(dependsOnCancel(q('YES', 'BUY', 6500), o('YES', 'SELL', 6500), true)).toBe(true); // covered shares do not undo a cross
-    expect(dependsOnCancel(q('YES', 'BUY', 1000), undefined)).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { OrderScheduler, type SchedulerSink } from '../../src/engine/scheduler.js';
+import { OrderScheduler, type CancelTarget, type SchedulerSink } from '../../src/engine/scheduler.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { Limiter, grantHoldMs } from '../../src/api/limiter.js';
 import { scopesFor } from '../../src/api/limit-table.js';
@@ -25,11 +25,13 @@ function setup(opts: { windowScale?: number; scale?: number; singleOverflow?: bo
   return { clock, limiter, venue, s, sink };
 }
 const quotes = (n: number, token = 'T'): Quote[] => Array.from({ length: n }, (_, i) => ({ tokenId: token, side: 'BUY', price: 100 + i * 100, size: 500 }));
+/** Cancels of SELLs at 0.01 on T: every bid of quotes() crosses them, so the places wait for these cancels. */
+const crossed = (...ids: string[]): CancelTarget[] => ids.map((orderId) => ({ orderId, tokenId: 'T', side: 'SELL', price: 100 }));
 
 describe('order scheduler', () => {
   it('sends cancels before places', async () => {
     const { venue, s } = setup();
-    s.submit('m', ['a', 'b'], quotes(3));
+    s.submit('m', crossed('a', 'b'), quotes(3));
     await settle();
     expect(venue.calls.map((c) => c.kind)).toEqual(['cancelOrders', 'placeOrders']);
     expect(venue.calls[0].ids).toEqual(['a', 'b']);
@@ -69,13 +71,13 @@ describe('order scheduler', () => {
     venue.cancelOrders = () => {
       throw new Error('bug');
     };
-    s.submit('m', ['a'], quotes(2));
+    s.submit('m', crossed('a'), quotes(2));
     await settle();
     expect(failed.sort()).toEqual(['cancel 1: bug', 'place 2: bug']);
     expect(s.requestsInFlight()).toBe(0);
     venue.placeOrders = place;
     venue.cancelOrders = cancel;
-    s.submit('m', ['b'], quotes(1));
+    s.submit('m', crossed('b'), quotes(1));
     await settle();
     expect(venue.calls.map((c) => c.kind)).toEqual(['cancelOrders', 'placeOrders']);
   });
@@ -83,7 +85,7 @@ describe('order scheduler', () => {
   it('batches at most 15 orders per POST /orders and many ids per DELETE /orders', async () => {
     const { venue, s } = setup();
     const ids = Array.from({ length: 40 }, (_, i) => `id${i}`);
-    s.submit('m', ids, quotes(40));
+    s.submit('m', crossed(...ids), quotes(40));
     await settle();
     const places = venue.calls.filter((c) => c.kind === 'placeOrders');
     expect(places.map((c) => c.n)).toEqual([15, 15, 10]);
