@@ -561,15 +561,18 @@ export class Engine {
     this.deferScheduled = false;
     const due = [...this.deferred];
     this.deferred.clear();
-    for (const st of due) {
-      // out of the frame's turn, nothing above catches: a throw here would end the process
-      try {
-        this.requote(st);
-      } catch (err) {
-        this.counters.errors++;
-        this.log.error({ err, market: st.meta.conditionId }, 'engine: requote failed');
+    // what the markets want leaves together, once all have decided (one batch each way)
+    this.scheduler.together(() => {
+      for (const st of due) {
+        // out of the frame's turn, nothing above catches: a throw here would end the process
+        try {
+          this.requote(st);
+        } catch (err) {
+          this.counters.errors++;
+          this.log.error({ err, market: st.meta.conditionId }, 'engine: requote failed');
+        }
       }
-    }
+    });
   };
 
   /** Debounce: requote now unless one ran within debounceMs; then once at the end of the interval. */

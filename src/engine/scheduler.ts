@@ -308,6 +308,22 @@ export class OrderScheduler {
     this.gatherSends = on;
   }
 
+  /**
+   * Runs `fn` with sends held, then sends what it submitted in one pump: the requotes of one
+   * socket read (Engine, real time) share their batches instead of the first going alone and the
+   * rest waiting behind its request.
+   */
+  together(fn: () => void): void {
+    if (this.gathering || this.pumping) return fn(); // already held: they go when that ends
+    this.gathering = true;
+    try {
+      fn();
+    } finally {
+      this.gathering = false;
+    }
+    this.pump();
+  }
+
   pump(): void {
     if (this.pumping || this.gathering) return;
     this.pumping = true;
