@@ -5,13 +5,9 @@
 // second batch a microtask later.
 import { describe, it, expect } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
-import { BookMirror } from '../../src/book/mirror.js';
-import { Limiter } from '../../src/api/limiter.js';
-import { loadConfig } from '../../src/config.js';
-import { loadStrategy } from '../../src/strategy/loader.js';
 import type { BookEvent } from '../../src/core/events.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
-import { RecordingVenue, settle, books, bookEv, deliver, testEngine, Y, N, M } from './helpers.js';
+import { RecordingVenue, settle, books, bookEv, deliver, bandsEngine, Y, N, M } from './helpers.js';
 
 const M2 = '0xmarket2';
 const Y2 = '333';
@@ -28,20 +24,9 @@ const books2 = (bid: number, ask: number, t: number): BookEvent[] => [
 
 describe('engine: the requotes of one socket read leave together (realTime)', () => {
   it('two markets moved by one read: one POST /orders with both markets places, one DELETE /orders with both cancels', async () => {
-    const cfg = loadConfig({ env: {} });
     const clock = new VirtualClock(1_700_000_000_000);
     const venue = new RecordingVenue(() => clock.now());
-    const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
-    const engine = testEngine({
-      clock,
-      venue,
-      limiter: new Limiter({ clock }),
-      books: mirror,
-      strategy: await loadStrategy('bands', { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 }),
-      config: { reconciler: { ...cfg.reconciler, debounceMs: 0 }, risk: cfg.risk, scheduler: cfg.scheduler },
-      markets: metas,
-      realTime: true,
-    });
+    const { engine, mirror } = await bandsEngine({ clock, venue, params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 }, markets: metas, realTime: true });
     deliver(mirror, engine, [...books(4900, 5100, clock.now()), ...books2(2900, 3100, clock.now())]);
     engine.start();
     await settle(10);
