@@ -561,10 +561,9 @@ export class Engine {
     this.deferScheduled = false;
     const due = [...this.deferred];
     this.deferred.clear();
-    // what the markets want leaves together, once all have decided (one batch each way)
-    this.scheduler.together(() => {
+    // out of the frame's turn nothing above catches: a throw here would end the process
+    const each = (): void => {
       for (const st of due) {
-        // out of the frame's turn, nothing above catches: a throw here would end the process
         try {
           this.requote(st);
         } catch (err) {
@@ -572,7 +571,14 @@ export class Engine {
           this.log.error({ err, market: st.meta.conditionId }, 'engine: requote failed');
         }
       }
-    });
+    };
+    try {
+      // what the markets want leaves together, once all have decided (one batch each way)
+      this.scheduler.together(each);
+    } catch (err) {
+      this.counters.errors++;
+      this.log.error({ err, markets: due.length }, 'engine: sending the requotes failed');
+    }
   };
 
   /** Debounce: requote now unless one ran within debounceMs; then once at the end of the interval. */
