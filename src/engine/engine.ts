@@ -561,9 +561,11 @@ export class Engine {
     this.deferScheduled = false;
     const due = [...this.deferred];
     this.deferred.clear();
-    // out of the frame's turn nothing above catches: a throw here would end the process
-    const each = (): void => {
+    // what the markets want leaves together, once all have decided (one batch each way; the
+    // scheduler's pump catches its own failures)
+    this.scheduler.together(() => {
       for (const st of due) {
+        // out of the frame's turn, nothing above catches: a throw here would end the process
         try {
           this.requote(st);
         } catch (err) {
@@ -571,14 +573,7 @@ export class Engine {
           this.log.error({ err, market: st.meta.conditionId }, 'engine: requote failed');
         }
       }
-    };
-    try {
-      // what the markets want leaves together, once all have decided (one batch each way)
-      this.scheduler.together(each);
-    } catch (err) {
-      this.counters.errors++;
-      this.log.error({ err, markets: due.length }, 'engine: sending the requotes failed');
-    }
+    });
   };
 
   /** Debounce: requote now unless one ran within debounceMs; then once at the end of the interval. */

@@ -330,6 +330,10 @@ export class OrderScheduler {
     const requests = this.requests();
     try {
       this.pumpInner();
+    } catch (err) {
+      // a pump runs from microtasks, timers and answers too, where a throw would end the
+      // process: what it had taken from the queues is dropped (the next requote asks again)
+      this.o.log.error({ err }, 'scheduler: sending failed');
     } finally {
       this.pumping = false;
     }

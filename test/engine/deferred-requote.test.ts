@@ -75,31 +75,6 @@ describe('engine: requotes deferred to the end of a synchronous run (realTime)',
     await engine.stop();
   });
 
-  it('a send that throws at the end of the run (after every market decided) is counted and logged, and the next run quotes', async () => {
-    const { engine, placed, read } = await setup(true);
-    const errors: string[] = [];
-    engine.log.error = ((_o: unknown, msg?: string) => void errors.push(String(msg))) as typeof engine.log.error;
-    // a bug in the scheduler once every market has decided: the held sends never go
-    const together = engine.scheduler.together.bind(engine.scheduler);
-    let broken = true;
-    engine.scheduler.together = (fn) =>
-      together(() => {
-        fn();
-        if (broken) throw new Error('bug');
-      });
-    const e0 = engine.counters.errors;
-    read();
-    await Promise.resolve();
-    expect(engine.counters.errors - e0).toBe(1);
-    expect(errors).toEqual(['engine: sending the requotes failed']);
-    expect(placed).toEqual([]);
-    broken = false;
-    read();
-    await Promise.resolve();
-    expect(placed).toHaveLength(1);
-    await engine.stop();
-  });
-
   it('a requote that throws at the end of the run is counted and logged like a frame that throws, and the next run quotes', async () => {
     const { engine, placed, read } = await setup(true);
     const errors: string[] = [];

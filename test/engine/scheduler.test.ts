@@ -8,7 +8,7 @@ import type { OrderRequest } from '../../src/venue/types.js';
 import type { Quote } from '../../src/engine/strategy.js';
 import { RecordingVenue, settle } from './helpers.js';
 
-function setup(opts: { windowScale?: number; scale?: number; singleOverflow?: boolean } = {}) {
+function setup(opts: { windowScale?: number; scale?: number; singleOverflow?: boolean; log?: typeof silentLogger } = {}) {
   const clock = new VirtualClock(1_000_000);
   const limiter = new Limiter({ clock, scale: opts.scale ?? 1, windowScale: opts.windowScale ?? 1 });
   const venue = new RecordingVenue(() => clock.now());
@@ -21,7 +21,7 @@ function setup(opts: { windowScale?: number; scale?: number; singleOverflow?: bo
     canceled: () => {},
     cancelFailed: () => {},
   };
-  const s = new OrderScheduler({ venue, limiter, clock, log: silentLogger, sink, maxBatch: 15, singleOverflow: opts.singleOverflow ?? true, recordUse: true, maxInFlight: 1000 });
+  const s = new OrderScheduler({ venue, limiter, clock, log: opts.log ?? silentLogger, sink, maxBatch: 15, singleOverflow: opts.singleOverflow ?? true, recordUse: true, maxInFlight: 1000 });
   return { clock, limiter, venue, s, sink };
 }
 const quotes = (n: number, token = 'T'): Quote[] => Array.from({ length: n }, (_, i) => ({ tokenId: token, side: 'BUY', price: 100 + i * 100, size: 500 }));
@@ -80,6 +80,25 @@ describe('order scheduler', () => {
     s.submit('m', crossed('b'), quotes(1));
     await settle();
     expect(venue.calls.map((c) => c.kind)).toEqual(['cancelOrders', 'placeOrders']);
+  });
+
+  it('a send that throws (a bug past the venue call) is logged, not thrown: pumps run from microtasks, timers and answers', async () => {
+    const errors: string[] = [];
+    const log = { ...silentLogger, error: (_o: unknown, msg?: string) => void errors.push(String(msg)) } as typeof silentLogger;
+    const { venue, s: t, sink } = setup({ log });
+    t.gatherAfterSend(true);
+    const prepare = sink.preparePlaces;
+    t.submit('m1', [], quotes(1, 'A')); // sent at once
+    sink.preparePlaces = () => {
+      throw new Error('bug');
+    };
+    t.submit('m2', [], quotes(1, 'B')); // held for the microtask that sends the rest of the run
+    await Promise.resolve();
+    expect(errors).toEqual(['scheduler: sending failed']);
+    sink.preparePlaces = prepare;
+    t.submit('m3', [], quotes(1, 'C'));
+    await settle();
+    expect(venue.calls.map((c) => c.reqs?.[0].tokenId)).toEqual(['A', 'C']);
   });
 
   it('batches at most 15 orders per POST /orders and many ids per DELETE /orders', async () => {
