@@ -103,6 +103,8 @@ export class Engine {
   private readonly cancelTargets: CancelTarget[] = [];
   private readonly accepted: Quote[] = [];
   private readonly covered: boolean[] = [];
+  /** Shares of a token the venue counts as ours to sell: held, less those bought in trades not yet on chain. */
+  private readonly sellable = (tokenId: string): number => this.positions.qty(tokenId) - this.ledger.unminedBought(tokenId);
   private readonly riskInputs: EngineRiskInputs;
   private feedLive = true;
   private quoting = false;
@@ -740,7 +742,7 @@ export class Engine {
       this.riskInputs.cancelling = NO_ORDERS;
     }
     // a SELL whose shares do not depend on the cancelled SELLs goes out before the cancels
-    const covered = cancels.length > 0 && places.length > 0 ? sellsCovered(this.orders, this.positions, places, this.covered) : undefined;
+    const covered = cancels.length > 0 && places.length > 0 ? sellsCovered(this.orders, this.sellable, places, this.covered) : undefined;
     // submit copies the lists before it sends anything (a send may requote another market).
     this.scheduler.submit(m.conditionId, cancels, places, covered);
   }

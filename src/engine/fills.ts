@@ -36,12 +36,17 @@ import { feeMicros } from '../core/units.js';
 /** Settled fills kept in memory for de-duplication; older ones are dropped (the store keeps them all). */
 const KEEP_SETTLED = 100_000;
 
+/** A trade not yet on chain: the venue may not count shares it bought as ours to sell yet. */
+const unmined = (s: TradeStatus): boolean => s === 'MATCHED' || s === 'RETRYING';
+
 export class FillLedger {
   private readonly fills = new Map<string, Fill>();
   /** Fills recorded since start (including preloaded ones), whatever was pruned from memory. */
   private total = 0;
   /** Trades refused by the checks. */
   refused = 0;
+  /** Shares bought per token in fills not yet on chain (MATCHED, RETRYING), size units. */
+  private readonly unminedBuys = new Map<string, number>();
   constructor(
     private readonly orders: OrderTracker,
     private readonly sink: FillSink,
@@ -56,12 +61,34 @@ export class FillLedger {
   /** Fills already known (from the store at startup): no double count later. */
   preload(f: Fill): void {
     const k = fillKey(f.tradeId, f.orderId);
-    if (!this.fills.has(k)) this.total++;
+    const prev = this.fills.get(k);
+    if (prev === undefined) this.total++;
+    else this.mined(prev, prev.status, 'CONFIRMED'); // its share of the unmined buys goes with it
     this.fills.set(k, f);
+    this.mined(f, undefined, f.status);
   }
 
   count(): number {
     return this.total;
+  }
+
+  /**
+   * Shares of `tokenId` bought in fills not yet on chain, size units: held by our count, but the
+   * venue's balance check may not count them yet (a SELL of them can come back "not enough balance").
+   */
+  unminedBought(tokenId: string): number {
+    return this.unminedBuys.get(tokenId) ?? 0;
+  }
+
+  /** Keeps unminedBuys as a fill appears (`from` undefined) or changes status. */
+  private mined(f: Fill, from: TradeStatus | undefined, to: TradeStatus): void {
+    if (f.side !== 'BUY') return;
+    const was = from !== undefined && unmined(from) ? f.size : 0;
+    const now = unmined(to) ? f.size : 0;
+    if (now === was) return;
+    const left = (this.unminedBuys.get(f.tokenId) ?? 0) + now - was;
+    if (left > 0) this.unminedBuys.set(f.tokenId, left);
+    else this.unminedBuys.delete(f.tokenId);
   }
 
   /** Forgets the oldest settled (CONFIRMED or FAILED) fills beyond the memory bound. */
@@ -117,6 +144,7 @@ export class FillLedger {
     }
     this.fills.set(k, f);
     this.total++;
+    this.mined(f, undefined, f.status);
     if (f.status !== 'FAILED') this.orders.applyFill(f.orderId, f.size, nowMs);
     this.sink.onFill(f);
     return true;
@@ -135,6 +163,7 @@ export class FillLedger {
   private moveStatus(known: Fill, orderId: string, status: TradeStatus, nowMs: number): number {
     if (known.status === status || known.status === 'FAILED' || known.status === 'CONFIRMED') return 0;
     const reversed = status === 'FAILED';
+    this.mined(known, known.status, status);
     known.status = status;
     if (reversed) this.orders.reverseFill(orderId, known.size, nowMs);
     this.sink.onFillStatus(known, reversed);
@@ -160,6 +189,7 @@ export class FillLedger {
       };
       this.fills.set(k, f);
       this.total++;
+      this.mined(f, undefined, f.status);
       // A trade first seen as FAILED never moved anything: record it, apply nothing.
       if (f.status !== 'FAILED') this.orders.applyFill(orderId, size, nowMs);
       this.sink.onFill(f);

@@ -56,12 +56,13 @@ export function riskInputs(orders: OrderTracker, positions: Positions, mark: (to
 }
 
 /**
- * For each of a requote's places, whether it is a SELL the shares held cover with every open SELL
- * of its token counted, the ones on their way out included, and the SELLs of the token before it
- * in `places`: the venue accepts it while the SELLs being cancelled still rest, so it need not
- * wait for their cancels (OrderScheduler.submit). Into `out` (reused), parallel to `places`.
+ * For each of a requote's places, whether it is a SELL that the shares `held` (the ones the venue
+ * counts: Engine passes the position less shares bought in trades not yet on chain) cover with
+ * every open SELL of its token counted, the ones on their way out included, and the SELLs of the
+ * token before it in `places`: the venue accepts it while the SELLs being cancelled still rest, so
+ * it need not wait for their cancels (OrderScheduler.submit). Into `out` (reused), parallel to `places`.
  */
-export function sellsCovered(orders: OrderTracker, positions: Positions, places: readonly Quote[], out: boolean[]): boolean[] {
+export function sellsCovered(orders: OrderTracker, held: (tokenId: string) => number, places: readonly Quote[], out: boolean[]): boolean[] {
   out.length = 0;
   for (let i = 0; i < places.length; i++) {
     const q = places[i];
@@ -73,7 +74,7 @@ export function sellsCovered(orders: OrderTracker, positions: Positions, places:
     const open = orders.openOf(q.tokenId);
     if (open) for (const o of open) if (o.side === 'SELL') promised += o.size - o.filled;
     for (let k = 0; k < i; k++) if (places[k].side === 'SELL' && places[k].tokenId === q.tokenId) promised += places[k].size;
-    out.push(positions.qty(q.tokenId) >= promised);
+    out.push(held(q.tokenId) >= promised);
   }
   return out;
 }

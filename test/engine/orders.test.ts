@@ -194,6 +194,29 @@ describe('trade lifecycle and fills', () => {
     expect(pos.cash).toBe(-5000 * 400);
   });
 
+  it('unminedBought: shares bought in trades not yet on chain (MATCHED, RETRYING), per token; a SELL fill is not counted', () => {
+    const { tr, ledger } = setup();
+    ledger.onTrade(tradeEv('t1', 'X', 'MATCHED', 400), 2);
+    expect(ledger.unminedBought('Y')).toBe(400);
+    ledger.onTrade(tradeEv('t1', 'X', 'MINED', 400), 3);
+    expect(ledger.unminedBought('Y')).toBe(0);
+    ledger.onTrade(tradeEv('t2', 'X', 'MATCHED', 300), 4);
+    ledger.onTrade(tradeEv('t2', 'X', 'RETRYING', 300), 5);
+    expect(ledger.unminedBought('Y')).toBe(300);
+    ledger.onTrade(tradeEv('t2', 'X', 'FAILED', 300), 6);
+    expect(ledger.unminedBought('Y')).toBe(0);
+    tr.create({ clientId: 'c3', ...base, side: 'SELL', price: 5100 });
+    tr.placeResult({ clientId: 'c3', ok: true, orderId: 'S', status: 'live' }, 7);
+    ledger.onTrade(tradeEv('t3', 'S', 'MATCHED', 100), 8);
+    expect(ledger.unminedBought('Y')).toBe(0);
+    // from the store at start, and found by a reconciliation
+    ledger.preload({ tradeId: 't4', orderId: 'X', tokenId: 'Y', market: 'm', side: 'BUY', price: 5000, size: 50, fee: 0, liquidity: 'MAKER', status: 'MATCHED', timeMs: 1 });
+    ledger.record({ tradeId: 't5', orderId: 'Z', tokenId: 'Y', market: 'm', side: 'BUY', price: 5000, size: 70, fee: 0, liquidity: 'MAKER', status: 'MATCHED', timeMs: 9 }, 9);
+    expect(ledger.unminedBought('Y')).toBe(120);
+    ledger.venueStatus('t5', 'Z', 'CONFIRMED', 10);
+    expect(ledger.unminedBought('Y')).toBe(50);
+  });
+
   it('RETRYING -> FAILED reverses the fill (position and order)', () => {
     const { pos, statuses, ledger, o } = setup();
     ledger.onTrade(tradeEv('t1', 'X', 'MATCHED', 1000), 2);

@@ -129,11 +129,11 @@ describe('risk inputs: SELLs on their way out', () => {
 
   it('sellsCovered: a SELL is covered when the shares held cover every open SELL of its token, leaving ones too, and the SELLs before it', () => {
     const { tr, pos, old } = setup(); // 10 shares held, a SELL of 10 open
-    expect(sellsCovered(tr, pos, [sellQ(5300)], [])).toEqual([false]);
+    expect(sellsCovered(tr, (t) => pos.qty(t), [sellQ(5300)], [])).toEqual([false]);
     pos.apply('Y', 'BUY', 5000, 1500, 1); // 25 held
     tr.cancelSent(old, 1); // on its way out, it still holds its shares at the venue
     const buy: Quote = { tokenId: 'Y', side: 'BUY', price: 5000, size: 1000 };
-    expect(sellsCovered(tr, pos, [buy, sellQ(5300), sellQ(5400, 500), sellQ(5500, 500)], [])).toEqual([false, true, true, false]);
+    expect(sellsCovered(tr, (t) => pos.qty(t), [buy, sellQ(5300), sellQ(5400, 500), sellQ(5500, 500)], [])).toEqual([false, true, true, false]);
   });
 
   it('a SELL this very requote cancels counts as leaving (its cancel goes out before the place)', () => {
