@@ -12,13 +12,18 @@ function io() {
 }
 
 /** `makerd verify --json` of a recording: exit 0, ok, no error output; its tokens. */
-async function verified(file: string): Promise<Array<{ hashesVerified: number; mismatches: number }>> {
+/** `makerd verify --json` of a recording: exit 0, nothing on stderr, every token over `minHashes` verified hashes and no mismatch; its tokens. */
+async function verified(file: string, minHashes: number): Promise<Array<{ hashesVerified: number; mismatches: number }>> {
   const v = io();
   const code = await cli(['verify', file, '--json'], v.io);
   expect(v.err).toEqual([]);
   expect(code).toBe(0);
   const report = JSON.parse(v.out.join('')) as { ok: boolean; tokens: Array<{ hashesVerified: number; mismatches: number }> };
   expect(report.ok).toBe(true);
+  for (const t of report.tokens) {
+    expect(t.hashesVerified).toBeGreaterThan(minHashes);
+    expect(t.mismatches).toBe(0);
+  }
   return report.tokens;
 }
 
@@ -41,12 +46,7 @@ describe('makerd emulator --write, then makerd verify', () => {
       expect(first.e).toBe(1);
       expect(first.k).toBe('market');
       expect(Array.isArray(first.f)).toBe(true);
-      const tokens = await verified(f1);
-      expect(tokens).toHaveLength(2);
-      for (const t of tokens) {
-        expect(t.hashesVerified).toBeGreaterThan(100);
-        expect(t.mismatches).toBe(0);
-      }
+      expect(await verified(f1, 100)).toHaveLength(2);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -59,12 +59,7 @@ describe('makerd emulator --write, then makerd verify', () => {
       const w = io();
       expect(await cli(['emulator', '--synthetic', '2', '--markets', '3', '--write', f, '--duration', '30', '--activity', '28'], w.io)).toBe(0);
       expect(w.out.join('\n')).toMatch(/3 markets/);
-      const tokens = await verified(f);
-      expect(tokens).toHaveLength(6);
-      for (const t of tokens) {
-        expect(t.hashesVerified).toBeGreaterThan(10);
-        expect(t.mismatches).toBe(0);
-      }
+      expect(await verified(f, 10)).toHaveLength(6);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -11,7 +11,7 @@ import { formatPrice, formatSize } from '../../src/core/units.js';
 import type { BookEvent, WireLevel, UserEvent } from '../../src/core/events.js';
 import type { Venue, OrderRequest, PlaceResult, CancelResult, VenueOrder, VenueTrade } from '../../src/venue/types.js';
 import { Limiter } from '../../src/api/limiter.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config.js';
 import { loadStrategy } from '../../src/strategy/loader.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
 
@@ -153,13 +153,21 @@ export function testEngine(o: Omit<EngineOptions, 'rng' | 'log' | 'recordLimiter
 
 /**
  * The engine of most engine tests: the bands strategy with `params` on the test market (`meta`,
- * tick 0.01 unless given), a fresh unverified mirror, the default risk and scheduler settings, and
- * every change requoted (debounce 0); `more` adds or overrides engine options.
+ * tick 0.01 unless given), a fresh unverified mirror, the default risk and scheduler settings
+ * (`reconciler` and `risk` override keys of them), and every change requoted (debounce 0);
+ * `more` adds or overrides engine options.
  */
 export async function bandsEngine(
-  o: { clock: EngineOptions['clock']; venue: Venue; params: Record<string, unknown>; meta?: MarketMeta } & Partial<Omit<EngineOptions, 'clock' | 'venue'>>,
+  o: {
+    clock: EngineOptions['clock'];
+    venue: Venue;
+    params: Record<string, unknown>;
+    meta?: MarketMeta;
+    reconciler?: Partial<Config['reconciler']>;
+    risk?: Partial<Config['risk']>;
+  } & Partial<Omit<EngineOptions, 'clock' | 'venue'>>,
 ): Promise<{ engine: Engine; mirror: BookMirror }> {
-  const { clock, venue, params, meta, ...more } = o;
+  const { clock, venue, params, meta, reconciler, risk, ...more } = o;
   const cfg = loadConfig({ env: {} });
   const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
   const engine = testEngine({
@@ -168,7 +176,7 @@ export async function bandsEngine(
     limiter: new Limiter({ clock }),
     books: mirror,
     strategy: await loadStrategy('bands', params),
-    config: { reconciler: { ...cfg.reconciler, debounceMs: 0 }, risk: cfg.risk, scheduler: cfg.scheduler },
+    config: { reconciler: { ...cfg.reconciler, debounceMs: 0, ...reconciler }, risk: { ...cfg.risk, ...risk }, scheduler: cfg.scheduler },
     markets: [meta ?? { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false }],
     ...more,
   });

@@ -7,13 +7,9 @@ import { Positions } from '../../src/engine/positions.js';
 import { riskInputs } from '../../src/engine/risk-inputs.js';
 import { SeededRng } from '../../src/core/rng.js';
 import { VirtualClock } from '../../src/core/clock.js';
-import { Limiter } from '../../src/api/limiter.js';
-import { BookMirror } from '../../src/book/mirror.js';
-import { loadStrategy } from '../../src/strategy/loader.js';
-import { loadConfig } from '../../src/config.js';
 import type { BookEvent, MarketEvent, Side, UserTradeEvent } from '../../src/core/events.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
-import { lv, RecordingVenue, settle, deliver, testEngine } from './helpers.js';
+import { lv, RecordingVenue, settle, deliver, bandsEngine } from './helpers.js';
 
 const TOKENS = ['a', 'b', 'c', 'd'];
 const pick = <T>(r: SeededRng, xs: readonly T[]): T | undefined => (xs.length ? xs[r.int(0, xs.length - 1)] : undefined);
@@ -215,20 +211,16 @@ describe('Engine running PnL', () => {
     for (const seed of [21, 22, 23]) {
       it(`equals the full re-mark (pnlMicros) after every book change, fill and reconnect (seed ${seed}${own ? ", venue's books show our orders" : ''})`, async () => {
         const r = new SeededRng(seed);
-        const cfg = loadConfig({ env: {} });
         const clock = new VirtualClock(1_700_000_000_000);
         const venue = new RecordingVenue(() => clock.now());
         venue.booksIncludeOwnOrders = own;
-        const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
-        const engine = testEngine({
+        const { engine, mirror } = await bandsEngine({
           clock,
           venue,
-          limiter: new Limiter({ clock }),
-          recordLimiterUse: false,
-          books: mirror,
           // quotes as large as a level: where the venue's books show them, taking them out moves the mid
-          strategy: await loadStrategy('bands', { bands: [{ distance: 0.01, size: 50 }] }),
-          config: { reconciler: { ...cfg.reconciler, debounceMs: 0 }, risk: { ...cfg.risk, dailyLossLimit: 1e9 }, scheduler: cfg.scheduler },
+          params: { bands: [{ distance: 0.01, size: 50 }] },
+          recordLimiterUse: false,
+          risk: { dailyLossLimit: 1e9 },
           markets,
           timerMs: 1e12,
         });

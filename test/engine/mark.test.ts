@@ -2,13 +2,9 @@
 // own fresh bid would hold up the mark of a position that just lost.
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
-import { Limiter } from '../../src/api/limiter.js';
-import { BookMirror } from '../../src/book/mirror.js';
-import { loadStrategy } from '../../src/strategy/loader.js';
-import { loadConfig } from '../../src/config.js';
 import type { BookEvent } from '../../src/core/events.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
-import { lv, RecordingVenue, settle, deliver, testEngine } from './helpers.js';
+import { lv, RecordingVenue, settle, deliver, bandsEngine } from './helpers.js';
 
 const YES = 'yes';
 const NO = 'no';
@@ -40,22 +36,18 @@ describe('Engine.mark', () => {
   ];
 
   async function markWith(booksIncludeOwnOrders: boolean): Promise<{ mark: number; mine: Array<[string, string, number]> }> {
-    const cfg = loadConfig({ env: {} });
     const clock = new VirtualClock(1_700_000_000_000);
     const venue = new RecordingVenue(() => clock.now());
     venue.booksIncludeOwnOrders = booksIncludeOwnOrders;
-    const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
-    const engine = testEngine({
+    const { engine, mirror } = await bandsEngine({
       clock,
       venue,
-      limiter: new Limiter({ clock }),
+      params: { bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 },
+      meta,
       recordLimiterUse: false,
-      books: mirror,
-      strategy: await loadStrategy('bands', { bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 }),
       // a price tolerance keeps our first quotes resting when the strategy (seeing the market
       // without them) would move them a tick: the mark is measured against the book showing them
-      config: { reconciler: { ...cfg.reconciler, debounceMs: 0, priceToleranceTicks: 2 }, risk: cfg.risk, scheduler: cfg.scheduler },
-      markets: [meta],
+      reconciler: { priceToleranceTicks: 2 },
     });
     deliver(
       mirror,

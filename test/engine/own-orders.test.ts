@@ -4,13 +4,9 @@
 // venue's feed would show them.
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
-import { Limiter } from '../../src/api/limiter.js';
-import { BookMirror } from '../../src/book/mirror.js';
-import { loadStrategy } from '../../src/strategy/loader.js';
-import { loadConfig } from '../../src/config.js';
 import type { BookEvent, WireLevel } from '../../src/core/events.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
-import { lv, RecordingVenue, settle, deliver, testEngine } from './helpers.js';
+import { lv, RecordingVenue, settle, deliver, bandsEngine } from './helpers.js';
 
 const M = '0xmarket';
 const YES = 'yes';
@@ -51,22 +47,17 @@ function withOurs(levels: Levels, price: number, size: number): Levels {
 }
 
 async function setup(booksIncludeOwnOrders: boolean) {
-  const cfg = loadConfig({ env: {} });
   const clock = new VirtualClock(1_700_000_000_000);
   const venue = new RecordingVenue(() => clock.now());
   venue.booksIncludeOwnOrders = booksIncludeOwnOrders;
-  const mirror = new BookMirror({ verifyEvery: 0, now: () => clock.now() });
-  const engine = testEngine({
+  const { engine, mirror } = await bandsEngine({
     clock,
     venue,
-    limiter: new Limiter({ clock }),
-    recordLimiterUse: false,
-    books: mirror,
     // fair = mid, bid 0.01 under it; maxPrice 0.5095 drops the ask (fair + 0.01 > 0.5095) while fair
     // stays quotable, so only our bid rests and the book is lopsided by it alone
-    strategy: await loadStrategy('bands', { fair: 'mid', bands: [{ distance: 0.01, size: 10 }], skewPerShare: 0, minSpread: 0.01, maxPrice: 0.5095 }),
-    config: { reconciler: { ...cfg.reconciler, debounceMs: 0 }, risk: cfg.risk, scheduler: cfg.scheduler },
-    markets: [meta],
+    params: { fair: 'mid', bands: [{ distance: 0.01, size: 10 }], skewPerShare: 0, minSpread: 0.01, maxPrice: 0.5095 },
+    meta,
+    recordLimiterUse: false,
   });
   /** Our resting YES bids, as [price, size]. */
   const ourBids = (): Levels => [...engine.orders.open()].filter((o) => o.tokenId === YES && o.side === 'BUY' && o.state === 'live').map((o) => [o.price, o.size - o.filled] as [number, number]);
