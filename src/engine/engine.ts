@@ -75,8 +75,9 @@ export interface EngineOptions {
   /**
    * The engine runs in real time (the daemon: live, paper), not over a recording's virtual time.
    * Then (1) a market's requotes asked for in one synchronous run (the frames of one socket read)
-   * run once, in a microtask at its end, on the newest books (dirty); after a send, the sends of
-   * the rest of the run wait for its end and share one batch (OrderScheduler.gatherAfterSend);
+   * run once, in a microtask at its end, on the newest books (dirty), and what all of them want
+   * leaves in one pump (OrderScheduler.together); a send later in the run waits a microtask and
+   * shares one batch (OrderScheduler.gatherAfterSend);
    * (2) the housekeeping period's requote of every market is spread over HOUSEKEEPING_SLICES ticks
    * (at 1,000 markets one pass held the loop ~10 ms each second). Off in a backtest, where one run
    * spans many virtual times and its results stay as they were.
