@@ -14,7 +14,7 @@ import { UsageError, type CommandModule, numberFlag } from './command.js';
 
 const help = `usage: makerd emulator [--port P] [--synthetic SEED] [--markets N] [--speed X] [--activity X]
                        [--keys K1,K2] [--limit-scale X] [--window-scale X] [--urls-out F] [--feed-...] [--fault-...]
-                       [--profile spec|polymarket] [--heartbeat-timeout-ms N]
+                       [--profile spec|polymarket] [--heartbeat-timeout-ms N] [--allow-short-sells]
        makerd emulator --synthetic SEED --write F --duration S [--markets N] [--activity X]
        makerd emulator --replay F [--speed X] [...]
 
@@ -57,6 +57,10 @@ Each variant a client must also accept (wire-formats.md 5.4):
                        with API credentials for nonce 0, listed under "accounts" in --urls-out)
   --heartbeat-timeout-ms N   polymarket profile: once a key has sent a heartbeat, this long without a
                        valid one cancels all its open orders (default 15000: 10 s + 5 s buffer)
+  --allow-short-sells  accept a SELL without the shares for it. By default a SELL is refused
+                       (INVALID_ORDER_NOT_ENOUGH_BALANCE; polymarket: "not enough balance / allowance")
+                       unless the shares of CONFIRMED trades cover it and every open SELL of the token:
+                       shares bought in a trade still MATCHED are not sellable yet, as on the venue
   --keys K1,K2         accepted Bearer API keys (default: any non-empty key; spec profile)
   --limit-scale X      multiplies every rate limit; --window-scale X every window length
                        (429 answers carry X-RateLimit-Limit/-Remaining/-Reset; Reset is epoch ms)
@@ -115,6 +119,7 @@ export const command: CommandModule = {
         'feed-one-message-per-batch': { type: 'boolean' },
         'feed-ltp-after-event': { type: 'boolean' },
         'feed-own-token-ltp': { type: 'boolean' },
+        'allow-short-sells': { type: 'boolean' },
         profile: { type: 'string' },
         'heartbeat-timeout-ms': { type: 'string' },
       },
@@ -178,6 +183,7 @@ export const command: CommandModule = {
       params,
       profile,
       heartbeatTimeoutMs,
+      checkSellBalance: values['allow-short-sells'] !== true,
       log: createLogger({ name: 'emulator', level: io.env.MAKERD_LOG_LEVEL ?? 'warn' }),
     };
     const emu = await startEmulator(opts).catch((e: unknown) => {

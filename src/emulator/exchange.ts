@@ -46,6 +46,8 @@ export class Exchange {
     private readonly clock: Clock,
     private readonly confirmDelayMs = 200,
     private readonly desk?: ReplayOrderDesk,
+    /** Refuse a SELL beyond the owner's confirmed shares (EmulatorOptions.checkSellBalance). */
+    private readonly checkSellBalance = true,
   ) {
     for (const m of markets) {
       this.byCondition.set(m.conditionId, m);
@@ -83,8 +85,35 @@ export class Exchange {
 
   account(owner: string): Account {
     let a = this.accounts.get(owner);
-    if (!a) this.accounts.set(owner, (a = { cashMicros: START_CASH_MICROS, positions: new Map() }));
+    if (!a) this.accounts.set(owner, (a = { cashMicros: START_CASH_MICROS, positions: new Map(), unconfirmedBuys: new Map() }));
     return a;
+  }
+
+  /**
+   * Splits collateral into `size` of each of the market's tokens for the owner (the conditional
+   * tokens contract's split, done on chain and not through the CLOB): shares sellable at once.
+   * How a test's other trader gets shares to sell.
+   */
+  split(owner: string, conditionId: string, size: number): void {
+    const m = this.byCondition.get(conditionId);
+    if (!m) throw new BadOrderError(`unknown market ${conditionId}`);
+    const a = this.account(owner);
+    for (const t of m.tokens) a.positions.set(t, (a.positions.get(t) ?? 0) + size);
+    a.cashMicros -= PRICE_SCALE * size;
+  }
+
+  /** Shares of `tokenId` the owner may sell: held less those bought in trades not yet CONFIRMED. */
+  sellableShares(owner: string, tokenId: string): number {
+    const a = this.account(owner);
+    return (a.positions.get(tokenId) ?? 0) - (a.unconfirmedBuys.get(tokenId) ?? 0);
+  }
+
+  /** Remaining size of the owner's live SELL orders on `tokenId` (shares already promised). */
+  private sellingShares(owner: string, tokenId: string): number {
+    let s = 0;
+    const live = this.live.get(owner);
+    if (live) for (const o of live.values()) if (o.side === 'SELL' && o.assetId === tokenId) s += o.originalSize - o.sizeMatched;
+    return s;
   }
 
   /** POST /order: returns the order response object (errors of the venue are in errorMsg). */
@@ -101,6 +130,12 @@ export class Exchange {
     if (!ORDER_TYPES.has(orderType)) throw new BadOrderError('orderType must be GTC, GTD, FOK or FAK');
     const postOnly = body.postOnly === true;
     const expirationSec = orderType === 'GTD' ? Number(body.expiration ?? 0) : 0;
+    // the venue's balance check: a SELL needs shares on chain for it and every SELL of the token
+    // still open (py-clob-client issues 287, 290: refused right after a buy that only matched)
+    if (this.checkSellBalance && body.side === 'SELL' && this.sellingShares(owner, tokenId) + size > this.sellableShares(owner, tokenId)) {
+      this.countRejection(owner, 'INVALID_ORDER_NOT_ENOUGH_BALANCE');
+      return { success: false, errorMsg: 'INVALID_ORDER_NOT_ENOUGH_BALANCE', orderID: '', status: 'unmatched' };
+    }
     const market = m.market;
     if (!(market instanceof SyntheticMarket)) return this.placeReplay(owner, tokenId, body.side, price, size, orderType, postOnly, expirationSec);
     const now = market.time();
@@ -288,35 +323,38 @@ export class Exchange {
     }
     if (e.status !== 'MATCHED') return; // CONFIRMED follows from record(), after the confirm delay
     const mine = e.traderSide === 'MAKER' ? e.makerOrders.find((x) => x.owner === owner) : undefined;
-    this.settle(owner, mine ? mine.assetId : e.assetId, mine?.side ?? (e.traderSide === 'MAKER' ? (e.side === 'BUY' ? 'SELL' : 'BUY') : e.side), mine ? mine.price : e.price, e.size);
+    const confirmed = this.settle(owner, mine ? mine.assetId : e.assetId, mine?.side ?? (e.traderSide === 'MAKER' ? (e.side === 'BUY' ? 'SELL' : 'BUY') : e.side), mine ? mine.price : e.price, e.size);
     const taker = this.orders.get(e.takerOrderId);
     if (taker && taker.owner === owner && !taker.trades.includes(e.tradeId)) taker.trades.push(e.tradeId);
-    this.record({
-      key: `${e.tradeId}:${e.traderSide === 'MAKER' ? 'M' : 'T'}`,
-      id: e.tradeId,
-      owner,
-      traderSide: e.traderSide,
-      takerOrderId: e.takerOrderId,
-      market: m,
-      assetId: e.assetId,
-      side: e.side,
-      price: e.price,
-      size: e.size,
-      status: 'MATCHED',
-      matchTimeMs: e.matchTimeMs,
-      lastUpdateMs: e.matchTimeMs,
-      makerOrders: e.makerOrders.map((x) => ({
-        order_id: x.orderId,
-        owner: x.owner,
-        maker_address: this.makerAddress(x.owner),
-        matched_amount: formatSize(x.matchedAmount),
-        price: m.frames.price(x.price),
-        fee_rate_bps: String(x.feeRateBps),
-        asset_id: x.assetId,
-        outcome: x.outcome,
-        side: x.side ?? (e.side === 'BUY' ? 'SELL' : 'BUY'),
-      })),
-    });
+    this.record(
+      {
+        key: `${e.tradeId}:${e.traderSide === 'MAKER' ? 'M' : 'T'}`,
+        id: e.tradeId,
+        owner,
+        traderSide: e.traderSide,
+        takerOrderId: e.takerOrderId,
+        market: m,
+        assetId: e.assetId,
+        side: e.side,
+        price: e.price,
+        size: e.size,
+        status: 'MATCHED',
+        matchTimeMs: e.matchTimeMs,
+        lastUpdateMs: e.matchTimeMs,
+        makerOrders: e.makerOrders.map((x) => ({
+          order_id: x.orderId,
+          owner: x.owner,
+          maker_address: this.makerAddress(x.owner),
+          matched_amount: formatSize(x.matchedAmount),
+          price: m.frames.price(x.price),
+          fee_rate_bps: String(x.feeRateBps),
+          asset_id: x.assetId,
+          outcome: x.outcome,
+          side: x.side ?? (e.side === 'BUY' ? 'SELL' : 'BUY'),
+        })),
+      },
+      confirmed,
+    );
   }
 
   orderJson(o: UserOrder): Record<string, unknown> {
@@ -356,11 +394,19 @@ export class Exchange {
     this.emitOrder(rec, 'CANCELLATION');
   }
 
-  private settle(owner: string, tokenId: string, side: Side, price: number, size: number): void {
+  /** Moves shares and cash at the match; a BUY's shares stay unconfirmed until `confirmed` is called (record). */
+  private settle(owner: string, tokenId: string, side: Side, price: number, size: number): (() => void) | undefined {
     const a = this.account(owner);
     const sign = side === 'BUY' ? 1 : -1;
     a.positions.set(tokenId, (a.positions.get(tokenId) ?? 0) + sign * size);
     a.cashMicros -= sign * price * size;
+    if (side !== 'BUY') return undefined;
+    a.unconfirmedBuys.set(tokenId, (a.unconfirmedBuys.get(tokenId) ?? 0) + size);
+    return () => {
+      const left = (a.unconfirmedBuys.get(tokenId) ?? 0) - size;
+      if (left > 0) a.unconfirmedBuys.set(tokenId, left);
+      else a.unconfirmedBuys.delete(tokenId);
+    };
   }
 
   private onFills(market: EmuMarket, fills: MatchFill[]): void {
@@ -395,8 +441,8 @@ export class Exchange {
       };
       if (makerIsUser) {
         const rec = this.orders.get(f.makerOrderId);
-        this.settle(f.makerOwner, f.makerTokenId, f.makerSide, f.makerPrice, f.size);
-        this.record({ ...base, key: `${f.tradeId}:M`, owner: f.makerOwner, traderSide: 'MAKER' });
+        const confirmed = this.settle(f.makerOwner, f.makerTokenId, f.makerSide, f.makerPrice, f.size);
+        this.record({ ...base, key: `${f.tradeId}:M`, owner: f.makerOwner, traderSide: 'MAKER' }, confirmed);
         if (rec) {
           rec.sizeMatched += f.size;
           rec.trades.push(f.tradeId);
@@ -406,8 +452,8 @@ export class Exchange {
       }
       if (takerIsUser) {
         const rec = this.orders.get(f.takerOrderId);
-        this.settle(f.takerOwner, f.takerTokenId, f.takerSide, f.takerPrice, f.size);
-        this.record({ ...base, key: `${f.tradeId}:T`, owner: f.takerOwner, traderSide: 'TAKER' });
+        const confirmed = this.settle(f.takerOwner, f.takerTokenId, f.takerSide, f.takerPrice, f.size);
+        this.record({ ...base, key: `${f.tradeId}:T`, owner: f.takerOwner, traderSide: 'TAKER' }, confirmed);
         if (rec) {
           rec.sizeMatched += f.size;
           rec.trades.push(f.tradeId);
@@ -417,13 +463,14 @@ export class Exchange {
     }
   }
 
-  private record(t: UserTrade): void {
+  private record(t: UserTrade, confirmed: (() => void) | undefined): void {
     this.trades.push(t);
     if (this.trades.length > HISTORY) this.trades.splice(0, this.trades.length - HISTORY);
     this.emitTrade(t);
     this.clock.schedule(this.clock.now() + this.confirmDelayMs, () => {
       // a trade failed meanwhile (a test, an admin) stays failed: only a MATCHED one is confirmed
       if (t.status !== 'MATCHED') return;
+      confirmed?.();
       t.status = 'CONFIRMED';
       t.lastUpdateMs = t.market.time();
       this.emitTrade(t);

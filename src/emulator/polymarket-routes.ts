@@ -143,7 +143,7 @@ async function privateRoute(ctx: PolymarketContext, cred: PolyCredential, req: E
   return undefined;
 }
 
-/** Balance in 1e-6 units (pUSD for COLLATERAL, shares of token_id for CONDITIONAL); every allowance unlimited. */
+/** Balance in 1e-6 units (pUSD for COLLATERAL, confirmed shares of token_id for CONDITIONAL); every allowance unlimited. */
 function balanceAllowance(ex: Exchange, key: string, q: URLSearchParams, update: boolean): EmuReply {
   const type = q.get('asset_type');
   if (type !== 'COLLATERAL' && type !== 'CONDITIONAL') return plainError(400, 'Invalid asset_type: COLLATERAL or CONDITIONAL');
@@ -151,6 +151,7 @@ function balanceAllowance(ex: Exchange, key: string, q: URLSearchParams, update:
   if (type === 'CONDITIONAL' && !ex.byToken.has(token)) return plainError(400, 'Invalid token id');
   if (update) return plain({});
   const a = ex.account(key);
-  const balance = type === 'COLLATERAL' ? a.cashMicros : (a.positions.get(token) ?? 0) * 10_000;
+  // shares as the balance check counts them: those of trades not yet confirmed are not there yet
+  const balance = type === 'COLLATERAL' ? a.cashMicros : ex.sellableShares(key, token) * 10_000;
   return plain({ balance: String(Math.round(balance)), allowances: { [EXCHANGE_V2]: MAX_UINT256, [NEG_RISK_EXCHANGE_V2]: MAX_UINT256, [NEG_RISK_ADAPTER]: MAX_UINT256 } });
 }

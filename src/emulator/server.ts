@@ -58,6 +58,12 @@ export interface EmulatorOptions {
   tickMs?: number;
   /** Wall ms from a trade's MATCHED to its CONFIRMED (default 200). */
   confirmDelayMs?: number;
+  /**
+   * Refuse a SELL (INVALID_ORDER_NOT_ENOUGH_BALANCE) unless the owner's shares bought in CONFIRMED
+   * trades cover it and every open SELL of the token, as the venue's balance check does (default
+   * true; false lets anyone sell short).
+   */
+  checkSellBalance?: boolean;
   /** Wall ms between price-stream updates (default 1000). */
   priceIntervalMs?: number;
   clock?: Clock;
@@ -166,7 +172,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   } else {
     for (let i = 0; i < (opts.markets ?? 1); i++) markets.push(new SyntheticMarket({ seed, index: i, startMs: marketStart, params: opts.params, feed }));
   }
-  const exchange = new Exchange(markets, clock, opts.confirmDelayMs ?? 200, replay?.desk);
+  const exchange = new Exchange(markets, clock, opts.confirmDelayMs ?? 200, replay?.desk, opts.checkSellBalance ?? true);
   const keys = new KeyRegistry(opts.keys);
   const faults = new FaultState(new SeededRng(seed).fork('faults'));
   if (opts.faults) applyPatch(opts.faults);

@@ -65,7 +65,10 @@ export interface UserTrade {
 
 export interface Account {
   cashMicros: number;
+  /** Shares held per token, size units, trades counted from MATCHED. */
   positions: Map<string, number>;
+  /** Shares per token bought in trades not yet CONFIRMED: held, but not yet sellable (the venue's balance check lags the match). */
+  unconfirmedBuys: Map<string, number>;
 }
 
 /** A user-channel frame for one owner about one market. */

@@ -78,6 +78,7 @@ describe('daily-loss kill switch', () => {
     // included): our long is now marked at about (0.05 + best ask) / 2, far below what we paid.
     const floor = 500; // price units: 0.05
     await otherOrder(e, { side: 'BUY', price: formatPrice(floor), size: '5', orderType: 'GTC' });
+    e.emu.exchange.split(OTHER, e.emu.markets[0].conditionId, 2_000_000); // 20,000 shares to sell (the venue checks SELL balances)
     const sweep = await otherOrder(e, { side: 'SELL', price: formatPrice(floor + 100), size: '20000', orderType: 'FAK' });
     expect((sweep.tradeIDs as unknown[]).length).toBeGreaterThan(0);
     expect(e.emu.exchange.openOrders(KEY).some((o) => o.id === ourBid.id)).toBe(false); // our bid filled

@@ -45,6 +45,7 @@ describe('emulator order round trip with the project clients and user feed', () 
       // a second key sells everything resting at that price: our order is in that queue
       const level = market.frames.book(yes).sizeAt('BUY', bid);
       expect(level).toBeGreaterThanOrEqual(500);
+      emu.exchange.split('key-b', market.conditionId, level); // shares to sell (the venue checks SELL balances)
       const sold = await b.clob.postOrder({ tokenId: yes, price: bid, size: level, side: 'SELL', orderType: 'FAK' });
       expect(sold.success).toBe(true);
       const matched = await waitFor(() => events.find((e) => e.type === 'trade' && e.status === 'MATCHED'), 3000, 'trade MATCHED');

@@ -47,7 +47,9 @@ export async function takeOneBid(r: Running): Promise<void> {
   const n = book ? book.depth('BUY', 100, buf) : 0;
   let size = 0;
   for (let i = 0; i < n; i++) if (buf[2 * i] >= bid.price) size += buf[2 * i + 1];
-  const out = await r.emu.exchange.place('status-test-taker', { tokenID: bid.assetId, side: 'SELL', price: bid.price / 10_000, size: Math.max(5, size / 100), orderType: 'FAK' });
+  const shares = Math.max(5, size / 100);
+  r.emu.exchange.split('status-test-taker', bid.market.conditionId, shares * 100); // shares to sell, as the venue's balance check wants
+  const out = await r.emu.exchange.place('status-test-taker', { tokenID: bid.assetId, side: 'SELL', price: bid.price / 10_000, size: shares, orderType: 'FAK' });
   if (out.errorMsg) throw new Error(`taker order refused: ${String(out.errorMsg)}`);
   const end = Date.now() + 10_000;
   while ((await fills()) === before) {
