@@ -27,8 +27,10 @@ import { engineResults, type EngineResults } from './engine-results.js';
 import { RunningPnl } from './running-pnl.js';
 import { TickGuard } from './tick-guard.js';
 import { CancelAllRetry } from './cancel-all-retry.js';
+import type { Held } from './quote-inputs.js';
 import { PRICE_SCALE } from '../core/units.js';
 
+const isSell = (q: Quote): boolean => q.side === 'SELL';
 const NO_ORDERS: readonly TrackedOrder[] = [];
 
 export type { MarketBooks, MarketState } from './market-state.js';
@@ -107,6 +109,7 @@ export class Engine {
   /** Shares of a token the venue counts as ours to sell: held, less those bought in trades not yet on chain. */
   private readonly sellable = (tokenId: string): number => this.positions.qty(tokenId) - this.ledger.unminedBought(tokenId);
   private readonly riskInputs: EngineRiskInputs;
+  private readonly heldScratch: Held = { qty: 0, complementQty: 0, unmined: 0, complementUnmined: 0 };
   private feedLive = true;
   private quoting = false;
   private stopping = false;
@@ -118,7 +121,8 @@ export class Engine {
   private housekeepingSlice = 0;
   /**
    * requotes counts every one, skippedRequotes those of them skipped as changing nothing
-   * (quote-inputs.ts), heldSelfCross places held back because they would cross our own order.
+   * (quote-inputs.ts), heldSelfCross places held back because they would cross our own order,
+   * heldForCancel SELLs held back until the cancel of a SELL whose shares they need has landed.
    * tickRejects: orders refused with INVALID_ORDER_MIN_TICK_SIZE; tickRefreshes: refreshes asked
    * for after one; tickRefreshTimeouts: of those, not answered in time (quoting resumed on the old tick).
    */
@@ -129,6 +133,7 @@ export class Engine {
     skippedRequotes: 0,
     invalidQuotes: 0,
     heldSelfCross: 0,
+    heldForCancel: 0,
     errors: 0,
     tickRejects: 0,
     tickRefreshes: 0,
@@ -215,7 +220,12 @@ export class Engine {
     );
     this.positions.onApply = (t) => this.markMoved(t);
     o.books.onOutOfSync?.((t) => this.markMoved(t));
-    this.riskInputs = riskInputs(this.orders, this.positions, (t) => this.mark(t));
+    this.riskInputs = riskInputs(
+      this.orders,
+      this.positions,
+      (t) => this.mark(t),
+      (t) => this.ledger.unminedBought(t),
+    );
     for (const m of o.markets) this.addMarket(m);
     o.venue.onUserEvent((e) => this.handleUserEvent(e));
   }
@@ -238,6 +248,7 @@ export class Engine {
       log: o.log,
       strategy: o.strategy,
       positions: this.positions,
+      unmined: (t) => this.ledger.unminedBought(t),
       books: o.books,
       strategyBook: (t) => this.bookFor(t),
       referencePrice: (s) => this.referencePrices.get(s, this.clock.now()),
@@ -645,6 +656,16 @@ export class Engine {
   }
 
   /** Why a market quotes nothing now, or undefined. Cancels are still reconciled for it. */
+  /** What a requote reads of the market's position (QuoteInputs): held shares and those not yet settled. */
+  private held(m: MarketMeta): Held {
+    const h = this.heldScratch;
+    h.qty = this.positions.qty(m.tokenId);
+    h.complementQty = this.positions.qty(m.complementId);
+    h.unmined = this.ledger.unminedBought(m.tokenId);
+    h.complementUnmined = this.ledger.unminedBought(m.complementId);
+    return h;
+  }
+
   private marketBlock(st: MarketState, now: number): string | undefined {
     if (this.risk.halted) return `halted: ${this.risk.halted}`;
     if (this.cancelAll.blocking) return 'cancels not confirmed: cancel-all retrying';
@@ -692,8 +713,7 @@ export class Engine {
         // submit's pump) and the complement's book as good as the token's (validQuotes keeps
         // the same quotes). Per market: at 1,000 markets something is nearly always queued.
         canRecord = !this.scheduler.hasPending(m.conditionId) && this.risk.tokenFresh(books.book(m.complementId) ?? books.book(m.tokenId), this.feedLive, now);
-        const pos = this.positions;
-        if (canRecord && inputs.same(m, book, tickOf(m.tokenId), tickOf(m.complementId), pos.qty(m.tokenId), pos.qty(m.complementId), own)) {
+        if (canRecord && inputs.same(m, book, tickOf(m.tokenId), tickOf(m.complementId), this.held(m), own)) {
           this.counters.skippedRequotes++;
           return;
         }
@@ -717,8 +737,7 @@ export class Engine {
     const r = this.reconciler.reconcile(wanted, own, tickOf, this.recon);
     if (inputs && !block) {
       if (canRecord && invalid === 0 && r.cancels.length === 0 && r.places.length === 0) {
-        const pos = this.positions;
-        inputs.record(m, book, tickOf(m.tokenId), tickOf(m.complementId), pos.qty(m.tokenId), pos.qty(m.complementId), own);
+        inputs.record(m, book, tickOf(m.tokenId), tickOf(m.complementId), this.held(m), own);
       } else inputs.clear();
     }
     const cancels = this.cancelTargets;
@@ -742,8 +761,25 @@ export class Engine {
       }
       this.riskInputs.cancelling = NO_ORDERS;
     }
-    // a SELL whose shares do not depend on the cancelled SELLs goes out before the cancels
-    const covered = cancels.length > 0 && places.length > 0 ? sellsCovered(this.orders, this.sellable, places, this.covered) : undefined;
+    // A SELL passed by the gate but not covered by the shares with every open SELL counted needs
+    // the shares of a SELL being cancelled. The venue's balance check counts that SELL until its
+    // cancel is done there, and a DELETE written first may still be carried out after the POST
+    // (another connection): held back until the cancel's answer, which requotes the market
+    // (EngineSink.canceled). A covered SELL goes out before the cancels.
+    let covered: boolean[] | undefined;
+    if (places.length > 0 && places.some(isSell)) {
+      covered = sellsCovered(this.orders, this.sellable, places, this.covered);
+      let k = 0;
+      for (let i = 0; i < places.length; i++) {
+        if (places[i].side === 'SELL' && !covered[i]) {
+          this.counters.heldForCancel++;
+          continue;
+        }
+        places[k] = places[i];
+        covered[k++] = covered[i];
+      }
+      places.length = covered.length = k;
+    }
     // submit copies the lists before it sends anything (a send may requote another market).
     this.scheduler.submit(m.conditionId, cancels, places, covered);
   }

@@ -7,6 +7,14 @@ import type { BookView } from '../book/view.js';
 import type { TrackedOrder } from './orders.js';
 import type { MarketMeta, Strategy } from './strategy.js';
 
+/** The market's position as a requote reads it, size units: held shares and those bought in trades not yet settled. */
+export interface Held {
+  qty: number;
+  complementQty: number;
+  unmined: number;
+  complementUnmined: number;
+}
+
 export class QuoteInputs {
   private valid = false;
   private meta: MarketMeta | undefined;
@@ -17,8 +25,7 @@ export class QuoteInputs {
   private askSize = 0;
   private tick = 0;
   private complementTick = 0;
-  private qty = 0;
-  private complementQty = 0;
+  private readonly held: Held = { qty: 0, complementQty: 0, unmined: 0, complementUnmined: 0 };
   /** Our open orders of the market then, and what of each the reconciler reads. */
   private readonly orders: TrackedOrder[] = [];
   private readonly states: string[] = [];
@@ -28,10 +35,11 @@ export class QuoteInputs {
   constructor(private readonly reads: NonNullable<Strategy['reads']>) {}
 
   /** True when every input equals the recorded one (and one is recorded). */
-  same(meta: MarketMeta, book: BookView, tick: number, complementTick: number, qty: number, complementQty: number, orders: readonly TrackedOrder[]): boolean {
+  same(meta: MarketMeta, book: BookView, tick: number, complementTick: number, held: Held, orders: readonly TrackedOrder[]): boolean {
     if (!this.valid) return false;
     if (meta !== this.meta || book !== this.book || tick !== this.tick || complementTick !== this.complementTick) return false;
-    if (qty !== this.qty || complementQty !== this.complementQty) return false;
+    const h = this.held;
+    if (held.qty !== h.qty || held.complementQty !== h.complementQty || held.unmined !== h.unmined || held.complementUnmined !== h.complementUnmined) return false;
     const bid = book.bestBid();
     const ask = book.bestAsk();
     if (bid !== this.bid || ask !== this.ask) return false;
@@ -45,14 +53,13 @@ export class QuoteInputs {
     return true;
   }
 
-  record(meta: MarketMeta, book: BookView, tick: number, complementTick: number, qty: number, complementQty: number, orders: readonly TrackedOrder[]): void {
+  record(meta: MarketMeta, book: BookView, tick: number, complementTick: number, held: Held, orders: readonly TrackedOrder[]): void {
     this.valid = true;
     this.meta = meta;
     this.book = book;
     this.tick = tick;
     this.complementTick = complementTick;
-    this.qty = qty;
-    this.complementQty = complementQty;
+    Object.assign(this.held, held);
     this.bid = book.bestBid();
     this.ask = book.bestAsk();
     this.bidSize = this.reads === 'top' ? book.sizeAt('BUY', this.bid) : 0;

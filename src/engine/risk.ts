@@ -17,6 +17,8 @@ export type RiskConfig = Config['risk'];
 /** What the gate reads of the engine's state. Sizes in size units, notional in micro-dollars. */
 export interface RiskInputs {
   qty(tokenId: string): number;
+  /** Shares of a token bought in trades not yet settled (MATCHED, RETRYING): held, but the venue does not let us sell them yet. */
+  unmined(tokenId: string): number;
   /** Remaining size of our open BUY orders on a token (including in-flight ones). */
   openBuy(tokenId: string): number;
   /** Remaining size of our open SELL orders on a token (shares already promised), but those on their way out (risk-inputs.ts). */
@@ -171,6 +173,11 @@ export class RiskGate {
       const selling = s.openSell(q.tokenId) + (this.batchSell.get(q.tokenId) ?? 0);
       if (selling + q.size > s.qty(q.tokenId)) {
         return this.block('sell_exceeds_position', () => ({ ...order(), held: formatSize(s.qty(q.tokenId)), alreadySelling: formatSize(selling) }), nowMs);
+      }
+      // the venue's balance check counts settled shares only: refused there, and counted as an order error here
+      const unmined = s.unmined(q.tokenId);
+      if (unmined > 0 && selling + q.size > s.qty(q.tokenId) - unmined) {
+        return this.block('sell_awaits_settlement', () => ({ ...order(), held: formatSize(s.qty(q.tokenId)), notSettled: formatSize(unmined), alreadySelling: formatSize(selling) }), nowMs);
       }
       this.batchSell.set(q.tokenId, (this.batchSell.get(q.tokenId) ?? 0) + q.size);
     }

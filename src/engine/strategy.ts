@@ -47,6 +47,12 @@ export interface MarketMeta {
 export interface PositionView {
   /** Shares held of a token (>= 0 on a real venue). */
   qty(tokenId: string): number;
+  /**
+   * Shares of a token the venue lets us sell now: held, less those bought in trades it has not
+   * settled yet (MATCHED, RETRYING), which its balance check does not count. Offer held shares
+   * by this figure; the risk gate blocks a SELL beyond it (sell_awaits_settlement).
+   */
+  sellable(tokenId: string): number;
   /** YES minus NO: the directional exposure of the market, in size units. */
   net(): number;
 }
@@ -137,27 +143,28 @@ export function clampPrice(price: number, tick: number): number {
 }
 
 /**
- * An ask on the market's token at `price`: a SELL when we hold enough of it, otherwise the same
- * exposure as a BUY of the complement at 1 - price (a sell without the inventory to sell).
+ * An ask on the market's token at `price`: a SELL when we hold enough of it that the venue lets us
+ * sell (PositionView.sellable), otherwise the same exposure as a BUY of the complement at 1 - price
+ * (a sell without the inventory to sell, or of shares bought in a trade not settled yet).
  * Returns undefined when the size is below the market minimum.
  */
 export function askQuote(ctx: StrategyContext, price: number, size: number, offered = 0): Quote | undefined {
   const m = ctx.market;
   if (size < m.minSize) return undefined;
   // `offered`: shares of the token already sold by earlier quotes of the same set
-  const held = ctx.position.qty(m.tokenId) - offered;
+  const held = ctx.position.sellable(m.tokenId) - offered;
   if (held >= size) return { tokenId: m.tokenId, side: 'SELL', price, size };
   return { tokenId: m.complementId, side: 'BUY', price: PRICE_SCALE - price, size };
 }
 
 /**
- * A bid on the market's token at `price`: a BUY, or, when we hold the complement, a SELL of the
- * complement at 1 - price (frees collateral instead of locking more).
+ * A bid on the market's token at `price`: a BUY, or, when we hold the complement (sellable), a SELL
+ * of the complement at 1 - price (frees collateral instead of locking more).
  */
 export function bidQuote(ctx: StrategyContext, price: number, size: number, offered = 0): Quote | undefined {
   const m = ctx.market;
   if (size < m.minSize) return undefined;
-  const heldNo = ctx.position.qty(m.complementId) - offered;
+  const heldNo = ctx.position.sellable(m.complementId) - offered;
   if (heldNo >= size) return { tokenId: m.complementId, side: 'SELL', price: PRICE_SCALE - price, size };
   return { tokenId: m.tokenId, side: 'BUY', price, size };
 }

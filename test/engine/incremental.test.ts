@@ -43,7 +43,12 @@ function checkTracker(tr: OrderTracker, r: SeededRng): void {
     expect(tr.openOfPair(a, b, out)).toEqual(open.filter((o) => o.tokenId === a || o.tokenId === b));
   }
   // the risk gate's inputs, with a random set of orders being cancelled and places queued elsewhere
-  const inputs = riskInputs(tr, new Positions(), () => NaN);
+  const inputs = riskInputs(
+    tr,
+    new Positions(),
+    () => NaN,
+    () => 0,
+  );
   inputs.queued.orders = r.int(0, 3);
   inputs.queued.notional = r.int(0, 3) * 1_000_000;
   inputs.cancelling = open.filter(() => r.next() < 0.3);

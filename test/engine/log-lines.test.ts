@@ -23,7 +23,16 @@ function capture(level = 'trace') {
 
 const meta: MarketMeta = { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false };
 const risk = loadConfig({ env: {} }).risk;
-const inputs = (over: Partial<RiskInputs> = {}): RiskInputs => ({ qty: () => 0, openBuy: () => 0, openSell: () => 0, openNotional: () => 0, openOrders: () => 0, mid: () => 5100, ...over });
+const inputs = (over: Partial<RiskInputs> = {}): RiskInputs => ({
+  qty: () => 0,
+  unmined: () => 0,
+  openBuy: () => 0,
+  openSell: () => 0,
+  openNotional: () => 0,
+  openOrders: () => 0,
+  mid: () => 5100,
+  ...over,
+});
 const sell = (price: number, size: number): Quote => ({ tokenId: Y, side: 'SELL', price, size });
 
 describe('risk block lines', () => {

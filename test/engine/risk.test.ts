@@ -24,7 +24,7 @@ const cfg = {
 const m: MarketMeta = { conditionId: 'm', tokenId: 'Y', complementId: 'N', tick: 100, minSize: 500, negRisk: false };
 
 function inputs(over: Partial<RiskInputs> = {}): RiskInputs {
-  return { qty: () => 0, openBuy: () => 0, openSell: () => 0, openNotional: () => 0, openOrders: () => 0, mid: () => 5000, ...over };
+  return { qty: () => 0, unmined: () => 0, openBuy: () => 0, openSell: () => 0, openNotional: () => 0, openOrders: () => 0, mid: () => 5000, ...over };
 }
 const buy = (size: number, price = 5000, tokenId = 'Y'): Quote => ({ tokenId, side: 'BUY', price, size });
 
@@ -93,6 +93,18 @@ describe('risk gate', () => {
     expect(g.checkPlace({ tokenId: 'Y', side: 'SELL', price: 5100, size: 600 }, m, s, 0)).toBe('sell_exceeds_position');
     expect(g.checkPlace({ tokenId: 'Y', side: 'SELL', price: 5100, size: 500 }, m, s, 0)).toBeUndefined();
     expect(g.checkPlace({ tokenId: 'Y', side: 'SELL', price: 5100, size: 500 }, m, s, 0)).toBe('sell_exceeds_position');
+  });
+
+  it('a sell may not reach into shares bought in trades not yet settled (the venue would refuse it for balance)', () => {
+    const g = new RiskGate(cfg, silentLogger);
+    g.begin();
+    // 10 shares held, 4 of them from a trade still MATCHED: 6 sellable, 2 already offered
+    const s = inputs({ qty: () => 1000, unmined: () => 400, openSell: () => 200 });
+    expect(g.checkPlace({ tokenId: 'Y', side: 'SELL', price: 5100, size: 500 }, m, s, 0)).toBe('sell_awaits_settlement');
+    expect(g.checkPlace({ tokenId: 'Y', side: 'SELL', price: 5100, size: 400 }, m, s, 0)).toBeUndefined();
+    // beyond what is held at all is still the plain position block
+    expect(g.checkPlace({ tokenId: 'Y', side: 'SELL', price: 5100, size: 900 }, m, s, 0)).toBe('sell_exceeds_position');
+    expect(g.blocks.get('sell_awaits_settlement')).toBe(1);
   });
 
   it('stale-book guard: feed down, out of sync, too old', () => {
@@ -183,7 +195,12 @@ describe('risk gate', () => {
     const c = mk('c', 4200);
     tr.placeResult({ clientId: 'c', ok: true, orderId: 'oc', status: 'live' }, 0);
     tr.cancelSent(c, 1);
-    const s = riskInputs(tr, new Positions(), () => 5000);
+    const s = riskInputs(
+      tr,
+      new Positions(),
+      () => 5000,
+      () => 0,
+    );
     expect(s.openOrders()).toBe(3);
     expect(s.openBuy('Y')).toBe(3000);
     expect(s.openNotional()).toBe((4000 + 4100 + 4200) * 1000);

@@ -1,7 +1,9 @@
 // A SELL replaced while its predecessor's cancel is in flight: the shares it promises are the
 // same shares the leaving order promised, not a second lot. It was counted twice (the old order
 // still open plus the new one) and blocked as sell_exceeds_position on every price move of a
-// held position, until the cancel's answer came back.
+// held position, until the cancel's answer came back. It is not blocked; it waits for that
+// answer, since the venue's balance check counts the old SELL until its cancel is done there
+// (sent beside the cancel it was refused "not enough balance" when the POST was carried out first).
 import { describe, it, expect } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
 import { Limiter } from '../../src/api/limiter.js';
@@ -37,7 +39,7 @@ class LoggingVenue extends SimulatedVenue {
 }
 
 describe('a SELL replaced while the cancel of the one it replaces is in flight', () => {
-  it('is placed at once, not blocked as exceeding the position', async () => {
+  it('is placed once the cancel has landed, not blocked as exceeding the position', async () => {
     const cfg = loadConfig({ env: {} });
     const clock = new VirtualClock(1_700_000_000_000);
     const venue = new LoggingVenue({
@@ -84,12 +86,17 @@ describe('a SELL replaced while the cancel of the one it replaces is in flight',
     deliver(mirror, engine, books(5000, 5200, clock.now()), venue);
     await advance(50); // the cancel (400 ms) is still out
     expect(sell(5100)?.state).toBe('pending_cancel');
-    expect(sell(5200)).toBeDefined();
-    const placed = venue.sent.find((s) => s.kind === 'place' && s.t >= moveAt && s.reqs?.some((r) => r.side === 'SELL' && r.price === 5200));
-    expect(placed?.t).toBe(moveAt); // in the same turn as the move, beside the cancel
+    expect(sell(5200)).toBeUndefined();
+    const held = engine.counters.heldForCancel;
+    expect(held).toBeGreaterThan(0);
     // another book update while the cancel is still out requotes without a block
     deliver(mirror, engine, books(5000, 5200, clock.now()), venue);
     await advance(1000);
+    expect(engine.counters.heldForCancel).toBeGreaterThan(held);
+    const cancelled = venue.sent.find((s) => s.kind === 'cancel' && s.t >= moveAt);
+    const placed = venue.sent.find((s) => s.kind === 'place' && s.t >= moveAt && s.reqs?.some((r) => r.side === 'SELL' && r.price === 5200));
+    expect(cancelled?.t).toBe(moveAt);
+    expect(placed?.t).toBe(moveAt + 400); // when the cancel's answer came back
     expect(sell(5200)?.state).toBe('live');
     expect(sell(5100)).toBeUndefined();
     expect(engine.risk.blocks.get('sell_exceeds_position')).toBeUndefined();
@@ -109,7 +116,18 @@ describe('risk inputs: SELLs on their way out', () => {
     pos.apply('Y', 'BUY', 5000, 1000, 0); // 10 shares held
     const old = tr.create({ clientId: 'old', tokenId: 'Y', market: 'm', side: 'SELL', price: 5200, size: 1000, createdMs: 0 });
     tr.placeResult({ clientId: 'old', ok: true, orderId: 'o1', status: 'live' }, 0);
-    return { tr, pos, old, s: riskInputs(tr, pos, () => 5100), g: new RiskGate(cfg, silentLogger) };
+    return {
+      tr,
+      pos,
+      old,
+      s: riskInputs(
+        tr,
+        pos,
+        () => 5100,
+        () => 0,
+      ),
+      g: new RiskGate(cfg, silentLogger),
+    };
   }
 
   it('a SELL whose cancel is out does not count against the position; a live one does', () => {

@@ -14,11 +14,12 @@ import { Avellaneda } from '../../strategies/avellaneda.js';
 const meta: MarketMeta = { conditionId: 'm', tokenId: 'Y', complementId: 'N', tick: 100, minSize: 500, negRisk: false };
 
 function ctx(params: unknown, hold: { Y?: number; N?: number } = {}, clock = new VirtualClock(1_000_000), books: Record<string, BookView> = {}): StrategyContext {
+  const held = (t: string): number => (t === 'Y' ? (hold.Y ?? 0) : t === 'N' ? (hold.N ?? 0) : 0);
   return {
     clock,
     rng: new SeededRng(1),
     market: meta,
-    position: { qty: (t) => (t === 'Y' ? (hold.Y ?? 0) : t === 'N' ? (hold.N ?? 0) : 0), net: () => (hold.Y ?? 0) - (hold.N ?? 0) },
+    position: { qty: held, sellable: held, net: () => (hold.Y ?? 0) - (hold.N ?? 0) },
     params,
     log: silentLogger,
     book: (t) => books[t],
@@ -289,6 +290,18 @@ describe('quotePair (the shared quote builder)', () => {
     ]);
     // without `offered` each pair sees all the shares
     expect(run(4700, 5300, { Y: 1500, N: 1500 }).map((q) => q.side)).toEqual(['SELL', 'SELL']);
+  });
+
+  it('sells only shares the venue lets us sell: bought in a trade not yet settled, the ask is a BUY of the complement', () => {
+    // 15 YES and 15 NO held; 10 of the YES bought in a trade still MATCHED
+    const c = ctx({}, { Y: 1500, N: 1500 });
+    const position = { ...c.position, sellable: (t: string) => (t === 'Y' ? 500 : 1500) };
+    const out: Quote[] = [];
+    quotePair({ ...c, position }, book, 4800, 5200, 1000, out);
+    expect(out).toEqual([
+      { tokenId: 'N', side: 'SELL', price: 5200, size: 1000 },
+      { tokenId: 'N', side: 'BUY', price: 4800, size: 1000 }, // the ask at 0.52, not a SELL of YES
+    ]);
   });
 
   it('below the market minimum size quotes nothing', () => {
