@@ -64,12 +64,14 @@ export async function run(): Promise<Record<string, unknown>> {
   // Keep every queue non-empty: 40 markets re-submit 15 places and 20 cancels whenever time moves.
   while (clock.now() < DURATION_MS) {
     for (let k = 0; k < 40; k++) {
-      // each a SELL at the bottom that every place would cross: the places wait for the cancels
-      const cancels = Array.from({ length: 20 }, (_, i): CancelTarget => ({ orderId: `x${round}-${k}-${i}`, tokenId: 'T', side: 'SELL', price: 100 }));
+      // old bids below the new ones: no place depends on them (a place that does waits for its
+      // cancel's answer, and a market's next submit replaces it first: test/engine/scheduler-order.test.ts)
+      const cancels = Array.from({ length: 20 }, (_, i): CancelTarget => ({ orderId: `x${round}-${k}-${i}`, tokenId: 'T', side: 'BUY', price: 50 }));
       s.submit(`m${k}`, cancels, quotes);
     }
     round++;
-    for (let i = 0; i < 4; i++) await Promise.resolve();
+    // the instant venue answers at this same virtual time: its answers land before time moves
+    await new Promise<void>((r) => setImmediate(r));
     // Time moves to the scheduler's next wake-up (windows full), or by 1 ms when it has none.
     const next = clock.nextTimerAt();
     clock.advanceTo(Math.min(next === Infinity ? clock.now() + 1 : next, DURATION_MS));

@@ -123,6 +123,12 @@ export class OrderScheduler {
   private readonly early = new Map<string, Quote[]>();
   private earlyCount = 0;
   private readonly cancels = new Map<string, string[]>();
+  /**
+   * Cancel requests in flight per market key. A place that depends on a cancel goes once the
+   * cancel is answered, not when it is written: another connection may carry the POST out first.
+   */
+  private readonly cancelsOut = new Map<string, number>();
+  private readonly cancelKeys: string[] = [];
   private placeCount = 0;
   private cancelCount = 0;
   private inFlight = 0;
@@ -356,18 +362,19 @@ export class OrderScheduler {
     while (this.cancelCount > 0 && this.inFlight < this.maxInFlight) {
       const batchAt = this.freeAt(EP.cancelBatch, now);
       if (batchAt <= now) {
-        this.sendCancels(this.takeCancels(this.maxCancelBatch), true);
+        this.sendCancels(this.takeCancels(this.maxCancelBatch), true, this.cancelKeys);
         continue;
       }
       const oneAt = this.o.singleOverflow ? this.freeAt(EP.cancelOne, now) : Infinity;
       if (oneAt <= now) {
-        this.sendCancels(this.takeCancels(1), false);
+        this.sendCancels(this.takeCancels(1), false, this.cancelKeys);
         continue;
       }
       wakeAt = Math.min(wakeAt, batchAt, oneAt);
       break;
     }
-    // The rest after the cancels: no new exposure while a cancel waits for its window.
+    // The rest after the cancels: no new exposure while a cancel waits for its window, and a
+    // market's dependent places once its cancels are answered (done() pumps again then).
     if (this.cancelCount === 0) wakeAt = Math.min(wakeAt, this.sendPlacesWhileFree(now, false, this.maxInFlight));
     this.arm(wakeAt);
   }
@@ -376,23 +383,22 @@ export class OrderScheduler {
   private sendPlacesWhileFree(now: number, earlyOnly: boolean, slots: number): number {
     while ((earlyOnly ? this.earlyCount : this.placeCount) > 0 && this.inFlight < slots) {
       const batchAt = this.freeAt(EP.placeBatch, now);
-      if (batchAt <= now) {
-        this.sendPlaces(this.takePlaces(this.o.maxBatch, earlyOnly), true);
-        continue;
-      }
-      const oneAt = this.o.singleOverflow ? this.freeAt(EP.placeOne, now) : Infinity;
-      if (oneAt <= now) {
-        this.sendPlaces(this.takePlaces(1, earlyOnly), false);
-        continue;
-      }
-      return Math.min(batchAt, oneAt);
+      const oneAt = batchAt <= now || !this.o.singleOverflow ? Infinity : this.freeAt(EP.placeOne, now);
+      if (batchAt > now && oneAt > now) return Math.min(batchAt, oneAt);
+      const qs = this.takePlaces(batchAt <= now ? this.o.maxBatch : 1, earlyOnly);
+      if (!qs.length) break; // what is left waits for its market's cancels to be answered
+      this.sendPlaces(qs, batchAt <= now);
     }
     return Infinity;
   }
 
+  /** Up to n queued cancels; their market keys into cancelKeys. */
   private takeCancels(n: number): string[] {
     const out: string[] = [];
+    const keys = this.cancelKeys;
+    keys.length = 0;
     for (const [k, ids] of this.cancels) {
+      if (ids.length) keys.push(k);
       while (ids.length && out.length < n) out.push(ids.shift() as string);
       if (!ids.length) this.cancels.delete(k);
       if (out.length >= n) break;
@@ -406,23 +412,27 @@ export class OrderScheduler {
     const out: Quote[] = [];
     this.takeFrom(this.early, n, out);
     this.earlyCount -= out.length;
-    if (!earlyOnly) this.takeFrom(this.places, n, out);
+    if (!earlyOnly) this.takeFrom(this.places, n, out, this.cancelsOut);
     this.placeCount -= out.length;
     return out;
   }
 
-  private takeFrom(m: Map<string, Quote[]>, n: number, out: Quote[]): void {
+  /** Up to n from `m` into `out`, but not of a key in `skip`. */
+  private takeFrom(m: Map<string, Quote[]>, n: number, out: Quote[], skip?: ReadonlyMap<string, number>): void {
     if (out.length >= n) return;
     for (const [k, qs] of m) {
+      if (skip?.has(k)) continue;
       while (qs.length && out.length < n) out.push(qs.shift() as Quote);
       if (!qs.length) m.delete(k);
       if (out.length >= n) break;
     }
   }
 
-  private sendCancels(ids: string[], batch: boolean): void {
+  private sendCancels(ids: string[], batch: boolean, keyList: readonly string[]): void {
     if (!ids.length) return;
     const sink = this.o.sink;
+    const keys = keyList.slice();
+    for (const k of keys) this.cancelsOut.set(k, (this.cancelsOut.get(k) ?? 0) + 1);
     sink.prepareCancels(ids);
     this.inFlight++;
     this.stats.cancelsSent += ids.length;
@@ -431,10 +441,43 @@ export class OrderScheduler {
     this.acquire(batch ? EP.cancelBatch : EP.cancelOne, PRIORITY.cancel, () => {
       const p = venueCall(() => (batch ? this.o.venue.cancelOrders(ids) : this.o.venue.cancelOrder(ids[0])));
       p.then(
-        (res) => this.done(() => sink.canceled(ids, res)),
-        (err: unknown) => this.done(() => sink.cancelFailed(ids, err)),
+        (res) => {
+          this.answered(keys, false);
+          this.done(() => sink.canceled(ids, res));
+        },
+        (err: unknown) => {
+          this.answered(keys, true);
+          this.done(() => sink.cancelFailed(ids, err));
+        },
       );
     });
+  }
+
+  /**
+   * A cancel request of these markets answered. A market's places that waited for its cancels
+   * depend on none once every one is answered: they join its independent places (sent before
+   * other markets' cancels in a turn those go). When the request failed they are dropped instead
+   * (their orders may still rest; the next requote decides again).
+   */
+  private answered(keys: readonly string[], failed: boolean): void {
+    for (const k of keys) {
+      const left = (this.cancelsOut.get(k) ?? 0) - 1;
+      if (left > 0) this.cancelsOut.set(k, left);
+      else this.cancelsOut.delete(k);
+      const late = this.places.get(k);
+      if (!late) continue;
+      if (failed) {
+        this.stats.coalescedPlaces += late.length;
+        this.placeCount -= late.length;
+        this.places.delete(k);
+      } else if (left <= 0 && !this.cancels.has(k)) {
+        this.places.delete(k);
+        const early = this.early.get(k);
+        if (early) early.push(...late);
+        else this.early.set(k, late);
+        this.earlyCount += late.length;
+      }
+    }
   }
 
   private sendPlaces(quotes: Quote[], batch: boolean): void {

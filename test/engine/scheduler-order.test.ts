@@ -1,6 +1,7 @@
 // The order of sends within one submit: a place that depends on none of the market's queued
 // cancels is handed to the venue before them; a dependent place (it would cross an order being
-// cancelled, or a SELL whose shares a cancelled SELL holds) still goes after the cancels; and
+// cancelled, or a SELL whose shares a cancelled SELL holds) goes once the cancels are answered,
+// not when they are written (the venue may carry out a POST on another connection first); and
 // every place waits while a cancel waits for its window.
 import { describe, it, expect } from 'vitest';
 import { OrderScheduler, dependsOnCancel, type CancelTarget, type SchedulerSink } from '../../src/engine/scheduler.js';
@@ -58,16 +59,41 @@ describe('order scheduler: places before the cancels they do not depend on', () 
     expect(venue.calls.map((c) => [c.kind, c.n])).toEqual([
       ['placeOrders', 1],
       ['cancelOrders', 1],
+    ]);
+    await settle(); // the cancel answered
+    expect(venue.calls.map((c) => [c.kind, c.n])).toEqual([
+      ['placeOrders', 1],
+      ['cancelOrders', 1],
       ['placeOrders', 1],
     ]);
     expect(venue.calls[0].reqs?.[0]).toMatchObject({ tokenId: 'NO', price: 3000 });
     expect(venue.calls[2].reqs?.[0]).toMatchObject({ tokenId: 'YES', price: 6000 });
   });
 
+  it('a dependent place waits for the answer of its cancel however long it takes, not for its write', async () => {
+    const { venue, s } = setup();
+    const { ask } = await working(s, venue);
+    const cancel = venue.cancelOrders.bind(venue);
+    let answer: (() => void) | undefined;
+    venue.cancelOrders = (ids) => {
+      const r = cancel(ids); // carried out and recorded now, answered when the test says
+      return new Promise((resolve) => (answer = () => resolve(r)));
+    };
+    s.submit('m', [ask], [q('YES', 'BUY', 6000)]);
+    await settle(20);
+    expect(venue.calls.map((c) => c.kind)).toEqual(['cancelOrders']);
+    expect(s.pendingPlaces()).toBe(1);
+    answer?.();
+    await settle();
+    expect(venue.calls.map((c) => c.kind)).toEqual(['cancelOrders', 'placeOrders']);
+  });
+
   it('a SELL replacing a SELL of the same token waits (the cancel frees the shares)', async () => {
     const { venue, s } = setup();
     const { ask } = await working(s, venue);
     s.submit('m', [ask], [q('YES', 'SELL', 6100)]);
+    expect(venue.calls.map((c) => c.kind)).toEqual(['cancelOrders']);
+    await settle();
     expect(venue.calls.map((c) => c.kind)).toEqual(['cancelOrders', 'placeOrders']);
   });
 
@@ -75,6 +101,7 @@ describe('order scheduler: places before the cancels they do not depend on', () 
     const { venue, s } = setup();
     const other: CancelTarget = { orderId: 'not-placed-here', tokenId: 'U', side: 'BUY', price: 1000 };
     s.submit('m2', [other], [q('U', 'BUY', 1100), q('U', 'SELL', 1000)]);
+    await settle();
     expect(venue.calls.map((c) => [c.kind, c.reqs?.map((r) => `${r.side}@${r.price}`)])).toEqual([
       ['placeOrders', ['BUY@1100']],
       ['cancelOrders', undefined],
@@ -86,6 +113,7 @@ describe('order scheduler: places before the cancels they do not depend on', () 
     const { venue, s } = setup();
     const { ask } = await working(s, venue);
     s.submit('m', [ask], [q('YES', 'SELL', 6100), q('YES', 'BUY', 6000)], [true, false]);
+    await settle();
     // the covered SELL leaves before the cancel; the bid at the old ask's price still crosses it
     expect(venue.calls.map((c) => [c.kind, c.reqs?.map((r) => `${r.side}@${r.price}`)])).toEqual([
       ['placeOrders', ['SELL@6100']],

@@ -73,7 +73,13 @@ describe('order scheduler', () => {
     };
     s.submit('m', crossed('a'), quotes(2));
     await settle();
-    expect(failed.sort()).toEqual(['cancel 1: bug', 'place 2: bug']);
+    // the places waited for that cancel; it failed, so they are dropped (the orders may still rest)
+    expect(failed).toEqual(['cancel 1: bug']);
+    expect(s.pendingPlaces()).toBe(0);
+    expect(s.stats.coalescedPlaces).toBe(2);
+    s.submit('m', [], quotes(2));
+    await settle();
+    expect(failed).toEqual(['cancel 1: bug', 'place 2: bug']);
     expect(s.requestsInFlight()).toBe(0);
     venue.placeOrders = place;
     venue.cancelOrders = cancel;
