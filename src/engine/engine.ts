@@ -655,7 +655,6 @@ export class Engine {
     }
   }
 
-  /** Why a market quotes nothing now, or undefined. Cancels are still reconciled for it. */
   /** What a requote reads of the market's position (QuoteInputs): held shares and those not yet settled. */
   private held(m: MarketMeta): Held {
     const h = this.heldScratch;
@@ -666,6 +665,7 @@ export class Engine {
     return h;
   }
 
+  /** Why a market quotes nothing now, or undefined. Cancels are still reconciled for it. */
   private marketBlock(st: MarketState, now: number): string | undefined {
     if (this.risk.halted) return `halted: ${this.risk.halted}`;
     if (this.cancelAll.blocking) return 'cancels not confirmed: cancel-all retrying';
