@@ -133,6 +133,20 @@ export interface UserOrderEvent {
 
 export type TradeStatus = 'MATCHED' | 'MINED' | 'CONFIRMED' | 'RETRYING' | 'FAILED';
 
+const TRADE_STATUSES: ReadonlySet<string> = new Set<TradeStatus>(['MATCHED', 'MINED', 'CONFIRMED', 'RETRYING', 'FAILED']);
+
+/**
+ * A venue trade status as this daemon keeps it, or undefined when unknown. Spellings outside
+ * clients accept: a `TRADE_STATUS_` prefix (the venue's newer API names, stripped by several
+ * clients) and MATCHED_NOT_BROADCASTED (matched, its transaction not yet sent: NautilusTrader's
+ * Polymarket adapter lists it), kept as MATCHED since its shares are not settled either.
+ */
+export function tradeStatusOf(raw: string): TradeStatus | undefined {
+  const s = raw.startsWith('TRADE_STATUS_') ? raw.slice('TRADE_STATUS_'.length) : raw;
+  if (TRADE_STATUSES.has(s)) return s as TradeStatus;
+  return s === 'MATCHED_NOT_BROADCASTED' ? 'MATCHED' : undefined;
+}
+
 export interface MakerOrderFill {
   orderId: string;
   assetId: string;

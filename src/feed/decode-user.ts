@@ -3,7 +3,7 @@
 // into typed events with integer prices/sizes. Time fields arrive in seconds or ms: normalised to ms.
 import type { Logger } from '../core/log.js';
 import { MAX_SIZE_UNITS, parsePrice, parsePriceRounded, parseSize, sizeFromNumber } from '../core/units.js';
-import type { MakerOrderFill, OrderEventKind, Side, TradeStatus, UserEvent, UserOrderEvent, UserTradeEvent } from '../core/events.js';
+import { tradeStatusOf, type MakerOrderFill, type OrderEventKind, type Side, type UserEvent, type UserOrderEvent, type UserTradeEvent } from '../core/events.js';
 import { DecodeStats, FieldError, optStr, reqStr, toMs, type Json } from './decode-stats.js';
 import { decodeFrame } from './decode-frame.js';
 
@@ -54,7 +54,6 @@ function bps(v: unknown): number {
 }
 
 const KINDS: ReadonlySet<string> = new Set(['PLACEMENT', 'UPDATE', 'CANCELLATION']);
-const TRADE_STATUSES: ReadonlySet<string> = new Set(['MATCHED', 'MINED', 'CONFIRMED', 'RETRYING', 'FAILED']);
 
 function decodeOrder(o: Json, stats: DecodeStats): UserOrderEvent {
   const kind = reqStr(o, 'type');
@@ -101,8 +100,8 @@ function makerOrder(m: unknown, stats: DecodeStats): MakerOrderFill {
 }
 
 function decodeTrade(o: Json, stats: DecodeStats): UserTradeEvent {
-  const status = reqStr(o, 'status');
-  if (!TRADE_STATUSES.has(status)) throw new FieldError('status');
+  const status = tradeStatusOf(reqStr(o, 'status'));
+  if (status === undefined) throw new FieldError('status');
   const ts = o.trader_side;
   if (ts !== 'TAKER' && ts !== 'MAKER') throw new FieldError('trader_side');
   const makers = o.maker_orders;
@@ -119,7 +118,7 @@ function decodeTrade(o: Json, stats: DecodeStats): UserTradeEvent {
     price: price(o.price, 'price'),
     size: size(o.size, 'size', stats),
     feeRateBps: bps(o.fee_rate_bps),
-    status: status as TradeStatus,
+    status,
     traderSide: ts,
     outcome: optStr(o, 'outcome') ?? '',
     owner: optStr(o, 'owner') ?? '',

@@ -8,7 +8,7 @@ import type { Engine } from '../engine/engine.js';
 import type { TrackedOrder } from '../engine/orders.js';
 import type { Fill } from '../engine/fills.js';
 import { feeMicros } from '../core/units.js';
-import type { TradeStatus } from '../core/events.js';
+import { tradeStatusOf, type TradeStatus } from '../core/events.js';
 
 const IN_FLIGHT_GRACE_MS = 10_000;
 /** An unclear submit's request has ended; the venue lists an order it took within this long. */
@@ -25,9 +25,9 @@ export interface ReconcileReport {
   statusMoves: number;
 }
 
-/** A venue trade's status; anything unknown counts as CONFIRMED (the venue lists it as done). */
+/** A venue trade's status (the spellings tradeStatusOf accepts); anything unknown counts as CONFIRMED (the venue lists it as done). */
 function tradeStatus(s: string): TradeStatus {
-  return s === 'FAILED' || s === 'MATCHED' || s === 'MINED' || s === 'RETRYING' ? s : 'CONFIRMED';
+  return tradeStatusOf(s) ?? 'CONFIRMED';
 }
 
 /** Loads what the store knew into the engine: open orders to track and every fill (positions). */

@@ -192,6 +192,18 @@ describe('user decoder', () => {
     expect(rest).toMatchObject({ type: 'trade', status: 'CONFIRMED', price: 4890, timestampMs: 1726043282000, matchTimeMs: 1726043102000 });
   });
 
+  it('the other spellings of a trade status that outside clients accept: MATCHED_NOT_BROADCASTED as MATCHED, a TRADE_STATUS_ prefix dropped', () => {
+    // NautilusTrader's Polymarket adapter lists MATCHED_NOT_BROADCASTED (matched before the
+    // transaction is broadcast: not settled); clients of the venue's newer API strip TRADE_STATUS_
+    const base = JSON.parse(ws('user_trade2.json'));
+    const out: UserEvent[] = [];
+    const st = createUserDecodeStats();
+    for (const s of ['MATCHED_NOT_BROADCASTED', 'TRADE_STATUS_MATCHED_NOT_BROADCASTED', 'TRADE_STATUS_MINED', 'TRADE_STATUS_CONFIRMED', 'TRADE_STATUS_BOGUS'])
+      decodeUserFrame(JSON.stringify({ ...base, status: s }), out, st);
+    expect(out.map((e) => (e.type === 'trade' ? e.status : ''))).toEqual(['MATCHED', 'MATCHED', 'MINED', 'CONFIRMED']);
+    expect(Object.fromEntries(st.rejects)).toEqual({ 'bad_field:status': 1 });
+  });
+
   it('RETRYING / FAILED accepted, unknown status rejected and counted', () => {
     const base = JSON.parse(ws('user_trade2.json'));
     const out: UserEvent[] = [];

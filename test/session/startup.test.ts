@@ -57,6 +57,20 @@ const stored = (clientId: string, over: Partial<TrackedOrder>): TrackedOrder => 
 });
 
 describe('startup reconciliation', () => {
+  it("a missed fill's status in another spelling (MATCHED_NOT_BROADCASTED, a TRADE_STATUS_ prefix) is not taken as settled", async () => {
+    const { engine, venue } = await setup();
+    restoreFromStore(engine, [stored('unanswered', { state: 'pending_new', price: 4700 })], []);
+    venue.openOrders = async () => [];
+    venue.trades = async () => [
+      { tradeId: 'T7', orderId: 'V7', tokenId: 'Y', market: 'M', side: 'BUY', price: 4700, size: 1000, feeRateBps: 0, status: 'TRADE_STATUS_MATCHED_NOT_BROADCASTED', liquidity: 'MAKER', timeMs: 6 },
+    ];
+    const rep = await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(rep.missedFills).toBe(1);
+    expect(engine.positions.qty('Y')).toBe(1000);
+    // held, but not sellable until the trade settles (before: an unknown status counted as CONFIRMED)
+    expect(engine.ledger.unminedBought('Y')).toBe(1000);
+  });
+
   it('a trade of an order whose place was never answered (no venue id, gone from the book) binds it by its terms and is recorded', async () => {
     const { engine, venue } = await setup();
     restoreFromStore(engine, [stored('unanswered', { state: 'pending_new', price: 4700 }), stored('other', { state: 'pending_new', price: 4500 })], []);
