@@ -104,6 +104,8 @@ export const configSchema = z.strictObject({
     feedLatencyMs: nonNeg,
     orderLatencyMs: nonNeg,
     cancelLatencyMs: nonNeg,
+    /** From a fill's MATCHED to its CONFIRMED: until then its shares are held but not sellable (the venue settles on chain). */
+    settleMs: nonNeg,
     makerFeeBps: nonNeg,
     takerFeeBps: nonNeg,
     queueModel: z.boolean(),

@@ -34,6 +34,7 @@ export async function writeReport(dir: string, out: BacktestOutput, opts: Report
     ['latency (feed / order / cancel ms)', `${r.inputs.sim.feedLatencyMs} / ${r.inputs.sim.orderLatencyMs} / ${r.inputs.sim.cancelLatencyMs}`],
     ['fees (maker / taker bps)', `${r.inputs.sim.makerFeeBps} / ${r.inputs.sim.takerFeeBps}`],
     ['queue model', r.inputs.sim.queueModel ? 'on' : 'off'],
+    ['settlement (ms from a fill to CONFIRMED)', String(r.inputs.sim.settleMs)],
     ['seed', String(r.inputs.sim.seed)],
     ['events (frames)', `${r.feed.events} (${r.feed.frames}, ${r.feed.rejected} rejected)`],
   ];

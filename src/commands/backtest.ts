@@ -30,6 +30,8 @@ options:
   --feed-latency MS     market data reaches the strategy MS after the venue (sim.feedLatencyMs)
   --order-latency MS    order placement latency (sim.orderLatencyMs)
   --cancel-latency MS   cancel latency (sim.cancelLatencyMs)
+  --settle MS           a fill is settled (CONFIRMED) MS after it matched; until then its shares are
+                        held but not sellable, as on the venue (sim.settleMs, default 0)
   --maker-fee BPS       maker fee rate (sim.makerFeeBps)
   --taker-fee BPS       taker fee rate (sim.takerFeeBps)
   --no-queue            our orders join at the front of their level (no queue model)
@@ -82,6 +84,7 @@ export const command: CommandModule = {
         'feed-latency': { type: 'string' },
         'order-latency': { type: 'string' },
         'cancel-latency': { type: 'string' },
+        settle: { type: 'string' },
         'maker-fee': { type: 'string' },
         'taker-fee': { type: 'string' },
         'no-queue': { type: 'boolean' },
@@ -118,6 +121,7 @@ export const command: CommandModule = {
     set('feedLatencyMs', numberFlag(values['feed-latency'], '--feed-latency', { min: 0 }));
     set('orderLatencyMs', numberFlag(values['order-latency'], '--order-latency', { min: 0 }));
     set('cancelLatencyMs', numberFlag(values['cancel-latency'], '--cancel-latency', { min: 0 }));
+    set('settleMs', numberFlag(values.settle, '--settle', { min: 0 }));
     set('makerFeeBps', numberFlag(values['maker-fee'], '--maker-fee', { min: 0 }));
     set('takerFeeBps', numberFlag(values['taker-fee'], '--taker-fee', { min: 0 }));
     if (values['no-queue']) sim.queueModel = false;

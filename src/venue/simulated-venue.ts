@@ -18,7 +18,8 @@
 // - Our own orders do not queue behind each other, and do not trade with each other.
 // - Events, synchronously from the clock callback: a resting order gets PLACEMENT (LIVE, with any
 //   size it took on arrival), UPDATE after each maker fill, CANCELLATION on cancel or GTD expiry.
-//   Each fill is a trade event MATCHED then at once CONFIRMED; taking fills (one per level walked)
+//   Each fill is a trade event MATCHED, then CONFIRMED settleMs later (at once when 0: the engine
+//   sells the shares of a BUY only once its trade is settled); taking fills (one per level walked)
 //   have no order event of their own. Trade-throughs and quote-throughs fill the whole remainder.
 // - Fees: a market with a fee rule (SimMarket.feeRule, from its metadata) charges our TAKER fills
 //   the rule (core/fees.ts ruleFeeMicros) and our MAKER fills nothing, as the venue does; a fill's
@@ -61,6 +62,8 @@ export interface SimulatedVenueOptions {
   markets: SimMarket[];
   orderLatencyMs: number;
   cancelLatencyMs: number;
+  /** From a fill's MATCHED to its CONFIRMED on the clock (default 0: at once). */
+  settleMs?: number;
   makerFeeBps: number;
   takerFeeBps: number;
   /** false: an order joins at the front of its level (fills on any trade at its price). */
@@ -83,6 +86,7 @@ export function simulatedVenueFromConfig(sim: Config['sim'], clock: Clock, marke
     historyLimit,
     orderLatencyMs: sim.orderLatencyMs,
     cancelLatencyMs: sim.cancelLatencyMs,
+    settleMs: sim.settleMs,
     makerFeeBps: sim.makerFeeBps,
     takerFeeBps: sim.takerFeeBps,
     queueModel: sim.queueModel,
@@ -309,6 +313,8 @@ export class SimulatedVenue implements Venue {
   }
 
   async trades(sinceMs: number): Promise<VenueTrade[]> {
+    const settledBy = this.clock.now() - (this.opts.settleMs ?? 0);
+    const settled = (timeMs: number): boolean => timeMs <= settledBy;
     return this.ledger.fills
       .filter((f) => f.timeMs >= sinceMs)
       .map((f) => ({
@@ -320,7 +326,7 @@ export class SimulatedVenue implements Venue {
         price: f.price,
         size: f.size,
         feeRateBps: f.feeRateBps,
-        status: 'CONFIRMED',
+        status: settled(f.timeMs) ? 'CONFIRMED' : 'MATCHED',
         liquidity: f.liquidity,
         timeMs: f.timeMs,
       }));
@@ -476,7 +482,9 @@ export class SimulatedVenue implements Venue {
     this.ledger.addFill(f);
     const owner = this.opts.owner ?? 'sim';
     this.ledger.emit(tradeEvent(f, o, owner, 'MATCHED', otherBps, now));
-    this.ledger.emit(tradeEvent(f, o, owner, 'CONFIRMED', otherBps, now));
+    const settleMs = this.opts.settleMs ?? 0;
+    if (settleMs > 0) this.clock.schedule(now + settleMs, () => this.ledger.emit(tradeEvent(f, o, owner, 'CONFIRMED', otherBps, this.clock.now())));
+    else this.ledger.emit(tradeEvent(f, o, owner, 'CONFIRMED', otherBps, now));
     if (liquidity === 'MAKER') {
       if (o.sizeMatched >= o.originalSize) {
         o.status = 'MATCHED';

@@ -17,7 +17,7 @@ async function run(args: string[]): Promise<{ code: number; out: string; err: st
 describe('makerd backtest (CLI)', () => {
   it('backtests the bundled sample: summary on stdout, result.json and report.html written', async () => {
     const dir = tempDir('cli');
-    const r = await run(['backtest', '--data', SAMPLE, '--out', dir, '--order-latency', '20', '--params', '{"skewPerShare":0.0002}', '--seed', '3']);
+    const r = await run(['backtest', '--data', SAMPLE, '--out', dir, '--order-latency', '20', '--settle', '4000', '--params', '{"skewPerShare":0.0002}', '--seed', '3']);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^token\s+pnl \$/m);
@@ -26,6 +26,7 @@ describe('makerd backtest (CLI)', () => {
     const result = JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8'));
     expect(result.kind).toBe('makerd-backtest');
     expect(result.inputs.sim.orderLatencyMs).toBe(20);
+    expect(result.inputs.sim.settleMs).toBe(4000);
     expect(result.inputs.sim.seed).toBe(3);
     expect(result.inputs.params.skewPerShare).toBe(0.0002);
     expect(result.feed.events).toBeGreaterThan(1000);
@@ -59,6 +60,7 @@ describe('makerd backtest (CLI)', () => {
       [['backtest', '--data', '/nonexistent.jsonl'], /no such file/],
       [['backtest', '--data', SAMPLE, '--params', '{bad'], /--params is not valid JSON/],
       [['backtest', '--data', SAMPLE, '--order-latency=-1'], /--order-latency must be a non-negative number/],
+      [['backtest', '--data', SAMPLE, '--settle=-5'], /--settle must be a non-negative number/],
       [['backtest', '--data', SAMPLE, '--workers', '0', '--grid', 'a=1'], /--workers must be a positive integer/],
     ];
     for (const [args, msg] of cases) {

@@ -39,6 +39,23 @@ describe('SimulatedVenue queue position', () => {
     expect(venue.stats()).toMatchObject({ fills: 2, makerFills: 2, takerFills: 0, makerVolume: 1000 });
   });
 
+  it('sim.settleMs: a fill is CONFIRMED that long after its MATCHED, on the clock (GET /trades says MATCHED until then)', async () => {
+    const { venue, events, clock } = setup({ settleMs: 3000 });
+    const id = await placeLive(venue, req({ side: 'BUY', price: 5000, size: 1000 }));
+    venue.onMarketEvent(trade(YES, 'SELL', 5000, 20000));
+    const statuses = () => events.filter((e) => e.type === 'trade').map((e) => (e.type === 'trade' ? e.status : ''));
+    expect(statuses()).toEqual(['MATCHED']);
+    const matchedAt = clock.now();
+    expect((await venue.trades(0)).map((t) => [t.orderId, t.status])).toEqual([[id, 'MATCHED']]);
+    clock.advanceTo(matchedAt + 2999);
+    expect(statuses()).toEqual(['MATCHED']);
+    clock.advanceTo(matchedAt + 3000);
+    expect(statuses()).toEqual(['MATCHED', 'CONFIRMED']);
+    const confirmed = events.filter((e) => e.type === 'trade')[1];
+    expect(confirmed.type === 'trade' && confirmed.timestampMs).toBe(matchedAt + 3000);
+    expect((await venue.trades(0)).map((t) => t.status)).toEqual(['CONFIRMED']);
+  });
+
   it('cancellations ahead shrink the queue in proportion; trades at other prices or sides do nothing', async () => {
     const { venue, trades } = setup();
     const id = await placeLive(venue, req({ side: 'BUY', price: 5000, size: 1000 }));
