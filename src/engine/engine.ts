@@ -27,6 +27,7 @@ import { engineResults, type EngineResults } from './engine-results.js';
 import { RunningPnl } from './running-pnl.js';
 import { TickGuard } from './tick-guard.js';
 import { CancelAllRetry } from './cancel-all-retry.js';
+import { SellBackoff } from './sell-backoff.js';
 import type { Held } from './quote-inputs.js';
 import { PRICE_SCALE } from '../core/units.js';
 
@@ -106,10 +107,14 @@ export class Engine {
   private readonly cancelTargets: CancelTarget[] = [];
   private readonly accepted: Quote[] = [];
   private readonly covered: boolean[] = [];
-  /** Shares of a token the venue counts as ours to sell: held, less those bought in trades not yet on chain. */
-  private readonly sellable = (tokenId: string): number => this.positions.qty(tokenId) - this.ledger.unminedBought(tokenId);
+  /**
+   * Shares of a token the venue counts as ours to sell: held, less those bought in trades not yet
+   * on chain; none while a refused SELL's wait runs (sell-backoff.ts).
+   */
+  private readonly sellable = (tokenId: string): number => (this.sellWait.waiting(tokenId) ? 0 : Math.max(0, this.positions.qty(tokenId) - this.ledger.unminedBought(tokenId)));
+  private readonly sellWait: SellBackoff;
   private readonly riskInputs: EngineRiskInputs;
-  private readonly heldScratch: Held = { qty: 0, complementQty: 0, unmined: 0, complementUnmined: 0 };
+  private readonly heldScratch: Held = { qty: 0, complementQty: 0, sellable: 0, complementSellable: 0 };
   private feedLive = true;
   private quoting = false;
   private stopping = false;
@@ -218,6 +223,7 @@ export class Engine {
       o.onTickSuspect,
       o.tickSuspectTimeoutMs ?? 5000,
     );
+    this.sellWait = new SellBackoff(o.clock, (t) => this.touch(t));
     this.positions.onApply = (t) => this.markMoved(t);
     o.books.onOutOfSync?.((t) => this.markMoved(t));
     this.riskInputs = riskInputs(
@@ -225,6 +231,7 @@ export class Engine {
       this.positions,
       (t) => this.mark(t),
       (t) => this.ledger.unminedBought(t),
+      (t) => this.sellWait.waiting(t),
     );
     for (const m of o.markets) this.addMarket(m);
     o.venue.onUserEvent((e) => this.handleUserEvent(e));
@@ -248,7 +255,7 @@ export class Engine {
       log: o.log,
       strategy: o.strategy,
       positions: this.positions,
-      unmined: (t) => this.ledger.unminedBought(t),
+      sellable: this.sellable,
       books: o.books,
       strategyBook: (t) => this.bookFor(t),
       referencePrice: (s) => this.referencePrices.get(s, this.clock.now()),
@@ -495,6 +502,7 @@ export class Engine {
     await this.scheduler.cancelAll();
     await this.scheduler.whenIdle();
     this.scheduler.close();
+    this.sellWait.close();
   }
 
   /**
@@ -553,6 +561,13 @@ export class Engine {
   /** pnlMicros() from the running sum: revalues what moved, then cash plus the held values. */
   runningPnlMicros(): number {
     return this.runningPnl.value();
+  }
+
+  /** A SELL of `tokenId` was refused for balance (true) or accepted (false): sell-backoff.ts. */
+  sellAnswered(tokenId: string, refusedForBalance: boolean): void {
+    if (!refusedForBalance) return this.sellWait.accepted(tokenId);
+    const waitMs = this.sellWait.refused(tokenId);
+    this.log.info({ tokenId, waitMs }, 'engine: SELL refused for balance; its shares wait before the next offer');
   }
 
   /** An order of `tokenId` was refused with INVALID_ORDER_MIN_TICK_SIZE (tick-guard.ts). */
@@ -655,13 +670,13 @@ export class Engine {
     }
   }
 
-  /** What a requote reads of the market's position (QuoteInputs): held shares and those not yet settled. */
+  /** What a requote reads of the market's position (QuoteInputs): held shares and those the venue lets us sell. */
   private held(m: MarketMeta): Held {
     const h = this.heldScratch;
     h.qty = this.positions.qty(m.tokenId);
     h.complementQty = this.positions.qty(m.complementId);
-    h.unmined = this.ledger.unminedBought(m.tokenId);
-    h.complementUnmined = this.ledger.unminedBought(m.complementId);
+    h.sellable = this.sellable(m.tokenId);
+    h.complementSellable = this.sellable(m.complementId);
     return h;
   }
 

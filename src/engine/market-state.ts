@@ -59,8 +59,8 @@ export interface MarketStateDeps {
   log: Logger;
   strategy: LoadedStrategy;
   positions: Positions;
-  /** Shares bought per token in trades not yet settled (PositionView.sellable); default none. */
-  unmined?: (tokenId: string) => number;
+  /** PositionView.sellable: shares the venue lets us sell per token; default every share held. */
+  sellable?: (tokenId: string) => number;
   books: MarketBooks;
   /** What ctx.book hands the strategy (the engine's bookFor: without our own orders where needed); default books.book. */
   strategyBook?: (tokenId: string) => BookView | undefined;
@@ -75,7 +75,7 @@ export function createMarketState(meta: MarketMeta, d: MarketStateDeps): MarketS
     clock: d.clock,
     rng: d.rng.fork(meta.conditionId),
     market: meta,
-    position: d.positions.view(meta, d.unmined),
+    position: d.positions.view(meta, d.sellable),
     params: d.strategy.params,
     log: d.log.child({ strategy: d.strategy.module.name, market: meta.conditionId }),
     book: d.strategyBook ?? ((t) => d.books.book(t)),

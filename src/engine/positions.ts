@@ -124,11 +124,11 @@ export class Positions {
     return this.cash + this.markValue(mark);
   }
 
-  /** A PositionView for one market's strategy; `unmined`: shares bought in trades not yet settled (FillLedger.unminedBought). */
-  view(m: MarketMeta, unmined: (tokenId: string) => number = () => 0): PositionView {
+  /** A PositionView for one market's strategy; `sellable`: PositionView.sellable (default: every share held). */
+  view(m: MarketMeta, sellable: (tokenId: string) => number = (t) => this.qty(t)): PositionView {
     return {
       qty: (t) => this.qty(t),
-      sellable: (t) => Math.max(0, this.qty(t) - unmined(t)),
+      sellable,
       net: () => this.qty(m.tokenId) - this.qty(m.complementId),
     };
   }

@@ -7,12 +7,12 @@ import type { BookView } from '../book/view.js';
 import type { TrackedOrder } from './orders.js';
 import type { MarketMeta, Strategy } from './strategy.js';
 
-/** The market's position as a requote reads it, size units: held shares and those bought in trades not yet settled. */
+/** The market's position as a requote reads it, size units: held shares and those the venue lets us sell (PositionView.sellable). */
 export interface Held {
   qty: number;
   complementQty: number;
-  unmined: number;
-  complementUnmined: number;
+  sellable: number;
+  complementSellable: number;
 }
 
 export class QuoteInputs {
@@ -25,7 +25,7 @@ export class QuoteInputs {
   private askSize = 0;
   private tick = 0;
   private complementTick = 0;
-  private readonly held: Held = { qty: 0, complementQty: 0, unmined: 0, complementUnmined: 0 };
+  private readonly held: Held = { qty: 0, complementQty: 0, sellable: 0, complementSellable: 0 };
   /** Our open orders of the market then, and what of each the reconciler reads. */
   private readonly orders: TrackedOrder[] = [];
   private readonly states: string[] = [];
@@ -39,7 +39,7 @@ export class QuoteInputs {
     if (!this.valid) return false;
     if (meta !== this.meta || book !== this.book || tick !== this.tick || complementTick !== this.complementTick) return false;
     const h = this.held;
-    if (held.qty !== h.qty || held.complementQty !== h.complementQty || held.unmined !== h.unmined || held.complementUnmined !== h.complementUnmined) return false;
+    if (held.qty !== h.qty || held.complementQty !== h.complementQty || held.sellable !== h.sellable || held.complementSellable !== h.complementSellable) return false;
     const bid = book.bestBid();
     const ask = book.bestAsk();
     if (bid !== this.bid || ask !== this.ask) return false;

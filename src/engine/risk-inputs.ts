@@ -30,13 +30,20 @@ function leaving(o: TrackedOrder, cancelling: readonly TrackedOrder[]): boolean 
   return o.state === 'pending_cancel' || (o.orderId !== undefined && cancelling.length > 0 && cancelling.includes(o));
 }
 
-export function riskInputs(orders: OrderTracker, positions: Positions, mark: (tokenId: string) => number, unmined: (tokenId: string) => number): EngineRiskInputs {
+export function riskInputs(
+  orders: OrderTracker,
+  positions: Positions,
+  mark: (tokenId: string) => number,
+  unmined: (tokenId: string) => number,
+  sellWaiting: (tokenId: string) => boolean = () => false,
+): EngineRiskInputs {
   const queued: QueuedPlaces = { orders: 0, notional: 0 };
   const inputs: EngineRiskInputs = {
     queued,
     cancelling: [],
     qty: (t) => positions.qty(t),
     unmined,
+    sellWaiting,
     openBuy: (t) => {
       let s = 0;
       const open = orders.openOf(t);

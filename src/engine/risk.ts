@@ -19,6 +19,8 @@ export interface RiskInputs {
   qty(tokenId: string): number;
   /** Shares of a token bought in trades not yet settled (MATCHED, RETRYING): held, but the venue does not let us sell them yet. */
   unmined(tokenId: string): number;
+  /** True while a SELL of the token refused for balance waits before the next (sell-backoff.ts). */
+  sellWaiting(tokenId: string): boolean;
   /** Remaining size of our open BUY orders on a token (including in-flight ones). */
   openBuy(tokenId: string): number;
   /** Remaining size of our open SELL orders on a token (shares already promised), but those on their way out (risk-inputs.ts). */
@@ -170,6 +172,7 @@ export class RiskGate {
       }
       this.batchBuy.set(q.tokenId, (this.batchBuy.get(q.tokenId) ?? 0) + q.size);
     } else {
+      if (s.sellWaiting(q.tokenId)) return this.block('sell_balance_backoff', order, nowMs);
       const selling = s.openSell(q.tokenId) + (this.batchSell.get(q.tokenId) ?? 0);
       if (selling + q.size > s.qty(q.tokenId)) {
         return this.block('sell_exceeds_position', () => ({ ...order(), held: formatSize(s.qty(q.tokenId)), alreadySelling: formatSize(selling) }), nowMs);

@@ -26,6 +26,7 @@ const risk = loadConfig({ env: {} }).risk;
 const inputs = (over: Partial<RiskInputs> = {}): RiskInputs => ({
   qty: () => 0,
   unmined: () => 0,
+  sellWaiting: () => false,
   openBuy: () => 0,
   openSell: () => 0,
   openNotional: () => 0,

@@ -24,7 +24,7 @@ const cfg = {
 const m: MarketMeta = { conditionId: 'm', tokenId: 'Y', complementId: 'N', tick: 100, minSize: 500, negRisk: false };
 
 function inputs(over: Partial<RiskInputs> = {}): RiskInputs {
-  return { qty: () => 0, unmined: () => 0, openBuy: () => 0, openSell: () => 0, openNotional: () => 0, openOrders: () => 0, mid: () => 5000, ...over };
+  return { qty: () => 0, unmined: () => 0, sellWaiting: () => false, openBuy: () => 0, openSell: () => 0, openNotional: () => 0, openOrders: () => 0, mid: () => 5000, ...over };
 }
 const buy = (size: number, price = 5000, tokenId = 'Y'): Quote => ({ tokenId, side: 'BUY', price, size });
 
@@ -105,6 +105,15 @@ describe('risk gate', () => {
     // beyond what is held at all is still the plain position block
     expect(g.checkPlace({ tokenId: 'Y', side: 'SELL', price: 5100, size: 900 }, m, s, 0)).toBe('sell_exceeds_position');
     expect(g.blocks.get('sell_awaits_settlement')).toBe(1);
+  });
+
+  it('a sell of a token whose refused SELL still waits is blocked (sell_balance_backoff); a buy is not', () => {
+    const g = new RiskGate(cfg, silentLogger);
+    g.begin();
+    const s = inputs({ qty: () => 1000, sellWaiting: (t) => t === 'Y' });
+    expect(g.checkPlace({ tokenId: 'Y', side: 'SELL', price: 5100, size: 500 }, m, s, 0)).toBe('sell_balance_backoff');
+    expect(g.checkPlace({ tokenId: 'N', side: 'SELL', price: 4900, size: 500 }, m, inputs({ qty: () => 1000 }), 0)).toBeUndefined();
+    expect(g.checkPlace({ tokenId: 'Y', side: 'BUY', price: 4900, size: 500 }, m, s, 0)).toBeUndefined();
   });
 
   it('stale-book guard: feed down, out of sync, too old', () => {

@@ -1,0 +1,52 @@
+// The venue's balance cache can lag the chain even after a trade settles: a SELL of the shares is
+// refused "not enough balance / allowance" several times, then accepted (py-clob-client issue 290).
+// Each refusal counts toward the order-error-rate halt, and the next requote would send the same
+// SELL again at once. After such a refusal the token's shares are not offered for a while
+// (doubling per refusal in a row, reset by an accepted SELL); the ask is a BUY of the complement
+// meanwhile, and the SELL comes back when the wait ends.
+import { describe, it, expect } from 'vitest';
+import { VirtualClock } from '../../src/core/clock.js';
+import { RecordingVenue, settle, books, deliver, bandsEngine, Y } from './helpers.js';
+
+describe('engine: a SELL refused for balance', () => {
+  it('is not sent again until its wait ends (1 s, then 2 s after a second refusal), the ask meanwhile a BUY of the complement; an accepted SELL resets the wait', async () => {
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new RecordingVenue(() => clock.now());
+    let refuse = true;
+    const answer = venue.answer;
+    venue.answer = (r) => (refuse && r.side === 'SELL' ? { clientId: r.clientId, ok: false, error: 'INVALID_ORDER_NOT_ENOUGH_BALANCE', message: 'not enough balance / allowance' } : answer(r));
+    const { engine, mirror } = await bandsEngine({ clock, venue, params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 } });
+    engine.positions.apply(Y, 'BUY', 5000, 1000, 0); // 10 settled YES shares
+    const sells = () => venue.calls.flatMap((c) => (c.reqs ?? []).filter((r) => r.tokenId === Y && r.side === 'SELL').map(() => c.t));
+    const move = async (ms: number, bid = 4900): Promise<void> => {
+      clock.advanceTo(clock.now() + ms);
+      deliver(mirror, engine, books(bid, bid + 200, clock.now()));
+      await settle(10);
+    };
+    deliver(mirror, engine, books(4900, 5100, clock.now()));
+    engine.start();
+    await settle(10);
+    const t0 = clock.now();
+    expect(sells()).toEqual([t0]); // refused
+    const open = () => [...engine.orders.open()].map((o) => `${o.tokenId === Y ? 'Y' : 'N'} ${o.side} ${o.price}`).sort();
+    // book moves within the wait: no SELL, the ask is the complement's BUY at 0.48
+    await move(100, 4800);
+    await move(100);
+    expect(sells()).toEqual([t0]);
+    expect(open()).toContain('N BUY 4800');
+    expect(engine.risk.blocks.get('sell_balance_backoff') ?? 0).toBe(0); // the strategy did not ask
+    // the wait (1 s) ends: the market requotes by itself and the SELL goes again (refused again)
+    clock.advanceTo(t0 + 1000);
+    await settle(10);
+    expect(sells()).toEqual([t0, t0 + 1000]);
+    // the second wait is 2 s
+    await move(1000);
+    expect(sells()).toHaveLength(2);
+    refuse = false;
+    clock.advanceTo(t0 + 3000);
+    await settle(10);
+    expect(sells()).toEqual([t0, t0 + 1000, t0 + 3000]);
+    expect(open()).toContain('Y SELL 5200');
+    await engine.stop();
+  });
+});
