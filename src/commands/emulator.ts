@@ -25,7 +25,8 @@ Serves on 127.0.0.1, one port (default 0 = any free port):
   POST {base}/admin/faults  JSON {"silentFeed":true, "malformedNext":2, "wrongHashNext":1, "skipNext":1,
        "http500Next":1, "http500Rate":0.1, "http429Next":1, "http429Rate":0.1, "latencyMs":200, "drop":true,
        "tickSize":"0.001" (with optional "market":"<condition id>"; "auto" hands back to the price rule),
-       "corruptGroupHashNext":1, and the feed's shape: "topsAfterBatch", "hashPerMessage",
+       "corruptGroupHashNext":1, "balanceLagMs":3000 (a bought share counts toward the SELL balance
+       check 3 s after its trade is CONFIRMED: a stale balance cache), and the feed's shape: "topsAfterBatch", "hashPerMessage",
        "oneMessagePerBatch", "ltpLeads", "complementLtp" (booleans)}
 Options:
   --synthetic SEED     seed of the synthetic market(s) (default 1); same seed, same market

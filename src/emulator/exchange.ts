@@ -36,6 +36,8 @@ export class Exchange {
   private readonly live = new Map<string, Map<string, UserOrder>>();
   private readonly listeners: Array<(f: UserFrame) => void> = [];
   private seq = 0;
+  /** How long after a trade's CONFIRMED its bought shares count toward the SELL balance check (FaultConfig.balanceLagMs). */
+  balanceLagMs: () => number = () => 0;
   /** The wallet address shown for an owner (maker_address); the polymarket profile names the account's maker. */
   makerAddress: (owner: string) => string = addressOf;
   /** Orders of synthetic markets the venue rejected, per owner and code (rejected orders keep no record). */
@@ -470,7 +472,9 @@ export class Exchange {
     this.clock.schedule(this.clock.now() + this.confirmDelayMs, () => {
       // a trade failed meanwhile (a test, an admin) stays failed: only a MATCHED one is confirmed
       if (t.status !== 'MATCHED') return;
-      confirmed?.();
+      const lag = this.balanceLagMs();
+      if (confirmed && lag > 0) this.clock.schedule(this.clock.now() + lag, confirmed);
+      else confirmed?.();
       t.status = 'CONFIRMED';
       t.lastUpdateMs = t.market.time();
       this.emitTrade(t);

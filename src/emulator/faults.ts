@@ -35,6 +35,11 @@ export interface FaultConfig extends FeedShape {
   readTrickleMs: number;
   /** The next N batches of two or more price_change messages get one hash corrupted, at a seeded random position. */
   corruptGroupHashNext: number;
+  /**
+   * A stale balance cache: a bought share counts toward the SELL balance check this many ms after
+   * its trade is CONFIRMED, not at once (py-clob-client issue 290: SELLs refused after settlement).
+   */
+  balanceLagMs: number;
 }
 
 /** The keys of FaultConfig the synthetic markets read (the rest act at the server). */
@@ -55,6 +60,7 @@ export const noFaults: FaultConfig = {
   readTrickleMs: 0,
   ...realFeedShape,
   corruptGroupHashNext: 0,
+  balanceLagMs: 0,
 };
 
 export interface FaultControls {

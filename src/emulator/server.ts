@@ -175,6 +175,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const exchange = new Exchange(markets, clock, opts.confirmDelayMs ?? 200, replay?.desk, opts.checkSellBalance ?? true);
   const keys = new KeyRegistry(opts.keys);
   const faults = new FaultState(new SeededRng(seed).fork('faults'));
+  exchange.balanceLagMs = () => faults.cfg.balanceLagMs;
   if (opts.faults) applyPatch(opts.faults);
   const limiter = new ServerRateLimiter(opts.limitScale ?? 1, opts.windowScale ?? 1);
   const profile: EmulatorProfile = opts.profile ?? 'spec';

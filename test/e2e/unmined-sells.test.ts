@@ -35,4 +35,27 @@ describe('SELLs of shares whose trade is not settled yet', () => {
     kill(daemon, 'SIGTERM');
     expect(await bounded(daemon.exited, 15_000, 'exit after SIGTERM')).toBe(0);
   }, 60_000);
+
+  it('a venue whose balance cache lags settlement: the refused SELL waits before it is sent again, then goes through; no halt', async () => {
+    // a bought share counts toward the SELL check 1.5 s after its trade is confirmed
+    env = await setup({ confirmDelayMs: 300, faults: { balanceLagMs: 1500 } });
+    const e = env;
+    daemon = spawnDaemon(e, { book: { verifyEvery: 0 } });
+    await bounded(daemon.ready, 15_000, 'ready');
+    const ex = e.emu.exchange;
+    const refused = () => ex.rejectionsOf(KEY).INVALID_ORDER_NOT_ENOUGH_BALANCE ?? 0;
+    const sold = () => [...ex.orders.values()].filter((o) => o.owner === KEY && o.side === 'SELL');
+    await until('a SELL refused for balance', () => refused() > 0, 30_000, 20);
+    const first = Date.now();
+    await until('a SELL of ours accepted', () => sold().length > 0, 20_000, 20);
+    // every requote would have sent it again (several a second at this feed's rate); the waits
+    // (1 s, then 2 s) leave a few refusals per bought lot
+    const tookMs = Date.now() - first;
+    expect(refused()).toBeLessThanOrEqual(2 + Math.ceil(tookMs / 1000));
+    const st = (await (await fetch(`${daemon.statusUrl()}/status`)).json()) as { haltReason: string | null };
+    expect(st.haltReason).toBeNull();
+    expect(daemon.output.some((l) => l.includes('SELL refused for balance; its shares wait'))).toBe(true);
+    kill(daemon, 'SIGTERM');
+    expect(await bounded(daemon.exited, 15_000, 'exit after SIGTERM')).toBe(0);
+  }, 60_000);
 });
