@@ -206,6 +206,13 @@ export class ClobClient {
   getBalanceAllowance(signatureType: number): Promise<BalanceAllowance> {
     return this.call(balanceAllowanceSchema, 'GET', '/balance-allowance', { asset_type: 'COLLATERAL', signature_type: signatureType });
   }
+  /** Asks the venue to re-read our balance of a token (ClobProfile.balanceRefresh); false where the profile cannot. */
+  async refreshBalance(tokenId: string): Promise<boolean> {
+    const r = this.profile.balanceRefresh?.(tokenId);
+    if (!r) return false;
+    await this.transport.request({ method: 'GET', path: r.path, query: r.query });
+    return true;
+  }
   /** GET /time: the venue's clock, Unix seconds. */
   async getServerTime(): Promise<number> {
     return validate(serverTimeSchema, await this.transport.request({ method: 'GET', path: '/time' }), 'GET', '/time');

@@ -46,6 +46,11 @@ export interface ClobProfile {
   orderBodies(orders: readonly NewOrder[]): unknown[] | Promise<unknown[]>;
   /** The user channel's subscription auth, or undefined without credentials. */
   readonly userAuth: UserAuth | undefined;
+  /**
+   * Asks the venue to re-read our balance of a token (polymarket: GET /balance-allowance/update,
+   * CONDITIONAL); undefined where the profile has no such route.
+   */
+  balanceRefresh?(tokenId: string): Route;
   /** The venue cancels our orders unless heartbeats keep coming (POST /v1/heartbeats). */
   readonly heartbeats: boolean;
   /** Why this profile cannot trade (the missing environment variables), or undefined when it can. */

@@ -56,6 +56,8 @@ export function polymarketProfile(c: PolymarketCredentials, o: PolymarketProfile
     openOrdersPath: '/data/orders',
     tradesPath: '/data/trades',
     cancelOrdersBody: (orderIds) => orderIds,
+    // the official client's updateBalanceAllowance: asset_type and token_id, plus its signature type
+    balanceRefresh: (tokenId) => ({ path: '/balance-allowance/update', query: { asset_type: 'CONDITIONAL', token_id: tokenId, signature_type: c.signatureType } }),
     orderBodies: (orders) => Promise.all(orders.map(sign)),
     userAuth: creds ? { apiKey: creds.key, secret: creds.secret, passphrase: creds.passphrase } : undefined,
     heartbeats: true,

@@ -19,6 +19,9 @@ export type { Account, CancelAnswer, MakerPart, OrderBodyIn, UserFrame, UserOrde
 
 export class BadOrderError extends Error {}
 
+/** Counts a confirmed buy's shares toward its owner's SELL balance (settle); `tokenId`: the shares'. */
+type Confirm = (() => void) & { tokenId: string };
+
 export const START_CASH_MICROS = 10_000 * 1_000_000;
 
 /** Done orders and trades kept for the REST queries. */
@@ -38,6 +41,8 @@ export class Exchange {
   private seq = 0;
   /** How long after a trade's CONFIRMED its bought shares count toward the SELL balance check (FaultConfig.balanceLagMs). */
   balanceLagMs: () => number = () => 0;
+  /** Confirmed buys whose shares the lagging balance does not count yet, per owner and token (refreshBalance counts them). */
+  private readonly lagging = new Map<string, Array<() => void>>();
   /** The wallet address shown for an owner (maker_address); the polymarket profile names the account's maker. */
   makerAddress: (owner: string) => string = addressOf;
   /** Orders of synthetic markets the venue rejected, per owner and code (rejected orders keep no record). */
@@ -396,19 +401,48 @@ export class Exchange {
     this.emitOrder(rec, 'CANCELLATION');
   }
 
+  /** A confirmed buy's shares counted `lagMs` later, or at a refresh of the owner's balance of the token. */
+  private lag(owner: string, tokenId: string, count: () => void, lagMs: number): void {
+    const key = `${owner}|${tokenId}`;
+    let list = this.lagging.get(key);
+    if (!list) this.lagging.set(key, (list = []));
+    const waiting = list;
+    let done = false;
+    const once = (): void => {
+      if (done) return;
+      done = true;
+      count();
+      const i = waiting.indexOf(once);
+      if (i >= 0) waiting.splice(i, 1);
+      if (!waiting.length && this.lagging.get(key) === waiting) this.lagging.delete(key);
+    };
+    waiting.push(once);
+    this.clock.schedule(this.clock.now() + lagMs, once);
+  }
+
+  /**
+   * GET /balance-allowance/update (CONDITIONAL): the venue re-reads the owner's balance of the
+   * token, so the shares of every confirmed buy count now, lag or not.
+   */
+  refreshBalance(owner: string, tokenId: string): void {
+    const list = this.lagging.get(`${owner}|${tokenId}`);
+    if (list) for (const f of list.slice()) f();
+  }
+
   /** Moves shares and cash at the match; a BUY's shares stay unconfirmed until `confirmed` is called (record). */
-  private settle(owner: string, tokenId: string, side: Side, price: number, size: number): (() => void) | undefined {
+  private settle(owner: string, tokenId: string, side: Side, price: number, size: number): Confirm | undefined {
     const a = this.account(owner);
     const sign = side === 'BUY' ? 1 : -1;
     a.positions.set(tokenId, (a.positions.get(tokenId) ?? 0) + sign * size);
     a.cashMicros -= sign * price * size;
     if (side !== 'BUY') return undefined;
     a.unconfirmedBuys.set(tokenId, (a.unconfirmedBuys.get(tokenId) ?? 0) + size);
-    return () => {
+    const confirm = (): void => {
       const left = (a.unconfirmedBuys.get(tokenId) ?? 0) - size;
       if (left > 0) a.unconfirmedBuys.set(tokenId, left);
       else a.unconfirmedBuys.delete(tokenId);
     };
+    return Object.assign(confirm, { tokenId });
   }
 
   private onFills(market: EmuMarket, fills: MatchFill[]): void {
@@ -465,7 +499,7 @@ export class Exchange {
     }
   }
 
-  private record(t: UserTrade, confirmed: (() => void) | undefined): void {
+  private record(t: UserTrade, confirmed: Confirm | undefined): void {
     this.trades.push(t);
     if (this.trades.length > HISTORY) this.trades.splice(0, this.trades.length - HISTORY);
     this.emitTrade(t);
@@ -473,7 +507,7 @@ export class Exchange {
       // a trade failed meanwhile (a test, an admin) stays failed: only a MATCHED one is confirmed
       if (t.status !== 'MATCHED') return;
       const lag = this.balanceLagMs();
-      if (confirmed && lag > 0) this.clock.schedule(this.clock.now() + lag, confirmed);
+      if (confirmed && lag > 0) this.lag(t.owner, confirmed.tokenId, confirmed, lag);
       else confirmed?.();
       t.status = 'CONFIRMED';
       t.lastUpdateMs = t.market.time();

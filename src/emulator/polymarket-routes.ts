@@ -149,7 +149,10 @@ function balanceAllowance(ex: Exchange, key: string, q: URLSearchParams, update:
   if (type !== 'COLLATERAL' && type !== 'CONDITIONAL') return plainError(400, 'Invalid asset_type: COLLATERAL or CONDITIONAL');
   const token = q.get('token_id') ?? '';
   if (type === 'CONDITIONAL' && !ex.byToken.has(token)) return plainError(400, 'Invalid token id');
-  if (update) return plain({});
+  if (update) {
+    if (type === 'CONDITIONAL') ex.refreshBalance(key, token);
+    return plain({});
+  }
   const a = ex.account(key);
   // shares as the balance check counts them: those of trades not yet confirmed are not there yet
   const balance = type === 'COLLATERAL' ? a.cashMicros : ex.sellableShares(key, token) * 10_000;

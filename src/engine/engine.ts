@@ -568,6 +568,8 @@ export class Engine {
     if (!refusedForBalance) return this.sellWait.accepted(tokenId);
     const waitMs = this.sellWait.refused(tokenId);
     this.log.info({ tokenId, waitMs }, 'engine: SELL refused for balance; its shares wait before the next offer');
+    // the venue's cache may be what is stale: ask it to re-read (Polymarket's advice in issue 290)
+    this.o.venue.refreshBalance?.(tokenId).catch((err: unknown) => this.log.warn({ err, tokenId }, 'engine: asking the venue to re-read our balance failed'));
   }
 
   /** An order of `tokenId` was refused with INVALID_ORDER_MIN_TICK_SIZE (tick-guard.ts). */

@@ -109,6 +109,10 @@ export class LiveVenue implements Venue {
     return cancelResult(await this.o.clob.cancelMarketOrders(market));
   }
 
+  async refreshBalance(tokenId: string): Promise<void> {
+    await this.o.clob.refreshBalance(tokenId);
+  }
+
   async openOrders(): Promise<VenueOrder[]> {
     const out: VenueOrder[] = [];
     for await (const w of this.o.clob.iterateOrders()) {

@@ -88,6 +88,8 @@ export interface Venue {
   cancelMarket(market: string): Promise<CancelResult>;
   openOrders(): Promise<VenueOrder[]>;
   trades(sinceMs: number): Promise<VenueTrade[]>;
+  /** Asks the venue to re-read our balance of a token (after a SELL refused for balance); absent where it cannot. */
+  refreshBalance?(tokenId: string): Promise<void>;
   /** Order and trade updates (the user channel, or the simulated venue's own events). */
   onUserEvent(listener: (e: UserEvent) => void): void;
   close(): Promise<void>;

@@ -3,7 +3,8 @@
 // Each refusal counts toward the order-error-rate halt, and the next requote would send the same
 // SELL again at once. After such a refusal the token's shares are not offered for a while
 // (doubling per refusal in a row, reset by an accepted SELL); the ask is a BUY of the complement
-// meanwhile, and the SELL comes back when the wait ends.
+// meanwhile, and the SELL comes back when the wait ends. The venue is asked to re-read our balance
+// of the token (Polymarket's advice in that issue: its cache may be what is stale).
 import { describe, it, expect } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
 import { RecordingVenue, settle, books, deliver, bandsEngine, Y } from './helpers.js';
@@ -15,6 +16,9 @@ describe('engine: a SELL refused for balance', () => {
     let refuse = true;
     const answer = venue.answer;
     venue.answer = (r) => (refuse && r.side === 'SELL' ? { clientId: r.clientId, ok: false, error: 'INVALID_ORDER_NOT_ENOUGH_BALANCE', message: 'not enough balance / allowance' } : answer(r));
+    // the venue is asked to re-read our balance of the token after each refusal
+    const refreshed: string[] = [];
+    Object.assign(venue, { refreshBalance: async (t: string) => void refreshed.push(t) });
     const { engine, mirror } = await bandsEngine({ clock, venue, params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 } });
     engine.positions.apply(Y, 'BUY', 5000, 1000, 0); // 10 settled YES shares
     const sells = () => venue.calls.flatMap((c) => (c.reqs ?? []).filter((r) => r.tokenId === Y && r.side === 'SELL').map(() => c.t));
@@ -39,6 +43,7 @@ describe('engine: a SELL refused for balance', () => {
     clock.advanceTo(t0 + 1000);
     await settle(10);
     expect(sells()).toEqual([t0, t0 + 1000]);
+    expect(refreshed).toEqual([Y, Y]);
     // the second wait is 2 s
     await move(1000);
     expect(sells()).toHaveLength(2);
