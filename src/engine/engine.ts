@@ -127,7 +127,8 @@ export class Engine {
   /**
    * requotes counts every one, skippedRequotes those of them skipped as changing nothing
    * (quote-inputs.ts), heldSelfCross places held back because they would cross our own order,
-   * heldForCancel SELLs held back until the cancel of a SELL whose shares they need has landed.
+   * heldForCancel SELLs held back until the cancel of a SELL whose shares they need has landed,
+   * sellWaits SELLs refused for balance (each starts its token's wait, sell-backoff.ts).
    * tickRejects: orders refused with INVALID_ORDER_MIN_TICK_SIZE; tickRefreshes: refreshes asked
    * for after one; tickRefreshTimeouts: of those, not answered in time (quoting resumed on the old tick).
    */
@@ -139,6 +140,7 @@ export class Engine {
     invalidQuotes: 0,
     heldSelfCross: 0,
     heldForCancel: 0,
+    sellWaits: 0,
     errors: 0,
     tickRejects: 0,
     tickRefreshes: 0,
@@ -566,6 +568,7 @@ export class Engine {
   /** A SELL of `tokenId` was refused for balance (true) or accepted (false): sell-backoff.ts. */
   sellAnswered(tokenId: string, refusedForBalance: boolean): void {
     if (!refusedForBalance) return this.sellWait.accepted(tokenId);
+    this.counters.sellWaits++;
     const waitMs = this.sellWait.refused(tokenId);
     this.log.info({ tokenId, waitMs }, 'engine: SELL refused for balance; its shares wait before the next offer');
     // the venue's cache may be what is stale: ask it to re-read (Polymarket's advice in issue 290)

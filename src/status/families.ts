@@ -201,6 +201,11 @@ export function registerFamilies(reg: Registry, d: StatusSource): () => void {
   ]);
   counter('engine_requotes', 'Strategy evaluations.', [], () => one(ec().requotes));
   counter('engine_errors', 'Errors caught in the engine loop.', [], () => one(ec().errors));
+  counter('engine_held_places', 'Places held back by the engine: crossing our own order (self_cross), a SELL needing the shares of a SELL being cancelled (for_cancel).', ['kind'], () => [
+    [{ kind: 'self_cross' }, ec().heldSelfCross],
+    [{ kind: 'for_cancel' }, ec().heldForCancel],
+  ]);
+  counter('engine_sell_waits', 'SELLs refused for balance; each makes its token wait before the next offer.', [], () => one(ec().sellWaits));
   counter('engine_bad_trades', 'Trades naming our orders that failed the fill checks (not taken as fills).', [], () => one(ec().badTrades));
   counter('engine_tick_rejects', 'Orders refused off the tick grid (rejected), the tick refreshes they started (refresh), refreshes that timed out (timeout).', ['kind'], () => [
     [{ kind: 'rejected' }, ec().tickRejects],

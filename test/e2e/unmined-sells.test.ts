@@ -55,6 +55,9 @@ describe('SELLs of shares whose trade is not settled yet', () => {
     const st = (await (await fetch(`${daemon.statusUrl()}/status`)).json()) as { haltReason: string | null };
     expect(st.haltReason).toBeNull();
     expect(daemon.output.some((l) => l.includes('SELL refused for balance; its shares wait'))).toBe(true);
+    const metrics = await (await fetch(`${daemon.statusUrl()}/metrics`)).text();
+    expect(Number(/^makerd_engine_sell_waits_total (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
+    expect(metrics).toMatch(/^makerd_engine_held_places_total\{kind="for_cancel"\} \d+$/m);
     kill(daemon, 'SIGTERM');
     expect(await bounded(daemon.exited, 15_000, 'exit after SIGTERM')).toBe(0);
   }, 60_000);
