@@ -115,12 +115,19 @@ export class Exchange {
     return (a.positions.get(tokenId) ?? 0) - (a.unconfirmedBuys.get(tokenId) ?? 0);
   }
 
-  /** Remaining size of the owner's live SELL orders on `tokenId` (shares already promised). */
-  private sellingShares(owner: string, tokenId: string): number {
-    let s = 0;
+  /**
+   * The venue's balance check of a new order: a BUY's cost fits the cash its open BUYs leave; a
+   * SELL fits the sellable shares its token's open SELLs leave (both as the live orders promise).
+   */
+  hasFunds(owner: string, tokenId: string, side: Side, price: number, size: number): boolean {
+    let promised = 0;
     const live = this.live.get(owner);
-    if (live) for (const o of live.values()) if (o.side === 'SELL' && o.assetId === tokenId) s += o.originalSize - o.sizeMatched;
-    return s;
+    if (side === 'BUY') {
+      if (live) for (const o of live.values()) if (o.side === 'BUY') promised += o.price * (o.originalSize - o.sizeMatched);
+      return this.account(owner).cashMicros - promised >= price * size;
+    }
+    if (live) for (const o of live.values()) if (o.side === 'SELL' && o.assetId === tokenId) promised += o.originalSize - o.sizeMatched;
+    return this.sellableShares(owner, tokenId) - promised >= size;
   }
 
   /** POST /order: returns the order response object (errors of the venue are in errorMsg). */
@@ -139,7 +146,7 @@ export class Exchange {
     const expirationSec = orderType === 'GTD' ? Number(body.expiration ?? 0) : 0;
     // the venue's balance check: a SELL needs shares on chain for it and every SELL of the token
     // still open (py-clob-client issues 287, 290: refused right after a buy that only matched)
-    if (this.checkSellBalance && body.side === 'SELL' && this.sellingShares(owner, tokenId) + size > this.sellableShares(owner, tokenId)) {
+    if (this.checkSellBalance && body.side === 'SELL' && !this.hasFunds(owner, tokenId, 'SELL', price, size)) {
       this.countRejection(owner, 'INVALID_ORDER_NOT_ENOUGH_BALANCE');
       return { success: false, errorMsg: 'INVALID_ORDER_NOT_ENOUGH_BALANCE', orderID: '', status: 'unmatched' };
     }

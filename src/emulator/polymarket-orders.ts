@@ -211,7 +211,7 @@ export async function placeSigned(ctx: OrderIntake, cred: PolyCredential, body: 
   if (!marketable && (shares % SHARE_UNITS_PER_SIZE !== 0n || size < market.facts.minSize)) {
     return refuse(`order ${hash} is invalid. Size (${Number(shares) / 1e6}) lower than the minimum: ${formatSize(market.facts.minSize)}`);
   }
-  if (!hasFunds(ctx.exchange, cred.apiKey, o.tokenId, side, price, size)) return refuse(NOT_ENOUGH_BALANCE);
+  if (!ctx.exchange.hasFunds(cred.apiKey, o.tokenId, side, price, size)) return refuse(NOT_ENOUGH_BALANCE);
 
   ctx.seen.add(hash);
   if (ctx.seen.size > SEEN_MAX) ctx.seen.delete(ctx.seen.values().next().value as string);
@@ -239,16 +239,4 @@ export async function placeSigned(ctx: OrderIntake, cred: PolyCredential, body: 
       makingAmount: res.makingAmount ?? '',
     },
   };
-}
-
-/** Cash for a BUY, shares for a SELL, after what the key's open orders already hold. */
-function hasFunds(ex: Exchange, owner: string, tokenId: string, side: 'BUY' | 'SELL', price: number, size: number): boolean {
-  const a = ex.account(owner);
-  const open = ex.openOrders(owner);
-  if (side === 'BUY') {
-    const locked = open.reduce((s, x) => s + (x.side === 'BUY' ? x.price * (x.originalSize - x.sizeMatched) : 0), 0);
-    return a.cashMicros - locked >= price * size;
-  }
-  const locked = open.reduce((s, x) => s + (x.side === 'SELL' && x.assetId === tokenId ? x.originalSize - x.sizeMatched : 0), 0);
-  return (a.positions.get(tokenId) ?? 0) - locked >= size;
 }
