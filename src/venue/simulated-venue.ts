@@ -114,6 +114,8 @@ export class SimulatedVenue implements Venue {
   private readonly history: number;
   private readonly ledger: SimLedger;
   private readonly gate: LatencyGate;
+  /** Timers of fills still to be CONFIRMED (sim.settleMs), cancelled by close(). */
+  private readonly settling = new Set<number>();
   private seq = 0;
 
   constructor(opts: SimulatedVenueOptions) {
@@ -334,6 +336,8 @@ export class SimulatedVenue implements Venue {
 
   async close(): Promise<void> {
     this.gate.close();
+    for (const t of this.settling) this.clock.cancel(t);
+    this.settling.clear();
     for (const o of this.orders.values()) if (o.expiryTimer !== undefined) this.clock.cancel(o.expiryTimer);
   }
 
@@ -483,8 +487,13 @@ export class SimulatedVenue implements Venue {
     const owner = this.opts.owner ?? 'sim';
     this.ledger.emit(tradeEvent(f, o, owner, 'MATCHED', otherBps, now));
     const settleMs = this.opts.settleMs ?? 0;
-    if (settleMs > 0) this.clock.schedule(now + settleMs, () => this.ledger.emit(tradeEvent(f, o, owner, 'CONFIRMED', otherBps, this.clock.now())));
-    else this.ledger.emit(tradeEvent(f, o, owner, 'CONFIRMED', otherBps, now));
+    if (settleMs > 0) {
+      const timer = this.clock.schedule(now + settleMs, () => {
+        this.settling.delete(timer);
+        this.ledger.emit(tradeEvent(f, o, owner, 'CONFIRMED', otherBps, this.clock.now()));
+      });
+      this.settling.add(timer);
+    } else this.ledger.emit(tradeEvent(f, o, owner, 'CONFIRMED', otherBps, now));
     if (liquidity === 'MAKER') {
       if (o.sizeMatched >= o.originalSize) {
         o.status = 'MATCHED';

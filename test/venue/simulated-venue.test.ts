@@ -56,6 +56,16 @@ describe('SimulatedVenue queue position', () => {
     expect((await venue.trades(0)).map((t) => t.status)).toEqual(['CONFIRMED']);
   });
 
+  it('sim.settleMs: a venue closed before a fill settles emits nothing after close (no event for a stopped engine)', async () => {
+    const { venue, events, clock } = setup({ settleMs: 3000 });
+    await placeLive(venue, req({ side: 'BUY', price: 5000, size: 1000 }));
+    venue.onMarketEvent(trade(YES, 'SELL', 5000, 20000));
+    const n = events.length;
+    await venue.close();
+    clock.advanceTo(clock.now() + 10_000);
+    expect(events.length).toBe(n);
+  });
+
   it('cancellations ahead shrink the queue in proportion; trades at other prices or sides do nothing', async () => {
     const { venue, trades } = setup();
     const id = await placeLive(venue, req({ side: 'BUY', price: 5000, size: 1000 }));
