@@ -572,7 +572,10 @@ export class Engine {
     const waitMs = this.sellWait.refused(tokenId);
     this.log.info({ tokenId, waitMs }, 'engine: SELL refused for balance; its shares wait before the next offer');
     // the venue's cache may be what is stale: ask it to re-read (Polymarket's advice in issue 290)
-    this.o.venue.refreshBalance?.(tokenId).catch((err: unknown) => this.log.warn({ err, tokenId }, 'engine: asking the venue to re-read our balance failed'));
+    const venue = this.o.venue;
+    if (!venue.refreshBalance) return;
+    // a venue's throw before any request is a failure like an error answer: logged, never the loop's
+    new Promise<void>((resolve) => resolve(venue.refreshBalance?.(tokenId))).catch((err: unknown) => this.log.warn({ err, tokenId }, 'engine: asking the venue to re-read our balance failed'));
   }
 
   /** An order of `tokenId` was refused with INVALID_ORDER_MIN_TICK_SIZE (tick-guard.ts). */

@@ -7,6 +7,7 @@
 // of the token (Polymarket's advice in that issue: its cache may be what is stale).
 import { describe, it, expect } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
+import { createLogger } from '../../src/core/log.js';
 import { RecordingVenue, settle, books, deliver, bandsEngine, Y } from './helpers.js';
 
 describe('engine: a SELL refused for balance', () => {
@@ -53,5 +54,41 @@ describe('engine: a SELL refused for balance', () => {
     expect(sells()).toEqual([t0, t0 + 1000, t0 + 3000]);
     expect(open()).toContain('Y SELL 5200');
     await engine.stop();
+  });
+
+  it('a balance refresh that fails (an error answer, or a throw before any request) is logged; the wait still holds and the loop goes on', async () => {
+    for (const fail of ['reject', 'throw'] as const) {
+      const clock = new VirtualClock(1_700_000_000_000);
+      const venue = new RecordingVenue(() => clock.now());
+      const answer = venue.answer;
+      venue.answer = (r) => (r.side === 'SELL' ? { clientId: r.clientId, ok: false, error: 'INVALID_ORDER_NOT_ENOUGH_BALANCE', message: 'not enough balance / allowance' } : answer(r));
+      Object.assign(venue, {
+        refreshBalance: (): Promise<void> => {
+          if (fail === 'throw') throw new Error('refresh: bug');
+          return Promise.reject(new Error('refresh: 500'));
+        },
+      });
+      const lines: Array<{ level: number; msg: string }> = [];
+      const log = createLogger({ level: 'info', destination: { write: (s: string) => void lines.push(JSON.parse(s) as { level: number; msg: string }) } });
+      const { engine, mirror } = await bandsEngine({ clock, venue, log, params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 } });
+      engine.positions.apply(Y, 'BUY', 5000, 1000, 0);
+      deliver(mirror, engine, books(4900, 5100, clock.now()));
+      engine.start();
+      await settle(10);
+      expect(engine.counters.sellWaits, fail).toBe(1);
+      expect(
+        lines.filter((l) => l.level === 40).map((l) => l.msg),
+        fail,
+      ).toContain('engine: asking the venue to re-read our balance failed');
+      // the next book move inside the wait sends no SELL
+      clock.advanceTo(clock.now() + 100);
+      deliver(mirror, engine, books(4800, 5000, clock.now()));
+      await settle(10);
+      expect(
+        venue.calls.flatMap((c) => c.reqs ?? []).filter((r) => r.side === 'SELL' && r.tokenId === Y),
+        fail,
+      ).toHaveLength(1);
+      await engine.stop();
+    }
   });
 });
