@@ -15,6 +15,7 @@ import { UsageError, type CommandModule, numberFlag } from './command.js';
 const help = `usage: makerd emulator [--port P] [--synthetic SEED] [--markets N] [--speed X] [--activity X]
                        [--keys K1,K2] [--limit-scale X] [--window-scale X] [--urls-out F] [--feed-...] [--fault-...]
                        [--profile spec|polymarket] [--heartbeat-timeout-ms N] [--allow-short-sells]
+                       [--start-cash USD]
        makerd emulator --synthetic SEED --write F --duration S [--markets N] [--activity X]
        makerd emulator --replay F [--speed X] [...]
 
@@ -62,6 +63,9 @@ Each variant a client must also accept (wire-formats.md 5.4):
                        (INVALID_ORDER_NOT_ENOUGH_BALANCE; polymarket: "not enough balance / allowance")
                        unless the shares of CONFIRMED trades cover it and every open SELL of the token:
                        shares bought in a trade still MATCHED are not sellable yet, as on the venue
+  --start-cash USD     every account's collateral (default 10000). The polymarket profile refuses a
+                       BUY whose cost, with every open BUY of the account, exceeds it ("not enough
+                       balance / allowance"), as the venue does
   --keys K1,K2         accepted Bearer API keys (default: any non-empty key; spec profile)
   --limit-scale X      multiplies every rate limit; --window-scale X every window length
                        (429 answers carry X-RateLimit-Limit/-Remaining/-Reset; Reset is epoch ms)
@@ -121,6 +125,7 @@ export const command: CommandModule = {
         'feed-ltp-after-event': { type: 'boolean' },
         'feed-own-token-ltp': { type: 'boolean' },
         'allow-short-sells': { type: 'boolean' },
+        'start-cash': { type: 'string' },
         profile: { type: 'string' },
         'heartbeat-timeout-ms': { type: 'string' },
       },
@@ -185,6 +190,7 @@ export const command: CommandModule = {
       profile,
       heartbeatTimeoutMs,
       checkSellBalance: values['allow-short-sells'] !== true,
+      startCashMicros: Math.round((numberFlag(values['start-cash'], '--start-cash', { min: 0 }) ?? 10_000) * 1_000_000),
       log: createLogger({ name: 'emulator', level: io.env.MAKERD_LOG_LEVEL ?? 'warn' }),
     };
     const emu = await startEmulator(opts).catch((e: unknown) => {

@@ -96,7 +96,7 @@ export function dataRoute(ctx: DataContext, req: EmuRequest): EmuReply {
           q,
         );
       case '/pnl': {
-        const cash = acct ? acct.cashMicros / 1e6 - 10_000 : 0;
+        const cash = acct ? (acct.cashMicros - ex.startCashMicros) / 1e6 : 0;
         const mtm = positions.reduce((s, [asset, size]) => {
           const mid = midOf(ex.byToken.get(asset)!.market, asset);
           return s + (Number.isFinite(mid) ? (mid / PRICE_SCALE) * (size / 100) : 0);

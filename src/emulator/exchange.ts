@@ -55,6 +55,8 @@ export class Exchange {
     private readonly desk?: ReplayOrderDesk,
     /** Refuse a SELL beyond the owner's confirmed shares (EmulatorOptions.checkSellBalance). */
     private readonly checkSellBalance = true,
+    /** Every account's collateral at its first request, micro-dollars (EmulatorOptions.startCashMicros). */
+    readonly startCashMicros = START_CASH_MICROS,
   ) {
     for (const m of markets) {
       this.byCondition.set(m.conditionId, m);
@@ -92,7 +94,7 @@ export class Exchange {
 
   account(owner: string): Account {
     let a = this.accounts.get(owner);
-    if (!a) this.accounts.set(owner, (a = { cashMicros: START_CASH_MICROS, positions: new Map(), unconfirmedBuys: new Map() }));
+    if (!a) this.accounts.set(owner, (a = { cashMicros: this.startCashMicros, positions: new Map(), unconfirmedBuys: new Map() }));
     return a;
   }
 
