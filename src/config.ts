@@ -81,6 +81,11 @@ export const configSchema = z.strictObject({
     errorRateMinSamples: posInt,
     /** A fill's fee rate above this is not believed (basis points; the venue's markets go to 1000). */
     maxFeeRateBps: nonNeg,
+    /**
+     * Polymarket: ms between reads of our collateral balance, which caps what open BUYs may cost
+     * together (the venue refuses a BUY beyond it); 0 turns the cap off.
+     */
+    collateralReadMs: nonNegInt,
   }),
   scheduler: z.strictObject({ maxBatch: z.number().int().min(1).max(15), singleOverflow: z.boolean() }),
   /** Which venue protocol: `spec` (service-interface.md, the default) or `polymarket` (the real CLOB V2: signed orders, L1/L2 auth). */

@@ -202,12 +202,17 @@ export class ClobClient {
     const r = await this.call(heartbeatSchema, 'POST', '/v1/heartbeats', undefined, { heartbeat_id: heartbeatId });
     return r.heartbeat_id;
   }
-  /** GET /balance-allowance (polymarket): the collateral balance and the exchanges' allowances, raw 1e-6 units. */
-  getBalanceAllowance(signatureType: number): Promise<BalanceAllowance> {
-    return this.call(balanceAllowanceSchema, 'GET', '/balance-allowance', { asset_type: 'COLLATERAL', signature_type: signatureType });
+  /** True when the profile can read our collateral balance (getBalanceAllowance). */
+  get readsCollateral(): boolean {
+    return this.profile.collateralBalance !== undefined;
   }
-  /** Asks the venue to re-read our balance of a token (ClobProfile.balanceRefresh); false where the profile cannot. */
-  async refreshBalance(tokenId: string): Promise<boolean> {
+  /** Our collateral balance and the exchanges' allowances, raw 1e-6 units (ClobProfile.collateralBalance); undefined where the profile has no such read. */
+  async getBalanceAllowance(): Promise<BalanceAllowance | undefined> {
+    const r = this.profile.collateralBalance;
+    return r ? this.call(balanceAllowanceSchema, 'GET', r.path, r.query) : undefined;
+  }
+  /** Asks the venue to re-read our balance of a token, or of our collateral without one (ClobProfile.balanceRefresh); false where the profile cannot. */
+  async refreshBalance(tokenId?: string): Promise<boolean> {
     const r = this.profile.balanceRefresh?.(tokenId);
     if (!r) return false;
     await this.transport.request({ method: 'GET', path: r.path, query: r.query });

@@ -48,9 +48,14 @@ export interface ClobProfile {
   readonly userAuth: UserAuth | undefined;
   /**
    * Asks the venue to re-read our balance of a token (polymarket: GET /balance-allowance/update,
-   * CONDITIONAL); undefined where the profile has no such route.
+   * CONDITIONAL), or of our collateral without one (COLLATERAL); undefined where the profile has no such route.
    */
-  balanceRefresh?(tokenId: string): Route;
+  balanceRefresh?(tokenId?: string): Route;
+  /**
+   * Our collateral balance and allowances (polymarket: GET /balance-allowance, COLLATERAL: raw
+   * 1e-6 units); undefined where the profile has none (the spec leaves GET /balances' body open).
+   */
+  readonly collateralBalance?: Route;
   /** The venue cancels our orders unless heartbeats keep coming (POST /v1/heartbeats). */
   readonly heartbeats: boolean;
   /** Why this profile cannot trade (the missing environment variables), or undefined when it can. */

@@ -57,7 +57,11 @@ export function polymarketProfile(c: PolymarketCredentials, o: PolymarketProfile
     tradesPath: '/data/trades',
     cancelOrdersBody: (orderIds) => orderIds,
     // the official client's updateBalanceAllowance: asset_type and token_id, plus its signature type
-    balanceRefresh: (tokenId) => ({ path: '/balance-allowance/update', query: { asset_type: 'CONDITIONAL', token_id: tokenId, signature_type: c.signatureType } }),
+    balanceRefresh: (tokenId) => ({
+      path: '/balance-allowance/update',
+      query: tokenId === undefined ? { asset_type: 'COLLATERAL', signature_type: c.signatureType } : { asset_type: 'CONDITIONAL', token_id: tokenId, signature_type: c.signatureType },
+    }),
+    collateralBalance: { path: '/balance-allowance', query: { asset_type: 'COLLATERAL', signature_type: c.signatureType } },
     orderBodies: (orders) => Promise.all(orders.map(sign)),
     userAuth: creds ? { apiKey: creds.key, secret: creds.secret, passphrase: creds.passphrase } : undefined,
     heartbeats: true,

@@ -9,7 +9,6 @@ import { formatPrice, formatSize } from '../core/units.js';
 import { createClients, type Clients } from '../api/index.js';
 import type { ClobProfile } from '../api/clob-profile.js';
 import { clobProfileFromEnv } from '../api/profile-from-env.js';
-import { polymarketCredentialsFromEnv } from '../api/polymarket-credentials.js';
 import { EXCHANGE_V2, NEG_RISK_EXCHANGE_V2 } from '../api/polymarket-order.js';
 import { marketsFromTokens } from '../session/markets.js';
 import { numberFlag, type CommandModule } from './command.js';
@@ -98,8 +97,8 @@ function checks(profile: ClobProfile, clients: Clients, tokens: readonly string[
     out.push({
       name: 'balance',
       run: async () => {
-        const st = polymarketCredentialsFromEnv(env).signatureType;
-        const b = await clob.getBalanceAllowance(st);
+        const b = await clob.getBalanceAllowance();
+        if (!b) return { ok: false, detail: 'this profile has no balance read' };
         const raw = b as { allowances: Record<string, string>; allowance?: unknown };
         const allowance = (exchange: string): bigint => {
           for (const [k, v] of Object.entries(raw.allowances)) if (k.toLowerCase() === exchange.toLowerCase()) return BigInt(v);

@@ -35,6 +35,7 @@ export interface SinkHost {
   dirty(st: MarketState): void;
   tickRejected(tokenId: string): void;
   sellAnswered(tokenId: string, refusedForBalance: boolean): void;
+  buyAnswered(refusedForBalance: boolean): void;
   halt(reason: string): void;
   cancelsUnconfirmed(orderIds: readonly string[]): void;
   badTrade(orderId: string, problem: string, trade: unknown): void;
@@ -84,14 +85,16 @@ export class EngineSink implements SchedulerSink, FillSink {
         this.result(r.ok, now);
       }
     });
-    // Off the venue's tick grid: our tick is stale (wire-formats.md 4.4). A SELL refused for
-    // balance: its shares wait (sell-backoff.ts). After the loop: the engine requotes the market,
-    // which must see every result of this answer first.
+    // Off the venue's tick grid: our tick is stale (wire-formats.md 4.4). Refused for balance: a
+    // SELL's shares wait, or every BUY, and the collateral is read again (balance-backoff.ts).
+    // After the loop: the engine requotes the market, which must see every result of this answer first.
     for (const r of results) {
       const o = e.orders.get(r.clientId);
       if (!o) continue;
-      if (o.side === 'SELL' && (r.ok || r.error === 'INVALID_ORDER_NOT_ENOUGH_BALANCE')) e.sellAnswered(o.tokenId, !r.ok);
-      else if (!r.ok && r.error === 'INVALID_ORDER_MIN_TICK_SIZE') e.tickRejected(o.tokenId);
+      if (r.ok || r.error === 'INVALID_ORDER_NOT_ENOUGH_BALANCE') {
+        if (o.side === 'SELL') e.sellAnswered(o.tokenId, !r.ok);
+        else e.buyAnswered(!r.ok);
+      } else if (!r.ok && r.error === 'INVALID_ORDER_MIN_TICK_SIZE') e.tickRejected(o.tokenId);
     }
     // A result missing from the answer is unclear, not rejected. (The usual answer lists the
     // requests in order: checked without building a set.)

@@ -27,7 +27,8 @@ import { engineResults, type EngineResults } from './engine-results.js';
 import { RunningPnl } from './running-pnl.js';
 import { TickGuard } from './tick-guard.js';
 import { CancelAllRetry } from './cancel-all-retry.js';
-import { SellBackoff } from './sell-backoff.js';
+import { BalanceBackoff, COLLATERAL } from './balance-backoff.js';
+import { CollateralBudget } from './collateral.js';
 import type { Held } from './quote-inputs.js';
 import { PRICE_SCALE } from '../core/units.js';
 
@@ -109,10 +110,12 @@ export class Engine {
   private readonly covered: boolean[] = [];
   /**
    * Shares of a token the venue counts as ours to sell: held, less those bought in trades not yet
-   * on chain; none while a refused SELL's wait runs (sell-backoff.ts).
+   * on chain; none while a refused SELL's wait runs (balance-backoff.ts).
    */
   private readonly sellable = (tokenId: string): number => (this.sellWait.waiting(tokenId) ? 0 : Math.max(0, this.positions.qty(tokenId) - this.ledger.unminedBought(tokenId)));
-  private readonly sellWait: SellBackoff;
+  private readonly sellWait: BalanceBackoff;
+  /** The collateral our BUYs may promise (collateral.ts). */
+  readonly collateral: CollateralBudget;
   private readonly riskInputs: EngineRiskInputs;
   private readonly heldScratch: Held = { qty: 0, complementQty: 0, sellable: 0, complementSellable: 0 };
   private feedLive = true;
@@ -128,7 +131,8 @@ export class Engine {
    * requotes counts every one, skippedRequotes those of them skipped as changing nothing
    * (quote-inputs.ts), heldSelfCross places held back because they would cross our own order,
    * heldForCancel SELLs held back until the cancel of a SELL whose shares they need has landed,
-   * sellWaits SELLs refused for balance (each starts its token's wait, sell-backoff.ts).
+   * sellWaits SELLs refused for balance (each starts its token's wait, balance-backoff.ts),
+   * buyWaits BUYs refused for balance (each starts the BUYs' wait and a collateral read).
    * tickRejects: orders refused with INVALID_ORDER_MIN_TICK_SIZE; tickRefreshes: refreshes asked
    * for after one; tickRefreshTimeouts: of those, not answered in time (quoting resumed on the old tick).
    */
@@ -141,6 +145,7 @@ export class Engine {
     heldSelfCross: 0,
     heldForCancel: 0,
     sellWaits: 0,
+    buyWaits: 0,
     errors: 0,
     tickRejects: 0,
     tickRefreshes: 0,
@@ -225,7 +230,17 @@ export class Engine {
       o.onTickSuspect,
       o.tickSuspectTimeoutMs ?? 5000,
     );
-    this.sellWait = new SellBackoff(o.clock, (t) => this.touch(t));
+    // the BUYs' wait ends at the next housekeeping requote (every market, once a period)
+    this.sellWait = new BalanceBackoff(o.clock, (t) => this.touch(t));
+    const venue = o.venue;
+    this.collateral = new CollateralBudget({
+      clock: o.clock,
+      log: o.log,
+      read: venue.collateral && o.config.risk.collateralReadMs > 0 ? () => venue.collateral!() : undefined,
+      refresh: venue.refreshBalance ? () => venue.refreshBalance!() : undefined,
+      spent: () => this.positions.spent,
+      everyMs: o.config.risk.collateralReadMs,
+    });
     this.positions.onApply = (t) => this.markMoved(t);
     o.books.onOutOfSync?.((t) => this.markMoved(t));
     this.riskInputs = riskInputs(
@@ -234,6 +249,7 @@ export class Engine {
       (t) => this.mark(t),
       (t) => this.ledger.unminedBought(t),
       (t) => this.sellWait.waiting(t),
+      { available: () => this.collateral.available(), buyWaiting: () => this.sellWait.waiting(COLLATERAL) },
     );
     for (const m of o.markets) this.addMarket(m);
     o.venue.onUserEvent((e) => this.handleUserEvent(e));
@@ -313,6 +329,7 @@ export class Engine {
   /** Starts quoting (after startup reconciliation) and the housekeeping timer. */
   start(): void {
     this.quoting = true;
+    this.collateral.schedule();
     this.runningPnl.remarkAll();
     this.scheduleHousekeeping();
     for (const st of this.markets.values()) this.requote(st);
@@ -505,6 +522,7 @@ export class Engine {
     await this.scheduler.whenIdle();
     this.scheduler.close();
     this.sellWait.close();
+    this.collateral.close();
   }
 
   /**
@@ -565,7 +583,22 @@ export class Engine {
     return this.runningPnl.value();
   }
 
-  /** A SELL of `tokenId` was refused for balance (true) or accepted (false): sell-backoff.ts. */
+  /**
+   * A BUY was refused for balance (true) or accepted (false): every BUY waits (balance-backoff.ts),
+   * and the collateral is read again, the venue asked to re-read it first (collateral.ts).
+   */
+  buyAnswered(refusedForBalance: boolean): void {
+    if (!refusedForBalance) return this.sellWait.accepted(COLLATERAL);
+    this.counters.buyWaits++;
+    const waitMs = this.sellWait.refused(COLLATERAL);
+    this.log.info(
+      { waitMs, collateralUsd: this.collateral.lastRead() === undefined ? null : (this.collateral.lastRead() as number) / 1e6 },
+      'engine: BUY refused for balance; BUYs wait before the next, and the collateral is read again',
+    );
+    void this.collateral.read(true);
+  }
+
+  /** A SELL of `tokenId` was refused for balance (true) or accepted (false): balance-backoff.ts. */
   sellAnswered(tokenId: string, refusedForBalance: boolean): void {
     if (!refusedForBalance) return this.sellWait.accepted(tokenId);
     this.counters.sellWaits++;

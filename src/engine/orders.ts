@@ -44,6 +44,7 @@ export class OrderTracker {
   private readonly openByToken = new Map<string, Set<TrackedOrder>>();
   /** Sum over open orders of price x (size - filled), micro-dollars, kept as they change. */
   private openNotionalSum = 0;
+  private openBuyCostSum = 0;
   /** Non-terminal orders without a venue id (pending or ambiguous): matched by terms. */
   private readonly unbound = new Set<TrackedOrder>();
   /** Orders bound to a venue id by their terms (a guess): a REST answer naming that id wins. */
@@ -161,6 +162,11 @@ export class OrderTracker {
   /** Sum over open orders of price x (size - filled), micro-dollars (kept as orders change). */
   openNotional(): number {
     return this.openNotionalSum;
+  }
+
+  /** The same sum over open BUY orders only: the collateral they promise. */
+  openBuyCost(): number {
+    return this.openBuyCostSum;
   }
 
   openCount(): number {
@@ -387,6 +393,7 @@ export class OrderTracker {
     }
     s.add(o);
     this.openNotionalSum += o.price * (o.size - o.filled);
+    if (o.side === 'BUY') this.openBuyCostSum += o.price * (o.size - o.filled);
   }
 
   private removeOpen(o: TrackedOrder): boolean {
@@ -397,12 +404,16 @@ export class OrderTracker {
       if (s.size === 0) this.openByToken.delete(o.tokenId);
     }
     this.openNotionalSum -= o.price * (o.size - o.filled);
+    if (o.side === 'BUY') this.openBuyCostSum -= o.price * (o.size - o.filled);
     return true;
   }
 
   /** Every change of `filled` goes here: an open order's remaining notional moves with it. */
   private setFilled(o: TrackedOrder, filled: number): void {
-    if (this.openSet.has(o)) this.openNotionalSum += o.price * (o.filled - filled);
+    if (this.openSet.has(o)) {
+      this.openNotionalSum += o.price * (o.filled - filled);
+      if (o.side === 'BUY') this.openBuyCostSum += o.price * (o.filled - filled);
+    }
     o.filled = filled;
   }
 

@@ -25,6 +25,8 @@ export class Positions {
   cash = 0;
   fees = 0;
   volume = 0;
+  /** Micro-dollars paid out since the start: BUY notional and every fee (the collateral budget's spending). */
+  spent = 0;
 
   get(tokenId: string): TokenPosition {
     let p = this.tokens.get(tokenId);
@@ -60,6 +62,7 @@ export class Positions {
     this.fees += sign * fee;
     this.cash -= sign * fee;
     this.cash += buy ? -notional : notional;
+    this.spent += sign * (fee + (side === 'BUY' ? notional : 0));
     foldFill(p, buy ? 'BUY' : 'SELL', price, size);
     this.onApply?.(tokenId);
   }

@@ -30,14 +30,23 @@ function leaving(o: TrackedOrder, cancelling: readonly TrackedOrder[]): boolean 
   return o.state === 'pending_cancel' || (o.orderId !== undefined && cancelling.length > 0 && cancelling.includes(o));
 }
 
+/** What the gate reads of our collateral (collateral.ts, balance-backoff.ts). */
+export interface CollateralInputs {
+  available(): number;
+  buyWaiting(): boolean;
+}
+
+const UNCAPPED: CollateralInputs = { available: () => Infinity, buyWaiting: () => false };
+
 export function riskInputs(
   orders: OrderTracker,
   positions: Positions,
   mark: (tokenId: string) => number,
   unmined: (tokenId: string) => number,
   sellWaiting: (tokenId: string) => boolean = () => false,
+  collateral: CollateralInputs = UNCAPPED,
 ): EngineRiskInputs {
-  const queued: QueuedPlaces = { orders: 0, notional: 0 };
+  const queued: QueuedPlaces = { orders: 0, notional: 0, buyNotional: 0 };
   const inputs: EngineRiskInputs = {
     queued,
     cancelling: [],
@@ -57,6 +66,9 @@ export function riskInputs(
       return s;
     },
     openNotional: () => queued.notional + orders.openNotional(),
+    openBuyCost: () => queued.buyNotional + orders.openBuyCost(),
+    collateral: () => collateral.available(),
+    buyWaiting: () => collateral.buyWaiting(),
     openOrders: () => orders.openCount() + queued.orders,
     mid: mark,
   };

@@ -19,13 +19,19 @@ export interface RiskInputs {
   qty(tokenId: string): number;
   /** Shares of a token bought in trades not yet settled (MATCHED, RETRYING): held, but the venue does not let us sell them yet. */
   unmined(tokenId: string): number;
-  /** True while a SELL of the token refused for balance waits before the next (sell-backoff.ts). */
+  /** True while a SELL of the token refused for balance waits before the next (balance-backoff.ts). */
   sellWaiting(tokenId: string): boolean;
   /** Remaining size of our open BUY orders on a token (including in-flight ones). */
   openBuy(tokenId: string): number;
   /** Remaining size of our open SELL orders on a token (shares already promised), but those on their way out (risk-inputs.ts). */
   openSell(tokenId: string): number;
   openNotional(): number;
+  /** Of openNotional, the open BUYs' (the collateral they promise at the venue), micro-dollars. */
+  openBuyCost(): number;
+  /** Micro-dollars our BUYs may promise in all (collateral.ts); Infinity when not capped. */
+  collateral(): number;
+  /** True while BUYs wait after one refused for balance (balance-backoff.ts). */
+  buyWaiting(): boolean;
   openOrders(): number;
   /** Mid of a token in price units, NaN when unknown. */
   mid(tokenId: string): number;
@@ -68,6 +74,7 @@ export class RiskGate {
   private readonly batchBuy = new Map<string, number>();
   private readonly batchSell = new Map<string, number>();
   private batchNotional = 0;
+  private batchBuyCost = 0;
   private batchOrders = 0;
   private readonly logged = new Map<string, number>();
   private readonly warned = new Map<string, number>();
@@ -139,6 +146,7 @@ export class RiskGate {
     if (this.batchBuy.size) this.batchBuy.clear();
     if (this.batchSell.size) this.batchSell.clear();
     this.batchNotional = 0;
+    this.batchBuyCost = 0;
     this.batchOrders = 0;
   }
 
@@ -170,6 +178,17 @@ export class RiskGate {
       if (Math.abs(net) > c.maxPositionPerMarket * SIZE_SCALE) {
         return this.block('max_position_market', () => ({ ...order(), market: m.conditionId, worstCaseNetShares: formatSize(net), maxShares: c.maxPositionPerMarket }), nowMs);
       }
+      // the venue's balance check: every open BUY's cost with this one within our collateral
+      if (s.buyWaiting()) return this.block('buy_balance_backoff', order, nowMs);
+      const cost = s.openBuyCost() + this.batchBuyCost + notional;
+      if (cost > s.collateral()) {
+        return this.block(
+          'buy_exceeds_collateral',
+          () => ({ ...order(), openBuyUsd: (cost - notional) / (PRICE_SCALE * SIZE_SCALE), collateralUsd: s.collateral() / (PRICE_SCALE * SIZE_SCALE) }),
+          nowMs,
+        );
+      }
+      this.batchBuyCost += notional;
       this.batchBuy.set(q.tokenId, (this.batchBuy.get(q.tokenId) ?? 0) + q.size);
     } else {
       if (s.sellWaiting(q.tokenId)) return this.block('sell_balance_backoff', order, nowMs);

@@ -48,6 +48,8 @@ export interface SchedulerOptions {
 export interface QueuedPlaces {
   orders: number;
   notional: number;
+  /** Of `notional`, the BUYs' (the collateral they promise). */
+  buyNotional: number;
 }
 
 export interface SchedulerStats {
@@ -246,12 +248,16 @@ export class OrderScheduler {
   queuedElsewhere(key: string, out: QueuedPlaces): QueuedPlaces {
     out.orders = 0;
     out.notional = 0;
+    out.buyNotional = 0;
     if (this.placeCount === 0) return out;
     for (const m of [this.early, this.places])
       for (const [k, qs] of m) {
         if (k === key) continue;
         out.orders += qs.length;
-        for (const q of qs) out.notional += q.price * q.size;
+        for (const q of qs) {
+          out.notional += q.price * q.size;
+          if (q.side === 'BUY') out.buyNotional += q.price * q.size;
+        }
       }
     return out;
   }

@@ -227,6 +227,8 @@ export class Daemon implements StatusSource {
     const since = this.recoveryWindowStart();
     restoreFromStore(this.engine, this.store.ordersToRestore(since), this.store.fills());
     await this.unlessStopped(reconcileWithVenue(this.engine, this.venue, since, log));
+    // the collateral our BUYs may promise, known before the first quote (a failure is logged: not capped)
+    await this.unlessStopped(this.engine.collateral.read());
     this.engine.start();
     this.scheduleCron();
     log.info({ mode: config.mode, markets: this.markets.map((m) => m.conditionId), status: this.status.url }, 'quoting started');

@@ -82,6 +82,10 @@ export function registerFamilies(reg: Registry, d: StatusSource): () => void {
   const r = () => d.engine.results();
   gauge('pnl_dollars', 'Session PnL: cash plus holdings at mid, fees included.', [], () => one(microsToDollars(r().pnlMicros)));
   gauge('cash_dollars', 'Session cash change (sells add, buys and fees subtract).', [], () => one(microsToDollars(r().cashMicros)));
+  gauge('collateral_dollars', 'Our collateral balance as last read (polymarket; absent before the first read): what open BUYs may cost together.', [], () => {
+    const b = d.engine.collateral.lastRead();
+    return b === undefined ? [] : one(microsToDollars(b));
+  });
   gauge('fees_dollars', 'Fees paid this session (falls when a fill is reversed).', [], () => one(microsToDollars(r().feesMicros)));
   gauge('volume_dollars', 'Notional traded this session (falls when a fill is reversed).', [], () => one(microsToDollars(r().volumeMicros)));
   gauge('market_pnl_dollars', "A market's PnL before fees: its tokens' realized plus unrealized at mid.", ['market'], () =>
@@ -206,6 +210,7 @@ export function registerFamilies(reg: Registry, d: StatusSource): () => void {
     [{ kind: 'for_cancel' }, ec().heldForCancel],
   ]);
   counter('engine_sell_waits', 'SELLs refused for balance; each makes its token wait before the next offer.', [], () => one(ec().sellWaits));
+  counter('engine_buy_waits', 'BUYs refused for balance; each makes every BUY wait and reads the collateral again.', [], () => one(ec().buyWaits));
   counter('engine_bad_trades', 'Trades naming our orders that failed the fill checks (not taken as fills).', [], () => one(ec().badTrades));
   counter('engine_tick_rejects', 'Orders refused off the tick grid (rejected), the tick refreshes they started (refresh), refreshes that timed out (timeout).', ['kind'], () => [
     [{ kind: 'rejected' }, ec().tickRejects],

@@ -42,6 +42,7 @@ export class LiveVenue implements Venue {
   private readonly listeners: Array<(e: UserEvent) => void> = [];
 
   constructor(private readonly o: LiveVenueOptions) {
+    if (o.clob.readsCollateral) this.collateral = () => this.readCollateral();
     o.subscribeUser((e) => {
       for (const fn of this.listeners) fn(e);
     });
@@ -109,8 +110,18 @@ export class LiveVenue implements Venue {
     return cancelResult(await this.o.clob.cancelMarketOrders(market));
   }
 
-  async refreshBalance(tokenId: string): Promise<void> {
+  async refreshBalance(tokenId?: string): Promise<void> {
     await this.o.clob.refreshBalance(tokenId);
+  }
+
+  /** Present where the profile can read our collateral (Venue.collateral). */
+  readonly collateral?: () => Promise<number>;
+
+  private async readCollateral(): Promise<number> {
+    const b = await this.o.clob.getBalanceAllowance();
+    if (!b) throw new RangeError('the venue profile has no collateral read');
+    // digits only (the schema); beyond 2^53 micro-dollars the cap cannot bind anyway
+    return Number(BigInt(b.balance) > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : b.balance);
   }
 
   async openOrders(): Promise<VenueOrder[]> {

@@ -88,8 +88,13 @@ export interface Venue {
   cancelMarket(market: string): Promise<CancelResult>;
   openOrders(): Promise<VenueOrder[]>;
   trades(sinceMs: number): Promise<VenueTrade[]>;
-  /** Asks the venue to re-read our balance of a token (after a SELL refused for balance); absent where it cannot. */
-  refreshBalance?(tokenId: string): Promise<void>;
+  /**
+   * Asks the venue to re-read our balance of a token (after a SELL refused for balance), or of our
+   * collateral without one (after a BUY); absent where it cannot.
+   */
+  refreshBalance?(tokenId?: string): Promise<void>;
+  /** Our collateral balance, micro-dollars (the figure the venue's BUY check reads); absent where the venue has no such read. */
+  collateral?(): Promise<number>;
   /** Order and trade updates (the user channel, or the simulated venue's own events). */
   onUserEvent(listener: (e: UserEvent) => void): void;
   close(): Promise<void>;

@@ -43,4 +43,19 @@ describe('polymarket profile: a stale balance cache and its refresh', () => {
     await c.updateBalanceAllowance({ asset_type: AssetType.CONDITIONAL, token_id: yes });
     expect(await shares()).toBe(afterOurs + 5_000_000);
   });
+
+  it("makerd's collateral read (Venue.collateral) and its collateral refresh name the route as the official client does: the same balance", async () => {
+    const acct = emu.accounts[0];
+    const c = officialClient(emu, acct);
+    const { venue } = makerdVenueFor(emu, acct);
+    const official = async () => Number((await c.getBalanceAllowance({ asset_type: AssetType.COLLATERAL })).balance);
+    expect(venue.collateral).toBeDefined();
+    const before = await venue.collateral!();
+    expect(before).toBe(await official());
+    expect(before).toBe(emu.exchange.account(acct.apiKey).cashMicros);
+    // the venue answers the COLLATERAL refresh of both clients (no token)
+    await venue.refreshBalance();
+    await c.updateBalanceAllowance({ asset_type: AssetType.COLLATERAL });
+    expect(await venue.collateral!()).toBe(before);
+  });
 });

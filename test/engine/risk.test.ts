@@ -20,11 +20,25 @@ const cfg = {
   errorRateMax: 0.5,
   errorRateMinSamples: 4,
   maxFeeRateBps: 1000,
+  collateralReadMs: 30000,
 };
 const m: MarketMeta = { conditionId: 'm', tokenId: 'Y', complementId: 'N', tick: 100, minSize: 500, negRisk: false };
 
 function inputs(over: Partial<RiskInputs> = {}): RiskInputs {
-  return { qty: () => 0, unmined: () => 0, sellWaiting: () => false, openBuy: () => 0, openSell: () => 0, openNotional: () => 0, openOrders: () => 0, mid: () => 5000, ...over };
+  return {
+    qty: () => 0,
+    unmined: () => 0,
+    sellWaiting: () => false,
+    openBuy: () => 0,
+    openSell: () => 0,
+    openNotional: () => 0,
+    openBuyCost: () => 0,
+    collateral: () => Infinity,
+    buyWaiting: () => false,
+    openOrders: () => 0,
+    mid: () => 5000,
+    ...over,
+  };
 }
 const buy = (size: number, price = 5000, tokenId = 'Y'): Quote => ({ tokenId, side: 'BUY', price, size });
 
@@ -34,6 +48,24 @@ describe('risk gate', () => {
     g.begin();
     expect(g.checkPlace(buy(1000), m, inputs(), 0)).toBeUndefined();
     expect(g.blocks.size).toBe(0);
+  });
+
+  it('BUYs within the collateral: every open BUY and the batch counted; a SELL needs none; none while BUYs wait', () => {
+    const g = new RiskGate(cfg, silentLogger);
+    // $12 of collateral, $4 promised by open BUYs: a $5 BUY fits, a second does not
+    const s = inputs({ collateral: () => 12_000_000, openBuyCost: () => 4_000_000 });
+    g.begin();
+    expect(g.checkPlace(buy(1000), m, s, 0)).toBeUndefined();
+    expect(g.checkPlace(buy(1000, 5000, 'N'), m, s, 0)).toBe('buy_exceeds_collateral');
+    expect(g.checkPlace(buy(700, 5000, 'N'), m, s, 0)).toBe('buy_exceeds_collateral');
+    // exactly the balance is accepted (the venue's check: cost <= balance)
+    expect(g.checkPlace(buy(600, 5000, 'N'), m, s, 0)).toBeUndefined();
+    expect(g.checkPlace(buy(100, 5000, 'N'), m, s, 0)).toBe('buy_exceeds_collateral');
+    expect(g.checkPlace({ tokenId: 'Y', side: 'SELL', price: 5000, size: 1000 }, m, inputs({ qty: () => 1000, collateral: () => 0 }), 0)).toBeUndefined();
+    g.begin();
+    expect(g.checkPlace(buy(500), m, inputs({ buyWaiting: () => true }), 0)).toBe('buy_balance_backoff');
+    expect(g.blocks.get('buy_exceeds_collateral')).toBe(3);
+    expect(g.blocks.get('buy_balance_backoff')).toBe(1);
   });
 
   it('max order size', () => {

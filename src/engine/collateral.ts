@@ -1,0 +1,96 @@
+// The collateral our BUYs may promise. The venue refuses a BUY whose cost, with every open BUY's,
+// exceeds our balance ("not enough balance / allowance"), and each refusal counts toward the
+// order-error-rate halt; so the risk gate keeps BUYs within the balance as last read
+// (Venue.collateral), less what was paid out since that read began: BUY fills and fees
+// (Positions.spent). The read may or may not count them, so they count as spent until the next
+// one; a SELL's proceeds count from the next read. Read at start-up, every `everyMs`, and after a
+// BUY refused for balance (the venue asked to re-read it first). No read answered yet, or a venue
+// that has none (the spec profile, the simulated venue): not capped.
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/log.js';
+
+export interface CollateralOptions {
+  clock: Clock;
+  log: Logger;
+  /** Our collateral balance at the venue, micro-dollars; undefined when the venue cannot say. */
+  read: (() => Promise<number>) | undefined;
+  /** Asks the venue to re-read the balance (Venue.refreshBalance without a token). */
+  refresh: (() => Promise<void>) | undefined;
+  /** Micro-dollars paid out since start (Positions.spent): only its changes count. */
+  spent: () => number;
+  /** Period of the reads, ms (0: read at start-up and after a refusal only). */
+  everyMs: number;
+}
+
+export class CollateralBudget {
+  private balance = Infinity;
+  private spentAtRead = 0;
+  private reading: Promise<void> | undefined;
+  private timer: number | undefined;
+  private closed = false;
+  /** Reads answered and failed (status, tests). */
+  reads = 0;
+  readFailures = 0;
+
+  constructor(private readonly o: CollateralOptions) {}
+
+  /** Micro-dollars all our open BUYs may cost together; Infinity when not capped. */
+  available(): number {
+    return this.balance - (this.o.spent() - this.spentAtRead);
+  }
+
+  /** The balance as last read, micro-dollars; undefined before the first answer. */
+  lastRead(): number | undefined {
+    return this.balance === Infinity ? undefined : this.balance;
+  }
+
+  /** Starts the periodic reads (the first read is the caller's: `read`, awaited at start-up). */
+  schedule(): void {
+    if (!this.o.read || this.o.everyMs <= 0 || this.closed) return;
+    this.timer = this.o.clock.schedule(this.o.clock.now() + this.o.everyMs, () => {
+      this.timer = undefined;
+      void this.read().then(() => this.schedule());
+    });
+  }
+
+  /**
+   * Reads the balance (after asking the venue to re-read it, with `refresh`); one read at a time.
+   * Never rejects: a failure keeps the last figure and is logged.
+   */
+  read(refresh = false): Promise<void> {
+    const o = this.o;
+    if (!o.read || this.closed) return Promise.resolve();
+    if (this.reading) return this.reading;
+    const read = o.read;
+    // fills from here on may or may not be in the answer: counted as spent after it
+    const spentBefore = o.spent();
+    this.reading = (async () => {
+      if (refresh && o.refresh) {
+        try {
+          await o.refresh();
+        } catch (err) {
+          o.log.warn({ err }, 'engine: asking the venue to re-read our collateral failed');
+        }
+      }
+      try {
+        const micros = await read();
+        if (!Number.isFinite(micros) || micros < 0) throw new RangeError(`collateral balance ${micros} is not a non-negative amount`);
+        this.balance = micros;
+        this.spentAtRead = spentBefore;
+        this.reads++;
+      } catch (err) {
+        this.readFailures++;
+        o.log.warn({ err, lastReadUsd: this.balance === Infinity ? null : this.balance / 1e6 }, 'engine: reading our collateral balance failed; BUYs stay within the last figure read');
+      } finally {
+        this.reading = undefined;
+      }
+    })();
+    return this.reading;
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer !== undefined) this.o.clock.cancel(this.timer);
+    this.timer = undefined;
+  }
+}

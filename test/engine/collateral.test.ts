@@ -1,0 +1,96 @@
+// The collateral budget the risk gate caps BUYs with (collateral.ts): the balance as last read,
+// less what was paid out since that read began; a read that fails keeps the last figure; reads
+// come one at a time, on the clock's period and when asked.
+import { describe, expect, it } from 'vitest';
+import { VirtualClock } from '../../src/core/clock.js';
+import { silentLogger } from '../../src/core/log.js';
+import { CollateralBudget } from '../../src/engine/collateral.js';
+import { Positions } from '../../src/engine/positions.js';
+
+function setup(everyMs = 0) {
+  const clock = new VirtualClock(0);
+  const positions = new Positions();
+  const venue = { balance: 10_000_000, reads: 0, refreshes: 0, fail: false, hold: false, release: [] as Array<() => void> };
+  const budget = new CollateralBudget({
+    clock,
+    log: silentLogger,
+    read: () => {
+      venue.reads++;
+      if (venue.fail) return Promise.reject(new Error('503 Service Unavailable'));
+      const figure = venue.balance;
+      return venue.hold ? new Promise<number>((r) => venue.release.push(() => r(figure))) : Promise.resolve(figure);
+    },
+    refresh: async () => void venue.refreshes++,
+    spent: () => positions.spent,
+    everyMs,
+  });
+  return { clock, positions, venue, budget };
+}
+
+describe('collateral budget', () => {
+  it('not capped before the first read; then the balance less BUY fills and fees since the read began; SELL proceeds wait for the next read', async () => {
+    const { positions, venue, budget } = setup();
+    expect(budget.available()).toBe(Infinity);
+    expect(budget.lastRead()).toBeUndefined();
+    await budget.read();
+    expect(budget.available()).toBe(10_000_000);
+    positions.apply('Y', 'BUY', 4000, 1000, 20_000); // $4 and a 2-cent fee
+    expect(budget.available()).toBe(5_980_000);
+    positions.apply('Y', 'SELL', 4500, 500, 0); // $2.25 back, not counted until read
+    expect(budget.available()).toBe(5_980_000);
+    // the venue's next figure counts both: the spending since then starts from zero
+    venue.balance = 10_000_000 - 4_000_000 - 20_000 + 2_250_000;
+    await budget.read();
+    expect(budget.available()).toBe(8_230_000);
+    expect(budget.lastRead()).toBe(8_230_000);
+  });
+
+  it('a fill while a read is out counts as spent after its answer (the answer may not include it)', async () => {
+    const { positions, venue, budget } = setup();
+    venue.hold = true;
+    const first = budget.read();
+    // a second caller shares the read out
+    const second = budget.read(true);
+    expect(venue.reads).toBe(1);
+    positions.apply('N', 'BUY', 5000, 1000, 0);
+    venue.release.shift()?.();
+    await Promise.all([first, second]);
+    expect(budget.available()).toBe(5_000_000);
+    expect(venue.refreshes).toBe(0);
+  });
+
+  it('a failed read keeps the last figure; `refresh` asks the venue to re-read first; reads every period once scheduled, none after close', async () => {
+    const { clock, venue, budget } = setup(1000);
+    await budget.read();
+    venue.fail = true;
+    venue.balance = 1;
+    await budget.read(true);
+    expect(venue.refreshes).toBe(1);
+    expect(budget.available()).toBe(10_000_000);
+    expect(budget.readFailures).toBe(1);
+    venue.fail = false;
+    venue.balance = 7_000_000;
+    budget.schedule();
+    clock.advanceTo(999);
+    expect(venue.reads).toBe(2);
+    clock.advanceTo(1000);
+    await new Promise((r) => setImmediate(r));
+    expect(venue.reads).toBe(3);
+    expect(budget.available()).toBe(7_000_000);
+    clock.advanceTo(2000);
+    await new Promise((r) => setImmediate(r));
+    expect(venue.reads).toBe(4);
+    budget.close();
+    clock.advanceTo(10_000);
+    await new Promise((r) => setImmediate(r));
+    expect(venue.reads).toBe(4);
+  });
+
+  it('a venue figure that is not an amount is a failed read', async () => {
+    const { venue, budget } = setup();
+    venue.balance = Number.NaN;
+    await budget.read();
+    expect(budget.available()).toBe(Infinity);
+    expect(budget.readFailures).toBe(1);
+  });
+});
