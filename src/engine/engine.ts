@@ -112,8 +112,8 @@ export class Engine {
    * Shares of a token the venue counts as ours to sell: held, less those bought in trades not yet
    * on chain; none while a refused SELL's wait runs (balance-backoff.ts).
    */
-  private readonly sellable = (tokenId: string): number => (this.sellWait.waiting(tokenId) ? 0 : Math.max(0, this.positions.qty(tokenId) - this.ledger.unminedBought(tokenId)));
-  private readonly sellWait: BalanceBackoff;
+  private readonly sellable = (tokenId: string): number => (this.balanceWait.waiting(tokenId) ? 0 : Math.max(0, this.positions.qty(tokenId) - this.ledger.unminedBought(tokenId)));
+  private readonly balanceWait: BalanceBackoff;
   /** The collateral our BUYs may promise (collateral.ts). */
   readonly collateral: CollateralBudget;
   private readonly riskInputs: EngineRiskInputs;
@@ -231,7 +231,7 @@ export class Engine {
       o.tickSuspectTimeoutMs ?? 5000,
     );
     // the BUYs' wait ends at the next housekeeping requote (every market, once a period)
-    this.sellWait = new BalanceBackoff(o.clock, (t) => this.touch(t));
+    this.balanceWait = new BalanceBackoff(o.clock, (t) => this.touch(t));
     const venue = o.venue;
     this.collateral = new CollateralBudget({
       clock: o.clock,
@@ -248,8 +248,8 @@ export class Engine {
       this.positions,
       (t) => this.mark(t),
       (t) => this.ledger.unminedBought(t),
-      (t) => this.sellWait.waiting(t),
-      { available: () => this.collateral.available(), buyWaiting: () => this.sellWait.waiting(COLLATERAL) },
+      (t) => this.balanceWait.waiting(t),
+      { available: () => this.collateral.available(), buyWaiting: () => this.balanceWait.waiting(COLLATERAL) },
     );
     for (const m of o.markets) this.addMarket(m);
     o.venue.onUserEvent((e) => this.handleUserEvent(e));
@@ -521,7 +521,7 @@ export class Engine {
     await this.scheduler.cancelAll();
     await this.scheduler.whenIdle();
     this.scheduler.close();
-    this.sellWait.close();
+    this.balanceWait.close();
     this.collateral.close();
   }
 
@@ -588,9 +588,9 @@ export class Engine {
    * and the collateral is read again, the venue asked to re-read it first (collateral.ts).
    */
   buyAnswered(refusedForBalance: boolean): void {
-    if (!refusedForBalance) return this.sellWait.accepted(COLLATERAL);
+    if (!refusedForBalance) return this.balanceWait.accepted(COLLATERAL);
     this.counters.buyWaits++;
-    const waitMs = this.sellWait.refused(COLLATERAL);
+    const waitMs = this.balanceWait.refused(COLLATERAL);
     this.log.info(
       { waitMs, collateralUsd: this.collateral.lastRead() === undefined ? null : (this.collateral.lastRead() as number) / 1e6 },
       'engine: BUY refused for balance; BUYs wait before the next, and the collateral is read again',
@@ -600,9 +600,9 @@ export class Engine {
 
   /** A SELL of `tokenId` was refused for balance (true) or accepted (false): balance-backoff.ts. */
   sellAnswered(tokenId: string, refusedForBalance: boolean): void {
-    if (!refusedForBalance) return this.sellWait.accepted(tokenId);
+    if (!refusedForBalance) return this.balanceWait.accepted(tokenId);
     this.counters.sellWaits++;
-    const waitMs = this.sellWait.refused(tokenId);
+    const waitMs = this.balanceWait.refused(tokenId);
     this.log.info({ tokenId, waitMs }, 'engine: SELL refused for balance; its shares wait before the next offer');
     // the venue's cache may be what is stale: ask it to re-read (Polymarket's advice in issue 290)
     const venue = this.o.venue;
