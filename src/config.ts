@@ -114,6 +114,8 @@ export const configSchema = z.strictObject({
     makerFeeBps: nonNeg,
     takerFeeBps: nonNeg,
     queueModel: z.boolean(),
+    /** Our collateral at the start, dollars: BUYs beyond it are refused, as on the venue, and the engine caps BUYs at it (0: unlimited). */
+    cashUsd: nonNeg,
   }),
   cron: z.strictObject({ refreshMarkets: z.string(), reconcile: z.string(), dailySummary: z.string() }),
   log: z.strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']) }),

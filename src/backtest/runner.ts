@@ -318,6 +318,8 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
         started = true;
         clock.advanceTo(t);
         nextRateSample = t;
+        // the collateral the BUYs may promise (sim.cashUsd), known before the first quote
+        await engine.collateral.read();
         engine.start();
         unsettled = true;
       }

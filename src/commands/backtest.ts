@@ -32,6 +32,8 @@ options:
   --cancel-latency MS   cancel latency (sim.cancelLatencyMs)
   --settle MS           a fill is settled (CONFIRMED) MS after it matched; until then its shares are
                         held but not sellable, as on the venue (sim.settleMs, default 0)
+  --cash USD            our collateral at the start: a BUY beyond what it leaves is refused, as on the
+                        venue, and the risk gate keeps BUYs within it (sim.cashUsd; default 0: unlimited)
   --maker-fee BPS       maker fee rate (sim.makerFeeBps)
   --taker-fee BPS       taker fee rate (sim.takerFeeBps)
   --no-queue            our orders join at the front of their level (no queue model)
@@ -85,6 +87,7 @@ export const command: CommandModule = {
         'order-latency': { type: 'string' },
         'cancel-latency': { type: 'string' },
         settle: { type: 'string' },
+        cash: { type: 'string' },
         'maker-fee': { type: 'string' },
         'taker-fee': { type: 'string' },
         'no-queue': { type: 'boolean' },
@@ -122,6 +125,7 @@ export const command: CommandModule = {
     set('orderLatencyMs', numberFlag(values['order-latency'], '--order-latency', { min: 0 }));
     set('cancelLatencyMs', numberFlag(values['cancel-latency'], '--cancel-latency', { min: 0 }));
     set('settleMs', numberFlag(values.settle, '--settle', { min: 0 }));
+    set('cashUsd', numberFlag(values.cash, '--cash', { min: 0 }));
     set('makerFeeBps', numberFlag(values['maker-fee'], '--maker-fee', { min: 0 }));
     set('takerFeeBps', numberFlag(values['taker-fee'], '--taker-fee', { min: 0 }));
     if (values['no-queue']) sim.queueModel = false;

@@ -7,6 +7,8 @@ import type { SimFill } from './sim-events.js';
 export interface SimStats {
   placed: number;
   rejected: number;
+  /** Of those, BUYs beyond our collateral (sim.cashUsd). */
+  rejectedForBalance: number;
   /** Cancels and GTD expiries. */
   cancelled: number;
   fills: number;
@@ -22,7 +24,7 @@ export interface SimStats {
 }
 
 export class SimLedger {
-  readonly stats: SimStats = { placed: 0, rejected: 0, cancelled: 0, fills: 0, makerFills: 0, takerFills: 0, makerVolume: 0, takerVolume: 0, feesMicros: 0, seeded: 0 };
+  readonly stats: SimStats = { placed: 0, rejected: 0, rejectedForBalance: 0, cancelled: 0, fills: 0, makerFills: 0, takerFills: 0, makerVolume: 0, takerVolume: 0, feesMicros: 0, seeded: 0 };
   readonly fills: SimFill[] = [];
   private readonly listeners: Array<(e: UserEvent) => void> = [];
 

@@ -75,6 +75,12 @@ export interface SimulatedVenueOptions {
   logger?: Logger;
   /** How many done orders, client ids and fills are remembered (default 100,000). */
   historyLimit?: number;
+  /**
+   * Our collateral at the start, micro-dollars: a BUY whose cost with every resting BUY's exceeds
+   * the collateral left is refused INVALID_ORDER_NOT_ENOUGH_BALANCE, as the venue does, and
+   * collateral() reads it. Undefined: unlimited, no collateral read.
+   */
+  cashMicros?: number;
 }
 
 /** The venue from the `sim` config section (feedLatencyMs is the driver's, see above). */
@@ -90,6 +96,7 @@ export function simulatedVenueFromConfig(sim: Config['sim'], clock: Clock, marke
     makerFeeBps: sim.makerFeeBps,
     takerFeeBps: sim.takerFeeBps,
     queueModel: sim.queueModel,
+    cashMicros: sim.cashUsd > 0 ? Math.round(sim.cashUsd * 1_000_000) : undefined,
   });
 }
 
@@ -117,6 +124,10 @@ export class SimulatedVenue implements Venue {
   /** Timers of fills still to be CONFIRMED (sim.settleMs), cancelled by close(). */
   private readonly settling = new Set<number>();
   private seq = 0;
+  /** Our collateral now (SimulatedVenueOptions.cashMicros): fills move it; undefined = unlimited. */
+  private cash: number | undefined;
+  /** Present when the collateral is limited (Venue.collateral). */
+  readonly collateral?: () => Promise<number>;
 
   constructor(opts: SimulatedVenueOptions) {
     this.clock = opts.clock;
@@ -127,6 +138,8 @@ export class SimulatedVenue implements Venue {
     this.doneIds = new IdMemory(this.history);
     this.ledger = new SimLedger(opts.logger, this.history);
     for (const m of opts.markets) this.addMarket(m);
+    this.cash = opts.cashMicros;
+    if (this.cash !== undefined) this.collateral = () => Promise.resolve(this.cash as number);
   }
 
   addMarket(m: SimMarket): void {
@@ -382,6 +395,7 @@ export class SimulatedVenue implements Venue {
     const crosses = buy ? book.bestAsk() <= r.price : book.bestBid() >= r.price;
     if (r.postOnly && crosses) return this.rejected(r, 'INVALID_POST_ONLY_ORDER');
     if (r.orderType === 'FOK' && this.takeable(book, r) < r.size) return this.rejected(r, 'FOK_ORDER_NOT_FILLED_ERROR');
+    if (buy && this.cash !== undefined && this.restingBuyCost() + r.price * r.size > this.cash) return this.rejected(r, 'INVALID_ORDER_NOT_ENOUGH_BALANCE');
     this.clientIds.add(r.clientId);
     this.ledger.stats.placed++;
 
@@ -484,6 +498,7 @@ export class SimulatedVenue implements Venue {
     o.sizeMatched += size;
     o.associateTrades.push(f.tradeId);
     this.ledger.addFill(f);
+    if (this.cash !== undefined) this.cash += (o.side === 'BUY' ? -price * size : price * size) - micros;
     const owner = this.opts.owner ?? 'sim';
     this.ledger.emit(tradeEvent(f, o, owner, 'MATCHED', otherBps, now));
     const settleMs = this.opts.settleMs ?? 0;
@@ -533,6 +548,13 @@ export class SimulatedVenue implements Venue {
     this.ledger.emit(orderEvent(o, 'CANCELLATION', this.clock.now()));
   }
 
+  /** What our resting BUYs promise, micro-dollars (walked only when the collateral is limited). */
+  private restingBuyCost(): number {
+    let sum = 0;
+    for (const t of this.tokens.values()) for (const { o } of t.orders) if (o.side === 'BUY' && o.status === 'LIVE') sum += o.price * (o.originalSize - o.sizeMatched);
+    return sum;
+  }
+
   /** A done order stays queryable until historyLimit newer ones are done. */
   private retire(o: SimOrder): void {
     const evicted = this.doneIds.add(o.orderId);
@@ -547,6 +569,7 @@ export class SimulatedVenue implements Venue {
 
   private rejected(r: OrderRequest, error: RejectCode): PlaceResult {
     this.ledger.stats.rejected++;
+    if (error === 'INVALID_ORDER_NOT_ENOUGH_BALANCE') this.ledger.stats.rejectedForBalance++;
     return { clientId: r.clientId, ok: false, error };
   }
 

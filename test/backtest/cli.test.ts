@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cli } from '../../src/cli.js';
@@ -33,6 +33,31 @@ describe('makerd backtest (CLI)', () => {
     expect(result.total.orders).toBeGreaterThan(0);
     expect(existsSync(join(dir, 'report.html'))).toBe(true);
   }, 30_000);
+
+  it('--cash USD: the simulated venue refuses BUYs beyond the collateral, as the venue does; the risk gate keeps BUYs within it, so none is refused', async () => {
+    const backtest = async (extra: string[]) => {
+      const dir = tempDir('cli-cash');
+      const r = await run(['backtest', '--data', SAMPLE, '--out', dir, '--cash', '15', '--seed', '3', ...extra]);
+      expect(r.err).toBe('');
+      expect(r.code).toBe(0);
+      return JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as {
+        inputs: { sim: { cashUsd: number } };
+        engine: { halted: string | null; riskBlocks: Record<string, number> };
+        venue: { rejectedForBalance: number; fills: number };
+      };
+    };
+    const capped = await backtest([]);
+    expect(capped.inputs.sim.cashUsd).toBe(15);
+    expect(capped.venue.rejectedForBalance).toBe(0);
+    expect(capped.engine.riskBlocks.buy_exceeds_collateral).toBeGreaterThan(0);
+    expect(capped.venue.fills).toBeGreaterThan(0);
+    expect(capped.engine.halted).toBeNull();
+    // the gate's cap off (risk.collateralReadMs 0): the same wallet sees BUYs refused
+    const cfg = join(tempDir('cli-cash-cfg'), 'config.json');
+    writeFileSync(cfg, JSON.stringify({ risk: { collateralReadMs: 0 } }));
+    const uncapped = await backtest(['--config', cfg]);
+    expect(uncapped.venue.rejectedForBalance).toBeGreaterThan(0);
+  }, 60_000);
 
   it('refuses a bad --grid before anything runs: exit 2, one line naming the parameter and the value, nothing written', async () => {
     const cases: Array<[string[], RegExp]> = [

@@ -56,6 +56,25 @@ describe('SimulatedVenue queue position', () => {
     expect((await venue.trades(0)).map((t) => t.status)).toEqual(['CONFIRMED']);
   });
 
+  it('sim.cashUsd: a BUY beyond the collateral its resting BUYs leave is refused, as on the venue; fills move the collateral; collateral() reads it', async () => {
+    const { venue } = setup({ cashMicros: 6_000_000 });
+    expect(await venue.collateral?.()).toBe(6_000_000);
+    // $4.90 resting, then $1.50 more does not fit ($6.40 > $6) and $1.00 does
+    const id = await placeLive(venue, req({ side: 'BUY', price: 4900, size: 1000 }));
+    expect(await venue.placeOrder(req({ side: 'BUY', price: 3000, size: 500, tokenId: NO }))).toMatchObject({ ok: false, error: 'INVALID_ORDER_NOT_ENOUGH_BALANCE' });
+    await placeLive(venue, req({ side: 'BUY', price: 2000, size: 500, tokenId: NO }));
+    // a SELL needs no collateral
+    expect((await venue.placeOrder(req({ side: 'SELL', price: 6000, size: 500 }))).ok).toBe(true);
+    // the $4.90 BUY fills: its cost leaves the collateral, and its promise with it
+    venue.onMarketEvent(trade(YES, 'SELL', 4900, 30000));
+    expect(venue.order(id)?.status).toBe('MATCHED');
+    expect(await venue.collateral?.()).toBe(1_100_000);
+    await placeLive(venue, req({ side: 'BUY', price: 200, size: 500, tokenId: NO }));
+    expect(venue.stats().rejected).toBe(1);
+    // without cashMicros: unlimited, and no collateral read
+    expect(setup().venue.collateral).toBeUndefined();
+  });
+
   it('sim.settleMs: a venue closed before a fill settles emits nothing after close (no event for a stopped engine)', async () => {
     const { venue, events, clock } = setup({ settleMs: 3000 });
     await placeLive(venue, req({ side: 'BUY', price: 5000, size: 1000 }));
