@@ -2,16 +2,9 @@
 // deadline) is settled within seconds by a look-up at the venue, not after the two-minute
 // reconciliation; until then it counts as a resting quote.
 import { describe, it, expect } from 'vitest';
-import { bounded, kill, KEY, setup, spawnDaemon, until, type Daemon, type Env, useTestScope } from './harness.js';
+import { bounded, kill, KEY, setup, spawnDaemon, until, useTestScope } from './harness.js';
 
-let env: Env | undefined;
-let daemon: Daemon | undefined;
-useTestScope(
-  () => ({ env, daemons: [daemon] }),
-  () => {
-    env = daemon = undefined;
-  },
-);
+useTestScope();
 
 interface Status {
   openOrders: Array<{ orderId: string | null; state: string }>;
@@ -19,10 +12,9 @@ interface Status {
 
 describe('ambiguous submits', () => {
   it('are bound to the venue order, or settled, within seconds', async () => {
-    env = await setup({ params: { takerRatePerSec: 1e-9 } });
-    const e = env;
+    const e = await setup({ params: { takerRatePerSec: 1e-9 } });
     // the cron reconciliation cannot be what settles them
-    daemon = spawnDaemon(e, { http: { placeDeadlineMs: 400 }, cron: { refreshMarkets: '0 0 1 1 *', reconcile: '0 0 1 1 *', dailySummary: '0 0 1 1 *' } });
+    const daemon = spawnDaemon(e, { http: { placeDeadlineMs: 400 }, cron: { refreshMarkets: '0 0 1 1 *', reconcile: '0 0 1 1 *', dailySummary: '0 0 1 1 *' } });
     const d = daemon;
     await bounded(d.ready, 15_000, 'ready');
     await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0, 8000);

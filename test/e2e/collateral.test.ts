@@ -4,28 +4,20 @@
 // (polymarket: GET /balance-allowance, COLLATERAL) and sends no BUY beyond it, against
 // `makerd emulator --profile polymarket --start-cash 12`, whose check is the venue's.
 import { describe, expect, it } from 'vitest';
-import { bounded, kill, setup, spawnDaemon, until, useTestScope, type Daemon, type Env } from './harness.js';
+import { bounded, kill, setup, spawnDaemon, until, useTestScope } from './harness.js';
 
-let env: Env | undefined;
-let daemon: Daemon | undefined;
-useTestScope(
-  () => ({ env, daemons: [daemon] }),
-  () => {
-    env = daemon = undefined;
-  },
-);
+useTestScope();
 
 describe('BUYs within the collateral the venue holds for us', () => {
   it('sends no BUY the venue would refuse for balance, and still quotes BUYs the balance covers', async () => {
-    env = await setup({ profile: 'polymarket', startCashMicros: 12_000_000 });
-    const e = env;
-    daemon = spawnDaemon(e, { book: { verifyEvery: 0 } });
+    const e = await setup({ profile: 'polymarket', startCashMicros: 12_000_000 });
+    const daemon = spawnDaemon(e, { book: { verifyEvery: 0 } });
     await bounded(daemon.ready, 15_000, 'ready');
     const ex = e.emu.exchange;
     const buys = () => ex.openOrders(e.owner).filter((o) => o.side === 'BUY');
-    const refusedLines = () => daemon!.output.filter((l) => l.includes('"msg":"order rejected"') && /balance/i.test(l));
+    const refusedLines = () => daemon.output.filter((l) => l.includes('"msg":"order rejected"') && /balance/i.test(l));
     await until('BUYs of ours resting at the venue', () => buys().length > 0, 15_000, 50);
-    const url = await until('status url', () => daemon!.statusUrl(), 2000);
+    const url = await until('status url', () => daemon.statusUrl(), 2000);
     const blocked = async () => {
       const metrics = await (await fetch(`${url}/metrics`)).text();
       return Number(/^makerd_risk_blocks_total\{reason="buy_exceeds_collateral"\} (\d+)$/m.exec(metrics)?.[1] ?? 0);
@@ -47,20 +39,19 @@ describe('BUYs within the collateral the venue holds for us', () => {
   }, 60_000);
 
   it('collateral gone between reads (a withdrawal): the refused BUY makes BUYs wait and the balance read again; no more refusals, no halt', async () => {
-    env = await setup({ profile: 'polymarket', startCashMicros: 12_000_000 });
-    const e = env;
+    const e = await setup({ profile: 'polymarket', startCashMicros: 12_000_000 });
     // no periodic read in the test's time: only the refusal makes the daemon read again
-    daemon = spawnDaemon(e, { book: { verifyEvery: 0 }, risk: { collateralReadMs: 600_000 } });
+    const daemon = spawnDaemon(e, { book: { verifyEvery: 0 }, risk: { collateralReadMs: 600_000 } });
     await bounded(daemon.ready, 15_000, 'ready');
     const ex = e.emu.exchange;
-    const url = await until('status url', () => daemon!.statusUrl(), 2000);
+    const url = await until('status url', () => daemon.statusUrl(), 2000);
     const metric = async (name: string) => Number(new RegExp(`^${name} ([\\d.]+)$`, 'm').exec(await (await fetch(`${url}/metrics`)).text())?.[1] ?? NaN);
     expect(await metric('makerd_collateral_dollars')).toBe(12);
     await until('BUYs of ours resting at the venue', () => ex.openOrders(e.owner).some((o) => o.side === 'BUY'), 15_000, 50);
     // the wallet drops to 50 cents behind the daemon's back
     const a = ex.account(e.owner);
     a.cashMicros = Math.min(a.cashMicros, 500_000);
-    const refused = () => daemon!.output.filter((l) => l.includes('"msg":"order rejected"') && l.includes('INVALID_ORDER_NOT_ENOUGH_BALANCE'));
+    const refused = () => daemon.output.filter((l) => l.includes('"msg":"order rejected"') && l.includes('INVALID_ORDER_NOT_ENOUGH_BALANCE'));
     await until('a BUY refused for balance', () => refused().length > 0, 20_000, 50);
     await until('the collateral read again', async () => (await metric('makerd_collateral_dollars')) < 12, 5000, 50);
     const after = refused().length;

@@ -1,14 +1,7 @@
 import { describe, it, expect } from 'vitest';
-import { bounded, kill, KEY, setup, spawnDaemon, until, type Daemon, type Env, useTestScope } from './harness.js';
+import { bounded, kill, KEY, setup, spawnDaemon, until, useTestScope } from './harness.js';
 
-let env: Env | undefined;
-let daemon: Daemon | undefined;
-useTestScope(
-  () => ({ env, daemons: [daemon] }),
-  () => {
-    env = daemon = undefined;
-  },
-);
+useTestScope();
 
 interface Status {
   quoting: boolean;
@@ -19,10 +12,9 @@ interface Status {
 describe('faults', () => {
   it('a silent feed pulls the quotes within the configured time, and they come back', async () => {
     // No takers: only the stale-book guard may empty our orders (a fill would look like a pull).
-    env = await setup({ params: { takerRatePerSec: 1e-9 } });
-    const e = env;
+    const e = await setup({ params: { takerRatePerSec: 1e-9 } });
     const staleBookMs = 1500;
-    daemon = spawnDaemon(e, { risk: { staleBookMs }, feed: { quietMs: 1000, probeTimeoutMs: 1000 } });
+    const daemon = spawnDaemon(e, { risk: { staleBookMs }, feed: { quietMs: 1000, probeTimeoutMs: 1000 } });
     await bounded(daemon.ready, 15_000, 'ready');
     await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0, 8000);
     const t0 = Date.now();
@@ -42,9 +34,8 @@ describe('faults', () => {
   }, 45_000);
 
   it('with the default settings a silent feed pulls the quotes within 5 s (quiet time plus probe timeout)', async () => {
-    env = await setup({ params: { takerRatePerSec: 1e-9 } });
-    const e = env;
-    daemon = spawnDaemon(e);
+    const e = await setup({ params: { takerRatePerSec: 1e-9 } });
+    const daemon = spawnDaemon(e);
     await bounded(daemon.ready, 15_000, 'ready');
     await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0, 8000);
     const t0 = Date.now();
@@ -55,9 +46,8 @@ describe('faults', () => {
   }, 45_000);
 
   it('the order-error breaker halts: cancels everything, quotes nothing, stays up and says why', async () => {
-    env = await setup();
-    const e = env;
-    daemon = spawnDaemon(e, { risk: { errorRateMinSamples: 4, errorRateMax: 0.5, errorRateWindowMs: 60_000 }, retry: { baseMs: 50, maxMs: 200, attempts: 4 } });
+    const e = await setup();
+    const daemon = spawnDaemon(e, { risk: { errorRateMinSamples: 4, errorRateMax: 0.5, errorRateWindowMs: 60_000 }, retry: { baseMs: 50, maxMs: 200, attempts: 4 } });
     await bounded(daemon.ready, 15_000, 'ready');
     await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0, 8000);
     const url = daemon.statusUrl();

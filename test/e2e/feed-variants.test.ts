@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultSyntheticParams } from '../../src/emulator/agents.js';
 import type { FaultConfig } from '../../src/emulator/faults.js';
-import { bounded, kill, setup, spawnDaemon, useTestScope, type Daemon, type Env } from './harness.js';
+import { bounded, kill, setup, spawnDaemon, useTestScope, type Daemon } from './harness.js';
 
 const SECONDS = Number(process.env.MAKERD_MATRIX_SECONDS ?? 120);
 type Shape = Pick<FaultConfig, 'topsAfterBatch' | 'oneMessagePerBatch' | 'ltpLeads' | 'complementLtp' | 'hashPerMessage'>;
@@ -55,15 +55,7 @@ interface Row {
   faultEpisodes: number;
 }
 
-const envs: Env[] = [];
-const daemons: Daemon[] = [];
-useTestScope(
-  () => ({ env: undefined, daemons }),
-  () => {
-    for (const e of envs.splice(0)) void e.close();
-    daemons.length = 0;
-  },
-);
+useTestScope();
 
 async function status(d: Daemon): Promise<Status> {
   return (await (await fetch(`${d.statusUrl()}/status`, { signal: AbortSignal.timeout(2000) })).json()) as Status;
@@ -76,10 +68,8 @@ const episodes = (s: Status) => s.tokens.reduce((n, t) => n + t.outOfSyncEpisode
 async function runVariant(v: Shape, seed: number): Promise<Row> {
   const params = { makerRefreshPerSec: defaultSyntheticParams.makerRefreshPerSec, takerRatePerSec: defaultSyntheticParams.takerRatePerSec, activity: 3 };
   const env = await setup({ seed, speed: 1, markets: 2, params, faults: { ...v } });
-  envs.push(env);
   const [m0, m1] = env.emu.markets;
   const d = spawnDaemon({ ...env, token: `${m0.tokens[0]},${m1.tokens[0]}` });
-  daemons.push(d);
   await bounded(d.ready, 60_000, 'ready');
   // from the first moment both markets quote: the clean phase
   const t0 = Date.now();

@@ -12,13 +12,7 @@ import { Daemon } from '../../src/session/daemon.js';
 import { bounded, KEY, setup, storedFills, until, venueFills, type Env, useTestScope } from './harness.js';
 import { urlsEnv } from '../../src/emulator/server.js';
 
-let env: Env | undefined;
-useTestScope(
-  () => ({ env, daemons: [] }),
-  () => {
-    env = undefined;
-  },
-);
+useTestScope();
 
 function start(e: Env, db: string): Daemon {
   const u = e.emu.urls;
@@ -36,8 +30,7 @@ async function health(d: Daemon): Promise<{ status: number; reasons: string[] }>
 
 describe('a full disk', () => {
   it('halts quoting within one fill, keeps and retries what it could not write, and loses nothing', async () => {
-    env = await setup();
-    const e = env;
+    const e = await setup();
     const db = join(e.dir, 'full.sqlite');
     const d = start(e, db);
     try {
@@ -80,8 +73,7 @@ describe('a full disk', () => {
   }, 60_000);
 
   it('a stop with records still unwritten reports them instead of passing as clean', async () => {
-    env = await setup();
-    const e = env;
+    const e = await setup();
     const d = start(e, join(e.dir, 'stuck.sqlite'));
     try {
       await bounded(d.start(), 15_000, 'start');

@@ -42,6 +42,9 @@ export interface Env {
   close(): Promise<void>;
 }
 
+/** What the running test made (setup, spawnDaemon), for useTestScope to end after it. */
+const created: { envs: Env[]; daemons: Daemon[] } = { envs: [], daemons: [] };
+
 /** `account`: which seeded test account trades in the polymarket profile (0: an EOA, 1: a proxy wallet with its funder). */
 export async function setup(opts: EmulatorOptions & { account?: number } = {}): Promise<Env> {
   // the stress rates: these runs need fills in seconds (the default is the real feed's calm)
@@ -49,18 +52,22 @@ export async function setup(opts: EmulatorOptions & { account?: number } = {}): 
   const dir = mkdtempSync(join(tmpdir(), 'makerd-e2e-'));
   const a = emu.profile === 'polymarket' ? emu.accounts[opts.account ?? 0] : undefined;
   const venueEnv: Record<string, string> = a ? accountEnv(a) : { MAKERD_API_KEY: KEY };
-  return {
+  let closed: Promise<void> | undefined;
+  const env: Env = {
     emu,
     dir,
     db: join(dir, 'makerd.sqlite'),
     token: emu.markets[0].facts.tokens[0],
     owner: a ? a.apiKey : KEY,
     venueEnv,
-    close: async () => {
-      await emu.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    close: () =>
+      (closed ??= (async () => {
+        await emu.close();
+        rmSync(dir, { recursive: true, force: true });
+      })()),
   };
+  created.envs.push(env);
+  return env;
 }
 
 export interface Daemon {
@@ -104,7 +111,9 @@ export function spawnDaemon(env: Env, config: Record<string, unknown> = {}, mode
     proc.on('message', (m) => m === 'ready' && resolve());
     void exited.then((code) => reject(new Error(`daemon exited (${code}) before ready:\n${output.slice(-20).join('\n')}`)));
   });
-  return { proc, ready, exited, output, statusUrl: () => statusUrl };
+  const d: Daemon = { proc, ready, exited, output, statusUrl: () => statusUrl };
+  created.daemons.push(d);
+  return d;
 }
 
 export async function bounded<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
@@ -141,19 +150,17 @@ export function kill(d: Daemon, sig: NodeJS.Signals): void {
 }
 
 /**
- * What every e2e file does around its tests: the build must exist first; after each test the
- * daemons are killed (their last log lines printed when the test failed) and the emulator closed.
+ * What every e2e file does around its tests: the build must exist first; after each test every
+ * daemon it spawned is killed (its last log lines printed when the test failed) and every
+ * emulator it set up closed.
  */
-export function useTestScope(current: () => { env: Env | undefined; daemons: ReadonlyArray<Daemon | undefined> }, reset: () => void): void {
+export function useTestScope(): void {
   beforeAll(assertBuilt);
   afterEach(async (ctx) => {
-    const { env, daemons } = current();
-    for (const d of daemons) {
-      if (!d) continue;
+    for (const d of created.daemons.splice(0)) {
       if (ctx.task.result?.state === 'fail') console.error(d.output.slice(-40).join('\n'));
       kill(d, 'SIGKILL');
     }
-    await env?.close();
-    reset();
+    for (const e of created.envs.splice(0)) await e.close();
   });
 }

@@ -3,29 +3,20 @@
 // emulator's own trades: no fill lost, none doubled, none the venue does not know.
 import { describe, it, expect } from 'vitest';
 import { SeededRng } from '../../src/core/rng.js';
-import { bounded, kill, KEY, setup, spawnDaemon, storedFills, until, venueFills, type Daemon, type Env, useTestScope } from './harness.js';
+import { bounded, kill, KEY, setup, spawnDaemon, storedFills, until, venueFills, useTestScope } from './harness.js';
 
-let env: Env | undefined;
-const daemons: Daemon[] = [];
-useTestScope(
-  () => ({ env, daemons: daemons.splice(0) }),
-  () => {
-    env = undefined;
-  },
-);
+useTestScope();
 
 const KILLS = Number(process.env.MAKERD_SOAK_KILLS ?? 30);
 
 describe('SIGKILL soak', () => {
   it(`${KILLS} SIGKILLs at random moments under 400 ms latency lose, double and invent no fill`, async () => {
-    env = await setup();
-    const e = env;
+    const e = await setup();
     e.emu.admin.set({ latencyMs: 400 });
     const rng = new SeededRng(10);
     let readyBeforeKill = 0;
     for (let i = 0; i < KILLS; i++) {
       const d = spawnDaemon(e);
-      daemons.push(d);
       let ready = false;
       d.ready.then(
         () => (ready = true),
@@ -36,13 +27,11 @@ describe('SIGKILL soak', () => {
       if (ready) readyBeforeKill++;
       kill(d, 'SIGKILL');
       await bounded(d.exited, 10_000, `kill ${i} exit`);
-      daemons.splice(daemons.indexOf(d), 1);
     }
     // the kills hit both start-up and quoting
     expect(readyBeforeKill).toBeGreaterThan(KILLS / 4);
     expect(readyBeforeKill).toBeLessThan(KILLS);
     const last = spawnDaemon(e);
-    daemons.push(last);
     await bounded(last.ready, 30_000, 'last ready');
     await new Promise((r) => setTimeout(r, 1500));
     kill(last, 'SIGTERM');

@@ -4,18 +4,11 @@
 // everything, quote nothing after, stay up and report why.
 import { describe, it, expect } from 'vitest';
 import { formatPrice, PRICE_SCALE } from '../../src/core/units.js';
-import { bounded, kill, KEY, setup, spawnDaemon, until, type Daemon, type Env, useTestScope } from './harness.js';
+import { bounded, kill, KEY, setup, spawnDaemon, until, type Env, useTestScope } from './harness.js';
 
 const OTHER = 'e2e-other-trader';
 
-let env: Env | undefined;
-let daemon: Daemon | undefined;
-useTestScope(
-  () => ({ env, daemons: [daemon] }),
-  () => {
-    env = daemon = undefined;
-  },
-);
+useTestScope();
 
 interface Status {
   quoting: boolean;
@@ -47,14 +40,13 @@ describe('daily-loss kill switch', () => {
   it('a marked-down fill beyond the limit halts: cancel-all, no new orders, still up, says why', async () => {
     // A still market: no takers, makers that rest their opening ladders and never move them, a
     // fair value that does not walk. Only the other trader's orders change the book.
-    env = await setup({
+    const e = await setup({
       keys: [KEY, OTHER],
       params: { takerRatePerSec: 1e-9, makerRefreshPerSec: 1e-9, volPerSqrtSec: 0, jumpRatePerSec: 0, makerNoise: 0 },
     });
-    const e = env;
     const size = 20; // shares per quote
     const limit = 1; // dollars
-    daemon = spawnDaemon(e, {
+    const daemon = spawnDaemon(e, {
       strategy: { name: 'bands', params: { bands: [{ distance: 0.01, size }] } },
       // A quiet book must not count as stale here: only the halt may make /health fail. A
       // position limit of one quote: once our bid has filled we cannot bid again, so our own

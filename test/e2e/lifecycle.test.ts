@@ -1,22 +1,14 @@
 import { describe, it, expect } from 'vitest';
 import Database from 'better-sqlite3';
-import { bounded, kill, KEY, setup, spawnDaemon, storedFills, until, venueFills, type Daemon, type Env, useTestScope } from './harness.js';
+import { bounded, kill, KEY, setup, spawnDaemon, storedFills, until, venueFills, useTestScope } from './harness.js';
 
-let env: Env | undefined;
-let daemon: Daemon | undefined;
-useTestScope(
-  () => ({ env, daemons: [daemon] }),
-  () => {
-    env = daemon = undefined;
-  },
-);
+useTestScope();
 
 describe('makerd run against the emulator', () => {
   it('quotes, records every fill exactly once, and leaves zero open orders after SIGTERM', async () => {
-    env = await setup();
-    const e = env;
+    const e = await setup();
     // the daily summary job every second, so the run shows one
-    daemon = spawnDaemon(e, { cron: { refreshMarkets: '*/15 * * * *', reconcile: '* * * * * *', dailySummary: '* * * * * *' } });
+    const daemon = spawnDaemon(e, { cron: { refreshMarkets: '*/15 * * * *', reconcile: '* * * * * *', dailySummary: '* * * * * *' } });
     await bounded(daemon.ready, 15_000, 'ready');
     // quotes appear at the venue
     const open = await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0 && e.emu.exchange.openOrders(KEY), 8000);
@@ -57,9 +49,8 @@ describe('makerd run against the emulator', () => {
   }, 45_000);
 
   it('paper mode quotes on the live feed and sends nothing to the venue', async () => {
-    env = await setup();
-    const e = env;
-    daemon = spawnDaemon(e, {}, 'paper');
+    const e = await setup();
+    const daemon = spawnDaemon(e, {}, 'paper');
     await bounded(daemon.ready, 15_000, 'ready');
     const url = await until('status url', () => daemon?.statusUrl(), 2000);
     const st = await until(

@@ -4,16 +4,9 @@
 // SIGTERM leaves no order; after a SIGKILL the venue's dead-man switch cancels the orders left
 // resting, and a restart loses and doubles no fill.
 import { describe, expect, it } from 'vitest';
-import { bounded, kill, setup, spawnDaemon, storedFills, until, useTestScope, venueFills, type Daemon, type Env } from './harness.js';
+import { bounded, kill, setup, spawnDaemon, storedFills, until, useTestScope, venueFills } from './harness.js';
 
-let env: Env | undefined;
-const daemons: Daemon[] = [];
-useTestScope(
-  () => ({ env, daemons: daemons.splice(0) }),
-  () => {
-    env = undefined;
-  },
-);
+useTestScope();
 
 describe('makerd run in the polymarket profile', () => {
   it.each([
@@ -22,10 +15,8 @@ describe('makerd run in the polymarket profile', () => {
   ])(
     '%s account: signed quotes, every fill once, SIGTERM leaves no order',
     async (_kind, account) => {
-      env = await setup({ profile: 'polymarket', account });
-      const e = env;
+      const e = await setup({ profile: 'polymarket', account });
       const d = spawnDaemon(e);
-      daemons.push(d);
       await bounded(d.ready, 15_000, 'ready');
       const open = await until('signed quotes at the venue', () => e.emu.exchange.openOrders(e.owner).length > 0 && e.emu.exchange.openOrders(e.owner), 8000);
       expect(open.every((o) => o.orderType === 'GTC')).toBe(true);
@@ -45,10 +36,8 @@ describe('makerd run in the polymarket profile', () => {
   );
 
   it('a proxy-wallet account: after a SIGKILL the venue cancels the orders by itself; a restart loses and doubles no fill', async () => {
-    env = await setup({ profile: 'polymarket', account: 1, heartbeatTimeoutMs: 3000 });
-    const e = env;
+    const e = await setup({ profile: 'polymarket', account: 1, heartbeatTimeoutMs: 3000 });
     const first = spawnDaemon(e, { venue: { profile: 'polymarket', heartbeatIntervalMs: 1000 } });
-    daemons.push(first);
     await bounded(first.ready, 15_000, 'first ready');
     await until('fills before the crash', () => venueFills(e.emu, e.owner).length >= 2, 20_000, 100);
     // orders rest for longer than the heartbeat window while the daemon lives
@@ -59,7 +48,6 @@ describe('makerd run in the polymarket profile', () => {
     // the dead-man switch: no heartbeat, the venue cancels every order of ours
     await until('the venue cancelling the dead daemon orders', () => e.emu.exchange.openOrders(e.owner).length === 0, 8000, 100);
     const second = spawnDaemon(e, { venue: { profile: 'polymarket', heartbeatIntervalMs: 1000 } });
-    daemons.push(second);
     await bounded(second.ready, 15_000, 'second ready');
     const atRestart = venueFills(e.emu, e.owner).length;
     await until('fills after the restart', () => venueFills(e.emu, e.owner).length >= atRestart + 2, 20_000, 100);

@@ -5,16 +5,9 @@
 // MATCHED to CONFIRMED, and reverse the FAILED one.
 import { describe, it, expect } from 'vitest';
 import Database from 'better-sqlite3';
-import { bounded, kill, KEY, setup, spawnDaemon, storedFills, until, venueFills, type Daemon, type Env, useTestScope } from './harness.js';
+import { bounded, kill, KEY, setup, spawnDaemon, storedFills, until, venueFills, useTestScope } from './harness.js';
 
-let env: Env | undefined;
-const daemons: Daemon[] = [];
-useTestScope(
-  () => ({ env, daemons: daemons.splice(0) }),
-  () => {
-    env = undefined;
-  },
-);
+useTestScope();
 
 interface FillRow {
   trade_id: string;
@@ -24,10 +17,8 @@ interface FillRow {
 
 describe('start-up recovery', () => {
   it('recovers the fill of a finished order, and the statuses the venue moved while the daemon was down', async () => {
-    env = await setup();
-    const e = env;
+    const e = await setup();
     const first = spawnDaemon(e);
-    daemons.push(first);
     await bounded(first.ready, 15_000, 'first ready');
     await until('three stored fills', () => storedFills(e.db).length >= 3, 20_000, 100);
     kill(first, 'SIGKILL');
@@ -46,7 +37,6 @@ describe('start-up recovery', () => {
     expect(t).toBeDefined();
     (t as { status: string }).status = 'FAILED';
     const second = spawnDaemon(e);
-    daemons.push(second);
     await bounded(second.ready, 15_000, 'second ready');
     const recon = await until('the reconciliation log line', () => second.output.find((l) => l.includes('"msg":"reconciled with the venue"')), 5000);
     const rep = JSON.parse(recon) as { missedFills: number; statusMoves: number };

@@ -1,21 +1,14 @@
 // Issue 11, item 6, live side: with feed.priceSymbols set, the daemon connects the price stream
 // (the emulator's, a real WebSocket server) and the engine holds the latest value strategies read.
 import { describe, it, expect } from 'vitest';
-import { bounded, kill, setup, spawnDaemon, until, type Daemon, type Env, useTestScope } from './harness.js';
+import { bounded, kill, setup, spawnDaemon, until, useTestScope } from './harness.js';
 
-let env: Env | undefined;
-let daemon: Daemon | undefined;
-useTestScope(
-  () => ({ env, daemons: [daemon] }),
-  () => {
-    env = daemon = undefined;
-  },
-);
+useTestScope();
 
 describe('the price stream in a running daemon', () => {
   it('reaches the engine: /status shows the latest BTC reference price and its age', async () => {
-    env = await setup();
-    daemon = spawnDaemon(env, { feed: { priceSymbols: ['btcusdt'] } }, 'paper');
+    const env = await setup();
+    const daemon = spawnDaemon(env, { feed: { priceSymbols: ['btcusdt'] } }, 'paper');
     const d = daemon;
     await bounded(d.ready, 15_000, 'ready');
     const url = await until('the status url', () => d.statusUrl(), 5000);

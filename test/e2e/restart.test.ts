@@ -1,21 +1,12 @@
 import { describe, it, expect } from 'vitest';
-import { bounded, kill, KEY, setup, spawnDaemon, storedFills, until, venueFills, type Daemon, type Env, useTestScope } from './harness.js';
+import { bounded, kill, KEY, setup, spawnDaemon, storedFills, until, venueFills, useTestScope } from './harness.js';
 
-let env: Env | undefined;
-const daemons: Daemon[] = [];
-useTestScope(
-  () => ({ env, daemons: daemons.splice(0) }),
-  () => {
-    env = undefined;
-  },
-);
+useTestScope();
 
 describe('crash and restart', () => {
   it('a SIGKILL and a restart lose no fill and duplicate none', async () => {
-    env = await setup();
-    const e = env;
+    const e = await setup();
     const first = spawnDaemon(e);
-    daemons.push(first);
     await bounded(first.ready, 15_000, 'first ready');
     await until('fills before the crash', () => venueFills(e.emu).length >= 2, 15_000, 100);
     kill(first, 'SIGKILL');
@@ -25,7 +16,6 @@ describe('crash and restart', () => {
     expect(e.emu.exchange.openOrders(KEY).length).toBeGreaterThan(0);
     await until('a fill while the daemon is down', () => venueFills(e.emu).length > atKill || e.emu.exchange.openOrders(KEY).length === 0, 10_000, 100);
     const second = spawnDaemon(e);
-    daemons.push(second);
     await bounded(second.ready, 15_000, 'second ready');
     // startup reconciliation recorded the missed fills before quoting
     const recon = await until('the reconciliation log line', () => second.output.find((l) => l.includes('"msg":"reconciled with the venue"')), 5000);

@@ -3,16 +3,9 @@
 // cancel-all retried until one is confirmed; shutdown and start-up are bounded and obey signals;
 // a stop that cannot confirm its cancels exits 1 naming exactly the orders left at the venue.
 import { describe, it, expect } from 'vitest';
-import { bounded, kill, KEY, setup, spawnDaemon, until, type Daemon, type Env, useTestScope } from './harness.js';
+import { bounded, kill, KEY, setup, spawnDaemon, until, useTestScope } from './harness.js';
 
-let env: Env | undefined;
-let daemon: Daemon | undefined;
-useTestScope(
-  () => ({ env, daemons: [daemon] }),
-  () => {
-    env = daemon = undefined;
-  },
-);
+useTestScope();
 
 const fast = { http: { cancelDeadlineMs: 600, readDeadlineMs: 800, placeDeadlineMs: 800 }, daemon: { startupTimeoutMs: 4000, shutdownTimeoutMs: 4000 } };
 
@@ -24,10 +17,8 @@ async function health(url: string | undefined): Promise<{ status: number; body: 
 describe('a stalled venue', () => {
   it('unconfirmed cancels stop new orders and show on /health until a cancel-all lands; a stop that cannot confirm exits 1 with the ids', async () => {
     // no takers: a fill would settle an order whose cancel is unconfirmed
-    env = await setup({ params: { takerRatePerSec: 1e-9 } });
-    const e = env;
-    daemon = spawnDaemon(e, fast);
-    const d = daemon;
+    const e = await setup({ params: { takerRatePerSec: 1e-9 } });
+    const d = spawnDaemon(e, fast);
     await bounded(d.ready, 15_000, 'ready');
     await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0, 8000);
     e.emu.admin.set({ cancelTrickleMs: 2000 });
@@ -81,19 +72,16 @@ describe('a stalled venue', () => {
   }, 90_000);
 
   it('start-up against a venue whose reads stall: SIGINT ends it at once with exit 0, and the start-up bound ends it by itself', async () => {
-    env = await setup();
-    const e = env;
+    const e = await setup();
     e.emu.admin.set({ readTrickleMs: 2000 });
     // the read deadline alone ends the start-up with a clear error
-    daemon = spawnDaemon(e, fast);
-    const d0 = daemon;
+    const d0 = spawnDaemon(e, fast);
     d0.ready.catch(() => undefined);
     expect(await bounded(d0.exited, 10_000, 'exit at the read deadline')).toBe(1);
     expect(d0.output).toContain('makerd run: GET /book: no complete answer within the read deadline of 800 ms');
     // reads that outlast their (long) deadline: the daemon waits in the market look-up until a signal
     const slow = { ...fast, http: { ...fast.http, readDeadlineMs: 60_000 } };
-    daemon = spawnDaemon(e, slow);
-    const d = daemon;
+    const d = spawnDaemon(e, slow);
     d.ready.catch(() => undefined); // it never gets there
     // the market look-up (a GET) is stalled: the daemon waits in it
     const stalledBefore = e.emu.stalled();
@@ -105,8 +93,7 @@ describe('a stalled venue', () => {
     expect(await bounded(d.exited, 8000, 'exit after SIGINT')).toBe(0);
     expect(Date.now() - t0).toBeLessThan(5000);
     // no signal this time: the start-up bound (4 s) stops it, exit non-zero with the reason
-    daemon = spawnDaemon(e, slow);
-    const d2 = daemon;
+    const d2 = spawnDaemon(e, slow);
     d2.ready.catch(() => undefined);
     const t1 = Date.now();
     const code = await bounded(d2.exited, 15_000, 'exit at the start-up bound');

@@ -3,16 +3,9 @@
 // INVALID_ORDER_MIN_TICK_SIZE; it holds the market, asks GET /tick-size, and quotes on the coarse
 // grid once its books re-sync, with the refresh counted in /metrics.
 import { describe, it, expect } from 'vitest';
-import { bounded, kill, KEY, setup, spawnDaemon, until, type Daemon, type Env, useTestScope } from './harness.js';
+import { bounded, kill, KEY, setup, spawnDaemon, until, type Env, useTestScope } from './harness.js';
 
-let env: Env | undefined;
-let daemon: Daemon | undefined;
-useTestScope(
-  () => ({ env, daemons: [daemon] }),
-  () => {
-    env = daemon = undefined;
-  },
-);
+useTestScope();
 
 function ourOrders(e: Env): Map<string, number> {
   const out = new Map<string, number>();
@@ -26,8 +19,7 @@ function newSince(e: Env, before: ReadonlySet<string>): number[] {
 
 describe('tick change missed by the feed', () => {
   it('a tick-size rejection makes the daemon refresh the tick over REST and quote on the new grid', async () => {
-    env = await setup();
-    const e = env;
+    const e = await setup();
     // Bands 0.0125, 0.0155 and 0.0185 from the mid: on a 0.001 tick at most one of them lands on
     // the 0.01 grid whatever the mid, so a requote after the missed change is refused.
     const strategy = {
@@ -40,7 +32,7 @@ describe('tick change missed by the feed', () => {
         ],
       },
     };
-    daemon = spawnDaemon(e, { strategy, book: { verifyEvery: 0, resync: 'resubscribe' } });
+    const daemon = spawnDaemon(e, { strategy, book: { verifyEvery: 0, resync: 'resubscribe' } });
     await bounded(daemon.ready, 15_000, 'ready');
     // First to the fine grid, seen by the daemon (quotes off the 0.01 grid show it uses 0.001).
     expect(e.emu.admin.setTickSize('0.001')).toBe(1);

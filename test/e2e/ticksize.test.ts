@@ -1,14 +1,7 @@
 import { describe, it, expect } from 'vitest';
-import { bounded, kill, KEY, setup, spawnDaemon, until, type Daemon, type Env, useTestScope } from './harness.js';
+import { bounded, kill, KEY, setup, spawnDaemon, until, type Env, useTestScope } from './harness.js';
 
-let env: Env | undefined;
-let daemon: Daemon | undefined;
-useTestScope(
-  () => ({ env, daemons: [daemon] }),
-  () => {
-    env = daemon = undefined;
-  },
-);
+useTestScope();
 
 /** Ids and prices of every order of ours the venue accepted (live or done). */
 function ourOrders(e: Env): Map<string, number> {
@@ -28,10 +21,9 @@ interface Status {
 
 describe('tick size change', () => {
   it('the daemon keeps quoting across a forced tick change, on the new grid, with no tick-size rejection', async () => {
-    env = await setup();
-    const e = env;
+    const e = await setup();
     const m = e.emu.markets[0];
-    daemon = spawnDaemon(e);
+    const daemon = spawnDaemon(e);
     await bounded(daemon.ready, 15_000, 'ready');
     await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0, 8000);
     expect([...ourOrders(e).values()].every((p) => p % 100 === 0)).toBe(true);

@@ -5,22 +5,14 @@
 // the daemon's quotes meet bought shares still MATCHED. The daemon must quote the ask another way
 // meanwhile (a BUY of the complement) and sell the shares once their trade is confirmed.
 import { describe, it, expect } from 'vitest';
-import { bounded, kill, KEY, setup, spawnDaemon, until, type Daemon, type Env, useTestScope } from './harness.js';
+import { bounded, kill, KEY, setup, spawnDaemon, until, useTestScope } from './harness.js';
 
-let env: Env | undefined;
-let daemon: Daemon | undefined;
-useTestScope(
-  () => ({ env, daemons: [daemon] }),
-  () => {
-    env = daemon = undefined;
-  },
-);
+useTestScope();
 
 describe('SELLs of shares whose trade is not settled yet', () => {
   it('sends no SELL the venue would refuse for balance, and sells the shares once their trade is confirmed', async () => {
-    env = await setup({ confirmDelayMs: 2500 });
-    const e = env;
-    daemon = spawnDaemon(e, { book: { verifyEvery: 0 } });
+    const e = await setup({ confirmDelayMs: 2500 });
+    const daemon = spawnDaemon(e, { book: { verifyEvery: 0 } });
     await bounded(daemon.ready, 15_000, 'ready');
     const ex = e.emu.exchange;
     const bought = () => ex.tradesOf(KEY).filter((t) => (t.traderSide === 'TAKER' ? t.side === 'BUY' : t.makerOrders.some((m) => m.owner === KEY && m.side === 'BUY')));
@@ -38,9 +30,8 @@ describe('SELLs of shares whose trade is not settled yet', () => {
 
   it('a venue whose balance cache lags settlement: the refused SELL waits before it is sent again, then goes through; no halt', async () => {
     // a bought share counts toward the SELL check 1.5 s after its trade is confirmed
-    env = await setup({ confirmDelayMs: 300, faults: { balanceLagMs: 1500 } });
-    const e = env;
-    daemon = spawnDaemon(e, { book: { verifyEvery: 0 } });
+    const e = await setup({ confirmDelayMs: 300, faults: { balanceLagMs: 1500 } });
+    const daemon = spawnDaemon(e, { book: { verifyEvery: 0 } });
     await bounded(daemon.ready, 15_000, 'ready');
     const ex = e.emu.exchange;
     const refused = () => ex.rejectionsOf(KEY).INVALID_ORDER_NOT_ENOUGH_BALANCE ?? 0;

@@ -5,16 +5,9 @@
 import { describe, it, expect } from 'vitest';
 import Database from 'better-sqlite3';
 import { formatPrice, formatSize } from '../../src/core/units.js';
-import { bounded, kill, KEY, setup, spawnDaemon, storedFills, until, type Daemon, type Env, useTestScope } from './harness.js';
+import { bounded, kill, KEY, setup, spawnDaemon, storedFills, until, useTestScope } from './harness.js';
 
-let env: Env | undefined;
-let daemon: Daemon | undefined;
-useTestScope(
-  () => ({ env, daemons: [daemon] }),
-  () => {
-    env = daemon = undefined;
-  },
-);
+useTestScope();
 
 interface Status {
   markets: Array<{ conditionId: string; quoting: boolean; notQuoting: string | null }>;
@@ -24,9 +17,8 @@ interface Status {
 describe('implausible user-channel trades', () => {
   it('none becomes a fill, none reaches a position or the PnL; the second for one order halts its market', async () => {
     // no takers: the only trades the daemon sees are the ones this test sends
-    env = await setup({ params: { takerRatePerSec: 1e-9 } });
-    const e = env;
-    daemon = spawnDaemon(e, { log: { level: 'info' } });
+    const e = await setup({ params: { takerRatePerSec: 1e-9 } });
+    const daemon = spawnDaemon(e, { log: { level: 'info' } });
     const d = daemon;
     await bounded(d.ready, 15_000, 'ready');
     const o = await until('an order of ours resting', () => e.emu.exchange.openOrders(KEY)[0], 8000);

@@ -14,6 +14,7 @@ import { Limiter } from '../../src/api/limiter.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { loadStrategy } from '../../src/strategy/loader.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
+import type { RiskInputs } from '../../src/engine/risk.js';
 
 export function lv(price: number, size: number): WireLevel {
   return { price, size, priceStr: formatPrice(price), sizeStr: formatSize(size) };
@@ -181,4 +182,22 @@ export async function bandsEngine(
     ...more,
   });
   return { engine, mirror };
+}
+
+/** The risk gate's view of an engine with no order, no position and no collateral cap, every token at mid `mid`; `over` replaces any part. */
+export function emptyRiskInputs(mid: number, over: Partial<RiskInputs> = {}): RiskInputs {
+  return {
+    qty: () => 0,
+    unmined: () => 0,
+    sellWaiting: () => false,
+    openBuy: () => 0,
+    openSell: () => 0,
+    openNotional: () => 0,
+    openBuyCost: () => 0,
+    collateral: () => Infinity,
+    buyWaiting: () => false,
+    openOrders: () => 0,
+    mid: () => mid,
+    ...over,
+  };
 }

@@ -11,7 +11,7 @@ import { loadStrategy } from '../../src/strategy/loader.js';
 import type { MarketMeta, Quote } from '../../src/engine/strategy.js';
 import type { UserTradeEvent } from '../../src/core/events.js';
 import { strictParse } from '../strict-json.js';
-import { Y, N, M, RecordingVenue, testEngine } from './helpers.js';
+import { Y, N, M, RecordingVenue, emptyRiskInputs, testEngine } from './helpers.js';
 
 type Line = Record<string, unknown> & { level: number; msg: string };
 
@@ -23,20 +23,7 @@ function capture(level = 'trace') {
 
 const meta: MarketMeta = { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false };
 const risk = loadConfig({ env: {} }).risk;
-const inputs = (over: Partial<RiskInputs> = {}): RiskInputs => ({
-  qty: () => 0,
-  unmined: () => 0,
-  sellWaiting: () => false,
-  openBuy: () => 0,
-  openSell: () => 0,
-  openNotional: () => 0,
-  openBuyCost: () => 0,
-  collateral: () => Infinity,
-  buyWaiting: () => false,
-  openOrders: () => 0,
-  mid: () => 5100,
-  ...over,
-});
+const inputs = (over: Partial<RiskInputs> = {}): RiskInputs => emptyRiskInputs(5100, over);
 const sell = (price: number, size: number): Quote => ({ tokenId: Y, side: 'SELL', price, size });
 
 describe('risk block lines', () => {

@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { RiskGate, type RiskInputs } from '../../src/engine/risk.js';
 import { silentLogger } from '../../src/core/log.js';
 import type { MarketMeta, Quote } from '../../src/engine/strategy.js';
-import { makeBook } from './helpers.js';
+import { emptyRiskInputs, makeBook } from './helpers.js';
 import { OrderTracker } from '../../src/engine/orders.js';
 import { Positions } from '../../src/engine/positions.js';
 import { riskInputs } from '../../src/engine/risk-inputs.js';
@@ -24,22 +24,7 @@ const cfg = {
 };
 const m: MarketMeta = { conditionId: 'm', tokenId: 'Y', complementId: 'N', tick: 100, minSize: 500, negRisk: false };
 
-function inputs(over: Partial<RiskInputs> = {}): RiskInputs {
-  return {
-    qty: () => 0,
-    unmined: () => 0,
-    sellWaiting: () => false,
-    openBuy: () => 0,
-    openSell: () => 0,
-    openNotional: () => 0,
-    openBuyCost: () => 0,
-    collateral: () => Infinity,
-    buyWaiting: () => false,
-    openOrders: () => 0,
-    mid: () => 5000,
-    ...over,
-  };
-}
+const inputs = (over: Partial<RiskInputs> = {}): RiskInputs => emptyRiskInputs(5000, over);
 const buy = (size: number, price = 5000, tokenId = 'Y'): Quote => ({ tokenId, side: 'BUY', price, size });
 
 describe('risk gate', () => {
