@@ -82,7 +82,7 @@ export function registerFamilies(reg: Registry, d: StatusSource): () => void {
   const r = () => d.engine.results();
   gauge('pnl_dollars', 'Session PnL: cash plus holdings at mid, fees included.', [], () => one(microsToDollars(r().pnlMicros)));
   gauge('cash_dollars', 'Session cash change (sells add, buys and fees subtract).', [], () => one(microsToDollars(r().cashMicros)));
-  gauge('collateral_dollars', 'Our collateral balance as last read (polymarket; absent before the first read): what open BUYs may cost together.', [], () => {
+  gauge('collateral_dollars', 'Our collateral balance as last read (polymarket, or the simulated venue given sim.cashUsd; absent before the first read): what open BUYs may cost together.', [], () => {
     const b = d.engine.collateral.lastRead();
     return b === undefined ? [] : one(microsToDollars(b));
   });

@@ -104,6 +104,11 @@ export function statusJson(d: StatusSource, opts: StatusOptions = {}): Record<st
   const tail = {
     referencePrices: d.config.feed.priceSymbols.map((sym) => e.referencePrices.get(sym, now) ?? { symbol: sym, value: null }),
     pnl: { cash: microsToDollars(r.cashMicros), pnl: microsToDollars(r.pnlMicros), fees: microsToDollars(r.feesMicros), volume: microsToDollars(r.volumeMicros) },
+    // what BUYs may promise: the balance as last read, what is left of it, what open BUYs promise (null: not capped)
+    collateral:
+      e.collateral.lastRead() === undefined
+        ? null
+        : { balance: microsToDollars(e.collateral.lastRead() as number), available: microsToDollars(e.collateral.available()), openBuys: microsToDollars(e.orders.openBuyCost()) },
     fills: r.fills,
     orders: r.scheduler,
     riskBlocks: r.riskBlocks,

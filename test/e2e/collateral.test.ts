@@ -32,8 +32,12 @@ describe('BUYs within the collateral the venue holds for us', () => {
     const cost = resting.reduce((s, o) => s + o.price * (o.originalSize - o.sizeMatched), 0);
     expect(cost).toBeLessThanOrEqual(ex.account(e.owner).cashMicros);
     expect(held).toBeGreaterThan(0);
-    const st = (await (await fetch(`${url}/status`)).json()) as { haltReason: string | null };
+    const st = (await (await fetch(`${url}/status`)).json()) as { haltReason: string | null; collateral: { balance: number; available: number; openBuys: number } | null };
     expect(st.haltReason).toBeNull();
+    // no read since start-up's (every 30 s): the balance read then, less the BUYs filled since
+    expect(st.collateral?.balance).toBe(12);
+    expect(st.collateral?.available).toBeLessThanOrEqual(12);
+    expect(st.collateral?.openBuys).toBeLessThanOrEqual(st.collateral?.available ?? -1);
     kill(daemon, 'SIGTERM');
     expect(await bounded(daemon.exited, 15_000, 'exit after SIGTERM')).toBe(0);
   }, 60_000);
