@@ -31,6 +31,8 @@ export interface SinkHost {
   readonly positions: Positions;
   readonly risk: RiskGate;
   readonly counters: { errors: number };
+  /** Venue refusals of our places, by code. */
+  readonly rejects: Map<string, number>;
   marketOf(tokenId: string): MarketState | undefined;
   dirty(st: MarketState): void;
   tickRejected(tokenId: string): void;
@@ -81,7 +83,7 @@ export class EngineSink implements SchedulerSink, FillSink {
     this.together(() => {
       for (const r of results) {
         e.orders.placeResult(r, now);
-        if (!r.ok) e.log.warn({ clientId: r.clientId, ...orderFields(e.orders.get(r.clientId)), code: r.error, message: r.message }, 'order rejected');
+        if (!r.ok) this.rejected(r);
         this.result(r.ok, now);
       }
     });
@@ -102,6 +104,20 @@ export class EngineSink implements SchedulerSink, FillSink {
     const seen = new Set<string>();
     for (const r of results) seen.add(r.clientId);
     for (const q of reqs) if (!seen.has(q.clientId)) e.orders.ambiguous(q.clientId, now);
+  }
+
+  /**
+   * A venue refusal: counted by code (metrics orders_rejected_total). A post-only order that would
+   * have crossed is a race the maker loses now and then (the book moved before the order arrived):
+   * info; any other refusal is WARN.
+   */
+  private rejected(r: PlaceResult): void {
+    const e = this.e;
+    const code = r.error ?? 'UNKNOWN';
+    e.rejects.set(code, (e.rejects.get(code) ?? 0) + 1);
+    const fields = { clientId: r.clientId, ...orderFields(e.orders.get(r.clientId)), code: r.error, message: r.message };
+    if (code === 'INVALID_POST_ONLY_ORDER') e.log.info(fields, 'order rejected');
+    else e.log.warn(fields, 'order rejected');
   }
 
   placeFailed(reqs: readonly OrderRequest[], err: unknown): void {

@@ -152,6 +152,8 @@ export class Engine {
     tickRefreshTimeouts: 0,
     badTrades: 0,
   };
+  /** Venue refusals of our places, by code (EngineSink; metrics orders_rejected_total). */
+  readonly rejects = new Map<string, number>();
   /** The loss check's running PnL (revalues only what moved). */
   private readonly runningPnl: RunningPnl;
   private readonly ticks: TickGuard;

@@ -210,6 +210,9 @@ export function registerFamilies(reg: Registry, d: StatusSource): () => void {
     [{ kind: 'for_cancel' }, ec().heldForCancel],
   ]);
   counter('engine_sell_waits', 'SELLs refused for balance; each makes its token wait before the next offer.', [], () => one(ec().sellWaits));
+  counter('orders_rejected', 'Our places the venue refused, by its code (INVALID_POST_ONLY_ORDER: the book moved before the order arrived).', ['code'], () =>
+    [...d.engine.rejects].map(([code, n]) => [{ code }, n]),
+  );
   counter('engine_buy_waits', 'BUYs refused for balance; each makes every BUY wait and reads the collateral again.', [], () => one(ec().buyWaits));
   counter('engine_bad_trades', 'Trades naming our orders that failed the fill checks (not taken as fills).', [], () => one(ec().badTrades));
   counter('engine_tick_rejects', 'Orders refused off the tick grid (rejected), the tick refreshes they started (refresh), refreshes that timed out (timeout).', ['kind'], () => [

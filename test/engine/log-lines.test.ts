@@ -11,7 +11,7 @@ import { loadStrategy } from '../../src/strategy/loader.js';
 import type { MarketMeta, Quote } from '../../src/engine/strategy.js';
 import type { UserTradeEvent } from '../../src/core/events.js';
 import { strictParse } from '../strict-json.js';
-import { Y, N, M, RecordingVenue, emptyRiskInputs, testEngine } from './helpers.js';
+import { Y, N, M, RecordingVenue, bandsEngine, books, deliver, emptyRiskInputs, settle, testEngine } from './helpers.js';
 
 type Line = Record<string, unknown> & { level: number; msg: string };
 
@@ -120,5 +120,29 @@ describe('fill line', () => {
     expect(fills).toHaveLength(2);
     expect(fills[0]).toMatchObject({ level: 30, part: 'engine', tokenId: Y, side: 'BUY', price: '0.52', shares: '4', feeUsd: '0.0208', liquidity: 'MAKER', position: '4' });
     expect(fills[1]).toMatchObject({ price: '0.52', shares: '6', feeUsd: '0.0312', position: '10' });
+  });
+});
+
+describe('order rejected lines', () => {
+  it('a post-only order that would have crossed is info (a race the maker loses); any other refusal is WARN; both counted by code', async () => {
+    const { log, lines } = capture('info');
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new RecordingVenue(() => clock.now());
+    // the bid refused as crossing, the ask (a BUY of the complement: no shares held) for balance
+    venue.answer = (r) =>
+      r.tokenId === Y
+        ? { clientId: r.clientId, ok: false, error: 'INVALID_POST_ONLY_ORDER', message: 'invalid post-only order: order crosses book' }
+        : { clientId: r.clientId, ok: false, error: 'INVALID_ORDER_NOT_ENOUGH_BALANCE', message: 'not enough balance / allowance' };
+    const { engine, mirror } = await bandsEngine({ clock, venue, log: log.child({ part: 'engine' }), params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 } });
+    deliver(mirror, engine, books(4900, 5100, clock.now()));
+    engine.start();
+    await settle(10);
+    const rejected = lines.filter((l) => l.msg === 'order rejected');
+    expect(rejected.map((l) => [l.code, l.level]).sort()).toEqual([
+      ['INVALID_ORDER_NOT_ENOUGH_BALANCE', 40],
+      ['INVALID_POST_ONLY_ORDER', 30],
+    ]);
+    expect(Object.fromEntries(engine.rejects)).toEqual({ INVALID_POST_ONLY_ORDER: 1, INVALID_ORDER_NOT_ENOUGH_BALANCE: 1 });
+    await engine.stop();
   });
 });
