@@ -40,11 +40,15 @@ export interface RiskInputs {
 const DAY_MS = 86_400_000;
 
 /**
- * Blocks that say the strategy and the configuration disagree, so every such quote is lost until
- * one of them changes (a strategy's order above risk.maxOrderSize): WARN, at most once per
- * ACTIONABLE_EVERY_MS per reason (debug in between).
+ * Blocks that say the strategy, the configuration or the wallet disagree, so such quotes are lost
+ * until one of them changes (a strategy's order above risk.maxOrderSize; BUYs that together cost
+ * more than our collateral): WARN with what to do, at most once per ACTIONABLE_EVERY_MS per reason
+ * (debug in between).
  */
-const ACTIONABLE: ReadonlySet<string> = new Set(['max_order_size']);
+const ACTIONABLE: ReadonlyMap<string, string> = new Map([
+  ['max_order_size', 'risk: blocked (the strategy asks for what the risk configuration refuses)'],
+  ['buy_exceeds_collateral', 'risk: BUYs held back: with our open BUYs they would cost more than our collateral (fund the wallet, or quote less: risk.maxTotalNotional, the strategy sizes)'],
+]);
 const ACTIONABLE_EVERY_MS = 600_000;
 /** Period of the info line summing up the blocks. */
 const SUMMARY_MS = 60_000;
@@ -90,10 +94,11 @@ export class RiskGate {
   private block(reason: string, detail: () => Record<string, unknown>, nowMs: number): string {
     const count = (this.blocks.get(reason) ?? 0) + 1;
     this.blocks.set(reason, count);
-    if (ACTIONABLE.has(reason) && !(nowMs - (this.warned.get(reason) ?? -Infinity) < ACTIONABLE_EVERY_MS)) {
+    const actionable = ACTIONABLE.get(reason);
+    if (actionable !== undefined && !(nowMs - (this.warned.get(reason) ?? -Infinity) < ACTIONABLE_EVERY_MS)) {
       this.warned.set(reason, nowMs);
       this.logged.set(reason, nowMs);
-      this.log.warn({ reason, ...detail(), count }, 'risk: blocked (the strategy asks for what the risk configuration refuses)');
+      this.log.warn({ reason, ...detail(), count }, actionable);
       return reason;
     }
     // Log each reason at most once a second: a blocked quote repeats on every book update.

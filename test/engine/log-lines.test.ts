@@ -56,6 +56,21 @@ describe('risk block lines', () => {
     expect(JSON.stringify(lines)).not.toMatch(/"(size|held|price|mid|worstCase)":\d/);
   });
 
+  it('BUYs beyond our collateral: WARN with what to do and the dollars, once per 10 minutes (debug between)', () => {
+    const { log, lines } = capture();
+    const g = new RiskGate(risk, log);
+    const s = inputs({ collateral: () => 12_000_000, openBuyCost: () => 9_500_000 });
+    for (const t of [0, 1000, 599_000, 600_000]) {
+      g.begin();
+      expect(g.checkPlace({ tokenId: Y, side: 'BUY', price: 5000, size: 1000 }, meta, s, t)).toBe('buy_exceeds_collateral');
+    }
+    const warns = lines.filter((x) => x.reason === 'buy_exceeds_collateral' && x.level === 40);
+    expect(warns).toHaveLength(2);
+    expect(warns[0]).toMatchObject({ price: '0.5', shares: '10', openBuyUsd: 9.5, collateralUsd: 12 });
+    expect(warns[0].msg).toMatch(/fund the wallet, or quote less/);
+    expect(lines.filter((x) => x.reason === 'buy_exceeds_collateral' && x.level < 40)).toHaveLength(2);
+  });
+
   it('a periodic info line sums up the blocks of the last minute', () => {
     const { log, lines } = capture();
     const g = new RiskGate(risk, log);
