@@ -44,7 +44,7 @@ function why(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-function checks(profile: ClobProfile, clients: Clients, tokens: readonly string[], maxSkewMs: number, env: NodeJS.ProcessEnv): Check[] {
+function checks(profile: ClobProfile, clients: Clients, tokens: readonly string[], maxSkewMs: number, env: NodeJS.ProcessEnv, maxTotalNotional: number): Check[] {
   const clob = clients.clob;
   const poly = profile.name === 'polymarket';
   let openOrders = -1;
@@ -110,7 +110,9 @@ function checks(profile: ClobProfile, clients: Clients, tokens: readonly string[
         const dollars = `${balance / 1_000_000n}.${String(balance % 1_000_000n).padStart(6, '0')}`;
         if (balance === 0n) return { ok: false, detail: `collateral balance 0: fund the ${env.MAKERD_FUNDER ? 'funder (MAKERD_FUNDER)' : 'wallet'}` };
         if (missing.length) return { ok: false, detail: `balance ${dollars}, but no allowance for the ${missing.join(' and ')}: approve it from the wallet` };
-        return { ok: true, detail: `balance ${dollars}, allowances set` };
+        // the daemon keeps open BUYs within the balance (risk.collateralReadMs): a smaller wallet than the limits quotes less
+        const capped = balance < BigInt(Math.round(maxTotalNotional * 1e6)) ? `; below risk.maxTotalNotional ($${maxTotalNotional}): open BUYs will be capped at the balance` : '';
+        return { ok: true, detail: `balance ${dollars}, allowances set${capped}` };
       },
     });
   }
@@ -141,7 +143,7 @@ export const command: CommandModule = {
     io.out(`makerd doctor: venue profile ${profile.name}, CLOB ${config.urls.clob}`);
     let failed = 0;
     try {
-      for (const c of checks(profile, clients, tokens, maxSkewMs, io.env)) {
+      for (const c of checks(profile, clients, tokens, maxSkewMs, io.env, config.risk.maxTotalNotional)) {
         let r: Result;
         try {
           r = await c.run();

@@ -3,6 +3,9 @@
 // every check passes; a wrong secret fails with one clear line; a venue answering 403 is explained
 // as a region refusal; keys derive gives back the credentials the venue issued to the wallet.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { cli } from '../../src/cli.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
 import { send, startServer, type TestServer } from '../api/http-server.js';
@@ -41,6 +44,19 @@ describe('makerd doctor', () => {
     for (const c of ['credentials', 'clock', 'markets', 'balance', 'heartbeat']) expect(line(r.out, c), c).toMatch(/^ok {3}/);
     expect(line(r.out, 'markets')).toContain(emu.markets[0].conditionId);
     expect(line(r.out, 'markets')).toMatch(/tick 0\.\d+ neg-risk (true|false) min size \d/);
+  });
+
+  it('says when the balance is below risk.maxTotalNotional: open BUYs will be capped at it (the check still passes)', async () => {
+    const token = emu.markets[0].facts.tokens[0];
+    const dir = mkdtempSync(join(tmpdir(), 'makerd-doctor-'));
+    const cfg = join(dir, 'config.json');
+    writeFileSync(cfg, JSON.stringify({ risk: { maxTotalNotional: 20_000 } }));
+    try {
+      const r = await run(['doctor', '--config', cfg, '--markets', token], polyEnv(emu.urls.clob));
+      expect(line(r.out, 'balance')).toMatch(/^ok {3}balance +balance 10000\.000000, allowances set; below risk\.maxTotalNotional \(\$20000\): open BUYs will be capped at the balance$/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('fails with one clear line for a wrong secret, and for missing credentials', async () => {
