@@ -3,11 +3,15 @@
 // order-error-rate halt; so the risk gate keeps BUYs within the balance as last read
 // (Venue.collateral), less what was paid out since that read began: BUY fills and fees
 // (Positions.spent). The read may or may not count them, so they count as spent until the next
-// one; a SELL's proceeds count from the next read. Read at start-up, every `everyMs`, and after a
-// BUY refused for balance (the venue asked to re-read it first). No read answered yet, or a venue
-// that has none (the spec profile, the simulated venue): not capped.
+// one; a SELL's proceeds count from the next read. Read at start-up, every `everyMs`, SOON_MS after
+// a SELL of ours settles (its proceeds are then in the balance: `soon`), and after a BUY refused for
+// balance (the venue asked to re-read it first). No read answered yet, or a venue that has none (the
+// spec profile, a simulated venue without sim.cashUsd): not capped.
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
+
+/** A settled SELL's read waits this long, so the SELLs settling together share one read. */
+export const SOON_MS = 2000;
 
 export interface CollateralOptions {
   clock: Clock;
@@ -27,6 +31,7 @@ export class CollateralBudget {
   private spentAtRead = 0;
   private reading: Promise<void> | undefined;
   private timer: number | undefined;
+  private soonTimer: number | undefined;
   private closed = false;
   /** Reads answered and failed (status, tests). */
   reads = 0;
@@ -50,6 +55,16 @@ export class CollateralBudget {
     this.timer = this.o.clock.schedule(this.o.clock.now() + this.o.everyMs, () => {
       this.timer = undefined;
       void this.read().then(() => this.schedule());
+    });
+  }
+
+  /** A read SOON_MS from now, unless one is already due by then (a SELL of ours settled). */
+  soon(): void {
+    const o = this.o;
+    if (!o.read || this.closed || this.soonTimer !== undefined) return;
+    this.soonTimer = o.clock.schedule(o.clock.now() + SOON_MS, () => {
+      this.soonTimer = undefined;
+      void this.read();
     });
   }
 
@@ -91,6 +106,7 @@ export class CollateralBudget {
   close(): void {
     this.closed = true;
     if (this.timer !== undefined) this.o.clock.cancel(this.timer);
-    this.timer = undefined;
+    if (this.soonTimer !== undefined) this.o.clock.cancel(this.soonTimer);
+    this.timer = this.soonTimer = undefined;
   }
 }

@@ -24,6 +24,8 @@ export interface Journal {
 }
 
 /** The engine as its sink sees it (an interface here, so this file does not import the engine). */
+const settled = (s: string): boolean => s === 'MINED' || s === 'CONFIRMED';
+
 export interface SinkHost {
   readonly clock: Clock;
   readonly log: Logger;
@@ -31,6 +33,8 @@ export interface SinkHost {
   readonly positions: Positions;
   readonly risk: RiskGate;
   readonly counters: { errors: number };
+  /** The collateral budget: read again soon after a SELL of ours settles (collateral.ts). */
+  readonly collateral: { soon(): void };
   /** Venue refusals of our places, by code. */
   readonly rejects: Map<string, number>;
   marketOf(tokenId: string): MarketState | undefined;
@@ -183,6 +187,7 @@ export class EngineSink implements SchedulerSink, FillSink {
       else e.log.info({ ...fillFields(f), position: formatSize(e.positions.qty(f.tokenId)) }, 'fill');
     }
     this.journaled(() => this.journal?.fill(f), f);
+    if (f.side === 'SELL' && settled(f.status)) e.collateral.soon();
     const st = e.marketOf(f.tokenId);
     if (st && st.strategy.onFill && f.status !== 'FAILED') {
       st.strategy.onFill(st.ctx, { tokenId: f.tokenId, side: f.side, price: f.price, size: f.size, timeMs: f.timeMs });
@@ -199,6 +204,8 @@ export class EngineSink implements SchedulerSink, FillSink {
       this.e.log.warn({ ...fillFields(f), position: formatSize(this.e.positions.qty(f.tokenId)) }, 'trade FAILED: fill reversed');
     }
     this.journaled(() => this.journal?.fillStatus(f), f);
+    // a SELL's proceeds are in the balance once it settles
+    if (!reversed && f.side === 'SELL' && settled(f.status)) this.e.collateral.soon();
   }
 
   /** A store failure is logged loudly and counted; it must not stop the loop. */

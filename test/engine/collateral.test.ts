@@ -4,8 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/log.js';
-import { CollateralBudget } from '../../src/engine/collateral.js';
+import { CollateralBudget, SOON_MS } from '../../src/engine/collateral.js';
 import { Positions } from '../../src/engine/positions.js';
+import { M, RecordingVenue, Y, bandsEngine, makerTrade, settle } from './helpers.js';
 
 function setup(everyMs = 0) {
   const clock = new VirtualClock(0);
@@ -86,11 +87,49 @@ describe('collateral budget', () => {
     expect(venue.reads).toBe(4);
   });
 
+  it('soon(): one read SOON_MS later however many ask before it; none after close', async () => {
+    const { clock, venue, budget } = setup();
+    budget.soon();
+    budget.soon();
+    clock.advanceTo(SOON_MS - 1);
+    expect(venue.reads).toBe(0);
+    clock.advanceTo(SOON_MS);
+    await new Promise((r) => setImmediate(r));
+    expect(venue.reads).toBe(1);
+    budget.soon();
+    budget.close();
+    clock.advanceTo(10 * SOON_MS);
+    await new Promise((r) => setImmediate(r));
+    expect(venue.reads).toBe(1);
+  });
+
   it('a venue figure that is not an amount is a failed read', async () => {
     const { venue, budget } = setup();
     venue.balance = Number.NaN;
     await budget.read();
     expect(budget.available()).toBe(Infinity);
     expect(budget.readFailures).toBe(1);
+  });
+});
+
+describe('engine: the collateral read after a SELL of ours settles', () => {
+  it('a SELL fill reaching CONFIRMED reads the balance SOON_MS later (its proceeds are in it); a BUY fill does not', async () => {
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new RecordingVenue(() => clock.now());
+    let reads = 0;
+    Object.assign(venue, { collateral: async () => (reads++, 10_000_000) });
+    const { engine } = await bandsEngine({ clock, venue, params: {} });
+    await engine.collateral.read();
+    expect(reads).toBe(1);
+    for (const [i, side] of (['BUY', 'SELL'] as const).entries()) {
+      const orderId = `o${i}`;
+      engine.orders.create({ clientId: `c${i}`, tokenId: Y, market: M, side, price: 5000, size: 1000, createdMs: clock.now() });
+      engine.orders.placeResult({ clientId: `c${i}`, ok: true, orderId, status: 'live' }, clock.now());
+      for (const status of ['MATCHED', 'CONFIRMED'] as const) engine.handleUserEvent(makerTrade(`t${i}`, orderId, side, status, clock.now()));
+      clock.advanceTo(clock.now() + SOON_MS);
+      await settle(5);
+      expect(reads).toBe(side === 'BUY' ? 1 : 2);
+    }
+    await engine.stop();
   });
 });

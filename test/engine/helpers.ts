@@ -8,7 +8,7 @@ import { Engine, type EngineOptions } from '../../src/engine/engine.js';
 import { SeededRng } from '../../src/core/rng.js';
 import { silentLogger } from '../../src/core/log.js';
 import { formatPrice, formatSize } from '../../src/core/units.js';
-import type { BookEvent, WireLevel, UserEvent } from '../../src/core/events.js';
+import type { BookEvent, WireLevel, UserEvent, UserTradeEvent } from '../../src/core/events.js';
 import type { Venue, OrderRequest, PlaceResult, CancelResult, VenueOrder, VenueTrade } from '../../src/venue/types.js';
 import { Limiter } from '../../src/api/limiter.js';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -199,5 +199,27 @@ export function emptyRiskInputs(mid: number, over: Partial<RiskInputs> = {}): Ri
     openOrders: () => 0,
     mid: () => mid,
     ...over,
+  };
+}
+
+/** A trade in which our resting order `orderId` (token Y, price 0.50, 10 shares, side `side`) was the maker, at `status`. */
+export function makerTrade(tradeId: string, orderId: string, side: 'BUY' | 'SELL', status: UserTradeEvent['status'], t: number): UserTradeEvent {
+  return {
+    type: 'trade',
+    tradeId,
+    takerOrderId: 'other',
+    market: M,
+    assetId: Y,
+    side: side === 'BUY' ? 'SELL' : 'BUY',
+    price: 5000,
+    size: 1000,
+    feeRateBps: 0,
+    status,
+    traderSide: 'MAKER',
+    outcome: 'Yes',
+    owner: 'k',
+    makerOrders: [{ orderId, assetId: Y, price: 5000, matchedAmount: 1000, feeRateBps: 0, outcome: 'Yes', side, owner: 'k' }],
+    matchTimeMs: t,
+    timestampMs: t,
   };
 }
