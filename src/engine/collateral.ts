@@ -33,7 +33,7 @@ export class CollateralBudget {
   private timer: number | undefined;
   private soonTimer: number | undefined;
   private closed = false;
-  /** Reads answered and failed (status, tests). */
+  /** Reads answered and failed (metrics collateral_reads_total). */
   reads = 0;
   readFailures = 0;
 

@@ -23,9 +23,10 @@ export interface Journal {
   unit?<T>(fn: () => T): T;
 }
 
-/** The engine as its sink sees it (an interface here, so this file does not import the engine). */
+/** A trade status whose shares and cash have moved on chain. */
 const settled = (s: string): boolean => s === 'MINED' || s === 'CONFIRMED';
 
+/** The engine as its sink sees it (an interface here, so this file does not import the engine). */
 export interface SinkHost {
   readonly clock: Clock;
   readonly log: Logger;

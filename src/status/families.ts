@@ -86,6 +86,10 @@ export function registerFamilies(reg: Registry, d: StatusSource): () => void {
     const b = d.engine.collateral.lastRead();
     return b === undefined ? [] : one(microsToDollars(b));
   });
+  counter('collateral_reads', 'Reads of our collateral balance: answered (ok) or failed (the cap stays at the last figure).', ['result'], () => [
+    [{ result: 'ok' }, d.engine.collateral.reads],
+    [{ result: 'failed' }, d.engine.collateral.readFailures],
+  ]);
   gauge('fees_dollars', 'Fees paid this session (falls when a fill is reversed).', [], () => one(microsToDollars(r().feesMicros)));
   gauge('volume_dollars', 'Notional traded this session (falls when a fill is reversed).', [], () => one(microsToDollars(r().volumeMicros)));
   gauge('market_pnl_dollars', "A market's PnL before fees: its tokens' realized plus unrealized at mid.", ['market'], () =>
