@@ -5,7 +5,9 @@ import { createClients } from '../../src/api/index.js';
 import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/core/log.js';
 import { LiveVenue } from '../../src/venue/live-venue.js';
-import { send, startServer, testHttp, type TestServer } from '../api/http-server.js';
+import { fixture, send, startServer, testHttp, type TestServer } from '../api/http-server.js';
+import { polymarketProfile } from '../../src/api/polymarket-profile.js';
+import { polymarketCredentialsFromEnv } from '../../src/api/polymarket-credentials.js';
 import { startEmulator } from '../../src/emulator/server.js';
 import { makerdVenueFor } from '../emulator/polymarket-helpers.js';
 
@@ -168,6 +170,48 @@ describe('LiveVenue on the polymarket profile (issue 12, item 4): the venue refu
     } finally {
       await clients.close();
       await emu.close();
+    }
+  });
+});
+
+describe('LiveVenue.collateral (polymarket profile)', () => {
+  it("reads GET /balance-allowance (COLLATERAL, the account's signature type) in the shape NautilusTrader's fixture shows: micro-dollars", async () => {
+    const answer = fixture('nautilus_trader/rust_test_data/http_balance_allowance_collateral.json');
+    server = await startServer((req, res) => {
+      if (req.path === '/balance-allowance') send(res, 200, answer);
+      else send(res, 404, { error: 'not found' });
+    });
+    const env = {
+      MAKERD_CLOB_URL: server.url,
+      MAKERD_PRIVATE_KEY: `0x${'11'.repeat(32)}`,
+      MAKERD_API_KEY: 'k',
+      MAKERD_API_SECRET: Buffer.from('s').toString('base64'),
+      MAKERD_API_PASSPHRASE: 'p',
+      MAKERD_SIGNATURE_TYPE: '1',
+      MAKERD_FUNDER: `0x${'22'.repeat(20)}`,
+    };
+    const cfg = loadConfig({ env });
+    const clients = createClients({ ...cfg, http: testHttp }, polymarketProfile(polymarketCredentialsFromEnv(env)));
+    try {
+      const venue = new LiveVenue({ clob: clients.clob, subscribeUser: () => {}, tickOf: () => 100, log: silentLogger });
+      expect(await venue.collateral?.()).toBe(1_000_000_000);
+      const q = server.requests[0].query;
+      expect([q.get('asset_type'), q.get('signature_type'), q.get('token_id')]).toEqual(['COLLATERAL', '1', null]);
+      // a balance that is not a whole number of micro-dollars is a malformed answer, not a figure
+      server.setHandler((_req, res) => send(res, 200, { balance: '-5', allowances: {} }));
+      await expect(venue.collateral?.()).rejects.toThrow(/balance/);
+    } finally {
+      await clients.close();
+    }
+  });
+
+  it('is absent in the spec profile (GET /balances has no specified body)', async () => {
+    const cfg = loadConfig({ env: { MAKERD_CLOB_URL: 'http://127.0.0.1:9' } });
+    const clients = createClients({ ...cfg, http: testHttp }, 'k');
+    try {
+      expect(new LiveVenue({ clob: clients.clob, subscribeUser: () => {}, tickOf: () => 100, log: silentLogger }).collateral).toBeUndefined();
+    } finally {
+      await clients.close();
     }
   });
 });
