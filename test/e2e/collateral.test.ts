@@ -32,13 +32,12 @@ describe('BUYs within the collateral the venue holds for us', () => {
     const cost = resting.reduce((s, o) => s + o.price * (o.originalSize - o.sizeMatched), 0);
     expect(cost).toBeLessThanOrEqual(ex.account(e.owner).cashMicros);
     expect(held).toBeGreaterThan(0);
-    const st = (await (await fetch(`${url}/status`)).json()) as { haltReason: string | null; collateral: { balance: number; available: number; openBuys: number } | null };
+    const st = (await (await fetch(`${url}/status`)).json()) as { haltReason: string | null; collateral: { balance: number; available: number } | null };
     expect(st.haltReason).toBeNull();
-    // the balance as last read (start-up's, or after a SELL of ours settled), less the BUYs filled since
+    // the balance as last read (start-up's, or after a SELL of ours settled: a round trip's profit
+    // can take it above the $12 we started with), less the BUYs filled since
     expect(st.collateral?.balance).toBeGreaterThan(0);
-    expect(st.collateral?.balance).toBeLessThanOrEqual(12);
     expect(st.collateral?.available).toBeLessThanOrEqual(st.collateral?.balance ?? -1);
-    expect(st.collateral?.openBuys).toBeLessThanOrEqual(st.collateral?.available ?? -1);
     kill(daemon, 'SIGTERM');
     expect(await bounded(daemon.exited, 15_000, 'exit after SIGTERM')).toBe(0);
   }, 60_000);
@@ -53,7 +52,6 @@ describe('BUYs within the collateral the venue holds for us', () => {
     const metric = async (name: string) => Number(new RegExp(`^${name} ([\\d.]+)$`, 'm').exec(await (await fetch(`${url}/metrics`)).text())?.[1] ?? NaN);
     const balance = await metric('makerd_collateral_dollars');
     expect(balance).toBeGreaterThan(0);
-    expect(balance).toBeLessThanOrEqual(12);
     // the refusal's read asks the venue to re-read first (GET /balance-allowance/update): only it does
     const updates = async () =>
       Number(/^makerd_http_request_duration_seconds_count\{[^}]*endpoint="[^"]*\/balance-allowance\/update"[^}]*\} (\d+)$/m.exec(await (await fetch(`${url}/metrics`)).text())?.[1] ?? 0);
