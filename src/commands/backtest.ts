@@ -206,6 +206,7 @@ export const command: CommandModule = {
     }
     io.out(summaryTable({ startMs: r.period.startMs, endMs: r.period.endMs, total: r.total, tokens: r.tokens }));
     io.out(rateLimitLine(r));
+    if (r.inputs.sim.cashUsd > 0) io.out(collateralLine(r));
     io.out(errorsLine(r, se));
     io.out(
       `\n${r.feed.events} events (${r.feed.frames} frames, ${r.feed.rejected} rejected) from ${r.period.start} to ${r.period.end}; ` +
@@ -220,6 +221,12 @@ export const command: CommandModule = {
 function fail(io: CommandIO, line: string, code: number): number {
   io.err(`makerd backtest: ${line}`);
   return code;
+}
+
+/** With a simulated wallet (--cash): what it held back and what the venue still refused. */
+function collateralLine(r: BacktestResult): string {
+  const held = r.engine.riskBlocks.buy_exceeds_collateral ?? 0;
+  return `collateral: $${r.inputs.sim.cashUsd} (sim.cashUsd); BUYs held back by the risk gate: ${held}; refused by the venue for balance: ${r.venue.rejectedForBalance}`;
 }
 
 /** 'strategy errors: N' and the engine's other errors when there were any (they never change the exit code). */

@@ -23,6 +23,8 @@ describe('makerd backtest (CLI)', () => {
     expect(r.out).toMatch(/^token\s+pnl \$/m);
     expect(r.out).toMatch(/^TOTAL\s/m);
     expect(r.out).toMatch(/events\/s/);
+    // no wallet given: no collateral line
+    expect(r.out).not.toMatch(/^collateral:/m);
     const result = JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8'));
     expect(result.kind).toBe('makerd-backtest');
     expect(result.inputs.sim.orderLatencyMs).toBe(20);
@@ -40,11 +42,17 @@ describe('makerd backtest (CLI)', () => {
       const r = await run(['backtest', '--data', SAMPLE, '--out', dir, '--cash', '15', '--seed', '3', ...extra]);
       expect(r.err).toBe('');
       expect(r.code).toBe(0);
-      return JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as {
+      const summary = r.out.split('\n').find((l) => l.startsWith('collateral: '));
+      const result = JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as {
         inputs: { sim: { cashUsd: number } };
         engine: { halted: string | null; riskBlocks: Record<string, number> };
         venue: { rejectedForBalance: number; fills: number };
       };
+      // the summary says what the wallet did, from the same figures
+      expect(summary).toBe(
+        `collateral: $15 (sim.cashUsd); BUYs held back by the risk gate: ${result.engine.riskBlocks.buy_exceeds_collateral ?? 0}; refused by the venue for balance: ${result.venue.rejectedForBalance}`,
+      );
+      return result;
     };
     const capped = await backtest([]);
     expect(capped.inputs.sim.cashUsd).toBe(15);
