@@ -202,8 +202,10 @@ export function emptyRiskInputs(mid: number, over: Partial<RiskInputs> = {}): Ri
   };
 }
 
-/** A trade in which our resting order `orderId` (token Y, price 0.50, 10 shares, side `side`) was the maker, at `status`. */
-export function makerTrade(tradeId: string, orderId: string, side: 'BUY' | 'SELL', status: UserTradeEvent['status'], t: number): UserTradeEvent {
+/** A trade in which our resting order `orderId` (token Y, side `side`; by default 10 shares at 0.50) was the maker, at `status`. */
+export function makerTrade(tradeId: string, orderId: string, side: 'BUY' | 'SELL', status: UserTradeEvent['status'], t: number, fill: { price?: number; size?: number } = {}): UserTradeEvent {
+  const price = fill.price ?? 5000;
+  const size = fill.size ?? 1000;
   return {
     type: 'trade',
     tradeId,
@@ -211,14 +213,14 @@ export function makerTrade(tradeId: string, orderId: string, side: 'BUY' | 'SELL
     market: M,
     assetId: Y,
     side: side === 'BUY' ? 'SELL' : 'BUY',
-    price: 5000,
-    size: 1000,
+    price,
+    size,
     feeRateBps: 0,
     status,
     traderSide: 'MAKER',
     outcome: 'Yes',
     owner: 'k',
-    makerOrders: [{ orderId, assetId: Y, price: 5000, matchedAmount: 1000, feeRateBps: 0, outcome: 'Yes', side, owner: 'k' }],
+    makerOrders: [{ orderId, assetId: Y, price, matchedAmount: size, feeRateBps: 0, outcome: 'Yes', side, owner: 'k' }],
     matchTimeMs: t,
     timestampMs: t,
   };

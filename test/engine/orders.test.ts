@@ -3,16 +3,17 @@ import { OrderTracker } from '../../src/engine/orders.js';
 import { FillLedger, type Fill } from '../../src/engine/fills.js';
 import { Positions } from '../../src/engine/positions.js';
 import type { UserOrderEvent, UserTradeEvent, TradeStatus } from '../../src/core/events.js';
+import { M, Y, makerTrade } from './helpers.js';
 
-const base = { tokenId: 'Y', market: 'm', side: 'BUY' as const, price: 5000, size: 1000, createdMs: 0 };
+const base = { tokenId: Y, market: M, side: 'BUY' as const, price: 5000, size: 1000, createdMs: 0 };
 
 function orderEv(orderId: string, kind: UserOrderEvent['kind'], status: string, sizeMatched: number, over: Partial<UserOrderEvent> = {}): UserOrderEvent {
   return {
     type: 'order',
     kind,
     orderId,
-    market: 'm',
-    assetId: 'Y',
+    market: M,
+    assetId: Y,
     side: 'BUY',
     price: 5000,
     originalSize: 1000,
@@ -26,26 +27,7 @@ function orderEv(orderId: string, kind: UserOrderEvent['kind'], status: string, 
     ...over,
   };
 }
-function tradeEv(tradeId: string, orderId: string, status: TradeStatus, size = 400): UserTradeEvent {
-  return {
-    type: 'trade',
-    tradeId,
-    takerOrderId: 'someone',
-    market: 'm',
-    assetId: 'Y',
-    side: 'SELL',
-    price: 5000,
-    size,
-    feeRateBps: 0,
-    status,
-    traderSide: 'MAKER',
-    outcome: 'Yes',
-    owner: 'k',
-    makerOrders: [{ orderId, assetId: 'Y', price: 5000, matchedAmount: size, feeRateBps: 0, outcome: 'Yes', side: 'BUY', owner: 'k' }],
-    matchTimeMs: 10,
-    timestampMs: 10,
-  };
-}
+const tradeEv = (tradeId: string, orderId: string, status: TradeStatus, size = 400): UserTradeEvent => makerTrade(tradeId, orderId, 'BUY', status, 10, { size });
 
 describe('order state machine', () => {
   it('pending_new -> live -> partially_filled -> pending_cancel -> canceled', () => {
@@ -188,7 +170,7 @@ describe('trade lifecycle and fills', () => {
       ['MINED', false],
       ['CONFIRMED', false],
     ]);
-    expect(pos.qty('Y')).toBe(400);
+    expect(pos.qty(Y)).toBe(400);
     expect(o.filled).toBe(400);
     expect(o.state).toBe('partially_filled');
     expect(pos.cash).toBe(-5000 * 400);
@@ -197,45 +179,45 @@ describe('trade lifecycle and fills', () => {
   it('unminedBought: shares bought in trades not yet on chain (MATCHED, RETRYING), per token; a SELL fill is not counted', () => {
     const { tr, ledger } = setup();
     ledger.onTrade(tradeEv('t1', 'X', 'MATCHED', 400), 2);
-    expect(ledger.unminedBought('Y')).toBe(400);
+    expect(ledger.unminedBought(Y)).toBe(400);
     ledger.onTrade(tradeEv('t1', 'X', 'MINED', 400), 3);
-    expect(ledger.unminedBought('Y')).toBe(0);
+    expect(ledger.unminedBought(Y)).toBe(0);
     ledger.onTrade(tradeEv('t2', 'X', 'MATCHED', 300), 4);
     ledger.onTrade(tradeEv('t2', 'X', 'RETRYING', 300), 5);
-    expect(ledger.unminedBought('Y')).toBe(300);
+    expect(ledger.unminedBought(Y)).toBe(300);
     ledger.onTrade(tradeEv('t2', 'X', 'FAILED', 300), 6);
-    expect(ledger.unminedBought('Y')).toBe(0);
+    expect(ledger.unminedBought(Y)).toBe(0);
     tr.create({ clientId: 'c3', ...base, side: 'SELL', price: 5100 });
     tr.placeResult({ clientId: 'c3', ok: true, orderId: 'S', status: 'live' }, 7);
     ledger.onTrade(tradeEv('t3', 'S', 'MATCHED', 100), 8);
-    expect(ledger.unminedBought('Y')).toBe(0);
+    expect(ledger.unminedBought(Y)).toBe(0);
     // from the store at start, and found by a reconciliation
-    ledger.preload({ tradeId: 't4', orderId: 'X', tokenId: 'Y', market: 'm', side: 'BUY', price: 5000, size: 50, fee: 0, liquidity: 'MAKER', status: 'MATCHED', timeMs: 1 });
-    ledger.record({ tradeId: 't5', orderId: 'Z', tokenId: 'Y', market: 'm', side: 'BUY', price: 5000, size: 70, fee: 0, liquidity: 'MAKER', status: 'MATCHED', timeMs: 9 }, 9);
-    expect(ledger.unminedBought('Y')).toBe(120);
+    ledger.preload({ tradeId: 't4', orderId: 'X', tokenId: Y, market: M, side: 'BUY', price: 5000, size: 50, fee: 0, liquidity: 'MAKER', status: 'MATCHED', timeMs: 1 });
+    ledger.record({ tradeId: 't5', orderId: 'Z', tokenId: Y, market: M, side: 'BUY', price: 5000, size: 70, fee: 0, liquidity: 'MAKER', status: 'MATCHED', timeMs: 9 }, 9);
+    expect(ledger.unminedBought(Y)).toBe(120);
     ledger.venueStatus('t5', 'Z', 'CONFIRMED', 10);
-    expect(ledger.unminedBought('Y')).toBe(50);
+    expect(ledger.unminedBought(Y)).toBe(50);
   });
 
   it('RETRYING -> FAILED reverses the fill (position and order)', () => {
     const { pos, statuses, ledger, o } = setup();
     ledger.onTrade(tradeEv('t1', 'X', 'MATCHED', 1000), 2);
     expect(o.state).toBe('filled');
-    expect(pos.qty('Y')).toBe(1000);
+    expect(pos.qty(Y)).toBe(1000);
     ledger.onTrade(tradeEv('t1', 'X', 'RETRYING', 1000), 3);
-    expect(pos.qty('Y')).toBe(1000);
+    expect(pos.qty(Y)).toBe(1000);
     ledger.onTrade(tradeEv('t1', 'X', 'FAILED', 1000), 4);
     expect(statuses).toEqual([
       ['RETRYING', false],
       ['FAILED', true],
     ]);
-    expect(pos.qty('Y')).toBe(0);
+    expect(pos.qty(Y)).toBe(0);
     expect(pos.cash).toBe(0);
     expect(o.filled).toBe(0);
     expect(o.state).toBe('live');
     // a late replay of the failed trade changes nothing
     expect(ledger.onTrade(tradeEv('t1', 'X', 'MATCHED', 1000), 5)).toBe(0);
-    expect(pos.qty('Y')).toBe(0);
+    expect(pos.qty(Y)).toBe(0);
   });
 
   it('one trade filling two of our orders gives two fills', () => {
@@ -243,25 +225,25 @@ describe('trade lifecycle and fills', () => {
     const o2 = tr.create({ clientId: 'c2', ...base, price: 4900 });
     tr.placeResult({ clientId: 'c2', ok: true, orderId: 'X2', status: 'live' }, 1);
     const e = tradeEv('t9', 'X', 'MATCHED', 400);
-    e.makerOrders.push({ orderId: 'X2', assetId: 'Y', price: 4900, matchedAmount: 100, feeRateBps: 0, outcome: 'Yes', side: 'BUY', owner: 'k' });
+    e.makerOrders.push({ orderId: 'X2', assetId: Y, price: 4900, matchedAmount: 100, feeRateBps: 0, outcome: 'Yes', side: 'BUY', owner: 'k' });
     expect(ledger.onTrade(e, 2)).toBe(2);
-    expect(pos.qty('Y')).toBe(500);
+    expect(pos.qty(Y)).toBe(500);
     expect(o2.filled).toBe(100);
   });
 
   it('fills on orders that are not ours are ignored', () => {
     const { ledger, pos } = setup();
     expect(ledger.onTrade(tradeEv('t1', 'NOT-OURS', 'MATCHED'), 2)).toBe(0);
-    expect(pos.qty('Y')).toBe(0);
+    expect(pos.qty(Y)).toBe(0);
   });
 
   it('average-cost realized PnL on a round trip', () => {
     const pos = new Positions();
-    pos.apply('Y', 'BUY', 4000, 1000, 0);
-    pos.apply('Y', 'BUY', 5000, 1000, 0);
-    pos.apply('Y', 'SELL', 6000, 1000, 0);
-    expect(pos.qty('Y')).toBe(1000);
-    expect(pos.get('Y').realized).toBe((6000 - 4500) * 1000);
+    pos.apply(Y, 'BUY', 4000, 1000, 0);
+    pos.apply(Y, 'BUY', 5000, 1000, 0);
+    pos.apply(Y, 'SELL', 6000, 1000, 0);
+    expect(pos.qty(Y)).toBe(1000);
+    expect(pos.get(Y).realized).toBe((6000 - 4500) * 1000);
     expect(pos.pnl(() => 4500)).toBe(pos.cash + 4500 * 1000);
   });
   it('client ids are unique and carry the millisecond they were made in', () => {

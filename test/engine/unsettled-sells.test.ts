@@ -7,30 +7,10 @@ import { describe, it, expect } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
 import type { UserTradeEvent, TradeStatus } from '../../src/core/events.js';
 import type { TrackedOrder } from '../../src/engine/orders.js';
-import { RecordingVenue, settle, books, deliver, bandsEngine, Y, M } from './helpers.js';
+import { RecordingVenue, settle, books, deliver, bandsEngine, makerTrade, Y } from './helpers.js';
 
 /** Our resting BUY of YES filled whole, as a maker, in trade t1 with the given status. */
-function filled(o: TrackedOrder, status: TradeStatus): UserTradeEvent {
-  const size = o.size;
-  return {
-    type: 'trade',
-    tradeId: 't1',
-    takerOrderId: 'someone',
-    market: M,
-    assetId: Y,
-    side: 'SELL',
-    price: o.price,
-    size,
-    feeRateBps: 0,
-    status,
-    traderSide: 'MAKER',
-    outcome: 'Yes',
-    owner: 'k',
-    makerOrders: [{ orderId: o.orderId as string, assetId: Y, price: o.price, matchedAmount: size, feeRateBps: 0, outcome: 'Yes', side: 'BUY', owner: 'k' }],
-    matchTimeMs: 0,
-    timestampMs: 0,
-  };
-}
+const filled = (o: TrackedOrder, status: TradeStatus): UserTradeEvent => makerTrade('t1', o.orderId as string, 'BUY', status, 0, { price: o.price, size: o.size });
 
 describe('engine: shares bought in a trade not yet settled', () => {
   it('quotes the ask as a BUY of the complement until the trade settles, then as a SELL of the shares', async () => {
