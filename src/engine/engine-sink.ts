@@ -11,6 +11,7 @@ import type { Logger } from '../core/log.js';
 import type { TrackedOrder, OrderTracker } from './orders.js';
 import type { Positions } from './positions.js';
 import type { RiskGate } from './risk.js';
+import { COLLATERAL } from './balance-backoff.js';
 import type { MarketState } from './market-state.js';
 import { formatPrice, formatSize, microsToDollars } from '../core/units.js';
 
@@ -81,6 +82,9 @@ export class EngineSink implements SchedulerSink, FillSink {
     return reqs;
   }
 
+  /** Scratch of placed(): per token (SELLs) or COLLATERAL (BUYs), whether an answer refused any for balance. */
+  private readonly balanceAnswers = new Map<string, boolean>();
+
   placed(reqs: readonly OrderRequest[], results: readonly PlaceResult[]): void {
     const e = this.e;
     const now = e.clock.now();
@@ -93,15 +97,23 @@ export class EngineSink implements SchedulerSink, FillSink {
       }
     });
     // Off the venue's tick grid: our tick is stale (wire-formats.md 4.4). Refused for balance: a
-    // SELL's shares wait, or every BUY, and the collateral is read again (balance-backoff.ts).
-    // After the loop: the engine requotes the market, which must see every result of this answer first.
+    // SELL's shares wait, or every BUY, and the collateral is read again (balance-backoff.ts): once
+    // per token or collateral and answer, refused when any of its orders was (two BUYs refused
+    // together are one shortfall, not a doubled wait). After the loop: the engine requotes the
+    // market, which must see every result of this answer first.
+    const balance = this.balanceAnswers;
+    balance.clear();
     for (const r of results) {
       const o = e.orders.get(r.clientId);
       if (!o) continue;
       if (r.ok || r.error === 'INVALID_ORDER_NOT_ENOUGH_BALANCE') {
-        if (o.side === 'SELL') e.sellAnswered(o.tokenId, !r.ok);
-        else e.buyAnswered(!r.ok);
-      } else if (!r.ok && r.error === 'INVALID_ORDER_MIN_TICK_SIZE') e.tickRejected(o.tokenId);
+        const key = o.side === 'SELL' ? o.tokenId : COLLATERAL;
+        balance.set(key, balance.get(key) === true || !r.ok);
+      } else if (r.error === 'INVALID_ORDER_MIN_TICK_SIZE') e.tickRejected(o.tokenId);
+    }
+    for (const [key, refused] of balance) {
+      if (key === COLLATERAL) e.buyAnswered(refused);
+      else e.sellAnswered(key, refused);
     }
     // A result missing from the answer is unclear, not rejected. (The usual answer lists the
     // requests in order: checked without building a set.)

@@ -6,7 +6,7 @@ import { VirtualClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/log.js';
 import { CollateralBudget, SOON_MS } from '../../src/engine/collateral.js';
 import { Positions } from '../../src/engine/positions.js';
-import { M, RecordingVenue, Y, bandsEngine, makerTrade, settle } from './helpers.js';
+import { M, RecordingVenue, Y, bandsEngine, books, deliver, makerTrade, settle } from './helpers.js';
 
 function setup(everyMs = 0) {
   const clock = new VirtualClock(0);
@@ -130,6 +130,35 @@ describe('engine: the collateral read after a SELL of ours settles', () => {
       await settle(5);
       expect(reads).toBe(side === 'BUY' ? 1 : 2);
     }
+    await engine.stop();
+  });
+});
+
+describe('engine: one answer refusing several BUYs for balance', () => {
+  it('is one refusal of the collateral: one wait of 1 s (not doubled per BUY), one count, one re-read', async () => {
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new RecordingVenue(() => clock.now());
+    let refuse = true;
+    const answer = venue.answer;
+    venue.answer = (r) => (refuse && r.side === 'BUY' ? { clientId: r.clientId, ok: false, error: 'INVALID_ORDER_NOT_ENOUGH_BALANCE', message: 'not enough balance / allowance' } : answer(r));
+    let refreshes = 0;
+    Object.assign(venue, { collateral: async () => 10_000_000, refreshBalance: async () => void refreshes++ });
+    const { engine, mirror } = await bandsEngine({ clock, venue, params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 } });
+    const buys = () => venue.calls.filter((c) => c.reqs?.some((r) => r.side === 'BUY'));
+    deliver(mirror, engine, books(4900, 5100, clock.now()));
+    engine.start();
+    await settle(10);
+    const t0 = clock.now();
+    // the bid and the ask (a BUY of the complement: no shares) in one request, both refused
+    expect(buys().map((c) => c.reqs?.filter((r) => r.side === 'BUY').length)).toEqual([2]);
+    expect(engine.counters.buyWaits).toBe(1);
+    expect(refreshes).toBe(1);
+    refuse = false;
+    // a 1 s wait: the housekeeping requote after it sends the BUYs again (a doubled one would hold them to t0 + 2 s)
+    clock.advanceTo(t0 + 1500);
+    await settle(10);
+    expect(buys()).toHaveLength(2);
+    expect(buys()[1].t).toBeLessThan(t0 + 2000);
     await engine.stop();
   });
 });
