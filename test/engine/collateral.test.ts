@@ -103,6 +103,25 @@ describe('collateral budget', () => {
     expect(venue.reads).toBe(1);
   });
 
+  it('a venue read or refresh that throws before any request is a failed read, logged: never a rejection for the caller', async () => {
+    const clock = new VirtualClock(0);
+    const budget = new CollateralBudget({
+      clock,
+      log: silentLogger,
+      read: () => {
+        throw new Error('read: bug');
+      },
+      refresh: () => {
+        throw new Error('refresh: bug');
+      },
+      spent: () => 0,
+      everyMs: 0,
+    });
+    await expect(budget.read(true)).resolves.toBeUndefined();
+    expect(budget.readFailures).toBe(1);
+    expect(budget.available()).toBe(Infinity);
+  });
+
   it('a venue figure that is not an amount is a failed read', async () => {
     const { venue, budget } = setup();
     venue.balance = Number.NaN;

@@ -5,6 +5,7 @@ import { createClients } from '../../src/api/index.js';
 import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/core/log.js';
 import { LiveVenue } from '../../src/venue/live-venue.js';
+import { DeadlineError } from '../../src/core/errors.js';
 import { fixture, send, startServer, testHttp, type TestServer } from '../api/http-server.js';
 import { polymarketProfile } from '../../src/api/polymarket-profile.js';
 import { polymarketCredentialsFromEnv } from '../../src/api/polymarket-credentials.js';
@@ -204,6 +205,24 @@ describe('LiveVenue.collateral (polymarket profile)', () => {
       await clients.close();
     }
   });
+
+  it('a balance endpoint that never answers ends at the read deadline (start-up awaits this read: it is bounded)', async () => {
+    server = await startServer((req, res) => {
+      if (req.path !== '/balance-allowance') send(res, 404, { error: 'not found' });
+      // else: no answer at all
+    });
+    const env = { MAKERD_CLOB_URL: server.url, MAKERD_PRIVATE_KEY: `0x${'11'.repeat(32)}`, MAKERD_API_KEY: 'k', MAKERD_API_SECRET: Buffer.from('s').toString('base64'), MAKERD_API_PASSPHRASE: 'p' };
+    const cfg = loadConfig({ env });
+    const clients = createClients({ ...cfg, http: { ...testHttp, readDeadlineMs: 800 } }, polymarketProfile(polymarketCredentialsFromEnv(env)));
+    try {
+      const venue = new LiveVenue({ clob: clients.clob, subscribeUser: () => {}, tickOf: () => 100, log: silentLogger });
+      const t0 = Date.now();
+      await expect(venue.collateral?.()).rejects.toBeInstanceOf(DeadlineError);
+      expect(Date.now() - t0).toBeLessThan(3000);
+    } finally {
+      await clients.close();
+    }
+  }, 10_000);
 
   it('is absent in the spec profile (GET /balances has no specified body)', async () => {
     const cfg = loadConfig({ env: { MAKERD_CLOB_URL: 'http://127.0.0.1:9' } });
