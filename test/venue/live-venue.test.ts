@@ -213,7 +213,8 @@ describe('LiveVenue.collateral (polymarket profile)', () => {
     });
     const env = { MAKERD_CLOB_URL: server.url, MAKERD_PRIVATE_KEY: `0x${'11'.repeat(32)}`, MAKERD_API_KEY: 'k', MAKERD_API_SECRET: Buffer.from('s').toString('base64'), MAKERD_API_PASSPHRASE: 'p' };
     const cfg = loadConfig({ env });
-    const clients = createClients({ ...cfg, http: { ...testHttp, readDeadlineMs: 800 } }, polymarketProfile(polymarketCredentialsFromEnv(env)));
+    // the socket timeouts beyond the deadline: the deadline alone ends the read (as in a daemon whose headers timeout is longer)
+    const clients = createClients({ ...cfg, http: { ...testHttp, headersTimeoutMs: 5000, bodyTimeoutMs: 5000, readDeadlineMs: 800 } }, polymarketProfile(polymarketCredentialsFromEnv(env)));
     try {
       const venue = new LiveVenue({ clob: clients.clob, subscribeUser: () => {}, tickOf: () => 100, log: silentLogger });
       const t0 = Date.now();
