@@ -62,6 +62,18 @@ const serverTimeSchema = z.number().int().positive();
 const balanceAllowanceSchema = z.looseObject({ balance: z.string().regex(/^\d+$/), allowances: z.record(z.string(), z.string().regex(/^\d+$/)).default({}) });
 export type BalanceAllowance = z.infer<typeof balanceAllowanceSchema>;
 
+/**
+ * The allowance a balance answer gives `exchange`, raw 1e-6 units: its entry in `allowances` (any
+ * case of the address), else a lone `allowance` field (the shape some answers show); undefined
+ * when the answer names none.
+ */
+export function allowanceOf(b: BalanceAllowance, exchange: string): bigint | undefined {
+  const want = exchange.toLowerCase();
+  for (const [k, v] of Object.entries(b.allowances)) if (k.toLowerCase() === want) return BigInt(v);
+  const lone = (b as { allowance?: unknown }).allowance;
+  return typeof lone === 'string' && /^\d+$/.test(lone) ? BigInt(lone) : undefined;
+}
+
 export class ClobClient {
   constructor(
     readonly transport: Transport,

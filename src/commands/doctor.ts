@@ -10,6 +10,7 @@ import { createClients, type Clients } from '../api/index.js';
 import type { ClobProfile } from '../api/clob-profile.js';
 import { clobProfileFromEnv } from '../api/profile-from-env.js';
 import { EXCHANGE_V2, NEG_RISK_EXCHANGE_V2 } from '../api/polymarket-order.js';
+import { allowanceOf } from '../api/clob-client.js';
 import { marketsFromTokens } from '../session/markets.js';
 import { numberFlag, type CommandModule } from './command.js';
 
@@ -99,19 +100,23 @@ function checks(profile: ClobProfile, clients: Clients, tokens: readonly string[
       run: async () => {
         const b = await clob.getBalanceAllowance();
         if (!b) return { ok: false, detail: 'this profile has no balance read' };
-        const raw = b as { allowances: Record<string, string>; allowance?: unknown };
-        const allowance = (exchange: string): bigint => {
-          for (const [k, v] of Object.entries(raw.allowances)) if (k.toLowerCase() === exchange.toLowerCase()) return BigInt(v);
-          return typeof raw.allowance === 'string' && /^\d+$/.test(raw.allowance) ? BigInt(raw.allowance) : 0n;
-        };
+        const allowance = (exchange: string): bigint => allowanceOf(b, exchange) ?? 0n;
         const balance = BigInt(b.balance);
         const need = [['exchange', EXCHANGE_V2] as const, ...(negRiskMarkets ? [['neg-risk exchange', NEG_RISK_EXCHANGE_V2] as const] : [])];
         const missing = need.filter(([, a]) => allowance(a) === 0n).map(([n]) => n);
-        const dollars = `${balance / 1_000_000n}.${String(balance % 1_000_000n).padStart(6, '0')}`;
+        const usd = (v: bigint): string => `${v / 1_000_000n}.${String(v % 1_000_000n).padStart(6, '0')}`;
+        const dollars = usd(balance);
         if (balance === 0n) return { ok: false, detail: `collateral balance 0: fund the ${env.MAKERD_FUNDER ? 'funder (MAKERD_FUNDER)' : 'wallet'}` };
         if (missing.length) return { ok: false, detail: `balance ${dollars}, but no allowance for the ${missing.join(' and ')}: approve it from the wallet` };
-        // the daemon keeps open BUYs within the balance (risk.collateralReadMs): a smaller wallet than the limits quotes less
-        const capped = balance < BigInt(Math.round(maxTotalNotional * 1e6)) ? `; below risk.maxTotalNotional ($${maxTotalNotional}): open BUYs will be capped at the balance` : '';
+        // the daemon keeps open BUYs within the balance or the least allowance, whichever is lower
+        // (risk.collateralReadMs): a smaller wallet or approval than the limits quotes less
+        const low = need.filter(([, a]) => allowance(a) < balance);
+        const spendable = low.reduce((m, [, a]) => (allowance(a) < m ? allowance(a) : m), balance);
+        const capped = low.length
+          ? `; ${low.map(([n, a]) => `the ${n}'s allowance ${usd(allowance(a))}`).join(' and ')} below the balance: open BUYs will be capped at ${usd(spendable)} (approve more from the wallet)`
+          : balance < BigInt(Math.round(maxTotalNotional * 1e6))
+            ? `; below risk.maxTotalNotional ($${maxTotalNotional}): open BUYs will be capped at the balance`
+            : '';
         return { ok: true, detail: `balance ${dollars}, allowances set${capped}` };
       },
     });

@@ -15,7 +15,7 @@ import { UsageError, type CommandModule, numberFlag } from './command.js';
 const help = `usage: makerd emulator [--port P] [--synthetic SEED] [--markets N] [--speed X] [--activity X]
                        [--keys K1,K2] [--limit-scale X] [--window-scale X] [--urls-out F] [--feed-...] [--fault-...]
                        [--profile spec|polymarket] [--heartbeat-timeout-ms N] [--allow-short-sells]
-                       [--start-cash USD]
+                       [--start-cash USD] [--allowance USD]
        makerd emulator --synthetic SEED --write F --duration S [--markets N] [--activity X]
        makerd emulator --replay F [--speed X] [...]
 
@@ -66,6 +66,9 @@ Each variant a client must also accept (wire-formats.md 5.4):
   --start-cash USD     every account's collateral (default 10000). The polymarket profile refuses a
                        BUY whose cost, with every open BUY of the account, exceeds it ("not enough
                        balance / allowance"), as the venue does
+  --allowance USD      every account's allowance to the exchanges (default unlimited, as the usual
+                       approval). The polymarket profile refuses a BUY beyond it as beyond the cash;
+                       BUY fills use it up, as on chain; GET /balance-allowance shows it
   --keys K1,K2         accepted Bearer API keys (default: any non-empty key; spec profile)
   --limit-scale X      multiplies every rate limit; --window-scale X every window length
                        (429 answers carry X-RateLimit-Limit/-Remaining/-Reset; Reset is epoch ms)
@@ -126,6 +129,7 @@ export const command: CommandModule = {
         'feed-own-token-ltp': { type: 'boolean' },
         'allow-short-sells': { type: 'boolean' },
         'start-cash': { type: 'string' },
+        allowance: { type: 'string' },
         profile: { type: 'string' },
         'heartbeat-timeout-ms': { type: 'string' },
       },
@@ -191,6 +195,7 @@ export const command: CommandModule = {
       heartbeatTimeoutMs,
       checkSellBalance: values['allow-short-sells'] !== true,
       startCashMicros: Math.round((numberFlag(values['start-cash'], '--start-cash', { min: 0 }) ?? 10_000) * 1_000_000),
+      allowanceMicros: values.allowance === undefined ? undefined : Math.round((numberFlag(values.allowance, '--allowance', { min: 0 }) ?? 0) * 1_000_000),
       log: createLogger({ name: 'emulator', level: io.env.MAKERD_LOG_LEVEL ?? 'warn' }),
     };
     const emu = await startEmulator(opts).catch((e: unknown) => {

@@ -57,6 +57,8 @@ export class Exchange {
     private readonly checkSellBalance = true,
     /** Every account's collateral at its first request, micro-dollars (EmulatorOptions.startCashMicros). */
     readonly startCashMicros = START_CASH_MICROS,
+    /** Every account's allowance to the exchanges at its first request, micro-dollars (EmulatorOptions.allowanceMicros; Infinity: unlimited). */
+    readonly startAllowanceMicros = Infinity,
   ) {
     for (const m of markets) {
       this.byCondition.set(m.conditionId, m);
@@ -94,7 +96,7 @@ export class Exchange {
 
   account(owner: string): Account {
     let a = this.accounts.get(owner);
-    if (!a) this.accounts.set(owner, (a = { cashMicros: this.startCashMicros, positions: new Map(), unconfirmedBuys: new Map() }));
+    if (!a) this.accounts.set(owner, (a = { cashMicros: this.startCashMicros, allowanceMicros: this.startAllowanceMicros, positions: new Map(), unconfirmedBuys: new Map() }));
     return a;
   }
 
@@ -118,15 +120,18 @@ export class Exchange {
   }
 
   /**
-   * The venue's balance check of a new order: a BUY's cost fits the cash its open BUYs leave; a
-   * SELL fits the sellable shares its token's open SELLs leave (both as the live orders promise).
+   * The venue's balance check of a new order: a BUY's cost fits the cash (or the allowance, if
+   * less) its open BUYs leave; a SELL fits the sellable shares its token's open SELLs leave (both
+   * as the live orders promise).
    */
   hasFunds(owner: string, tokenId: string, side: Side, price: number, size: number): boolean {
     let promised = 0;
     const live = this.live.get(owner);
     if (side === 'BUY') {
       if (live) for (const o of live.values()) if (o.side === 'BUY') promised += o.price * (o.originalSize - o.sizeMatched);
-      return this.account(owner).cashMicros - promised >= price * size;
+      // the exchange can take only what the owner approved it to, and only what the wallet holds
+      const a = this.account(owner);
+      return Math.min(a.cashMicros, a.allowanceMicros) - promised >= price * size;
     }
     if (live) for (const o of live.values()) if (o.side === 'SELL' && o.assetId === tokenId) promised += o.originalSize - o.sizeMatched;
     return this.sellableShares(owner, tokenId) - promised >= size;
@@ -445,6 +450,7 @@ export class Exchange {
     a.positions.set(tokenId, (a.positions.get(tokenId) ?? 0) + sign * size);
     a.cashMicros -= sign * price * size;
     if (side !== 'BUY') return undefined;
+    if (a.allowanceMicros !== Infinity) a.allowanceMicros = Math.max(0, a.allowanceMicros - price * size);
     a.unconfirmedBuys.set(tokenId, (a.unconfirmedBuys.get(tokenId) ?? 0) + size);
     const confirm = (): void => {
       const left = (a.unconfirmedBuys.get(tokenId) ?? 0) - size;

@@ -6,7 +6,7 @@
 // checked as the ERC-1271 wallet would check it (ERC-7739 nested typed data, see depositWalletSigner).
 import { hashDomain, hashStruct, hashTypedData, recoverTypedDataAddress, toHex } from 'viem';
 import { POLYGON_CHAIN_ID } from '../api/polymarket-auth.js';
-import { EXCHANGE_V2, NEG_RISK_EXCHANGE_V2, ORDER_STRUCT, ORDER_TYPE, TYPED_DATA_SIGN, ZERO_BYTES32 } from '../api/polymarket-order.js';
+import { exchangeOf, ORDER_STRUCT, ORDER_TYPE, TYPED_DATA_SIGN, ZERO_BYTES32 } from '../api/polymarket-order.js';
 import { formatPrice, formatSize, PRICE_SCALE } from '../core/units.js';
 import type { Exchange } from './exchange.js';
 import { hex64 } from './ids.js';
@@ -150,7 +150,7 @@ export async function placeSigned(ctx: OrderIntake, cred: PolyCredential, body: 
   if (!market) return refuse('Invalid token id');
   const side = o.side;
   const typed = {
-    domain: { name: 'Polymarket CTF Exchange', version: '2', chainId: POLYGON_CHAIN_ID, verifyingContract: market.facts.negRisk ? NEG_RISK_EXCHANGE_V2 : EXCHANGE_V2 },
+    domain: { name: 'Polymarket CTF Exchange', version: '2', chainId: POLYGON_CHAIN_ID, verifyingContract: exchangeOf(market.facts.negRisk) },
     types: { Order: ORDER_STRUCT },
     primaryType: 'Order' as const,
     message: {

@@ -66,6 +66,8 @@ export interface EmulatorOptions {
   checkSellBalance?: boolean;
   /** Every account's collateral, micro-dollars (default $10,000); a BUY beyond it is refused (polymarket profile). */
   startCashMicros?: number;
+  /** Every account's allowance to the exchanges, micro-dollars (default unlimited); BUY fills use up a finite one (polymarket profile). */
+  allowanceMicros?: number;
   /** Wall ms between price-stream updates (default 1000). */
   priceIntervalMs?: number;
   clock?: Clock;
@@ -174,7 +176,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   } else {
     for (let i = 0; i < (opts.markets ?? 1); i++) markets.push(new SyntheticMarket({ seed, index: i, startMs: marketStart, params: opts.params, feed }));
   }
-  const exchange = new Exchange(markets, clock, opts.confirmDelayMs ?? 200, replay?.desk, opts.checkSellBalance ?? true, opts.startCashMicros);
+  const exchange = new Exchange(markets, clock, opts.confirmDelayMs ?? 200, replay?.desk, opts.checkSellBalance ?? true, opts.startCashMicros, opts.allowanceMicros);
   const keys = new KeyRegistry(opts.keys);
   const faults = new FaultState(new SeededRng(seed).fork('faults'));
   exchange.balanceLagMs = () => faults.cfg.balanceLagMs;

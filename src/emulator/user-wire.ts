@@ -65,6 +65,12 @@ export interface UserTrade {
 
 export interface Account {
   cashMicros: number;
+  /**
+   * What the owner has approved the exchanges to take of that cash, micro-dollars (one figure for
+   * both; Infinity: the usual unlimited approval). A finite one is used up by BUY fills, as an
+   * ERC-20 allowance is by each transferFrom.
+   */
+  allowanceMicros: number;
   /** Shares held per token, size units, trades counted from MATCHED. */
   positions: Map<string, number>;
   /** Shares per token bought in trades not yet CONFIRMED: held, but not yet sellable (the venue's balance check lags the match). */

@@ -47,7 +47,10 @@ const DAY_MS = 86_400_000;
  */
 const ACTIONABLE: ReadonlyMap<string, string> = new Map([
   ['max_order_size', 'risk: blocked (the strategy asks for what the risk configuration refuses)'],
-  ['buy_exceeds_collateral', 'risk: BUYs held back: with our open BUYs they would cost more than our collateral (fund the wallet, or quote less: risk.maxTotalNotional, the strategy sizes)'],
+  [
+    'buy_exceeds_collateral',
+    'risk: BUYs held back: with our open BUYs they would cost more than our collateral, the balance or the exchange allowance if lower (fund the wallet or approve more, or quote less: risk.maxTotalNotional, the strategy sizes)',
+  ],
 ]);
 const ACTIONABLE_EVERY_MS = 600_000;
 /** Period of the info line summing up the blocks. */

@@ -10,6 +10,7 @@ import { formatPrice } from '../core/units.js';
 import { ConfigError, MakerdError } from '../core/errors.js';
 import { createClients, type Clients } from '../api/index.js';
 import type { ClobProfile } from '../api/clob-profile.js';
+import { exchangeOf } from '../api/polymarket-order.js';
 import { Heartbeats } from './heartbeats.js';
 import { MarketFeed, bookEventFromRest } from '../feed/market-feed.js';
 import { CryptoPriceStream } from '../feed/price-stream.js';
@@ -135,7 +136,10 @@ export class Daemon implements StatusSource {
     const tickOf = (t: string) => this.feed.book(t)?.tick || this.markets.find((m) => m.tokenId === t || m.complementId === t)?.tick || 100;
     if (live) {
       const negRiskOf = (t: string) => this.markets.find((m) => m.tokenId === t || m.complementId === t)?.negRisk ?? false;
-      this.venue = this.metrics.tapPlaces(new LiveVenue({ clob: this.clients.clob, subscribeUser: (fn) => this.feed.onUserEvent(fn), tickOf, negRiskOf, log: log.child({ part: 'venue' }) }));
+      const exchangesInUse = () => [...new Set(this.markets.map((m) => exchangeOf(m.negRisk)))];
+      this.venue = this.metrics.tapPlaces(
+        new LiveVenue({ clob: this.clients.clob, subscribeUser: (fn) => this.feed.onUserEvent(fn), tickOf, negRiskOf, exchangesInUse, log: log.child({ part: 'venue' }) }),
+      );
       // orders never wait for a connection to open: the submit connections open now and stay open
       this.clients.clob.transport.keepSubmitWarm();
     } else {

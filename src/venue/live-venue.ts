@@ -4,11 +4,11 @@
 import type { Logger } from '../core/log.js';
 import { tickDecimals, unixToMs } from '../core/units.js';
 import type { UserEvent, Side } from '../core/events.js';
-import type { ClobClient, NewOrder } from '../api/clob-client.js';
+import { allowanceOf, type ClobClient, type NewOrder } from '../api/clob-client.js';
 import type { CancelResponse, OpenOrder, OrderResponse, Trade } from '../api/schemas.js';
 import { priceUnits, sizeUnits } from '../api/schemas.js';
 import { refusalOf, rejectCodeOf } from './rejections.js';
-import { parsePriceRounded } from '../core/units.js';
+import { microsToDollars, parsePriceRounded } from '../core/units.js';
 import type { CancelResult, OrderRequest, PlaceResult, PlaceStatus, Venue, VenueOrder, VenueTrade } from './types.js';
 
 export interface LiveVenueOptions {
@@ -19,6 +19,12 @@ export interface LiveVenueOptions {
   tickOf: (tokenId: string) => number;
   /** Whether a token's market is neg-risk (the polymarket profile signs for the neg-risk exchange). */
   negRiskOf?: (tokenId: string) => boolean;
+  /**
+   * The exchange contracts our markets' BUYs spend collateral through (polymarket: exchangeOf of
+   * each market's neg-risk flag). The collateral read is the balance or the least of their
+   * allowances, whichever is lower: the venue refuses a BUY beyond either.
+   */
+  exchangesInUse?: () => readonly string[];
   log: Logger;
 }
 
@@ -40,6 +46,8 @@ export class LiveVenue implements Venue {
   /** The venue's feed shows our resting orders in its books. */
   readonly booksIncludeOwnOrders = true;
   private readonly listeners: Array<(e: UserEvent) => void> = [];
+  /** The exchange whose allowance the last collateral read was capped at (undefined: the balance was the lesser). */
+  private allowanceBinds: string | undefined = undefined;
 
   constructor(private readonly o: LiveVenueOptions) {
     if (o.clob.readsCollateral) this.collateral = () => this.readCollateral();
@@ -120,8 +128,29 @@ export class LiveVenue implements Venue {
   private async readCollateral(): Promise<number> {
     const b = await this.o.clob.getBalanceAllowance();
     if (!b) throw new RangeError('the venue profile has no collateral read');
-    // digits only (the schema); beyond 2^53 micro-dollars the cap cannot bind anyway
-    return Number(BigInt(b.balance) > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : b.balance);
+    // digits only (the schema)
+    const balance = BigInt(b.balance);
+    let spendable = balance;
+    let binds: string | undefined;
+    for (const exchange of this.o.exchangesInUse?.() ?? []) {
+      const a = allowanceOf(b, exchange);
+      if (a !== undefined && a < spendable) {
+        spendable = a;
+        binds = exchange;
+      }
+    }
+    // beyond 2^53 micro-dollars the cap cannot bind anyway
+    const n = (v: bigint): number => Number(v > BigInt(Number.MAX_SAFE_INTEGER) ? BigInt(Number.MAX_SAFE_INTEGER) : v);
+    if (binds !== this.allowanceBinds) {
+      if (binds !== undefined) {
+        this.o.log.warn(
+          { exchange: binds, allowanceUsd: microsToDollars(n(spendable)), balanceUsd: microsToDollars(n(balance)) },
+          'live venue: the exchange allowance is below the balance: BUYs are capped at the allowance (approve more from the wallet)',
+        );
+      } else this.o.log.info({ balanceUsd: microsToDollars(n(balance)) }, 'live venue: the exchange allowances cover the balance again');
+      this.allowanceBinds = binds;
+    }
+    return n(spendable);
   }
 
   async openOrders(): Promise<VenueOrder[]> {

@@ -59,6 +59,20 @@ describe('makerd doctor', () => {
     }
   });
 
+  it("says when an exchange's allowance is below the balance: open BUYs will be capped at it (the check still passes)", async () => {
+    const token = emu.markets[0].facts.tokens[0];
+    const account = emu.exchange.account(emu.accounts[0].apiKey);
+    account.allowanceMicros = 50_000_000;
+    try {
+      const r = await run(['doctor', '--markets', token], polyEnv(emu.urls.clob));
+      expect(line(r.out, 'balance')).toMatch(
+        /^ok {3}balance +balance 10000\.000000, allowances set; the exchange's allowance 50\.000000 (and the neg-risk exchange's allowance 50\.000000 )?below the balance: open BUYs will be capped at 50\.000000 \(approve more from the wallet\)$/,
+      );
+    } finally {
+      account.allowanceMicros = Infinity;
+    }
+  });
+
   it('fails with one clear line for a wrong secret, and for missing credentials', async () => {
     const token = emu.markets[0].facts.tokens[0];
     const wrong = await run(['doctor', '--markets', token], polyEnv(emu.urls.clob, { MAKERD_API_SECRET: Buffer.from('not the secret').toString('base64') }));

@@ -79,4 +79,34 @@ describe('BUYs within the collateral the venue holds for us', () => {
     kill(daemon, 'SIGTERM');
     expect(await bounded(daemon.exited, 15_000, 'exit after SIGTERM')).toBe(0);
   }, 60_000);
+
+  it('an allowance below the balance: no BUY beyond what the exchange may take, though the wallet holds more', async () => {
+    // $1,000 in the wallet, $12 approved to the exchanges: the venue refuses a BUY beyond the
+    // allowance as beyond the cash ("not enough balance / allowance"), and BUY fills use it up
+    const e = await setup({ profile: 'polymarket', startCashMicros: 1_000_000_000, allowanceMicros: 12_000_000 });
+    const daemon = spawnDaemon(e, { book: { verifyEvery: 0 } });
+    await bounded(daemon.ready, 15_000, 'ready');
+    const ex = e.emu.exchange;
+    const refusedLines = () => daemon.output.filter((l) => l.includes('"msg":"order rejected"') && /balance/i.test(l));
+    await until('BUYs of ours resting at the venue', () => ex.openOrders(e.owner).some((o) => o.side === 'BUY'), 15_000, 50);
+    const url = await until('status url', () => daemon.statusUrl(), 2000);
+    const held = async () => Number(/^makerd_risk_blocks_total\{reason="buy_exceeds_collateral"\} (\d+)$/m.exec(await (await fetch(`${url}/metrics`)).text())?.[1] ?? 0);
+    await until('a BUY held back for collateral', async () => (await held()) > 0, 15_000, 100);
+    await new Promise((r) => setTimeout(r, 4000));
+    expect(refusedLines()).toEqual([]);
+    const a = ex.account(e.owner);
+    const cost = ex
+      .openOrders(e.owner)
+      .filter((o) => o.side === 'BUY')
+      .reduce((s, o) => s + o.price * (o.originalSize - o.sizeMatched), 0);
+    expect(cost).toBeLessThanOrEqual(a.allowanceMicros);
+    // the figure the daemon caps by is the allowance, not the wallet's $1,000
+    const st = (await (await fetch(`${url}/status`)).json()) as { haltReason: string | null; collateral: { balance: number } | null };
+    expect(st.haltReason).toBeNull();
+    expect(st.collateral?.balance).toBeGreaterThan(0);
+    expect(st.collateral?.balance).toBeLessThanOrEqual(12);
+    expect(daemon.output.some((l) => l.includes('allowance') && l.includes('below the balance'))).toBe(true);
+    kill(daemon, 'SIGTERM');
+    expect(await bounded(daemon.exited, 15_000, 'exit after SIGTERM')).toBe(0);
+  }, 60_000);
 });

@@ -67,7 +67,7 @@ describe('risk block lines', () => {
     const warns = lines.filter((x) => x.reason === 'buy_exceeds_collateral' && x.level === 40);
     expect(warns).toHaveLength(2);
     expect(warns[0]).toMatchObject({ price: '0.5', shares: '10', openBuyUsd: 9.5, collateralUsd: 12 });
-    expect(warns[0].msg).toMatch(/fund the wallet, or quote less/);
+    expect(warns[0].msg).toMatch(/fund the wallet or approve more, or quote less/);
     expect(lines.filter((x) => x.reason === 'buy_exceeds_collateral' && x.level < 40)).toHaveLength(2);
   });
 

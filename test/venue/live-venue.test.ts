@@ -9,6 +9,7 @@ import { DeadlineError } from '../../src/core/errors.js';
 import { fixture, send, startServer, testHttp, type TestServer } from '../api/http-server.js';
 import { polymarketProfile } from '../../src/api/polymarket-profile.js';
 import { polymarketCredentialsFromEnv } from '../../src/api/polymarket-credentials.js';
+import { EXCHANGE_V2 } from '../../src/api/polymarket-order.js';
 import { startEmulator } from '../../src/emulator/server.js';
 import { makerdVenueFor } from '../emulator/polymarket-helpers.js';
 
@@ -198,6 +199,12 @@ describe('LiveVenue.collateral (polymarket profile)', () => {
       expect(await venue.collateral?.()).toBe(1_000_000_000);
       const q = server.requests[0].query;
       expect([q.get('asset_type'), q.get('signature_type'), q.get('token_id')]).toEqual(['COLLATERAL', '1', null]);
+      // the fixture's lone `allowance` ($999,999,999) is above the balance; a lone one below it caps the read
+      const capped = new LiveVenue({ clob: clients.clob, subscribeUser: () => {}, tickOf: () => 100, exchangesInUse: () => [EXCHANGE_V2], log: silentLogger });
+      expect(await capped.collateral?.()).toBe(1_000_000_000);
+      server.setHandler((_req, res) => send(res, 200, { balance: '1000000000', allowance: '25000000' }));
+      expect(await capped.collateral?.()).toBe(25_000_000);
+      expect(await venue.collateral?.()).toBe(1_000_000_000);
       // a balance that is not a whole number of micro-dollars is a malformed answer, not a figure
       server.setHandler((_req, res) => send(res, 200, { balance: '-5', allowances: {} }));
       await expect(venue.collateral?.()).rejects.toThrow(/balance/);
