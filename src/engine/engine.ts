@@ -11,37 +11,32 @@ import type { Limiter } from '../api/limiter.js';
 import type { Clock } from '../core/clock.js';
 import type { Rng } from '../core/rng.js';
 import type { LoadedStrategy } from './strategy.js';
-import type { MarketMeta, Quote } from './strategy.js';
-import { OrderTracker, type TrackedOrder } from './orders.js';
+import type { MarketMeta } from './strategy.js';
+import { OrderTracker } from './orders.js';
 import { FillLedger } from './fills.js';
 import { Positions } from './positions.js';
 import { ReferencePrices } from './reference-prices.js';
-import { Reconciler, type ReconcileResult } from './reconciler.js';
 import { RiskGate } from './risk.js';
-import { riskInputs, sellsCovered, type EngineRiskInputs } from './risk-inputs.js';
-import { OrderScheduler, type CancelTarget } from './scheduler.js';
+import { riskInputs, type EngineRiskInputs } from './risk-inputs.js';
+import { OrderScheduler } from './scheduler.js';
 import { EngineSink, type Journal } from './engine-sink.js';
 import { createMarketState, refreshMeta, type MarketBooks, type MarketState } from './market-state.js';
-import { crossesOwn, validQuotes } from './quote-checks.js';
 import { engineResults, type EngineResults } from './engine-results.js';
 import { RunningPnl } from './running-pnl.js';
 import { TickGuard } from './tick-guard.js';
 import { CancelAllRetry } from './cancel-all-retry.js';
 import { BalanceBackoff, COLLATERAL } from './balance-backoff.js';
 import { CollateralBudget } from './collateral.js';
-import type { Held } from './quote-inputs.js';
+import { Requoter } from './requote.js';
+import { RequoteTiming } from './requote-timing.js';
 import { PRICE_SCALE } from '../core/units.js';
-
-const isSell = (q: Quote): boolean => q.side === 'SELL';
-const NO_ORDERS: readonly TrackedOrder[] = [];
 
 export type { MarketBooks, MarketState } from './market-state.js';
 export type { EngineResults } from './engine-results.js';
 
 export type { Journal } from './engine-sink.js';
 
-/** Ticks a spread housekeeping period is cut into. */
-export const HOUSEKEEPING_SLICES = 10;
+export { HOUSEKEEPING_SLICES } from './requote-timing.js';
 
 export interface EngineOptions {
   clock: Clock;
@@ -101,13 +96,9 @@ export class Engine {
   readonly scheduler: OrderScheduler;
   readonly markets = new Map<string, MarketState>();
   private readonly byToken = new Map<string, MarketState>();
-  private readonly reconciler: Reconciler;
-  private readonly recon: ReconcileResult = { cancels: [], places: [], kept: 0 };
-  /** Scratch of requote(), reused: the scheduler copies what it keeps. */
-  private readonly wanted: Quote[] = [];
-  private readonly cancelTargets: CancelTarget[] = [];
-  private readonly accepted: Quote[] = [];
-  private readonly covered: boolean[] = [];
+  /** What a market's requote sends (requote.ts); when it runs (requote-timing.ts). */
+  private readonly requoter: Requoter;
+  private readonly timing: RequoteTiming;
   /**
    * Shares of a token the venue counts as ours to sell: held, less those bought in trades not yet
    * on chain; none while a refused SELL's wait runs (balance-backoff.ts).
@@ -117,16 +108,12 @@ export class Engine {
   /** The collateral our BUYs may promise (collateral.ts). */
   readonly collateral: CollateralBudget;
   private readonly riskInputs: EngineRiskInputs;
-  private readonly heldScratch: Held = { qty: 0, complementQty: 0, sellable: 0, complementSellable: 0 };
   private feedLive = true;
   private quoting = false;
   private stopping = false;
   private haltHandled = false;
   /** Orders whose cancel the venue did not confirm, and the cancel-all retried for them (and for a halt). */
   private readonly cancelAll: CancelAllRetry;
-  private housekeeping: number | undefined;
-  /** The next slice of a spread housekeeping period (realTime). */
-  private housekeepingSlice = 0;
   /**
    * requotes counts every one, skippedRequotes those of them skipped as changing nothing
    * (quote-inputs.ts), heldSelfCross places held back because they would cross our own order,
@@ -159,9 +146,6 @@ export class Engine {
   private readonly ticks: TickGuard;
   /** Trades refused by the fill checks, per order id (the second halts the order's market). */
   private readonly badTradesByOrder = new Map<string, number>();
-  /** Markets whose requote waits for the end of the synchronous run (realTime; see dirty). */
-  private readonly deferred = new Set<MarketState>();
-  private deferScheduled = false;
 
   constructor(private readonly o: EngineOptions) {
     this.clock = o.clock;
@@ -170,7 +154,6 @@ export class Engine {
     const sink = new EngineSink(this, o.journal);
     this.ledger = new FillLedger(this.orders, sink, o.config.risk.maxFeeRateBps);
     this.risk = new RiskGate(o.config.risk, o.log.child({ part: 'risk' }));
-    this.reconciler = new Reconciler(o.config.reconciler);
     this.scheduler = new OrderScheduler({
       venue: o.venue,
       limiter: o.limiter,
@@ -253,6 +236,45 @@ export class Engine {
       (t) => this.balanceWait.waiting(t),
       { available: () => this.collateral.available(), buyWaiting: () => this.balanceWait.waiting(COLLATERAL) },
     );
+    this.requoter = new Requoter({
+      clock: o.clock,
+      log: o.log,
+      counters: this.counters,
+      config: o.config.reconciler,
+      risk: this.risk,
+      riskInputs: this.riskInputs,
+      scheduler: this.scheduler,
+      orders: this.orders,
+      positions: this.positions,
+      books: o.books,
+      booksIncludeOwnOrders: o.venue.booksIncludeOwnOrders,
+      sellable: this.sellable,
+      cancelAll: this.cancelAll,
+      feedLive: () => this.feedLive,
+      checkLoss: () => this.checkLoss(),
+    });
+    this.timing = new RequoteTiming({
+      clock: o.clock,
+      log: o.log,
+      counters: this.counters,
+      realTime: o.realTime ?? false,
+      debounceMs: o.config.reconciler.debounceMs,
+      periodMs: o.timerMs ?? 1000,
+      scheduler: this.scheduler,
+      markets: () => this.markets.values(),
+      requote: (st) => this.requote(st),
+      active: () => this.quoting && !this.stopping,
+      periodStart: () => {
+        // once a period the running PnL is re-marked in full (a book dropped where no event says so)
+        this.runningPnl.remarkAll();
+        this.checkLoss();
+      },
+      periodEnd: (now) => {
+        this.risk.summarize(now);
+        this.orders.prune(now - 600_000);
+        this.ledger.prune();
+      },
+    });
     for (const m of o.markets) this.addMarket(m);
     o.venue.onUserEvent((e) => this.handleUserEvent(e));
   }
@@ -306,7 +328,7 @@ export class Engine {
   dropMarket(conditionId: string): boolean {
     const st = this.markets.get(conditionId);
     if (!st) return true;
-    if (!st.removed || this.marketOrders(st).length > 0) return false;
+    if (!st.removed || this.requoter.marketOrders(st).length > 0) return false;
     if (st.timer !== undefined) this.clock.cancel(st.timer);
     this.ticks.clear(st);
     this.markets.delete(conditionId);
@@ -333,7 +355,7 @@ export class Engine {
     this.quoting = true;
     this.collateral.schedule();
     this.runningPnl.remarkAll();
-    this.scheduleHousekeeping();
+    this.timing.start();
     for (const st of this.markets.values()) this.requote(st);
   }
 
@@ -479,7 +501,7 @@ export class Engine {
 
   /** Housekeeping: stale-book guard, loss check, memory pruning. Also callable by a backtest driver. */
   onTimer(): void {
-    this.housekeepingTick(0, 1);
+    this.timing.tick(0, 1);
   }
 
   /** Stops quoting, cancels every order (DELETE /cancel-all), waits for the requests to finish. */
@@ -515,7 +537,7 @@ export class Engine {
 
   async stop(): Promise<void> {
     this.stopping = true;
-    if (this.housekeeping !== undefined) this.clock.cancel(this.housekeeping);
+    this.timing.stop();
     for (const st of this.markets.values()) {
       if (st.timer !== undefined) this.clock.cancel(st.timer);
       this.ticks.clear(st);
@@ -553,13 +575,7 @@ export class Engine {
     const b = this.o.books.book(tokenId);
     if (!b || !this.o.venue.booksIncludeOwnOrders) return b;
     const st = this.byToken.get(tokenId);
-    return st ? this.ownExcluded(st, tokenId, b, this.marketOrders(st)) : b;
-  }
-
-  /** The market's reused view of `tokenId` without our orders, pointed at its raw book and `orders`. */
-  private ownExcluded(st: MarketState, tokenId: string, raw: BookView, orders: readonly TrackedOrder[]): BookView {
-    const v = st.ownExcluded;
-    return (tokenId === st.meta.tokenId ? v.token : v.complement).reset(raw, orders);
+    return st ? this.requoter.ownExcluded(st, tokenId, b, this.requoter.marketOrders(st)) : b;
   }
 
   pnlMicros(): number {
@@ -628,222 +644,20 @@ export class Engine {
     if (st) this.dirty(st);
   }
 
-  /** The requotes deferred to the end of the synchronous run (dirty, realTime), each market once, in the order they came. */
-  private readonly requoteDeferred = (): void => {
-    this.deferScheduled = false;
-    const due = [...this.deferred];
-    this.deferred.clear();
-    // what the markets want leaves together, once all have decided (one batch each way; the
-    // scheduler's pump catches its own failures)
-    this.scheduler.together(() => {
-      for (const st of due) {
-        // out of the frame's turn, nothing above catches: a throw here would end the process
-        try {
-          this.requote(st);
-        } catch (err) {
-          this.counters.errors++;
-          this.log.error({ err, market: st.meta.conditionId }, 'engine: requote failed');
-        }
-      }
-    });
-  };
-
-  /** Debounce: requote now unless one ran within debounceMs; then once at the end of the interval. */
+  /** Debounce: requote now unless one ran within debounceMs; then once at the end of the interval (requote-timing.ts). */
   dirty(st: MarketState): void {
-    if (!this.quoting || this.stopping) return;
-    const now = this.clock.now();
-    const at = st.lastQuoteMs + this.o.config.reconciler.debounceMs;
-    if (now >= at) {
-      if (!this.o.realTime) {
-        this.requote(st);
-        return;
-      }
-      // Real time: once, at the end of this synchronous run (the frames of one socket read), on
-      // the newest books: a requote per frame would decide on books the same read replaces.
-      this.deferred.add(st);
-      if (!this.deferScheduled) {
-        this.deferScheduled = true;
-        queueMicrotask(this.requoteDeferred);
-      }
-      return;
-    }
-    if (st.timer === undefined) {
-      st.timer = this.clock.schedule(at, () => {
-        st.timer = undefined;
-        this.requote(st);
-      });
-    }
+    this.timing.dirty(st);
   }
 
-  private scheduleHousekeeping(): void {
-    const period = this.o.timerMs ?? 1000;
-    const slices = this.o.realTime ? HOUSEKEEPING_SLICES : 1;
-    this.housekeeping = this.clock.schedule(this.clock.now() + period / slices, () => {
-      if (this.stopping) return;
-      this.onTimerSlice(slices);
-      this.scheduleHousekeeping();
-    });
-  }
-
-  /**
-   * One of `slices` ticks of a housekeeping period: the first does the period's checks, and each
-   * requotes its share of the markets (the k-th of every `slices`), so every market is still
-   * requoted once a period but the loop never stops for all of them at once.
-   */
+  /** One of `slices` ticks of a housekeeping period (requote-timing.ts). */
   onTimerSlice(slices: number): void {
-    const i = this.housekeepingSlice;
-    this.housekeepingSlice = (i + 1) % slices;
-    this.housekeepingTick(i, slices);
+    this.timing.onTimerSlice(slices);
   }
 
-  /** Slice `i` of `slices` (0 of 1: the whole period at once, as a backtest runs it). */
-  private housekeepingTick(i: number, slices: number): void {
-    const now = this.clock.now();
-    if (i === 0) {
-      // once a period the running PnL is re-marked in full (a book dropped where no event says so)
-      this.runningPnl.remarkAll();
-      this.checkLoss();
-    }
-    let k = 0;
-    for (const st of this.markets.values()) if (k++ % slices === i) this.requote(st);
-    if (i === 0) {
-      this.risk.summarize(now);
-      this.orders.prune(now - 600_000);
-      this.ledger.prune();
-    }
-  }
-
-  /** What a requote reads of the market's position (QuoteInputs): held shares and those the venue lets us sell. */
-  private held(m: MarketMeta): Held {
-    const h = this.heldScratch;
-    h.qty = this.positions.qty(m.tokenId);
-    h.complementQty = this.positions.qty(m.complementId);
-    h.sellable = this.sellable(m.tokenId);
-    h.complementSellable = this.sellable(m.complementId);
-    return h;
-  }
-
-  /** Why a market quotes nothing now, or undefined. Cancels are still reconciled for it. */
-  private marketBlock(st: MarketState, now: number): string | undefined {
-    if (this.risk.halted) return `halted: ${this.risk.halted}`;
-    if (this.cancelAll.blocking) return 'cancels not confirmed: cancel-all retrying';
-    if (st.suspended) return st.suspended;
-    if (st.removed) return 'removed from the market set';
-    if (st.resolved) return 'market resolved';
-    if (st.tickSuspect !== undefined) return 'tick suspect: refreshing';
-    const m = st.meta;
-    return this.risk.tokenBlock(m.tokenId, this.o.books.book(m.tokenId), this.feedLive, now);
-  }
-
+  /** What the strategy wants of the market, reconciled, gated and sent (requote.ts). */
   requote(st: MarketState): void {
     // Before start() (startup reconciliation still running) orders are left alone.
     if (this.stopping || !this.quoting) return;
-    const now = this.clock.now();
-    st.lastQuoteMs = now;
-    this.counters.requotes++;
-    const m = st.meta;
-    this.checkLoss();
-    const block = this.marketBlock(st, now);
-    if (block !== st.blocked) {
-      // Waiting for the first snapshot or the feed is routine; a stale book while quoting is not.
-      if (block) this.log[st.blocked === undefined && this.quoting ? 'warn' : 'info']({ market: m.conditionId, reason: block }, 'engine: market not quoting');
-      else if (st.blocked) this.log.info({ market: m.conditionId }, 'engine: market quoting again');
-      st.blocked = block;
-    }
-    // Halted: the cancel-all went out; reconciling against nothing still cancels any order that
-    // was in flight when it did and landed after it.
-    const tickOf = st.tickOf;
-    const books = this.o.books;
-    const own = this.marketOrders(st);
-    // What the strategy and the requote skip price off: the market without our own orders where
-    // the venue's books show them (bookFor), else the raw book (backtests: unchanged).
-    const raw = books.book(m.tokenId);
-    const book = (raw && this.o.venue.booksIncludeOwnOrders ? this.ownExcluded(st, m.tokenId, raw, own) : raw) as BookView;
-    // A strategy declaring what it reads: skip when nothing it or the reconciler reads changed
-    // since a requote that had nothing to do (the same inputs give the same nothing).
-    const inputs = st.quoteInputs;
-    let canRecord = false;
-    if (inputs) {
-      if (block) inputs.clear();
-      else {
-        // Nothing of this market queued (its submit would replace nothing; what other markets
-        // queue waits for a window, an in-flight slot or the scheduler's timer, never for this
-        // submit's pump) and the complement's book as good as the token's (validQuotes keeps
-        // the same quotes). Per market: at 1,000 markets something is nearly always queued.
-        canRecord = !this.scheduler.hasPending(m.conditionId) && this.risk.tokenFresh(books.book(m.complementId) ?? books.book(m.tokenId), this.feedLive, now);
-        if (canRecord && inputs.same(m, book, tickOf(m.tokenId), tickOf(m.complementId), this.held(m), own)) {
-          this.counters.skippedRequotes++;
-          return;
-        }
-      }
-    }
-    const wanted = this.wanted;
-    wanted.length = 0;
-    let invalid = 0;
-    if (!block) {
-      try {
-        const complementBlock = () => this.risk.tokenBlock(m.complementId, books.book(m.complementId) ?? books.book(m.tokenId), this.feedLive, now);
-        invalid = validQuotes(st.strategy.quote(st.ctx, book), m, tickOf, complementBlock, wanted);
-        this.counters.invalidQuotes += invalid;
-      } catch (err) {
-        this.counters.errors++;
-        this.log.error({ err, market: m.conditionId }, 'engine: strategy failed; quoting nothing');
-        wanted.length = 0;
-        canRecord = false;
-      }
-    }
-    const r = this.reconciler.reconcile(wanted, own, tickOf, this.recon);
-    if (inputs && !block) {
-      if (canRecord && invalid === 0 && r.cancels.length === 0 && r.places.length === 0) {
-        inputs.record(m, book, tickOf(m.tokenId), tickOf(m.complementId), this.held(m), own);
-      } else inputs.clear();
-    }
-    const cancels = this.cancelTargets;
-    cancels.length = 0;
-    // an order whose cancel the venue did not confirm is the retried cancel-all's: sent again on
-    // its own it would only fail again, each failure counting against the order error rate
-    for (const o of r.cancels) if (o.orderId && !this.cancelAll.has(o.orderId)) cancels.push(o as CancelTarget);
-    const places = this.accepted;
-    places.length = 0;
-    if (r.places.length) {
-      this.scheduler.queuedElsewhere(m.conditionId, this.riskInputs.queued);
-      // the cancels go out before these places (a SELL's replacement does not promise its shares twice)
-      this.riskInputs.cancelling = r.cancels;
-      this.risk.begin();
-      for (const q of r.places) {
-        if (crossesOwn(q, m, own)) {
-          this.counters.heldSelfCross++;
-          continue;
-        }
-        if (!this.risk.checkPlace(q, m, this.riskInputs, now)) places.push(q);
-      }
-      this.riskInputs.cancelling = NO_ORDERS;
-    }
-    // A SELL passed by the gate but not covered by the shares with every open SELL counted needs
-    // the shares of a SELL being cancelled. The venue's balance check counts that SELL until its
-    // cancel is done there, and a DELETE written first may still be carried out after the POST
-    // (another connection): held back until the cancel's answer, which requotes the market
-    // (EngineSink.canceled). A covered SELL goes out before the cancels.
-    let covered: boolean[] | undefined;
-    if (places.length > 0 && places.some(isSell)) {
-      covered = sellsCovered(this.orders, this.sellable, places, this.covered);
-      let k = 0;
-      for (let i = 0; i < places.length; i++) {
-        if (places[i].side === 'SELL' && !covered[i]) {
-          this.counters.heldForCancel++;
-          continue;
-        }
-        places[k] = places[i];
-        covered[k++] = covered[i];
-      }
-      places.length = covered.length = k;
-    }
-    // submit copies the lists before it sends anything (a send may requote another market).
-    this.scheduler.submit(m.conditionId, cancels, places, covered);
-  }
-
-  /** The open orders of a market's two tokens, into the market's reused array (open()'s order, from the tracker's per-token index). */
-  private marketOrders(st: MarketState): TrackedOrder[] {
-    return this.orders.openOfPair(st.meta.tokenId, st.meta.complementId, st.ownOrders);
+    this.requoter.run(st);
   }
 }

@@ -1,0 +1,211 @@
+// One market's requote, what the engine runs after a book change: the strategy says what it
+// wants, the reconciler diffs that against our open orders, the risk gate filters the places, and
+// the scheduler sends. The engine decides when a market requotes (requote-timing.ts); this, what
+// it sends. The arrays are reused from requote to requote: the scheduler copies what it keeps.
+import type { Logger } from '../core/log.js';
+import type { Clock } from '../core/clock.js';
+import type { BookView } from '../book/view.js';
+import type { MarketMeta, Quote } from './strategy.js';
+import type { OrderTracker, TrackedOrder } from './orders.js';
+import type { Positions } from './positions.js';
+import { Reconciler, type ReconcileResult } from './reconciler.js';
+import type { RiskGate } from './risk.js';
+import { sellsCovered, type EngineRiskInputs } from './risk-inputs.js';
+import type { CancelTarget, OrderScheduler } from './scheduler.js';
+import type { MarketBooks, MarketState } from './market-state.js';
+import { crossesOwn, validQuotes } from './quote-checks.js';
+import type { CancelAllRetry } from './cancel-all-retry.js';
+import type { Held } from './quote-inputs.js';
+import type { Config } from '../config.js';
+
+const isSell = (q: Quote): boolean => q.side === 'SELL';
+const NO_ORDERS: readonly TrackedOrder[] = [];
+
+/** The engine's counters a requote moves (Engine.counters). */
+export interface RequoteCounters {
+  requotes: number;
+  skippedRequotes: number;
+  invalidQuotes: number;
+  heldSelfCross: number;
+  heldForCancel: number;
+  errors: number;
+}
+
+/** What a requote reads of the engine. */
+export interface RequoteDeps {
+  clock: Clock;
+  log: Logger;
+  counters: RequoteCounters;
+  config: Config['reconciler'];
+  risk: RiskGate;
+  riskInputs: EngineRiskInputs;
+  scheduler: OrderScheduler;
+  orders: OrderTracker;
+  positions: Positions;
+  books: MarketBooks;
+  /** The venue's books show our own resting orders (strategies get them taken out). */
+  booksIncludeOwnOrders: boolean;
+  /** Shares of a token the venue lets us sell now (Engine.sellable). */
+  sellable: (tokenId: string) => number;
+  cancelAll: CancelAllRetry;
+  feedLive: () => boolean;
+  /** The daily-loss check (it may halt, which this requote then sees). */
+  checkLoss: () => void;
+}
+
+export class Requoter {
+  private readonly reconciler: Reconciler;
+  private readonly recon: ReconcileResult = { cancels: [], places: [], kept: 0 };
+  private readonly wanted: Quote[] = [];
+  private readonly cancelTargets: CancelTarget[] = [];
+  private readonly accepted: Quote[] = [];
+  private readonly covered: boolean[] = [];
+  private readonly heldScratch: Held = { qty: 0, complementQty: 0, sellable: 0, complementSellable: 0 };
+
+  constructor(private readonly d: RequoteDeps) {
+    this.reconciler = new Reconciler(d.config);
+  }
+
+  /** The open orders of a market's two tokens, into the market's reused array (open()'s order, from the tracker's per-token index). */
+  marketOrders(st: MarketState): TrackedOrder[] {
+    return this.d.orders.openOfPair(st.meta.tokenId, st.meta.complementId, st.ownOrders);
+  }
+
+  /** The market's reused view of `tokenId` without our orders, pointed at its raw book and `orders`. */
+  ownExcluded(st: MarketState, tokenId: string, raw: BookView, orders: readonly TrackedOrder[]): BookView {
+    const v = st.ownExcluded;
+    return (tokenId === st.meta.tokenId ? v.token : v.complement).reset(raw, orders);
+  }
+
+  /** What a requote reads of the market's position (QuoteInputs): held shares and those the venue lets us sell. */
+  private held(m: MarketMeta): Held {
+    const h = this.heldScratch;
+    const { positions, sellable } = this.d;
+    h.qty = positions.qty(m.tokenId);
+    h.complementQty = positions.qty(m.complementId);
+    h.sellable = sellable(m.tokenId);
+    h.complementSellable = sellable(m.complementId);
+    return h;
+  }
+
+  /** Why a market quotes nothing now, or undefined. Cancels are still reconciled for it. */
+  private marketBlock(st: MarketState, now: number): string | undefined {
+    const risk = this.d.risk;
+    if (risk.halted) return `halted: ${risk.halted}`;
+    if (this.d.cancelAll.blocking) return 'cancels not confirmed: cancel-all retrying';
+    if (st.suspended) return st.suspended;
+    if (st.removed) return 'removed from the market set';
+    if (st.resolved) return 'market resolved';
+    if (st.tickSuspect !== undefined) return 'tick suspect: refreshing';
+    const m = st.meta;
+    return risk.tokenBlock(m.tokenId, this.d.books.book(m.tokenId), this.d.feedLive(), now);
+  }
+
+  run(st: MarketState): void {
+    const d = this.d;
+    const now = d.clock.now();
+    st.lastQuoteMs = now;
+    d.counters.requotes++;
+    const m = st.meta;
+    d.checkLoss();
+    const block = this.marketBlock(st, now);
+    if (block !== st.blocked) {
+      // Waiting for the first snapshot or the feed is routine; a stale book while quoting is not.
+      if (block) d.log[st.blocked === undefined ? 'warn' : 'info']({ market: m.conditionId, reason: block }, 'engine: market not quoting');
+      else if (st.blocked) d.log.info({ market: m.conditionId }, 'engine: market quoting again');
+      st.blocked = block;
+    }
+    // Halted: the cancel-all went out; reconciling against nothing still cancels any order that
+    // was in flight when it did and landed after it.
+    const tickOf = st.tickOf;
+    const books = d.books;
+    const own = this.marketOrders(st);
+    // What the strategy and the requote skip price off: the market without our own orders where
+    // the venue's books show them (Engine.bookFor), else the raw book (backtests: unchanged).
+    const raw = books.book(m.tokenId);
+    const book = (raw && d.booksIncludeOwnOrders ? this.ownExcluded(st, m.tokenId, raw, own) : raw) as BookView;
+    const feedLive = d.feedLive();
+    // A strategy declaring what it reads: skip when nothing it or the reconciler reads changed
+    // since a requote that had nothing to do (the same inputs give the same nothing).
+    const inputs = st.quoteInputs;
+    let canRecord = false;
+    if (inputs) {
+      if (block) inputs.clear();
+      else {
+        // Nothing of this market queued (its submit would replace nothing; what other markets
+        // queue waits for a window, an in-flight slot or the scheduler's timer, never for this
+        // submit's pump) and the complement's book as good as the token's (validQuotes keeps
+        // the same quotes). Per market: at 1,000 markets something is nearly always queued.
+        canRecord = !d.scheduler.hasPending(m.conditionId) && d.risk.tokenFresh(books.book(m.complementId) ?? books.book(m.tokenId), feedLive, now);
+        if (canRecord && inputs.same(m, book, tickOf(m.tokenId), tickOf(m.complementId), this.held(m), own)) {
+          d.counters.skippedRequotes++;
+          return;
+        }
+      }
+    }
+    const wanted = this.wanted;
+    wanted.length = 0;
+    let invalid = 0;
+    if (!block) {
+      try {
+        const complementBlock = () => d.risk.tokenBlock(m.complementId, books.book(m.complementId) ?? books.book(m.tokenId), feedLive, now);
+        invalid = validQuotes(st.strategy.quote(st.ctx, book), m, tickOf, complementBlock, wanted);
+        d.counters.invalidQuotes += invalid;
+      } catch (err) {
+        d.counters.errors++;
+        d.log.error({ err, market: m.conditionId }, 'engine: strategy failed; quoting nothing');
+        wanted.length = 0;
+        canRecord = false;
+      }
+    }
+    const r = this.reconciler.reconcile(wanted, own, tickOf, this.recon);
+    if (inputs && !block) {
+      if (canRecord && invalid === 0 && r.cancels.length === 0 && r.places.length === 0) {
+        inputs.record(m, book, tickOf(m.tokenId), tickOf(m.complementId), this.held(m), own);
+      } else inputs.clear();
+    }
+    const cancels = this.cancelTargets;
+    cancels.length = 0;
+    // an order whose cancel the venue did not confirm is the retried cancel-all's: sent again on
+    // its own it would only fail again, each failure counting against the order error rate
+    for (const o of r.cancels) if (o.orderId && !d.cancelAll.has(o.orderId)) cancels.push(o as CancelTarget);
+    const places = this.accepted;
+    places.length = 0;
+    if (r.places.length) {
+      const ri = d.riskInputs;
+      d.scheduler.queuedElsewhere(m.conditionId, ri.queued);
+      // the cancels go out before these places (a SELL's replacement does not promise its shares twice)
+      ri.cancelling = r.cancels;
+      d.risk.begin();
+      for (const q of r.places) {
+        if (crossesOwn(q, m, own)) {
+          d.counters.heldSelfCross++;
+          continue;
+        }
+        if (!d.risk.checkPlace(q, m, ri, now)) places.push(q);
+      }
+      ri.cancelling = NO_ORDERS;
+    }
+    // A SELL passed by the gate but not covered by the shares with every open SELL counted needs
+    // the shares of a SELL being cancelled. The venue's balance check counts that SELL until its
+    // cancel is done there, and a DELETE written first may still be carried out after the POST
+    // (another connection): held back until the cancel's answer, which requotes the market
+    // (EngineSink.canceled). A covered SELL goes out before the cancels.
+    let covered: boolean[] | undefined;
+    if (places.length > 0 && places.some(isSell)) {
+      covered = sellsCovered(d.orders, d.sellable, places, this.covered);
+      let k = 0;
+      for (let i = 0; i < places.length; i++) {
+        if (places[i].side === 'SELL' && !covered[i]) {
+          d.counters.heldForCancel++;
+          continue;
+        }
+        places[k] = places[i];
+        covered[k++] = covered[i];
+      }
+      places.length = covered.length = k;
+    }
+    // submit copies the lists before it sends anything (a send may requote another market).
+    d.scheduler.submit(m.conditionId, cancels, places, covered);
+  }
+}
