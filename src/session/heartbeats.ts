@@ -1,6 +1,7 @@
 // The venue's dead-man switch (polymarket profile, live): a heartbeat every venue.heartbeatIntervalMs
 // so the venue cancels our orders by itself when the daemon dies. The first must be accepted before
-// the first quote; a heartbeat missed since is a health failure until one is accepted again.
+// the first quote; a heartbeat missed since is a health failure until one is accepted again, and
+// is tried again every RETRY_MS meanwhile: the venue cancels our orders ~10 s after the last one.
 import { ApiError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import type { ClobClient } from '../api/clob-client.js';
@@ -18,6 +19,9 @@ function idOf(err: unknown): string | undefined {
   const b = err.body as { heartbeat_id?: unknown } | undefined;
   return typeof b?.heartbeat_id === 'string' ? b.heartbeat_id : undefined;
 }
+
+/** The wait after a heartbeat that was not accepted (at most the interval). */
+const RETRY_MS = 1000;
 
 export class Heartbeats {
   private id = '';
@@ -40,7 +44,8 @@ export class Heartbeats {
 
   private schedule(): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => void this.beat().then(() => this.schedule()), this.o.intervalMs);
+    const wait = this.lastError === undefined ? this.o.intervalMs : Math.min(RETRY_MS, this.o.intervalMs);
+    this.timer = setTimeout(() => void this.beat().then(() => this.schedule()), wait);
   }
 
   /** One heartbeat (one retry with the id a refusal names); true when accepted. */

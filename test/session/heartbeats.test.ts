@@ -76,6 +76,29 @@ describe('heartbeats', () => {
     expect(sent.length).toBe(stoppedAt);
   });
 
+  it('a failed heartbeat is tried again within a second, not a whole interval later (the venue cancels our orders 10 s after the last one)', async () => {
+    const at: number[] = [];
+    srv.setHandler((_r, res) => {
+      at.push(Date.now());
+      // the second one fails (a 500 the transport does not retry: a POST)
+      if (at.length === 2) return send(res, 503, { error: 'unavailable' });
+      send(res, 200, { heartbeat_id: `hb${at.length}` });
+    });
+    const hb = new Heartbeats({ clob, intervalMs: 3000, log: silentLogger });
+    try {
+      await hb.start();
+      await until(() => at.length >= 3, 6000);
+      expect(at[1] - at[0]).toBeGreaterThanOrEqual(2900);
+      expect(at[2] - at[1]).toBeLessThan(1500);
+      expect(hb.failing()).toBeUndefined();
+      // accepted again: the interval is back
+      await sleep(1500);
+      expect(at.length).toBe(3);
+    } finally {
+      hb.stop();
+    }
+  }, 10_000);
+
   it('start() fails when the venue refuses the first heartbeat', async () => {
     srv.setHandler((_r, res) => send(res, 401, { error: 'Unauthorized/Invalid api key' }));
     const hb = new Heartbeats({ clob, intervalMs: 50, log: silentLogger });
