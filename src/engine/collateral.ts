@@ -6,7 +6,9 @@
 // one; a SELL's proceeds count from the next read. Read at start-up, every `everyMs`, SOON_MS after
 // a SELL of ours settles (its proceeds are then in the balance: `soon`), and after a BUY refused for
 // balance (the venue asked to re-read it first). No read answered yet, or a venue that has none (the
-// spec profile, a simulated venue without sim.cashUsd): not capped.
+// spec profile, a simulated venue without sim.cashUsd): not capped. A BUY the venue would not cancel
+// (already matched) ends before its trade is reported: its cost stays out of the budget until the
+// fill is, or a read begun after answers (`awaitFills`).
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
 
@@ -33,6 +35,11 @@ export class CollateralBudget {
   private timer: number | undefined;
   private soonTimer: number | undefined;
   private closed = false;
+  /** Reads begun so far (a reservation is dropped by the answer of a read begun after it). */
+  private readsBegun = 0;
+  /** Cost of ended BUYs whose fills may not be reported yet, by order id: [micro-dollars, reads begun when made]. */
+  private readonly unreported = new Map<string, [number, number]>();
+  private unreportedSum = 0;
   /** Reads answered and failed (metrics collateral_reads_total). */
   reads = 0;
   readFailures = 0;
@@ -41,7 +48,34 @@ export class CollateralBudget {
 
   /** Micro-dollars all our open BUYs may cost together; Infinity when not capped. */
   available(): number {
-    return this.balance - (this.o.spent() - this.spentAtRead);
+    return this.balance - (this.o.spent() - this.spentAtRead) - this.unreportedSum;
+  }
+
+  /**
+   * A BUY of ours ended without its cancel (the venue: already matched): `micros` of it may have
+   * been paid with the trade not yet reported. Held out of the budget until its fills are
+   * (`filled`) or a read begun after answers, SOON_MS from now.
+   */
+  awaitFills(orderId: string, micros: number): void {
+    if (!this.o.read || this.closed || !(micros > 0)) return;
+    this.release(orderId, Infinity);
+    this.unreported.set(orderId, [micros, this.readsBegun]);
+    this.unreportedSum += micros;
+    this.soon();
+  }
+
+  /** A fill of a BUY of ours was reported (and counts as spent): what it paid is no longer held for it. */
+  filled(orderId: string, micros: number): void {
+    if (this.unreported.size > 0) this.release(orderId, micros);
+  }
+
+  private release(orderId: string, micros: number): void {
+    const r = this.unreported.get(orderId);
+    if (!r) return;
+    const take = Math.min(r[0], micros);
+    this.unreportedSum -= take;
+    if (take >= r[0]) this.unreported.delete(orderId);
+    else r[0] -= take;
   }
 
   /** The balance as last read, micro-dollars; undefined before the first answer. */
@@ -79,6 +113,7 @@ export class CollateralBudget {
     const read = o.read;
     // fills from here on may or may not be in the answer: counted as spent after it
     const spentBefore = o.spent();
+    const begun = this.readsBegun++;
     this.reading = (async () => {
       if (refresh && o.refresh) {
         try {
@@ -93,6 +128,8 @@ export class CollateralBudget {
         this.balance = micros;
         this.spentAtRead = spentBefore;
         this.reads++;
+        // what was matched before this read began is in its figure
+        for (const [id, r] of this.unreported) if (r[1] <= begun) this.release(id, Infinity);
       } catch (err) {
         this.readFailures++;
         o.log.warn({ err, lastReadUsd: this.balance === Infinity ? null : this.balance / 1e6 }, 'engine: reading our collateral balance failed; BUYs stay within the last figure read');

@@ -36,7 +36,7 @@ export interface SinkHost {
   readonly risk: RiskGate;
   readonly counters: { errors: number };
   /** The collateral budget: read again soon after a SELL of ours settles (collateral.ts). */
-  readonly collateral: { soon(): void };
+  readonly collateral: { soon(): void; awaitFills(orderId: string, micros: number): void; filled(orderId: string, micros: number): void };
   /** Venue refusals of our places, by code. */
   readonly rejects: Map<string, number>;
   marketOf(tokenId: string): MarketState | undefined;
@@ -165,7 +165,13 @@ export class EngineSink implements SchedulerSink, FillSink {
     const now = e.clock.now();
     this.together(() => {
       for (const id of res.canceled) e.orders.canceled(id, now);
-      for (const [id, reason] of Object.entries(res.notCanceled)) e.orders.cancelRefused(id, reason, now, true);
+      for (const [id, reason] of Object.entries(res.notCanceled)) {
+        const o = e.orders.byVenueId(id);
+        const cancelling = o?.state === 'pending_cancel';
+        e.orders.cancelRefused(id, reason, now, true);
+        // already matched, its trade maybe not reported yet: its cost is not free for another BUY
+        if (o && cancelling && o.side === 'BUY' && o.state === 'canceled' && o.filled < o.size) e.collateral.awaitFills(id, o.price * (o.size - o.filled));
+      }
     });
     // A quote held back until these cancels landed (same price) may go now.
     let last: MarketState | undefined;
@@ -201,6 +207,7 @@ export class EngineSink implements SchedulerSink, FillSink {
     }
     this.journaled(() => this.journal?.fill(f), f);
     if (f.side === 'SELL' && settled(f.status)) e.collateral.soon();
+    else if (f.side === 'BUY') e.collateral.filled(f.orderId, f.price * f.size);
     const st = e.marketOf(f.tokenId);
     if (st && st.strategy.onFill && f.status !== 'FAILED') {
       st.strategy.onFill(st.ctx, { tokenId: f.tokenId, side: f.side, price: f.price, size: f.size, timeMs: f.timeMs });

@@ -122,6 +122,36 @@ describe('collateral budget', () => {
     expect(budget.available()).toBe(Infinity);
   });
 
+  it("awaitFills: an ended BUY's cost is held until its fills are reported, or a read begun after answers (SOON_MS later)", async () => {
+    const { clock, positions, venue, budget } = setup();
+    await budget.read();
+    budget.awaitFills('o1', 4_600_000);
+    expect(budget.available()).toBe(5_400_000);
+    // part of it reported: that part is spent, the rest still held
+    positions.apply('Y', 'BUY', 4600, 500, 0);
+    budget.filled('o1', 2_300_000);
+    expect(budget.available()).toBe(5_400_000);
+    // a read begins (the venue's figure has the $4.60 match in it); o2 ends while it is out: the
+    // answer drops o1's reservation (matched before the read began), not o2's
+    venue.balance = 5_400_000;
+    venue.hold = true;
+    const out = budget.read();
+    budget.awaitFills('o2', 1_000_000);
+    expect(budget.available()).toBe(4_400_000);
+    venue.release.shift()?.();
+    await out;
+    expect(budget.available()).toBe(4_400_000);
+    // the read SOON_MS after the first reservation has o2's match in it: nothing held any more
+    venue.hold = false;
+    venue.balance = 4_400_000;
+    clock.advanceTo(SOON_MS);
+    await new Promise((r) => setImmediate(r));
+    expect(venue.reads).toBe(3);
+    expect(budget.available()).toBe(4_400_000);
+    budget.filled('o2', 1_000_000);
+    expect(budget.available()).toBe(4_400_000);
+  });
+
   it('a venue figure that is not an amount is a failed read', async () => {
     const { venue, budget } = setup();
     venue.balance = Number.NaN;
@@ -178,6 +208,35 @@ describe('engine: one answer refusing several BUYs for balance', () => {
     await settle(10);
     expect(buys()).toHaveLength(2);
     expect(buys()[1].t).toBeLessThan(t0 + 2000);
+    await engine.stop();
+  });
+});
+
+describe('engine: a BUY the venue would not cancel (matched, its trade not yet reported)', () => {
+  it('keeps its cost out of the collateral until its fill is reported', async () => {
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new RecordingVenue(() => clock.now());
+    Object.assign(venue, { collateral: async () => 10_000_000 });
+    const { engine, mirror } = await bandsEngine({ clock, venue, params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 } });
+    await engine.collateral.read();
+    deliver(mirror, engine, books(4900, 5100, clock.now()));
+    engine.start();
+    await settle(10);
+    const bid = [...engine.orders.open()].find((o) => o.side === 'BUY' && o.tokenId === Y);
+    expect(bid?.orderId).toBeDefined();
+    const cost = bid!.price * bid!.size;
+    // the venue matched the bid; the trade's report is still on its way when the book moves and
+    // the requote cancels it: "not found" (already canceled or matched)
+    venue.live.delete(bid!.orderId!);
+    clock.advanceTo(clock.now() + 100);
+    deliver(mirror, engine, books(5200, 5400, clock.now()));
+    await settle(10);
+    expect(bid!.state).toBe('canceled');
+    // its cost is still spent as far as we know: not free for another BUY
+    expect(engine.collateral.available()).toBe(10_000_000 - cost);
+    // the report comes: the fill is spent, the reservation gone (not counted twice)
+    engine.handleUserEvent(makerTrade('t1', bid!.orderId!, 'BUY', 'MATCHED', clock.now(), { price: bid!.price, size: bid!.size }));
+    expect(engine.collateral.available()).toBe(10_000_000 - cost);
     await engine.stop();
   });
 });
