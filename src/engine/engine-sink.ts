@@ -37,6 +37,8 @@ export interface SinkHost {
   readonly counters: { errors: number };
   /** The collateral budget: read again soon after a SELL of ours settles (collateral.ts). */
   readonly collateral: { soon(): void; awaitFills(orderId: string, micros: number): void; filled(orderId: string, micros: number): void };
+  /** SELLs the venue would not cancel whose trades are not reported yet: their shares are held back (unreported-sells.ts). */
+  readonly unreportedSells: { hold(orderId: string, tokenId: string, size: number): void; filled(orderId: string, size: number): void };
   /** Venue refusals of our places, by code. */
   readonly rejects: Map<string, number>;
   marketOf(tokenId: string): MarketState | undefined;
@@ -169,8 +171,12 @@ export class EngineSink implements SchedulerSink, FillSink {
         const o = e.orders.byVenueId(id);
         const cancelling = o?.state === 'pending_cancel';
         e.orders.cancelRefused(id, reason, now, true);
-        // already matched, its trade maybe not reported yet: its cost is not free for another BUY
-        if (o && cancelling && o.side === 'BUY' && o.state === 'canceled' && o.filled < o.size) e.collateral.awaitFills(id, o.price * (o.size - o.filled));
+        // already matched, its trade maybe not reported yet: its cost is not free for another BUY,
+        // its shares not there for another SELL
+        if (o && cancelling && o.state === 'canceled' && o.filled < o.size) {
+          if (o.side === 'BUY') e.collateral.awaitFills(id, o.price * (o.size - o.filled));
+          else e.unreportedSells.hold(id, o.tokenId, o.size - o.filled);
+        }
       }
     });
     // A quote held back until these cancels landed (same price) may go now.
@@ -207,7 +213,8 @@ export class EngineSink implements SchedulerSink, FillSink {
     }
     this.journaled(() => this.journal?.fill(f), f);
     if (f.side === 'SELL' && settled(f.status)) e.collateral.soon();
-    else if (f.side === 'BUY') e.collateral.filled(f.orderId, f.price * f.size);
+    if (f.side === 'BUY') e.collateral.filled(f.orderId, f.price * f.size);
+    else e.unreportedSells.filled(f.orderId, f.size);
     const st = e.marketOf(f.tokenId);
     if (st && st.strategy.onFill && f.status !== 'FAILED') {
       st.strategy.onFill(st.ctx, { tokenId: f.tokenId, side: f.side, price: f.price, size: f.size, timeMs: f.timeMs });

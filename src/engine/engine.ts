@@ -27,6 +27,7 @@ import { TickGuard } from './tick-guard.js';
 import { CancelAllRetry } from './cancel-all-retry.js';
 import { BalanceBackoff, COLLATERAL } from './balance-backoff.js';
 import { CollateralBudget } from './collateral.js';
+import { UnreportedSells } from './unreported-sells.js';
 import { Requoter } from './requote.js';
 import { RequoteTiming } from './requote-timing.js';
 import { PRICE_SCALE } from '../core/units.js';
@@ -103,7 +104,10 @@ export class Engine {
    * Shares of a token the venue counts as ours to sell: held, less those bought in trades not yet
    * on chain; none while a refused SELL's wait runs (balance-backoff.ts).
    */
-  private readonly sellable = (tokenId: string): number => (this.balanceWait.waiting(tokenId) ? 0 : Math.max(0, this.positions.qty(tokenId) - this.ledger.unminedBought(tokenId)));
+  private readonly sellable = (tokenId: string): number =>
+    this.balanceWait.waiting(tokenId) ? 0 : Math.max(0, this.positions.qty(tokenId) - this.ledger.unminedBought(tokenId) - this.unreportedSells.shares(tokenId));
+  /** Shares of SELLs the venue would not cancel, maybe sold with the trade not yet reported (unreported-sells.ts). */
+  readonly unreportedSells: UnreportedSells;
   private readonly balanceWait: BalanceBackoff;
   /** The collateral our BUYs may promise (collateral.ts). */
   readonly collateral: CollateralBudget;
@@ -217,6 +221,7 @@ export class Engine {
     );
     // the BUYs' wait ends at the next housekeeping requote (every market, once a period)
     this.balanceWait = new BalanceBackoff(o.clock, (t) => this.touch(t));
+    this.unreportedSells = new UnreportedSells(o.clock, (t) => this.touch(t));
     const venue = o.venue;
     this.collateral = new CollateralBudget({
       clock: o.clock,
@@ -232,7 +237,8 @@ export class Engine {
       this.orders,
       this.positions,
       (t) => this.mark(t),
-      (t) => this.ledger.unminedBought(t),
+      // held but not ours to sell yet: bought in a trade not settled, or maybe sold unreported
+      (t) => this.ledger.unminedBought(t) + this.unreportedSells.shares(t),
       (t) => this.balanceWait.waiting(t),
       { available: () => this.collateral.available(), buyWaiting: () => this.balanceWait.waiting(COLLATERAL) },
     );
@@ -546,6 +552,7 @@ export class Engine {
     await this.scheduler.whenIdle();
     this.scheduler.close();
     this.balanceWait.close();
+    this.unreportedSells.close();
     this.collateral.close();
   }
 

@@ -1,0 +1,65 @@
+// SELLs of ours the venue would not cancel ("already canceled or matched") whose trades are not
+// reported yet: their shares are likely sold, so they are not offered again (a SELL for them would
+// be refused for balance) until the fill is reported or UNREPORTED_SELL_HOLD_MS passes, after
+// which the venue cancelled the order after all and the shares are ours to sell. The BUY side's
+// counterpart is CollateralBudget.awaitFills.
+import type { Clock } from '../core/clock.js';
+
+/** How long a SELL's shares wait for its trade's report (a trade missed on the user channel comes with the next reconciliation). */
+export const UNREPORTED_SELL_HOLD_MS = 10_000;
+
+interface Held {
+  tokenId: string;
+  size: number;
+  timer: number;
+}
+
+export class UnreportedSells {
+  private readonly byOrder = new Map<string, Held>();
+  private readonly byToken = new Map<string, number>();
+
+  constructor(
+    private readonly clock: Clock,
+    /** The shares of `tokenId` held back changed (requote its market). */
+    private readonly changed: (tokenId: string) => void,
+  ) {}
+
+  /** Shares of `tokenId` held back, size units. */
+  shares(tokenId: string): number {
+    return this.byOrder.size === 0 ? 0 : (this.byToken.get(tokenId) ?? 0);
+  }
+
+  /** SELL `orderId` ended without its cancel with `size` of it not reported as filled. */
+  hold(orderId: string, tokenId: string, size: number): void {
+    if (!(size > 0)) return;
+    this.release(orderId, Infinity, false);
+    const timer = this.clock.schedule(this.clock.now() + UNREPORTED_SELL_HOLD_MS, () => this.release(orderId, Infinity, true));
+    this.byOrder.set(orderId, { tokenId, size, timer });
+    this.byToken.set(tokenId, (this.byToken.get(tokenId) ?? 0) + size);
+  }
+
+  /** A fill of SELL `orderId` was reported: `size` of it is no longer held (the position has it). */
+  filled(orderId: string, size: number): void {
+    if (this.byOrder.size > 0) this.release(orderId, size, false);
+  }
+
+  private release(orderId: string, size: number, notify: boolean): void {
+    const h = this.byOrder.get(orderId);
+    if (!h) return;
+    const take = Math.min(h.size, size);
+    const left = (this.byToken.get(h.tokenId) ?? 0) - take;
+    if (left > 0) this.byToken.set(h.tokenId, left);
+    else this.byToken.delete(h.tokenId);
+    if (take >= h.size) {
+      this.clock.cancel(h.timer);
+      this.byOrder.delete(orderId);
+    } else h.size -= take;
+    if (notify) this.changed(h.tokenId);
+  }
+
+  close(): void {
+    for (const h of this.byOrder.values()) this.clock.cancel(h.timer);
+    this.byOrder.clear();
+    this.byToken.clear();
+  }
+}
