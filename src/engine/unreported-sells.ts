@@ -5,7 +5,11 @@
 // counterpart is CollateralBudget.awaitFills.
 import type { Clock } from '../core/clock.js';
 
-/** How long a SELL's shares wait for its trade's report (a trade missed on the user channel comes with the next reconciliation). */
+/**
+ * How long a SELL's shares wait for its trade's report: one comes in well under this. One the user
+ * channel lost comes with the next reconciliation (every 2 minutes, or after a reconnect), and a
+ * SELL refused for balance meanwhile starts its token's wait (balance-backoff.ts).
+ */
 export const UNREPORTED_SELL_HOLD_MS = 10_000;
 
 interface Held {
