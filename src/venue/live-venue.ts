@@ -22,7 +22,8 @@ export interface LiveVenueOptions {
   /**
    * The exchange contracts our markets' BUYs spend collateral through (polymarket: exchangeOf of
    * each market's neg-risk flag). The collateral read is the balance or the least of their
-   * allowances, whichever is lower: the venue refuses a BUY beyond either.
+   * allowances, whichever is lower: the venue refuses a BUY beyond either (py-clob-client issue 95:
+   * "not enough balance / allowance" for 600 USDC, 5 fine, under a small allowance).
    */
   exchangesInUse?: () => readonly string[];
   log: Logger;
