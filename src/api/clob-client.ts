@@ -74,6 +74,25 @@ export function allowanceOf(b: BalanceAllowance, exchange: string): bigint | und
   return typeof lone === 'string' && /^\d+$/.test(lone) ? BigInt(lone) : undefined;
 }
 
+/**
+ * What our BUYs may promise together by a balance answer, raw 1e-6 units: the balance, or the least
+ * allowance among `exchanges` if lower (the venue refuses a BUY beyond either); `binds` names the
+ * exchange whose allowance that is. An exchange the answer names no allowance for does not cap.
+ */
+export function spendableCollateral(b: BalanceAllowance, exchanges: readonly string[]): { balance: bigint; spendable: bigint; binds: string | undefined } {
+  const balance = BigInt(b.balance);
+  let spendable = balance;
+  let binds: string | undefined;
+  for (const exchange of exchanges) {
+    const a = allowanceOf(b, exchange);
+    if (a !== undefined && a < spendable) {
+      spendable = a;
+      binds = exchange;
+    }
+  }
+  return { balance, spendable, binds };
+}
+
 export class ClobClient {
   constructor(
     readonly transport: Transport,

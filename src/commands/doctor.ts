@@ -10,7 +10,7 @@ import { createClients, type Clients } from '../api/index.js';
 import type { ClobProfile } from '../api/clob-profile.js';
 import { clobProfileFromEnv } from '../api/profile-from-env.js';
 import { EXCHANGE_V2, NEG_RISK_EXCHANGE_V2 } from '../api/polymarket-order.js';
-import { allowanceOf } from '../api/clob-client.js';
+import { allowanceOf, spendableCollateral } from '../api/clob-client.js';
 import { marketsFromTokens } from '../session/markets.js';
 import { numberFlag, type CommandModule } from './command.js';
 
@@ -111,7 +111,10 @@ function checks(profile: ClobProfile, clients: Clients, tokens: readonly string[
         // the daemon keeps open BUYs within the balance or the least allowance, whichever is lower
         // (risk.collateralReadMs): a smaller wallet or approval than the limits quotes less
         const low = need.filter(([, a]) => allowance(a) < balance);
-        const spendable = low.reduce((m, [, a]) => (allowance(a) < m ? allowance(a) : m), balance);
+        const { spendable } = spendableCollateral(
+          b,
+          need.map(([, a]) => a),
+        );
         const capped = low.length
           ? `; ${low.map(([n, a]) => `the ${n}'s allowance ${usd(allowance(a))}`).join(' and ')} below the balance: open BUYs will be capped at ${usd(spendable)} (approve more from the wallet)`
           : balance < BigInt(Math.round(maxTotalNotional * 1e6))

@@ -4,7 +4,7 @@
 import type { Logger } from '../core/log.js';
 import { tickDecimals, unixToMs } from '../core/units.js';
 import type { UserEvent, Side } from '../core/events.js';
-import { allowanceOf, type ClobClient, type NewOrder } from '../api/clob-client.js';
+import { spendableCollateral, type ClobClient, type NewOrder } from '../api/clob-client.js';
 import type { CancelResponse, OpenOrder, OrderResponse, Trade } from '../api/schemas.js';
 import { priceUnits, sizeUnits } from '../api/schemas.js';
 import { refusalOf, rejectCodeOf } from './rejections.js';
@@ -129,17 +129,7 @@ export class LiveVenue implements Venue {
   private async readCollateral(): Promise<number> {
     const b = await this.o.clob.getBalanceAllowance();
     if (!b) throw new RangeError('the venue profile has no collateral read');
-    // digits only (the schema)
-    const balance = BigInt(b.balance);
-    let spendable = balance;
-    let binds: string | undefined;
-    for (const exchange of this.o.exchangesInUse?.() ?? []) {
-      const a = allowanceOf(b, exchange);
-      if (a !== undefined && a < spendable) {
-        spendable = a;
-        binds = exchange;
-      }
-    }
+    const { balance, spendable, binds } = spendableCollateral(b, this.o.exchangesInUse?.() ?? []);
     // beyond 2^53 micro-dollars the cap cannot bind anyway
     const n = (v: bigint): number => Number(v > BigInt(Number.MAX_SAFE_INTEGER) ? BigInt(Number.MAX_SAFE_INTEGER) : v);
     if (binds !== this.allowanceBinds) {
