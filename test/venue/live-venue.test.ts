@@ -205,6 +205,15 @@ describe('LiveVenue.collateral (polymarket profile)', () => {
       server.setHandler((_req, res) => send(res, 200, { balance: '1000000000', allowance: '25000000' }));
       expect(await capped.collateral?.()).toBe(25_000_000);
       expect(await venue.collateral?.()).toBe(1_000_000_000);
+      // an exchange's allowance that is not a whole number of micro-dollars: the whole answer is
+      // malformed (a failed read: the cap keeps its last figure), never a figure of 0 or NaN
+      for (const bad of ['-1', '1e400', 12, null]) {
+        server.setHandler((_req, res) => send(res, 200, { balance: '1000000000', allowances: { [EXCHANGE_V2]: bad } }));
+        await expect(capped.collateral?.()).rejects.toThrow();
+      }
+      // a lone `allowance` that is not digits names no allowance: the balance is the figure
+      server.setHandler((_req, res) => send(res, 200, { balance: '1000000000', allowance: 'unlimited' }));
+      expect(await capped.collateral?.()).toBe(1_000_000_000);
       // a balance that is not a whole number of micro-dollars is a malformed answer, not a figure
       server.setHandler((_req, res) => send(res, 200, { balance: '-5', allowances: {} }));
       await expect(venue.collateral?.()).rejects.toThrow(/balance/);
