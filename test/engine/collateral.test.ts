@@ -6,7 +6,7 @@ import { VirtualClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/log.js';
 import { CollateralBudget, SOON_MS } from '../../src/engine/collateral.js';
 import { Positions } from '../../src/engine/positions.js';
-import { M, RecordingVenue, Y, bandsEngine, books, deliver, makerTrade, settle } from './helpers.js';
+import { M, RecordingVenue, Y, bandsEngine, books, deliver, makerTrade, refuseForBalance, settle } from './helpers.js';
 
 function setup(everyMs = 0) {
   const clock = new VirtualClock(0);
@@ -188,8 +188,7 @@ describe('engine: one answer refusing several BUYs for balance', () => {
     const clock = new VirtualClock(1_700_000_000_000);
     const venue = new RecordingVenue(() => clock.now());
     let refuse = true;
-    const answer = venue.answer;
-    venue.answer = (r) => (refuse && r.side === 'BUY' ? { clientId: r.clientId, ok: false, error: 'INVALID_ORDER_NOT_ENOUGH_BALANCE', message: 'not enough balance / allowance' } : answer(r));
+    refuseForBalance(venue, 'BUY', () => refuse);
     let refreshes = 0;
     Object.assign(venue, { collateral: async () => 10_000_000, refreshBalance: async () => void refreshes++ });
     const { engine, mirror } = await bandsEngine({ clock, venue, params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 } });

@@ -225,3 +225,14 @@ export function makerTrade(tradeId: string, orderId: string, side: 'BUY' | 'SELL
     timestampMs: t,
   };
 }
+
+/** The venue's answer refusing an order for balance, in Polymarket's words. */
+export function refusedForBalance(r: OrderRequest): PlaceResult {
+  return { clientId: r.clientId, ok: false, error: 'INVALID_ORDER_NOT_ENOUGH_BALANCE', message: 'not enough balance / allowance' };
+}
+
+/** Has `venue` refuse its orders of `side` for balance while `on()` holds (always by default); the rest it answers as before. */
+export function refuseForBalance(venue: RecordingVenue, side: 'BUY' | 'SELL', on: () => boolean = () => true): void {
+  const answer = venue.answer;
+  venue.answer = (r) => (on() && r.side === side ? refusedForBalance(r) : answer(r));
+}

@@ -11,7 +11,7 @@ import { loadStrategy } from '../../src/strategy/loader.js';
 import type { MarketMeta, Quote } from '../../src/engine/strategy.js';
 import type { UserTradeEvent } from '../../src/core/events.js';
 import { strictParse } from '../strict-json.js';
-import { Y, N, M, RecordingVenue, bandsEngine, books, deliver, emptyRiskInputs, settle, testEngine } from './helpers.js';
+import { Y, N, M, RecordingVenue, bandsEngine, books, deliver, emptyRiskInputs, refusedForBalance, settle, testEngine } from './helpers.js';
 
 type Line = Record<string, unknown> & { level: number; msg: string };
 
@@ -144,10 +144,7 @@ describe('order rejected lines', () => {
     const clock = new VirtualClock(1_700_000_000_000);
     const venue = new RecordingVenue(() => clock.now());
     // the bid refused as crossing, the ask (a BUY of the complement: no shares held) for balance
-    venue.answer = (r) =>
-      r.tokenId === Y
-        ? { clientId: r.clientId, ok: false, error: 'INVALID_POST_ONLY_ORDER', message: 'invalid post-only order: order crosses book' }
-        : { clientId: r.clientId, ok: false, error: 'INVALID_ORDER_NOT_ENOUGH_BALANCE', message: 'not enough balance / allowance' };
+    venue.answer = (r) => (r.tokenId === Y ? { clientId: r.clientId, ok: false, error: 'INVALID_POST_ONLY_ORDER', message: 'invalid post-only order: order crosses book' } : refusedForBalance(r));
     const { engine, mirror } = await bandsEngine({ clock, venue, log: log.child({ part: 'engine' }), params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 } });
     deliver(mirror, engine, books(4900, 5100, clock.now()));
     engine.start();

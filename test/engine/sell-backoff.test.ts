@@ -8,15 +8,14 @@
 import { describe, it, expect } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
 import { createLogger } from '../../src/core/log.js';
-import { RecordingVenue, settle, books, deliver, bandsEngine, Y } from './helpers.js';
+import { RecordingVenue, settle, books, deliver, bandsEngine, refuseForBalance, Y } from './helpers.js';
 
 describe('engine: a SELL refused for balance', () => {
   it('is not sent again until its wait ends (1 s, then 2 s after a second refusal), the ask meanwhile a BUY of the complement; an accepted SELL resets the wait', async () => {
     const clock = new VirtualClock(1_700_000_000_000);
     const venue = new RecordingVenue(() => clock.now());
     let refuse = true;
-    const answer = venue.answer;
-    venue.answer = (r) => (refuse && r.side === 'SELL' ? { clientId: r.clientId, ok: false, error: 'INVALID_ORDER_NOT_ENOUGH_BALANCE', message: 'not enough balance / allowance' } : answer(r));
+    refuseForBalance(venue, 'SELL', () => refuse);
     // the venue is asked to re-read our balance of the token after each refusal
     const refreshed: string[] = [];
     Object.assign(venue, { refreshBalance: async (t: string) => void refreshed.push(t) });
@@ -60,8 +59,7 @@ describe('engine: a SELL refused for balance', () => {
     for (const fail of ['reject', 'throw'] as const) {
       const clock = new VirtualClock(1_700_000_000_000);
       const venue = new RecordingVenue(() => clock.now());
-      const answer = venue.answer;
-      venue.answer = (r) => (r.side === 'SELL' ? { clientId: r.clientId, ok: false, error: 'INVALID_ORDER_NOT_ENOUGH_BALANCE', message: 'not enough balance / allowance' } : answer(r));
+      refuseForBalance(venue, 'SELL');
       Object.assign(venue, {
         refreshBalance: (): Promise<void> => {
           if (fail === 'throw') throw new Error('refresh: bug');
