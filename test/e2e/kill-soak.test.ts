@@ -22,14 +22,16 @@ describe('SIGKILL soak', () => {
         () => (ready = true),
         () => undefined,
       );
-      // from the first instant of start-up to well into quoting (ready takes about 1.5 s here)
-      await new Promise((r) => setTimeout(r, rng.int(0, 3000)));
+      // odd kills land in quoting (after ready, however slow the machine); even ones from the
+      // first instant of start-up on (ready takes about 1.5 s here, longer on a busy machine)
+      if (i % 2 === 1) await bounded(d.ready, 30_000, `ready ${i}`);
+      await new Promise((r) => setTimeout(r, rng.int(0, i % 2 === 1 ? 1500 : 2000)));
       if (ready) readyBeforeKill++;
       kill(d, 'SIGKILL');
       await bounded(d.exited, 10_000, `kill ${i} exit`);
     }
     // the kills hit both start-up and quoting
-    expect(readyBeforeKill).toBeGreaterThan(KILLS / 4);
+    expect(readyBeforeKill).toBeGreaterThanOrEqual(Math.floor(KILLS / 2));
     expect(readyBeforeKill).toBeLessThan(KILLS);
     const last = spawnDaemon(e);
     await bounded(last.ready, 30_000, 'last ready');
