@@ -39,6 +39,8 @@ export interface SinkHost {
   readonly collateral: { soon(): void; awaitFills(orderId: string, micros: number): void; filled(orderId: string, micros: number): void };
   /** SELLs the venue would not cancel whose trades are not reported yet: their shares are held back (unreported-sells.ts). */
   readonly unreportedSells: { hold(orderId: string, tokenId: string, size: number): void; filled(orderId: string, size: number): void };
+  /** Live: asks the venue when a matched order's fill goes unreported (missing-orders.ts). */
+  readonly missingOrders: { matchedUnreported(orderId: string): void; reported(orderId: string): void } | undefined;
   /** Venue refusals of our places, by code. */
   readonly rejects: Map<string, number>;
   marketOf(tokenId: string): MarketState | undefined;
@@ -176,6 +178,7 @@ export class EngineSink implements SchedulerSink, FillSink {
         if (o && cancelling && o.state === 'canceled' && o.filled < o.size) {
           if (o.side === 'BUY') e.collateral.awaitFills(id, o.price * (o.size - o.filled));
           else e.unreportedSells.hold(id, o.tokenId, o.size - o.filled);
+          e.missingOrders?.matchedUnreported(id);
         }
       }
     });
@@ -215,6 +218,7 @@ export class EngineSink implements SchedulerSink, FillSink {
     if (f.side === 'SELL' && settled(f.status)) e.collateral.soon();
     if (f.side === 'BUY') e.collateral.filled(f.orderId, f.price * f.size);
     else e.unreportedSells.filled(f.orderId, f.size);
+    e.missingOrders?.reported(f.orderId);
     const st = e.marketOf(f.tokenId);
     if (st && st.strategy.onFill && f.status !== 'FAILED') {
       st.strategy.onFill(st.ctx, { tokenId: f.tokenId, side: f.side, price: f.price, size: f.size, timeMs: f.timeMs });

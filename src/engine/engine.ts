@@ -28,6 +28,7 @@ import { CancelAllRetry } from './cancel-all-retry.js';
 import { BalanceBackoff, COLLATERAL } from './balance-backoff.js';
 import { CollateralBudget } from './collateral.js';
 import { UnreportedSells } from './unreported-sells.js';
+import { MissingOrderWatch } from './missing-orders.js';
 import { Requoter } from './requote.js';
 import { RequoteTiming } from './requote-timing.js';
 import { PRICE_SCALE } from '../core/units.js';
@@ -73,6 +74,12 @@ export interface EngineOptions {
   /** An order became ambiguous (a place with no clear answer): the owner looks it up at the venue soon. */
   onAmbiguous?: () => void;
   /**
+   * A book (live venue: it shows our orders) held less at a level than our resting orders there
+   * for MISSING_GRACE_MS: a fill or cancel the user channel did not report. The owner looks our
+   * orders and trades up at the venue (the daemon: a reconciliation). Not set: not watched.
+   */
+  onOrdersMissing?: () => void;
+  /**
    * The engine runs in real time (the daemon: live, paper), not over a recording's virtual time.
    * Then (1) a market's requotes asked for in one synchronous run (the frames of one socket read)
    * run once, in a microtask at its end, on the newest books (dirty), and what all of them want
@@ -108,6 +115,8 @@ export class Engine {
     this.balanceWait.waiting(tokenId) ? 0 : Math.max(0, this.positions.qty(tokenId) - this.ledger.unminedBought(tokenId) - this.unreportedSells.shares(tokenId));
   /** Shares of SELLs the venue would not cancel, maybe sold with the trade not yet reported (unreported-sells.ts). */
   readonly unreportedSells: UnreportedSells;
+  /** Our resting orders the books no longer hold (live: EngineOptions.onOrdersMissing). */
+  readonly missingOrders: MissingOrderWatch | undefined;
   private readonly balanceWait: BalanceBackoff;
   /** The collateral our BUYs may promise (collateral.ts). */
   readonly collateral: CollateralBudget;
@@ -222,6 +231,7 @@ export class Engine {
     // the BUYs' wait ends at the next housekeeping requote (every market, once a period)
     this.balanceWait = new BalanceBackoff(o.clock, (t) => this.touch(t));
     this.unreportedSells = new UnreportedSells(o.clock, (t) => this.touch(t));
+    this.missingOrders = o.onOrdersMissing && o.venue.booksIncludeOwnOrders ? new MissingOrderWatch(o.clock, o.log, o.onOrdersMissing) : undefined;
     const venue = o.venue;
     this.collateral = new CollateralBudget({
       clock: o.clock,
@@ -269,6 +279,7 @@ export class Engine {
       scheduler: this.scheduler,
       markets: () => this.markets.values(),
       requote: (st) => this.requote(st),
+      housekeep: this.missingOrders ? (st, now) => this.lookForMissing(st, now) : undefined,
       active: () => this.quoting && !this.stopping,
       periodStart: () => {
         // once a period the running PnL is re-marked in full (a book dropped where no event says so)
@@ -340,6 +351,7 @@ export class Engine {
     this.markets.delete(conditionId);
     for (const t of [st.meta.tokenId, st.meta.complementId]) {
       this.byToken.delete(t);
+      this.missingOrders?.forget(t);
       if (this.positions.has(t)) this.runningPnl.orphan(t);
     }
     return true;
@@ -553,6 +565,7 @@ export class Engine {
     this.scheduler.close();
     this.balanceWait.close();
     this.unreportedSells.close();
+    this.missingOrders?.close();
     this.collateral.close();
   }
 
@@ -659,6 +672,16 @@ export class Engine {
   /** One of `slices` ticks of a housekeeping period (requote-timing.ts). */
   onTimerSlice(slices: number): void {
     this.timing.onTimerSlice(slices);
+  }
+
+  /** A market's books against our resting orders there (MissingOrderWatch), at its housekeeping slice. */
+  private lookForMissing(st: MarketState, now: number): void {
+    const w = this.missingOrders;
+    if (!w || !this.quoting || this.stopping) return;
+    const own = this.requoter.marketOrders(st);
+    const m = st.meta;
+    w.check(m.tokenId, this.o.books.book(m.tokenId), own, now);
+    w.check(m.complementId, this.o.books.book(m.complementId), own, now);
   }
 
   /** What the strategy wants of the market, reconciled, gated and sent (requote.ts). */

@@ -22,6 +22,8 @@ export interface RequoteTimingDeps {
   scheduler: OrderScheduler;
   markets: () => Iterable<MarketState>;
   requote: (st: MarketState) => void;
+  /** A market's housekeeping look before its period requote (the missing-order watch), if any. */
+  housekeep?: (st: MarketState, now: number) => void;
   /** Quoting and not stopping: a dirty market waits for nothing otherwise. */
   active: () => boolean;
   /** The period's checks, before the first slice's requotes (`now`) and after them. */
@@ -124,7 +126,12 @@ export class RequoteTiming {
     const now = d.clock.now();
     if (i === 0) d.periodStart();
     let k = 0;
-    for (const st of d.markets()) if (k++ % slices === i) d.requote(st);
+    const look = d.housekeep;
+    for (const st of d.markets()) {
+      if (k++ % slices !== i) continue;
+      if (look) look(st, now);
+      d.requote(st);
+    }
     if (i === 0) d.periodEnd(now);
   }
 }

@@ -56,6 +56,8 @@ export interface StopReport {
 export class StartAbortedError extends MakerdError {}
 
 const HOUR = 3_600_000;
+/** Look-ups for fills or cancels the user channel did not report: at most one this often. */
+const MISSED_LOOKUP_GAP_MS = 2000;
 
 export class Daemon implements StatusSource {
   readonly clock = new WallClock();
@@ -177,6 +179,8 @@ export class Daemon implements StatusSource {
       onBadTrade: () => this.lookUp(),
       // An unclear submit is settled in seconds: the venue's open orders bind it or show it never rested.
       onAmbiguous: () => this.settleAmbiguousSoon(),
+      // A book holding less than our resting orders: a fill or cancel the user channel did not report.
+      onOrdersMissing: () => this.lookUpMissed(),
       // real time: the places of one socket read's frames leave in one batch, and the housekeeping
       // requotes a tenth of the markets every tenth of its period
       realTime: true,
@@ -275,6 +279,24 @@ export class Daemon implements StatusSource {
       .catch((err: unknown) => log.warn({ err }, 'look-up at the venue failed'))
       .finally(() => (this.lookingUp = undefined));
     return this.lookingUp;
+  }
+
+  private missedTimer: NodeJS.Timeout | undefined;
+  private missedLookUpMs = -Infinity;
+
+  /**
+   * A look-up for a fill or cancel the user channel did not report (Engine onOrdersMissing): at
+   * once, but at most one every MISSED_LOOKUP_GAP_MS however many orders ask (a silent channel).
+   */
+  private lookUpMissed(): void {
+    if (this.missedTimer || this.stopping) return;
+    const wait = Math.max(0, this.missedLookUpMs + MISSED_LOOKUP_GAP_MS - this.clock.now());
+    this.missedTimer = setTimeout(() => {
+      this.missedTimer = undefined;
+      this.missedLookUpMs = this.clock.now();
+      void this.lookUp();
+    }, wait);
+    this.missedTimer.unref?.();
   }
 
   /** Looks ambiguous orders up after a second, then every two seconds while any is left. */
@@ -390,6 +412,7 @@ export class Daemon implements StatusSource {
     log.info({ reason }, 'stopping: cancelling all orders');
     this.abort(new StartAbortedError(`stopped during start-up (${reason})`));
     if (this.ambiguousTimer) clearTimeout(this.ambiguousTimer);
+    if (this.missedTimer) clearTimeout(this.missedTimer);
     const bound = this.o.config.daemon.shutdownTimeoutMs;
     let unconfirmed = await settleWithin(this.cancelEverything(), bound);
     if (unconfirmed === undefined) {

@@ -218,6 +218,12 @@ export function registerFamilies(reg: Registry, d: StatusSource): () => void {
     [...d.engine.rejects].map(([code, n]) => [{ code }, n]),
   );
   counter('engine_buy_waits', 'BUYs refused for balance; each makes every BUY wait and reads the collateral again.', [], () => one(ec().buyWaits));
+  counter(
+    'engine_missing_order_lookups',
+    'Look-ups at the venue for a fill or cancel the user channel did not report: a book short of our resting order, or a matched order with no fill reported.',
+    [],
+    () => one(d.engine.missingOrders?.asked ?? 0),
+  );
   counter('engine_bad_trades', 'Trades naming our orders that failed the fill checks (not taken as fills).', [], () => one(ec().badTrades));
   counter('engine_tick_rejects', 'Orders refused off the tick grid (rejected), the tick refreshes they started (refresh), refreshes that timed out (timeout).', ['kind'], () => [
     [{ kind: 'rejected' }, ec().tickRejects],
