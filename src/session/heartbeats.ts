@@ -50,6 +50,7 @@ export class Heartbeats {
 
   /** One heartbeat (one retry with the id a refusal names); true when accepted. */
   private async beat(): Promise<boolean> {
+    let failure: unknown;
     for (let attempt = 0; attempt < 2 && !this.stopped; attempt++) {
       this.counters.sent++;
       try {
@@ -61,14 +62,17 @@ export class Heartbeats {
         return true;
       } catch (err) {
         this.counters.failed++;
+        failure = err;
         const next = idOf(err);
-        // a refused id: continue the chain the venue names, else start a new one next time
+        // a refused id (a restart meets the last process's chain): continue the chain the venue
+        // names, at once; anything else starts a new chain next time
         this.id = next ?? '';
-        if (this.lastError === undefined) this.o.log.error({ err }, 'heartbeat failed: the venue cancels every order of ours unless one lands within 10 s');
-        this.lastError = err instanceof Error ? err.message : String(err);
-        if (next === undefined) return false;
+        if (next === undefined) break;
       }
     }
+    if (failure === undefined) return false;
+    if (this.lastError === undefined) this.o.log.error({ err: failure }, 'heartbeat failed: the venue cancels every order of ours unless one lands within 10 s');
+    this.lastError = failure instanceof Error ? failure.message : String(failure);
     return false;
   }
 

@@ -7,7 +7,7 @@ import { Limiter } from '../../src/api/limiter.js';
 import { polymarketProfile } from '../../src/api/polymarket-profile.js';
 import { Transport } from '../../src/api/transport.js';
 import { WallClock } from '../../src/core/clock.js';
-import { silentLogger } from '../../src/core/log.js';
+import { createLogger, silentLogger } from '../../src/core/log.js';
 import { Heartbeats } from '../../src/session/heartbeats.js';
 import { send, startServer, testHttp, testRetry, type TestServer } from '../api/http-server.js';
 
@@ -100,6 +100,27 @@ describe('heartbeats', () => {
       hb.stop();
     }
   }, 10_000);
+
+  it("a restart's first heartbeat, refused with the id to continue with, is no error: the retry is accepted (soak 6 logged ERROR at every start)", async () => {
+    // the venue still holds the last process's chain: "" is refused, naming the id to carry
+    srv.setHandler((r, res) => {
+      const id = (JSON.parse(r.body) as { heartbeat_id: string }).heartbeat_id;
+      if (id === '') return send(res, 400, { heartbeat_id: 'old-chain', error: 'Invalid Heartbeat ID' });
+      send(res, 200, { heartbeat_id: 'next' });
+    });
+    const lines: Array<{ level: number; msg: string; afterMs?: number }> = [];
+    const log = createLogger({ level: 'info', destination: { write: (s: string) => void lines.push(JSON.parse(s) as { level: number; msg: string }) } });
+    const hb = new Heartbeats({ clob, intervalMs: 60_000, log });
+    try {
+      await hb.start();
+      expect(hb.failing()).toBeUndefined();
+      expect(lines.filter((l) => l.level >= 50)).toEqual([]);
+      // nothing was failing before: no 'accepted again' (its afterMs was the epoch)
+      expect(lines.filter((l) => /accepted again/.test(l.msg))).toEqual([]);
+    } finally {
+      hb.stop();
+    }
+  });
 
   it('start() fails when the venue refuses the first heartbeat', async () => {
     srv.setHandler((_r, res) => send(res, 401, { error: 'Unauthorized/Invalid api key' }));
