@@ -7,8 +7,9 @@ import type { Clock } from '../core/clock.js';
 
 /**
  * How long a SELL's shares wait for its trade's report: one comes in well under this. One the user
- * channel lost comes with the next reconciliation (every 2 minutes, or after a reconnect), and a
- * SELL refused for balance meanwhile starts its token's wait (balance-backoff.ts).
+ * channel lost comes with the look-up the daemon makes when none is reported within
+ * MISSING_GRACE_MS (live; missing-orders.ts), and a SELL refused for balance meanwhile starts its
+ * token's wait (balance-backoff.ts).
  */
 export const UNREPORTED_SELL_HOLD_MS = 10_000;
 
