@@ -52,7 +52,9 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
     const known = engine.orders.byVenueId(vo.orderId);
     if (known) {
       if (known.state === 'ambiguous' || known.state === 'pending_new') engine.orders.bind(known, vo.orderId, now());
-      else engine.orders.reopen(known, vo.sizeMatched, now());
+      // an order we ended wrongly (a crash between two writes) is working again; one that ended
+      // after the list was asked for (its cancel answered meanwhile) ended after what the list shows
+      else if (known.updatedMs < startedMs) engine.orders.reopen(known, vo.sizeMatched, now());
       continue;
     }
     const unbound = engine.orders.matchUnbound(vo.tokenId, vo.side, vo.price, vo.originalSize);

@@ -156,6 +156,27 @@ describe('startup reconciliation', () => {
 });
 
 describe('before start', () => {
+  it('an order that ended while the look-up ran is not reopened by the older list (soak: a cancelled order came back and was cancelled again)', async () => {
+    const { engine, venue, clock } = await setup();
+    restoreFromStore(engine, [stored('c1', { orderId: 'V1', price: 4800 }), stored('c2', { orderId: 'V2', price: 4700, state: 'canceled', updatedMs: 1 })], []);
+    const o1 = engine.orders.byVenueId('V1')!;
+    // the venue lists V1 (and V2) as they were when it was asked; our cancel of V1 is answered before the list arrives
+    let answerList!: (v: VenueOrder[]) => void;
+    venue.openOrders = () => new Promise((r) => (answerList = r));
+    venue.trades = async () => [];
+    const look = reconcileWithVenue(engine, venue, 0, silentLogger);
+    clock.advanceTo(clock.now() + 100);
+    engine.orders.cancelSent(o1, clock.now());
+    engine.orders.canceled('V1', clock.now());
+    expect(o1.state).toBe('canceled');
+    answerList([vo('V1', 'Y', 4800), vo('V2', 'Y', 4700)]);
+    await look;
+    // V1 ended after the list was asked for: the list is older than that
+    expect(o1.state).toBe('canceled');
+    // V2 ended before it (a wrong end, e.g. a crash between two writes): the venue's list decides
+    expect(engine.orders.byVenueId('V2')?.state).toBe('live');
+  });
+
   it('orders restored from the store are left alone until quoting starts', async () => {
     const { engine, venue } = await setup();
     restoreFromStore(engine, [stored('known', { orderId: 'V1' })], []);
