@@ -53,6 +53,32 @@ export function bookEv(asset: string, bid: number, ask: number, t: number, o: Bo
   };
 }
 
+/** Levels of one side as [price, size] pairs (price and size units), in any order. */
+export type Levels = Array<[number, number]>;
+
+/** A book event of `asset` on `market` with these levels, sent as the wire orders them (bids ascending, asks descending). */
+export function levelsBook(market: string, asset: string, bids: Levels, asks: Levels, t: number, tick = 100): BookEvent {
+  const wire = (levels: Levels, ascending: boolean): WireLevel[] => [...levels].sort((a, b) => (ascending ? a[0] - b[0] : b[0] - a[0])).map(([p, s]) => lv(p, s));
+  return {
+    type: 'book',
+    market,
+    assetId: asset,
+    timestampMs: t,
+    timestampStr: String(t),
+    hash: '',
+    bids: wire(bids, true),
+    asks: wire(asks, false),
+    tickSize: tick,
+    tickSizeStr: formatPrice(tick),
+  };
+}
+
+/** `yes`'s book with these levels and the `no` book mirroring it (bid 1 - ask, ask 1 - bid). */
+export function mirroredBooks(market: string, yes: string, no: string, bids: Levels, asks: Levels, t: number, tick = 100): BookEvent[] {
+  const flip = (levels: Levels): Levels => levels.map(([p, s]) => [10_000 - p, s]);
+  return [levelsBook(market, yes, bids, asks, t, tick), levelsBook(market, no, flip(asks), flip(bids), t, tick)];
+}
+
 /** Both tokens' books for a YES bid/ask: the NO book is its mirror (bid 1 - ask, ask 1 - bid). */
 export function books(bid: number, ask: number, t: number, o: BookShape = {}): BookEvent[] {
   return [bookEv(Y, bid, ask, t, o), bookEv(N, 10_000 - ask, 10_000 - bid, t, o)];

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
 import type { BookEvent } from '../../src/core/events.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
-import { lv, RecordingVenue, settle, deliver, bandsEngine } from './helpers.js';
+import { mirroredBooks, RecordingVenue, settle, deliver, bandsEngine, type Levels } from './helpers.js';
 
 const YES = 'yes';
 const NO = 'no';
@@ -12,28 +12,8 @@ const NO = 'no';
 describe('Engine.mark', () => {
   const M = '0xmarket';
   const meta: MarketMeta = { conditionId: M, tokenId: YES, complementId: NO, tick: 100, minSize: 500, negRisk: false };
-  const bookEv = (asset: string, bids: Array<[number, number]>, asks: Array<[number, number]>, t: number): BookEvent => ({
-    type: 'book',
-    market: M,
-    assetId: asset,
-    timestampMs: t,
-    timestampStr: String(t),
-    hash: '',
-    bids: bids.map(([p, s]) => lv(p, s)),
-    asks: asks.map(([p, s]) => lv(p, s)),
-    tickSize: 100,
-    tickSizeStr: '0.01',
-  });
-  /** YES levels and the mirrored NO book (bids ascending, asks descending, as the wire sends them). */
-  const both = (bids: Array<[number, number]>, asks: Array<[number, number]>, t: number): BookEvent[] => [
-    bookEv(YES, bids, asks, t),
-    bookEv(
-      NO,
-      asks.map(([p, s]) => [10_000 - p, s] as [number, number]),
-      bids.map(([p, s]) => [10_000 - p, s] as [number, number]),
-      t,
-    ),
-  ];
+  /** YES levels and the mirrored NO book. */
+  const both = (bids: Levels, asks: Levels, t: number): BookEvent[] => mirroredBooks(M, YES, NO, bids, asks, t);
 
   async function markWith(booksIncludeOwnOrders: boolean): Promise<{ mark: number; mine: Array<[string, string, number]> }> {
     const clock = new VirtualClock(1_700_000_000_000);

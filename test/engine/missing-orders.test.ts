@@ -5,10 +5,10 @@
 // fill is not reported. Over the RecordingVenue playing a real venue (booksIncludeOwnOrders).
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
-import type { BookEvent, WireLevel } from '../../src/core/events.js';
+import type { BookEvent } from '../../src/core/events.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
 import { MISSING_GRACE_MS, shortfallOf } from '../../src/engine/missing-orders.js';
-import { lv, RecordingVenue, settle, deliver, bandsEngine, makeBook, makerTrade } from './helpers.js';
+import { mirroredBooks, RecordingVenue, type Levels, settle, deliver, bandsEngine, makeBook, makerTrade } from './helpers.js';
 import type { TrackedOrder } from '../../src/engine/orders.js';
 
 const M = '0xmarket';
@@ -16,29 +16,7 @@ const YES = 'yes';
 const NO = 'no';
 const meta: MarketMeta = { conditionId: M, tokenId: YES, complementId: NO, tick: 10, minSize: 500, negRisk: false };
 
-type Levels = Array<[number, number]>;
-const wire = (levels: Levels, ascending: boolean): WireLevel[] => [...levels].sort((a, b) => (ascending ? a[0] - b[0] : b[0] - a[0])).map(([p, s]) => lv(p, s));
-const bookEv = (asset: string, bids: Levels, asks: Levels, t: number): BookEvent => ({
-  type: 'book',
-  market: M,
-  assetId: asset,
-  timestampMs: t,
-  timestampStr: String(t),
-  hash: '',
-  bids: wire(bids, true),
-  asks: wire(asks, false),
-  tickSize: 10,
-  tickSizeStr: '0.001',
-});
-const both = (bids: Levels, asks: Levels, t: number): BookEvent[] => [
-  bookEv(YES, bids, asks, t),
-  bookEv(
-    NO,
-    asks.map(([p, s]) => [10_000 - p, s]),
-    bids.map(([p, s]) => [10_000 - p, s]),
-    t,
-  ),
-];
+const both = (bids: Levels, asks: Levels, t: number): BookEvent[] => mirroredBooks(M, YES, NO, bids, asks, t, 10);
 const EXT_BIDS: Levels = [
   [4700, 5000],
   [4800, 3000],

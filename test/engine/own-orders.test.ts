@@ -4,9 +4,9 @@
 // venue's feed would show them.
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
-import type { BookEvent, WireLevel } from '../../src/core/events.js';
+import type { BookEvent } from '../../src/core/events.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
-import { lv, RecordingVenue, settle, deliver, bandsEngine } from './helpers.js';
+import { mirroredBooks, RecordingVenue, type Levels, settle, deliver, bandsEngine } from './helpers.js';
 
 const M = '0xmarket';
 const YES = 'yes';
@@ -14,30 +14,7 @@ const NO = 'no';
 // A 0.001 tick, so a mid that moves half a cent moves a quote.
 const meta: MarketMeta = { conditionId: M, tokenId: YES, complementId: NO, tick: 10, minSize: 500, negRisk: false };
 
-type Levels = Array<[number, number]>;
-const wire = (levels: Levels, ascending: boolean): WireLevel[] => [...levels].sort((a, b) => (ascending ? a[0] - b[0] : b[0] - a[0])).map(([p, s]) => lv(p, s));
-const bookEv = (asset: string, bids: Levels, asks: Levels, t: number): BookEvent => ({
-  type: 'book',
-  market: M,
-  assetId: asset,
-  timestampMs: t,
-  timestampStr: String(t),
-  hash: '',
-  bids: wire(bids, true),
-  asks: wire(asks, false),
-  tickSize: 10,
-  tickSizeStr: '0.001',
-});
-/** YES levels and the mirrored NO book. */
-const both = (bids: Levels, asks: Levels, t: number): BookEvent[] => [
-  bookEv(YES, bids, asks, t),
-  bookEv(
-    NO,
-    asks.map(([p, s]) => [10_000 - p, s]),
-    bids.map(([p, s]) => [10_000 - p, s]),
-    t,
-  ),
-];
+const both = (bids: Levels, asks: Levels, t: number): BookEvent[] => mirroredBooks(M, YES, NO, bids, asks, t, 10);
 
 /** Adds `size` at `price` to a side's levels (our order resting beside or above others). */
 function withOurs(levels: Levels, price: number, size: number): Levels {
