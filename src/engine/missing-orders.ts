@@ -15,6 +15,7 @@ export const MISSING_GRACE_MS = 2000;
 /** The first look-up for a token's shortfall, then doubling while it lasts (a book the venue's lists do not explain) up to MISSING_MAX_GAP_MS. */
 const FIRST_GAP_MS = 5000;
 const MISSING_MAX_GAP_MS = 60_000;
+const WARN_EVERY_MS = 60_000;
 
 /** A level of a book holding less than our aged resting orders there, or undefined. */
 export interface Shortfall {
@@ -61,6 +62,7 @@ export class MissingOrderWatch {
   private readonly short = new Map<string, Watched>();
   /** Orders ended matched whose fill is not reported yet: the timer that asks. */
   private readonly unreported = new Map<string, number>();
+  private warnedMs = -Infinity;
   asked = 0;
 
   constructor(
@@ -74,7 +76,11 @@ export class MissingOrderWatch {
     if (this.unreported.has(orderId)) return;
     const timer = this.clock.schedule(this.clock.now() + MISSING_GRACE_MS, () => {
       this.unreported.delete(orderId);
-      this.log.warn({ orderId }, 'no fill reported for an order the venue says matched: looking up our orders and trades at the venue');
+      // a silent user channel leaves every matched order unreported: one WARN a minute, the rest info
+      const now = this.clock.now();
+      const level = now - this.warnedMs >= WARN_EVERY_MS ? 'warn' : 'info';
+      if (level === 'warn') this.warnedMs = now;
+      this.log[level]({ orderId }, 'no fill reported for an order the venue says matched: looking up our orders and trades at the venue');
       this.asked++;
       this.ask();
     });

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
 import type { BookEvent } from '../../src/core/events.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
-import { MISSING_GRACE_MS, shortfallOf } from '../../src/engine/missing-orders.js';
+import { MISSING_GRACE_MS, MissingOrderWatch, shortfallOf } from '../../src/engine/missing-orders.js';
+import { createLogger } from '../../src/core/log.js';
 import { mirroredBooks, RecordingVenue, type Levels, settle, deliver, bandsEngine, makeBook, makerTrade } from './helpers.js';
 import type { TrackedOrder } from '../../src/engine/orders.js';
 
@@ -155,6 +156,31 @@ describe('an order the venue would not cancel: already matched', () => {
     expect(engine.positions.qty(YES)).toBe(1000);
     expect(asks()).toBe(0);
     await engine.stop();
+  });
+});
+
+describe('MissingOrderWatch', () => {
+  it('asks once per matched order left unreported, warning once a minute (a silent channel leaves them all unreported)', () => {
+    const clock = new VirtualClock(1_700_000_000_000);
+    const lines: Array<{ level: number; orderId?: string }> = [];
+    const log = createLogger({ level: 'info', destination: { write: (s: string) => void lines.push(JSON.parse(s) as { level: number }) } });
+    let asks = 0;
+    const w = new MissingOrderWatch(clock, log, () => asks++);
+    for (const id of ['a', 'b', 'c']) w.matchedUnreported(id);
+    w.matchedUnreported('a'); // once per order
+    w.reported('c');
+    clock.advanceTo(clock.now() + MISSING_GRACE_MS);
+    expect(asks).toBe(2);
+    expect(lines.map((l) => [l.level, l.orderId])).toEqual([
+      [40, 'a'],
+      [30, 'b'],
+    ]);
+    clock.advanceTo(clock.now() + 60_000);
+    w.matchedUnreported('d');
+    clock.advanceTo(clock.now() + MISSING_GRACE_MS);
+    expect(asks).toBe(3);
+    expect(lines[2]).toMatchObject({ level: 40, orderId: 'd' });
+    w.close();
   });
 });
 
