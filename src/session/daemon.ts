@@ -56,8 +56,8 @@ export interface StopReport {
 export class StartAbortedError extends MakerdError {}
 
 const HOUR = 3_600_000;
-/** Look-ups for fills or cancels the user channel did not report: at most one this often. */
-const MISSED_LOOKUP_GAP_MS = 2000;
+/** Look-ups asked for by the engine (ambiguous places, reports the user channel missed): at most one this often. */
+const LOOKUP_GAP_MS = 2000;
 
 export class Daemon implements StatusSource {
   readonly clock = new WallClock();
@@ -178,9 +178,9 @@ export class Daemon implements StatusSource {
       // A trade that failed the fill checks: the venue's REST trade list decides (checked the same way).
       onBadTrade: () => this.lookUp(),
       // An unclear submit is settled in seconds: the venue's open orders bind it or show it never rested.
-      onAmbiguous: () => this.settleAmbiguousSoon(),
+      onAmbiguous: () => this.lookUpSoon(1000),
       // A book holding less than our resting orders: a fill or cancel the user channel did not report.
-      onOrdersMissing: () => this.lookUpMissed(),
+      onOrdersMissing: () => this.lookUpSoon(0),
       // real time: the places of one socket read's frames leave in one batch, and the housekeeping
       // requotes a tenth of the markets every tenth of its period
       realTime: true,
@@ -269,7 +269,10 @@ export class Daemon implements StatusSource {
   }
 
   private lookingUp: Promise<unknown> | undefined;
-  private ambiguousTimer: NodeJS.Timeout | undefined;
+  /** The one look-up waiting to start (lookUpSoon), when it is due, and when the last one it started began. */
+  private soonTimer: NodeJS.Timeout | undefined;
+  private soonAtMs = Infinity;
+  private soonLastMs = -Infinity;
 
   /** One reconciliation at a time: the venue's open orders and the last hour's trades. */
   private lookUp(): Promise<unknown> {
@@ -281,34 +284,30 @@ export class Daemon implements StatusSource {
     return this.lookingUp;
   }
 
-  private missedTimer: NodeJS.Timeout | undefined;
-  private missedLookUpMs = -Infinity;
-
   /**
-   * A look-up for a fill or cancel the user channel did not report (Engine onOrdersMissing): at
-   * once, but at most one every MISSED_LOOKUP_GAP_MS however many orders ask (a silent channel).
+   * A look-up at the venue `delayMs` from now (an ambiguous place: 1 s, for the venue to list the
+   * order; a report the user channel missed: at once), but at most one every LOOKUP_GAP_MS however
+   * many ask, one waiting at a time (the earliest asked for). After it, ambiguous orders still left
+   * are looked up again 2 s later.
    */
-  private lookUpMissed(): void {
-    if (this.missedTimer || this.stopping) return;
-    const wait = Math.max(0, this.missedLookUpMs + MISSED_LOOKUP_GAP_MS - this.clock.now());
-    this.missedTimer = setTimeout(() => {
-      this.missedTimer = undefined;
-      this.missedLookUpMs = this.clock.now();
-      void this.lookUp();
-    }, wait);
-    this.missedTimer.unref?.();
-  }
-
-  /** Looks ambiguous orders up after a second, then every two seconds while any is left. */
-  private settleAmbiguousSoon(delayMs = 1000): void {
-    if (this.ambiguousTimer || this.stopping) return;
-    this.ambiguousTimer = setTimeout(() => {
+  private lookUpSoon(delayMs: number): void {
+    if (this.stopping) return;
+    const now = this.clock.now();
+    const at = Math.max(now + delayMs, this.soonLastMs + LOOKUP_GAP_MS);
+    if (this.soonTimer) {
+      if (at >= this.soonAtMs) return;
+      clearTimeout(this.soonTimer);
+    }
+    this.soonAtMs = at;
+    this.soonTimer = setTimeout(() => {
+      this.soonTimer = undefined;
+      this.soonAtMs = Infinity;
+      this.soonLastMs = this.clock.now();
       void this.lookUp().then(() => {
-        this.ambiguousTimer = undefined;
-        if (this.engine.ambiguousCount() > 0) this.settleAmbiguousSoon(2000);
+        if (this.engine.ambiguousCount() > 0) this.lookUpSoon(2000);
       });
-    }, delayMs);
-    this.ambiguousTimer.unref?.();
+    }, at - now);
+    this.soonTimer.unref?.();
   }
 
   /** GET /tick-size for a token whose orders the venue refused; a failure leaves it to the engine's timeout. */
@@ -411,8 +410,7 @@ export class Daemon implements StatusSource {
     const log = this.o.log;
     log.info({ reason }, 'stopping: cancelling all orders');
     this.abort(new StartAbortedError(`stopped during start-up (${reason})`));
-    if (this.ambiguousTimer) clearTimeout(this.ambiguousTimer);
-    if (this.missedTimer) clearTimeout(this.missedTimer);
+    if (this.soonTimer) clearTimeout(this.soonTimer);
     const bound = this.o.config.daemon.shutdownTimeoutMs;
     let unconfirmed = await settleWithin(this.cancelEverything(), bound);
     if (unconfirmed === undefined) {
