@@ -76,6 +76,8 @@ export interface EmulatorOptions {
   profile?: EmulatorProfile;
   /** Polymarket profile: wall ms without a valid heartbeat before an API key's open orders are cancelled (default 15000: 10 s + 5 s buffer). */
   heartbeatTimeoutMs?: number;
+  /** Sees every API request as it arrives (what a test asserts about the client's calls). */
+  onRequest?: (r: { method: string; api: string; path: string; query: URLSearchParams }) => void;
 }
 
 export interface EmulatorUrls {
@@ -280,6 +282,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     if (!APIS.has(seg)) return write(res, fail(404, 'NOT_FOUND', `no API at /${seg}`));
     const api = seg as ApiName;
     const path = url.pathname.slice(seg.length + 1) || '/';
+    opts.onRequest?.({ method, api, path, query: url.searchParams });
     const polyKey = req.headers.poly_api_key;
     const apiKey = polyClob ? (typeof polyKey === 'string' && polyKey ? polyKey : undefined) : bearer(req);
     const trickleMs = api !== 'clob' ? 0 : method === 'DELETE' ? faults.cfg.cancelTrickleMs : method === 'GET' ? faults.cfg.readTrickleMs : 0;

@@ -31,6 +31,7 @@ import { loadStrategy } from '../strategy/loader.js';
 import { marketsFromQuery, marketsFromTokens, tokenMetaOf } from './markets.js';
 import { MarketSet, type MarketSetChange } from './market-set.js';
 import { reconcileWithVenue, restoreFromStore } from './startup.js';
+import { HOUR, VenueLookUps } from './look-ups.js';
 import type { MarketMeta } from '../engine/strategy.js';
 import type { MarketState } from '../engine/market-state.js';
 
@@ -55,9 +56,6 @@ export interface StopReport {
 /** The daemon was stopped (a signal, the start-up bound) before start() finished. */
 export class StartAbortedError extends MakerdError {}
 
-const HOUR = 3_600_000;
-/** Look-ups asked for by the engine (ambiguous places, reports the user channel missed): at most one this often. */
-const LOOKUP_GAP_MS = 2000;
 
 export class Daemon implements StatusSource {
   readonly clock = new WallClock();
@@ -70,6 +68,8 @@ export class Daemon implements StatusSource {
   heartbeats: Heartbeats | undefined;
   journal!: StoreJournal;
   engine!: Engine;
+  /** Reconciliations with the venue while running: periodic, and those the engine asks for. */
+  private lookUps: VenueLookUps | undefined;
   private marketSet!: MarketSet;
   status!: StatusServer;
   markets: MarketMeta[] = [];
@@ -176,15 +176,16 @@ export class Daemon implements StatusSource {
       // An order refused off the tick grid: ask the venue for the tick (the frame may be lost).
       onTickSuspect: (tokenId) => this.refreshTick(tokenId),
       // A trade that failed the fill checks: the venue's REST trade list decides (checked the same way).
-      onBadTrade: () => this.lookUp(),
+      onBadTrade: () => void this.lookUps?.now(),
       // An unclear submit is settled in seconds: the venue's open orders bind it or show it never rested.
-      onAmbiguous: () => this.lookUpSoon(1000),
+      onAmbiguous: () => this.lookUps?.soon(1000),
       // A book holding less than our resting orders: a fill or cancel the user channel did not report.
-      onOrdersMissing: () => this.lookUpSoon(0),
+      onOrdersMissing: () => this.lookUps?.soon(0),
       // real time: the places of one socket read's frames leave in one batch, and the housekeeping
       // requotes a tenth of the markets every tenth of its period
       realTime: true,
     });
+    const lookUps = (this.lookUps = new VenueLookUps({ engine: this.engine, venue: this.venue, clock: this.clock, log }));
     this.marketSet = new MarketSet(this.markets, { feed: this.feed, engine: this.engine, venue: this.venue, log });
     this.tasks.push({ stop: () => this.marketSet.stop() });
     this.store.startRun(config.mode, strategy.module.name, tokens);
@@ -234,7 +235,7 @@ export class Daemon implements StatusSource {
     // Startup reconciliation before the first quote, over a window that covers the downtime.
     const since = this.recoveryWindowStart();
     restoreFromStore(this.engine, this.store.ordersToRestore(since), this.store.fills());
-    await this.unlessStopped(reconcileWithVenue(this.engine, this.venue, since, log));
+    await this.unlessStopped(lookUps.full(since));
     // the collateral our BUYs may promise, known before the first quote (a failure is logged: not capped)
     await this.unlessStopped(this.engine.collateral.read());
     this.engine.start();
@@ -266,48 +267,6 @@ export class Daemon implements StatusSource {
     if (s.market === 'live') return true;
     const conns = this.feed?.marketStates() ?? [];
     return conns.length > 1 && conns.includes('live');
-  }
-
-  private lookingUp: Promise<unknown> | undefined;
-  /** The one look-up waiting to start (lookUpSoon), when it is due, and when the last one it started began. */
-  private soonTimer: NodeJS.Timeout | undefined;
-  private soonAtMs = Infinity;
-  private soonLastMs = -Infinity;
-
-  /** One reconciliation at a time: the venue's open orders and the last hour's trades. */
-  private lookUp(): Promise<unknown> {
-    if (this.lookingUp || this.stopping) return this.lookingUp ?? Promise.resolve();
-    const log = this.o.log;
-    this.lookingUp = reconcileWithVenue(this.engine, this.venue, this.clock.now() - HOUR, log)
-      .catch((err: unknown) => log.warn({ err }, 'look-up at the venue failed'))
-      .finally(() => (this.lookingUp = undefined));
-    return this.lookingUp;
-  }
-
-  /**
-   * A look-up at the venue `delayMs` from now (an ambiguous place: 1 s, for the venue to list the
-   * order; a report the user channel missed: at once), but at most one every LOOKUP_GAP_MS however
-   * many ask, one waiting at a time (the earliest asked for). After it, ambiguous orders still left
-   * are looked up again 2 s later.
-   */
-  private lookUpSoon(delayMs: number): void {
-    if (this.stopping) return;
-    const now = this.clock.now();
-    const at = Math.max(now + delayMs, this.soonLastMs + LOOKUP_GAP_MS);
-    if (this.soonTimer) {
-      if (at >= this.soonAtMs) return;
-      clearTimeout(this.soonTimer);
-    }
-    this.soonAtMs = at;
-    this.soonTimer = setTimeout(() => {
-      this.soonTimer = undefined;
-      this.soonAtMs = Infinity;
-      this.soonLastMs = this.clock.now();
-      void this.lookUp().then(() => {
-        if (this.engine.ambiguousCount() > 0) this.lookUpSoon(2000);
-      });
-    }, at - now);
-    this.soonTimer.unref?.();
   }
 
   /** GET /tick-size for a token whose orders the venue refused; a failure leaves it to the engine's timeout. */
@@ -352,7 +311,7 @@ export class Daemon implements StatusSource {
     };
     job('refreshMarkets', config.cron.refreshMarkets, async () => void (await this.refreshMarkets()));
     job('reconcile', config.cron.reconcile, async () => {
-      await reconcileWithVenue(this.engine, this.venue, this.clock.now() - HOUR, log);
+      await this.lookUps?.full(this.clock.now() - HOUR);
     });
     job('dailySummary', config.cron.dailySummary, () => {
       this.snapshot('daily');
@@ -410,7 +369,7 @@ export class Daemon implements StatusSource {
     const log = this.o.log;
     log.info({ reason }, 'stopping: cancelling all orders');
     this.abort(new StartAbortedError(`stopped during start-up (${reason})`));
-    if (this.soonTimer) clearTimeout(this.soonTimer);
+    this.lookUps?.stop();
     const bound = this.o.config.daemon.shutdownTimeoutMs;
     let unconfirmed = await settleWithin(this.cancelEverything(), bound);
     if (unconfirmed === undefined) {

@@ -11,11 +11,17 @@ useTestScope();
 
 describe('a silent user channel', () => {
   it('fills the user channel does not report are found through the book within seconds', async () => {
-    const e = await setup({ profile: 'polymarket', startCashMicros: 60_000_000 });
+    // every trade read: when, and from when (the venue's `after`, Unix seconds)
+    const tradeReads: Array<{ atMs: number; afterMs: number }> = [];
+    const onRequest = (r: { method: string; path: string; query: URLSearchParams }): void => {
+      if (r.method === 'GET' && r.path.endsWith('/trades')) tradeReads.push({ atMs: Date.now(), afterMs: Number(r.query.get('after')) * 1000 });
+    };
+    const e = await setup({ profile: 'polymarket', startCashMicros: 60_000_000, onRequest });
     const daemon = spawnDaemon(e, { book: { verifyEvery: 0 } });
     await bounded(daemon.ready, 15_000, 'ready');
     await until('a fill of ours', () => venueFills(e.emu, e.owner).length > 0, 20_000, 50);
     e.emu.admin.set({ silentUser: true });
+    const silentFrom = Date.now();
     const before = new Set(venueFills(e.emu, e.owner));
     // fills of ours the user channel withholds
     const unreported = await until(
@@ -34,6 +40,10 @@ describe('a silent user channel', () => {
     const url = await until('status url', () => daemon.statusUrl(), 2000);
     const metrics = await (await fetch(`${url}/metrics`)).text();
     expect(Number(/^makerd_engine_missing_order_lookups_total (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThan(0);
+    // a look-up reads the trades since the last one (less an overlap), not the last hour each time
+    const readsInSilence = tradeReads.filter((r) => r.atMs >= silentFrom);
+    expect(readsInSilence.length).toBeGreaterThan(0);
+    expect(Math.min(...readsInSilence.map((r) => r.atMs - r.afterMs))).toBeLessThan(5 * 60_000);
     e.emu.admin.set({ silentUser: false });
     kill(daemon, 'SIGTERM');
     expect(await bounded(daemon.exited, 15_000, 'exit after SIGTERM')).toBe(0);

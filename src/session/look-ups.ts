@@ -1,0 +1,93 @@
+// Look-ups at the venue while the daemon runs (reconcileWithVenue: its open orders and trades).
+// The periodic one reads the last hour; those the engine asks for (an unclear submit, a report the
+// user channel missed, a trade that failed its checks) read only the trades since the last look-up
+// that succeeded, less an overlap, so a busy account does not page through an hour every 2 s.
+import type { Logger } from '../core/log.js';
+import type { Clock } from '../core/clock.js';
+import type { Venue } from '../venue/types.js';
+import type { Engine } from '../engine/engine.js';
+import { reconcileWithVenue, type ReconcileReport } from './startup.js';
+
+export const HOUR = 3_600_000;
+/** Look-ups asked for by the engine: at most one this often. */
+export const LOOKUP_GAP_MS = 2000;
+/**
+ * How far before the last successful look-up's start an asked-for one reads trades again: a trade
+ * the venue listed late, or our clock ahead of the venue's. The periodic hour covers the rest.
+ */
+export const LOOKUP_OVERLAP_MS = 60_000;
+
+export interface LookUpsOptions {
+  engine: Engine;
+  venue: Venue;
+  clock: Clock;
+  log: Logger;
+}
+
+export class VenueLookUps {
+  private running: Promise<unknown> | undefined;
+  private stopped = false;
+  /** When the last look-up that succeeded (any kind) began: everything before it less the overlap is read. */
+  private lastOkStartMs = -Infinity;
+  /** The one look-up waiting to start (soon()), when it is due, and when the last one it started began. */
+  private timer: NodeJS.Timeout | undefined;
+  private dueMs = Infinity;
+  private lastSoonMs = -Infinity;
+
+  constructor(private readonly o: LookUpsOptions) {}
+
+  /** A reconciliation reading trades from `sinceMs` (start-up, the periodic one); it throws what failed. */
+  async full(sinceMs: number): Promise<ReconcileReport> {
+    const startMs = this.o.clock.now();
+    const rep = await reconcileWithVenue(this.o.engine, this.o.venue, sinceMs, this.o.log);
+    this.lastOkStartMs = Math.max(this.lastOkStartMs, startMs);
+    return rep;
+  }
+
+  /** Where an asked-for look-up starts reading trades: since the last success less the overlap, at most an hour back. */
+  sinceMs(): number {
+    return Math.max(this.o.clock.now() - HOUR, this.lastOkStartMs - LOOKUP_OVERLAP_MS);
+  }
+
+  /** One asked-for look-up at a time (a failure is logged); the one running when one is already. */
+  now(): Promise<unknown> {
+    if (this.running || this.stopped) return this.running ?? Promise.resolve();
+    this.running = this.full(this.sinceMs())
+      .catch((err: unknown) => this.o.log.warn({ err }, 'look-up at the venue failed'))
+      .finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  /**
+   * A look-up `delayMs` from now (an ambiguous place: 1 s, for the venue to list the order; a
+   * report the user channel missed: at once), but at most one every LOOKUP_GAP_MS however many
+   * ask, one waiting at a time (the earliest asked for). After it, ambiguous orders still left are
+   * looked up again 2 s later.
+   */
+  soon(delayMs: number): void {
+    if (this.stopped) return;
+    const now = this.o.clock.now();
+    const at = Math.max(now + delayMs, this.lastSoonMs + LOOKUP_GAP_MS);
+    if (this.timer) {
+      if (at >= this.dueMs) return;
+      clearTimeout(this.timer);
+    }
+    this.dueMs = at;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.dueMs = Infinity;
+      this.lastSoonMs = this.o.clock.now();
+      void this.now().then(() => {
+        if (this.o.engine.ambiguousCount() > 0) this.soon(2000);
+      });
+    }, at - now);
+    this.timer.unref?.();
+  }
+
+  /** No look-up is asked for or started after this (the one running ends by itself). */
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
