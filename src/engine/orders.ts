@@ -236,6 +236,19 @@ export class OrderTracker {
     this.move(o, o.filled > 0 ? 'partially_filled' : 'live', nowMs);
   }
 
+  /**
+   * The size matched of an order the venue lists (reconciliation): what it has filled is at least
+   * that, trades we never saw included.
+   */
+  matchedAtLeast(o: TrackedOrder, sizeMatched: number, nowMs: number): void {
+    const filled = Math.min(sizeMatched, o.size);
+    if (TERMINAL.has(o.state) || filled <= o.filled) return;
+    this.setFilled(o, filled);
+    if (filled >= o.size) this.move(o, 'filled', nowMs);
+    else if (o.state === 'live') this.move(o, 'partially_filled', nowMs);
+    else o.updatedMs = nowMs;
+  }
+
   /** A user-channel order event. Ambiguous orders are matched by their terms (the venue never saw our client id). */
   orderEvent(e: UserOrderEvent, nowMs: number): TrackedOrder | undefined {
     let o = this.byOrderId.get(e.orderId);

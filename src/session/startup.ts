@@ -47,6 +47,9 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
   rep.venueOrders = venueOrders.length;
   const seen = new Set<string>();
   const foreign: string[] = [];
+  // orders the list brings back or in, with the venue's size matched: raised to it only after
+  // the trades below, which may hold the same fills (counting both would double them)
+  const listed: Array<[TrackedOrder, number]> = [];
   for (const vo of venueOrders) {
     seen.add(vo.orderId);
     const known = engine.orders.byVenueId(vo.orderId);
@@ -54,7 +57,10 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
       if (known.state === 'ambiguous' || known.state === 'pending_new') engine.orders.bind(known, vo.orderId, now());
       // an order we ended wrongly (a crash between two writes) is working again; one that ended
       // after the list was asked for (its cancel answered meanwhile) ended after what the list shows
-      else if (known.updatedMs < startedMs) engine.orders.reopen(known, vo.sizeMatched, now());
+      else if (known.updatedMs < startedMs) {
+        engine.orders.reopen(known, known.filled, now());
+        listed.push([known, vo.sizeMatched]);
+      }
       continue;
     }
     const unbound = engine.orders.matchUnbound(vo.tokenId, vo.side, vo.price, vo.originalSize);
@@ -65,7 +71,7 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
     }
     const st = engine.marketOf(vo.tokenId);
     if (st) {
-      engine.orders.adopt(
+      const adopted = engine.orders.adopt(
         {
           clientId: `adopted-${vo.orderId}`,
           orderId: vo.orderId,
@@ -74,11 +80,12 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
           side: vo.side,
           price: vo.price,
           size: vo.originalSize,
-          filled: vo.sizeMatched,
+          filled: 0,
           createdMs: vo.createdAtMs || now(),
         },
         now(),
       );
+      listed.push([adopted, vo.sizeMatched]);
       rep.adopted++;
     } else {
       foreign.push(vo.orderId);
@@ -121,6 +128,7 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
     };
     if (engine.atomically(() => engine.ledger.record(f, now(), t.feeRateBps))) rep.missedFills++;
   }
+  for (const [o, matched] of listed) engine.orders.matchedAtLeast(o, matched, now());
   // Orders we track as working that the venue no longer lists (placed before the query started).
   for (const o of [...engine.orders.open()]) {
     if (o.orderId && seen.has(o.orderId)) continue;

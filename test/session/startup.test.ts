@@ -123,6 +123,29 @@ describe('startup reconciliation', () => {
     void clock;
   });
 
+  it("an adopted order's fills listed with it are counted once: its filled is the venue's size matched, not that plus its trades", async () => {
+    const { engine, venue } = await setup();
+    // an order of ours the store lost, partly filled while we were away: the venue lists it with
+    // its size matched, and its trade in the window
+    venue.openOrders = async () => [{ ...vo('V5', 'Y', 4800), sizeMatched: 400 }];
+    venue.trades = async () => [
+      { tradeId: 'T5', orderId: 'V5', tokenId: 'Y', market: 'M', side: 'BUY', price: 4800, size: 400, feeRateBps: 0, status: 'CONFIRMED', liquidity: 'MAKER', timeMs: 6 },
+    ];
+    const rep = await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(rep.adopted).toBe(1);
+    expect(rep.missedFills).toBe(1);
+    const o = engine.orders.byVenueId('V5');
+    expect(o?.filled).toBe(400);
+    expect(o?.state).toBe('partially_filled');
+    expect(engine.positions.qty('Y')).toBe(400);
+    // what it still promises at the venue: 600 shares at 0.48
+    expect(engine.orders.openBuyCost()).toBe(4800 * 600);
+    // a later pass (the trade known now) changes nothing
+    await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(engine.orders.byVenueId('V5')?.filled).toBe(400);
+    expect(engine.positions.qty('Y')).toBe(400);
+  });
+
   it('an ambiguous submit stays in flight until the venue shows the order, then is reconciled like any other', async () => {
     const { engine, venue } = await setup();
     venue.throwOnPlace = new AmbiguousSubmitError('POST', '/orders', new Error('socket hang up'));
