@@ -1,0 +1,67 @@
+import { describe, it, expect } from 'vitest';
+import { VirtualClock } from '../../src/core/clock.js';
+import { Limiter } from '../../src/api/limiter.js';
+import { BookMirror } from '../../src/book/mirror.js';
+import { loadStrategy } from '../../src/strategy/loader.js';
+import { silentLogger } from '../../src/core/log.js';
+import { loadConfig } from '../../src/config.js';
+import { HOUR, LOOKUP_OVERLAP_MS, VenueLookUps } from '../../src/session/look-ups.js';
+import { RecordingVenue, testEngine } from '../engine/helpers.js';
+
+async function setup() {
+  const clock = new VirtualClock(1_700_000_000_000);
+  const venue = new RecordingVenue(() => clock.now());
+  const engine = testEngine({
+    clock,
+    venue,
+    limiter: new Limiter({ clock }),
+    books: new BookMirror({ verifyEvery: 0 }),
+    strategy: await loadStrategy('bands', {}),
+    config: loadConfig({ env: {} }),
+    markets: [{ conditionId: 'M', tokenId: 'Y', complementId: 'N', tick: 100, minSize: 500, negRisk: false }],
+  });
+  // every trade read: from when
+  const reads: number[] = [];
+  let failing = false;
+  venue.trades = async (sinceMs: number) => {
+    reads.push(sinceMs);
+    if (failing) throw new Error('venue down');
+    return [];
+  };
+  const lookUps = new VenueLookUps({ engine, venue, clock, log: silentLogger });
+  return { clock, lookUps, reads, fail: (on: boolean) => (failing = on) };
+}
+
+describe('look-ups at the venue', () => {
+  it('an asked-for look-up reads trades since the last one that succeeded less the overlap; the periodic one the hour', async () => {
+    const { clock, lookUps, reads, fail } = await setup();
+    // before any success: the last hour
+    await lookUps.now();
+    expect(reads.at(-1)).toBe(clock.now() - HOUR);
+    const okAt = clock.now();
+    clock.advanceTo(clock.now() + 10_000);
+    await lookUps.now();
+    expect(reads.at(-1)).toBe(okAt - LOOKUP_OVERLAP_MS);
+    const ok2At = clock.now();
+    // a failed one moves nothing: the next reads from the last success again
+    fail(true);
+    clock.advanceTo(clock.now() + 5000);
+    await lookUps.now();
+    fail(false);
+    clock.advanceTo(clock.now() + 5000);
+    await lookUps.now();
+    expect(reads.at(-1)).toBe(ok2At - LOOKUP_OVERLAP_MS);
+    // the periodic reconciliation reads the hour and counts as a success
+    clock.advanceTo(clock.now() + 30_000);
+    await lookUps.full(clock.now() - HOUR);
+    expect(reads.at(-1)).toBe(clock.now() - HOUR);
+    const fullAt = clock.now();
+    clock.advanceTo(clock.now() + 2000);
+    await lookUps.now();
+    expect(reads.at(-1)).toBe(fullAt - LOOKUP_OVERLAP_MS);
+    // never more than the hour, however long since the last success
+    clock.advanceTo(clock.now() + 3 * HOUR);
+    await lookUps.now();
+    expect(reads.at(-1)).toBe(clock.now() - HOUR);
+  });
+});
