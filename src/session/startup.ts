@@ -47,8 +47,8 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
   rep.venueOrders = venueOrders.length;
   const seen = new Set<string>();
   const foreign: string[] = [];
-  // orders the list brings back or in, with the venue's size matched: raised to it only after
-  // the trades below, which may hold the same fills (counting both would double them)
+  // our orders the list shows, with the venue's size matched: what they filled is raised to it
+  // only after the trades below, which may hold the same fills (counting both would double them)
   const listed: Array<[TrackedOrder, number]> = [];
   for (const vo of venueOrders) {
     seen.add(vo.orderId);
@@ -57,15 +57,14 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
       if (known.state === 'ambiguous' || known.state === 'pending_new') engine.orders.bind(known, vo.orderId, now());
       // an order we ended wrongly (a crash between two writes) is working again; one that ended
       // after the list was asked for (its cancel answered meanwhile) ended after what the list shows
-      else if (known.updatedMs < startedMs) {
-        engine.orders.reopen(known, known.filled, now());
-        listed.push([known, vo.sizeMatched]);
-      }
+      else if (known.updatedMs < startedMs) engine.orders.reopen(known, known.filled, now());
+      listed.push([known, vo.sizeMatched]);
       continue;
     }
     const unbound = engine.orders.matchUnbound(vo.tokenId, vo.side, vo.price, vo.originalSize);
     if (unbound) {
       engine.orders.bind(unbound, vo.orderId, now());
+      listed.push([unbound, vo.sizeMatched]);
       rep.bound++;
       continue;
     }

@@ -146,6 +146,23 @@ describe('startup reconciliation', () => {
     expect(engine.positions.qty('Y')).toBe(400);
   });
 
+  it("orders the venue lists as partly matched, their trades not in the window: what rests is the venue's remainder", async () => {
+    const { engine, venue } = await setup();
+    // one known by its id, one whose place was never answered (bound here by its terms)
+    restoreFromStore(engine, [stored('known', { orderId: 'V1' }), stored('unanswered', { state: 'ambiguous', price: 4700 })], []);
+    venue.openOrders = async () => [
+      { ...vo('V1', 'Y', 4800), sizeMatched: 300 },
+      { ...vo('V2', 'Y', 4700), sizeMatched: 200 },
+    ];
+    venue.trades = async () => [];
+    await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect([engine.orders.get('known')?.filled, engine.orders.get('known')?.state]).toEqual([300, 'partially_filled']);
+    expect([engine.orders.get('unanswered')?.filled, engine.orders.get('unanswered')?.state]).toEqual([200, 'partially_filled']);
+    expect(engine.orders.openBuyCost()).toBe(4800 * 700 + 4700 * 800);
+    // no trade, no position: a fill itself comes with its trade
+    expect(engine.positions.qty('Y')).toBe(0);
+  });
+
   it('an ambiguous submit stays in flight until the venue shows the order, then is reconciled like any other', async () => {
     const { engine, venue } = await setup();
     venue.throwOnPlace = new AmbiguousSubmitError('POST', '/orders', new Error('socket hang up'));
