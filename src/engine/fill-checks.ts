@@ -38,7 +38,8 @@ export function fillProblem(o: TrackedOrder, c: FillClaim, maxFeeRateBps: number
     if (!couldTake(o)) return 'taker fill on a post-only order';
     if (o.side === 'BUY' ? c.price > o.price : c.price < o.price) return `taker fill at ${c.price}, beyond the order's limit ${o.price}`;
   }
-  const left = remaining ? o.size - o.filled : o.size;
+  // what the venue's list counted before its trade came is still this trade's to fill
+  const left = remaining ? o.size - o.filled + (o.unseen ?? 0) : o.size;
   if (c.size > left) return `size ${c.size} is above the ${left} the order has left`;
   return undefined;
 }

@@ -19,6 +19,11 @@ export interface TrackedOrder {
   size: number;
   /** Size units filled (from trades; never decreases except by a FAILED trade). */
   filled: number;
+  /**
+   * Of `filled`, what the venue's list showed matched beyond the fills we had seen (a trade not yet
+   * listed or reported): this order's next fills are counted in it, not on top of it.
+   */
+  unseen?: number;
   state: OrderState;
   /** State before pending_cancel, restored when the venue refuses the cancel. */
   prevState?: OrderState;
@@ -238,11 +243,12 @@ export class OrderTracker {
 
   /**
    * The size matched of an order the venue lists (reconciliation): what it has filled is at least
-   * that, trades we never saw included.
+   * that, trades we have not seen included (held as `unseen` until they come).
    */
   matchedAtLeast(o: TrackedOrder, sizeMatched: number, nowMs: number): void {
     const filled = Math.min(sizeMatched, o.size);
     if (TERMINAL.has(o.state) || filled <= o.filled) return;
+    o.unseen = (o.unseen ?? 0) + filled - o.filled;
     this.setFilled(o, filled);
     if (filled >= o.size) this.move(o, 'filled', nowMs);
     else if (o.state === 'live') this.move(o, 'partially_filled', nowMs);
@@ -275,9 +281,16 @@ export class OrderTracker {
   applyFill(orderId: string, size: number, nowMs: number): TrackedOrder | undefined {
     const o = this.byOrderId.get(orderId);
     if (!o) return undefined;
+    // a fill the venue's list already counted (matchedAtLeast) is not counted again
+    let add = size;
+    if (o.unseen) {
+      const known = Math.min(o.unseen, size);
+      o.unseen -= known;
+      add -= known;
+    }
     // a fill recovered for an order already stored as filled (a crash between the two, before
     // they were one write) cannot fill it twice
-    this.setFilled(o, o.state === 'filled' ? Math.min(o.size, o.filled + size) : o.filled + size);
+    this.setFilled(o, o.state === 'filled' ? Math.min(o.size, o.filled + add) : o.filled + add);
     if (o.filled >= o.size) {
       if (o.state !== 'filled') this.move(o, 'filled', nowMs);
     } else if (o.state === 'live' || o.state === 'pending_new' || o.state === 'ambiguous') {

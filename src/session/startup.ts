@@ -32,10 +32,19 @@ function tradeStatus(s: string): TradeStatus {
 
 /** Loads what the store knew into the engine: open orders to track and every fill (positions). */
 export function restoreFromStore(engine: Engine, orders: readonly TrackedOrder[], fills: readonly Fill[]): void {
-  for (const o of orders) engine.orders.restore(o);
+  const byOrder = new Map<string, number>();
   for (const f of fills) {
     engine.ledger.preload(f);
-    if (f.status !== 'FAILED') engine.positions.apply(f.tokenId, f.side, f.price, f.size, f.fee);
+    if (f.status !== 'FAILED') {
+      engine.positions.apply(f.tokenId, f.side, f.price, f.size, f.fee);
+      byOrder.set(f.orderId, (byOrder.get(f.orderId) ?? 0) + f.size);
+    }
+  }
+  for (const o of orders) {
+    // filled beyond the order's stored fills is what a venue list counted before its trades came
+    const unseen = o.filled - (o.orderId === undefined ? 0 : (byOrder.get(o.orderId) ?? 0));
+    if (unseen > 0) o.unseen = unseen;
+    engine.orders.restore(o);
   }
 }
 

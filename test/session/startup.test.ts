@@ -161,6 +161,27 @@ describe('startup reconciliation', () => {
     expect(engine.orders.openBuyCost()).toBe(4800 * 700 + 4700 * 800);
     // no trade, no position: a fill itself comes with its trade
     expect(engine.positions.qty('Y')).toBe(0);
+    // the trade comes later (listed, or on the user channel): counted in the position, not again in the order
+    const t1 = { tradeId: 'T1', orderId: 'V1', tokenId: 'Y', market: 'M', side: 'BUY' as const, price: 4800, size: 300, feeRateBps: 0, status: 'MATCHED', liquidity: 'MAKER' as const, timeMs: 6 };
+    venue.trades = async () => [t1];
+    await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(engine.orders.get('known')?.filled).toBe(300);
+    expect(engine.positions.qty('Y')).toBe(300);
+    // and a fill past what the list counted adds
+    venue.trades = async () => [t1, { ...t1, tradeId: 'T2', size: 100 }];
+    await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(engine.orders.get('known')?.filled).toBe(400);
+    expect(engine.positions.qty('Y')).toBe(400);
+  });
+
+  it('a restart keeps what a list counted ahead of its trades: the stored filled beyond the stored fills', async () => {
+    const { engine } = await setup();
+    const f = { tradeId: 'T0', orderId: 'V1', tokenId: 'Y', market: 'M', side: 'BUY' as const, price: 4800, size: 100, fee: 0, liquidity: 'MAKER' as const, status: 'CONFIRMED' as const, timeMs: 5 };
+    restoreFromStore(engine, [stored('known', { orderId: 'V1', filled: 400, state: 'partially_filled' })], [f]);
+    expect(engine.orders.get('known')?.unseen).toBe(300);
+    engine.ledger.record({ ...f, tradeId: 'T1', size: 300, status: 'MATCHED' }, 10);
+    expect(engine.orders.get('known')?.filled).toBe(400);
+    expect(engine.positions.qty('Y')).toBe(400);
   });
 
   it('an ambiguous submit stays in flight until the venue shows the order, then is reconciled like any other', async () => {
