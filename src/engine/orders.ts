@@ -247,7 +247,7 @@ export class OrderTracker {
    */
   matchedAtLeast(o: TrackedOrder, sizeMatched: number, nowMs: number): void {
     const filled = Math.min(sizeMatched, o.size);
-    if (TERMINAL.has(o.state) || filled <= o.filled) return;
+    if (TERMINAL.has(o.state) || !Number.isSafeInteger(filled) || filled <= o.filled) return;
     o.unseen = (o.unseen ?? 0) + filled - o.filled;
     this.setFilled(o, filled);
     if (filled >= o.size) this.move(o, 'filled', nowMs);
