@@ -56,7 +56,6 @@ export interface StopReport {
 /** The daemon was stopped (a signal, the start-up bound) before start() finished. */
 export class StartAbortedError extends MakerdError {}
 
-
 export class Daemon implements StatusSource {
   readonly clock = new WallClock();
   readonly startedMs = Date.now();

@@ -23,8 +23,8 @@ async function setup() {
   // every trade read: from when
   const reads: number[] = [];
   let failing = false;
-  venue.trades = async (sinceMs: number) => {
-    reads.push(sinceMs);
+  venue.trades = async (sinceMs?: number) => {
+    reads.push(sinceMs ?? NaN);
     if (failing) throw new Error('venue down');
     return [];
   };

@@ -128,9 +128,7 @@ describe('startup reconciliation', () => {
     // an order of ours the store lost, partly filled while we were away: the venue lists it with
     // its size matched, and its trade in the window
     venue.openOrders = async () => [{ ...vo('V5', 'Y', 4800), sizeMatched: 400 }];
-    venue.trades = async () => [
-      { tradeId: 'T5', orderId: 'V5', tokenId: 'Y', market: 'M', side: 'BUY', price: 4800, size: 400, feeRateBps: 0, status: 'CONFIRMED', liquidity: 'MAKER', timeMs: 6 },
-    ];
+    venue.trades = async () => [{ tradeId: 'T5', orderId: 'V5', tokenId: 'Y', market: 'M', side: 'BUY', price: 4800, size: 400, feeRateBps: 0, status: 'CONFIRMED', liquidity: 'MAKER', timeMs: 6 }];
     const rep = await reconcileWithVenue(engine, venue, 0, silentLogger);
     expect(rep.adopted).toBe(1);
     expect(rep.missedFills).toBe(1);
