@@ -1,25 +1,13 @@
 import { describe, it, expect } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
-import { Limiter } from '../../src/api/limiter.js';
-import { BookMirror } from '../../src/book/mirror.js';
-import { loadStrategy } from '../../src/strategy/loader.js';
 import { silentLogger } from '../../src/core/log.js';
-import { loadConfig } from '../../src/config.js';
 import { HOUR, LOOKUP_OVERLAP_MS, VenueLookUps } from '../../src/session/look-ups.js';
-import { RecordingVenue, testEngine } from '../engine/helpers.js';
+import { RecordingVenue, bandsEngine } from '../engine/helpers.js';
 
 async function setup() {
   const clock = new VirtualClock(1_700_000_000_000);
   const venue = new RecordingVenue(() => clock.now());
-  const engine = testEngine({
-    clock,
-    venue,
-    limiter: new Limiter({ clock }),
-    books: new BookMirror({ verifyEvery: 0 }),
-    strategy: await loadStrategy('bands', {}),
-    config: loadConfig({ env: {} }),
-    markets: [{ conditionId: 'M', tokenId: 'Y', complementId: 'N', tick: 100, minSize: 500, negRisk: false }],
-  });
+  const { engine } = await bandsEngine({ clock, venue, params: {} });
   // every trade read: from when
   const reads: number[] = [];
   let failing = false;
