@@ -55,6 +55,15 @@ export function bookEv(asset: string, bid: number, ask: number, t: number, o: Bo
 
 /** Levels of one side as [price, size] pairs (price and size units), in any order. */
 export type Levels = Array<[number, number]>;
+/** An external market around 0.50: bids 0.47 x 5000 and 0.48 x 3000, asks 0.52 x 3000 and 0.53 x 5000. */
+export const EXTERNAL_BIDS: Levels = [
+  [4700, 5000],
+  [4800, 3000],
+];
+export const EXTERNAL_ASKS: Levels = [
+  [5200, 3000],
+  [5300, 5000],
+];
 
 /** A book event of `asset` on `market` with these levels, sent as the wire orders them (bids ascending, asks descending). */
 export function levelsBook(market: string, asset: string, bids: Levels, asks: Levels, t: number, tick = 100): BookEvent {

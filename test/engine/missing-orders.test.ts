@@ -9,7 +9,7 @@ import type { BookEvent } from '../../src/core/events.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
 import { MISSING_GRACE_MS, MissingOrderWatch, shortfallOf } from '../../src/engine/missing-orders.js';
 import { createLogger } from '../../src/core/log.js';
-import { mirroredBooks, RecordingVenue, type Levels, settle, deliver, bandsEngine, makeBook, makerTrade } from './helpers.js';
+import { mirroredBooks, RecordingVenue, type Levels, settle, deliver, bandsEngine, makeBook, makerTrade, EXTERNAL_BIDS, EXTERNAL_ASKS } from './helpers.js';
 import type { TrackedOrder } from '../../src/engine/orders.js';
 
 const M = '0xmarket';
@@ -18,14 +18,6 @@ const NO = 'no';
 const meta: MarketMeta = { conditionId: M, tokenId: YES, complementId: NO, tick: 10, minSize: 500, negRisk: false };
 
 const both = (bids: Levels, asks: Levels, t: number): BookEvent[] => mirroredBooks(M, YES, NO, bids, asks, t, 10);
-const EXT_BIDS: Levels = [
-  [4700, 5000],
-  [4800, 3000],
-];
-const EXT_ASKS: Levels = [
-  [5200, 3000],
-  [5300, 5000],
-];
 
 async function setup() {
   const clock = new VirtualClock(1_700_000_000_000);
@@ -43,7 +35,7 @@ async function setup() {
   });
   const ourBid = () => [...engine.orders.open()].find((o) => o.tokenId === YES && o.side === 'BUY');
   /** Feeds the book `showOurs` with or without our bid, `ms` after the last, and lets timers and sends run. */
-  const feed = async (showOurs: boolean, ms = 250, ext: [Levels, Levels] = [EXT_BIDS, EXT_ASKS]) => {
+  const feed = async (showOurs: boolean, ms = 250, ext: [Levels, Levels] = [EXTERNAL_BIDS, EXTERNAL_ASKS]) => {
     clock.advanceTo(clock.now() + ms);
     const o = ourBid();
     const bids: Levels = showOurs && o ? [...ext[0], [o.price, o.size - o.filled]] : ext[0];
@@ -98,7 +90,7 @@ describe('an order of ours the book no longer holds', () => {
     const o = ourBid()!;
     // 2 of its 10 shares fill: the book shows the 8 left, and the trade is reported
     clock.advanceTo(clock.now() + 250);
-    deliver(mirror, engine, both([...EXT_BIDS, [4900, 800]], EXT_ASKS, clock.now()));
+    deliver(mirror, engine, both([...EXTERNAL_BIDS, [4900, 800]], EXTERNAL_ASKS, clock.now()));
     const t = makerTrade('t1', o.orderId!, 'BUY', 'MATCHED', clock.now(), { price: 4900, size: 200 });
     venue.emit({ ...t, assetId: YES, makerOrders: t.makerOrders.map((m) => ({ ...m, assetId: YES })) });
     await settle(20);

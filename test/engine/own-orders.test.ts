@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
 import type { BookEvent } from '../../src/core/events.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
-import { mirroredBooks, RecordingVenue, type Levels, settle, deliver, bandsEngine } from './helpers.js';
+import { mirroredBooks, RecordingVenue, type Levels, settle, deliver, bandsEngine, EXTERNAL_BIDS, EXTERNAL_ASKS } from './helpers.js';
 
 const M = '0xmarket';
 const YES = 'yes';
@@ -52,15 +52,7 @@ async function setup(booksIncludeOwnOrders: boolean) {
 describe('quoting against a book that shows our own orders', () => {
   it('does not move our bid up after it became the best bid (the strategy sees the market without it)', async () => {
     const { engine, ourBids, feed } = await setup(true);
-    const extBids: Levels = [
-      [4700, 5000],
-      [4800, 3000],
-    ];
-    const extAsks: Levels = [
-      [5200, 3000],
-      [5300, 5000],
-    ];
-    await feed(extBids, extAsks);
+    await feed(EXTERNAL_BIDS, EXTERNAL_ASKS);
     engine.start();
     await settle(20);
     expect(ourBids()).toEqual([[4900, 1000]]); // mid 0.50, bid 0.01 under it; the ask is above maxPrice
@@ -70,7 +62,7 @@ describe('quoting against a book that shows our own orders', () => {
     // the mid our next bid is priced off, chasing our own quote up toward the ask.
     const seen: number[] = [];
     for (let i = 0; i < 5; i++) {
-      await feed(extBids, extAsks);
+      await feed(EXTERNAL_BIDS, EXTERNAL_ASKS);
       const bids = ourBids();
       expect(bids.length).toBe(1);
       seen.push(bids[0][0]);
@@ -86,16 +78,7 @@ describe('quoting against a book that shows our own orders', () => {
 
   it("still follows the external market, and keeps the others' size at a level it shares with us", async () => {
     const { engine, ourBids, feed } = await setup(true);
-    await feed(
-      [
-        [4700, 5000],
-        [4800, 3000],
-      ],
-      [
-        [5200, 3000],
-        [5300, 5000],
-      ],
-    );
+    await feed(EXTERNAL_BIDS, EXTERNAL_ASKS);
     engine.start();
     await settle(20);
     expect(ourBids()).toEqual([[4900, 1000]]);
