@@ -11,6 +11,9 @@ import type { MarketMeta } from '../../src/engine/strategy.js';
 import type { TrackedOrder } from '../../src/engine/orders.js';
 import type { VenueOrder, VenueTrade } from '../../src/venue/types.js';
 import { RecordingVenue, settle, testEngine } from '../engine/helpers.js';
+import { createClients } from '../../src/api/index.js';
+import { LiveVenue } from '../../src/venue/live-venue.js';
+import { fixture, send, startServer, testHttp } from '../api/http-server.js';
 
 const meta: MarketMeta = { conditionId: 'M', tokenId: 'Y', complementId: 'N', tick: 100, minSize: 500, negRisk: false };
 
@@ -245,5 +248,46 @@ describe('before start', () => {
     await settle();
     expect(venue.calls).toEqual([]);
     expect(engine.orders.get('known')?.state).toBe('live');
+  });
+});
+
+describe('reconciliation through the live venue, over a loopback CLOB serving captured shapes', () => {
+  it("an open order listed 25 of 100 matched, with a 10-share trade of it in the window: filled 25, not 35, and the trade's 10 shares held once", async () => {
+    // nautilus_trader's http_open_order.json and http_trades_page.json: the same order id, the
+    // order's size_matched 25.0000 and one 10.0000 trade of it (it took, so adopted orders only)
+    const order = fixture('nautilus_trader/rust_test_data/http_open_order.json') as { id: string; asset_id: string };
+    const tradesPage = fixture('nautilus_trader/rust_test_data/http_trades_page.json');
+    const server = await startServer((req, res) => {
+      if (req.path === '/orders' || req.path === '/data/orders') send(res, 200, { data: [order], next_cursor: 'LTE=' });
+      else if (req.path === '/trades' || req.path === '/data/trades') send(res, 200, tradesPage);
+      else send(res, 404, { error: 'not found' });
+    });
+    const cfg = loadConfig({ env: { MAKERD_CLOB_URL: server.url } });
+    const clients = createClients({ ...cfg, http: testHttp }, 'k');
+    try {
+      const clock = new VirtualClock(1_700_000_000_000);
+      const venue = new LiveVenue({ clob: clients.clob, subscribeUser: () => {}, tickOf: () => 100, log: silentLogger });
+      const engine = testEngine({
+        clock,
+        venue,
+        limiter: new Limiter({ clock }),
+        books: new BookMirror({ verifyEvery: 0 }),
+        strategy: await loadStrategy('bands', {}),
+        config: cfg,
+        markets: [{ ...meta, tokenId: order.asset_id, complementId: 'N' }],
+      });
+      const rep = await reconcileWithVenue(engine, venue, 0, silentLogger);
+      expect([rep.adopted, rep.missedFills]).toEqual([1, 1]);
+      const o = engine.orders.byVenueId(order.id);
+      expect([o?.filled, o?.unseen, o?.state]).toEqual([2500, 1500, 'partially_filled']);
+      expect(engine.positions.qty(order.asset_id)).toBe(1000);
+      // the same lists again: nothing new, nothing doubled
+      await reconcileWithVenue(engine, venue, 0, silentLogger);
+      expect(engine.orders.byVenueId(order.id)?.filled).toBe(2500);
+      expect(engine.positions.qty(order.asset_id)).toBe(1000);
+    } finally {
+      await clients.close();
+      await server.close();
+    }
   });
 });
