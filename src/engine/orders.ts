@@ -235,9 +235,8 @@ export class OrderTracker {
   }
 
   /** The venue lists as open an order we had ended (reconciliation): it is working again. */
-  reopen(o: TrackedOrder, filled: number, nowMs: number): void {
+  reopen(o: TrackedOrder, nowMs: number): void {
     if (!TERMINAL.has(o.state)) return;
-    this.setFilled(o, Math.max(o.filled, filled));
     this.move(o, o.filled > 0 ? 'partially_filled' : 'live', nowMs);
   }
 

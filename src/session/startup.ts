@@ -66,7 +66,7 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
       if (known.state === 'ambiguous' || known.state === 'pending_new') engine.orders.bind(known, vo.orderId, now());
       // an order we ended wrongly (a crash between two writes) is working again; one that ended
       // after the list was asked for (its cancel answered meanwhile) ended after what the list shows
-      else if (known.updatedMs < startedMs) engine.orders.reopen(known, known.filled, now());
+      else if (known.updatedMs < startedMs) engine.orders.reopen(known, now());
       listed.push([known, vo.sizeMatched]);
       continue;
     }

@@ -120,7 +120,10 @@ describe('OrderTracker index and running notional', () => {
             r,
             where((x) => TERMINAL.has(x.state)),
           );
-          if (o) tr.reopen(o, r.int(0, 20) * 100, now);
+          if (o) {
+            tr.reopen(o, now);
+            tr.matchedAtLeast(o, r.int(0, 20) * 100, now);
+          }
         } else if (op === 10) {
           const o = pick(
             r,

@@ -69,7 +69,7 @@ describe('order state machine', () => {
     tr.placeResult({ clientId: 'c2', ok: true, orderId: 'Y2', status: 'live' }, 1);
     tr.cancelSent(p, 2);
     tr.cancelRefused('Y2', 'market closed', 3, true);
-    tr.reopen(p, 0, 4);
+    tr.reopen(p, 4);
     expect(p.state).toBe('live');
     expect([...tr.open()]).toContain(p);
   });
