@@ -23,8 +23,9 @@ export function couldTake(o: TrackedOrder): boolean {
 
 /**
  * Why the claim cannot be a fill of `o`, or undefined when it can. `remaining`: the size must fit
- * what the order has left (a user-channel trade); the venue's own trade list (REST) is held only
- * to the order's size, since an order adopted or reopened from it may count some fills already.
+ * what the order has left, `unseen` included (a user-channel trade); the venue's own trade list
+ * (REST) is held only to the order's size: the venue lists the trade itself, and refusing it
+ * would leave a position wrong.
  */
 export function fillProblem(o: TrackedOrder, c: FillClaim, maxFeeRateBps: number, remaining = true): string | undefined {
   if (!Number.isSafeInteger(c.size) || c.size <= 0 || c.size > MAX_SIZE_UNITS) return `size ${c.size} is not a plausible amount`;
