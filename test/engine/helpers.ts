@@ -64,6 +64,12 @@ export const EXTERNAL_ASKS: Levels = [
   [5200, 3000],
   [5300, 5000],
 ];
+/**
+ * Bands params under which only our bid rests: fair = mid, bid 0.01 under it; maxPrice 0.5095
+ * drops the ask (fair + 0.01 > 0.5095) while fair stays quotable, so a book around 0.50 holds our
+ * bid 0.49 x 10 alone.
+ */
+export const BID_ONLY_BANDS = { fair: 'mid', bands: [{ distance: 0.01, size: 10 }], skewPerShare: 0, minSpread: 0.01, maxPrice: 0.5095 };
 
 /** A book event of `asset` on `market` with these levels, sent as the wire orders them (bids ascending, asks descending). */
 export function levelsBook(market: string, asset: string, bids: Levels, asks: Levels, t: number, tick = 100): BookEvent {

@@ -9,7 +9,7 @@ import type { BookEvent } from '../../src/core/events.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
 import { MISSING_GRACE_MS, MissingOrderWatch, shortfallOf } from '../../src/engine/missing-orders.js';
 import { createLogger } from '../../src/core/log.js';
-import { mirroredBooks, RecordingVenue, type Levels, settle, deliver, bandsEngine, makeBook, makerTrade, EXTERNAL_BIDS, EXTERNAL_ASKS } from './helpers.js';
+import { mirroredBooks, RecordingVenue, type Levels, settle, deliver, bandsEngine, makeBook, makerTrade, EXTERNAL_BIDS, EXTERNAL_ASKS, BID_ONLY_BANDS } from './helpers.js';
 import type { TrackedOrder } from '../../src/engine/orders.js';
 
 const M = '0xmarket';
@@ -27,8 +27,8 @@ async function setup() {
   const { engine, mirror } = await bandsEngine({
     clock,
     venue,
-    // only our bid rests (the ask is above maxPrice): bid 0.49 x 10 under a 0.50 mid
-    params: { fair: 'mid', bands: [{ distance: 0.01, size: 10 }], skewPerShare: 0, minSpread: 0.01, maxPrice: 0.5095 },
+    // only our bid rests: bid 0.49 x 10 under a 0.50 mid
+    params: BID_ONLY_BANDS,
     meta,
     recordLimiterUse: false,
     onOrdersMissing: () => asks++,

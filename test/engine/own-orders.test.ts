@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
 import type { BookEvent } from '../../src/core/events.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
-import { mirroredBooks, RecordingVenue, type Levels, settle, deliver, bandsEngine, EXTERNAL_BIDS, EXTERNAL_ASKS } from './helpers.js';
+import { mirroredBooks, RecordingVenue, type Levels, settle, deliver, bandsEngine, EXTERNAL_BIDS, EXTERNAL_ASKS, BID_ONLY_BANDS } from './helpers.js';
 
 const M = '0xmarket';
 const YES = 'yes';
@@ -30,9 +30,8 @@ async function setup(booksIncludeOwnOrders: boolean) {
   const { engine, mirror } = await bandsEngine({
     clock,
     venue,
-    // fair = mid, bid 0.01 under it; maxPrice 0.5095 drops the ask (fair + 0.01 > 0.5095) while fair
-    // stays quotable, so only our bid rests and the book is lopsided by it alone
-    params: { fair: 'mid', bands: [{ distance: 0.01, size: 10 }], skewPerShare: 0, minSpread: 0.01, maxPrice: 0.5095 },
+    // only our bid rests, so the book is lopsided by it alone
+    params: BID_ONLY_BANDS,
     meta,
     recordLimiterUse: false,
   });

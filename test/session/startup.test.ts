@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config.js';
 import { AmbiguousSubmitError } from '../../src/core/errors.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
 import type { TrackedOrder } from '../../src/engine/orders.js';
-import type { VenueOrder, VenueTrade } from '../../src/venue/types.js';
+import type { Venue, VenueOrder, VenueTrade } from '../../src/venue/types.js';
 import { RecordingVenue, settle, testEngine } from '../engine/helpers.js';
 import { createClients } from '../../src/api/index.js';
 import { LiveVenue } from '../../src/venue/live-venue.js';
@@ -17,19 +17,23 @@ import { fixture, send, startServer, testHttp } from '../api/http-server.js';
 
 const meta: MarketMeta = { conditionId: 'M', tokenId: 'Y', complementId: 'N', tick: 100, minSize: 500, negRisk: false };
 
-async function setup() {
-  const cfg = loadConfig({ env: {} });
-  const clock = new VirtualClock(1_700_000_000_000);
-  const venue = new RecordingVenue(() => clock.now());
-  const engine = testEngine({
+/** An engine (bands, no hash checks) over `venue` quoting `market`. */
+async function engineOver(venue: Venue, clock: VirtualClock, market: MarketMeta = meta) {
+  return testEngine({
     clock,
     venue,
     limiter: new Limiter({ clock }),
     books: new BookMirror({ verifyEvery: 0 }),
     strategy: await loadStrategy('bands', {}),
-    config: cfg,
-    markets: [meta],
+    config: loadConfig({ env: {} }),
+    markets: [market],
   });
+}
+
+async function setup() {
+  const clock = new VirtualClock(1_700_000_000_000);
+  const venue = new RecordingVenue(() => clock.now());
+  const engine = await engineOver(venue, clock);
   return { engine, venue, clock };
 }
 
@@ -267,15 +271,7 @@ describe('reconciliation through the live venue, over a loopback CLOB serving ca
     try {
       const clock = new VirtualClock(1_700_000_000_000);
       const venue = new LiveVenue({ clob: clients.clob, subscribeUser: () => {}, tickOf: () => 100, log: silentLogger });
-      const engine = testEngine({
-        clock,
-        venue,
-        limiter: new Limiter({ clock }),
-        books: new BookMirror({ verifyEvery: 0 }),
-        strategy: await loadStrategy('bands', {}),
-        config: cfg,
-        markets: [{ ...meta, tokenId: order.asset_id, complementId: 'N' }],
-      });
+      const engine = await engineOver(venue, clock, { ...meta, tokenId: order.asset_id });
       const rep = await reconcileWithVenue(engine, venue, 0, silentLogger);
       expect([rep.adopted, rep.missedFills]).toEqual([1, 1]);
       const o = engine.orders.byVenueId(order.id);
