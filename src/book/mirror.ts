@@ -134,6 +134,24 @@ export class BookMirror {
     return [...this.tokens.keys()];
   }
 
+  /**
+   * Forgets a token that left the market set: its book, sync state and open group. With
+   * knownTokensOnly a later event for it is dropped as unknown; setMeta takes it in afresh.
+   */
+  forget(assetId: string): void {
+    const st = this.tokens.get(assetId);
+    if (!st) return;
+    this.tokens.delete(assetId);
+    st.inGroup = false; // the open list drops it lazily
+    if (this.recent0 === st) this.recent0 = undefined;
+    if (this.recent1 === st) this.recent1 = undefined;
+    const ids = this.marketTokens.get(st.market);
+    if (!ids) return;
+    const i = ids.indexOf(assetId);
+    if (i >= 0) ids.splice(i, 1);
+    if (ids.length === 0) this.marketTokens.delete(st.market);
+  }
+
   /** One of our own fills: a candidate hashed last_trade_price for the token (and 1 - p for its sibling). */
   noteOwnTrade(assetId: string, priceUnits: number): void {
     const st = this.tokens.get(assetId);

@@ -104,6 +104,11 @@ export class Engine {
   readonly scheduler: OrderScheduler;
   readonly markets = new Map<string, MarketState>();
   private readonly byToken = new Map<string, MarketState>();
+  /**
+   * The mark of a held token when its market was dropped (the feed then forgets its books): its
+   * holding keeps that value rather than falling to cost, until a book marks it again.
+   */
+  private readonly lastMarks = new Map<string, number>();
   /** What a market's requote sends (requote.ts); when it runs (requote-timing.ts). */
   private readonly requoter: Requoter;
   private readonly timing: RequoteTiming;
@@ -350,6 +355,8 @@ export class Engine {
     this.ticks.clear(st);
     this.markets.delete(conditionId);
     for (const t of [st.meta.tokenId, st.meta.complementId]) {
+      const m = this.positions.has(t) ? this.mark(t) : NaN;
+      if (m === m) this.lastMarks.set(t, m);
       this.byToken.delete(t);
       this.missingOrders?.forget(t);
       if (this.positions.has(t)) this.runningPnl.orphan(t);
@@ -575,10 +582,10 @@ export class Engine {
    */
   mark(tokenId: string): number {
     const m = this.midOf(tokenId);
+    if (m === m) return m;
     const st = this.byToken.get(tokenId);
-    if (m === m || !st) return m;
-    const om = this.midOf(st.meta.tokenId === tokenId ? st.meta.complementId : st.meta.tokenId);
-    return om === om ? PRICE_SCALE - om : NaN;
+    const om = st ? this.midOf(st.meta.tokenId === tokenId ? st.meta.complementId : st.meta.tokenId) : NaN;
+    return om === om ? PRICE_SCALE - om : (this.lastMarks.get(tokenId) ?? NaN);
   }
 
   private midOf(tokenId: string): number {

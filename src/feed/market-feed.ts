@@ -289,10 +289,16 @@ export class MarketFeed {
   addUserMarkets(conditionIds: readonly string[]): void {
     this.user?.subscribe(conditionIds);
   }
-  /** Unsubscribes ids on their connections (no reconnect); a connection left without assets is closed. */
+  /**
+   * Unsubscribes ids on their connections (no reconnect); a connection left without assets is
+   * closed. Their books, sync state and any resync are forgotten: a daemon that rotates markets
+   * for weeks keeps only the books it trades.
+   */
   removeTokens(ids: readonly string[]): void {
     const by = new Map<MarketConn, string[]>();
     for (const id of ids) {
+      this.mirror.forget(id);
+      this.resync.forget(id);
       const c = this.connOf.get(id);
       if (!c) continue;
       this.connOf.delete(id);

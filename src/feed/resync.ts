@@ -104,6 +104,16 @@ export class Resyncer {
     return out;
   }
 
+  /** Ends a token's episode and its back-off (it left the set): no retry, no GET /book for it. */
+  forget(assetId: string): void {
+    const p = this.pending.get(assetId);
+    if (p?.timer) clearTimeout(p.timer);
+    this.pending.delete(assetId); // an answer still in flight is then ignored (applyRest)
+    const t = this.throttle.get(assetId);
+    if (t?.timer) clearTimeout(t.timer);
+    this.throttle.delete(assetId);
+  }
+
   stop(): void {
     this.stopped = true;
     for (const p of this.pending.values()) if (p.timer) clearTimeout(p.timer);

@@ -78,4 +78,25 @@ describe('engine: the market set changes while running', () => {
     expect(await open(A)).toBeGreaterThan(0);
     expect(engine.marketOf(A.tokenId)?.blocked).toBeUndefined();
   });
+
+  it("a dropped market's holding stays valued at its last mark once its books are forgotten", async () => {
+    const { engine, mirror, venue, clock } = await setup();
+    engine.positions.apply(A.tokenId, 'BUY', 4000, 1000, 0); // 10 shares at 0.40, the mid 0.50
+    const mark = engine.mark(A.tokenId);
+    expect(mark).toBe(5000);
+    const pnl = engine.pnlMicros();
+    engine.retireMarket(A.conditionId);
+    await settle(10);
+    expect(engine.dropMarket(A.conditionId)).toBe(true);
+    // the feed forgets a dropped market's books (MarketFeed.removeTokens)
+    mirror.forget(A.tokenId);
+    mirror.forget(A.complementId);
+    expect(mirror.book(A.tokenId)).toBeUndefined();
+    expect(engine.mark(A.tokenId)).toBe(mark);
+    expect(engine.pnlMicros()).toBe(pnl);
+    // added back, its live book marks it again
+    engine.addMarket(A);
+    deliver(mirror, engine, [{ ...bookEv(A.tokenId, 5900, 6100, clock.now()), market: A.conditionId }], venue);
+    expect(engine.mark(A.tokenId)).toBe(6000);
+  });
 });

@@ -49,8 +49,8 @@ afterEach(async () => {
   http = undefined;
 });
 
-async function restServer(handler: (reply: (body: object) => void) => void): Promise<string> {
-  http = createServer((_req, res) => handler((body) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body))));
+async function restServer(handler: (reply: (body: object, status?: number) => void) => void): Promise<string> {
+  http = createServer((_req, res) => handler((body, status = 200) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body))));
   await new Promise<void>((r) => http!.listen(0, '127.0.0.1', () => r()));
   const a = http.address();
   return `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}/book`;
@@ -61,7 +61,12 @@ const config = (resync: 'rest' | 'resubscribe', resyncTimeoutMs = 1500) => ({
   feed: { pingIntervalMs: 1000, pongTimeoutMs: 5000, quietMs: 5000, probeTimeoutMs: 1000, reconnectBaseMs: 10, reconnectMaxMs: 40, priceFeedPingIntervalMs: 1000, priceSymbols: [] },
   book: { verifyEvery: 1, resync, resyncTimeoutMs, groupIdleMs: 50 },
 });
-const fetchFrom = (url: string) => async () => bookEventFromRest((await (await fetch(url)).json()) as object);
+const fetchFrom = (url: string) => async () => {
+  const res = await fetch(url);
+  const body = (await res.json()) as object;
+  if (!res.ok) throw new Error(`GET /book: ${res.status} ${JSON.stringify(body)}`);
+  return bookEventFromRest(body);
+};
 
 describe('book resync', () => {
   it("'rest': GET /book (hash-checked) brings the token back; deltas sent during the fetch are replayed after it", async () => {
@@ -114,5 +119,37 @@ describe('book resync', () => {
     expect(feed.resync.stats.lastMs).toBeGreaterThanOrEqual(200);
     expect(feed.book(A)!.inSync()).toBe(true);
     expect(feed.mirror.syncInfo(A)).toMatchObject({ inSync: true, reason: 'hash_mismatch', episodes: 1 });
+  });
+
+  it('a token removed while its resync runs is forgotten: no more retries or GET /book, no book kept', async () => {
+    const v = new Venue();
+    ws = await startServer();
+    let subs = 0;
+    ws.onMessage = (sock, text) => {
+      if (!text.includes('assets_ids') || ++subs > 1) return; // a closed market: a resubscribe brings nothing
+      sock.send(v.wsBook('100'));
+      sock.send(v.change('110', '0.44', '1', 'f'.repeat(40)));
+    };
+    // a market that closed: the venue has no book for it any more
+    let fetches = 0;
+    const url = await restServer((reply) => {
+      fetches++;
+      reply({ error: 'No orderbook exists for the requested token id' }, 404);
+    });
+    feed = new MarketFeed({ config: { ...config('rest', 50), urls: { ws: ws.url } as never }, tokens: [A], meta: { [A]: META }, fetchBook: fetchFrom(url) });
+    feed.start();
+    // the episode retries (GET /book, then a resubscribe the venue ignores, at 50 ms deadlines)
+    await waitFor(() => fetches >= 2, 3000);
+    expect(feed.book(A)!.inSync()).toBe(false);
+    feed.removeTokens([A]);
+    const after = fetches;
+    const attempts = { ...feed.resync.stats.attempts };
+    // 1 s holds several deadlines (50 ms doubling to 400 ms) had the episode gone on
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(fetches - after).toBeLessThanOrEqual(1); // at most the one in flight at the removal
+    expect(feed.resync.stats.attempts).toEqual(attempts);
+    expect(feed.resync.inFlight()).toEqual({});
+    expect(feed.book(A)).toBeUndefined();
+    expect(feed.mirror.assetIds()).toEqual([]);
   });
 });

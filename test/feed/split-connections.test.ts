@@ -102,6 +102,10 @@ describe('MarketFeed over several market connections', () => {
     expect(f.marketStates()).toEqual(['live', 'live']);
     expect(epochs()).toEqual([1, 1]);
     expect(allInSync(f, [m[0].tokens[0], ...m[2].tokens])).toBe(true);
+    // what was removed is forgotten: no book or sync state is kept for it
+    const removed = [m[0].tokens[1], ...m[1].tokens];
+    for (const t of removed) expect([t, f.book(t), f.mirror.syncInfo(t)]).toEqual([t, undefined, undefined]);
+    expect(f.mirror.assetIds().filter((t) => removed.includes(t))).toEqual([]);
 
     // the freed room is used before a new connection opens
     f.addTokens(m[3].tokens);
@@ -110,5 +114,10 @@ describe('MarketFeed over several market connections', () => {
     expect([...f.marketConnections()[2].assets]).toEqual([m[3].tokens[1]]);
     await waitFor(() => allInSync(f, m[3].tokens), 5000);
     expect(epochs()).toEqual([1, 1, 1]);
+
+    // a removed token added again starts afresh: a new snapshot, verified
+    f.addTokens(m[1].tokens);
+    await waitFor(() => allInSync(f, m[1].tokens), 5000);
+    for (const t of m[1].tokens) expect(f.mirror.stats(t)?.snapshots).toBe(1);
   });
 });

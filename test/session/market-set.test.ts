@@ -39,6 +39,8 @@ describe('daemon: markets added and removed while running', () => {
       await until("A's orders cancelled at the venue", async () => (await restingOn(mA)) === 0);
       // forgotten and unsubscribed once none of its orders is open (checked every 2 s)
       await until('A dropped', () => d.engine.marketOf(mA.tokenId) === undefined && !d.feed.marketConnections()[0].assets.has(mA.tokenId), 10_000);
+      // and its books with it (a daemon rotating markets for weeks keeps only the books it trades)
+      for (const t of [mA.tokenId, mA.complementId]) expect([t, d.feed.book(t)]).toEqual([t, undefined]);
       expect(await restingOn(mB)).toBeGreaterThan(0);
       const after = d.feed.marketConnections();
       expect(after).toHaveLength(1);
