@@ -94,7 +94,11 @@ export const configSchema = z.strictObject({
     /** polymarket, live: ms between heartbeats (the venue cancels every order ~10 s after the last one). */
     heartbeatIntervalMs: z.number().int().min(500).max(9000),
   }),
-  store: z.strictObject({ path: z.string().min(1) }),
+  store: z.strictObject({
+    path: z.string().min(1),
+    /** Orders ended without a fill are deleted this long after their last change (0 keeps them all); at least an hour, the start-up recovery window. */
+    orderRetentionMs: z.union([z.literal(0), z.number().int().min(3_600_000)]),
+  }),
   /** Bounds on the daemon's start (markets, reconciliation) and stop (cancel-all, final checks). */
   daemon: z.strictObject({
     startupTimeoutMs: posInt,

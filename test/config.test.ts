@@ -61,6 +61,10 @@ describe('loadConfig', () => {
     expect(configError(() => loadConfig({ env: { MAKERD_STATUS_PORT: 'x' } })).key).toBe('MAKERD_STATUS_PORT');
     expect(configError(() => loadConfig({ env: { MAKERD_WINDOW_SCALE: '-1' } })).key).toBe('limits.windowScale');
     expect(configError(() => loadConfig({ env: { MAKERD_GAMMA_URL: 'not a url' } })).key).toBe('urls.gamma');
+    // the orders retention: 0 (keep all) or at least the hour start-up reads back
+    expect(loadConfig({ env: {} }).store.orderRetentionMs).toBe(86_400_000);
+    expect(loadConfig({ env: {}, overrides: { store: { orderRetentionMs: 0 } } }).store.orderRetentionMs).toBe(0);
+    expect(configError(() => loadConfig({ env: {}, overrides: { store: { orderRetentionMs: 60_000 } } })).key).toBe('store.orderRetentionMs');
   });
   it('never takes the API key from a file', () => {
     expect(configError(() => loadConfig({ file: file({ apiKey: 'k' }), env: {} })).key).toBe('apiKey');

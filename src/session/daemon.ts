@@ -20,6 +20,7 @@ import { simMarketOf, simulatedVenueFromConfig, type SimulatedVenue } from '../v
 import type { Venue } from '../venue/types.js';
 import { Store } from '../store/store.js';
 import { StoreJournal, type JournalRecord } from '../store/journal.js';
+import { OrderRetention } from '../store/order-retention.js';
 import { StatusServer } from '../status/server.js';
 import { LoopDelay } from '../status/loop-delay.js';
 import { StatusMetrics } from '../status/metrics.js';
@@ -239,6 +240,16 @@ export class Daemon implements StatusSource {
     await this.unlessStopped(this.engine.collateral.read());
     this.engine.start();
     this.scheduleCron();
+    // orders that ended unfilled leave the store after store.orderRetentionMs (never inside the recovery window)
+    const retention = new OrderRetention({
+      store: this.store,
+      clock: this.clock,
+      retentionMs: config.store.orderRetentionMs,
+      keepAtLeastMs: config.daemon.recoveryWindowMs,
+      log: log.child({ part: 'store' }),
+    });
+    retention.start();
+    this.tasks.push(retention);
     log.info({ mode: config.mode, markets: this.markets.map((m) => m.conditionId), status: this.status.url }, 'quoting started');
   }
 

@@ -75,6 +75,10 @@ const MIGRATIONS: string[] = [
     fills INTEGER NOT NULL
   );
   `,
+  // 2: the orders retention deletes (order-retention.ts) find their rows without scanning the kept ones
+  `
+  CREATE INDEX orders_prunable ON orders(updated_ms) WHERE state IN ('canceled','rejected') AND filled = '0';
+  `,
 ];
 
 export function migrate(db: Database.Database): number {

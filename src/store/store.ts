@@ -38,6 +38,12 @@ export interface PnlSnapshot {
 
 const MICROS = new Decimal(1_000_000);
 
+/**
+ * Orders ended without a fill, changed before ?, oldest first, at most ?: through migration 2's
+ * partial index, named (the planner otherwise takes orders_state and walks every cancelled order).
+ */
+const PRUNABLE = `SELECT rowid FROM orders INDEXED BY orders_prunable WHERE state IN ('canceled','rejected') AND filled = '0' AND updated_ms < ? ORDER BY updated_ms LIMIT ?`;
+
 /** A stored position row in integer units. */
 function basisOf(row: { qty: string; cost: string; realized: string }): CostBasis {
   return {
@@ -117,6 +123,7 @@ export class Store implements Journal {
       account: d.prepare(`SELECT cash, fees FROM account WHERE id = 1`),
       putAccount: d.prepare(`UPDATE account SET cash = ?, fees = ?, updated_ms = ? WHERE id = 1`),
       tokenFills: d.prepare(`SELECT side, price, size, fee, status FROM fills WHERE token_id = ? ORDER BY time_ms, id`),
+      pruneOrders: d.prepare(`DELETE FROM orders WHERE rowid IN (${PRUNABLE})`),
     };
     this.fillTx = d.transaction((f: Fill) => this.writeFill(f));
     this.batchTx = d.transaction((rs: readonly JournalRecord[]) => {
@@ -296,6 +303,21 @@ export class Store implements Journal {
    */
   ordersToRestore(sinceMs: number): TrackedOrder[] {
     return this.orderRows(`SELECT * FROM orders WHERE state NOT IN ('canceled','filled','rejected') OR updated_ms >= ?`, sinceMs);
+  }
+
+  /**
+   * Deletes up to `max` orders that ended without a fill (cancelled or rejected, nothing matched)
+   * and last changed before `beforeMs`, oldest first; returns how many. Their rows are what a
+   * running daemon mostly writes, and no fill refers to them. Every fill is kept.
+   */
+  pruneOrders(beforeMs: number, max: number): number {
+    return this.st.pruneOrders.run(beforeMs, max).changes;
+  }
+
+  /** SQLite's plan of pruneOrders' search (tests: it must use the partial index). */
+  pruneOrdersPlan(): string {
+    const rows = this.db.prepare(`EXPLAIN QUERY PLAN ${PRUNABLE}`).all(0, 1) as Array<{ detail: string }>;
+    return rows.map((r) => r.detail).join('; ');
   }
 
   /** The last thing an earlier run stored (an order change, a fill, a run's end); undefined when nothing. */

@@ -59,7 +59,7 @@ describe('backtest / live parity', () => {
       mode: 'live',
       markets: [YES, NO],
       urls: { clob: emu.urls.clob, gamma: emu.urls.gamma, data: emu.urls.data, content: emu.urls.content, ws: emu.urls.ws, priceFeed: emu.urls.price_feed },
-      store: { path: join(dir, 'parity.sqlite') },
+      store: { ...base.store, path: join(dir, 'parity.sqlite') },
     };
     const daemon = new Daemon({ config: cfg, venue: specProfile('parity-key'), log: silentLogger, statusPort: 0 });
     let live: Fill[] = [];

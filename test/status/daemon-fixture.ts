@@ -33,6 +33,8 @@ export interface StartOptions {
   /** More MAKERD_* variables (MAKERD_STATUS_HOST). */
   env?: Record<string, string>;
   log?: Logger;
+  /** The SQLite file (default: a new one in a temporary folder). */
+  db?: string;
 }
 
 /** Another account sells into one of our resting bids (FAK at its price), and the daemon's fill is waited for. */
@@ -66,7 +68,7 @@ export async function startDaemon(markets: number, o: StartOptions = {}): Promis
   const config = loadConfig({
     env: {
       ...urlsEnv(u),
-      MAKERD_DB: join(dir, 's.sqlite'),
+      MAKERD_DB: o.db ?? join(dir, 's.sqlite'),
       ...o.env,
     },
     overrides: { mode: 'live', log: { level: 'silent' }, ...o.overrides },
