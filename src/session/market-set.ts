@@ -1,7 +1,8 @@
 // A running daemon's market set changes (config.marketQuery's answer moves on the refreshMarkets
 // cron): added markets are subscribed on the market connections with room (no reconnect), handed
 // to the simulated venue in paper and quoted; removed ones stop quoting and cancel their orders,
-// and are unsubscribed and forgotten once none of their orders is open (a later refresh retries).
+// and are unsubscribed and forgotten (books too, the simulated venue's in paper) once none of
+// their orders is open (a later refresh retries).
 import type { Logger } from '../core/log.js';
 import type { Engine } from '../engine/engine.js';
 import type { MarketMeta } from '../engine/strategy.js';
@@ -83,6 +84,7 @@ export class MarketSet {
     for (const [id, m] of this.leaving) {
       if (!this.p.engine.dropMarket(id)) continue;
       this.leaving.delete(id);
+      if (this.p.venue instanceof SimulatedVenue) this.p.venue.removeMarket(id);
       gone.push(m);
     }
     if (gone.length) this.p.feed.removeTokens(gone.flatMap((m) => [m.tokenId, m.complementId]));

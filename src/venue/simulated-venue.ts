@@ -150,6 +150,13 @@ export class SimulatedVenue implements Venue {
     });
   }
 
+  /** Forgets a market taken out of the set (its book), unless an order of ours still rests on it. */
+  removeMarket(conditionId: string): void {
+    const ids = [...this.tokens].filter(([, t]) => t.market.conditionId === conditionId);
+    if (ids.some(([, t]) => t.orders.length > 0)) return;
+    for (const [id] of ids) this.tokens.delete(id);
+  }
+
   onUserEvent(listener: (e: UserEvent) => void): void {
     this.ledger.listen(listener);
   }

@@ -194,6 +194,24 @@ describe('SimulatedVenue taking and rejections', () => {
 });
 
 describe('SimulatedVenue memory bounds', () => {
+  it('forgets a market taken out of the set (paper) once none of its orders rests; added again it waits for a new book', async () => {
+    const { venue } = venueWithBook();
+    const resting = await venue.placeOrder(req({ side: 'BUY', price: 4800, size: 500 }));
+    expect(resting.ok).toBe(true);
+    // an order still rests: kept
+    venue.removeMarket(M);
+    expect((await venue.placeOrder(req({ side: 'BUY', price: 4700, size: 500 }))).ok).toBe(true);
+    await venue.cancelAll();
+    venue.removeMarket(M);
+    expect(await venue.placeOrder(req({ side: 'BUY', price: 4700, size: 500 }))).toMatchObject({ ok: false, error: 'INVALID_ORDER_ERROR' });
+    // its events are ignored; added back, its old book is gone: not ready until a snapshot
+    venue.onMarketEvent(trade(YES, 'SELL', 4700, 500));
+    venue.addMarket({ conditionId: M, tokens: [YES, NO], tick: 100, minSize: 500 });
+    expect(await venue.placeOrder(req({ side: 'BUY', price: 4700, size: 500 }))).toMatchObject({ ok: false, error: 'MARKET_NOT_READY' });
+    venue.onMarketEvent(book(YES, [[4900, 1000]], [[5100, 1000]]));
+    expect((await venue.placeOrder(req({ side: 'BUY', price: 4700, size: 500 }))).ok).toBe(true);
+  });
+
   it('forgets done orders and old fills beyond historyLimit', async () => {
     const { venue } = setup({ historyLimit: 2 });
     const ids: string[] = [];
