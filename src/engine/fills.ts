@@ -34,7 +34,7 @@ const fillKey = (tradeId: string, orderId: string): string => `${tradeId}|${orde
 import { feeMicros } from '../core/units.js';
 
 /** Settled fills kept in memory for de-duplication; older ones are dropped (the store keeps them all). */
-const KEEP_SETTLED = 100_000;
+export const KEEP_SETTLED = 100_000;
 
 /** A trade not yet on chain: the venue may not count shares it bought as ours to sell yet. */
 const unmined = (s: TradeStatus): boolean => s === 'MATCHED' || s === 'RETRYING';
@@ -68,8 +68,18 @@ export class FillLedger {
     this.mined(f, undefined, f.status);
   }
 
+  /** Stored fills not held in memory (settled, older than the newest kept: restoreFromStore): counted only. */
+  countStored(n: number): void {
+    this.total += n;
+  }
+
   count(): number {
     return this.total;
+  }
+
+  /** Fills held in memory for de-duplication. */
+  held(): number {
+    return this.fills.size;
   }
 
   /**

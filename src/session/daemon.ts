@@ -234,7 +234,7 @@ export class Daemon implements StatusSource {
     }
     // Startup reconciliation before the first quote, over a window that covers the downtime.
     const since = this.recoveryWindowStart();
-    restoreFromStore(this.engine, this.store.ordersToRestore(since), this.store.fills());
+    restoreFromStore(this.engine, this.store.ordersToRestore(since), this.store.eachFill());
     await this.unlessStopped(lookUps.full(since));
     // the collateral our BUYs may promise, known before the first quote (a failure is logged: not capped)
     await this.unlessStopped(this.engine.collateral.read());

@@ -6,7 +6,7 @@ import type { Logger } from '../core/log.js';
 import type { Venue } from '../venue/types.js';
 import type { Engine } from '../engine/engine.js';
 import type { TrackedOrder } from '../engine/orders.js';
-import type { Fill } from '../engine/fills.js';
+import { KEEP_SETTLED, type Fill } from '../engine/fills.js';
 import { feeMicros } from '../core/units.js';
 import { tradeStatusOf, type TradeStatus } from '../core/events.js';
 
@@ -30,16 +30,36 @@ function tradeStatus(s: string): TradeStatus {
   return tradeStatusOf(s) ?? 'CONFIRMED';
 }
 
-/** Loads what the store knew into the engine: open orders to track and every fill (positions). */
-export function restoreFromStore(engine: Engine, orders: readonly TrackedOrder[], fills: readonly Fill[]): void {
+/**
+ * Loads what the store knew into the engine: orders to track, and every fill, oldest first, read
+ * once (positions). The ledger holds what can still be reported: every fill not settled and the
+ * `keepSettled` newest settled ones (what its housekeeping keeps anyway), so a long history is
+ * not all in memory at start; the rest is counted.
+ */
+export function restoreFromStore(engine: Engine, orders: readonly TrackedOrder[], fills: Iterable<Fill>, keepSettled = KEEP_SETTLED): void {
+  // the stored fills of the orders restored (their unseen part below)
   const byOrder = new Map<string, number>();
+  for (const o of orders) if (o.orderId !== undefined) byOrder.set(o.orderId, 0);
+  // the newest settled fills, a ring in time order from `head`
+  const ring: Fill[] = [];
+  let head = 0;
+  let dropped = 0;
   for (const f of fills) {
-    engine.ledger.preload(f);
     if (f.status !== 'FAILED') {
       engine.positions.apply(f.tokenId, f.side, f.price, f.size, f.fee);
-      byOrder.set(f.orderId, (byOrder.get(f.orderId) ?? 0) + f.size);
+      const sum = byOrder.get(f.orderId);
+      if (sum !== undefined) byOrder.set(f.orderId, sum + f.size);
     }
+    if (f.status !== 'CONFIRMED' && f.status !== 'FAILED') engine.ledger.preload(f);
+    else if (ring.length < keepSettled) ring.push(f);
+    else if (keepSettled > 0) {
+      ring[head] = f;
+      head = (head + 1) % ring.length;
+      dropped++;
+    } else dropped++;
   }
+  for (let i = 0; i < ring.length; i++) engine.ledger.preload(ring[(head + i) % ring.length]);
+  engine.ledger.countStored(dropped);
   for (const o of orders) {
     // filled beyond the order's stored fills is what a venue list counted before its trades came
     const unseen = o.filled - (o.orderId === undefined ? 0 : (byOrder.get(o.orderId) ?? 0));

@@ -68,6 +68,23 @@ interface FillRow {
   status: TradeStatus;
   time_ms: number;
 }
+/** A stored fill in engine units. */
+function fillOf(r: FillRow): Fill {
+  return {
+    tradeId: r.trade_id,
+    orderId: r.order_id,
+    tokenId: r.token_id,
+    market: r.market,
+    side: r.side,
+    price: parsePrice(r.price),
+    size: parseSize(r.size),
+    fee: new Decimal(r.fee).mul(MICROS).round().toNumber(),
+    liquidity: r.liquidity,
+    status: r.status,
+    timeMs: r.time_ms,
+  };
+}
+
 interface OrderRow {
   client_id: string;
   order_id: string | null;
@@ -270,22 +287,17 @@ export class Store implements Journal {
     return this.st.account.get() as { cash: string; fees: string };
   }
 
-  /** Every fill, oldest first, in engine units (to rebuild the ledger and positions at startup). */
+  /** Every fill, oldest first, in engine units. */
   fills(): Fill[] {
-    const rows = this.db.prepare(`SELECT * FROM fills ORDER BY time_ms, id`).all() as FillRow[];
-    return rows.map((r) => ({
-      tradeId: r.trade_id,
-      orderId: r.order_id,
-      tokenId: r.token_id,
-      market: r.market,
-      side: r.side,
-      price: parsePrice(r.price),
-      size: parseSize(r.size),
-      fee: new Decimal(r.fee).mul(MICROS).round().toNumber(),
-      liquidity: r.liquidity,
-      status: r.status,
-      timeMs: r.time_ms,
-    }));
+    return [...this.eachFill()];
+  }
+
+  /**
+   * Every fill, oldest first, read row by row (start-up rebuilds positions from them without
+   * holding a long history at once). Nothing may write to the store until the iteration ends.
+   */
+  *eachFill(): Generator<Fill> {
+    for (const r of this.db.prepare(`SELECT * FROM fills ORDER BY time_ms, id`).iterate() as IterableIterator<FillRow>) yield fillOf(r);
   }
 
   fillCount(): number {
