@@ -210,7 +210,19 @@ describe('startup reconciliation', () => {
     const { engine } = await setup();
     let read = 0;
     // the store's fills come as an iterable (read once, never held whole)
-    restoreFromStore(engine, known(), { *[Symbol.iterator]() { for (const f of history) (read++, yield f); } }, 500);
+    restoreFromStore(
+      engine,
+      known(),
+      {
+        *[Symbol.iterator]() {
+          for (const f of history) {
+            read++;
+            yield f;
+          }
+        },
+      },
+      500,
+    );
     expect(read).toBe(3000);
     for (const t of ['Y', 'N']) expect(engine.positions.get(t)).toEqual(all.positions.get(t));
     expect(engine.pnlMicros()).toBe(all.pnlMicros());
