@@ -1,6 +1,8 @@
 // {"bench":"store"}: fills written per second, each in its own transaction with its position and
 // cash update (as the daemon writes them, one at arrival), on a WAL database in a temp directory.
-// A replay of the same fills (INSERT OR IGNORE no-ops) is timed too.
+// A replay of the same fills (INSERT OR IGNORE no-ops) is timed too. Then a history of HISTORY
+// fills over 100 more tokens is added (not timed) and a FAILED trade reversed: reversalMs, the loop
+// held by one reversal (its token's fills and the account, not every fill of every token).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +11,7 @@ import { silentLogger } from '../core/log.js';
 import type { Fill } from '../engine/fills.js';
 
 const N = 20_000;
+const HISTORY = 200_000;
 
 export async function run(): Promise<Record<string, unknown>> {
   const dir = mkdtempSync(join(tmpdir(), 'makerd-bench-store-'));
@@ -36,6 +39,18 @@ export async function run(): Promise<Record<string, unknown>> {
     t = performance.now();
     for (const f of fills) store.fill(f);
     const replayMs = performance.now() - t;
+    // a long history, then one of its fills reversed
+    for (let i = 0; i < HISTORY; i += 10_000) {
+      const batch = [];
+      for (let j = i; j < i + 10_000; j++) {
+        batch.push({ kind: 'fill' as const, fill: { ...fills[j % N], tradeId: `h${j}`, orderId: `ho${j}`, tokenId: `T${j % 100}`, timeMs: 1_700_000_100_000 + j } });
+      }
+      store.writeBatch(batch);
+    }
+    const victim = { ...fills[0], tradeId: 'h500', orderId: 'ho500', tokenId: 'T0', status: 'FAILED' as const };
+    t = performance.now();
+    store.fillStatus(victim);
+    const reversalMs = performance.now() - t;
     const rows = store.fillCount();
     store.close();
     return {
@@ -45,6 +60,8 @@ export async function run(): Promise<Record<string, unknown>> {
       fillsPerSec: Math.round((N / writeMs) * 1000),
       replayNoopsPerSec: Math.round((N / replayMs) * 1000),
       usPerFill: +((writeMs * 1000) / N).toFixed(1),
+      historyFills: rows,
+      reversalMs: +reversalMs.toFixed(2),
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

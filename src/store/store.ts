@@ -85,6 +85,15 @@ function fillOf(r: FillRow): Fill {
   };
 }
 
+/** What a stored fill's reversal takes back. */
+interface StoredFillTerms {
+  status: string;
+  side: Side;
+  price: string;
+  size: string;
+  fee: string;
+}
+
 interface OrderRow {
   client_id: string;
   order_id: string | null;
@@ -131,7 +140,7 @@ export class Store implements Journal {
          VALUES (@trade_id, @order_id, @token_id, @market, @side, @price, @size, @fee, @liquidity, @status, @time_ms, @recorded_ms)`,
       ),
       fillStatus: d.prepare(`UPDATE fills SET status = ? WHERE trade_id = ? AND order_id = ?`),
-      getFill: d.prepare(`SELECT status FROM fills WHERE trade_id = ? AND order_id = ?`),
+      getFill: d.prepare(`SELECT status, side, price, size, fee FROM fills WHERE trade_id = ? AND order_id = ?`),
       position: d.prepare(`SELECT qty, cost, realized FROM positions WHERE token_id = ?`),
       putPosition: d.prepare(
         `INSERT INTO positions (token_id, market, qty, cost, realized, updated_ms) VALUES (?, ?, ?, ?, ?, ?)
@@ -223,14 +232,14 @@ export class Store implements Journal {
   }
 
   private writeFillStatus(f: Fill): void {
-    const row = this.st.getFill.get(f.tradeId, f.orderId) as { status: string } | undefined;
+    const row = this.st.getFill.get(f.tradeId, f.orderId) as StoredFillTerms | undefined;
     if (!row) {
       this.writeFill(f);
       return;
     }
     if (row.status === f.status || row.status === 'FAILED') return;
     this.st.fillStatus.run(f.status, f.tradeId, f.orderId);
-    if (f.status === 'FAILED') this.recomputeToken(f.tokenId, f.market);
+    if (f.status === 'FAILED') this.reverse(f.tokenId, f.market, row);
   }
 
   private applyToPosition(tokenId: string, market: string, side: Side, px: Decimal, size: Decimal, fee: Decimal, sign: 1 | -1): void {
@@ -252,21 +261,20 @@ export class Store implements Journal {
     this.st.putPosition.run(tokenId, market, new Decimal(b.qty).div(SIZE_SCALE).toString(), new Decimal(b.cost).div(MICROS).toString(), new Decimal(b.realized).div(MICROS).toString(), now);
   }
 
-  /** Rebuilds one token's position and the account from every non-failed fill (after a reversal). */
-  private recomputeToken(tokenId: string, market: string): void {
+  /**
+   * A fill that FAILED: its token's position is rebuilt from the token's other fills (average cost
+   * depends on their order), and its cash and fee are taken back from the account, exactly (the
+   * stored decimals). Never a pass over every fill of every token: that held the loop for seconds
+   * on a long history.
+   */
+  private reverse(tokenId: string, market: string, failed: StoredFillTerms): void {
     const rows = this.st.tokenFills.all(tokenId) as Array<{ side: Side; price: string; size: string; fee: string; status: string }>;
-    // Cash and fees are sums over every non-failed fill of every token (exact; reversals are rare).
-    const all = this.db.prepare(`SELECT side, price, size, fee FROM fills WHERE status != 'FAILED'`).all() as Array<{ side: Side; price: string; size: string; fee: string }>;
-    let cash = new Decimal(0);
-    let fees = new Decimal(0);
-    for (const r of all) {
-      const n = new Decimal(r.price).mul(r.size);
-      cash = r.side === 'BUY' ? cash.sub(n) : cash.add(n);
-      cash = cash.sub(r.fee);
-      fees = fees.add(r.fee);
-    }
     const basis = emptyBasis();
     for (const r of rows) if (r.status !== 'FAILED') foldFill(basis, r.side, parsePrice(r.price), parseSize(r.size));
+    const acct = this.st.account.get() as { cash: string; fees: string };
+    const notional = new Decimal(failed.price).mul(failed.size);
+    const cash = new Decimal(acct.cash).add(failed.fee).add(failed.side === 'BUY' ? notional : notional.neg());
+    const fees = new Decimal(acct.fees).sub(failed.fee);
     const now = this.now();
     this.putBasis(tokenId, market, basis, now);
     this.st.putAccount.run(cash.toString(), fees.toString(), now);

@@ -5,6 +5,9 @@ import { join } from 'node:path';
 import { Store } from '../../src/store/store.js';
 import { silentLogger } from '../../src/core/log.js';
 import type { Fill } from '../../src/engine/fills.js';
+import { Decimal } from 'decimal.js';
+import { formatPrice, formatSize } from '../../src/core/units.js';
+import { emptyBasis, foldFill } from '../../src/core/accounting.js';
 
 const dirs: string[] = [];
 function tmpDb(): string {
@@ -85,6 +88,39 @@ describe('store', () => {
     // replaying the FAILED trade as MATCHED changes nothing
     s.fillStatus({ ...fill({ tradeId: 'b', price: 6000 }), status: 'MATCHED' });
     expect(s.positions()[0].qty).toBe('10');
+    s.close();
+  });
+
+  it('reversals keep the account equal to the sums over the fills that did not fail, on every token', () => {
+    const s = new Store(tmpDb(), silentLogger);
+    const fills: Fill[] = [];
+    let seed = 7;
+    const rnd = (n: number) => (seed = (seed * 48271) % 2147483647) % n;
+    for (let i = 0; i < 300; i++) {
+      const f = fill({ tradeId: `t${i}`, tokenId: ['A', 'B', 'C'][rnd(3)], side: rnd(2) ? 'BUY' : 'SELL', price: 100 + rnd(98) * 100, size: 1 + rnd(5000), fee: rnd(20_000), status: 'MATCHED' });
+      fills.push(f);
+      s.fill(f);
+      if (rnd(5) === 0) {
+        const g = fills[rnd(fills.length)];
+        g.status = 'FAILED';
+        s.fillStatus(g);
+      }
+    }
+    let cash = new Decimal(0);
+    let fees = new Decimal(0);
+    for (const f of fills.filter((x) => x.status !== 'FAILED')) {
+      const n = new Decimal(formatPrice(f.price)).mul(formatSize(f.size));
+      cash = cash.add(f.side === 'BUY' ? n.neg() : n).sub(new Decimal(f.fee).div(1e6));
+      fees = fees.add(new Decimal(f.fee).div(1e6));
+    }
+    expect(fills.some((f) => f.status === 'FAILED')).toBe(true);
+    expect(s.account()).toEqual({ cash: cash.toString(), fees: fees.toString() });
+    // each token's position is its surviving fills folded in order
+    for (const t of ['A', 'B', 'C']) {
+      const b = emptyBasis();
+      for (const f of fills) if (f.tokenId === t && f.status !== 'FAILED') foldFill(b, f.side, f.price, f.size);
+      expect(s.positions().find((p) => p.tokenId === t)?.qty).toBe(formatSize(b.qty));
+    }
     s.close();
   });
 
