@@ -16,7 +16,7 @@ import { OrderTracker } from './orders.js';
 import { FillLedger } from './fills.js';
 import { Positions } from './positions.js';
 import { ReferencePrices } from './reference-prices.js';
-import { RiskGate } from './risk.js';
+import { RiskGate, type DayStarts } from './risk.js';
 import { riskInputs, type EngineRiskInputs } from './risk-inputs.js';
 import { OrderScheduler } from './scheduler.js';
 import { EngineSink, type Journal } from './engine-sink.js';
@@ -54,6 +54,8 @@ export interface EngineOptions {
   config: Pick<Config, 'reconciler' | 'risk' | 'scheduler'>;
   markets: MarketMeta[];
   journal?: Journal;
+  /** Where the daily-loss baseline is kept across restarts (the store); absent: this process only. */
+  dayStarts?: DayStarts;
   /** Period of the housekeeping timer (stale books, loss check). */
   timerMs?: number;
   clientIdPrefix?: string;
@@ -171,7 +173,7 @@ export class Engine {
     this.orders = new OrderTracker(o.clientIdPrefix ?? 'mk');
     const sink = new EngineSink(this, o.journal);
     this.ledger = new FillLedger(this.orders, sink, o.config.risk.maxFeeRateBps);
-    this.risk = new RiskGate(o.config.risk, o.log.child({ part: 'risk' }));
+    this.risk = new RiskGate(o.config.risk, o.log.child({ part: 'risk' }), o.dayStarts);
     this.scheduler = new OrderScheduler({
       venue: o.venue,
       limiter: o.limiter,

@@ -67,6 +67,12 @@ export function bookFreshness(book: BookView | undefined, nowMs: number, staleBo
   return nowMs - book.updatedAt() > staleBookMs ? 'stale' : 'fresh';
 }
 
+/** Where the PnL each UTC day began at is kept across restarts (the store); without it, this process only. */
+export interface DayStarts {
+  dayStartPnl(day: number): number | undefined;
+  setDayStartPnl(day: number, pnlMicros: number): void;
+}
+
 export class RiskGate {
   readonly blocks = new Map<string, number>();
   halted: string | undefined;
@@ -92,6 +98,7 @@ export class RiskGate {
   constructor(
     private readonly cfg: RiskConfig,
     private readonly log: Logger,
+    private readonly dayStarts?: DayStarts,
   ) {}
 
   private block(reason: string, detail: () => Record<string, unknown>, nowMs: number): string {
@@ -248,12 +255,30 @@ export class RiskGate {
     const day = Math.floor(nowMs / DAY_MS);
     if (day !== this.dayStart) {
       this.dayStart = day;
-      this.dayStartPnl = pnlMicros;
+      this.dayStartPnl = this.keptDayStart(day, pnlMicros);
     }
     if (this.halted) return undefined;
     const loss = (this.dayStartPnl - pnlMicros) / (PRICE_SCALE * SIZE_SCALE);
     if (loss > this.cfg.dailyLossLimit) return this.halt(`daily loss ${loss.toFixed(2)} exceeds limit ${this.cfg.dailyLossLimit}`, nowMs);
     return undefined;
+  }
+
+  /**
+   * The PnL `day` began at: the one kept from an earlier process of the same day (a restart does not
+   * re-arm the whole limit), else `pnlMicros`, kept now. A store that fails is logged; the limit
+   * then holds from `pnlMicros` in this process.
+   */
+  private keptDayStart(day: number, pnlMicros: number): number {
+    const ds = this.dayStarts;
+    if (!ds) return pnlMicros;
+    try {
+      const kept = ds.dayStartPnl(day);
+      if (kept !== undefined && Number.isFinite(kept)) return kept;
+      ds.setDayStartPnl(day, pnlMicros);
+    } catch (err) {
+      this.log.error({ err }, "risk: the day's starting PnL could not be read or kept; the loss limit counts from now");
+    }
+    return pnlMicros;
   }
 
   halt(reason: string, nowMs: number): string {

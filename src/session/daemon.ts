@@ -173,6 +173,7 @@ export class Daemon implements StatusSource {
       config,
       markets: this.markets,
       journal: this.metrics.tapJournal(this.journal),
+      dayStarts: this.store,
       // An order refused off the tick grid: ask the venue for the tick (the frame may be lost).
       onTickSuspect: (tokenId) => this.refreshTick(tokenId),
       // A trade that failed the fill checks: the venue's REST trade list decides (checked the same way).

@@ -79,6 +79,14 @@ const MIGRATIONS: string[] = [
   `
   CREATE INDEX orders_prunable ON orders(updated_ms) WHERE state IN ('canceled','rejected') AND filled = '0';
   `,
+  // 3: the PnL each UTC day began at (the daily-loss baseline survives a restart)
+  `
+  CREATE TABLE risk_days (
+    day INTEGER PRIMARY KEY,
+    start_pnl_micros INTEGER NOT NULL,
+    set_ms INTEGER NOT NULL
+  );
+  `,
 ];
 
 export function migrate(db: Database.Database): number {

@@ -10,6 +10,7 @@ import type { Logger } from '../core/log.js';
 import { PRICE_SCALE, SIZE_SCALE, formatPrice, formatSize, parsePrice, parseSize } from '../core/units.js';
 import type { Side, TradeStatus } from '../core/events.js';
 import type { Journal } from '../engine/engine.js';
+import type { DayStarts } from '../engine/risk.js';
 import type { TrackedOrder, OrderState } from '../engine/orders.js';
 import type { Fill } from '../engine/fills.js';
 import { migrate } from './migrations.js';
@@ -109,7 +110,7 @@ interface OrderRow {
   updated_ms: number;
 }
 
-export class Store implements Journal {
+export class Store implements Journal, DayStarts {
   readonly db: Database.Database;
   private runId: number | null = null;
   private readonly st;
@@ -150,6 +151,10 @@ export class Store implements Journal {
       putAccount: d.prepare(`UPDATE account SET cash = ?, fees = ?, updated_ms = ? WHERE id = 1`),
       tokenFills: d.prepare(`SELECT side, price, size, fee, status FROM fills WHERE token_id = ? ORDER BY time_ms, id`),
       pruneOrders: d.prepare(`DELETE FROM orders WHERE rowid IN (${PRUNABLE})`),
+      dayStart: d.prepare(`SELECT start_pnl_micros AS pnl FROM risk_days WHERE day = ?`),
+      putDayStart: d.prepare(
+        `INSERT INTO risk_days (day, start_pnl_micros, set_ms) VALUES (?, ?, ?) ON CONFLICT(day) DO UPDATE SET start_pnl_micros = excluded.start_pnl_micros, set_ms = excluded.set_ms`,
+      ),
     };
     this.fillTx = d.transaction((f: Fill) => this.writeFill(f));
     this.batchTx = d.transaction((rs: readonly JournalRecord[]) => {
@@ -332,6 +337,16 @@ export class Store implements Journal {
    */
   pruneOrders(beforeMs: number, max: number): number {
     return this.st.pruneOrders.run(beforeMs, max).changes;
+  }
+
+  /** The PnL (micro-dollars) UTC day `day` (days since the epoch) began at, as the risk gate first saw it. */
+  dayStartPnl(day: number): number | undefined {
+    const r = this.st.dayStart.get(day) as { pnl: number } | undefined;
+    return r?.pnl;
+  }
+
+  setDayStartPnl(day: number, pnlMicros: number): void {
+    this.st.putDayStart.run(day, Math.round(pnlMicros), this.now());
   }
 
   /** SQLite's plan of pruneOrders' search (tests: it must use the partial index). */

@@ -35,6 +35,8 @@ export interface StartOptions {
   log?: Logger;
   /** The SQLite file (default: a new one in a temporary folder). */
   db?: string;
+  /** Wait until every traded market rests a bid and an ask (default); false: return once started. */
+  waitQuoting?: boolean;
 }
 
 /** Another account sells into one of our resting bids (FAK at its price), and the daemon's fill is waited for. */
@@ -84,7 +86,7 @@ export async function startDaemon(markets: number, o: StartOptions = {}): Promis
   try {
     await daemon.start();
     const end = Date.now() + 15_000;
-    for (;;) {
+    while (o.waitQuoting !== false) {
       const s = (await (await fetch(`${daemon.status.url}/status?brief=1`)).json()) as { counts: { marketsQuotingBothSides: number } };
       if (s.counts.marketsQuotingBothSides >= trade) break;
       if (Date.now() > end) throw new Error(`not quoting both sides in 15 s: ${JSON.stringify(s.counts)}`);

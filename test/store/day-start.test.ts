@@ -1,0 +1,62 @@
+// The daily-loss kill switch measures the day's loss from the PnL the UTC day started at. That
+// baseline is kept in the store, so a restart (pm2 after a crash, a deploy, an out-of-memory kill)
+// does not start the day's loss again from zero: before, every restart re-armed the full limit.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/core/log.js';
+import { RiskGate } from '../../src/engine/risk.js';
+import { Store } from '../../src/store/store.js';
+import { loadConfig } from '../../src/config.js';
+import { sleep, startDaemon } from '../status/daemon-fixture.js';
+
+const DAY = 86_400_000;
+const USD = 1e6; // PnL units per dollar
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+function dbPath(): string {
+  const d = mkdtempSync(join(tmpdir(), 'makerd-daystart-'));
+  dirs.push(d);
+  return join(d, 'd.sqlite');
+}
+const risk = { ...loadConfig({ env: {} }).risk, dailyLossLimit: 10 };
+
+describe("the day's loss baseline across restarts", () => {
+  it('a restart the same day keeps the loss counted so far; the next day starts afresh', () => {
+    const path = dbPath();
+    const s1 = new Store(path, silentLogger);
+    const g1 = new RiskGate(risk, silentLogger, s1);
+    expect(g1.checkLoss(0, 5 * DAY + 1000)).toBeUndefined();
+    expect(g1.checkLoss(-8 * USD, 5 * DAY + 2000)).toBeUndefined();
+    s1.close();
+    // restarted: 4 dollars more is 12 for the day
+    const s2 = new Store(path, silentLogger);
+    const g2 = new RiskGate(risk, silentLogger, s2);
+    expect(g2.checkLoss(-12 * USD, 5 * DAY + 3000)).toMatch(/daily loss 12.00 exceeds limit 10/);
+    // the next day starts where it opens, restart or not
+    const g3 = new RiskGate(risk, silentLogger, s2);
+    expect(g3.checkLoss(-12 * USD, 6 * DAY + 1)).toBeUndefined();
+    const g4 = new RiskGate(risk, silentLogger, s2);
+    expect(g4.checkLoss(-21 * USD, 6 * DAY + 2)).toBeUndefined();
+    expect(g4.checkLoss(-23 * USD, 6 * DAY + 3)).toMatch(/daily loss 11.00/);
+    s2.close();
+  });
+
+  it('a daemon started on a store whose day began 250 dollars higher halts (limit 200)', async () => {
+    const db = dbPath();
+    const pre = new Store(db, silentLogger);
+    pre.setDayStartPnl(Math.floor(Date.now() / DAY), 250 * USD);
+    pre.close();
+    const r = await startDaemon(1, { seed: 5, db, waitQuoting: false });
+    try {
+      const end = Date.now() + 10_000;
+      while (r.daemon.engine.risk.halted === undefined && Date.now() < end) await sleep(50);
+      expect(r.daemon.engine.risk.halted).toMatch(/daily loss 250.00 exceeds limit 200/);
+    } finally {
+      await r.close();
+    }
+  }, 60_000);
+});
