@@ -366,6 +366,19 @@ export class Engine {
     return true;
   }
 
+  /**
+   * Whether every holding in a quoted market has a mark (its book's mid or the complement's): the
+   * day's loss baseline waits for it (RiskGate.checkLoss), read only while it waits.
+   */
+  private readonly holdingsMarked = (): boolean => {
+    for (const [t, p] of this.positions.entries()) {
+      if (p.qty === 0 || !this.byToken.has(t)) continue;
+      const m = this.mark(t);
+      if (m !== m) return false;
+    }
+    return true;
+  };
+
   /** Something `tokenId`'s mark or position reads changed: its market is revalued at the next loss check. */
   private markMoved(tokenId: string): void {
     const st = this.byToken.get(tokenId);
@@ -621,7 +634,7 @@ export class Engine {
    * the same at 1 or 1,000 markets. Equal to pnlMicros() (positions.test, engine tests).
    */
   checkLoss(): void {
-    const reason = this.risk.checkLoss(this.runningPnlMicros(), this.clock.now());
+    const reason = this.risk.checkLoss(this.runningPnlMicros(), this.clock.now(), this.holdingsMarked);
     if (reason) this.halt(reason);
   }
 

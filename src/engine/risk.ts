@@ -38,6 +38,8 @@ export interface RiskInputs {
 }
 
 const DAY_MS = 86_400_000;
+/** How long the day's loss baseline waits for every holding's mark (see checkLoss). */
+const MARKS_WAIT_MS = 60_000;
 
 /**
  * Blocks that say the strategy, the configuration or the wallet disagree, so such quotes are lost
@@ -79,6 +81,10 @@ export class RiskGate {
   haltedAtMs = 0;
   private dayStart = -1;
   private dayStartPnl = 0;
+  /** The day whose baseline waits for marks, since when, and what an earlier process kept for it. */
+  private pendingDay = -1;
+  private pendingSince = 0;
+  private keptPnl: number | undefined = undefined;
   /** Recent order results (time and ok), oldest first from resultsHead. */
   private readonly results: Array<{ t: number; ok: boolean }> = [];
   /** First result still inside the window, and how many from there on failed. */
@@ -248,14 +254,26 @@ export class RiskGate {
     return undefined;
   }
 
-  /** Daily-loss kill switch; `pnlMicros` is the running PnL. Returns the halt reason when it trips. */
-  checkLoss(pnlMicros: number, nowMs: number): string | undefined {
+  /**
+   * Daily-loss kill switch; `pnlMicros` is the running PnL. Returns the halt reason when it trips.
+   * `marked` says whether every holding has a mark: the day's baseline is not taken from holdings
+   * still valued at cost (a start before the books came), since their first mark would count as
+   * today's loss, or hide one; it waits for the marks MARKS_WAIT_MS at most.
+   */
+  checkLoss(pnlMicros: number, nowMs: number, marked?: () => boolean): string | undefined {
     // every comparison with NaN is false: a PnL that is not a number must stop, not disarm, the check
     if (!Number.isFinite(pnlMicros)) return this.halted ? undefined : this.halt(`PnL is not a finite number (${pnlMicros})`, nowMs);
     const day = Math.floor(nowMs / DAY_MS);
     if (day !== this.dayStart) {
+      if (day !== this.pendingDay) {
+        this.pendingDay = day;
+        this.pendingSince = nowMs;
+        this.keptPnl = this.readDayStart(day);
+      }
+      if (this.keptPnl === undefined && marked !== undefined && nowMs - this.pendingSince < MARKS_WAIT_MS && !marked()) return undefined;
       this.dayStart = day;
-      this.dayStartPnl = this.keptDayStart(day, pnlMicros);
+      this.dayStartPnl = this.keptPnl ?? pnlMicros;
+      if (this.keptPnl === undefined) this.keepDayStart(day, pnlMicros);
     }
     if (this.halted) return undefined;
     const loss = (this.dayStartPnl - pnlMicros) / (PRICE_SCALE * SIZE_SCALE);
@@ -264,21 +282,26 @@ export class RiskGate {
   }
 
   /**
-   * The PnL `day` began at: the one kept from an earlier process of the same day (a restart does not
-   * re-arm the whole limit), else `pnlMicros`, kept now. A store that fails is logged; the limit
-   * then holds from `pnlMicros` in this process.
+   * The PnL `day` began at as an earlier process of the same day kept it (a restart does not re-arm
+   * the whole limit); undefined when none did. A store that fails is logged; the limit then counts
+   * from this process's baseline.
    */
-  private keptDayStart(day: number, pnlMicros: number): number {
-    const ds = this.dayStarts;
-    if (!ds) return pnlMicros;
+  private readDayStart(day: number): number | undefined {
     try {
-      const kept = ds.dayStartPnl(day);
-      if (kept !== undefined && Number.isFinite(kept)) return kept;
-      ds.setDayStartPnl(day, pnlMicros);
+      const kept = this.dayStarts?.dayStartPnl(day);
+      return kept !== undefined && Number.isFinite(kept) ? kept : undefined;
     } catch (err) {
-      this.log.error({ err }, "risk: the day's starting PnL could not be read or kept; the loss limit counts from now");
+      this.log.error({ err }, "risk: the day's starting PnL could not be read; the loss limit counts from now");
+      return undefined;
     }
-    return pnlMicros;
+  }
+
+  private keepDayStart(day: number, pnlMicros: number): void {
+    try {
+      this.dayStarts?.setDayStartPnl(day, pnlMicros);
+    } catch (err) {
+      this.log.error({ err }, "risk: the day's starting PnL could not be kept; a restart today counts the loss from its own start");
+    }
   }
 
   halt(reason: string, nowMs: number): string {

@@ -174,6 +174,27 @@ describe('risk gate', () => {
     expect(g.halted).toBeUndefined();
   });
 
+  it("the day's loss counts from when every holding has a mark, not from holdings still at cost (a start before the books)", () => {
+    const g = new RiskGate(cfg, silentLogger);
+    let marked = false;
+    // started with shares bought at 0.60, no book yet: valued at cost
+    expect(g.checkLoss(0, 1000, () => marked)).toBeUndefined();
+    // the book comes at 0.40: 20 dollars below cost, lost on earlier days, not today
+    marked = true;
+    expect(g.checkLoss(-20 * 1e6, 2000, () => marked)).toBeUndefined();
+    expect(g.checkLoss(-29 * 1e6, 3000, () => marked)).toBeUndefined();
+    expect(g.checkLoss(-31 * 1e6, 4000, () => marked)).toMatch(/daily loss 11.00/);
+  });
+
+  it('a mark that never comes delays the baseline 60 s at most', () => {
+    const g = new RiskGate(cfg, silentLogger);
+    expect(g.checkLoss(0, 1000, () => false)).toBeUndefined();
+    expect(g.checkLoss(-50 * 1e6, 60_999, () => false)).toBeUndefined();
+    // taken at 61 s: the loss counts from -50
+    expect(g.checkLoss(-50 * 1e6, 61_000, () => false)).toBeUndefined();
+    expect(g.checkLoss(-61 * 1e6, 62_000, () => false)).toMatch(/daily loss 11.00/);
+  });
+
   it('error-rate breaker trips only past the minimum samples and the rate', () => {
     const g = new RiskGate(cfg, silentLogger);
     expect(g.recordResult(false, 0)).toBeUndefined();
