@@ -366,18 +366,8 @@ export class Engine {
     return true;
   }
 
-  /**
-   * Whether every holding in a quoted market has a mark (its book's mid or the complement's): the
-   * day's loss baseline waits for it (RiskGate.checkLoss), read only while it waits.
-   */
-  private readonly holdingsMarked = (): boolean => {
-    for (const [t, p] of this.positions.entries()) {
-      if (p.qty === 0 || !this.byToken.has(t)) continue;
-      const m = this.mark(t);
-      if (m !== m) return false;
-    }
-    return true;
-  };
+  /** Whether every holding had a mark at the last revaluation (the loss check waits for them: RiskGate.checkLoss). */
+  private readonly holdingsMarked = (): boolean => this.positions.heldAtCost() === 0;
 
   /** Something `tokenId`'s mark or position reads changed: its market is revalued at the next loss check. */
   private markMoved(tokenId: string): void {

@@ -9,16 +9,26 @@ import { foldFill, type CostBasis } from '../core/accounting.js';
 /** A token's position on the average-cost basis (core/accounting.ts: the one fold). */
 export type TokenPosition = CostBasis;
 
+/** A position and its value at the mark it was last revalued at (at cost: held with no mark). */
+interface ValuedPosition {
+  tokenId: string;
+  p: TokenPosition;
+  value: number;
+  atCost: boolean;
+}
+
 export class Positions {
   private readonly tokens = new Map<string, TokenPosition>();
   /** The same positions in an array, each with its value at the mark it was last revalued at. */
-  private readonly list: Array<{ tokenId: string; p: TokenPosition; value: number }> = [];
-  private readonly entry = new Map<string, { tokenId: string; p: TokenPosition; value: number }>();
+  private readonly list: Array<ValuedPosition> = [];
+  private readonly entry = new Map<string, ValuedPosition>();
   /**
    * Sum of the list's values: the holdings as last revalued (revalue), so the running PnL
    * (runningPnl) costs O(1) and the owner revalues only the tokens whose mark or position moved.
    */
   private held = 0;
+  /** Holdings valued at cost at their last revaluation (no mark): their first mark moves the PnL. */
+  private atCost = 0;
   /** Told the token of every fill applied (its position, hence its value, changed). */
   onApply: ((tokenId: string) => void) | undefined;
   /** Cash change since the start, micro-dollars (sells add, buys and fees subtract). */
@@ -33,7 +43,7 @@ export class Positions {
     if (!p) {
       p = { qty: 0, cost: 0, realized: 0 };
       this.tokens.set(tokenId, p);
-      const e = { tokenId, p, value: 0 };
+      const e: ValuedPosition = { tokenId, p, value: 0, atCost: false };
       this.list.push(e);
       this.entry.set(tokenId, e);
     }
@@ -81,6 +91,11 @@ export class Positions {
     if (!e) return;
     const p = e.p;
     const v = p.qty === 0 ? 0 : mark === mark ? mark * p.qty : p.cost;
+    const atCost = p.qty !== 0 && mark !== mark;
+    if (atCost !== e.atCost) {
+      e.atCost = atCost;
+      this.atCost += atCost ? 1 : -1;
+    }
     if (v === e.value) return;
     this.held += v - e.value;
     e.value = v;
@@ -89,19 +104,29 @@ export class Positions {
   /** Revalues every token (a full re-mark, as pnl does) and resets the running sum to it. */
   revalueAll(mark: (tokenId: string) => number): void {
     let held = 0;
+    let atCost = 0;
     const list = this.list;
     for (let i = 0; i < list.length; i++) {
       const e = list[i];
       const p = e.p;
+      e.atCost = false;
       if (p.qty === 0) {
         e.value = 0;
         continue;
       }
       const m = mark(e.tokenId);
+      e.atCost = m !== m;
+      if (e.atCost) atCost++;
       e.value = m === m ? m * p.qty : p.cost;
       held += e.value;
     }
     this.held = held;
+    this.atCost = atCost;
+  }
+
+  /** Holdings valued at cost when last revalued (no mark yet, or none any more). */
+  heldAtCost(): number {
+    return this.atCost;
   }
 
   /** Cash plus the holdings as last revalued, micro-dollars: pnl(mark) once every moved token is revalued. */

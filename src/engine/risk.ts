@@ -81,10 +81,8 @@ export class RiskGate {
   haltedAtMs = 0;
   private dayStart = -1;
   private dayStartPnl = 0;
-  /** The day whose baseline waits for marks, since when, and what an earlier process kept for it. */
-  private pendingDay = -1;
-  private pendingSince = 0;
-  private keptPnl: number | undefined = undefined;
+  /** Since when some holding has had no mark (NaN: every one has). */
+  private unmarkedSince = NaN;
   /** Recent order results (time and ok), oldest first from resultsHead. */
   private readonly results: Array<{ t: number; ok: boolean }> = [];
   /** First result still inside the window, and how many from there on failed. */
@@ -256,24 +254,24 @@ export class RiskGate {
 
   /**
    * Daily-loss kill switch; `pnlMicros` is the running PnL. Returns the halt reason when it trips.
-   * `marked` says whether every holding has a mark: the day's baseline is not taken from holdings
-   * still valued at cost (a start before the books came), since their first mark would count as
-   * today's loss, or hide one; it waits for the marks MARKS_WAIT_MS at most.
+   * `marked` says whether every holding has a mark. One valued at cost (a start before the books
+   * came, a book being rebuilt) moves the PnL by its first mark, not by trading: the check (and a
+   * day's baseline) waits for the marks, MARKS_WAIT_MS at most, else that move would halt the
+   * daemon or hide as much of the day's loss.
    */
   checkLoss(pnlMicros: number, nowMs: number, marked?: () => boolean): string | undefined {
     // every comparison with NaN is false: a PnL that is not a number must stop, not disarm, the check
     if (!Number.isFinite(pnlMicros)) return this.halted ? undefined : this.halt(`PnL is not a finite number (${pnlMicros})`, nowMs);
+    if (marked !== undefined && !marked()) {
+      if (this.unmarkedSince !== this.unmarkedSince) this.unmarkedSince = nowMs;
+      if (nowMs - this.unmarkedSince < MARKS_WAIT_MS) return undefined;
+    } else this.unmarkedSince = NaN;
     const day = Math.floor(nowMs / DAY_MS);
     if (day !== this.dayStart) {
-      if (day !== this.pendingDay) {
-        this.pendingDay = day;
-        this.pendingSince = nowMs;
-        this.keptPnl = this.readDayStart(day);
-      }
-      if (this.keptPnl === undefined && marked !== undefined && nowMs - this.pendingSince < MARKS_WAIT_MS && !marked()) return undefined;
       this.dayStart = day;
-      this.dayStartPnl = this.keptPnl ?? pnlMicros;
-      if (this.keptPnl === undefined) this.keepDayStart(day, pnlMicros);
+      const kept = this.readDayStart(day);
+      this.dayStartPnl = kept ?? pnlMicros;
+      if (kept === undefined) this.keepDayStart(day, pnlMicros);
     }
     if (this.halted) return undefined;
     const loss = (this.dayStartPnl - pnlMicros) / (PRICE_SCALE * SIZE_SCALE);

@@ -194,6 +194,8 @@ describe('Positions running PnL', () => {
         for (const m of moved) pos.revalue(m, mark(m));
         moved.clear();
         expect(pos.runningPnl()).toBe(pos.pnl(mark));
+        // the holdings valued at cost (no mark), counted as they are revalued
+        expect(pos.heldAtCost()).toBe([...pos.entries()].filter(([tok, p]) => p.qty !== 0 && Number.isNaN(mark(tok))).length);
       }
     });
   }

@@ -30,4 +30,26 @@ describe("engine: the day's loss baseline waits for the holdings' marks", () => 
     await settle();
     expect(engine.risk.halted).toMatch(/daily loss 11.00 exceeds limit 10/);
   });
+
+  it('a restart the same day with a holding above its cost does not halt before its book comes', async () => {
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new RecordingVenue(() => clock.now());
+    const day = Math.floor(clock.now() / 86_400_000);
+    // the day began (in the process before the restart) with 100 shares bought at 0.40 marked at 0.60: +20 dollars
+    const kept = new Map([[day, 20 * 1e6]]);
+    const dayStarts = { dayStartPnl: (d: number) => kept.get(d), setDayStartPnl: (d: number, p: number) => void kept.set(d, p) };
+    const { engine, mirror } = await bandsEngine({ clock, venue, params: {}, risk: { dailyLossLimit: 10 }, dayStarts });
+    engine.positions.apply(Y, 'BUY', 4000, 10_000, 0);
+    engine.start();
+    await settle();
+    // valued at cost (0 dollars) until the book comes: not a loss of 20
+    expect(engine.risk.halted).toBeUndefined();
+    deliver(mirror, engine, [bookEv(Y, 5900, 6100, clock.now()), bookEv(N, 3900, 4100, clock.now())]);
+    await settle();
+    expect(engine.risk.halted).toBeUndefined();
+    clock.advanceTo(clock.now() + 1000);
+    deliver(mirror, engine, [bookEv(Y, 4800, 5000, clock.now())]);
+    await settle();
+    expect(engine.risk.halted).toMatch(/daily loss 11.00 exceeds limit 10/);
+  });
 });
