@@ -56,6 +56,8 @@ export interface EngineOptions {
   journal?: Journal;
   /** Where the daily-loss baseline is kept across restarts (the store); absent: this process only. */
   dayStarts?: DayStarts;
+  /** Told the mark a held token keeps when its market is dropped (the store keeps it for a restart: restoreLastMarks). */
+  onLastMark?: (tokenId: string, mark: number) => void;
   /** Period of the housekeeping timer (stale books, loss check). */
   timerMs?: number;
   clientIdPrefix?: string;
@@ -358,7 +360,10 @@ export class Engine {
     this.markets.delete(conditionId);
     for (const t of [st.meta.tokenId, st.meta.complementId]) {
       const m = this.positions.has(t) ? this.mark(t) : NaN;
-      if (m === m) this.lastMarks.set(t, m);
+      if (m === m) {
+        this.lastMarks.set(t, m);
+        this.o.onLastMark?.(t, m);
+      }
       this.byToken.delete(t);
       this.missingOrders?.forget(t);
       if (this.positions.has(t)) this.runningPnl.orphan(t);
@@ -368,6 +373,12 @@ export class Engine {
 
   /** Whether every holding had a mark at the last revaluation (the loss check waits for them: RiskGate.checkLoss). */
   private readonly holdingsMarked = (): boolean => this.positions.heldAtCost() === 0;
+
+  /** The marks held tokens of dropped markets kept before a restart (onLastMark): valued at them, not at cost. */
+  restoreLastMarks(marks: ReadonlyMap<string, number>): void {
+    for (const [t, m] of marks) if (Number.isFinite(m) && !this.lastMarks.has(t)) this.lastMarks.set(t, m);
+    this.runningPnl.remarkAll();
+  }
 
   /** Something `tokenId`'s mark or position reads changed: its market is revalued at the next loss check. */
   private markMoved(tokenId: string): void {

@@ -174,6 +174,13 @@ export class Daemon implements StatusSource {
       markets: this.markets,
       journal: this.metrics.tapJournal(this.journal),
       dayStarts: this.store,
+      onLastMark: (tokenId, mark) => {
+        try {
+          this.store.keepMark(tokenId, mark);
+        } catch (err) {
+          log.error({ err, tokenId }, 'store: the mark of a dropped market could not be kept; after a restart its holding is valued at cost');
+        }
+      },
       // An order refused off the tick grid: ask the venue for the tick (the frame may be lost).
       onTickSuspect: (tokenId) => this.refreshTick(tokenId),
       // A trade that failed the fill checks: the venue's REST trade list decides (checked the same way).
@@ -236,6 +243,7 @@ export class Daemon implements StatusSource {
     // Startup reconciliation before the first quote, over a window that covers the downtime.
     const since = this.recoveryWindowStart();
     restoreFromStore(this.engine, this.store.ordersToRestore(since), this.store.eachFill());
+    this.engine.restoreLastMarks(this.store.keptMarks());
     await this.unlessStopped(lookUps.full(since));
     // the collateral our BUYs may promise, known before the first quote (a failure is logged: not capped)
     await this.unlessStopped(this.engine.collateral.read());

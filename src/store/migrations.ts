@@ -79,11 +79,17 @@ const MIGRATIONS: string[] = [
   `
   CREATE INDEX orders_prunable ON orders(updated_ms) WHERE state IN ('canceled','rejected') AND filled = '0';
   `,
-  // 3: the PnL each UTC day began at (the daily-loss baseline survives a restart)
+  // 3: what the PnL of the loss check needs across a restart: the PnL each UTC day began at, and the
+  // mark of each held token whose market left the set (no book marks it any more)
   `
   CREATE TABLE risk_days (
     day INTEGER PRIMARY KEY,
     start_pnl_micros INTEGER NOT NULL,
+    set_ms INTEGER NOT NULL
+  );
+  CREATE TABLE last_marks (
+    token_id TEXT PRIMARY KEY,
+    mark REAL NOT NULL,
     set_ms INTEGER NOT NULL
   );
   `,

@@ -152,6 +152,7 @@ export class Store implements Journal, DayStarts {
       tokenFills: d.prepare(`SELECT side, price, size, fee, status FROM fills WHERE token_id = ? ORDER BY time_ms, id`),
       pruneOrders: d.prepare(`DELETE FROM orders WHERE rowid IN (${PRUNABLE})`),
       dayStart: d.prepare(`SELECT start_pnl_micros AS pnl FROM risk_days WHERE day = ?`),
+      putMark: d.prepare(`INSERT INTO last_marks (token_id, mark, set_ms) VALUES (?, ?, ?) ON CONFLICT(token_id) DO UPDATE SET mark = excluded.mark, set_ms = excluded.set_ms`),
       putDayStart: d.prepare(
         `INSERT INTO risk_days (day, start_pnl_micros, set_ms) VALUES (?, ?, ?) ON CONFLICT(day) DO UPDATE SET start_pnl_micros = excluded.start_pnl_micros, set_ms = excluded.set_ms`,
       ),
@@ -347,6 +348,17 @@ export class Store implements Journal, DayStarts {
 
   setDayStartPnl(day: number, pnlMicros: number): void {
     this.st.putDayStart.run(day, Math.round(pnlMicros), this.now());
+  }
+
+  /** The mark a held token kept when its market left the set (price units), for a restart. */
+  keepMark(tokenId: string, mark: number): void {
+    this.st.putMark.run(tokenId, Math.round(mark * 2) / 2, this.now());
+  }
+
+  /** Every kept mark, by token. */
+  keptMarks(): Map<string, number> {
+    const rows = this.db.prepare(`SELECT token_id, mark FROM last_marks`).all() as Array<{ token_id: string; mark: number }>;
+    return new Map(rows.map((r) => [r.token_id, r.mark]));
   }
 
   /** SQLite's plan of pruneOrders' search (tests: it must use the partial index). */

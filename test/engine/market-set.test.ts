@@ -14,12 +14,13 @@ import { settle, bookEv, deliver, testEngine } from './helpers.js';
 const A: MarketMeta = { conditionId: '0xa', tokenId: '11', complementId: '12', tick: 100, minSize: 500, negRisk: false };
 const B: MarketMeta = { conditionId: '0xb', tokenId: '21', complementId: '22', tick: 100, minSize: 500, negRisk: false };
 
-async function setup() {
+async function setup(o: { markets?: MarketMeta[]; onLastMark?: (tokenId: string, mark: number) => void } = {}) {
+  const markets = o.markets ?? [A, B];
   const cfg = loadConfig({ env: {} });
   const clock = new VirtualClock(1_700_000_000_000);
   const venue = new SimulatedVenue({
     clock,
-    markets: [A, B].map((m) => ({ conditionId: m.conditionId, tokens: [m.tokenId, m.complementId] as [string, string], tick: 100, minSize: 500 })),
+    markets: markets.map((m) => ({ conditionId: m.conditionId, tokens: [m.tokenId, m.complementId] as [string, string], tick: 100, minSize: 500 })),
     orderLatencyMs: 0,
     cancelLatencyMs: 0,
     makerFeeBps: 0,
@@ -34,9 +35,10 @@ async function setup() {
     books: mirror,
     strategy,
     config: { reconciler: { ...cfg.reconciler, debounceMs: 0 }, risk: cfg.risk, scheduler: cfg.scheduler },
-    markets: [A, B],
+    markets,
+    onLastMark: o.onLastMark,
   });
-  for (const m of [A, B]) {
+  for (const m of markets) {
     const t = clock.now();
     for (const e of [bookEv(m.tokenId, 4900, 5100, t), bookEv(m.complementId, 4900, 5100, t)]) deliver(mirror, engine, [{ ...e, market: m.conditionId }], venue);
   }
@@ -98,5 +100,22 @@ describe('engine: the market set changes while running', () => {
     engine.addMarket(A);
     deliver(mirror, engine, [{ ...bookEv(A.tokenId, 5900, 6100, clock.now()), market: A.conditionId }], venue);
     expect(engine.mark(A.tokenId)).toBe(6000);
+  });
+
+  it("a dropped market's last mark is kept for a restart: the holding is not revalued at cost", async () => {
+    const kept = new Map<string, number>();
+    const first = await setup({ onLastMark: (t, m) => void kept.set(t, m) });
+    first.engine.positions.apply(A.tokenId, 'BUY', 4000, 1000, 0);
+    first.engine.retireMarket(A.conditionId);
+    await settle(10);
+    expect(first.engine.dropMarket(A.conditionId)).toBe(true);
+    expect(kept.get(A.tokenId)).toBe(5000);
+    const pnl = first.engine.pnlMicros();
+    // restarted without A in the set: the same holding, the kept mark
+    const second = await setup({ markets: [B] });
+    second.engine.positions.apply(A.tokenId, 'BUY', 4000, 1000, 0);
+    second.engine.restoreLastMarks(kept);
+    expect(second.engine.mark(A.tokenId)).toBe(5000);
+    expect(second.engine.pnlMicros()).toBe(pnl);
   });
 });

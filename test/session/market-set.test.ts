@@ -30,6 +30,8 @@ describe('daemon: markets added and removed while running', () => {
       const counters = () => d.feed.counters();
       const reconnectsBefore = counters();
       const [mC] = await marketsFromTokens(d.clients.clob, [c], silentLogger);
+      // shares of A held (as if bought earlier): their mark is kept when A is dropped
+      d.engine.positions.apply(mA.tokenId, 'BUY', 4000, 1000, 0);
 
       const change = d.setMarkets([mB, mC]);
       expect(change).toMatchObject({ added: [mC.conditionId], removed: [mA.conditionId] });
@@ -41,6 +43,9 @@ describe('daemon: markets added and removed while running', () => {
       await until('A dropped', () => d.engine.marketOf(mA.tokenId) === undefined && !d.feed.marketConnections()[0].assets.has(mA.tokenId), 10_000);
       // and its books with it (a daemon rotating markets for weeks keeps only the books it trades)
       for (const t of [mA.tokenId, mA.complementId]) expect([t, d.feed.book(t)]).toEqual([t, undefined]);
+      const keptMark = d.store.keptMarks().get(mA.tokenId);
+      expect(keptMark).toBeGreaterThan(0);
+      expect(d.engine.mark(mA.tokenId)).toBe(keptMark);
       expect(await restingOn(mB)).toBeGreaterThan(0);
       const after = d.feed.marketConnections();
       expect(after).toHaveLength(1);

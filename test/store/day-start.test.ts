@@ -1,6 +1,8 @@
 // The daily-loss kill switch measures the day's loss from the PnL the UTC day started at. That
 // baseline is kept in the store, so a restart (pm2 after a crash, a deploy, an out-of-memory kill)
 // does not start the day's loss again from zero: before, every restart re-armed the full limit.
+// Holdings of markets that left the set keep the mark they had, so a restart does not revalue
+// them at cost (a jump the day's loss would count).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,6 +57,21 @@ describe("the day's loss baseline across restarts", () => {
       const end = Date.now() + 10_000;
       while (r.daemon.engine.risk.halted === undefined && Date.now() < end) await sleep(50);
       expect(r.daemon.engine.risk.halted).toMatch(/daily loss 250.00 exceeds limit 200/);
+    } finally {
+      await r.close();
+    }
+  }, 60_000);
+
+  it("a daemon restarted holding shares of a market that left the set values them at the kept mark, not at cost", async () => {
+    const db = dbPath();
+    const pre = new Store(db, silentLogger);
+    pre.fill({ tradeId: 't1', orderId: '0xo', tokenId: 'gone-token', market: '0xgone', side: 'BUY', price: 4000, size: 10_000, fee: 0, liquidity: 'MAKER', status: 'CONFIRMED', timeMs: Date.now() - 60_000 });
+    pre.keepMark('gone-token', 5500);
+    pre.close();
+    const r = await startDaemon(1, { seed: 5, db, waitQuoting: false });
+    try {
+      expect(r.daemon.engine.positions.qty('gone-token')).toBe(10_000);
+      expect(r.daemon.engine.mark('gone-token')).toBe(5500);
     } finally {
       await r.close();
     }

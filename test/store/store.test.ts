@@ -124,6 +124,20 @@ describe('store', () => {
     s.close();
   });
 
+  it('keeps the marks of dropped markets across a reopen (halves included)', () => {
+    const path = tmpDb();
+    const s = new Store(path, silentLogger);
+    s.keepMark('A', 4950.5);
+    s.keepMark('B', 3000);
+    s.keepMark('A', 5100);
+    s.close();
+    const again = new Store(path, silentLogger);
+    expect(again.keptMarks()).toEqual(new Map([['A', 5100], ['B', 3000]]));
+    again.keepMark('C', 1234.5);
+    expect(again.keptMarks().get('C')).toBe(1234.5);
+    again.close();
+  });
+
   it('survives reopen: fills, positions and open orders come back', () => {
     const path = tmpDb();
     let s = new Store(path, silentLogger);
