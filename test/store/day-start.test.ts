@@ -62,10 +62,22 @@ describe("the day's loss baseline across restarts", () => {
     }
   }, 60_000);
 
-  it("a daemon restarted holding shares of a market that left the set values them at the kept mark, not at cost", async () => {
+  it('a daemon restarted holding shares of a market that left the set values them at the kept mark, not at cost', async () => {
     const db = dbPath();
     const pre = new Store(db, silentLogger);
-    pre.fill({ tradeId: 't1', orderId: '0xo', tokenId: 'gone-token', market: '0xgone', side: 'BUY', price: 4000, size: 10_000, fee: 0, liquidity: 'MAKER', status: 'CONFIRMED', timeMs: Date.now() - 60_000 });
+    pre.fill({
+      tradeId: 't1',
+      orderId: '0xo',
+      tokenId: 'gone-token',
+      market: '0xgone',
+      side: 'BUY',
+      price: 4000,
+      size: 10_000,
+      fee: 0,
+      liquidity: 'MAKER',
+      status: 'CONFIRMED',
+      timeMs: Date.now() - 60_000,
+    });
     pre.keepMark('gone-token', 5500);
     pre.close();
     const r = await startDaemon(1, { seed: 5, db, waitQuoting: false });

@@ -132,7 +132,12 @@ describe('store', () => {
     s.keepMark('A', 5100);
     s.close();
     const again = new Store(path, silentLogger);
-    expect(again.keptMarks()).toEqual(new Map([['A', 5100], ['B', 3000]]));
+    expect(again.keptMarks()).toEqual(
+      new Map([
+        ['A', 5100],
+        ['B', 3000],
+      ]),
+    );
     again.keepMark('C', 1234.5);
     expect(again.keptMarks().get('C')).toBe(1234.5);
     again.close();
