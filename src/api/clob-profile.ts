@@ -1,6 +1,7 @@
 // A venue profile: how one venue speaks the CLOB. The client (clob-client.ts) has one code path;
 // what differs between the spec's interface and the real Polymarket venue (auth, paths, cancel and
 // order bodies, heartbeats) is a ClobProfile. This file holds the interface and the spec profile.
+import { createHash } from 'node:crypto';
 import type { OrderType, Side } from '../core/events.js';
 import { formatPrice, formatSize } from '../core/units.js';
 import type { UserAuth } from '../feed/channels.js';
@@ -60,6 +61,11 @@ export interface ClobProfile {
   readonly heartbeats: boolean;
   /** Why this profile cannot trade (the missing environment variables), or undefined when it can. */
   readonly cannotTrade: string | undefined;
+  /**
+   * Whose orders and positions these are, never a secret: the maker address (polymarket) or the
+   * API key's SHA-256 fingerprint (spec); the store refuses another account's database.
+   */
+  readonly account: string | undefined;
 }
 
 /** The POST /order wire body of the spec profile (spec section 2). */
@@ -94,5 +100,6 @@ export function specProfile(apiKey?: string): ClobProfile {
     userAuth: apiKey ? { apiKey } : undefined,
     heartbeats: false,
     cannotTrade: apiKey ? undefined : 'live mode needs MAKERD_API_KEY in the environment',
+    account: apiKey ? `key:${createHash('sha256').update(apiKey).digest('hex').slice(0, 16)}` : undefined,
   };
 }

@@ -149,11 +149,22 @@ export class Daemon implements StatusSource {
       this.venue = this.metrics.tapPlaces(sim);
     }
     const dbPath = live ? config.store.path : config.store.path.replace(/(\.sqlite)?$/, '-paper.sqlite');
+    let store: Store;
     try {
-      this.store = new Store(dbPath, log.child({ part: 'store' }));
+      store = new Store(dbPath, log.child({ part: 'store' }));
     } catch (e) {
       throw new ConfigError('store.path', `cannot open ${dbPath}: ${e instanceof Error ? e.message : String(e)} (MAKERD_DB or store.path)`);
     }
+    // another account's orders and fills would be restored as ours (positions, the loss baseline)
+    if (live && profile.account !== undefined) {
+      const owner = store.owner();
+      if (owner === undefined) store.setOwner(profile.account);
+      else if (owner !== profile.account) {
+        store.close();
+        throw new ConfigError('store.path', `${dbPath} holds the orders and fills of another account (${owner}), not ${profile.account}: give this account a database of its own (MAKERD_DB or store.path)`);
+      }
+    }
+    this.store = store;
     // A write that fails halts quoting at once; the records wait in memory and are retried.
     this.journal = new StoreJournal(this.store, {
       log: log.child({ part: 'store' }),

@@ -80,7 +80,7 @@ const MIGRATIONS: string[] = [
   CREATE INDEX orders_prunable ON orders(updated_ms) WHERE state IN ('canceled','rejected') AND filled = '0';
   `,
   // 3: what the PnL of the loss check needs across a restart: the PnL each UTC day began at, and the
-  // mark of each held token whose market left the set (no book marks it any more)
+  // mark of each held token whose market left the set (no book marks it any more); the store's owner
   `
   CREATE TABLE risk_days (
     day INTEGER PRIMARY KEY,
@@ -91,6 +91,11 @@ const MIGRATIONS: string[] = [
     token_id TEXT PRIMARY KEY,
     mark REAL NOT NULL,
     set_ms INTEGER NOT NULL
+  );
+  -- whose orders and fills these are (the profile's account): a live daemon refuses another's
+  CREATE TABLE store_meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
   );
   `,
 ];

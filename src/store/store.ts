@@ -350,6 +350,16 @@ export class Store implements Journal, DayStarts {
     this.st.putDayStart.run(day, Math.round(pnlMicros), this.now());
   }
 
+  /** The account whose orders and fills the store holds (ClobProfile.account); undefined until one trades on it. */
+  owner(): string | undefined {
+    const r = this.db.prepare(`SELECT value FROM store_meta WHERE key = 'account'`).get() as { value: string } | undefined;
+    return r?.value;
+  }
+
+  setOwner(account: string): void {
+    this.db.prepare(`INSERT INTO store_meta (key, value) VALUES ('account', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`).run(account);
+  }
+
   /** The mark a held token kept when its market left the set (price units), for a restart. */
   keepMark(tokenId: string, mark: number): void {
     this.st.putMark.run(tokenId, Math.round(mark * 2) / 2, this.now());

@@ -159,6 +159,15 @@ describe('the polymarket profile of the CLOB client', () => {
     expect(refusalOf(err)).toEqual({ code: 'INVALID_ORDER_MIN_TICK_SIZE', message: 'INVALID_ORDER_MIN_TICK_SIZE: price breaks the minimum tick size rule' });
   });
 
+  it("names its account by the maker address, never a secret: the funder when set, else the key's address", () => {
+    const own = polymarketProfile({ privateKey: PK, apiKey: creds.key, apiSecret: creds.secret, apiPassphrase: creds.passphrase, signatureType: 0 });
+    expect(own.account).toBe(`address:${account.address.toLowerCase()}`);
+    const FUNDER = '0x00000000000000000000000000000000000000Ab';
+    const proxy = polymarketProfile({ privateKey: PK, apiKey: creds.key, apiSecret: creds.secret, apiPassphrase: creds.passphrase, signatureType: 1, funder: FUNDER });
+    expect(proxy.account).toBe(`address:${FUNDER.toLowerCase()}`);
+    for (const s of [PK, creds.key, creds.secret, creds.passphrase]) expect(proxy.account).not.toContain(s.toLowerCase());
+  });
+
   it('chains heartbeats, and a refused id carries the id to continue with', async () => {
     srv.setHandler((r, res) => {
       const id = (JSON.parse(r.body) as { heartbeat_id: string }).heartbeat_id;
