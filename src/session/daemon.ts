@@ -161,7 +161,10 @@ export class Daemon implements StatusSource {
       if (owner === undefined) store.setOwner(profile.account);
       else if (owner !== profile.account) {
         store.close();
-        throw new ConfigError('store.path', `${dbPath} holds the orders and fills of another account (${owner}), not ${profile.account}: give this account a database of its own (MAKERD_DB or store.path)`);
+        throw new ConfigError(
+          'store.path',
+          `${dbPath} holds the orders and fills of another account (${owner}), not ${profile.account}: give this account a database of its own (MAKERD_DB or store.path)`,
+        );
       }
     }
     this.store = store;
