@@ -2,25 +2,15 @@
 // changed keys but not MAKERD_DB): restored, their positions would be taken for ours, SELLs sent
 // for shares we do not hold and the loss limit counted from someone else's PnL. A new database
 // (or one from before the check) is marked with the account that first trades on it.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/log.js';
 import { ConfigError } from '../../src/core/errors.js';
 import { specProfile } from '../../src/api/clob-profile.js';
 import { Store } from '../../src/store/store.js';
 import { KEY, startDaemon } from '../status/daemon-fixture.js';
+import { tempDbs } from '../store/temp-db.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-function dbPath(): string {
-  const d = mkdtempSync(join(tmpdir(), 'makerd-owner-'));
-  dirs.push(d);
-  return join(d, 'o.sqlite');
-}
+const dbPath = tempDbs('owner');
 
 describe('the store belongs to one account', () => {
   it("names the account without its secret: the API key's fingerprint", () => {

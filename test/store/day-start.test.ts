@@ -3,27 +3,17 @@
 // does not start the day's loss again from zero: before, every restart re-armed the full limit.
 // Holdings of markets that left the set keep the mark they had, so a restart does not revalue
 // them at cost (a jump the day's loss would count).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/log.js';
 import { RiskGate } from '../../src/engine/risk.js';
 import { Store } from '../../src/store/store.js';
 import { loadConfig } from '../../src/config.js';
 import { sleep, startDaemon } from '../status/daemon-fixture.js';
+import { tempDbs } from './temp-db.js';
 
 const DAY = 86_400_000;
 const USD = 1e6; // PnL units per dollar
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-function dbPath(): string {
-  const d = mkdtempSync(join(tmpdir(), 'makerd-daystart-'));
-  dirs.push(d);
-  return join(d, 'd.sqlite');
-}
+const dbPath = tempDbs('daystart');
 const risk = { ...loadConfig({ env: {} }).risk, dailyLossLimit: 10 };
 
 describe("the day's loss baseline across restarts", () => {

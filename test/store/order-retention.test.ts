@@ -4,27 +4,18 @@
 // grows ~1 GB a day until the disk is full and trading halts. Orders with any fill, orders still
 // open, orders inside the start-up recovery window and every fill are kept; the delete works
 // through the partial index (no scan of the kept history) in bounded batches.
-import { describe, it, expect, afterEach } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { describe, it, expect } from 'vitest';
 import { Store } from '../../src/store/store.js';
 import { OrderRetention } from '../../src/store/order-retention.js';
 import { silentLogger } from '../../src/core/log.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import type { TrackedOrder } from '../../src/engine/orders.js';
 import type { Fill } from '../../src/engine/fills.js';
+import { tempDbs } from './temp-db.js';
 
 const HOUR = 3_600_000;
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-function store(clock: VirtualClock): Store {
-  const d = mkdtempSync(join(tmpdir(), 'makerd-retention-'));
-  dirs.push(d);
-  return new Store(join(d, 'r.sqlite'), silentLogger, () => clock.now());
-}
+const dbPath = tempDbs('retention');
+const store = (clock: VirtualClock): Store => new Store(dbPath(), silentLogger, () => clock.now());
 const order = (id: string, over: Partial<TrackedOrder>): TrackedOrder => ({
   clientId: id,
   orderId: `o-${id}`,
