@@ -157,9 +157,15 @@ export class Daemon implements StatusSource {
     }
     // another account's orders and fills would be restored as ours (positions, the loss baseline)
     if (live && profile.account !== undefined) {
-      const owner = store.owner();
-      if (owner === undefined) store.setOwner(profile.account);
-      else if (owner !== profile.account) {
+      let owner: string | undefined;
+      try {
+        owner = store.owner();
+        if (owner === undefined) store.setOwner(profile.account);
+      } catch (e) {
+        store.close();
+        throw new ConfigError('store.path', `cannot write ${dbPath}: ${e instanceof Error ? e.message : String(e)} (MAKERD_DB or store.path)`);
+      }
+      if (owner !== undefined && owner !== profile.account) {
         store.close();
         throw new ConfigError(
           'store.path',

@@ -41,4 +41,19 @@ describe('the store belongs to one account', () => {
     expect((err as ConfigError).key).toBe('store.path');
     expect((err as ConfigError).message).toMatch(/another account \(key:0123456789abcdef\)/);
   }, 60_000);
+
+  it('a database it cannot mark is refused the same way, with the reason (store.path), not a stack trace', async () => {
+    const db = dbPath();
+    const pre = new Store(db, silentLogger);
+    // the write of the owner fails, as on a full or failing disk
+    pre.db.exec(`CREATE TRIGGER refuse BEFORE INSERT ON store_meta BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;`);
+    pre.close();
+    const err = await startDaemon(1, { seed: 5, db, waitQuoting: false }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).key).toBe('store.path');
+    expect((err as ConfigError).reason).toMatch(/cannot write .*database or disk is full/);
+  }, 60_000);
 });

@@ -4,7 +4,7 @@
 // Holdings of markets that left the set keep the mark they had, so a restart does not revalue
 // them at cost (a jump the day's loss would count).
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/core/log.js';
+import { createLogger, silentLogger } from '../../src/core/log.js';
 import { RiskGate } from '../../src/engine/risk.js';
 import { Store } from '../../src/store/store.js';
 import { loadConfig } from '../../src/config.js';
@@ -35,6 +35,18 @@ describe("the day's loss baseline across restarts", () => {
     expect(g4.checkLoss(-21 * USD, 6 * DAY + 2)).toBeUndefined();
     expect(g4.checkLoss(-23 * USD, 6 * DAY + 3)).toMatch(/daily loss 11.00/);
     s2.close();
+  });
+
+  it('a store that cannot keep the baseline: logged, and the limit still counts from this process', () => {
+    const s = new Store(dbPath(), silentLogger);
+    s.db.pragma('query_only = ON'); // writes refused, as on a failing disk
+    const lines: string[] = [];
+    const log = createLogger({ level: 'error', destination: { write: (l: string) => void lines.push(l) } });
+    const g = new RiskGate(risk, log, s);
+    expect(g.checkLoss(0, 5 * DAY)).toBeUndefined();
+    expect(lines.join('')).toMatch(/starting PnL could not be kept/);
+    expect(g.checkLoss(-11 * USD, 5 * DAY + 1)).toMatch(/daily loss 11.00/);
+    s.close();
   });
 
   it('a daemon started on a store whose day began 250 dollars higher halts (limit 200)', async () => {

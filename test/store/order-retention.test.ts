@@ -7,7 +7,7 @@
 import { describe, it, expect } from 'vitest';
 import { Store } from '../../src/store/store.js';
 import { OrderRetention } from '../../src/store/order-retention.js';
-import { silentLogger } from '../../src/core/log.js';
+import { createLogger, silentLogger } from '../../src/core/log.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import type { TrackedOrder } from '../../src/engine/orders.js';
 import type { Fill } from '../../src/engine/fills.js';
@@ -93,5 +93,20 @@ describe('order retention', () => {
     expect(await r.runOnce()).toBe(1500);
     expect(ids(s).filter((id) => id.startsWith('x'))).toEqual([]);
     expect(ids(s)).toHaveLength(300);
+  });
+
+  it('a store that cannot write: the run logs, deletes nothing and throws nothing; the next run catches up', async () => {
+    const clock = new VirtualClock(100 * HOUR);
+    const s = store(clock);
+    s.writeBatch([{ kind: 'order', order: order('old', { updatedMs: 0 }) }]);
+    const lines: string[] = [];
+    const log = createLogger({ level: 'warn', destination: { write: (l: string) => void lines.push(l) } });
+    const r = new OrderRetention({ store: s, clock, retentionMs: 24 * HOUR, keepAtLeastMs: 0, log });
+    s.db.pragma('query_only = ON'); // writes refused, as on a failing disk
+    expect(await r.runOnce()).toBe(0);
+    expect(lines.join('')).toMatch(/deleting old unfilled orders failed/);
+    expect(ids(s)).toEqual(['old']);
+    s.db.pragma('query_only = OFF');
+    expect(await r.runOnce()).toBe(1);
   });
 });
