@@ -38,7 +38,7 @@ export interface RiskInputs {
 }
 
 const DAY_MS = 86_400_000;
-/** How long the day's loss baseline waits for every holding's mark (see checkLoss). */
+/** How long the loss check (and a day's baseline) waits for every holding's mark (see checkLoss). */
 const MARKS_WAIT_MS = 60_000;
 
 /**

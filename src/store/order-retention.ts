@@ -1,7 +1,7 @@
 // Deletes the orders that ended without a fill once they are older than store.orderRetentionMs:
 // most of what a running daemon writes (a requote cancels an order that never filled), so without
-// it the database grows until the disk is full. Runs at start, then every minute, in bounded batches, one loop
-// turn each, so the feed and the orders never wait behind a long delete.
+// it the database grows until the disk is full. Runs at start, then every minute, in bounded
+// batches of one loop turn each, so the feed and the orders never wait behind a long delete.
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
 import type { Store } from './store.js';
@@ -28,6 +28,7 @@ export class OrderRetention {
   deleted = 0;
   private timer: NodeJS.Timeout | undefined;
   private running = false;
+  private stopped = false;
 
   constructor(private readonly o: OrderRetentionOptions) {}
 
@@ -38,14 +39,16 @@ export class OrderRetention {
     this.timer.unref();
   }
 
+  /** No run starts, and a run between batches ends (the store may close next). */
   stop(): void {
+    this.stopped = true;
     clearInterval(this.timer);
     this.timer = undefined;
   }
 
   /** One run: deletes what is past the cutoff, batch by batch; returns how many. A failure is logged, never thrown. */
   async runOnce(): Promise<number> {
-    if (this.running) return 0;
+    if (this.running || this.stopped) return 0;
     this.running = true;
     const { store, clock, log } = this.o;
     const batch = this.o.batch ?? 500;
@@ -58,6 +61,7 @@ export class OrderRetention {
         n += k;
         if (k < batch) break;
         await nextTurn();
+        if (this.stopped) break;
       }
     } catch (err) {
       log.warn({ err }, 'store: deleting old unfilled orders failed; trying again in a minute');
