@@ -98,6 +98,11 @@ const MIGRATIONS: string[] = [
     value TEXT NOT NULL
   );
   `,
+  // 4: start-up reads every fill in time order (Store.eachFill) and the latest activity: through an
+  // index, not a sort of the whole table (1,000,000 fills: 2.3 s against 3.2 s, MAX 0.1 ms against 130)
+  `
+  CREATE INDEX fills_time ON fills(time_ms, id);
+  `,
 ];
 
 export function migrate(db: Database.Database): number {

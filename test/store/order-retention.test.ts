@@ -86,7 +86,7 @@ describe('order retention', () => {
     for (let i = 0; i < 300; i++) batch.push({ kind: 'order' as const, order: order(`kept${i}`, { state: 'filled', filled: 1000, updatedMs: i }) });
     s.writeBatch(batch);
     const r = new OrderRetention({ store: s, clock, retentionMs: 24 * HOUR, keepAtLeastMs: 0, log: silentLogger, batch: 1000 });
-    const plan = s.pruneOrdersPlan();
+    const plan = s.queryPlan('pruneOrders');
     expect(plan).toMatch(/USING (COVERING )?INDEX orders_prunable/);
     expect(plan).not.toMatch(/SCAN orders\b/);
     expect(s.pruneOrders(100 * HOUR, 1000)).toBe(1000); // one batch holds at most `batch` rows

@@ -38,7 +38,7 @@ describe('store', () => {
   it('opens in WAL mode with the schema migrated', () => {
     const s = new Store(tmpDb(), silentLogger);
     expect(s.db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(s.db.pragma('user_version', { simple: true })).toBe(3);
+    expect(s.db.pragma('user_version', { simple: true })).toBe(4);
     const tables = (s.db.prepare(`SELECT name FROM sqlite_master WHERE type='table'`).all() as Array<{ name: string }>).map((r) => r.name);
     for (const t of ['orders', 'fills', 'positions', 'runs', 'pnl_snapshots', 'account']) expect(tables).toContain(t);
     s.close();
@@ -121,6 +121,17 @@ describe('store', () => {
       for (const f of fills) if (f.tokenId === t && f.status !== 'FAILED') foldFill(b, f.side, f.price, f.size);
       expect(s.positions().find((p) => p.tokenId === t)?.qty).toBe(formatSize(b.qty));
     }
+    s.close();
+  });
+
+  it('reads the fills in time order through an index, without sorting the table', () => {
+    const s = new Store(tmpDb(), silentLogger);
+    s.fill(fill({ tradeId: 'late', timeMs: 3000 }));
+    s.fill(fill({ tradeId: 'early', timeMs: 1000 }));
+    s.fill(fill({ tradeId: 'middle', timeMs: 2000 }));
+    expect(s.fills().map((f) => f.tradeId)).toEqual(['early', 'middle', 'late']);
+    expect(s.queryPlan('eachFill')).toMatch(/USING (COVERING )?INDEX fills_time/);
+    expect(s.queryPlan('eachFill')).not.toMatch(/TEMP B-TREE/);
     s.close();
   });
 
