@@ -93,6 +93,9 @@ export function spendableCollateral(b: BalanceAllowance, exchanges: readonly str
   return { balance, spendable, binds };
 }
 
+/** Clock skew we call too much (doctor's default, the daemon's start-up check), beyond the venue clock's 1 s resolution. */
+export const CLOCK_SKEW_MS = 5000;
+
 export class ClobClient {
   constructor(
     readonly transport: Transport,
@@ -252,6 +255,12 @@ export class ClobClient {
   /** GET /time: the venue's clock, Unix seconds. */
   async getServerTime(): Promise<number> {
     return validate(serverTimeSchema, await this.transport.request({ method: 'GET', path: '/time' }), 'GET', '/time');
+  }
+  /** Our clock minus the venue's (GET /time, taken at the middle of the request), ms; the venue's has second resolution (CLOCK_SKEW_MS). */
+  async clockSkewMs(): Promise<number> {
+    const t0 = Date.now();
+    const venueSec = await this.getServerTime();
+    return Math.round((t0 + Date.now()) / 2 - venueSec * 1000);
   }
 
   // ---- API keys ----

@@ -10,7 +10,7 @@ import { createClients, type Clients } from '../api/index.js';
 import type { ClobProfile } from '../api/clob-profile.js';
 import { clobProfileFromEnv } from '../api/profile-from-env.js';
 import { EXCHANGE_V2, NEG_RISK_EXCHANGE_V2 } from '../api/polymarket-order.js';
-import { allowanceOf, spendableCollateral } from '../api/clob-client.js';
+import { CLOCK_SKEW_MS, allowanceOf, spendableCollateral } from '../api/clob-client.js';
 import { marketsFromTokens } from '../session/markets.js';
 import { numberFlag, type CommandModule } from './command.js';
 
@@ -64,10 +64,7 @@ function checks(profile: ClobProfile, clients: Clients, tokens: readonly string[
       name: 'clock',
       run: async () => {
         if (!poly) return { ok: true, skipped: true, detail: 'the spec interface has no GET /time' };
-        const t0 = Date.now();
-        const venueSec = await clob.getServerTime();
-        const mid = (t0 + Date.now()) / 2;
-        const skew = Math.round(mid - venueSec * 1000);
+        const skew = await clob.clockSkewMs();
         // the venue's clock has second resolution: allow that much on top
         const ok = Math.abs(skew) <= maxSkewMs + 1000;
         return { ok, detail: `${skew >= 0 ? 'ahead of' : 'behind'} the venue by ${Math.abs(skew)} ms${ok ? '' : ` (more than ${maxSkewMs} ms: signed requests may be refused; sync the clock)`}` };
@@ -144,7 +141,7 @@ export const command: CommandModule = {
   async main(argv, io) {
     const { values } = parseArgs({ args: argv, options: { config: { type: 'string' }, markets: { type: 'string' }, 'max-skew-ms': { type: 'string' } }, strict: true, allowPositionals: false });
     const config = loadConfig({ file: values.config, env: io.env });
-    const maxSkewMs = numberFlag(values['max-skew-ms'], '--max-skew-ms', { min: 0, integer: true }) ?? 5000;
+    const maxSkewMs = numberFlag(values['max-skew-ms'], '--max-skew-ms', { min: 0, integer: true }) ?? CLOCK_SKEW_MS;
     const profile = clobProfileFromEnv(config, io.env);
     const tokens = values.markets ? values.markets.split(',').filter(Boolean) : config.markets;
     const clients = createClients(config, profile);

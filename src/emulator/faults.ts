@@ -40,6 +40,11 @@ export interface FaultConfig extends FeedShape {
    * its trade is CONFIRMED, not at once (py-clob-client issue 290: SELLs refused after settlement).
    */
   balanceLagMs: number;
+  /**
+   * The venue's clock runs this far ahead of ours (polymarket: GET /time, and the freshness check of
+   * signed requests' timestamps, which allows 30 s): a daemon on a machine whose clock is behind.
+   */
+  clockAheadMs: number;
 }
 
 /** The keys of FaultConfig the synthetic markets read (the rest act at the server). */
@@ -61,6 +66,7 @@ export const noFaults: FaultConfig = {
   ...realFeedShape,
   corruptGroupHashNext: 0,
   balanceLagMs: 0,
+  clockAheadMs: 0,
 };
 
 export interface FaultControls {

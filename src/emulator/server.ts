@@ -192,7 +192,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       exchange.cancelWhere(owner, () => true).catch((e: unknown) => log.error({ err: e }, 'emulator: heartbeat cancel failed'));
     });
     exchange.makerAddress = (owner) => accounts.makerOf(owner) ?? addressOf(owner);
-    poly = { exchange, keys, accounts, heartbeats, intake: polymarketIntake(exchange, accounts), funded: new Set(), nowMs: () => clock.now() };
+    poly = { exchange, keys, accounts, heartbeats, intake: polymarketIntake(exchange, accounts), funded: new Set(), nowMs: () => clock.now() + faults.cfg.clockAheadMs };
   }
   const hub = new WsHub({ exchange, keys, faults, log, userAuth: poly ? (a) => poly.accounts.userAuth(a) : undefined });
   const prices = new PriceFeed(clock, new SeededRng(seed).fork('prices'), opts.priceIntervalMs ?? 1000);

@@ -11,6 +11,7 @@ import { ConfigError, MakerdError } from '../core/errors.js';
 import { createClients, type Clients } from '../api/index.js';
 import type { ClobProfile } from '../api/clob-profile.js';
 import { exchangeOf } from '../api/polymarket-order.js';
+import { CLOCK_SKEW_MS } from '../api/clob-client.js';
 import { Heartbeats } from './heartbeats.js';
 import { MarketFeed, bookEventFromRest } from '../feed/market-feed.js';
 import { CryptoPriceStream } from '../feed/price-stream.js';
@@ -112,6 +113,8 @@ export class Daemon implements StatusSource {
     const strategy = await this.unlessStopped(loadStrategy(config.strategy.name, config.strategy.params));
     this.clients = createClients(config, profile, log.child({ part: 'api' }));
     this.clients.observeHttp(this.metrics.observeHttp);
+    // signed requests carry our time (the venue refuses stale ones) and the loss day turns at our midnight
+    if (config.mode === 'live' && profile.name === 'polymarket') await this.unlessStopped(this.checkClock());
     this.markets = await this.unlessStopped(this.resolveMarkets());
     if (!this.markets.length) throw new ConfigError('markets', 'none to quote: give --markets, config.markets, or enable config.marketQuery');
     const tokens = this.markets.flatMap((m) => [m.tokenId, m.complementId]);
@@ -280,6 +283,21 @@ export class Daemon implements StatusSource {
     retention.start();
     this.tasks.push(retention);
     log.info({ mode: config.mode, markets: this.markets.map((m) => m.conditionId), status: this.status.url }, 'quoting started');
+  }
+
+  /** Logs an error when our clock is off the venue's (GET /time) by more than CLOCK_SKEW_MS; a failed read is a warning. */
+  private async checkClock(): Promise<void> {
+    const log = this.o.log;
+    try {
+      const skewMs = await this.clients.clob.clockSkewMs();
+      if (Math.abs(skewMs) <= CLOCK_SKEW_MS + 1000) return;
+      log.error(
+        { skewMs },
+        `our clock is ${Math.abs(skewMs)} ms ${skewMs > 0 ? 'ahead of' : 'behind'} the venue's clock (GET /time): signed requests carry our time and the venue refuses stale ones; sync this machine's clock (chrony, systemd-timesyncd)`,
+      );
+    } catch (err) {
+      log.warn({ err }, "could not read the venue's clock (GET /time)");
+    }
   }
 
   /**

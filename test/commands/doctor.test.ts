@@ -89,6 +89,20 @@ describe('makerd doctor', () => {
     expect(line(r.out, 'credentials')).toMatch(/403.*not offered in some regions/);
   });
 
+  it("fails the clock check, naming the skew, when the venue's clock runs 10 s ahead of ours", async () => {
+    emu.admin.set({ clockAheadMs: 10_000 });
+    try {
+      const token = emu.markets[0].facts.tokens[0];
+      const r = await run(['doctor', '--markets', token], polyEnv(emu.urls.clob));
+      expect(r.code).toBe(1);
+      expect(line(r.out, 'clock')).toMatch(/^FAIL clock .*behind the venue by (9|10|11)\d{3} ms/);
+      // within the venue's 30 s tolerance signed requests still pass
+      expect(line(r.out, 'credentials')).toMatch(/^ok/);
+    } finally {
+      emu.admin.clear();
+    }
+  });
+
   it('in the spec profile: a Bearer read, no /time to check', async () => {
     const token = spec.markets[0].facts.tokens[0];
     const r = await run(['doctor', '--markets', token], { MAKERD_CLOB_URL: spec.urls.clob, MAKERD_API_KEY: 'spec-key' });

@@ -1,0 +1,25 @@
+// A live daemon reads the venue's clock (GET /time) at start and says so plainly when ours is off:
+// signed requests carry our time and the venue refuses stale ones, and the daily-loss day turns
+// at our midnight. The emulator's venue clock runs 10 s ahead here (fault clockAheadMs: within
+// its 30 s tolerance for signed requests, so the daemon still trades).
+import { describe, expect, it } from 'vitest';
+import { bounded, kill, setup, spawnDaemon, useTestScope } from './harness.js';
+
+useTestScope();
+
+describe('clock skew at start', () => {
+  it('logs an error naming the skew when our clock is 10 s behind the venue, and trades on', async () => {
+    const e = await setup({ profile: 'polymarket', faults: { clockAheadMs: 10_000 } });
+    const d = spawnDaemon(e, { book: { verifyEvery: 0 } });
+    await bounded(d.ready, 30_000, 'daemon ready');
+    const line = d.output.find((l) => l.includes('"skewMs"'));
+    expect(line, d.output.slice(-10).join('\n')).toBeDefined();
+    const rec = JSON.parse(line as string) as { level: number; skewMs: number; msg: string };
+    expect(rec.level).toBe(50);
+    expect(rec.skewMs).toBeLessThanOrEqual(-9000);
+    expect(rec.skewMs).toBeGreaterThanOrEqual(-11_500);
+    expect(rec.msg).toMatch(/behind the venue's clock/);
+    kill(d, 'SIGTERM');
+    await bounded(d.exited, 30_000, 'daemon exit');
+  }, 60_000);
+});
