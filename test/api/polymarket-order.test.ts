@@ -9,6 +9,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { polygon } from 'viem/chains';
 import { EXCHANGE_V2, NEG_RISK_EXCHANGE_V2, orderAmounts, orderBodyV2, orderSalt, signOrderV2, type SignatureType } from '../../src/api/polymarket-order.js';
 import type { Side } from '../../src/core/events.js';
+import { polymarketProfile } from '../../src/api/polymarket-profile.js';
 import { SeededRng } from '../../src/core/rng.js';
 
 const PK = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d' as const;
@@ -66,6 +67,18 @@ describe('signed V2 orders equal the official client', () => {
       }
     }
     expect(n).toBe(48);
+  });
+
+  it("the profile's account is the maker the official client writes in our orders (the funder when set, else the key's address)", async () => {
+    for (const funder of [undefined, FUNDER]) {
+      const theirs = (await new OrderBuilder(wallet as never, 137, funder ? 1 : 0, funder).buildOrder(
+        { tokenID: TOKEN, price: 0.5, size: 10, side: 'BUY' as never },
+        { tickSize: '0.01' as never, negRisk: false },
+        2,
+      )) as { maker: string };
+      const profile = polymarketProfile({ privateKey: PK, apiKey: 'k', apiSecret: 'c2VjcmV0', apiPassphrase: 'p', signatureType: funder ? 1 : 0, funder });
+      expect(profile.account).toBe(`address:${theirs.maker.toLowerCase()}`);
+    }
   });
 
   it('amounts are exact integers of 1e-6: 10.01 shares at 0.57', () => {
