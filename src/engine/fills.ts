@@ -39,6 +39,9 @@ export const KEEP_SETTLED = 100_000;
 /** A trade not yet on chain: the venue may not count shares it bought as ours to sell yet. */
 const unmined = (s: TradeStatus): boolean => s === 'MATCHED' || s === 'RETRYING';
 
+/** A trade whose status moves no more (CONFIRMED or FAILED): its fill may leave memory. */
+export const settled = (s: TradeStatus): boolean => s === 'CONFIRMED' || s === 'FAILED';
+
 export class FillLedger {
   private readonly fills = new Map<string, Fill>();
   /** Fills recorded since start (including preloaded ones), whatever was pruned from memory. */
@@ -107,7 +110,7 @@ export class FillLedger {
     if (excess <= 0) return;
     for (const [k, f] of this.fills) {
       if (excess <= 0) break;
-      if (f.status === 'CONFIRMED' || f.status === 'FAILED') {
+      if (settled(f.status)) {
         this.fills.delete(k);
         excess--;
       }

@@ -6,7 +6,7 @@ import type { Logger } from '../core/log.js';
 import type { Venue } from '../venue/types.js';
 import type { Engine } from '../engine/engine.js';
 import type { TrackedOrder } from '../engine/orders.js';
-import { KEEP_SETTLED, type Fill } from '../engine/fills.js';
+import { KEEP_SETTLED, settled, type Fill } from '../engine/fills.js';
 import { feeMicros } from '../core/units.js';
 import { tradeStatusOf, type TradeStatus } from '../core/events.js';
 
@@ -50,7 +50,7 @@ export function restoreFromStore(engine: Engine, orders: readonly TrackedOrder[]
       const sum = byOrder.get(f.orderId);
       if (sum !== undefined) byOrder.set(f.orderId, sum + f.size);
     }
-    if (f.status !== 'CONFIRMED' && f.status !== 'FAILED') engine.ledger.preload(f);
+    if (!settled(f.status)) engine.ledger.preload(f);
     else if (ring.length < keepSettled) ring.push(f);
     else if (keepSettled > 0) {
       ring[head] = f;

@@ -84,7 +84,7 @@ const MIGRATIONS: string[] = [
   `
   CREATE TABLE risk_days (
     day INTEGER PRIMARY KEY,
-    start_pnl_micros INTEGER NOT NULL,
+    start_pnl_micros REAL NOT NULL, -- micro-dollars, a half where a mid is
     set_ms INTEGER NOT NULL
   );
   CREATE TABLE last_marks (

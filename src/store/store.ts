@@ -350,7 +350,7 @@ export class Store implements Journal, DayStarts {
   }
 
   setDayStartPnl(day: number, pnlMicros: number): void {
-    this.st.putDayStart.run(day, Math.round(pnlMicros), this.now());
+    this.st.putDayStart.run(day, pnlMicros, this.now());
   }
 
   /** The account whose orders and fills the store holds (ClobProfile.account); undefined until one trades on it. */
@@ -365,7 +365,7 @@ export class Store implements Journal, DayStarts {
 
   /** The mark a held token kept when its market left the set (price units), for a restart. */
   keepMark(tokenId: string, mark: number): void {
-    this.st.putMark.run(tokenId, Math.round(mark * 2) / 2, this.now());
+    this.st.putMark.run(tokenId, mark, this.now());
   }
 
   /** Every kept mark, by token. */

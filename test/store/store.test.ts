@@ -141,6 +141,8 @@ describe('store', () => {
     s.keepMark('A', 4950.5);
     s.keepMark('B', 3000);
     s.keepMark('A', 5100);
+    // the day's starting PnL too, exactly (a mid's half makes half a micro-dollar)
+    s.setDayStartPnl(20_000, 12_500_000.5);
     s.close();
     const again = new Store(path, silentLogger);
     expect(again.keptMarks()).toEqual(
@@ -149,6 +151,8 @@ describe('store', () => {
         ['B', 3000],
       ]),
     );
+    expect(again.dayStartPnl(20_000)).toBe(12_500_000.5);
+    expect(again.dayStartPnl(20_001)).toBeUndefined();
     again.keepMark('C', 1234.5);
     expect(again.keptMarks().get('C')).toBe(1234.5);
     again.close();
