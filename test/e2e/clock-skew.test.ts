@@ -8,7 +8,7 @@ import { bounded, kill, setup, spawnDaemon, useTestScope } from './harness.js';
 useTestScope();
 
 describe('clock skew at start', () => {
-  it('logs an error naming the skew when our clock is 10 s behind the venue, and trades on', async () => {
+  it('logs an error naming the skew when our clock is 10 s behind the venue, and starts quoting', async () => {
     const e = await setup({ profile: 'polymarket', faults: { clockAheadMs: 10_000 } });
     const d = spawnDaemon(e, { book: { verifyEvery: 0 } });
     await bounded(d.ready, 30_000, 'daemon ready');
@@ -19,6 +19,19 @@ describe('clock skew at start', () => {
     expect(rec.skewMs).toBeLessThanOrEqual(-9000);
     expect(rec.skewMs).toBeGreaterThanOrEqual(-11_500);
     expect(rec.msg).toMatch(/behind the venue's clock/);
+    kill(d, 'SIGTERM');
+    await bounded(d.exited, 30_000, 'daemon exit');
+  }, 60_000);
+
+  it('a venue that does not answer GET /time: a warning, and the daemon starts and trades', async () => {
+    // the daemon's first request is GET /time: 500s for all 4 of its attempts, then a venue that answers
+    const e = await setup({ profile: 'polymarket', faults: { http500Next: 4 } });
+    const d = spawnDaemon(e, { book: { verifyEvery: 0 }, retry: { baseMs: 50, maxMs: 100, attempts: 4 } });
+    await bounded(d.ready, 30_000, 'daemon ready');
+    const line = d.output.find((l) => l.includes("could not read the venue's clock"));
+    expect(line, d.output.slice(-10).join('\n')).toBeDefined();
+    expect((JSON.parse(line as string) as { level: number }).level).toBe(40);
+    expect(d.output.some((l) => l.includes('"skewMs"'))).toBe(false);
     kill(d, 'SIGTERM');
     await bounded(d.exited, 30_000, 'daemon exit');
   }, 60_000);
