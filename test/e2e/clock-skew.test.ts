@@ -23,7 +23,7 @@ describe('clock skew at start', () => {
     await bounded(d.exited, 30_000, 'daemon exit');
   }, 60_000);
 
-  it('a venue that does not answer GET /time: a warning, and the daemon starts and trades', async () => {
+  it('a venue that does not answer GET /time: a warning, and the daemon starts quoting', async () => {
     // the daemon's first request is GET /time: 500s for all 4 of its attempts, then a venue that answers
     const e = await setup({ profile: 'polymarket', faults: { http500Next: 4 } });
     const d = spawnDaemon(e, { book: { verifyEvery: 0 }, retry: { baseMs: 50, maxMs: 100, attempts: 4 } });
