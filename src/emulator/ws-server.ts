@@ -190,6 +190,13 @@ export class WsHub {
     }
   }
 
+  /** The condition ids each open user-channel connection is subscribed to, sorted (tests, inspection). */
+  userSubscriptions(): string[][] {
+    const out: string[][] = [];
+    for (const c of this.conns) if (c.kind === 'user' && c.apiKey !== undefined) out.push([...c.userMarkets].sort());
+    return out;
+  }
+
   /** Drops every connection abruptly (a fault); returns how many. */
   dropAll(): number {
     return this.conns.dropAll();

@@ -93,6 +93,13 @@ export class FillLedger {
     return this.unminedBuys.get(tokenId) ?? 0;
   }
 
+  /** Fills of these tokens whose status may still move (not CONFIRMED or FAILED); a scan of the fills held. */
+  unsettledIn(tokens: ReadonlySet<string>): number {
+    let n = 0;
+    for (const f of this.fills.values()) if (!settled(f.status) && tokens.has(f.tokenId)) n++;
+    return n;
+  }
+
   /** Keeps unminedBuys as a fill appears (`from` undefined) or changes status. */
   private mined(f: Fill, from: TradeStatus | undefined, to: TradeStatus): void {
     if (f.side !== 'BUY') return;

@@ -87,6 +87,8 @@ export class MarketFeed {
   private marketState: ConnectionState = 'down';
   private started = false;
   readonly user: FeedConnection | undefined;
+  /** The user channel's markets at start (its first connect subscribes them). */
+  private userInitial: readonly string[] = [];
   readonly marketStats: DecodeStats;
   readonly userStats: DecodeStats;
   /** The market frames' path to the venue and the engine: connect() them. */
@@ -148,7 +150,9 @@ export class MarketFeed {
     });
     this.place(o.tokens);
     if (o.auth && o.conditionIds && o.conditionIds.length > 0) {
-      this.user = new FeedConnection(channelOptions(cfg.urls.ws, { kind: 'user', markets: o.conditionIds, auth: o.auth }, timing, { log: o.log, random: o.random }));
+      // the markets are the connection's wanted set (not fixed in the subscription), so they can be pruned
+      this.user = new FeedConnection(channelOptions(cfg.urls.ws, { kind: 'user', markets: [], auth: o.auth }, timing, { log: o.log, random: o.random }));
+      this.userInitial = o.conditionIds;
       this.user.onFrame((f) => {
         const out = this.ubuf;
         out.length = 0;
@@ -232,7 +236,7 @@ export class MarketFeed {
     this.started = true;
     for (const c of this.conns) c.conn.start([...c.assets]);
     this.reportState();
-    this.user?.start();
+    this.user?.start(this.userInitial);
     // a group is checked when its token's next timestamp arrives; on a quiet market that could be
     // long, so a group idle for book.groupIdleMs is closed and checked (same-timestamp messages
     // arrive back to back, far inside that window)
@@ -288,6 +292,18 @@ export class MarketFeed {
   /** Adds condition ids to the user channel's subscription (sent on the open connection, kept for reconnects). */
   addUserMarkets(conditionIds: readonly string[]): void {
     this.user?.subscribe(conditionIds);
+  }
+  /**
+   * Takes condition ids off the user channel's subscription. The channel has no unsubscribe
+   * message (wire-formats.md section 2): they leave it at the next (re)connect, whose subscription
+   * lists only the markets still wanted.
+   */
+  removeUserMarkets(conditionIds: readonly string[]): void {
+    this.user?.unsubscribe(conditionIds);
+  }
+  /** The condition ids the user channel subscribes (on its next connect too). */
+  userMarkets(): readonly string[] {
+    return this.user?.wantedIds() ?? [];
   }
   /**
    * Unsubscribes ids on their connections (no reconnect); a connection left without assets is

@@ -71,7 +71,8 @@ export class Daemon implements StatusSource {
   engine!: Engine;
   /** Reconciliations with the venue while running: periodic, and those the engine asks for. */
   private lookUps: VenueLookUps | undefined;
-  private marketSet!: MarketSet;
+  /** The quoted markets as they change while running (refreshMarkets). */
+  marketSet!: MarketSet;
   status!: StatusServer;
   markets: MarketMeta[] = [];
   readonly feedStates: FeedStates = { market: 'connecting', user: undefined };
@@ -217,7 +218,7 @@ export class Daemon implements StatusSource {
       realTime: true,
     });
     const lookUps = (this.lookUps = new VenueLookUps({ engine: this.engine, venue: this.venue, clock: this.clock, log }));
-    this.marketSet = new MarketSet(this.markets, { feed: this.feed, engine: this.engine, venue: this.venue, log });
+    this.marketSet = new MarketSet(this.markets, { feed: this.feed, engine: this.engine, venue: this.venue, log, now: () => this.clock.now() });
     this.tasks.push({ stop: () => this.marketSet.stop() });
     this.store.startRun(config.mode, strategy.module.name, tokens);
     // the one pipeline: a simulated venue sees each event before the mirror and the engine

@@ -61,4 +61,49 @@ describe('daemon: markets added and removed while running', () => {
       await r.close();
     }
   }, 60_000);
+
+  it("takes a dropped market off the user channel's subscription an hour after it left, once none of its trades is unsettled", async () => {
+    const r = await startDaemon(3, { seed: 5, trade: 2 });
+    const d = r.daemon;
+    try {
+      const [mA, mB] = d.markets;
+      const [mC] = await marketsFromTokens(d.clients.clob, [r.emu.markets[2].facts.tokens[0]], silentLogger);
+      const subscribed = () => r.emu.ws.userSubscriptions();
+      await until('the user channel subscribed', () => subscribed().length === 1);
+      expect(subscribed()[0]).toEqual([mA.conditionId, mB.conditionId].sort());
+      d.setMarkets([mB, mC]);
+      await until('A dropped', () => d.engine.marketOf(mA.tokenId) === undefined, 15_000);
+      await until('C on the user channel', () => subscribed()[0]?.includes(mC.conditionId) === true);
+      // a late report of A's trade must still arrive: A stays for an hour after it left ...
+      expect(d.marketSet.pruneUserMarkets(Date.now())).toEqual([]);
+      // ... and longer while one of its trades is not settled (MATCHED: CONFIRMED or FAILED still to come)
+      const fill = {
+        tradeId: 't-late',
+        orderId: 'o-late',
+        tokenId: mA.tokenId,
+        market: mA.conditionId,
+        side: 'BUY' as const,
+        price: 4000,
+        size: 1000,
+        fee: 0,
+        liquidity: 'MAKER' as const,
+        timeMs: Date.now(),
+      };
+      d.engine.ledger.preload({ ...fill, status: 'MATCHED' });
+      expect(d.marketSet.pruneUserMarkets(Date.now() + 3_600_000 + 1000)).toEqual([]);
+      d.engine.ledger.preload({ ...fill, status: 'CONFIRMED' });
+      expect(d.marketSet.pruneUserMarkets(Date.now() + 3_600_000 + 1000)).toEqual([mA.conditionId]);
+      expect([...d.feed.userMarkets()].sort()).toEqual([mB.conditionId, mC.conditionId].sort());
+      // the user channel has no unsubscribe: the next (re)connect subscribes without A
+      const reconnects = d.feed.counters().user_ws_reconnects;
+      d.feed.user?.drop();
+      await until('the user channel back', () => d.feed.counters().user_ws_reconnects > reconnects && subscribed().length === 1);
+      expect(subscribed()[0]).toEqual([mB.conditionId, mC.conditionId].sort());
+      // a market that comes back is subscribed again at once
+      d.setMarkets([mA, mB, mC]);
+      await until('A back on the user channel', () => subscribed()[0]?.includes(mA.conditionId) === true);
+    } finally {
+      await r.close();
+    }
+  }, 60_000);
 });
