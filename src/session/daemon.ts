@@ -71,6 +71,9 @@ export class Daemon implements StatusSource {
   engine!: Engine;
   /** Reconciliations with the venue while running: periodic, and those the engine asks for. */
   private lookUps: VenueLookUps | undefined;
+  /** Our clock minus the venue's at the last read (GET /time; live on the polymarket profile), ms. */
+  clockSkewMs: number | undefined = undefined;
+  private checksClock = false;
   /** The quoted markets as they change while running (refreshMarkets). */
   marketSet!: MarketSet;
   status!: StatusServer;
@@ -115,7 +118,9 @@ export class Daemon implements StatusSource {
     this.clients = createClients(config, profile, log.child({ part: 'api' }));
     this.clients.observeHttp(this.metrics.observeHttp);
     // signed requests carry our time (the venue refuses stale ones) and the loss day turns at our midnight
-    if (config.mode === 'live' && profile.name === 'polymarket') await this.unlessStopped(this.checkClock());
+    // signed requests carry our time (polymarket): the venue refuses stale ones
+    this.checksClock = config.mode === 'live' && profile.name === 'polymarket';
+    if (this.checksClock) await this.unlessStopped(this.checkClock());
     this.markets = await this.unlessStopped(this.resolveMarkets());
     if (!this.markets.length) throw new ConfigError('markets', 'none to quote: give --markets, config.markets, or enable config.marketQuery');
     const tokens = this.markets.flatMap((m) => [m.tokenId, m.complementId]);
@@ -286,12 +291,21 @@ export class Daemon implements StatusSource {
     log.info({ mode: config.mode, markets: this.markets.map((m) => m.conditionId), status: this.status.url }, 'quoting started');
   }
 
-  /** Logs an error when our clock is off the venue's (GET /time) by more than CLOCK_SKEW_MS; a failed read is a warning. */
+  /**
+   * Reads our clock against the venue's (GET /time) into clockSkewMs; logs an error while it is off
+   * by more than CLOCK_SKEW_MS, and once when it is back. A failed read is a warning. At start and
+   * then on the refreshMarkets cron: a clock that drifts while running is seen within its period.
+   */
   private async checkClock(): Promise<void> {
     const log = this.o.log;
     try {
       const skewMs = await this.clients.clob.clockSkewMs();
-      if (Math.abs(skewMs) <= CLOCK_SKEW_MS + 1000) return;
+      const wasOff = this.clockSkewMs !== undefined && Math.abs(this.clockSkewMs) > CLOCK_SKEW_MS + 1000;
+      this.clockSkewMs = skewMs;
+      if (Math.abs(skewMs) <= CLOCK_SKEW_MS + 1000) {
+        if (wasOff) log.info({ skewMs }, "our clock is back within the venue's (GET /time)");
+        return;
+      }
       log.error(
         { skewMs },
         `our clock is ${Math.abs(skewMs)} ms ${skewMs > 0 ? 'ahead of' : 'behind'} the venue's clock (GET /time): signed requests carry our time and the venue refuses stale ones; sync this machine's clock (chrony, systemd-timesyncd)`,
@@ -368,6 +382,7 @@ export class Daemon implements StatusSource {
       );
     };
     job('refreshMarkets', config.cron.refreshMarkets, async () => void (await this.refreshMarkets()));
+    if (this.checksClock) job('clockCheck', config.cron.refreshMarkets, () => this.checkClock());
     job('reconcile', config.cron.reconcile, async () => {
       await this.lookUps?.full(this.clock.now() - HOUR);
     });

@@ -75,6 +75,9 @@ export function registerFamilies(reg: Registry, d: StatusSource): () => void {
     const s = d.feedStates;
     return [[{ channel: 'market' }, Number(s.market === 'live')], ...(s.user === undefined ? [] : [[{ channel: 'user' }, Number(s.user === 'live')] as const])];
   });
+  gauge('clock_skew_seconds', "Our clock minus the venue's (GET /time) at the last read, seconds (live, polymarket profile; absent before the first read): signed requests carry our time.", [], () =>
+    d.clockSkewMs === undefined ? [] : one(d.clockSkewMs / 1000),
+  );
   gauge('cancels_unconfirmed', 'Orders whose cancel the venue has not confirmed (no market places until a cancel-all lands).', [], () => one(d.engine.unconfirmedCancels().length));
   gauge('store_unwritten_records', 'Records the store has not taken yet (a failed write halts quoting).', [], () => one(d.journal?.pending().length ?? 0));
 

@@ -29,6 +29,8 @@ export interface StatusSource {
   readonly clients: { readonly limiter: Limiter };
   /** The venue's dead-man switch (polymarket profile, live); undefined elsewhere. */
   readonly heartbeats?: { failing(): string | undefined };
+  /** Our clock minus the venue's at the last read, ms (live, polymarket profile); undefined before it or elsewhere. */
+  readonly clockSkewMs?: number;
   /** The event-loop lag monitor (the daemon's); /status shows it under process.loop. */
   readonly loopDelay?: LoopDelay;
   /** The daemon's metrics with the taps it installed (metrics.ts; the status server makes one without taps when absent). */
