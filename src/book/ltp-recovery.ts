@@ -1,9 +1,9 @@
 // Recovery of the hashed last_trade_price (wire-formats.md 5.4). The venue's book hash covers a
 // last trade price printed with 3 decimals that the client may not know yet: a trade announced
 // later, or the complement's trade as 1 - p. When a hash fails only because of that field the
-// levels are right, so before calling it a mismatch the mirror tries candidates: our own trades,
-// trades announced on the feed, the complement's 1 - p, '' (REST books), then every price of the
-// token's grid outward from the mid. The payload up to the field is hashed once; each candidate
+// levels are right, so before calling it a mismatch the mirror tries candidates: the recent trades
+// newest first (our own, announced on the feed, the complement's as 1 - p: mirror.ts), then here
+// '' (REST books) and every price of the token's grid outward from the mid. The payload up to the field is hashed once; each candidate
 // costs one copy of the SHA-1 state and its last block.
 import * as crypto from 'node:crypto';
 import { PRICE_SCALE, formatPrice } from '../core/units.js';
@@ -20,7 +20,7 @@ export function hashedLtp(priceUnits: number, tick: number): string {
 /** Small bounded list of recent distinct candidate strings, newest first. */
 export class RecentPrices {
   private readonly items: string[] = [];
-  constructor(private readonly cap = 4) {}
+  constructor(private readonly cap: number) {}
   add(s: string): void {
     const i = this.items.indexOf(s);
     if (i === 0) return;
@@ -37,8 +37,6 @@ export class RecentPrices {
 }
 
 export interface LtpSearch {
-  /** Candidates tried first, in order (own trades, feed trades, complement 1 - p). */
-  first: ReadonlyArray<readonly string[]>;
   /** Price units the grid search starts from (mid or last known); -1: centre of the range. */
   centre: number;
   /** Grid step in price units (the tick); 0: 100 (0.01). */
@@ -66,7 +64,6 @@ export function recoverLtp(payloadWithEmptyLtp: string, expected: string, s: Ltp
         .digest('hex') === expected
     );
   };
-  for (const list of s.first) for (const v of list) if (attempt(v)) return v;
   if (attempt('')) return '';
   const tick = s.tick > 0 ? s.tick : 100;
   const lo = tick;

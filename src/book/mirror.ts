@@ -156,8 +156,9 @@ export class BookMirror {
   noteOwnTrade(assetId: string, priceUnits: number): void {
     const st = this.tokens.get(assetId);
     if (!st || !(priceUnits > 0 && priceUnits < PRICE_SCALE)) return;
-    st.ownTrades.add(hashedLtp(priceUnits, st.book.tick));
-    this.sibling(st)?.complementTrades.add(hashedLtp(PRICE_SCALE - priceUnits, st.book.tick));
+    this.noteTrade(st, hashedLtp(priceUnits, st.book.tick));
+    const sib = this.sibling(st);
+    if (sib) this.noteTrade(sib, hashedLtp(PRICE_SCALE - priceUnits, st.book.tick));
   }
 
   /** Applies one decoded market event. Events other than book/price_change/tick_size_change/last_trade_price are ignored. */
@@ -183,14 +184,21 @@ export class BookMirror {
         const st = this.tokens.get(ev.assetId);
         if (!st || !(ev.price > 0 && ev.price < PRICE_SCALE)) return;
         // the hash prints it with 3 decimals; the event's own text is tried too
-        if (ev.priceStr !== undefined) st.feedTrades.add(ev.priceStr);
-        st.feedTrades.add(hashedLtp(ev.price, st.book.tick));
-        this.sibling(st)?.complementTrades.add(hashedLtp(PRICE_SCALE - ev.price, st.book.tick));
+        if (ev.priceStr !== undefined) st.recentTrades.add(ev.priceStr);
+        this.noteTrade(st, hashedLtp(ev.price, st.book.tick));
+        const sib = this.sibling(st);
+        if (sib) this.noteTrade(sib, hashedLtp(PRICE_SCALE - ev.price, st.book.tick));
         return;
       }
       default:
         return;
     }
+  }
+
+  /** A candidate hashed last_trade_price, newest: the next hash check tries it first. */
+  private noteTrade(st: TokenSync, hashed: string): void {
+    st.recentTrades.add(hashed);
+    st.tradeNews = true;
   }
 
   /** Checks every open group now (end of a replay, or when the owner knows the batch is complete). */
@@ -492,15 +500,27 @@ export class BookMirror {
   private checkHash(st: TokenSync, timestamp: string, expected: string, reason: OutOfSyncReason): boolean {
     const b = st.book;
     const meta = { market: st.market, assetId: b.assetId, timestamp, minOrderSize: st.minOrderSize, tickSize: st.tickSize, negRisk: st.negRisk, lastTradePrice: st.lastTradePrice };
+    // a trade noted since the last check has most likely moved the hashed price: tried first, once
+    const news = st.tradeNews ? st.recentTrades.values()[0] : undefined;
+    st.tradeNews = false;
+    if (news !== undefined && news !== meta.lastTradePrice) {
+      meta.lastTradePrice = news;
+      if (st.hasher.hash(meta, b) === expected) {
+        st.lastTradePrice = news;
+        st.stats.ltpRecovered++;
+        st.stats.hashesVerified++;
+        return true;
+      }
+      meta.lastTradePrice = st.lastTradePrice;
+    }
     const got = st.hasher.hash(meta, b);
     if (got === expected) {
       st.stats.hashesVerified++;
       return true;
     }
-    const first = [st.ownTrades.values(), st.feedTrades.values(), st.complementTrades.values()];
-    // the likely candidates (recent trades) first, in recoverLtp's order: each one SHA-1 where the
-    // book lies (no Hash object, no payload string); the rest of the search as before
-    const fast = this.firstLtp(st, meta, expected, first);
+    // the likely candidates (recent trades, newest first) first: each one SHA-1 where the book lies
+    // (no Hash object, no payload string); the rest of the search as before
+    const fast = this.firstLtp(st, meta, expected, st.recentTrades.values(), news);
     if (fast !== undefined) {
       st.lastTradePrice = fast;
       st.stats.ltpRecovered++;
@@ -511,7 +531,6 @@ export class BookMirror {
     const ba = b.bestAsk();
     meta.lastTradePrice = '';
     const ltp = recoverLtp(bookHashPayloadFromText(meta, b.sideText('BUY'), b.sideText('SELL')), expected, {
-      first: [],
       centre: bb >= 0 && ba >= 0 ? (bb + ba) / 2 : Math.max(bb, ba),
       tick: b.tick,
       tried: st.lastTradePrice,
@@ -530,21 +549,16 @@ export class BookMirror {
   }
 
   /**
-   * The first of `lists`' candidates (skipping the one that failed and repeats, as recoverLtp
-   * does) under which the book hashes to `expected`; undefined when none does.
+   * The first of the recent trades' prices (newest first, distinct; skipping those that failed)
+   * under which the book hashes to `expected`; undefined when none does.
    */
-  private firstLtp(st: TokenSync, meta: HashMeta, expected: string, lists: ReadonlyArray<readonly string[]>): string | undefined {
+  private firstLtp(st: TokenSync, meta: HashMeta, expected: string, list: readonly string[], alsoTried: string | undefined): string | undefined {
     const tried = meta.lastTradePrice;
-    const seen: string[] = [];
-    for (let l = 0; l < lists.length; l++) {
-      const list = lists[l];
-      for (let i = 0; i < list.length; i++) {
-        const v = list[i];
-        if (v === tried || seen.includes(v)) continue;
-        seen.push(v);
-        meta.lastTradePrice = v;
-        if (st.hasher.hash(meta, st.book) === expected) return v;
-      }
+    for (let i = 0; i < list.length; i++) {
+      const v = list[i];
+      if (v === tried || v === alsoTried) continue;
+      meta.lastTradePrice = v;
+      if (st.hasher.hash(meta, st.book) === expected) return v;
     }
     meta.lastTradePrice = tried;
     return undefined;

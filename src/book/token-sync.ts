@@ -103,11 +103,14 @@ export class TokenSync {
 
   notified = 0;
   lastMismatch: { timestamp: string; expected: string; computed: string } | undefined = undefined;
-  /** Hashed last_trade_price candidates: our own trades, then trades announced on the feed. */
-  readonly ownTrades = new RecentPrices();
-  readonly feedTrades = new RecentPrices();
-  /** The sibling's trades as 1 - p (a binary market's complement). */
-  readonly complementTrades = new RecentPrices();
+  /**
+   * Hashed last_trade_price candidates, newest first whatever their source: our own trades, trades
+   * announced on the feed (the hashed and the sent text), the sibling's trades as 1 - p. The newest
+   * trade is the likeliest: tried in this order, a recovery costs about one hash.
+   */
+  readonly recentTrades = new RecentPrices(12);
+  /** A trade was noted since the last hash check: the next check tries the newest trade's price first. */
+  tradeNews = false;
 
   // ---- sync history ----
   readonly firstSeenMs: number;

@@ -1,8 +1,8 @@
 // Timestamp groups in the mirror (wire-formats.md 5.3, 5.4): every variant a venue may send is in
 // sync, and any single corrupted hash or wrong top is found, wherever it sits in the group.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { BookMirror } from '../../src/book/mirror.js';
-import { bookHash } from '../../src/book/hash.js';
+import { BookHasher, bookHash } from '../../src/book/hash.js';
 import { META, VenueBook, batchMessages, bookMsg, decode, pc, setup, type Change, type L } from './helpers.js';
 
 const BIDS: L[] = [
@@ -229,6 +229,48 @@ describe('hashed last_trade_price', () => {
     m.noteOwnTrade('A', 4300);
     decode([bookMsg('A', '21', BIDS, ASKS, withLtp('A', '21', BIDS, ASKS, '0.430'))]).forEach((e) => m.apply(e));
     expect(m.stats('A')).toMatchObject({ ltpRecovered: 2, mismatches: 0 });
+  });
+
+  it('a trade noted since the last check is tried first: each change of the hashed price costs one hash', () => {
+    const runs = vi.spyOn(BookHasher.prototype, 'hash');
+    try {
+      const m = new BookMirror({ now: () => 0 });
+      m.setMeta('A', { market: '0xm' });
+      m.setMeta('B', { market: '0xm' });
+      const feed = (o: unknown) => decode(o).forEach((e) => m.apply(e));
+      const trade = (asset: string, price: string, ts: string) =>
+        feed({ asset_id: asset, event_type: 'last_trade_price', fee_rate_bps: '0', market: '0xm', price, side: 'BUY', size: '5', timestamp: ts });
+      // A's size at 0.45 moves at each step; the venue hashes A's book with `ltp`
+      const step = (ts: string, size: string, ltp: string): number => {
+        const before = runs.mock.calls.length;
+        const bids: L[] = [
+          ['0.4', '100'],
+          ['0.45', size],
+        ];
+        feed(pc(ts, [{ a: 'A', p: '0.45', s: size, side: 'BUY', hash: withLtp('A', ts, bids, ASKS, ltp) }]));
+        m.flush();
+        return runs.mock.calls.length - before;
+      };
+      feed([bookMsg('A', '20', BIDS, ASKS, withLtp('A', '20', BIDS, ASKS, '0.5'))]);
+      // the sibling traded at 0.58: A's hashed price is 0.420 (before: 0.5 failed first)
+      trade('B', '0.58', '21');
+      expect(step('30', '21', '0.420')).toBe(1);
+      // A traded at 0.43, then B at 0.60: the newest, 1 - 0.60, is tried first (before: 0.420, then
+      // A's own 0.430 and 0.43, then the complement's 0.400: four runs)
+      trade('A', '0.43', '31');
+      trade('B', '0.6', '32');
+      expect(step('40', '22', '0.400')).toBe(1);
+      expect(step('50', '23', '0.400')).toBe(1);
+      // a trade the hash does not cover yet costs one run more, once
+      trade('A', '0.45', '51');
+      expect(step('60', '24', '0.400')).toBe(2);
+      expect(step('70', '25', '0.400')).toBe(1);
+      // and when it comes to be hashed, the recent trades are searched newest first
+      expect(step('80', '26', '0.450')).toBe(2);
+      expect(m.stats('A')).toMatchObject({ ltpRecovered: 3, mismatches: 0, hashesVerified: 7 });
+    } finally {
+      runs.mockRestore();
+    }
   });
 
   it('levels that disagree are a mismatch whatever the last trade price', () => {
