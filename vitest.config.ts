@@ -21,6 +21,8 @@ class LongFirst extends BaseSequencer {
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // one temporary folder per run, removed at its end
+    globalSetup: ['test/global-tmp.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

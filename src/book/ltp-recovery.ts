@@ -3,8 +3,8 @@
 // later, or the complement's trade as 1 - p. When a hash fails only because of that field the
 // levels are right, so before calling it a mismatch the mirror tries candidates: the recent trades
 // newest first (our own, announced on the feed, the complement's as 1 - p: mirror.ts), then here
-// '' (REST books) and every price of the token's grid outward from the mid. The payload up to the field is hashed once; each candidate
-// costs one copy of the SHA-1 state and its last block.
+// '' (REST books) and every price of the token's grid outward from the mid. The payload up to the
+// field is hashed once; each candidate costs one copy of the SHA-1 state and its last block.
 import * as crypto from 'node:crypto';
 import { PRICE_SCALE, formatPrice } from '../core/units.js';
 

@@ -106,8 +106,9 @@ export class MarketSet {
     if (gone.length) {
       this.p.feed.removeTokens(gone.flatMap((m) => [m.tokenId, m.complementId]));
       const droppedMs = this.p.now();
-      for (const m of gone) this.settling.set(m.conditionId, { m, droppedMs });
-      if (!this.userTimer) {
+      // (paper has no user channel)
+      if (this.p.feed.user) for (const m of gone) this.settling.set(m.conditionId, { m, droppedMs });
+      if (this.settling.size > 0 && !this.userTimer) {
         this.userTimer = setInterval(() => this.pruneUserMarkets(this.p.now()), USER_CHECK_MS);
         this.userTimer.unref();
       }
