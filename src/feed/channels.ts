@@ -1,6 +1,8 @@
 // Connection options for the CLOB WebSocket channels (wire-formats.md 1.1 and 2): the URL
 // `{ws}/ws/{market|user|all}`, the initial subscription, live subscribe/unsubscribe and the probe
 // the data watchdog sends. The user channel has no snapshot to probe with: PONG liveness only.
+// Live subscribe/unsubscribe on the user channel names condition ids in `markets` (the venue's
+// wss-overview page: "markets ... (for user channel)" beside "operation"), with no auth again.
 import type { ConnectionOptions } from './connection.js';
 
 export type ChannelKind = 'market' | 'user' | 'all';
@@ -49,8 +51,8 @@ export function channelOptions(
   return {
     url: channelUrl(wsBase, kind),
     subscribeAll,
-    subscribeMore: hasAssets ? (ids) => JSON.stringify({ assets_ids: ids, operation: 'subscribe', custom_feature_enabled: true }) : undefined,
-    unsubscribeMsg: hasAssets ? (ids) => JSON.stringify({ assets_ids: ids, operation: 'unsubscribe' }) : undefined,
+    subscribeMore: hasAssets ? (ids) => JSON.stringify({ assets_ids: ids, operation: 'subscribe', custom_feature_enabled: true }) : (ids) => JSON.stringify({ markets: ids, operation: 'subscribe' }),
+    unsubscribeMsg: hasAssets ? (ids) => JSON.stringify({ assets_ids: ids, operation: 'unsubscribe' }) : (ids) => JSON.stringify({ markets: ids, operation: 'unsubscribe' }),
     probe: hasAssets ? (ids) => [JSON.stringify({ assets_ids: ids, operation: 'subscribe', custom_feature_enabled: true })] : undefined,
     // a book snapshot, array-wrapped or single; cheap substring test (no parse on the socket path)
     isSnapshot: (t) => t.includes('"event_type":"book"') || t.includes('"event_type": "book"'),

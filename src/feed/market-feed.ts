@@ -293,11 +293,7 @@ export class MarketFeed {
   addUserMarkets(conditionIds: readonly string[]): void {
     this.user?.subscribe(conditionIds);
   }
-  /**
-   * Takes condition ids off the user channel's subscription. The channel has no unsubscribe
-   * message (wire-formats.md section 2): they leave it at the next (re)connect, whose subscription
-   * lists only the markets still wanted.
-   */
+  /** Takes condition ids off the user channel's subscription (sent on the open connection; a reconnect subscribes only the rest). */
   removeUserMarkets(conditionIds: readonly string[]): void {
     this.user?.unsubscribe(conditionIds);
   }

@@ -121,7 +121,7 @@ export class MarketSet {
 
   /**
    * Takes off the user channel the dropped markets that left USER_LINGER_MS before `nowMs` and
-   * have no unsettled trade (they go at its next connect); returns their condition ids.
+   * have no unsettled trade; returns their condition ids.
    */
   pruneUserMarkets(nowMs: number): string[] {
     const due = [...this.settling.values()].filter((s) => nowMs - s.droppedMs >= USER_LINGER_MS);
@@ -135,7 +135,7 @@ export class MarketSet {
     }
     if (out.length) {
       this.p.feed.removeUserMarkets(out);
-      this.p.log.info({ markets: out, userMarkets: this.p.feed.userMarkets().length }, 'dropped markets leave the user channel at its next connect');
+      this.p.log.info({ markets: out, userMarkets: this.p.feed.userMarkets().length }, 'dropped markets leave the user channel');
     }
     if (this.settling.size === 0) {
       clearInterval(this.userTimer);

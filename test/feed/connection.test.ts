@@ -143,6 +143,25 @@ describe('FeedConnection', () => {
     expect(conn.counters.probes).toBe(0);
     expect(conn.state).toBe('live');
   });
+
+  it("user channel: markets added and removed on the open connection, as the venue's docs give (wss-overview: `markets` with `operation`)", async () => {
+    server = await startServer();
+    conn = new FeedConnection(channelOptions(server.url, { kind: 'user', markets: [], auth: { apiKey: 'k', passphrase: 'p' } }, timing));
+    conn.start(['0xc1']);
+    await waitFor(() => server!.received.length >= 2);
+    expect(JSON.parse(server.received[1])).toEqual({ auth: { apiKey: 'k', passphrase: 'p' }, markets: ['0xc1'], type: 'user' });
+    conn.subscribe(['0xc2', '0xc3']);
+    conn.unsubscribe(['0xc1']);
+    const sent = () => server!.received.filter((m) => m.startsWith('{')).map((m) => JSON.parse(m) as unknown);
+    await waitFor(() => sent().length >= 3);
+    // no second auth message: the subscription grows and shrinks on the same connection
+    expect(sent().slice(1)).toEqual([
+      { markets: ['0xc2', '0xc3'], operation: 'subscribe' },
+      { markets: ['0xc1'], operation: 'unsubscribe' },
+    ]);
+    expect(server.connections).toBe(1);
+    expect(conn.wantedIds().sort()).toEqual(['0xc2', '0xc3']);
+  });
 });
 
 describe('backoffDelay', () => {

@@ -94,7 +94,10 @@ describe('daemon: markets added and removed while running', () => {
       d.engine.ledger.preload({ ...fill, status: 'CONFIRMED' });
       expect(d.marketSet.pruneUserMarkets(Date.now() + 3_600_000 + 1000)).toEqual([mA.conditionId]);
       expect([...d.feed.userMarkets()].sort()).toEqual([mB.conditionId, mC.conditionId].sort());
-      // the user channel has no unsubscribe: the next (re)connect subscribes without A
+      // unsubscribed on the open connection ...
+      await until('A off the user channel', () => subscribed().length === 1 && !subscribed()[0].includes(mA.conditionId));
+      expect(subscribed()[0]).toEqual([mB.conditionId, mC.conditionId].sort());
+      // ... and not subscribed again by the next (re)connect
       const reconnects = d.feed.counters().user_ws_reconnects;
       d.feed.user?.drop();
       await until('the user channel back', () => d.feed.counters().user_ws_reconnects > reconnects && subscribed().length === 1);
