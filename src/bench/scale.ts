@@ -21,7 +21,7 @@
 // RSS < 600 MB, CPU < 0.5 core, lag p99 < 5 ms, no 429. MAKERD_BENCH_SCALE_NODE_ARGS (e.g.
 // "--cpu-prof --cpu-prof-dir=/tmp/prof") and MAKERD_BENCH_SCALE_LOG (a file for the daemon's log)
 // help profiling. After the window, one GET /metrics: its time (metricsMs), the longest the
-// daemon's loop was held meanwhile (metricsLoopMaxMs: a family's turn) and its size (metricsKb).
+// daemon's loop was held meanwhile (metricsLoopMaxMs: one turn of the scrape) and its size (metricsKb).
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -311,7 +311,7 @@ async function runMarkets(n: number, windowS: number): Promise<Record<string, un
     const m0 = performance.now();
     const metricsText = await (await fetch(`${statusUrl}/metrics`, { signal: AbortSignal.timeout(30_000) })).text();
     const metricsMs = performance.now() - m0;
-    // the longest the daemon's loop was held while it answered: one family's turn (status/families.ts)
+    // the longest the daemon's loop was held while it answered (one turn of the scrape: status/families.ts)
     const metricsLoopMaxMs = (await brief(statusUrl)).process.loop?.maxMs ?? null;
     const r2 = (x: number) => Math.round(x * 100) / 100;
     const res = {
