@@ -117,8 +117,7 @@ export class Daemon implements StatusSource {
     const strategy = await this.unlessStopped(loadStrategy(config.strategy.name, config.strategy.params));
     this.clients = createClients(config, profile, log.child({ part: 'api' }));
     this.clients.observeHttp(this.metrics.observeHttp);
-    // signed requests carry our time (the venue refuses stale ones) and the loss day turns at our midnight
-    // signed requests carry our time (polymarket): the venue refuses stale ones
+    // signed requests carry our time (polymarket: the venue refuses stale ones) and the loss day turns at our midnight
     this.checksClock = config.mode === 'live' && profile.name === 'polymarket';
     if (this.checksClock) await this.unlessStopped(this.checkClock());
     this.markets = await this.unlessStopped(this.resolveMarkets());
@@ -300,9 +299,11 @@ export class Daemon implements StatusSource {
     const log = this.o.log;
     try {
       const skewMs = await this.clients.clob.clockSkewMs();
-      const wasOff = this.clockSkewMs !== undefined && Math.abs(this.clockSkewMs) > CLOCK_SKEW_MS + 1000;
+      // the venue's clock has second resolution: a second of margin over CLOCK_SKEW_MS
+      const off = (ms: number): boolean => Math.abs(ms) > CLOCK_SKEW_MS + 1000;
+      const wasOff = this.clockSkewMs !== undefined && off(this.clockSkewMs);
       this.clockSkewMs = skewMs;
-      if (Math.abs(skewMs) <= CLOCK_SKEW_MS + 1000) {
+      if (!off(skewMs)) {
         if (wasOff) log.info({ skewMs }, "our clock is back within the venue's (GET /time)");
         return;
       }
