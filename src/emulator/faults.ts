@@ -13,6 +13,11 @@ export interface FaultConfig extends FeedShape {
   silentFeed: boolean;
   /** User-channel frames are withheld (the connection stays up and answers PING). */
   silentUser: boolean;
+  /**
+   * The user channel ignores live `{"markets", "operation"}` messages and keeps the first
+   * subscription's markets only (the spec, wire-formats.md 2, describes no other; the venue's docs do).
+   */
+  userOpsIgnored: boolean;
   /** The next N market frames are sent malformed (truncated JSON). */
   malformedNext: number;
   /** The next N price_change frames carry a wrong hash in every entry. */
@@ -53,6 +58,7 @@ export const FEED_KEYS = ['topsAfterBatch', 'hashPerMessage', 'oneMessagePerBatc
 export const noFaults: FaultConfig = {
   silentFeed: false,
   silentUser: false,
+  userOpsIgnored: false,
   malformedNext: 0,
   wrongHashNext: 0,
   skipNext: 0,

@@ -103,6 +103,7 @@ export class WsHub {
       for (const id of strings(m.markets)) c.userMarkets.add(id);
     }
     if (c.kind === 'user') {
+      if (this.o.faults.cfg.userOpsIgnored) return;
       if (m.operation === 'subscribe') for (const id of strings(m.markets)) c.userMarkets.add(id);
       if (m.operation === 'unsubscribe') for (const id of strings(m.markets)) c.userMarkets.delete(id);
       return;

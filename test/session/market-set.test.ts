@@ -109,4 +109,28 @@ describe('daemon: markets added and removed while running', () => {
       await r.close();
     }
   }, 60_000);
+
+  it('a venue that ignores live user-channel messages still gets the right markets at the next connect', async () => {
+    // the fault userOpsIgnored: the user channel keeps its first subscription only (as the spec describes it)
+    const r = await startDaemon(3, { seed: 5, trade: 2 });
+    const d = r.daemon;
+    try {
+      const [mA, mB] = d.markets;
+      const [mC] = await marketsFromTokens(d.clients.clob, [r.emu.markets[2].facts.tokens[0]], silentLogger);
+      const subscribed = () => r.emu.ws.userSubscriptions();
+      await until('the user channel subscribed', () => subscribed().length === 1);
+      r.emu.admin.set({ userOpsIgnored: true });
+      d.setMarkets([mB, mC]);
+      await until('A dropped', () => d.engine.marketOf(mA.tokenId) === undefined, 15_000);
+      expect(d.marketSet.pruneUserMarkets(Date.now() + 3_600_000 + 1000)).toEqual([mA.conditionId]);
+      // neither the add of C nor the removal of A reached this venue
+      expect(subscribed()).toEqual([[mA.conditionId, mB.conditionId].sort()]);
+      const reconnects = d.feed.counters().user_ws_reconnects;
+      d.feed.user?.drop();
+      await until('the user channel back', () => d.feed.counters().user_ws_reconnects > reconnects && subscribed().length === 1);
+      expect(subscribed()[0]).toEqual([mB.conditionId, mC.conditionId].sort());
+    } finally {
+      await r.close();
+    }
+  }, 60_000);
 });
