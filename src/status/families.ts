@@ -6,6 +6,7 @@ import { SIZE_SCALE } from '../core/units.js';
 import { microsToDollars } from '../core/units.js';
 import { health } from './report.js';
 import type { StatusSource } from './source.js';
+import { EXPOSITION_SLICE, nextTurn } from './exposition.js';
 import { marketPnl, marketQuotes, price, tokenViews, type MarketQuote, type TokenView } from './views.js';
 
 type Labels = Record<string, string>;
@@ -20,42 +21,70 @@ export const HALT_KINDS: ReadonlyArray<[string, RegExp]> = [
   ['other', /./],
 ];
 
-/** Registers the families; the returned function starts a scrape (the tokens are read afresh). */
-export function registerFamilies(reg: Registry, d: StatusSource): () => void {
+/** A family's samples, read at each scrape (in one turn, or over several when it is a promise). */
+type Read = () => Iterable<Sample> | Promise<Iterable<Sample>>;
+
+/**
+ * A gauge (or counter) whose series are read afresh at each scrape, set EXPOSITION_SLICE a loop
+ * turn: a family of thousands (a series per token) would otherwise hold the loop while prom-client
+ * hashes each series' labels. A sample whose value is not finite (or, for a counter, negative) is
+ * left out.
+ */
+export function scrapeFamily(reg: Registry, type: 'gauge' | 'counter', name: string, help: string, labelNames: string[], read: Read): void {
+  const set = async (put: (l: Labels, v: number) => void, ok: (v: number) => boolean) => {
+    let n = 0;
+    for (const [l, v] of await read()) {
+      if (ok(v)) put(l, v);
+      if (++n % EXPOSITION_SLICE === 0) await nextTurn();
+    }
+  };
   const registers = [reg];
-  // Each family is read (and formatted by prom-client) in a loop turn of its own: a scrape at 1,000
-  // markets is ~140 ms of work, which in one turn would hold every feed frame and order behind it.
-  let turns: Promise<void> = Promise.resolve();
-  const ownTurn = (): Promise<void> => (turns = turns.then(() => new Promise<void>((r) => setImmediate(r))));
-  const gauge = (name: string, help: string, labelNames: string[], read: () => Iterable<Sample>) =>
+  if (type === 'gauge')
     new Gauge({
       name: `makerd_${name}`,
       help,
       labelNames,
       registers,
       async collect() {
-        await ownTurn();
         this.reset();
-        for (const [l, v] of read()) if (Number.isFinite(v)) this.set(l, v);
+        await set((l, v) => this.set(l, v), Number.isFinite);
       },
     });
-  const counter = (name: string, help: string, labelNames: string[], read: () => Iterable<Sample>) =>
+  else
     new Counter({
       name: `makerd_${name}_total`,
       help,
       labelNames,
       registers,
       async collect() {
-        await ownTurn();
         this.reset();
-        for (const [l, v] of read()) if (Number.isFinite(v) && v >= 0) this.inc(l, v);
+        await set(
+          (l, v) => this.inc(l, v),
+          (v) => Number.isFinite(v) && v >= 0,
+        );
       },
     });
+}
+
+/** Registers the families; the returned function starts a scrape (the tokens are read afresh). */
+export function registerFamilies(reg: Registry, d: StatusSource): () => void {
+  const gauge = (name: string, help: string, labelNames: string[], read: Read) => scrapeFamily(reg, 'gauge', name, help, labelNames, read);
+  const counter = (name: string, help: string, labelNames: string[], read: Read) => scrapeFamily(reg, 'counter', name, help, labelNames, read);
   const one = (v: number | boolean): Sample[] => [[{}, Number(v)]];
-  // one reading of the tokens per scrape: the families of a scrape, a few turns apart, share it
-  let cached: TokenView[] | undefined;
-  const views = (): TokenView[] => (cached ??= tokenViews(d));
-  const perToken = (f: (v: TokenView) => Iterable<Sample>) => () => views().flatMap((v) => [...f(v)]);
+  // one reading of the tokens per scrape, EXPOSITION_SLICE / 2 markets a turn: the families of a scrape share it
+  let cached: Promise<TokenView[]> | undefined;
+  const readViews = async (): Promise<TokenView[]> => {
+    const ms = d.markets;
+    const out: TokenView[] = [];
+    const step = EXPOSITION_SLICE / 2;
+    for (let i = 0; i < ms.length; i += step) {
+      if (i > 0) await nextTurn();
+      for (const v of tokenViews(d, ms.slice(i, i + step))) out.push(v);
+    }
+    return out;
+  };
+  const views = (): Promise<TokenView[]> => (cached ??= readViews());
+  const perToken = (f: (v: TokenView) => Iterable<Sample>) => async () => (await views()).flatMap((v) => [...f(v)]);
   const at = (v: TokenView, extra: Labels = {}): Labels => ({ market: v.market, token: v.token, ...extra });
 
   gauge('healthy', '1 when GET /health is 200: feeds live, books in sync and fresh, not halted, store and cancels settled.', [], () => one(health(d).ok));
@@ -95,8 +124,8 @@ export function registerFamilies(reg: Registry, d: StatusSource): () => void {
   ]);
   gauge('fees_dollars', 'Fees paid this session (falls when a fill is reversed).', [], () => one(microsToDollars(r().feesMicros)));
   gauge('volume_dollars', 'Notional traded this session (falls when a fill is reversed).', [], () => one(microsToDollars(r().volumeMicros)));
-  gauge('market_pnl_dollars', "A market's PnL before fees: its tokens' realized plus unrealized at mid.", ['market'], () =>
-    [...marketPnl(views())].map(([market, v]) => [{ market }, microsToDollars(v)]),
+  gauge('market_pnl_dollars', "A market's PnL before fees: its tokens' realized plus unrealized at mid.", ['market'], async () =>
+    [...marketPnl(await views())].map(([market, v]) => [{ market }, microsToDollars(v)]),
   );
   gauge(
     'position_shares',
@@ -141,11 +170,10 @@ export function registerFamilies(reg: Registry, d: StatusSource): () => void {
   gauge('quote_distance_from_top', "How far our best quote is behind the top of its side, per market in the first token's terms, in dollars per share (0: at the top).", ['market', 'side'], () =>
     marketQuotes(d).flatMap((q) => quoteSides(q, q.ourBid >= 0 && q.bestBid >= 0 ? Math.max(0, q.bestBid - q.ourBid) : -1, q.ourAsk >= 0 && q.bestAsk >= 0 ? Math.max(0, q.ourAsk - q.bestAsk) : -1)),
   );
-  gauge('book_age_seconds', 'Time since the last book update, per token (absent before the first book).', ['market', 'token'], () => {
+  gauge('book_age_seconds', 'Time since the last book update, per token (absent before the first book).', ['market', 'token'], async () => {
+    const vs = await views();
     const now = d.clock.now();
-    return views()
-      .filter((v) => v.book && v.book.updatedAt() > 0)
-      .map((v) => [at(v), (now - (v.book as { updatedAt(): number }).updatedAt()) / 1000]);
+    return vs.filter((v) => v.book && v.book.updatedAt() > 0).map((v) => [at(v), (now - (v.book as { updatedAt(): number }).updatedAt()) / 1000]);
   });
   gauge(
     'book_in_sync',
@@ -153,15 +181,16 @@ export function registerFamilies(reg: Registry, d: StatusSource): () => void {
     ['market', 'token'],
     perToken((v) => [[at(v), Number(v.book?.inSync() ?? false)]]),
   );
-  gauge('book_in_sync_ratio', 'Share of time the book was in sync since the token was first seen.', ['market', 'token'], () => {
+  gauge('book_in_sync_ratio', 'Share of time the book was in sync since the token was first seen.', ['market', 'token'], async () => {
+    const vs = await views();
     const now = d.clock.now();
-    return views().flatMap((v) => {
+    return vs.flatMap((v) => {
       const si = d.feed.mirror.syncInfo(v.token);
       return si && now > si.firstSeenMs ? [[at(v), si.inSyncMs / (now - si.firstSeenMs)] as const] : [];
     });
   });
-  counter('book_hash_checks', 'Book hash checks by result (ltp_recovered: passed once the hashed last trade price was recovered).', ['market', 'token', 'result'], () =>
-    views().flatMap((v) => {
+  counter('book_hash_checks', 'Book hash checks by result (ltp_recovered: passed once the hashed last trade price was recovered).', ['market', 'token', 'result'], async () =>
+    (await views()).flatMap((v) => {
       const st = d.feed.mirror.stats(v.token);
       if (!st) return [];
       return [
@@ -247,7 +276,7 @@ export function registerFamilies(reg: Registry, d: StatusSource): () => void {
   return () => (cached = undefined);
 }
 
-type Family = (name: string, help: string, labelNames: string[], read: () => Iterable<Sample>) => unknown;
+type Family = (name: string, help: string, labelNames: string[], read: Read) => unknown;
 
 /** Bid and ask samples of a token where the price is set (>= 0), in dollars per share. */
 function sides(v: TokenView, bid: number, ask: number): Sample[] {

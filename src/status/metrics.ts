@@ -11,6 +11,7 @@ import type { Journal } from '../engine/engine-sink.js';
 import type { Fill } from '../engine/fills.js';
 import type { Venue } from '../venue/types.js';
 import { registerFamilies } from './families.js';
+import { expositionPieces } from './exposition.js';
 import { SessionHistory } from './history.js';
 import type { MetricsView, StatusSource } from './source.js';
 
@@ -40,6 +41,8 @@ export class StatusMetrics implements MetricsView {
   private readonly filledShares: Counter<'market' | 'token' | 'side'>;
   /** performance.now() of the first market event handed to the engine in this loop turn; NaN outside one. */
   private turnStart = NaN;
+  /** The scrape in progress (settled when none is). */
+  private scrapes: Promise<void> = Promise.resolve();
   private lastDelayTs = NaN;
 
   constructor(private readonly d: StatusSource) {
@@ -80,10 +83,29 @@ export class StatusMetrics implements MetricsView {
     return this.registry.contentType;
   }
 
-  /** The text exposition of every family (GET /metrics). */
-  text(): Promise<string> {
-    this.newScrape();
-    return this.registry.metrics();
+  /**
+   * The text exposition of every family (GET /metrics), in pieces a few hundred series long with
+   * loop turns between them (exposition.ts). Scrapes run one after another: a family's read spans
+   * turns, and a second scrape's reset would empty it midway. Iterate to the end (or break).
+   */
+  async *pieces(): AsyncGenerator<string> {
+    const before = this.scrapes;
+    let done = (): void => undefined;
+    this.scrapes = new Promise<void>((r) => (done = r));
+    try {
+      await before;
+      this.newScrape();
+      yield* expositionPieces(this.registry);
+    } finally {
+      done();
+    }
+  }
+
+  /** The whole exposition as one string. */
+  async text(): Promise<string> {
+    let out = '';
+    for await (const p of this.pieces()) out += p;
+    return out;
   }
 
   /** The engine as the pipeline's sink, with each event's delay measured and the turn's start noted. */

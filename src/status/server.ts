@@ -6,7 +6,7 @@
 // ?brief=1: counts instead of the per-market, per-token and per-order lists; ?loop=reset: the
 // event-loop lag figures start a new interval after this read; ?live=N: the live page's section
 // (N book levels per side, PnL over the session, the last fills). GET /metrics: metrics.ts.
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../core/log.js';
 import type { MetricsView, StatusSource } from './source.js';
@@ -56,7 +56,7 @@ export class StatusServer {
           const body = statusJson(this.d, { brief, resetLoop: q.get('loop') === 'reset', liveDepth });
           res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body, null, 1) + '\n');
         } else if (path === '/metrics') {
-          this.metrics.text().then((text) => res.writeHead(200, { 'content-type': this.metrics.contentType }).end(text), fail);
+          void this.writeMetrics(res, fail);
         } else {
           res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
         }
@@ -88,6 +88,26 @@ export class StatusServer {
         resolve();
       });
     });
+  }
+
+  /**
+   * GET /metrics: each piece written as it is made (a scrape at 1,000 markets is ~5 MB over some
+   * hundred loop turns). A failure before the first piece answers 500; after it, the connection is
+   * cut, so the scraper sees a failed scrape rather than a short one.
+   */
+  private async writeMetrics(res: ServerResponse, fail: (err: unknown) => void): Promise<void> {
+    try {
+      for await (const p of this.metrics.pieces()) {
+        if (res.destroyed) break;
+        if (!res.headersSent) res.writeHead(200, { 'content-type': this.metrics.contentType, 'cache-control': 'no-store' });
+        res.write(p);
+      }
+      res.end();
+    } catch (err) {
+      if (!res.headersSent) return fail(err);
+      this.log.error({ err, path: '/metrics' }, 'status: handler failed');
+      res.destroy();
+    }
   }
 
   close(): Promise<void> {

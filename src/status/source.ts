@@ -43,6 +43,6 @@ export interface MetricsView {
   readonly history: SessionHistory;
   /** The exposition's content type. */
   readonly contentType: string;
-  /** The exposition (GET /metrics). */
-  text(): Promise<string>;
+  /** The exposition (GET /metrics) in pieces, a loop turn apart; joined, the whole text. */
+  pieces(): AsyncIterable<string>;
 }

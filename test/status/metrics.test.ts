@@ -218,7 +218,11 @@ describe('GET /metrics', () => {
 
 describe('a scrape and the loop', () => {
   it('reads its families in loop turns of their own: the feed and orders are not held for a whole scrape', async () => {
-    const text = run.daemon.status.metrics.text();
+    const text = (async () => {
+      let out = '';
+      for await (const p of run.daemon.status.metrics.pieces()) out += p;
+      return out;
+    })();
     let turns = 0;
     let done = false;
     void text.then(() => (done = true));
@@ -250,6 +254,7 @@ describe('GET /metrics before a book', () => {
       expect(tokens(name), name).not.toContain(fake.tokenId);
       expect(tokens(name).length, name).toBeGreaterThanOrEqual(4);
     }
-    expect(text).not.toMatch(/ (-1|NaN)$/m);
+    // ours; prom-client's event-loop mean and stddev read NaN between two close scrapes (no samples)
+    expect(text.split('\n').filter((l) => l.startsWith('makerd_') && / (-1|NaN)$/.test(l))).toEqual([]);
   });
 });
