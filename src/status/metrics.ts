@@ -101,13 +101,6 @@ export class StatusMetrics implements MetricsView {
     }
   }
 
-  /** The whole exposition as one string. */
-  async text(): Promise<string> {
-    let out = '';
-    for await (const p of this.pieces()) out += p;
-    return out;
-  }
-
   /** The engine as the pipeline's sink, with each event's delay measured and the turn's start noted. */
   tapEvents(engine: MarketEventSink): MarketEventSink {
     return {

@@ -67,7 +67,8 @@ describe('GET /status', () => {
       expect(blocked.sinceMs).toBeLessThan(1000);
       await sleep(200);
       const calm = (await status(d, '?brief=1')).process.loop;
-      expect(calm.maxMs).toBeLessThan(40);
+      // the 60 ms block is gone (a shorter stall of a busy machine may still show)
+      expect(calm.maxMs).toBeLessThan(60);
       expect(calm.samples).toBeGreaterThan(5);
       // a dropped market connection is one reconnect
       emu.admin.dropConnections();
