@@ -7,15 +7,8 @@ import { encodeAbiParameters, keccak256, toHex } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { OrderType, Side } from '../core/events.js';
 import { POLYGON_CHAIN_ID } from './polymarket-auth.js';
+import { exchangeOf } from './polymarket-contracts.js';
 
-/** Polygon V2 exchange contracts (the official client's config for chain 137). */
-export const EXCHANGE_V2 = '0xE111180000d2663C0091e4f400237545B87B996B' as const;
-export const NEG_RISK_EXCHANGE_V2 = '0xe2222d279d744050d28e00520010520000310F59' as const;
-
-/** The exchange contract a market's orders are signed for, and which takes a BUY's collateral. */
-export function exchangeOf(negRisk: boolean): typeof EXCHANGE_V2 | typeof NEG_RISK_EXCHANGE_V2 {
-  return negRisk ? NEG_RISK_EXCHANGE_V2 : EXCHANGE_V2;
-}
 export const ZERO_BYTES32 = `0x${'0'.repeat(64)}` as const;
 
 /**

@@ -1,12 +1,16 @@
 // The CLOB profile a command runs with: venue.profile (or MAKERD_VENUE) picks it, and its
-// credentials come from the environment only (never a config file, never a log line).
+// credentials come from the environment only (never a config file, never a log line). The
+// polymarket profile (viem's signing) is loaded only when it is the one picked.
 import type { Config } from '../config.js';
 import { apiKeyFromEnv } from '../config.js';
 import { specProfile, type ClobProfile } from './clob-profile.js';
 import { polymarketCredentialsFromEnv } from './polymarket-credentials.js';
-import { polymarketProfile } from './polymarket-profile.js';
 
 /** The configured profile with the environment's credentials (a malformed one: ConfigError naming the variable). */
-export function clobProfileFromEnv(config: Config, env: NodeJS.ProcessEnv): ClobProfile {
-  return config.venue.profile === 'polymarket' ? polymarketProfile(polymarketCredentialsFromEnv(env)) : specProfile(apiKeyFromEnv(env));
+export async function clobProfileFromEnv(config: Config, env: NodeJS.ProcessEnv): Promise<ClobProfile> {
+  if (config.venue.profile !== 'polymarket') return specProfile(apiKeyFromEnv(env));
+  // the credentials are checked before viem loads: a malformed one fails as fast as before
+  const credentials = polymarketCredentialsFromEnv(env);
+  const { polymarketProfile } = await import('./polymarket-profile.js');
+  return polymarketProfile(credentials);
 }

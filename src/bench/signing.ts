@@ -2,7 +2,8 @@
 // leave, against a floor of viem's bare EIP-712 signature of the same orders (the cryptography).
 import { privateKeyToAccount } from 'viem/accounts';
 import { polymarketProfile } from '../api/polymarket-profile.js';
-import { EXCHANGE_V2, ORDER_STRUCT } from '../api/polymarket-order.js';
+import { ORDER_STRUCT } from '../api/polymarket-order.js';
+import { EXCHANGE_V2 } from '../api/polymarket-contracts.js';
 import type { NewOrder } from '../api/clob-profile.js';
 
 const PK = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d' as const;

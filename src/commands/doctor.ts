@@ -9,7 +9,7 @@ import { formatPrice, formatSize } from '../core/units.js';
 import { createClients, type Clients } from '../api/index.js';
 import type { ClobProfile } from '../api/clob-profile.js';
 import { clobProfileFromEnv } from '../api/profile-from-env.js';
-import { EXCHANGE_V2, NEG_RISK_EXCHANGE_V2 } from '../api/polymarket-order.js';
+import { EXCHANGE_V2, NEG_RISK_EXCHANGE_V2 } from '../api/polymarket-contracts.js';
 import { CLOCK_SKEW_MS, allowanceOf, spendableCollateral } from '../api/clob-client.js';
 import { marketsFromTokens } from '../session/markets.js';
 import { numberFlag, type CommandModule } from './command.js';
@@ -142,7 +142,7 @@ export const command: CommandModule = {
     const { values } = parseArgs({ args: argv, options: { config: { type: 'string' }, markets: { type: 'string' }, 'max-skew-ms': { type: 'string' } }, strict: true, allowPositionals: false });
     const config = loadConfig({ file: values.config, env: io.env });
     const maxSkewMs = numberFlag(values['max-skew-ms'], '--max-skew-ms', { min: 0, integer: true }) ?? CLOCK_SKEW_MS;
-    const profile = clobProfileFromEnv(config, io.env);
+    const profile = await clobProfileFromEnv(config, io.env);
     const tokens = values.markets ? values.markets.split(',').filter(Boolean) : config.markets;
     const clients = createClients(config, profile);
     io.out(`makerd doctor: venue profile ${profile.name}, CLOB ${config.urls.clob}`);

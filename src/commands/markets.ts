@@ -79,7 +79,7 @@ export const command: CommandModule = {
     // retries are logged only when asked for (debug/trace): a failure should print one line
     const level = config.log.level === 'debug' || config.log.level === 'trace' ? config.log.level : 'error';
     const logger = createLogger({ level, destination: { write: (s: string) => io.err(s.trimEnd()) } });
-    const clients = createClients(config, clobProfileFromEnv(config, io.env), logger);
+    const clients = createClients(config, await clobProfileFromEnv(config, io.env), logger);
     try {
       const markets = await clients.gamma.listMarkets({
         active: values.active,

@@ -49,7 +49,7 @@ export const command: CommandModule = {
     }
     const config = loadConfig({ file: values.config, env: io.env, overrides: values.mode ? { mode: values.mode } : undefined });
     const log = createLogger({ level: config.log.level, name: 'makerd' });
-    const daemon = new Daemon({ config, venue: clobProfileFromEnv(config, io.env), log, tokens });
+    const daemon = new Daemon({ config, venue: await clobProfileFromEnv(config, io.env), log, tokens });
     let stopping: Promise<StopReport> | undefined;
     let signalled = false;
     const stop = (why: string) => {

@@ -6,7 +6,8 @@
 // checked as the ERC-1271 wallet would check it (ERC-7739 nested typed data, see depositWalletSigner).
 import { hashDomain, hashStruct, hashTypedData, recoverTypedDataAddress, toHex } from 'viem';
 import { POLYGON_CHAIN_ID } from '../api/polymarket-auth.js';
-import { exchangeOf, ORDER_STRUCT, ORDER_TYPE, TYPED_DATA_SIGN, ZERO_BYTES32 } from '../api/polymarket-order.js';
+import { ORDER_STRUCT, ORDER_TYPE, TYPED_DATA_SIGN, ZERO_BYTES32 } from '../api/polymarket-order.js';
+import { exchangeOf } from '../api/polymarket-contracts.js';
 import { formatPrice, formatSize, PRICE_SCALE } from '../core/units.js';
 import type { Exchange } from './exchange.js';
 import { hex64 } from './ids.js';

@@ -1,7 +1,7 @@
 // The CLOB API of the polymarket profile: the venue's paths and plain JSON bodies (errors as
 // {"error": message}), L1 auth for creating/deriving API credentials, L2 auth on every private
 // route, signed V2 orders, heartbeats. Orders, cancels, trades and user frames are the Exchange's.
-import { EXCHANGE_V2, NEG_RISK_EXCHANGE_V2 } from '../api/polymarket-order.js';
+import { EXCHANGE_V2, NEG_RISK_EXCHANGE_V2 } from '../api/polymarket-contracts.js';
 import type { Exchange, UserOrder } from './exchange.js';
 import { cursorPage, type EmuReply, type EmuRequest } from './http-util.js';
 import type { KeyRegistry } from './keys.js';

@@ -10,7 +10,7 @@ import { formatPrice } from '../core/units.js';
 import { ConfigError, MakerdError } from '../core/errors.js';
 import { createClients, type Clients } from '../api/index.js';
 import type { ClobProfile } from '../api/clob-profile.js';
-import { exchangeOf } from '../api/polymarket-order.js';
+import { exchangeOf } from '../api/polymarket-contracts.js';
 import { CLOCK_SKEW_MS } from '../api/clob-client.js';
 import { Heartbeats } from './heartbeats.js';
 import { MarketFeed, bookEventFromRest } from '../feed/market-feed.js';

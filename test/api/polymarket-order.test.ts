@@ -7,7 +7,8 @@ import { OrderBuilder, getContractConfig, orderToJsonV2 } from '@polymarket/clob
 import { createWalletClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { polygon } from 'viem/chains';
-import { EXCHANGE_V2, NEG_RISK_EXCHANGE_V2, orderAmounts, orderBodyV2, orderSalt, signOrderV2, type SignatureType } from '../../src/api/polymarket-order.js';
+import { orderAmounts, orderBodyV2, orderSalt, signOrderV2, type SignatureType } from '../../src/api/polymarket-order.js';
+import { EXCHANGE_V2, NEG_RISK_EXCHANGE_V2 } from '../../src/api/polymarket-contracts.js';
 import type { Side } from '../../src/core/events.js';
 import { polymarketProfile } from '../../src/api/polymarket-profile.js';
 import { SeededRng } from '../../src/core/rng.js';

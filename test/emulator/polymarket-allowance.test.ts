@@ -5,7 +5,8 @@
 // the lower of the balance and the allowances of the exchanges its markets use.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { AssetType } from '@polymarket/clob-client-v2';
-import { EXCHANGE_V2, NEG_RISK_EXCHANGE_V2, orderBodyV2, signOrderV2 } from '../../src/api/polymarket-order.js';
+import { orderBodyV2, signOrderV2 } from '../../src/api/polymarket-order.js';
+import { EXCHANGE_V2, NEG_RISK_EXCHANGE_V2 } from '../../src/api/polymarket-contracts.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
 import { LiveVenue } from '../../src/venue/live-venue.js';
 import { createLogger } from '../../src/core/log.js';

@@ -9,7 +9,7 @@ import { DeadlineError } from '../../src/core/errors.js';
 import { fixture, send, startServer, testHttp, type TestServer } from '../api/http-server.js';
 import { polymarketProfile } from '../../src/api/polymarket-profile.js';
 import { polymarketCredentialsFromEnv } from '../../src/api/polymarket-credentials.js';
-import { EXCHANGE_V2 } from '../../src/api/polymarket-order.js';
+import { EXCHANGE_V2 } from '../../src/api/polymarket-contracts.js';
 import { startEmulator } from '../../src/emulator/server.js';
 import { makerdVenueFor } from '../emulator/polymarket-helpers.js';
 
