@@ -59,6 +59,18 @@ const MAX_PAUSE_MS = 15 * 60_000;
  * seconds (>= 1e9), a delta in seconds (<= 3600) or else a delta in milliseconds. Clamped to
  * [now, now + 15 min] so a wrong header cannot stall a scope for long.
  */
+/**
+ * Retry-After as an absolute time in ms: a delay in seconds (fractions taken) or an HTTP date.
+ * Clamped as resetAtMs is.
+ */
+export function retryAfterAtMs(raw: string | undefined, nowMs: number): number | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const v = Number(raw);
+  const at = Number.isFinite(v) ? (v >= 0 ? nowMs + v * 1000 : NaN) : Date.parse(raw);
+  if (!Number.isFinite(at)) return undefined;
+  return Math.min(Math.max(at, nowMs), nowMs + MAX_PAUSE_MS);
+}
+
 export function resetAtMs(raw: string | undefined, nowMs: number): number | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
   const v = Number(raw);

@@ -96,6 +96,25 @@ export function scopesFor(api: ApiName, method: string, path: string): Scope[] {
   return s;
 }
 
+/**
+ * The venue's per-signer token buckets (docs.polymarket.com/api-reference/trading-rate-limits,
+ * live since the summer of 2026): one for orders, one for cancels, each counting orders rather
+ * than requests and spanning several endpoints. They are not modelled as windows here (their rates
+ * depend on the account's volume tier); a 429 from one of them holds every endpoint it spans.
+ */
+const SIGNER_BUCKETS: ReadonlyArray<ReadonlyArray<string>> = [
+  ['POST /order', 'POST /orders'],
+  ['DELETE /order', 'DELETE /orders', 'DELETE /cancel-all', 'DELETE /cancel-market-orders'],
+];
+
+/** The burst scopes of every endpoint in the per-signer bucket of `method path` (none for other requests). */
+export function signerBucketScopes(api: ApiName, method: string, path: string): Scope[] {
+  if (api !== 'clob') return [];
+  const ep = `${method.toUpperCase()} ${path}`;
+  const bucket = SIGNER_BUCKETS.find((b) => b.includes(ep));
+  return bucket ? bucket.map((e) => (clobEndpoint.get(e) as Scope[])[0]) : [];
+}
+
 /** A scope under the configured scales: limit floor(limit*scale) (min 1), window windowMs*windowScale. */
 export function scaleScope(s: Scope, scale: number, windowScale: number): Scope {
   return {

@@ -11,9 +11,9 @@ import { settleWithin } from '../core/clock.js';
 import type { Config } from '../config.js';
 import { AmbiguousSubmitError, ApiError, DeadlineError, RateLimitError, TransportError, type CallKind } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/log.js';
-import { scopesFor, type ApiName, type Scope } from './limit-table.js';
+import { scopesFor, signerBucketScopes, type ApiName, type Scope } from './limit-table.js';
 import { PRIORITY, type Limiter } from './limiter.js';
-import { decodeBody, resetAtMs } from './envelope.js';
+import { decodeBody, resetAtMs, retryAfterAtMs } from './envelope.js';
 import { exchange, type RawResponse } from './http-exchange.js';
 
 export type Method = 'GET' | 'POST' | 'DELETE';
@@ -268,10 +268,29 @@ export class Transport {
       }
       if (res.status === 429) {
         const now = limiter.clock.now();
-        const resetAt = resetAtMs(header(res.headers, 'x-ratelimit-reset'), now);
-        const scope = this.limitedScope(scopes, header(res.headers, 'x-ratelimit-limit'));
-        if (resetAt !== undefined) limiter.pause(scope.id, resetAt);
-        this.log.warn({ method, path, attempt, scope: scope.id, resetAt, remaining: header(res.headers, 'x-ratelimit-remaining') }, 'rate limited (429)');
+        // the latest of the times the answer names: the spec's X-RateLimit-Reset, the venue's per-signer Poly-RateLimit-Reset and Retry-After
+        const times = [
+          resetAtMs(header(res.headers, 'x-ratelimit-reset'), now),
+          resetAtMs(header(res.headers, 'poly-ratelimit-reset'), now),
+          retryAfterAtMs(header(res.headers, 'retry-after'), now),
+        ].filter((t): t is number => t !== undefined);
+        const resetAt = times.length ? Math.max(...times) : undefined;
+        const limitHeader = header(res.headers, 'x-ratelimit-limit');
+        const scope = this.limitedScope(scopes, limitHeader);
+        // a trading 429 that names no scope of ours is the venue's per-signer bucket: it holds every endpoint the bucket spans
+        const held = limitHeader === undefined ? signerBucketScopes(this.opts.api, method, spec.path) : [];
+        if (resetAt !== undefined) for (const s of held.length ? held : [scope]) limiter.pause(s.id, resetAt);
+        this.log.warn(
+          {
+            method,
+            path,
+            attempt,
+            scope: held.length ? held.map((s) => s.id) : scope.id,
+            resetAt,
+            remaining: header(res.headers, 'x-ratelimit-remaining') ?? header(res.headers, 'poly-ratelimit-remaining'),
+          },
+          'rate limited (429)',
+        );
         const pauseLeft = resetAt !== undefined ? resetAt - now : 0;
         if (attempt < attempts && Date.now() + pauseLeft < deadlineAt && (await pause(this.backoffMs(attempt) - pauseLeft))) continue;
         throw new RateLimitError(method, path, resetAt);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Transport, type RequestSpec } from '../../src/api/transport.js';
 import { MAX_BODY_BYTES } from '../../src/api/http-exchange.js';
 import { Limiter } from '../../src/api/limiter.js';
-import { resetAtMs } from '../../src/api/envelope.js';
+import { resetAtMs, retryAfterAtMs } from '../../src/api/envelope.js';
 import { WallClock } from '../../src/core/clock.js';
 import { AmbiguousSubmitError, ApiError, RateLimitError, ResponseShapeError, TransportError } from '../../src/core/errors.js';
 import { fixture, send, startServer, testHttp, testRetry, type Handler, type TestServer } from './http-server.js';
@@ -311,6 +311,44 @@ describe('transport: 429', () => {
     expect(r.result).toMatchObject({ orderID: 'o1' });
     expect(r.count).toBe(2);
   });
+  // the venue's per-signer order and cancel buckets (docs.polymarket.com/api-reference/trading-rate-limits):
+  // a 429 names its wait in Retry-After (seconds) and Poly-RateLimit-Reset (epoch seconds), not X-RateLimit-Reset
+  it('a per-signer 429 (Retry-After, Poly-RateLimit-Reset) pauses every endpoint of that bucket until then', async () => {
+    let n = 0;
+    const limiter = new Limiter({ clock: new WallClock({ keepAlive: true }) });
+    const t0 = Date.now();
+    const r = await run(
+      { method: 'POST', path: '/orders', body: [] },
+      (_q, res) =>
+        ++n === 1
+          ? send(res, 429, { error: 'Too Many Requests' }, { 'Retry-After': '1', 'Poly-RateLimit-Reset': String(Math.ceil(Date.now() / 1000) + 1), 'Poly-RateLimit-Tier': 'standard' })
+          : send(res, 200, []),
+      { limiter },
+    );
+    expect(r.result).toEqual([]);
+    expect(r.count).toBe(2);
+    // the retry waited for the venue's time, not the backoff alone
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
+    // POST /order draws from the same order bucket: paused too; the cancel bucket is not
+    const paused = (id: string) => limiter.pausedUntil(id) > t0;
+    expect(paused('clob:POST /orders:burst')).toBe(true);
+    expect(paused('clob:POST /order:burst')).toBe(true);
+    expect(paused('clob:DELETE /orders:burst')).toBe(false);
+    expect(paused('clob')).toBe(false);
+  });
+  it('a cancel-bucket 429 pauses every cancel endpoint and no order endpoint', async () => {
+    let n = 0;
+    const limiter = new Limiter({ clock: new WallClock({ keepAlive: true }) });
+    const t0 = Date.now();
+    const r = await run(
+      { method: 'DELETE', path: '/order', body: { orderID: 'o1' } },
+      (_q, res) => (++n === 1 ? send(res, 429, { error: 'Too Many Requests' }, { 'Retry-After': '0.2' }) : send(res, 200, { canceled: ['o1'], not_canceled: {} })),
+      { limiter },
+    );
+    expect(r.count).toBe(2);
+    for (const ep of ['DELETE /order', 'DELETE /orders', 'DELETE /cancel-all', 'DELETE /cancel-market-orders']) expect(limiter.pausedUntil(`clob:${ep}:burst`), ep).toBeGreaterThan(t0);
+    expect(limiter.pausedUntil('clob:POST /orders:burst')).toBe(0);
+  });
   it('429 until attempts run out -> RateLimitError naming the endpoint', async () => {
     const r = await run({ method: 'GET', path: '/price' }, (_q, res) => send(res, 429, { error: 'rate limited' }, { 'X-RateLimit-Reset': '0' }), { attempts: 4 });
     expect(r.error).toBeInstanceOf(RateLimitError);
@@ -318,6 +356,16 @@ describe('transport: 429', () => {
     expect([e.status, e.method, e.path]).toEqual([429, 'GET', '/price']);
     expect(e.message).toContain('GET /price');
     expect(r.count).toBe(4);
+  });
+  it('Retry-After in seconds (fractions too) or as an HTTP date', () => {
+    const now = 1_700_000_000_000;
+    expect(retryAfterAtMs('2', now)).toBe(now + 2000);
+    expect(retryAfterAtMs('0.25', now)).toBe(now + 250);
+    // seconds even past an hour (resetAtMs would read 5000 as ms), clamped to 15 minutes
+    expect(retryAfterAtMs('5000', now)).toBe(now + 15 * 60_000);
+    expect(retryAfterAtMs(new Date(now + 3000).toUTCString(), now)).toBe(now + 3000);
+    expect(retryAfterAtMs(new Date(now - 3000).toUTCString(), now)).toBe(now);
+    for (const bad of ['', 'soon', '-1', undefined]) expect(retryAfterAtMs(bad, now)).toBeUndefined();
   });
   it('X-RateLimit-Reset in epoch ms, epoch s and deltas', () => {
     const now = 1_700_000_000_000;
