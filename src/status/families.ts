@@ -1,16 +1,14 @@
 // The metric families read from the running daemon at each scrape: health, quoting and halts,
 // money and positions, the book and our quotes against its top, orders, rate limits, the feed.
 // A series whose value is not a finite number is left out (no -1 or NaN sentinels).
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { SIZE_SCALE } from '../core/units.js';
 import { microsToDollars } from '../core/units.js';
 import { health } from './report.js';
 import type { StatusSource } from './source.js';
 import { EXPOSITION_SLICE, nextTurn } from './exposition.js';
+import { scrapeFamily, type Labels, type Read, type Sample } from './scrape-family.js';
 import { marketPnl, marketQuotes, price, tokenViews, type MarketQuote, type TokenView } from './views.js';
-
-type Labels = Record<string, string>;
-type Sample = readonly [Labels, number];
 
 /** Halt reasons as a state set: one series per kind, 1 for the one in force. */
 export const HALT_KINDS: ReadonlyArray<[string, RegExp]> = [
@@ -20,51 +18,6 @@ export const HALT_KINDS: ReadonlyArray<[string, RegExp]> = [
   ['store_write', /^store write failed/],
   ['other', /./],
 ];
-
-/** A family's samples, read at each scrape (in one turn, or over several when it is a promise). */
-type Read = () => Iterable<Sample> | Promise<Iterable<Sample>>;
-
-/**
- * A gauge (or counter) whose series are read afresh at each scrape, set EXPOSITION_SLICE a loop
- * turn: a family of thousands (a series per token) would otherwise hold the loop while prom-client
- * hashes each series' labels. A sample whose value is not finite (or, for a counter, negative) is
- * left out.
- */
-export function scrapeFamily(reg: Registry, type: 'gauge' | 'counter', name: string, help: string, labelNames: string[], read: Read): void {
-  const set = async (put: (l: Labels, v: number) => void, ok: (v: number) => boolean) => {
-    let n = 0;
-    for (const [l, v] of await read()) {
-      if (ok(v)) put(l, v);
-      if (++n % EXPOSITION_SLICE === 0) await nextTurn();
-    }
-  };
-  const registers = [reg];
-  if (type === 'gauge')
-    new Gauge({
-      name: `makerd_${name}`,
-      help,
-      labelNames,
-      registers,
-      async collect() {
-        this.reset();
-        await set((l, v) => this.set(l, v), Number.isFinite);
-      },
-    });
-  else
-    new Counter({
-      name: `makerd_${name}_total`,
-      help,
-      labelNames,
-      registers,
-      async collect() {
-        this.reset();
-        await set(
-          (l, v) => this.inc(l, v),
-          (v) => Number.isFinite(v) && v >= 0,
-        );
-      },
-    });
-}
 
 /** Registers the families; the returned function starts a scrape (the tokens are read afresh). */
 export function registerFamilies(reg: Registry, d: StatusSource): () => void {

@@ -4,7 +4,7 @@
 import { describe, it, expect } from 'vitest';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { EXPOSITION_SLICE, expositionPieces } from '../../src/status/exposition.js';
-import { scrapeFamily } from '../../src/status/families.js';
+import { scrapeFamily } from '../../src/status/scrape-family.js';
 
 async function whole(reg: Registry): Promise<string> {
   let out = '';
