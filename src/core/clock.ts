@@ -152,3 +152,6 @@ export async function settleWithin<T>(p: Promise<T>, ms: number): Promise<T | un
     clearTimeout(t);
   }
 }
+
+/** The next turn of the event loop: what waits (socket reads, timers) runs first. For long work cut into slices, never the engine's time. */
+export const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));

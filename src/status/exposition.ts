@@ -3,12 +3,10 @@
 // each family in one turn: at 1,000 markets a family of 4,000 series held the loop 20-50 ms, and
 // every feed frame and order waited behind it. Same text as registry.metrics() (tested against it).
 import type { Registry } from 'prom-client';
+import { nextTurn } from '../core/clock.js';
 
 /** Series written per loop turn (a few µs each). */
 export const EXPOSITION_SLICE = 250;
-
-/** The next loop turn: what is waiting (socket reads, timers) runs first. */
-export const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 // as prom-client escapes them (registry.js escapeString and escapeLabelValue)
 const escapeText = (s: string): string => s.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');

@@ -6,7 +6,8 @@ import { SIZE_SCALE } from '../core/units.js';
 import { microsToDollars } from '../core/units.js';
 import { health } from './report.js';
 import type { StatusSource } from './source.js';
-import { EXPOSITION_SLICE, nextTurn } from './exposition.js';
+import { nextTurn } from '../core/clock.js';
+import { EXPOSITION_SLICE } from './exposition.js';
 import { scrapeFamily, type Labels, type Read, type Sample } from './scrape-family.js';
 import { marketPnl, marketQuotes, price, tokenViews, type MarketQuote, type TokenView } from './views.js';
 

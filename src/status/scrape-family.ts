@@ -1,7 +1,8 @@
 // A metric family read afresh from the running daemon at each scrape (families.ts registers them),
 // its series set a slice a loop turn so that a family of thousands does not hold the loop.
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { EXPOSITION_SLICE, nextTurn } from './exposition.js';
+import { nextTurn } from '../core/clock.js';
+import { EXPOSITION_SLICE } from './exposition.js';
 
 export type Labels = Record<string, string>;
 export type Sample = readonly [Labels, number];

@@ -2,7 +2,7 @@
 // most of what a running daemon writes (a requote cancels an order that never filled), so without
 // it the database grows until the disk is full. Runs at start, then every minute, in bounded
 // batches of one loop turn each, so the feed and the orders never wait behind a long delete.
-import type { Clock } from '../core/clock.js';
+import { nextTurn, type Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
 import type { Store } from './store.js';
 
@@ -20,8 +20,6 @@ export interface OrderRetentionOptions {
   maxBatches?: number;
   everyMs?: number;
 }
-
-const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 export class OrderRetention {
   /** Orders deleted by this process. */

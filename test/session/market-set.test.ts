@@ -15,6 +15,39 @@ async function until(what: string, ok: () => Promise<boolean> | boolean, ms = 15
   }
 }
 
+type Running = Awaited<ReturnType<typeof startDaemon>>;
+interface UserChannelCase {
+  r: Running;
+  d: Running['daemon'];
+  mA: MarketMeta;
+  mB: MarketMeta;
+  mC: MarketMeta;
+  /** The markets the emulator's user channel holds, per connection. */
+  subscribed: () => string[][];
+  /** Drops the user channel and waits until it is back and subscribed. */
+  reconnectUser: () => Promise<void>;
+}
+
+/** The daemon trading A and B of the emulator's three (C resolved, not traded), its user channel subscribed; then `body`. */
+async function withUserChannel(body: (c: UserChannelCase) => Promise<void>): Promise<void> {
+  const r = await startDaemon(3, { seed: 5, trade: 2 });
+  const d = r.daemon;
+  try {
+    const [mA, mB] = d.markets;
+    const [mC] = await marketsFromTokens(d.clients.clob, [r.emu.markets[2].facts.tokens[0]], silentLogger);
+    const subscribed = () => r.emu.ws.userSubscriptions();
+    await until('the user channel subscribed', () => subscribed().length === 1);
+    const reconnectUser = async () => {
+      const reconnects = d.feed.counters().user_ws_reconnects;
+      d.feed.user?.drop();
+      await until('the user channel back', () => d.feed.counters().user_ws_reconnects > reconnects && subscribed().length === 1);
+    };
+    await body({ r, d, mA, mB, mC, subscribed, reconnectUser });
+  } finally {
+    await r.close();
+  }
+}
+
 describe('daemon: markets added and removed while running', () => {
   it('quotes an added market, cancels and unsubscribes a removed one, without a reconnect', async () => {
     // the daemon trades A and B of the emulator's three
@@ -63,13 +96,7 @@ describe('daemon: markets added and removed while running', () => {
   }, 60_000);
 
   it("takes a dropped market off the user channel's subscription an hour after it left, once none of its trades is unsettled", async () => {
-    const r = await startDaemon(3, { seed: 5, trade: 2 });
-    const d = r.daemon;
-    try {
-      const [mA, mB] = d.markets;
-      const [mC] = await marketsFromTokens(d.clients.clob, [r.emu.markets[2].facts.tokens[0]], silentLogger);
-      const subscribed = () => r.emu.ws.userSubscriptions();
-      await until('the user channel subscribed', () => subscribed().length === 1);
+    await withUserChannel(async ({ d, mA, mB, mC, subscribed, reconnectUser }) => {
       expect(subscribed()[0]).toEqual([mA.conditionId, mB.conditionId].sort());
       d.setMarkets([mB, mC]);
       await until('A dropped', () => d.engine.marketOf(mA.tokenId) === undefined, 15_000);
@@ -98,39 +125,25 @@ describe('daemon: markets added and removed while running', () => {
       await until('A off the user channel', () => subscribed().length === 1 && !subscribed()[0].includes(mA.conditionId));
       expect(subscribed()[0]).toEqual([mB.conditionId, mC.conditionId].sort());
       // ... and not subscribed again by the next (re)connect
-      const reconnects = d.feed.counters().user_ws_reconnects;
-      d.feed.user?.drop();
-      await until('the user channel back', () => d.feed.counters().user_ws_reconnects > reconnects && subscribed().length === 1);
+      await reconnectUser();
       expect(subscribed()[0]).toEqual([mB.conditionId, mC.conditionId].sort());
       // a market that comes back is subscribed again at once
       d.setMarkets([mA, mB, mC]);
       await until('A back on the user channel', () => subscribed()[0]?.includes(mA.conditionId) === true);
-    } finally {
-      await r.close();
-    }
+    });
   }, 60_000);
 
   it('a venue that ignores live user-channel messages still gets the right markets at the next connect', async () => {
     // the fault userOpsIgnored: the user channel keeps its first subscription only (as the spec describes it)
-    const r = await startDaemon(3, { seed: 5, trade: 2 });
-    const d = r.daemon;
-    try {
-      const [mA, mB] = d.markets;
-      const [mC] = await marketsFromTokens(d.clients.clob, [r.emu.markets[2].facts.tokens[0]], silentLogger);
-      const subscribed = () => r.emu.ws.userSubscriptions();
-      await until('the user channel subscribed', () => subscribed().length === 1);
+    await withUserChannel(async ({ r, d, mA, mB, mC, subscribed, reconnectUser }) => {
       r.emu.admin.set({ userOpsIgnored: true });
       d.setMarkets([mB, mC]);
       await until('A dropped', () => d.engine.marketOf(mA.tokenId) === undefined, 15_000);
       expect(d.marketSet.pruneUserMarkets(Date.now() + 3_600_000 + 1000)).toEqual([mA.conditionId]);
       // neither the add of C nor the removal of A reached this venue
       expect(subscribed()).toEqual([[mA.conditionId, mB.conditionId].sort()]);
-      const reconnects = d.feed.counters().user_ws_reconnects;
-      d.feed.user?.drop();
-      await until('the user channel back', () => d.feed.counters().user_ws_reconnects > reconnects && subscribed().length === 1);
+      await reconnectUser();
       expect(subscribed()[0]).toEqual([mB.conditionId, mC.conditionId].sort());
-    } finally {
-      await r.close();
-    }
+    });
   }, 60_000);
 });
