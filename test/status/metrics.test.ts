@@ -6,6 +6,7 @@
 // PromQL (parsed with Prometheus' lezer grammar): every metric it names is exposed.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { execFileSync } from 'node:child_process';
+import { request } from 'node:http';
 import { existsSync, readFileSync } from 'node:fs';
 import parsePrometheusTextFormat, { type ParsedFamily } from 'parse-prometheus-text-format';
 import { parser } from '@prometheus-io/lezer-promql';
@@ -236,6 +237,27 @@ describe('a scrape and the loop', () => {
     const families = (await text).split('\n').filter((l) => l.startsWith('# TYPE makerd_')).length;
     expect(families).toBeGreaterThan(30);
     expect(turns).toBeGreaterThan(families / 2);
+  });
+});
+
+describe('a scraper that goes away', () => {
+  it('a scrape abandoned after its first bytes does not hold the next one (scrapes run one at a time)', async () => {
+    // the client reads the first chunk and cuts the connection, twice
+    for (let i = 0; i < 2; i++) {
+      await new Promise<void>((resolve, reject) => {
+        const req = request(`${run.url}/metrics`, (res) => res.once('data', () => (req.destroy(), resolve())));
+        req.on('error', (e) => (e.message === 'socket hang up' ? resolve() : reject(e)));
+        req.setTimeout(10_000, () => req.destroy(new Error('no first chunk in 10 s')));
+        req.end();
+      });
+    }
+    // the next scrape is answered whole, within a bound
+    const r = await fetch(`${run.url}/metrics`, { signal: AbortSignal.timeout(10_000) });
+    expect(r.status).toBe(200);
+    const text = await r.text();
+    expect(text).toMatch(/^# HELP /);
+    expect(text).toContain('# TYPE makerd_book_hash_checks_total counter');
+    expect(text.endsWith('\n')).toBe(true);
   });
 });
 
