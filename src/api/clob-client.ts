@@ -102,8 +102,9 @@ export class ClobClient {
     readonly profile: ClobProfile = specProfile(),
   ) {}
 
-  private async call<T>(schema: z.ZodType<T>, method: Method, path: string, query?: Record<string, QueryValue>, body?: unknown): Promise<T> {
-    return validate(schema, await this.transport.request({ method, path, query, body }), method, path);
+  /** `cost`: the orders the request counts in the venue's per-signer bucket (a batch's; default 1). */
+  private async call<T>(schema: z.ZodType<T>, method: Method, path: string, query?: Record<string, QueryValue>, body?: unknown, cost?: number): Promise<T> {
+    return validate(schema, await this.transport.request({ method, path, query, body, cost }), method, path);
   }
 
   private units(v: string | number, path: string, field: string): number {
@@ -175,7 +176,7 @@ export class ClobClient {
   /** POST /orders with 1..15 orders; responses in request order. */
   postOrders(orders: NewOrder[]): Promise<OrderResponse[]> {
     if (orders.length < 1 || orders.length > MAX_BATCH) return Promise.reject(new RangeError(`a batch holds 1..${MAX_BATCH} orders, got ${orders.length}`));
-    return this.withBodies(orders, (b) => this.call(orderResponses, 'POST', '/orders', undefined, b));
+    return this.withBodies(orders, (b) => this.call(orderResponses, 'POST', '/orders', undefined, b, b.length));
   }
   /** The profile's bodies, sent in this turn when they are ready at once (the spec's unsigned ones). */
   private withBodies<T>(orders: readonly NewOrder[], send: (bodies: unknown[]) => Promise<T>): Promise<T> {
@@ -197,7 +198,7 @@ export class ClobClient {
   }
   /** DELETE /orders: body {orderIds: [...]} in the spec profile (our choice; see README), a plain array on Polymarket. */
   cancelOrders(orderIds: string[]): Promise<CancelResponse> {
-    return this.call(cancelResponseSchema, 'DELETE', '/orders', undefined, this.profile.cancelOrdersBody(orderIds));
+    return this.call(cancelResponseSchema, 'DELETE', '/orders', undefined, this.profile.cancelOrdersBody(orderIds), orderIds.length);
   }
   cancelAll(): Promise<CancelResponse> {
     return this.call(cancelResponseSchema, 'DELETE', '/cancel-all');

@@ -59,6 +59,8 @@ export interface ClobProfile {
   readonly collateralBalance?: Route;
   /** The venue cancels our orders unless heartbeats keep coming (POST /v1/heartbeats). */
   readonly heartbeats: boolean;
+  /** The venue limits each signer's orders and cancels with token buckets (limit-table.ts SIGNER_TIERS). */
+  readonly signerBuckets: boolean;
   /** Why this profile cannot trade (the missing environment variables), or undefined when it can. */
   readonly cannotTrade: string | undefined;
   /**
@@ -99,6 +101,7 @@ export function specProfile(apiKey?: string): ClobProfile {
     orderBodies: (orders) => orders.map(orderBody),
     userAuth: apiKey ? { apiKey } : undefined,
     heartbeats: false,
+    signerBuckets: false,
     cannotTrade: apiKey ? undefined : 'live mode needs MAKERD_API_KEY in the environment',
     account: apiKey ? `key:${createHash('sha256').update(apiKey).digest('hex').slice(0, 16)}` : undefined,
   };

@@ -10,6 +10,8 @@ export interface Scope {
   readonly id: string;
   readonly limit: number;
   readonly windowMs: number;
+  /** A per-signer token bucket (limit: its Standard burst; windowMs: its Standard refill time) rather than a window. */
+  readonly bucket?: SignerBucket;
 }
 
 const S10 = 10_000;
@@ -98,21 +100,57 @@ export function scopesFor(api: ApiName, method: string, path: string): Scope[] {
 
 /**
  * The venue's per-signer token buckets (docs.polymarket.com/api-reference/trading-rate-limits,
- * live since the summer of 2026): one for orders, one for cancels, each counting orders rather
- * than requests and spanning several endpoints. They are not modelled as windows here (their rates
- * depend on the account's volume tier); a 429 from one of them holds every endpoint it spans.
+ * live since the summer of 2026; fetched 2026-11-26): one for orders, one for cancels, each
+ * counting orders rather than requests (POST /orders costs its orders, DELETE /orders its ids,
+ * a cancel-all 1 and then 1 per order it cancelled) and spanning several endpoints. Rate (per
+ * second) and burst depend on the account's 30-day volume tier, named in each answer's
+ * Poly-RateLimit-Tier; Standard, the tightest, until one is seen. Only the polymarket profile has them.
  */
-const SIGNER_BUCKETS: ReadonlyArray<ReadonlyArray<string>> = [
-  ['POST /order', 'POST /orders'],
-  ['DELETE /order', 'DELETE /orders', 'DELETE /cancel-all', 'DELETE /cancel-market-orders'],
-];
+export type SignerBucket = 'orders' | 'cancels';
+export type SignerTier = 'standard' | 'copper' | 'bronze' | 'silver' | 'gold' | 'platinum' | 'diamond' | 'elite';
+export interface SignerTierLimits {
+  /** [rate per second, burst] */
+  orders: readonly [number, number];
+  cancels: readonly [number, number];
+  /** A cancel-all's after-the-fact debit may take the cancel bucket below zero. */
+  negative: boolean;
+}
+export const SIGNER_TIERS: Readonly<Record<SignerTier, SignerTierLimits>> = {
+  standard: { orders: [40, 60], cancels: [80, 120], negative: true },
+  copper: { orders: [60, 90], cancels: [120, 180], negative: true },
+  bronze: { orders: [80, 120], cancels: [160, 240], negative: true },
+  silver: { orders: [200, 300], cancels: [400, 600], negative: true },
+  gold: { orders: [400, 600], cancels: [800, 1200], negative: true },
+  platinum: { orders: [450, 675], cancels: [900, 1350], negative: false },
+  diamond: { orders: [525, 787], cancels: [1050, 1575], negative: false },
+  elite: { orders: [600, 900], cancels: [1200, 1800], negative: false },
+};
 
-/** The burst scopes of every endpoint in the per-signer bucket of `method path` (none for other requests). */
-export function signerBucketScopes(api: ApiName, method: string, path: string): Scope[] {
-  if (api !== 'clob') return [];
-  const ep = `${method.toUpperCase()} ${path}`;
-  const bucket = SIGNER_BUCKETS.find((b) => b.includes(ep));
-  return bucket ? bucket.map((e) => (clobEndpoint.get(e) as Scope[])[0]) : [];
+/** The tier a Poly-RateLimit-Tier header names (any case), or undefined. */
+export function signerTierOf(raw: string | undefined): SignerTier | undefined {
+  const t = raw?.trim().toLowerCase();
+  return t !== undefined && Object.hasOwn(SIGNER_TIERS, t) ? (t as SignerTier) : undefined;
+}
+
+const bucketScope = (b: SignerBucket): Scope => {
+  const [rate, burst] = SIGNER_TIERS.standard[b];
+  return Object.freeze({ id: `signer:${b}`, limit: burst, windowMs: (burst / rate) * 1000, bucket: b });
+};
+export const SIGNER_ORDERS = bucketScope('orders');
+export const SIGNER_CANCELS = bucketScope('cancels');
+
+const SIGNER_ENDPOINTS = new Map<string, Scope>([
+  ['POST /order', SIGNER_ORDERS],
+  ['POST /orders', SIGNER_ORDERS],
+  ['DELETE /order', SIGNER_CANCELS],
+  ['DELETE /orders', SIGNER_CANCELS],
+  ['DELETE /cancel-all', SIGNER_CANCELS],
+  ['DELETE /cancel-market-orders', SIGNER_CANCELS],
+]);
+
+/** The per-signer bucket scope a CLOB request draws from (none for other requests). */
+export function signerScopeOf(api: ApiName, method: string, path: string): Scope | undefined {
+  return api === 'clob' ? SIGNER_ENDPOINTS.get(`${method.toUpperCase()} ${path}`) : undefined;
 }
 
 /** A scope under the configured scales: limit floor(limit*scale) (min 1), window windowMs*windowScale. */

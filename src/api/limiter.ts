@@ -2,10 +2,13 @@
 // at the same instant (all windows take the slot together). Over-rate requests wait in a queue
 // ordered by priority then arrival; a waiting request blocks later ones only on the scopes they
 // share, so a saturated endpoint does not hold up others. Time comes from an injected Clock.
+// With a signer tier (the polymarket profile) a trading request also draws its orders from the
+// venue's per-signer token bucket: `cost` is counted there, every window counts the request once.
 import type { Clock } from '../core/clock.js';
-import { scaleScope, type Scope } from './limit-table.js';
+import { SIGNER_TIERS, scaleScope, scopesFor, signerScopeOf, type ApiName, type Scope, type SignerBucket, type SignerTier } from './limit-table.js';
 import { SlidingWindow } from './sliding-window.js';
 import { PACED_MIN_WINDOW_MS, PacedWindow } from './paced-window.js';
+import { TokenBucket } from './token-bucket.js';
 
 /** How long a grant is held past its window: 2% of it, at most 500 ms. */
 const HOLD_SHARE = 0.02;
@@ -26,6 +29,17 @@ export interface LimiterOptions {
   scale?: number;
   /** Multiplies every window length (emulator rehearsals with compressed windows). */
   windowScale?: number;
+  /** The venue's per-signer buckets apply (polymarket profile), at this tier until an answer names another. */
+  signerTier?: SignerTier;
+}
+
+/** A scope's rate state: a sliding window (counts requests) or a token bucket (counts `cost`). */
+export interface RateWindow {
+  readonly limit: number;
+  readonly windowMs: number;
+  used(nowMs: number): number;
+  nextFreeAt(nowMs: number, cost?: number): number;
+  record(nowMs: number, cost?: number): void;
 }
 
 export interface ScopeUsage {
@@ -37,8 +51,9 @@ export interface ScopeUsage {
 }
 
 interface Entry {
-  windows: SlidingWindow[];
+  windows: RateWindow[];
   ids: string[];
+  cost: number;
   grant: () => void;
 }
 
@@ -46,7 +61,10 @@ export class Limiter {
   readonly clock: Clock;
   private readonly scale: number;
   private readonly windowScale: number;
-  private readonly windows = new Map<string, SlidingWindow>();
+  private readonly windows = new Map<string, RateWindow>();
+  private readonly buckets = new Map<SignerBucket, TokenBucket>();
+  private tier: SignerTier | undefined;
+  private readonly scopeMemo = new Map<string, Scope[]>();
   private readonly paused = new Map<string, number>();
   private readonly queues: Entry[][] = Array.from({ length: LEVELS }, () => []);
   private queued = 0;
@@ -57,10 +75,74 @@ export class Limiter {
     this.clock = opts.clock;
     this.scale = opts.scale ?? 1;
     this.windowScale = opts.windowScale ?? 1;
+    this.tier = opts.signerTier;
+  }
+
+  /** The account's per-signer tier (undefined: the venue has no per-signer buckets). */
+  get signerTier(): SignerTier | undefined {
+    return this.tier;
+  }
+
+  /**
+   * Every scope a request counts against: the spec's table (limit-table.ts scopesFor), and the
+   * per-signer bucket of a trading request when the venue has them. Shared: do not mutate.
+   */
+  scopesOf(api: ApiName, method: string, path: string): Scope[] {
+    const base = scopesFor(api, method, path);
+    if (this.tier === undefined) return base;
+    const b = signerScopeOf(api, method, path);
+    if (!b) return base;
+    const key = `${api} ${method} ${path}`;
+    let s = this.scopeMemo.get(key);
+    if (!s) this.scopeMemo.set(key, (s = [...base, b]));
+    return s;
+  }
+
+  /** Rate and burst of a bucket at the current tier, under the configured scales (a 2% margin on the rate, as on the windows: the venue counts on arrival). */
+  private bucketParams(b: SignerBucket): [number, number] {
+    const [rate, burst] = SIGNER_TIERS[this.tier ?? 'standard'][b];
+    return [Math.max(1, Math.floor(burst * this.scale + 1e-9)), ((rate * this.scale) / 1000 / this.windowScale) * (1 - HOLD_SHARE)];
+  }
+
+  /** The venue named the tier it applied (Poly-RateLimit-Tier): both buckets take its rate and burst. True when it changed. */
+  setSignerTier(tier: SignerTier): boolean {
+    if (this.tier === undefined || this.tier === tier) return false;
+    this.tier = tier;
+    const now = this.clock.now();
+    for (const [b, bucket] of this.buckets) bucket.retune(now, ...this.bucketParams(b));
+    if (this.queued > 0) this.pump();
+    return true;
+  }
+
+  /** The venue's token balance after a request (Poly-RateLimit-Remaining): ours is lowered to it, never raised. */
+  signerRemaining(scope: Scope, remaining: number): void {
+    if (scope.bucket && this.tier !== undefined && Number.isFinite(remaining)) this.bucketOf(scope.bucket).lowerTo(this.clock.now(), remaining);
+  }
+
+  private bucketOf(b: SignerBucket): TokenBucket {
+    let t = this.buckets.get(b);
+    if (!t) this.buckets.set(b, (t = new TokenBucket(...this.bucketParams(b))));
+    return t;
+  }
+
+  /** The most a request on these scopes may cost: a bucket's burst (Infinity without one). A dearer one can never go. */
+  maxCost(scopes: ReadonlyArray<Scope>): number {
+    let m = Infinity;
+    for (const s of scopes) if (s.bucket && this.tier !== undefined) m = Math.min(m, this.bucketOf(s.bucket).burst);
+    return m;
+  }
+
+  /** Whole tokens at hand now in these scopes' buckets (Infinity without one): the largest batch that can go at once. */
+  room(scopes: ReadonlyArray<Scope>): number {
+    let m = Infinity;
+    const now = this.clock.now();
+    for (const s of scopes) if (s.bucket && this.tier !== undefined) m = Math.min(m, Math.floor(this.bucketOf(s.bucket).available(now) + 1e-9));
+    return Math.max(0, m);
   }
 
   /** The (scaled) window of a scope, created on first use. */
-  window(s: Scope): SlidingWindow {
+  window(s: Scope): RateWindow {
+    if (s.bucket) return this.bucketOf(s.bucket);
     let w = this.windows.get(s.id);
     if (!w) {
       const scaled = scaleScope(s, this.scale, this.windowScale);
@@ -73,33 +155,37 @@ export class Limiter {
   }
 
   /** Resolves when the request may be sent; it then already counts in every scope. */
-  acquire(scopes: ReadonlyArray<Scope>, priority: number = PRIORITY.normal): Promise<void> {
-    return new Promise((resolve) => this.submit(scopes, priority, resolve));
+  acquire(scopes: ReadonlyArray<Scope>, priority: number = PRIORITY.normal, cost = 1): Promise<void> {
+    return new Promise((resolve) => this.submit(scopes, priority, resolve, cost));
   }
 
   /**
    * The fast path alone: takes the slot now and returns true when nothing waits ahead and every
    * scope has room; otherwise changes nothing. Lets a caller send in the same turn (no await).
    */
-  tryAcquire(scopes: ReadonlyArray<Scope>): boolean {
+  tryAcquire(scopes: ReadonlyArray<Scope>, cost = 1): boolean {
     if (this.queued !== 0) return false;
     return this.take(
       scopes.map((s) => this.window(s)),
       scopes.map((s) => s.id),
       this.clock.now(),
+      cost,
     );
   }
 
-  /** Callback form of acquire (virtual-time simulations): `grant` runs synchronously when granted. */
-  submit(scopes: ReadonlyArray<Scope>, priority: number, grant: () => void): void {
-    if (this.tryAcquire(scopes)) {
+  /**
+   * Callback form of acquire (virtual-time simulations): `grant` runs synchronously when granted.
+   * `cost`: the orders of the request, counted in a per-signer bucket (the callers keep it within maxCost).
+   */
+  submit(scopes: ReadonlyArray<Scope>, priority: number, grant: () => void, cost = 1): void {
+    if (this.tryAcquire(scopes, cost)) {
       grant();
       return;
     }
     const windows = scopes.map((s) => this.window(s));
     const ids = scopes.map((s) => s.id);
     const level = Math.min(LEVELS - 1, Math.max(0, Math.trunc(priority)));
-    this.queues[level].push({ windows, ids, grant });
+    this.queues[level].push({ windows, ids, cost, grant });
     this.queued++;
     this.pump();
   }
@@ -118,7 +204,8 @@ export class Limiter {
   /** Per-scope use for /metrics. */
   usage(): ScopeUsage[] {
     const now = this.clock.now();
-    return [...this.windows].map(([scope, w]) => ({
+    const all: Array<[string, RateWindow]> = [...this.windows, ...[...this.buckets].map(([b, w]): [string, RateWindow] => [`signer:${b}`, w])];
+    return all.map(([scope, w]) => ({
       scope,
       used: w.used(now),
       limit: w.limit,
@@ -132,20 +219,20 @@ export class Limiter {
     return this.queued;
   }
 
-  private freeAt(windows: SlidingWindow[], ids: string[], now: number): number {
+  private freeAt(windows: RateWindow[], ids: string[], now: number, cost: number): number {
     let t = now;
     for (let i = 0; i < windows.length; i++) {
       const p = this.paused.get(ids[i]);
       if (p !== undefined && p > t) t = p;
-      const f = windows[i].nextFreeAt(now);
+      const f = windows[i].nextFreeAt(now, cost);
       if (f > t) t = f;
     }
     return t;
   }
 
-  private take(windows: SlidingWindow[], ids: string[], now: number): boolean {
-    if (this.freeAt(windows, ids, now) > now) return false;
-    for (const w of windows) w.record(now);
+  private take(windows: RateWindow[], ids: string[], now: number, cost: number): boolean {
+    if (this.freeAt(windows, ids, now, cost) > now) return false;
+    for (const w of windows) w.record(now, cost);
     return true;
   }
 
@@ -170,14 +257,14 @@ export class Limiter {
           for (let k = 0; k < e.windows.length; k++) {
             const id = e.ids[k];
             const p = this.paused.get(id);
-            const f = Math.max(e.windows[k].nextFreeAt(now), p ?? 0);
+            const f = Math.max(e.windows[k].nextFreeAt(now, e.cost), p ?? 0);
             if (f > now) {
               blocked.add(id);
               if (f > at) at = f;
             }
           }
           if (at <= now) {
-            for (const w of e.windows) w.record(now);
+            for (const w of e.windows) w.record(now, e.cost);
             granted.push(e.grant);
             continue;
           }

@@ -9,9 +9,9 @@ import type { Socket } from 'node:net';
 import { Client, Pool, buildConnector } from 'undici';
 import { settleWithin } from '../core/clock.js';
 import type { Config } from '../config.js';
-import { AmbiguousSubmitError, ApiError, DeadlineError, RateLimitError, TransportError, type CallKind } from '../core/errors.js';
+import { AmbiguousSubmitError, ApiError, DeadlineError, OverBurstError, RateLimitError, TransportError, type CallKind } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/log.js';
-import { scopesFor, signerBucketScopes, type ApiName, type Scope } from './limit-table.js';
+import { scopesFor, signerTierOf, type ApiName, type Scope } from './limit-table.js';
 import { PRIORITY, type Limiter } from './limiter.js';
 import { decodeBody, resetAtMs, retryAfterAtMs } from './envelope.js';
 import { exchange, type RawResponse } from './http-exchange.js';
@@ -29,6 +29,8 @@ export interface RequestSpec {
   priority?: number;
   /** Headers of this request alone (L1 headers of a key request), instead of the transport's auth; never logged. */
   headers?: Record<string, string>;
+  /** Orders the request counts in the venue's per-signer bucket (POST /orders: the batch; DELETE /orders: the ids); default 1. */
+  cost?: number;
 }
 
 export interface TransportOptions {
@@ -222,7 +224,12 @@ export class Transport {
   /** Sends the request under the limiter with retries, all within the call's deadline; returns the response data. */
   async request(spec: RequestSpec): Promise<unknown> {
     const { method, path } = spec;
-    const scopes = scopesFor(this.api, method, path);
+    const limiter = this.opts.limiter;
+    const scopes = limiter.scopesOf(this.api, method, path);
+    const bucket = scopes[scopes.length - 1].bucket ? scopes[scopes.length - 1] : undefined;
+    const cost = spec.cost ?? 1;
+    // the venue refuses a batch dearer than its bucket can ever hold, whatever the wait
+    if (bucket && cost > limiter.maxCost(scopes)) throw new OverBurstError(method, path, cost, limiter.maxCost(scopes), limiter.signerTier ?? 'standard');
     const submit = isSubmitPath(method, path);
     const idempotent = method === 'GET' || method === 'DELETE';
     const priority = spec.priority ?? (method === 'DELETE' ? PRIORITY.cancel : submit ? PRIORITY.place : PRIORITY.normal);
@@ -240,15 +247,14 @@ export class Transport {
       return true;
     };
     const attempts = this.opts.retry.attempts;
-    const limiter = this.opts.limiter;
     for (let attempt = 1; ; attempt++) {
       // granted at once: no await, so the request is dispatched in the caller's turn (a quote
       // leaves with the frame that caused it); otherwise wait in the limiter's queue (never sent
       // when the deadline comes first: the slot it is granted later goes unused)
       if (
-        !limiter.tryAcquire(scopes) &&
+        !limiter.tryAcquire(scopes, cost) &&
         (await settleWithin(
-          limiter.acquire(scopes, priority).then(() => true),
+          limiter.acquire(scopes, priority, cost).then(() => true),
           deadlineAt - Date.now(),
         )) !== true
       )
@@ -266,6 +272,7 @@ export class Transport {
         }
         throw new TransportError(method, path, e);
       }
+      if (bucket) this.signerHeaders(res, bucket);
       if (res.status === 429) {
         const now = limiter.clock.now();
         // the latest of the times the answer names: the spec's X-RateLimit-Reset, the venue's per-signer Poly-RateLimit-Reset and Retry-After
@@ -278,14 +285,14 @@ export class Transport {
         const limitHeader = header(res.headers, 'x-ratelimit-limit');
         const scope = this.limitedScope(scopes, limitHeader);
         // a trading 429 that names no scope of ours is the venue's per-signer bucket: it holds every endpoint the bucket spans
-        const held = limitHeader === undefined ? signerBucketScopes(this.opts.api, method, spec.path) : [];
-        if (resetAt !== undefined) for (const s of held.length ? held : [scope]) limiter.pause(s.id, resetAt);
+        const held = limitHeader === undefined && bucket ? bucket : scope;
+        if (resetAt !== undefined) limiter.pause(held.id, resetAt);
         this.log.warn(
           {
             method,
             path,
             attempt,
-            scope: held.length ? held.map((s) => s.id) : scope.id,
+            scope: held.id,
             resetAt,
             remaining: header(res.headers, 'x-ratelimit-remaining') ?? header(res.headers, 'poly-ratelimit-remaining'),
           },
@@ -306,6 +313,15 @@ export class Transport {
       }
       return decodeBody(res.status, res.text, method, path);
     }
+  }
+
+  /** The per-signer headers of a trading answer: the tier the venue applied, and the bucket's balance after this request. */
+  private signerHeaders(res: RawResponse, bucket: Scope): void {
+    const limiter = this.opts.limiter;
+    const tier = signerTierOf(header(res.headers, 'poly-ratelimit-tier'));
+    if (tier !== undefined && limiter.setSignerTier(tier)) this.log.info({ tier }, 'per-signer rate-limit tier');
+    const left = header(res.headers, 'poly-ratelimit-remaining');
+    if (left !== undefined && left.trim() !== '') limiter.signerRemaining(bucket, Number(left));
   }
 
   /** The scope a 429 names: the one whose limit matches X-RateLimit-Limit, else the most specific. */

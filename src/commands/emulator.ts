@@ -2,6 +2,7 @@
 // the price stream on one port) and prints its base URLs; or, with --write, writes a synthetic
 // recording of --duration seconds of market time as fast as it can and exits. --profile polymarket
 // makes the CLOB API speak the real venue's dialect (signed orders, L1/L2 auth, heartbeats).
+import { SIGNER_TIERS, signerTierOf } from '../api/limit-table.js';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, MakerdError } from '../core/errors.js';
@@ -14,7 +15,7 @@ import { UsageError, type CommandModule, numberFlag } from './command.js';
 
 const help = `usage: makerd emulator [--port P] [--synthetic SEED] [--markets N] [--speed X] [--activity X]
                        [--keys K1,K2] [--limit-scale X] [--window-scale X] [--urls-out F] [--feed-...] [--fault-...]
-                       [--profile spec|polymarket] [--heartbeat-timeout-ms N] [--allow-short-sells]
+                       [--profile spec|polymarket] [--signer-tier T] [--heartbeat-timeout-ms N] [--allow-short-sells]
                        [--start-cash USD] [--allowance USD]
        makerd emulator --synthetic SEED --write F --duration S [--markets N] [--activity X]
        makerd emulator --replay F [--speed X] [...]
@@ -59,6 +60,12 @@ Each variant a client must also accept (wire-formats.md 5.4):
                        every private route, signed V2 orders, POST /v1/heartbeats; seeded test accounts,
                        an EOA (signature type 0) and a Gnosis-safe proxy (type 2) with its funder, each
                        with API credentials for nonce 0, listed under "accounts" in --urls-out)
+  --signer-tier T      the venue's per-signer token buckets at tier T (standard, copper, bronze, silver,
+                       gold, platinum, diamond, elite: docs.polymarket.com/api-reference/trading-rate-limits),
+                       per API key: orders (POST /order, /orders: a batch costs its orders) and cancels
+                       (DELETE /order, /orders, /cancel-all, /cancel-market-orders); a short bucket refuses
+                       with 429, Retry-After and Poly-RateLimit-Reset; answers name Poly-RateLimit-Tier and
+                       -Remaining. Off by default
   --heartbeat-timeout-ms N   polymarket profile: once a key has sent a heartbeat, this long without a
                        valid one cancels all its open orders (default 15000: 10 s + 5 s buffer)
   --allow-short-sells  accept a SELL without the shares for it. By default a SELL is refused
@@ -134,6 +141,7 @@ export const command: CommandModule = {
         allowance: { type: 'string' },
         profile: { type: 'string' },
         'heartbeat-timeout-ms': { type: 'string' },
+        'signer-tier': { type: 'string' },
       },
     });
     if (values.replay !== undefined && values.synthetic !== undefined) throw new UsageError('--replay and --synthetic exclude each other');
@@ -157,6 +165,8 @@ export const command: CommandModule = {
     if (profile !== 'spec' && profile !== 'polymarket') throw new UsageError(`--profile must be spec or polymarket, got '${profile}'`);
     if (profile === 'polymarket' && values.keys !== undefined) throw new UsageError('--keys applies to the spec profile; the polymarket profile issues credentials per wallet (L1)');
     if (profile !== 'polymarket' && values['heartbeat-timeout-ms'] !== undefined) throw new UsageError('--heartbeat-timeout-ms goes with --profile polymarket');
+    const signerTier = values['signer-tier'] === undefined ? undefined : signerTierOf(values['signer-tier']);
+    if (values['signer-tier'] !== undefined && signerTier === undefined) throw new UsageError(`--signer-tier must be one of ${Object.keys(SIGNER_TIERS).join(', ')}, got '${values['signer-tier']}'`);
     const heartbeatTimeoutMs = numberFlag(values['heartbeat-timeout-ms'], '--heartbeat-timeout-ms', { min: 1 });
     const port = Math.floor(numberFlag(values.port, '--port', { min: 0 }) ?? 0);
     if (port > 65535) throw new UsageError('--port must be 0..65535');
@@ -195,6 +205,7 @@ export const command: CommandModule = {
       params,
       profile,
       heartbeatTimeoutMs,
+      signerTier,
       checkSellBalance: values['allow-short-sells'] !== true,
       startCashMicros: Math.round((numberFlag(values['start-cash'], '--start-cash', { min: 0 }) ?? 10_000) * 1_000_000),
       allowanceMicros: values.allowance === undefined ? undefined : Math.round((numberFlag(values.allowance, '--allowance', { min: 0 }) ?? 0) * 1_000_000),

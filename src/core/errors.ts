@@ -43,6 +43,19 @@ export class RateLimitError extends ApiError {
   }
 }
 
+/** A request of more orders than the venue's per-signer bucket can ever hold (its tier's burst): it must be split, not retried. */
+export class OverBurstError extends MakerdError {
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    readonly cost: number,
+    readonly burst: number,
+    readonly tier: string,
+  ) {
+    super(`${method} ${path}: ${cost} orders exceed the per-signer burst of ${burst} (${tier} tier); split the request`);
+  }
+}
+
 /** POST /order(s) ended in a 5xx, timeout or network error: the order may exist at the venue. */
 export class AmbiguousSubmitError extends MakerdError {
   constructor(

@@ -29,6 +29,8 @@ import type { EmuMarket } from './market.js';
 import { ReplayFeed, scanRecording } from './replay-market.js';
 import { MakerdError } from '../core/errors.js';
 import { WsHub, type ChannelKind } from './ws-server.js';
+import { SignerLimits, type SignerDecision } from './signer-limits.js';
+import type { SignerTier } from '../api/limit-table.js';
 import { PolymarketAccounts, type PolyTestAccount } from './polymarket-accounts.js';
 import { Heartbeats, HEARTBEAT_TIMEOUT_MS } from './polymarket-heartbeats.js';
 import { plainReply } from './polymarket-markets.js';
@@ -74,6 +76,8 @@ export interface EmulatorOptions {
   log?: Logger;
   /** The CLOB API's dialect (default 'spec'). */
   profile?: EmulatorProfile;
+  /** The venue's per-signer order and cancel buckets at this tier, per API key (off by default; emulator/signer-limits.ts). */
+  signerTier?: SignerTier;
   /** Polymarket profile: wall ms without a valid heartbeat before an API key's open orders are cancelled (default 15000: 10 s + 5 s buffer). */
   heartbeatTimeoutMs?: number;
   /** Sees every API request as it arrives (what a test asserts about the client's calls). */
@@ -184,6 +188,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   exchange.balanceLagMs = () => faults.cfg.balanceLagMs;
   if (opts.faults) applyPatch(opts.faults);
   const limiter = new ServerRateLimiter(opts.limitScale ?? 1, opts.windowScale ?? 1);
+  const signer = opts.signerTier !== undefined ? new SignerLimits(opts.signerTier, opts.limitScale ?? 1, opts.windowScale ?? 1) : undefined;
   const profile: EmulatorProfile = opts.profile ?? 'spec';
   let poly: PolymarketContext | undefined;
   if (profile === 'polymarket') {
@@ -301,9 +306,11 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     });
     // an injected fault takes no rate-limit slot
     const rl = injected ? undefined : limiter.check(client, api, method, path, now);
+    let signed: SignerDecision | undefined;
     if (injected === 500) reply = fail(500, 'INTERNAL_ERROR', 'injected fault: server error');
     else if (injected === 429) reply = fail(429, 'RATE_LIMITED', 'injected fault: rate limited', rlHeaders(limiter.peek(client, api, method, path, now).limit, 0, now + 1000));
     else if (!rl || !rl.ok) reply = fail(429, 'RATE_LIMITED', `rate limit of scope ${rl?.scopeId} reached`, rlHeaders(rl?.limit ?? 0, 0, rl?.resetAtMs ?? now));
+    else if ((signed = signer?.check(client, api, method, path, body, now)) && !signed.ok) reply = fail(429, 'RATE_LIMITED', signed.message, signed.headers);
     else {
       const er: EmuRequest = { method, path, query: url.searchParams, body, apiKey, headers: req.headers, raw };
       try {
@@ -322,7 +329,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
         log.error({ err: e, method, path }, 'emulator: route failed');
         reply = fail(500, 'INTERNAL_ERROR', 'internal error');
       }
-      reply.headers = { ...rlHeaders(rl.limit, rl.remaining, rl.resetAtMs), ...reply.headers };
+      reply.headers = { ...rlHeaders(rl.limit, rl.remaining, rl.resetAtMs), ...signed?.headers, ...reply.headers };
+      if (signed) signer?.settle(client, method, path, reply.body, clock.now());
     }
     const delay = faults.cfg.latencyMs;
     if (delay > 0) await new Promise((r) => setTimeout(r, delay));

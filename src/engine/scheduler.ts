@@ -13,7 +13,7 @@ import type { Clock } from '../core/clock.js';
 import type { Venue, OrderRequest, PlaceResult, CancelResult } from '../venue/types.js';
 import type { Quote } from './strategy.js';
 import { PRIORITY, type Limiter } from '../api/limiter.js';
-import { scopesFor, type Scope } from '../api/limit-table.js';
+import type { Scope } from '../api/limit-table.js';
 import { PRICE_SCALE } from '../core/units.js';
 
 export interface SchedulerSink {
@@ -90,13 +90,16 @@ export function dependsOnCancel(q: Quote, o: Omit<CancelTarget, 'orderId'>, shar
   return q.side === 'BUY' ? sum >= PRICE_SCALE : sum <= PRICE_SCALE;
 }
 
-const EP = {
-  placeBatch: scopesFor('clob', 'POST', '/orders'),
-  placeOne: scopesFor('clob', 'POST', '/order'),
-  cancelBatch: scopesFor('clob', 'DELETE', '/orders'),
-  cancelOne: scopesFor('clob', 'DELETE', '/order'),
-  cancelAll: scopesFor('clob', 'DELETE', '/cancel-all'),
-};
+/** The scopes of each order endpoint, the venue's per-signer buckets included when it has them. */
+function endpoints(l: Limiter) {
+  return {
+    placeBatch: l.scopesOf('clob', 'POST', '/orders'),
+    placeOne: l.scopesOf('clob', 'POST', '/order'),
+    cancelBatch: l.scopesOf('clob', 'DELETE', '/orders'),
+    cancelOne: l.scopesOf('clob', 'DELETE', '/order'),
+    cancelAll: l.scopesOf('clob', 'DELETE', '/cancel-all'),
+  };
+}
 
 /** A venue call whose synchronous throw (a venue's bug) comes back as its rejection: the request fails as any other, its slot is freed. */
 function venueCall<T>(f: () => Promise<T>): Promise<T> {
@@ -148,7 +151,10 @@ export class OrderScheduler {
     this.pump();
   };
 
+  private readonly ep: ReturnType<typeof endpoints>;
+
   constructor(private readonly o: SchedulerOptions) {
+    this.ep = endpoints(o.limiter);
     this.maxInFlight = o.maxInFlight ?? 8;
     this.maxCancelBatch = o.maxCancelBatch ?? 1000;
   }
@@ -218,7 +224,7 @@ export class OrderScheduler {
     this.cancelCount = 0;
     return new Promise((resolve) => {
       this.cancelAllPending = true;
-      this.acquire(EP.cancelAll, PRIORITY.cancel, () => {
+      this.acquire(this.ep.cancelAll, PRIORITY.cancel, 1, () => {
         this.cancelAllPending = false;
         this.stats.cancelAlls++;
         this.inFlight++;
@@ -305,9 +311,9 @@ export class OrderScheduler {
     return t;
   }
 
-  /** Takes the slot: recorded here for a simulated venue, by the HTTP client for the live one. */
-  private acquire(scopes: readonly Scope[], prio: number, go: () => void): void {
-    if (this.o.recordUse) this.o.limiter.submit(scopes, prio, go);
+  /** Takes the slot (and `cost` orders of a per-signer bucket): recorded here for a simulated venue, by the HTTP client for the live one. */
+  private acquire(scopes: readonly Scope[], prio: number, cost: number, go: () => void): void {
+    if (this.o.recordUse) this.o.limiter.submit(scopes, prio, go, cost);
     else go();
   }
 
@@ -362,20 +368,29 @@ export class OrderScheduler {
     // Places that depend on no queued cancel first, when the cancels go in this turn too: a
     // cancel waiting for its window holds every place (no new exposure meanwhile), and one
     // request slot stays for the cancels.
-    if (this.earlyCount > 0 && this.cancelCount > 0 && this.freeAt(EP.cancelBatch, now) <= now) {
+    const ep = this.ep;
+    if (this.earlyCount > 0 && this.cancelCount > 0 && this.freeAt(ep.cancelBatch, now) <= now) {
       wakeAt = this.sendPlacesWhileFree(now, true, this.maxInFlight - 1);
     }
+    // the per-signer bucket's whole tokens (Infinity without one): a batch never asks for more, so
+    // it goes now rather than waiting whole in the queue; spent here as sent, since a signed
+    // order's tokens are taken by the HTTP client a few microtasks later
+    let cancelRoom = this.o.limiter.room(ep.cancelBatch);
     while (this.cancelCount > 0 && this.inFlight < this.maxInFlight) {
-      const batchAt = this.freeAt(EP.cancelBatch, now);
+      const batchAt = cancelRoom >= 1 ? this.freeAt(ep.cancelBatch, now) : Infinity;
       if (batchAt <= now) {
-        this.sendCancels(this.takeCancels(this.maxCancelBatch), true, this.cancelKeys);
+        const ids = this.takeCancels(Math.min(this.maxCancelBatch, cancelRoom));
+        cancelRoom -= ids.length;
+        this.sendCancels(ids, true, this.cancelKeys);
         continue;
       }
-      const oneAt = this.o.singleOverflow ? this.freeAt(EP.cancelOne, now) : Infinity;
+      const oneAt = this.o.singleOverflow && cancelRoom >= 1 ? this.freeAt(ep.cancelOne, now) : Infinity;
       if (oneAt <= now) {
+        cancelRoom -= 1;
         this.sendCancels(this.takeCancels(1), false, this.cancelKeys);
         continue;
       }
+      if (cancelRoom < 1) wakeAt = Math.min(wakeAt, this.freeAt(ep.cancelOne, now));
       wakeAt = Math.min(wakeAt, batchAt, oneAt);
       break;
     }
@@ -387,12 +402,17 @@ export class OrderScheduler {
 
   /** Sends places (only the independent ones when `earlyOnly`) while windows and `slots` allow; returns when to retry. */
   private sendPlacesWhileFree(now: number, earlyOnly: boolean, slots: number): number {
+    const ep = this.ep;
+    // the per-signer bucket's whole tokens, spent as sent (see pumpInner)
+    let room = this.o.limiter.room(ep.placeBatch);
     while ((earlyOnly ? this.earlyCount : this.placeCount) > 0 && this.inFlight < slots) {
-      const batchAt = this.freeAt(EP.placeBatch, now);
-      const oneAt = batchAt <= now || !this.o.singleOverflow ? Infinity : this.freeAt(EP.placeOne, now);
+      if (room < 1) return this.freeAt(ep.placeOne, now) > now ? this.freeAt(ep.placeOne, now) : now + 1;
+      const batchAt = this.freeAt(ep.placeBatch, now);
+      const oneAt = batchAt <= now || !this.o.singleOverflow ? Infinity : this.freeAt(ep.placeOne, now);
       if (batchAt > now && oneAt > now) return Math.min(batchAt, oneAt);
-      const qs = this.takePlaces(batchAt <= now ? this.o.maxBatch : 1, earlyOnly);
+      const qs = this.takePlaces(batchAt <= now ? Math.min(this.o.maxBatch, room) : 1, earlyOnly);
       if (!qs.length) break; // what is left waits for its market's cancels to be answered
+      room -= qs.length;
       this.sendPlaces(qs, batchAt <= now);
     }
     return Infinity;
@@ -444,7 +464,7 @@ export class OrderScheduler {
     this.stats.cancelsSent += ids.length;
     if (batch) this.stats.cancelBatches++;
     else this.stats.cancelSingles++;
-    this.acquire(batch ? EP.cancelBatch : EP.cancelOne, PRIORITY.cancel, () => {
+    this.acquire(batch ? this.ep.cancelBatch : this.ep.cancelOne, PRIORITY.cancel, ids.length, () => {
       const p = venueCall(() => (batch ? this.o.venue.cancelOrders(ids) : this.o.venue.cancelOrder(ids[0])));
       p.then(
         (res) => {
@@ -495,7 +515,7 @@ export class OrderScheduler {
     this.stats.ordersSent += reqs.length;
     if (batch) this.stats.placeBatches++;
     else this.stats.placeSingles++;
-    this.acquire(batch ? EP.placeBatch : EP.placeOne, PRIORITY.place, () => {
+    this.acquire(batch ? this.ep.placeBatch : this.ep.placeOne, PRIORITY.place, reqs.length, () => {
       const p: Promise<PlaceResult[]> = venueCall(() => (batch ? this.o.venue.placeOrders(reqs) : this.o.venue.placeOrder(reqs[0]).then((r) => [r])));
       p.then(
         (res) => this.done(() => sink.placed(reqs, res)),

@@ -219,8 +219,8 @@ export function registerFamilies(reg: Registry, d: StatusSource): () => void {
 
   // rate limits: every scope the limiter keeps
   const usage = () => d.clients.limiter.usage();
-  gauge('rate_limit_used', 'Requests in the current sliding window, per scope.', ['scope'], () => usage().map((u) => [{ scope: u.scope }, u.used]));
-  gauge('rate_limit_limit', 'Requests the window allows, per scope.', ['scope'], () => usage().map((u) => [{ scope: u.scope }, u.limit]));
+  gauge('rate_limit_used', 'Requests in the current sliding window, per scope (signer:*: orders spent from the per-signer bucket).', ['scope'], () => usage().map((u) => [{ scope: u.scope }, u.used]));
+  gauge('rate_limit_limit', "Requests the window allows, per scope (signer:*: the bucket's burst).", ['scope'], () => usage().map((u) => [{ scope: u.scope }, u.limit]));
   gauge('rate_limit_used_ratio', 'Share of the window used, per scope.', ['scope'], () => usage().map((u) => [{ scope: u.scope }, u.limit > 0 ? u.used / u.limit : 0]));
   gauge('rate_limit_paused', '1 while a 429 pauses the scope until its reset time.', ['scope'], () => {
     const now = d.clients.limiter.clock.now();

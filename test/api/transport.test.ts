@@ -315,7 +315,7 @@ describe('transport: 429', () => {
   // a 429 names its wait in Retry-After (seconds) and Poly-RateLimit-Reset (epoch seconds), not X-RateLimit-Reset
   it('a per-signer 429 (Retry-After, Poly-RateLimit-Reset) pauses every endpoint of that bucket until then', async () => {
     let n = 0;
-    const limiter = new Limiter({ clock: new WallClock({ keepAlive: true }) });
+    const limiter = new Limiter({ clock: new WallClock({ keepAlive: true }), signerTier: 'standard' });
     const t0 = Date.now();
     const r = await run(
       { method: 'POST', path: '/orders', body: [] },
@@ -329,16 +329,17 @@ describe('transport: 429', () => {
     expect(r.count).toBe(2);
     // the retry waited for the venue's time, not the backoff alone
     expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
-    // POST /order draws from the same order bucket: paused too; the cancel bucket is not
-    const paused = (id: string) => limiter.pausedUntil(id) > t0;
-    expect(paused('clob:POST /orders:burst')).toBe(true);
-    expect(paused('clob:POST /order:burst')).toBe(true);
-    expect(paused('clob:DELETE /orders:burst')).toBe(false);
-    expect(paused('clob')).toBe(false);
+    // the order bucket is paused, and POST /order draws from it too; the cancel bucket is not, nor any per-IP window
+    const held = (method: string, path: string) => limiter.scopesOf('clob', method, path).some((s) => limiter.pausedUntil(s.id) > t0);
+    expect(held('POST', '/orders')).toBe(true);
+    expect(held('POST', '/order')).toBe(true);
+    expect(held('DELETE', '/orders')).toBe(false);
+    expect(held('GET', '/book')).toBe(false);
+    expect(limiter.pausedUntil('signer:orders')).toBeGreaterThan(t0);
   });
   it('a cancel-bucket 429 pauses every cancel endpoint and no order endpoint', async () => {
     let n = 0;
-    const limiter = new Limiter({ clock: new WallClock({ keepAlive: true }) });
+    const limiter = new Limiter({ clock: new WallClock({ keepAlive: true }), signerTier: 'standard' });
     const t0 = Date.now();
     const r = await run(
       { method: 'DELETE', path: '/order', body: { orderID: 'o1' } },
@@ -346,8 +347,10 @@ describe('transport: 429', () => {
       { limiter },
     );
     expect(r.count).toBe(2);
-    for (const ep of ['DELETE /order', 'DELETE /orders', 'DELETE /cancel-all', 'DELETE /cancel-market-orders']) expect(limiter.pausedUntil(`clob:${ep}:burst`), ep).toBeGreaterThan(t0);
-    expect(limiter.pausedUntil('clob:POST /orders:burst')).toBe(0);
+    const held = (method: string, path: string) => limiter.scopesOf('clob', method, path).some((s) => limiter.pausedUntil(s.id) > t0);
+    for (const path of ['/order', '/orders', '/cancel-all', '/cancel-market-orders']) expect(held('DELETE', path), path).toBe(true);
+    expect(held('POST', '/orders')).toBe(false);
+    expect(held('POST', '/order')).toBe(false);
   });
   it('429 until attempts run out -> RateLimitError naming the endpoint', async () => {
     const r = await run({ method: 'GET', path: '/price' }, (_q, res) => send(res, 429, { error: 'rate limited' }, { 'X-RateLimit-Reset': '0' }), { attempts: 4 });

@@ -69,6 +69,9 @@ describe('makerd emulator --write, then makerd verify', () => {
     const r = io();
     expect(await cli(['emulator', '--write', 'x.jsonl'], r.io)).toBe(2);
     expect(await cli(['emulator', '--speed', 'fast'], io().io)).toBe(2);
+    const tier = io();
+    expect(await cli(['emulator', '--signer-tier', 'platinium'], tier.io)).toBe(2);
+    expect(tier.err.join('\n')).toMatch(/--signer-tier must be one of standard, copper, .*elite, got 'platinium'/);
   });
 });
 

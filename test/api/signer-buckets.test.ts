@@ -1,0 +1,290 @@
+// The venue's per-signer token buckets (docs.polymarket.com/api-reference/trading-rate-limits):
+// an order and a cancel bucket per signer, counting orders, not requests, at the account's tier.
+// The emulator's --signer-tier switch is checked against what the docs state (raw L2 requests
+// and the official client); then makerd's client and scheduler against that emulator: paced
+// ahead, they meet no 429, where the same load unpaced does.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { l2Headers } from '../../src/api/polymarket-auth.js';
+import { polymarketCredentialsFromEnv } from '../../src/api/polymarket-credentials.js';
+import { polymarketProfile } from '../../src/api/polymarket-profile.js';
+import { createClients, type Clients } from '../../src/api/index.js';
+import { Limiter } from '../../src/api/limiter.js';
+import { SIGNER_TIERS, signerTierOf } from '../../src/api/limit-table.js';
+import { TokenBucket } from '../../src/api/token-bucket.js';
+import { loadConfig } from '../../src/config.js';
+import { VirtualClock } from '../../src/core/clock.js';
+import { OverBurstError } from '../../src/core/errors.js';
+import { silentLogger } from '../../src/core/log.js';
+import { OrderScheduler, type SchedulerSink } from '../../src/engine/scheduler.js';
+import type { Quote } from '../../src/engine/strategy.js';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
+import type { PolyTestAccount } from '../../src/emulator/polymarket-accounts.js';
+import type { OrderRequest } from '../../src/venue/types.js';
+import { LiveVenue } from '../../src/venue/live-venue.js';
+import { accountEnv, officialClient } from '../emulator/polymarket-helpers.js';
+import { RecordingVenue, settle } from '../engine/helpers.js';
+import { testHttp } from './http-server.js';
+
+describe('TokenBucket', () => {
+  it('spends a cost at once up to its burst, then refills at its rate; a cost above the burst never goes', () => {
+    const b = new TokenBucket(60, 0.04); // Standard orders: 40/s, burst 60
+    expect(b.hasRoom(0, 60)).toBe(true);
+    b.record(0, 45);
+    expect(b.hasRoom(0, 16)).toBe(false);
+    expect(b.nextFreeAt(0, 16)).toBe(25); // 1 token short at 0.04/ms
+    expect(b.hasRoom(25, 16)).toBe(true);
+    expect(b.nextFreeAt(0, 61)).toBe(Infinity);
+    expect(b.available(10_000)).toBe(60); // never above the burst
+    b.debit(10_000, 100, true);
+    expect(b.available(10_000)).toBe(-40);
+    b.debit(10_000, 100, false);
+    expect(b.available(10_000)).toBe(0);
+    b.lowerTo(10_000, 5); // never raised by the venue's count
+    expect(b.available(10_000)).toBe(0);
+    b.retune(10_000, 600, 0.4);
+    expect(b.nextFreeAt(10_000, 100)).toBe(10_250);
+  });
+  it('reads the tier a header names in any case', () => {
+    expect(signerTierOf('Gold')).toBe('gold');
+    expect(signerTierOf(' standard ')).toBe('standard');
+    expect(signerTierOf('toString')).toBeUndefined();
+    expect(signerTierOf(undefined)).toBeUndefined();
+  });
+});
+
+/** An L2-signed request as the official client signs it, with the answer's headers. */
+async function l2Raw(emu: RunningEmulator, a: PolyTestAccount, method: string, path: string, body?: unknown) {
+  const text = body === undefined ? undefined : JSON.stringify(body);
+  const h = l2Headers(a.address, { key: a.apiKey, secret: a.secret, passphrase: a.passphrase }, Math.floor(Date.now() / 1000), method, path, text);
+  const r = await fetch(emu.urls.clob + path, { method, headers: { 'content-type': 'application/json', ...h }, body: text, signal: AbortSignal.timeout(5000) });
+  return { status: r.status, json: (await r.json()) as unknown, headers: Object.fromEntries(r.headers) };
+}
+
+async function bounded<T>(p: Promise<T>, ms: number): Promise<T> {
+  let t: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<never>((_, rej) => (t = setTimeout(() => rej(new Error(`timed out after ${ms} ms`)), ms)))]);
+  } finally {
+    clearTimeout(t);
+  }
+}
+
+const ids = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `0x${tag}${String(i).padStart(8, '0')}`);
+
+describe('emulator --signer-tier (the venue as its docs describe it)', () => {
+  let emu: RunningEmulator;
+  beforeAll(async () => {
+    emu = await startEmulator({ profile: 'polymarket', seed: 41, signerTier: 'standard' });
+  });
+  afterAll(async () => {
+    await emu.close();
+  });
+
+  it('DELETE /orders costs its ids: a short bucket refuses the whole batch with Retry-After and Poly-RateLimit-Reset; a batch above the burst names no wait', async () => {
+    const a = emu.accounts[0];
+    const first = await l2Raw(emu, a, 'DELETE', '/orders', ids(100, 'a'));
+    expect(first.status).toBe(200);
+    expect(first.headers['poly-ratelimit-tier']?.toLowerCase()).toBe('standard');
+    expect(Number(first.headers['poly-ratelimit-remaining'])).toBe(20); // cancel burst 120
+    const short = await l2Raw(emu, a, 'DELETE', '/orders', ids(30, 'b'));
+    expect(short.status).toBe(429);
+    const wait = Number(short.headers['retry-after']);
+    // 10 tokens short at 80/s, less what refilled since: at most 0.125 s
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThanOrEqual(0.125);
+    expect(Number(short.headers['poly-ratelimit-reset']) * 1000).toBeGreaterThan(Date.now() - 1000);
+    expect(short.headers['x-ratelimit-limit']).toBeUndefined(); // not the per-IP windows' 429
+    const over = await l2Raw(emu, a, 'DELETE', '/orders', ids(121, 'c'));
+    expect(over.status).toBe(429);
+    expect(over.headers['retry-after']).toBeUndefined();
+    // the other account's buckets are its own, and the order bucket is apart from the cancel one
+    expect((await l2Raw(emu, emu.accounts[1], 'DELETE', '/orders', ids(120, 'd'))).status).toBe(200);
+  });
+
+  it("the official client's cancelOrders is refused while the bucket is short and taken once it refilled", async () => {
+    const a = emu.accounts[1]; // spent 120 above, or refilling
+    const c = officialClient(emu, a);
+    await new Promise((r) => setTimeout(r, 1600)); // full again: 120 at 80/s
+    await expect(c.cancelOrders(ids(120, 'e'))).resolves.toBeDefined();
+    await expect(c.cancelOrders(ids(60, 'f'))).rejects.toThrow();
+    await new Promise((r) => setTimeout(r, 800)); // 64 tokens back
+    await expect(c.cancelOrders(ids(60, 'f'))).resolves.toBeDefined();
+  });
+});
+
+/** makerd's clients and LiveVenue as one account on the emulator, the windows and buckets compressed x`windowScale`. */
+function makerdFor(emu: RunningEmulator, a: PolyTestAccount, windowScale: number, pace = true): { clients: Clients; venue: LiveVenue; statuses: number[] } {
+  const env = { ...accountEnv(a), MAKERD_CLOB_URL: emu.urls.clob };
+  const cfg = loadConfig({ env, overrides: { limits: { windowScale } } });
+  const profile = polymarketProfile(polymarketCredentialsFromEnv(env));
+  const clients = createClients({ ...cfg, http: testHttp }, pace ? profile : { ...profile, signerBuckets: false });
+  const statuses: number[] = [];
+  clients.observeHttp((_api, _m, _p, status) => void (typeof status === 'number' && statuses.push(status)));
+  const m = emu.markets[0];
+  return { clients, statuses, venue: new LiveVenue({ clob: clients.clob, subscribeUser: () => {}, tickOf: () => m.facts.tick, log: silentLogger }) };
+}
+
+describe("makerd's client on the venue's buckets", () => {
+  const SCALE = 0.25; // Standard orders at 160/s, burst 60
+  let emu: RunningEmulator;
+  beforeAll(async () => {
+    emu = await startEmulator({ profile: 'polymarket', seed: 43, signerTier: 'standard', windowScale: SCALE });
+  });
+  afterAll(async () => {
+    await emu.close();
+  });
+
+  const batches = (m: RunningEmulator['markets'][number], n: number, tag: string): OrderRequest[][] =>
+    Array.from({ length: n }, (_, b) =>
+      Array.from({ length: 15 }, (_, i): OrderRequest => ({
+        clientId: `${tag}${b}-${i}`,
+        tokenId: m.facts.tokens[i % 2],
+        side: 'BUY',
+        price: m.facts.tick,
+        size: m.facts.minSize,
+        orderType: 'GTC',
+        postOnly: true,
+      })),
+    );
+
+  it('eight batches of 15 at once (120 orders, twice the burst): every one placed, no 429, the last after the bucket refilled', async () => {
+    const { clients, venue, statuses } = makerdFor(emu, emu.accounts[0], SCALE);
+    try {
+      const t0 = Date.now();
+      const res = await Promise.all(batches(emu.markets[0], 8, 'p').map((b) => venue.placeOrders(b)));
+      const ms = Date.now() - t0;
+      expect(res.flat().filter((r) => r.ok)).toHaveLength(120);
+      expect(statuses.filter((s) => s === 429)).toEqual([]);
+      // 60 beyond the burst at 160/s: at least 375 ms
+      expect(ms).toBeGreaterThanOrEqual(370);
+      expect(clients.limiter.signerTier).toBe('standard');
+      await venue.cancelAll();
+    } finally {
+      await clients.close();
+    }
+  });
+
+  it('without the buckets in the limiter the venue refuses: four DELETE /orders of 100 ids at once (the cancel burst is 120); with them, none is refused', async () => {
+    for (const pace of [false, true]) {
+      const { clients, statuses } = makerdFor(emu, emu.accounts[1], SCALE, pace);
+      try {
+        await Promise.allSettled(Array.from({ length: 4 }, (_, k) => clients.clob.cancelOrders(ids(100, `u${k}`))));
+        if (pace) expect(statuses).toEqual([200, 200, 200, 200]);
+        else expect(statuses).toContain(429);
+      } finally {
+        await clients.close();
+      }
+      await new Promise((r) => setTimeout(r, 500)); // the bucket full again (120 at 320/s)
+    }
+  });
+
+  it("the daemon's path (scheduler, LiveVenue, signing, transport): 200 places over 20 markets at once all land, no 429", async () => {
+    const { clients, venue, statuses } = makerdFor(emu, emu.accounts[2] ?? emu.accounts[0], SCALE);
+    const m = emu.markets[0];
+    let n = 0;
+    let placed = 0;
+    let failed = 0;
+    const sink: SchedulerSink = {
+      preparePlaces: (qs) => qs.map((q): OrderRequest => ({ clientId: `s${n++}`, tokenId: q.tokenId, side: q.side, price: q.price, size: q.size, orderType: 'GTC', postOnly: true })),
+      placed: (_r, res) => void (placed += res.filter((x) => x.ok).length),
+      placeFailed: (reqs) => void (failed += reqs.length),
+      prepareCancels: () => {},
+      canceled: () => {},
+      cancelFailed: () => {},
+    };
+    const s = new OrderScheduler({ venue, limiter: clients.limiter, clock: clients.limiter.clock, log: silentLogger, sink, maxBatch: 15, singleOverflow: true, recordUse: false });
+    try {
+      for (let k = 0; k < 20; k++) {
+        const qs: Quote[] = Array.from({ length: 10 }, (_, i) => ({ tokenId: m.facts.tokens[k % 2], side: 'BUY', price: m.facts.tick * (1 + (i % 3)), size: m.facts.minSize }));
+        s.submit(`m${k}`, [], qs);
+      }
+      await bounded(s.whenIdle(), 15_000);
+      expect({ placed, failed }).toEqual({ placed: 200, failed: 0 });
+      expect(statuses.filter((x) => x === 429)).toEqual([]);
+      await venue.cancelAll();
+    } finally {
+      s.close();
+      await clients.close();
+    }
+  }, 30_000);
+
+  it('a DELETE /orders of more ids than the cancel burst is refused before it is sent', async () => {
+    const { clients, statuses } = makerdFor(emu, emu.accounts[0], SCALE);
+    try {
+      await expect(clients.clob.cancelOrders(ids(121, 'g'))).rejects.toBeInstanceOf(OverBurstError);
+      expect(statuses).toEqual([]);
+    } finally {
+      await clients.close();
+    }
+  });
+});
+
+describe('the tier the venue names', () => {
+  it('Gold in Poly-RateLimit-Tier: the buckets take its burst at once (a 300-order burst with no wait)', async () => {
+    const emu = await startEmulator({ profile: 'polymarket', seed: 47, signerTier: 'gold' });
+    const { clients, venue, statuses } = makerdFor(emu, emu.accounts[0], 1);
+    try {
+      expect(clients.limiter.signerTier).toBe('standard');
+      await clients.clob.cancelOrders(ids(1, 'h')); // the first trading answer names the tier
+      expect(clients.limiter.signerTier).toBe('gold');
+      expect(clients.limiter.room(clients.limiter.scopesOf('clob', 'POST', '/orders'))).toBe(SIGNER_TIERS.gold.orders[1]);
+      const m = emu.markets[0];
+      const reqs = Array.from({ length: 20 }, (_, b) =>
+        Array.from({ length: 15 }, (_, i): OrderRequest => ({
+          clientId: `g${b}-${i}`,
+          tokenId: m.facts.tokens[0],
+          side: 'BUY',
+          price: m.facts.tick,
+          size: m.facts.minSize,
+          orderType: 'GTC',
+          postOnly: true,
+        })),
+      );
+      const res = await Promise.all(reqs.map((b) => venue.placeOrders(b)));
+      expect(res.flat().filter((r) => r.ok)).toHaveLength(300);
+      expect(statuses.filter((s) => s === 429)).toEqual([]);
+      await venue.cancelAll();
+    } finally {
+      await clients.close();
+      await emu.close();
+    }
+  }, 30_000);
+});
+
+describe('the scheduler on a per-signer bucket (virtual time)', () => {
+  it('never asks for more orders than the bucket holds: batches shrink to the tokens at hand, the rest queue and go as tokens come', async () => {
+    const clock = new VirtualClock(1_000_000);
+    const limiter = new Limiter({ clock, signerTier: 'standard' });
+    const venue = new RecordingVenue(() => clock.now());
+    let n = 0;
+    const sink: SchedulerSink = {
+      preparePlaces: (qs) => qs.map((q): OrderRequest => ({ clientId: `c${n++}`, tokenId: q.tokenId, side: q.side, price: q.price, size: q.size, orderType: 'GTC', postOnly: true })),
+      placed: () => {},
+      placeFailed: () => {},
+      prepareCancels: () => {},
+      canceled: () => {},
+      cancelFailed: () => {},
+    };
+    const s = new OrderScheduler({ venue, limiter, clock, log: silentLogger, sink, maxBatch: 15, singleOverflow: true, recordUse: true, maxInFlight: 1000 });
+    const quotes = (token: string): Quote[] => Array.from({ length: 10 }, (_, i) => ({ tokenId: token, side: 'BUY', price: 100 + i * 100, size: 500 }));
+    for (let k = 0; k < 20; k++) s.submit(`m${k}`, [], quotes(`T${k}`)); // 200 orders
+    await settle();
+    for (let i = 0; i < 400 && s.pendingPlaces() > 0; i++) {
+      clock.advanceTo(clock.nextTimerAt());
+      await settle();
+    }
+    expect(s.pendingPlaces()).toBe(0);
+    const sent = venue.calls.filter((c) => c.kind === 'placeOrders' || c.kind === 'placeOrder');
+    expect(sent.reduce((a, c) => a + c.n, 0)).toBe(200);
+    // orders sent by any time t never exceed the burst plus what refilled (40/s, 2% held back)
+    const t0 = sent[0].t;
+    let total = 0;
+    for (const c of sent) {
+      total += c.n;
+      expect(total).toBeLessThanOrEqual(60 + ((c.t - t0) / 1000) * 40 + 1e-9);
+    }
+    // and it is not slower than the bucket: 140 beyond the burst at 39.2/s
+    expect(sent[sent.length - 1].t - t0).toBeLessThan(3700);
+    expect(Math.max(...sent.map((c) => c.n))).toBeLessThanOrEqual(15);
+  });
+});
