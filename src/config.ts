@@ -12,6 +12,10 @@ const nonNegInt = z.number().int().nonnegative();
 const nonNeg = z.number().nonnegative();
 const pos = z.number().positive();
 
+/** Polymarket's per-signer volume tiers, tightest first (their rates: api/limit-table.ts SIGNER_TIERS). */
+export const SIGNER_TIER_NAMES = ['standard', 'copper', 'bronze', 'silver', 'gold', 'platinum', 'diamond', 'elite'] as const;
+export type SignerTier = (typeof SIGNER_TIER_NAMES)[number];
+
 export const configSchema = z.strictObject({
   mode: z.enum(['live', 'paper']),
   markets: z.array(z.string().regex(/^\d+$/, 'token ids are decimal strings')),
@@ -120,6 +124,8 @@ export const configSchema = z.strictObject({
     queueModel: z.boolean(),
     /** Our collateral at the start, dollars: BUYs beyond it are refused, as on the venue, and the engine caps BUYs at it (0: unlimited). */
     cashUsd: nonNeg,
+    /** A backtest's orders and cancels also pass the venue's per-signer buckets at this tier (polymarket; 'none': the spec's windows only). */
+    signerTier: z.enum(['none', ...SIGNER_TIER_NAMES]),
   }),
   cron: z.strictObject({ refreshMarkets: z.string(), reconcile: z.string(), dailySummary: z.string() }),
   log: z.strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']) }),

@@ -1,7 +1,10 @@
 // The rate-limit table of spec section 8 — the ONE place these numbers live. `scopesFor` names
 // every scope a request counts against; the client limiter and the emulator both use it, each
 // scope being one sliding window (a trading endpoint has two: 10 s burst and 10 min sustained).
+// Polymarket's per-signer token buckets, by tier, are at the end.
+import type { SignerTier } from '../config.js';
 
+export type { SignerTier };
 export type ApiName = 'clob' | 'gamma' | 'data' | 'content' | 'relayer';
 export type HttpMethod = 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH';
 
@@ -107,7 +110,6 @@ export function scopesFor(api: ApiName, method: string, path: string): Scope[] {
  * Poly-RateLimit-Tier; Standard, the tightest, until one is seen. Only the polymarket profile has them.
  */
 export type SignerBucket = 'orders' | 'cancels';
-export type SignerTier = 'standard' | 'copper' | 'bronze' | 'silver' | 'gold' | 'platinum' | 'diamond' | 'elite';
 export interface SignerTierLimits {
   /** [rate per second, burst] */
   orders: readonly [number, number];

@@ -163,7 +163,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
   const stats = new StatsCollector({ maxPoints: o.maxPoints });
   const journal = new StatsJournal(stats, clock, o.onFill);
   const mirror = new BookMirror({ verifyEvery: cfg.book.verifyEvery, groupIdleMs: cfg.book.groupIdleMs, now: () => clock.now(), log });
-  const limiter = new Limiter({ clock, scale: cfg.limits.scale, windowScale: cfg.limits.windowScale });
+  const limiter = new Limiter({ clock, scale: cfg.limits.scale, windowScale: cfg.limits.windowScale, signerTier: cfg.sim.signerTier === 'none' ? undefined : cfg.sim.signerTier });
   const sim = cfg.sim;
   // A backtest never asks the venue about old orders (no restart reconciliation), so it keeps a
   // short history: memory stays flat over millions of orders.

@@ -153,4 +153,18 @@ describe('backtest runner', () => {
     expect(firstFill(front)).toBe(300);
     expect(firstFill(queued)).toBeGreaterThanOrEqual(3000);
   }, 30_000);
+
+  it('sim.signerTier: the orders pass the venue per-signer bucket, so no more go than its burst and refill allow', async () => {
+    // limits.scale 0.01 shrinks Standard to a burst of 1 order and 0.4 a second (less the 2% margin)
+    const base = { limits: { scale: 0.01 } };
+    const free = await runBacktest({ data: [synthetic], config: config(base) });
+    const paced = await runBacktest({ data: [synthetic], config: config({ ...base, sim: { signerTier: 'standard' } }) });
+    const seconds = (paced.result.period.endMs - paced.result.period.startMs) / 1000;
+    expect(paced.result.total.orders).toBeLessThanOrEqual(1 + 0.4 * seconds);
+    expect(paced.result.total.orders).toBeLessThan(free.result.total.orders);
+    expect(paced.result.total.orders).toBeGreaterThan(10);
+    const use = paced.result.engine.rateLimits.find((u) => u.scope === 'signer:orders');
+    expect(use).toMatchObject({ limit: 1, peakShare: 1 });
+    expect(free.result.engine.rateLimits.some((u) => u.scope.startsWith('signer:'))).toBe(false);
+  }, 30_000);
 });
