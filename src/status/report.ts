@@ -113,6 +113,8 @@ export function statusJson(d: StatusSource, opts: StatusOptions = {}): Record<st
     orders: r.scheduler,
     riskBlocks: r.riskBlocks,
     bookResync: { ...d.feed.resync.stats, inFlight: d.feed.resync.inFlight() },
+    // the venue's per-signer tier as last named (Standard until then); null where the venue has no such buckets
+    signerTier: d.clients.limiter.signerTier ?? null,
     rateLimits: d.clients.limiter.usage().filter((u) => u.used > 0 || u.scope.startsWith('clob:POST /orders') || u.scope.startsWith('clob:DELETE /orders') || u.scope.startsWith('signer:')),
   };
   const live = opts.liveDepth ? { live: liveSection(d, d.metrics?.history, Math.min(LIVE_DEPTH_MAX, opts.liveDepth)) } : {};

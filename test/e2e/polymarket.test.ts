@@ -15,7 +15,8 @@ describe('makerd run in the polymarket profile', () => {
   ])(
     '%s account: signed quotes, every fill once, SIGTERM leaves no order',
     async (_kind, account) => {
-      const e = await setup({ profile: 'polymarket', account });
+      // the venue's per-signer buckets on, at a tier the daemon learns from the answers
+      const e = await setup({ profile: 'polymarket', account, signerTier: 'silver' });
       const d = spawnDaemon(e);
       await bounded(d.ready, 15_000, 'ready');
       const open = await until('signed quotes at the venue', () => e.emu.exchange.openOrders(e.owner).length > 0 && e.emu.exchange.openOrders(e.owner), 8000);
@@ -23,6 +24,10 @@ describe('makerd run in the polymarket profile', () => {
       const url = await until('status url', () => d.statusUrl(), 2000);
       expect((await fetch(`${url}/health`)).status).toBe(200);
       await until('two fills at the venue', () => venueFills(e.emu, e.owner).length >= 2, 20_000, 100);
+      const status = (await (await fetch(`${url}/status`)).json()) as { signerTier: string; rateLimits: Array<{ scope: string }> };
+      expect(status.signerTier).toBe('silver');
+      expect(status.rateLimits.map((u) => u.scope)).toEqual(expect.arrayContaining(['signer:orders', 'signer:cancels']));
+      expect(d.output.filter((l) => l.includes('rate limited (429)'))).toEqual([]);
       // the dead-man switch armed before the first quote and never missed (the second test outlives its window)
       expect(d.output.some((l) => l.includes('heartbeat failed'))).toBe(false);
       kill(d, 'SIGTERM');
