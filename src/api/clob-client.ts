@@ -96,6 +96,9 @@ export function spendableCollateral(b: BalanceAllowance, exchanges: readonly str
 /** Clock skew we call too much (doctor's default, the daemon's start-up check), beyond the venue clock's 1 s resolution. */
 export const CLOCK_SKEW_MS = 5000;
 
+/** Ids one DELETE /orders carries at most (the venue's cap: the spec's and Polymarket's). */
+export const MAX_CANCEL_IDS = 1000;
+
 export class ClobClient {
   constructor(
     readonly transport: Transport,
@@ -196,9 +199,21 @@ export class ClobClient {
   cancelOrder(orderId: string): Promise<CancelResponse> {
     return this.call(cancelResponseSchema, 'DELETE', '/order', undefined, { orderID: orderId });
   }
-  /** DELETE /orders: body {orderIds: [...]} in the spec profile (our choice; see README), a plain array on Polymarket. */
-  cancelOrders(orderIds: string[]): Promise<CancelResponse> {
-    return this.call(cancelResponseSchema, 'DELETE', '/orders', undefined, this.profile.cancelOrdersBody(orderIds), orderIds.length);
+  /**
+   * DELETE /orders: body {orderIds: [...]} in the spec profile (our choice; see README), a plain
+   * array on Polymarket. More ids than one request may carry (the venue's 1000, or the per-signer
+   * cancel bucket's burst) go in parts, one after another, their answers merged.
+   */
+  async cancelOrders(orderIds: string[]): Promise<CancelResponse> {
+    const per = Math.min(MAX_CANCEL_IDS, this.transport.maxCost('DELETE', '/orders'));
+    if (orderIds.length <= per) return this.call(cancelResponseSchema, 'DELETE', '/orders', undefined, this.profile.cancelOrdersBody(orderIds), orderIds.length);
+    const out: CancelResponse = { canceled: [], not_canceled: {} };
+    for (let i = 0; i < orderIds.length; i += per) {
+      const r = await this.cancelOrders(orderIds.slice(i, i + per));
+      out.canceled.push(...r.canceled);
+      Object.assign(out.not_canceled, r.not_canceled);
+    }
+    return out;
   }
   cancelAll(): Promise<CancelResponse> {
     return this.call(cancelResponseSchema, 'DELETE', '/cancel-all');

@@ -315,6 +315,11 @@ export class Transport {
     }
   }
 
+  /** The most orders one request to `method path` may count (the per-signer bucket's burst; Infinity without one). */
+  maxCost(method: Method, path: string): number {
+    return this.opts.limiter.maxCost(this.opts.limiter.scopesOf(this.api, method, path));
+  }
+
   /** The per-signer headers of a trading answer: the tier the venue applied, and the bucket's balance after this request. */
   private signerHeaders(res: RawResponse, bucket: Scope): void {
     const limiter = this.opts.limiter;

@@ -208,11 +208,15 @@ describe("makerd's client on the venue's buckets", () => {
     }
   }, 30_000);
 
-  it('a DELETE /orders of more ids than the cancel burst is refused before it is sent', async () => {
+  it('DELETE /orders of more ids than the cancel burst goes in parts of at most the burst, merged; a request dearer than the burst is refused before it is sent', async () => {
+    await new Promise((r) => setTimeout(r, 500)); // the cancel bucket full again
     const { clients, statuses } = makerdFor(emu, emu.accounts[0], SCALE);
     try {
-      await expect(clients.clob.cancelOrders(ids(121, 'g'))).rejects.toBeInstanceOf(OverBurstError);
-      expect(statuses).toEqual([]);
+      const r = await clients.clob.cancelOrders(ids(250, 'g'));
+      expect(Object.keys(r.not_canceled)).toHaveLength(250); // none of ours: every id answered
+      expect(statuses).toEqual([200, 200, 200]); // 120 + 120 + 10, none refused
+      await expect(clients.clob.transport.request({ method: 'DELETE', path: '/orders', body: ids(121, 'h'), cost: 121 })).rejects.toBeInstanceOf(OverBurstError);
+      expect(statuses).toHaveLength(3);
     } finally {
       await clients.close();
     }
@@ -286,5 +290,31 @@ describe('the scheduler on a per-signer bucket (virtual time)', () => {
     // and it is not slower than the bucket: 140 beyond the burst at 39.2/s
     expect(sent[sent.length - 1].t - t0).toBeLessThan(3700);
     expect(Math.max(...sent.map((c) => c.n))).toBeLessThanOrEqual(15);
+  });
+});
+
+describe('DELETE /orders on the spec profile (no per-signer buckets)', () => {
+  it('2,500 ids go as 1,000 + 1,000 + 500, the venue cap per request, the answers merged', async () => {
+    const emu = await startEmulator({ seed: 53, keys: ['k'] });
+    const cfg = loadConfig({ env: {}, overrides: { urls: { clob: emu.urls.clob } } });
+    const clients = createClients({ ...cfg, http: testHttp }, 'k');
+    const sizes: number[] = [];
+    const statuses: number[] = [];
+    clients.observeHttp((_api, _m, _p, status) => void (typeof status === 'number' && statuses.push(status)));
+    const original = clients.clob.transport.request.bind(clients.clob.transport);
+    clients.clob.transport.request = (spec) => {
+      sizes.push(spec.cost ?? 1);
+      return original(spec);
+    };
+    try {
+      const r = await clients.clob.cancelOrders(ids(2500, 'i'));
+      expect(sizes).toEqual([1000, 1000, 500]);
+      expect(statuses).toEqual([200, 200, 200]);
+      expect(r.canceled).toEqual([]);
+      expect(Object.keys(r.not_canceled)).toHaveLength(2500);
+    } finally {
+      await clients.close();
+      await emu.close();
+    }
   });
 });
