@@ -19,6 +19,9 @@ export function grantHoldMs(windowMs: number): number {
   return Math.min(HOLD_MAX_MS, Math.round(windowMs * HOLD_SHARE));
 }
 
+/** The deepest debt a Poly-RateLimit-Remaining may put a bucket in, in bursts. */
+const MAX_DEBT_BURSTS = 10;
+
 /** Lower runs first: cancels before places before everything else. */
 export const PRIORITY = { cancel: 0, place: 1, normal: 2 } as const;
 const LEVELS = 3;
@@ -114,9 +117,15 @@ export class Limiter {
     return true;
   }
 
-  /** The venue's token balance after a request (Poly-RateLimit-Remaining): ours is lowered to it, never raised. */
+  /**
+   * The venue's token balance after a request (Poly-RateLimit-Remaining): ours is lowered to it,
+   * never raised. A debt (a cancel-all's debit) is taken down to 10 bursts at most, so a wild
+   * figure cannot stop trading for hours: a real one is bounded by the orders we had open.
+   */
   signerRemaining(scope: Scope, remaining: number): void {
-    if (scope.bucket && this.tier !== undefined && Number.isFinite(remaining)) this.bucketOf(scope.bucket).lowerTo(this.clock.now(), remaining);
+    if (!scope.bucket || this.tier === undefined || !Number.isFinite(remaining)) return;
+    const b = this.bucketOf(scope.bucket);
+    b.lowerTo(this.clock.now(), Math.max(remaining, -MAX_DEBT_BURSTS * b.burst));
   }
 
   private bucketOf(b: SignerBucket): TokenBucket {

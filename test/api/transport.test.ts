@@ -337,6 +337,24 @@ describe('transport: 429', () => {
     expect(held('GET', '/book')).toBe(false);
     expect(limiter.pausedUntil('signer:orders')).toBeGreaterThan(t0);
   });
+  it('per-signer headers that make no sense move nothing far: an unknown tier is ignored, a wild balance is taken down to 10 bursts of debt at most', async () => {
+    const clock = new WallClock({ keepAlive: true });
+    const limiter = new Limiter({ clock, signerTier: 'standard' });
+    const orders = limiter.scopesOf('clob', 'POST', '/orders');
+    for (const [tier, left] of [
+      ['ultra', '1e400'],
+      ['', 'NaN'],
+      ['Gold ', '-1e12'],
+    ]) {
+      const r = await run({ method: 'POST', path: '/orders', body: [], cost: 1 }, (_q, res) => send(res, 200, [], { 'Poly-RateLimit-Tier': tier, 'Poly-RateLimit-Remaining': left }), { limiter });
+      expect(r.error).toBeUndefined();
+    }
+    // 'Gold ' is a tier (trimmed); its order burst is 600, so the debt stops at -6000 tokens: 15 s at 400/s
+    expect(limiter.signerTier).toBe('gold');
+    const wait = limiter.window(orders[orders.length - 1]).nextFreeAt(clock.now(), 1) - clock.now();
+    expect(wait).toBeGreaterThan(14_000);
+    expect(wait).toBeLessThan(16_000);
+  });
   it('a cancel-bucket 429 pauses every cancel endpoint and no order endpoint', async () => {
     let n = 0;
     const limiter = new Limiter({ clock: new WallClock({ keepAlive: true }), signerTier: 'standard' });
