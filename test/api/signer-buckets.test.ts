@@ -8,11 +8,9 @@ import { l2Headers } from '../../src/api/polymarket-auth.js';
 import { polymarketCredentialsFromEnv } from '../../src/api/polymarket-credentials.js';
 import { polymarketProfile } from '../../src/api/polymarket-profile.js';
 import { createClients, type Clients } from '../../src/api/index.js';
-import { Limiter } from '../../src/api/limiter.js';
 import { SIGNER_TIERS, signerTierOf } from '../../src/api/limit-table.js';
 import { TokenBucket } from '../../src/api/token-bucket.js';
 import { loadConfig } from '../../src/config.js';
-import { VirtualClock } from '../../src/core/clock.js';
 import { OverBurstError } from '../../src/core/errors.js';
 import { silentLogger } from '../../src/core/log.js';
 import { OrderScheduler, type SchedulerSink } from '../../src/engine/scheduler.js';
@@ -22,7 +20,7 @@ import type { PolyTestAccount } from '../../src/emulator/polymarket-accounts.js'
 import type { OrderRequest } from '../../src/venue/types.js';
 import { LiveVenue } from '../../src/venue/live-venue.js';
 import { accountEnv, officialClient } from '../emulator/polymarket-helpers.js';
-import { RecordingVenue, settle } from '../engine/helpers.js';
+import { schedulerRig, settle } from '../engine/helpers.js';
 import { testHttp } from './http-server.js';
 
 describe('TokenBucket', () => {
@@ -257,19 +255,7 @@ describe('the tier the venue names', () => {
 
 describe('the scheduler on a per-signer bucket (virtual time)', () => {
   it('never asks for more orders than the bucket holds: batches shrink to the tokens at hand, the rest queue and go as tokens come', async () => {
-    const clock = new VirtualClock(1_000_000);
-    const limiter = new Limiter({ clock, signerTier: 'standard' });
-    const venue = new RecordingVenue(() => clock.now());
-    let n = 0;
-    const sink: SchedulerSink = {
-      preparePlaces: (qs) => qs.map((q): OrderRequest => ({ clientId: `c${n++}`, tokenId: q.tokenId, side: q.side, price: q.price, size: q.size, orderType: 'GTC', postOnly: true })),
-      placed: () => {},
-      placeFailed: () => {},
-      prepareCancels: () => {},
-      canceled: () => {},
-      cancelFailed: () => {},
-    };
-    const s = new OrderScheduler({ venue, limiter, clock, log: silentLogger, sink, maxBatch: 15, singleOverflow: true, recordUse: true, maxInFlight: 1000 });
+    const { clock, venue, s } = schedulerRig({ signerTier: 'standard' });
     const quotes = (token: string): Quote[] => Array.from({ length: 10 }, (_, i) => ({ tokenId: token, side: 'BUY', price: 100 + i * 100, size: 500 }));
     for (let k = 0; k < 20; k++) s.submit(`m${k}`, [], quotes(`T${k}`)); // 200 orders
     await settle();

@@ -10,7 +10,9 @@ import { silentLogger } from '../../src/core/log.js';
 import { formatPrice, formatSize } from '../../src/core/units.js';
 import type { BookEvent, WireLevel, UserEvent, UserTradeEvent } from '../../src/core/events.js';
 import type { Venue, OrderRequest, PlaceResult, CancelResult, VenueOrder, VenueTrade } from '../../src/venue/types.js';
-import { Limiter } from '../../src/api/limiter.js';
+import { Limiter, type LimiterOptions } from '../../src/api/limiter.js';
+import { OrderScheduler, type SchedulerOptions, type SchedulerSink } from '../../src/engine/scheduler.js';
+import { VirtualClock } from '../../src/core/clock.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { loadStrategy } from '../../src/strategy/loader.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
@@ -276,4 +278,26 @@ export function refusedForBalance(r: OrderRequest): PlaceResult {
 export function refuseForBalance(venue: RecordingVenue, side: 'BUY' | 'SELL', on: () => boolean = () => true): void {
   const answer = venue.answer;
   venue.answer = (r) => (on() && r.side === side ? refusedForBalance(r) : answer(r));
+}
+
+/**
+ * An OrderScheduler in virtual time over a RecordingVenue, the limiter recording its use (as for a
+ * simulated venue): its sink makes a request of each quote and otherwise does nothing (tests
+ * override what they watch).
+ */
+export function schedulerRig(limiter: Omit<LimiterOptions, 'clock'> = {}, o: Partial<Pick<SchedulerOptions, 'singleOverflow' | 'log'>> = {}) {
+  const clock = new VirtualClock(1_000_000);
+  const lim = new Limiter({ clock, ...limiter });
+  const venue = new RecordingVenue(() => clock.now());
+  let n = 0;
+  const sink: SchedulerSink = {
+    preparePlaces: (qs) => qs.map((q): OrderRequest => ({ clientId: `c${n++}`, tokenId: q.tokenId, side: q.side, price: q.price, size: q.size, orderType: 'GTC', postOnly: true })),
+    placed: () => {},
+    placeFailed: () => {},
+    prepareCancels: () => {},
+    canceled: () => {},
+    cancelFailed: () => {},
+  };
+  const s = new OrderScheduler({ venue, limiter: lim, clock, log: o.log ?? silentLogger, sink, maxBatch: 15, singleOverflow: o.singleOverflow ?? true, recordUse: true, maxInFlight: 1000 });
+  return { clock, limiter: lim, venue, s, sink };
 }

@@ -4,29 +4,13 @@
 // not when they are written (the venue may carry out a POST on another connection first); and
 // every place waits while a cancel waits for its window.
 import { describe, it, expect } from 'vitest';
-import { OrderScheduler, dependsOnCancel, type CancelTarget, type SchedulerSink } from '../../src/engine/scheduler.js';
-import { VirtualClock } from '../../src/core/clock.js';
-import { Limiter, grantHoldMs } from '../../src/api/limiter.js';
-import { silentLogger } from '../../src/core/log.js';
-import type { OrderRequest } from '../../src/venue/types.js';
+import { OrderScheduler, dependsOnCancel, type CancelTarget } from '../../src/engine/scheduler.js';
+import { grantHoldMs } from '../../src/api/limiter.js';
 import type { Quote } from '../../src/engine/strategy.js';
-import { RecordingVenue, settle } from './helpers.js';
+import { schedulerRig, settle, type RecordingVenue } from './helpers.js';
 
 function setup(scale = 1) {
-  const clock = new VirtualClock(1_000_000);
-  const limiter = new Limiter({ clock, scale, windowScale: 1 });
-  const venue = new RecordingVenue(() => clock.now());
-  let n = 0;
-  const sink: SchedulerSink = {
-    preparePlaces: (qs) => qs.map((q): OrderRequest => ({ clientId: `c${n++}`, tokenId: q.tokenId, side: q.side, price: q.price, size: q.size, orderType: 'GTC', postOnly: true })),
-    placed: () => {},
-    placeFailed: () => {},
-    prepareCancels: () => {},
-    canceled: () => {},
-    cancelFailed: () => {},
-  };
-  const s = new OrderScheduler({ venue, limiter, clock, log: silentLogger, sink, maxBatch: 15, singleOverflow: false, recordUse: true, maxInFlight: 1000 });
-  return { clock, venue, s };
+  return schedulerRig({ scale, windowScale: 1 }, { singleOverflow: false });
 }
 
 const q = (tokenId: string, side: 'BUY' | 'SELL', price: number): Quote => ({ tokenId, side, price, size: 500 });

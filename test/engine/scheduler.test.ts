@@ -1,28 +1,13 @@
 import { describe, it, expect } from 'vitest';
-import { OrderScheduler, type CancelTarget, type SchedulerSink } from '../../src/engine/scheduler.js';
-import { VirtualClock } from '../../src/core/clock.js';
-import { Limiter, grantHoldMs } from '../../src/api/limiter.js';
+import { type CancelTarget } from '../../src/engine/scheduler.js';
+import { grantHoldMs } from '../../src/api/limiter.js';
 import { scopesFor } from '../../src/api/limit-table.js';
 import { silentLogger } from '../../src/core/log.js';
-import type { OrderRequest } from '../../src/venue/types.js';
 import type { Quote } from '../../src/engine/strategy.js';
-import { RecordingVenue, settle } from './helpers.js';
+import { schedulerRig, settle } from './helpers.js';
 
 function setup(opts: { windowScale?: number; scale?: number; singleOverflow?: boolean; log?: typeof silentLogger } = {}) {
-  const clock = new VirtualClock(1_000_000);
-  const limiter = new Limiter({ clock, scale: opts.scale ?? 1, windowScale: opts.windowScale ?? 1 });
-  const venue = new RecordingVenue(() => clock.now());
-  let n = 0;
-  const sink: SchedulerSink = {
-    preparePlaces: (qs) => qs.map((q): OrderRequest => ({ clientId: `c${n++}`, tokenId: q.tokenId, side: q.side, price: q.price, size: q.size, orderType: 'GTC', postOnly: true })),
-    placed: () => {},
-    placeFailed: () => {},
-    prepareCancels: () => {},
-    canceled: () => {},
-    cancelFailed: () => {},
-  };
-  const s = new OrderScheduler({ venue, limiter, clock, log: opts.log ?? silentLogger, sink, maxBatch: 15, singleOverflow: opts.singleOverflow ?? true, recordUse: true, maxInFlight: 1000 });
-  return { clock, limiter, venue, s, sink };
+  return schedulerRig({ scale: opts.scale ?? 1, windowScale: opts.windowScale ?? 1 }, { singleOverflow: opts.singleOverflow ?? true, log: opts.log });
 }
 const quotes = (n: number, token = 'T'): Quote[] => Array.from({ length: n }, (_, i) => ({ tokenId: token, side: 'BUY', price: 100 + i * 100, size: 500 }));
 /** Cancels of SELLs at 0.01 on T: every bid of quotes() crosses them, so the places wait for these cancels. */
