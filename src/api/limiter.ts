@@ -5,6 +5,7 @@
 // With a signer tier (the polymarket profile) a trading request also draws its orders from the
 // venue's per-signer token bucket: `cost` is counted there, every window counts the request once.
 import type { Clock } from '../core/clock.js';
+import { OverBurstError } from '../core/errors.js';
 import { SIGNER_TIERS, scaleScope, scopesFor, signerScopeOf, type ApiName, type Scope, type SignerBucket, type SignerTier } from './limit-table.js';
 import { SlidingWindow } from './sliding-window.js';
 import { PACED_MIN_WINDOW_MS, PacedWindow } from './paced-window.js';
@@ -58,6 +59,8 @@ interface Entry {
   ids: string[];
   cost: number;
   grant: () => void;
+  /** Told when the request can never go (its cost above a bucket's burst, after the tier fell). */
+  refuse?: (err: Error) => void;
 }
 
 export class Limiter {
@@ -165,7 +168,7 @@ export class Limiter {
 
   /** Resolves when the request may be sent; it then already counts in every scope. */
   acquire(scopes: ReadonlyArray<Scope>, priority: number = PRIORITY.normal, cost = 1): Promise<void> {
-    return new Promise((resolve) => this.submit(scopes, priority, resolve, cost));
+    return new Promise((resolve, reject) => this.submit(scopes, priority, resolve, cost, reject));
   }
 
   /**
@@ -184,17 +187,21 @@ export class Limiter {
 
   /**
    * Callback form of acquire (virtual-time simulations): `grant` runs synchronously when granted.
-   * `cost`: the orders of the request, counted in a per-signer bucket (the callers keep it within maxCost).
+   * `cost`: the orders of the request, counted in a per-signer bucket (the callers keep it within
+   * maxCost); one dearer than a bucket's burst can never go and is refused (`refuse`), at once or
+   * when the tier falls while it waits, so it holds no scope.
    */
-  submit(scopes: ReadonlyArray<Scope>, priority: number, grant: () => void, cost = 1): void {
+  submit(scopes: ReadonlyArray<Scope>, priority: number, grant: () => void, cost = 1, refuse?: (err: Error) => void): void {
     if (this.tryAcquire(scopes, cost)) {
       grant();
       return;
     }
     const windows = scopes.map((s) => this.window(s));
     const ids = scopes.map((s) => s.id);
+    const e: Entry = { windows, ids, cost, grant, refuse };
+    if (this.overBurst(e)) return;
     const level = Math.min(LEVELS - 1, Math.max(0, Math.trunc(priority)));
-    this.queues[level].push({ windows, ids, cost, grant });
+    this.queues[level].push(e);
     this.queued++;
     this.pump();
   }
@@ -239,6 +246,19 @@ export class Limiter {
     return t;
   }
 
+  /** Refuses `e` (true) when its cost is above a bucket's burst: it could never go. */
+  private overBurst(e: Entry): boolean {
+    if (e.cost <= 1) return false;
+    for (let k = 0; k < e.windows.length; k++) {
+      const w = e.windows[k];
+      if (w instanceof TokenBucket && e.cost > w.burst) {
+        e.refuse?.(new OverBurstError(e.ids[k], e.cost, w.burst, this.tier ?? 'standard'));
+        return true;
+      }
+    }
+    return false;
+  }
+
   private take(windows: RateWindow[], ids: string[], now: number, cost: number): boolean {
     if (this.freeAt(windows, ids, now, cost) > now) return false;
     for (const w of windows) w.record(now, cost);
@@ -259,6 +279,7 @@ export class Limiter {
       let keep = 0;
       for (let i = 0; i < q.length; i++) {
         const e = q[i];
+        if (this.overBurst(e)) continue;
         let shares = false;
         for (const id of e.ids) if (blocked.has(id)) shares = true;
         if (!shares) {

@@ -229,7 +229,7 @@ export class Transport {
     const bucket = scopes[scopes.length - 1].bucket ? scopes[scopes.length - 1] : undefined;
     const cost = spec.cost ?? 1;
     // the venue refuses a batch dearer than its bucket can ever hold, whatever the wait
-    if (bucket && cost > limiter.maxCost(scopes)) throw new OverBurstError(method, path, cost, limiter.maxCost(scopes), limiter.signerTier ?? 'standard');
+    if (bucket && cost > limiter.maxCost(scopes)) throw new OverBurstError(`${method} ${path}`, cost, limiter.maxCost(scopes), limiter.signerTier ?? 'standard');
     const submit = isSubmitPath(method, path);
     const idempotent = method === 'GET' || method === 'DELETE';
     const priority = spec.priority ?? (method === 'DELETE' ? PRIORITY.cancel : submit ? PRIORITY.place : PRIORITY.normal);

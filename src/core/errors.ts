@@ -46,13 +46,13 @@ export class RateLimitError extends ApiError {
 /** A request of more orders than the venue's per-signer bucket can ever hold (its tier's burst): it must be split, not retried. */
 export class OverBurstError extends MakerdError {
   constructor(
-    readonly method: string,
-    readonly path: string,
+    /** `METHOD /path`, or the bucket's scope when the limiter refuses a request it had queued. */
+    readonly request: string,
     readonly cost: number,
     readonly burst: number,
     readonly tier: string,
   ) {
-    super(`${method} ${path}: ${cost} orders exceed the per-signer burst of ${burst} (${tier} tier); split the request`);
+    super(`${request}: ${cost} orders exceed the per-signer burst of ${burst} (${tier} tier); split the request`);
   }
 }
 

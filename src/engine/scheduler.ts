@@ -313,7 +313,8 @@ export class OrderScheduler {
 
   /** Takes the slot (and `cost` orders of a per-signer bucket): recorded here for a simulated venue, by the HTTP client for the live one. */
   private acquire(scopes: readonly Scope[], prio: number, cost: number, go: () => void): void {
-    if (this.o.recordUse) this.o.limiter.submit(scopes, prio, go, cost);
+    // one the limiter can never grant (above a bucket's burst: the scheduler sizes none so) goes anyway, for the venue to answer
+    if (this.o.recordUse) this.o.limiter.submit(scopes, prio, go, cost, go);
     else go();
   }
 

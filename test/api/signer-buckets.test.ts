@@ -8,7 +8,9 @@ import { l2Headers } from '../../src/api/polymarket-auth.js';
 import { polymarketCredentialsFromEnv } from '../../src/api/polymarket-credentials.js';
 import { polymarketProfile } from '../../src/api/polymarket-profile.js';
 import { createClients, type Clients } from '../../src/api/index.js';
+import { Limiter, PRIORITY } from '../../src/api/limiter.js';
 import { SIGNER_TIERS, signerTierOf } from '../../src/api/limit-table.js';
+import { VirtualClock } from '../../src/core/clock.js';
 import { TokenBucket } from '../../src/api/token-bucket.js';
 import { loadConfig } from '../../src/config.js';
 import { OverBurstError } from '../../src/core/errors.js';
@@ -41,6 +43,22 @@ describe('TokenBucket', () => {
     expect(b.available(10_000)).toBe(0);
     b.retune(10_000, 600, 0.4);
     expect(b.nextFreeAt(10_000, 100)).toBe(10_250);
+  });
+  it('a request queued for a bucket whose tier then falls below its cost is refused, and holds back nothing behind it', async () => {
+    const clock = new VirtualClock(0);
+    const limiter = new Limiter({ clock, signerTier: 'gold' });
+    const cancels = limiter.scopesOf('clob', 'DELETE', '/orders');
+    expect(limiter.tryAcquire(cancels, 1200)).toBe(true); // the Gold burst spent
+    const big = limiter.acquire(cancels, PRIORITY.cancel, 1000);
+    let small = false;
+    void limiter.acquire(cancels, PRIORITY.cancel, 10).then(() => (small = true));
+    limiter.setSignerTier('standard'); // burst 120: the 1000 can never go
+    await expect(big).rejects.toBeInstanceOf(OverBurstError);
+    clock.advanceTo(clock.nextTimerAt());
+    await Promise.resolve();
+    expect(small).toBe(true);
+    // refused at once when it is dearer than the burst from the start
+    await expect(limiter.acquire(cancels, PRIORITY.cancel, 121)).rejects.toThrow(/121 orders exceed the per-signer burst of 120 \(standard tier\)/);
   });
   it('reads the tier a header names in any case', () => {
     expect(signerTierOf('Gold')).toBe('gold');
