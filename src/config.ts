@@ -124,7 +124,7 @@ export const configSchema = z.strictObject({
     queueModel: z.boolean(),
     /** Our collateral at the start, dollars: BUYs beyond it are refused, as on the venue, and the engine caps BUYs at it (0: unlimited). */
     cashUsd: nonNeg,
-    /** A backtest's orders and cancels also pass the venue's per-signer buckets at this tier (polymarket; 'none': the spec's windows only). */
+    /** The simulated venue's orders and cancels (backtest, paper) also pass the venue's per-signer buckets at this tier; 'none': a backtest the spec's windows only, paper mode its profile's buckets. */
     signerTier: z.enum(['none', ...SIGNER_TIER_NAMES]),
   }),
   cron: z.strictObject({ refreshMarkets: z.string(), reconcile: z.string(), dailySummary: z.string() }),

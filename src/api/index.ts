@@ -26,8 +26,10 @@ export interface Clients {
 /** `venue`: the CLOB's profile, or an API key for the spec profile (none: public calls only). */
 export function createClients(config: Config, venue?: ClobProfile | string, logger?: Logger, clock: Clock = new WallClock({ keepAlive: true })): Clients {
   const profile = typeof venue === 'object' ? venue : specProfile(venue);
-  // Standard, the tightest tier, until the venue's first trading answer names the account's
-  const limiter = new Limiter({ clock, scale: config.limits.scale, windowScale: config.limits.windowScale, signerTier: profile.signerBuckets ? 'standard' : undefined });
+  // The venue's per-signer buckets: at Standard, the tightest tier, until its first trading answer
+  // names the account's; in paper mode at sim.signerTier when one is set (no answer ever names one)
+  const simTier = config.mode === 'paper' && config.sim.signerTier !== 'none' ? config.sim.signerTier : undefined;
+  const limiter = new Limiter({ clock, scale: config.limits.scale, windowScale: config.limits.windowScale, signerTier: simTier ?? (profile.signerBuckets ? 'standard' : undefined) });
   const make = (api: 'clob' | 'gamma' | 'data' | 'content') =>
     // the trading credentials go to the CLOB only: the metadata, data and content APIs are public
     new Transport({ api, baseUrl: config.urls[api], http: config.http, retry: config.retry, limiter, auth: api === 'clob' ? profile.authHeaders : undefined, logger });

@@ -322,3 +322,24 @@ describe('DELETE /orders on the spec profile (no per-signer buckets)', () => {
     }
   });
 });
+
+describe('the tier a process starts at', () => {
+  it('live: the profile decides (polymarket: Standard; spec: none); paper: sim.signerTier when set, else the same', async () => {
+    const poly = polymarketProfile(polymarketCredentialsFromEnv({}));
+    const tierOf = async (mode: 'live' | 'paper', signerTier: string, venue: Parameters<typeof createClients>[1]) => {
+      const clients = createClients(loadConfig({ env: {}, overrides: { mode, sim: { signerTier } } as never }), venue);
+      try {
+        return clients.limiter.signerTier;
+      } finally {
+        await clients.close();
+      }
+    };
+    expect(await tierOf('live', 'none', poly)).toBe('standard');
+    expect(await tierOf('live', 'gold', poly)).toBe('standard'); // live learns it from the venue's answers
+    expect(await tierOf('live', 'gold', 'k')).toBeUndefined();
+    expect(await tierOf('paper', 'none', poly)).toBe('standard');
+    expect(await tierOf('paper', 'none', 'k')).toBeUndefined();
+    expect(await tierOf('paper', 'gold', poly)).toBe('gold');
+    expect(await tierOf('paper', 'elite', 'k')).toBe('elite');
+  });
+});
