@@ -62,6 +62,8 @@ export interface SchedulerStats {
   cancelsSent: number;
   coalescedPlaces: number;
   coalescedCancels: number;
+  /** Pumps that held intents for the venue's per-signer bucket (no whole token at hand). */
+  bucketHolds: number;
 }
 
 /** An order to cancel: its venue id, and the terms that tell which places depend on its cancel. */
@@ -91,6 +93,9 @@ export function dependsOnCancel(q: Quote, o: Omit<CancelTarget, 'orderId'>, shar
 }
 
 /** The scopes of each order endpoint, the venue's per-signer buckets included when it has them. */
+/** How often at most the scheduler says that the per-signer bucket holds intents back. */
+const BUCKET_WARN_MS = 60_000;
+
 function endpoints(l: Limiter) {
   return {
     placeBatch: l.scopesOf('clob', 'POST', '/orders'),
@@ -121,6 +126,7 @@ export class OrderScheduler {
     cancelsSent: 0,
     coalescedPlaces: 0,
     coalescedCancels: 0,
+    bucketHolds: 0,
   };
   /** Unsent places per market key, in arrival order of the keys. */
   private readonly places = new Map<string, Quote[]>();
@@ -152,6 +158,7 @@ export class OrderScheduler {
   };
 
   private readonly ep: ReturnType<typeof endpoints>;
+  private bucketWarnAt = -Infinity;
 
   constructor(private readonly o: SchedulerOptions) {
     this.ep = endpoints(o.limiter);
@@ -391,7 +398,10 @@ export class OrderScheduler {
         this.sendCancels(this.takeCancels(1), false, this.cancelKeys);
         continue;
       }
-      if (cancelRoom < 1) wakeAt = Math.min(wakeAt, this.freeAt(ep.cancelOne, now));
+      if (cancelRoom < 1) {
+        this.bucketHeld(now);
+        wakeAt = Math.min(wakeAt, this.freeAt(ep.cancelOne, now));
+      }
       wakeAt = Math.min(wakeAt, batchAt, oneAt);
       break;
     }
@@ -407,7 +417,10 @@ export class OrderScheduler {
     // the per-signer bucket's whole tokens, spent as sent (see pumpInner)
     let room = this.o.limiter.room(ep.placeBatch);
     while ((earlyOnly ? this.earlyCount : this.placeCount) > 0 && this.inFlight < slots) {
-      if (room < 1) return this.freeAt(ep.placeOne, now) > now ? this.freeAt(ep.placeOne, now) : now + 1;
+      if (room < 1) {
+        this.bucketHeld(now);
+        return this.freeAt(ep.placeOne, now) > now ? this.freeAt(ep.placeOne, now) : now + 1;
+      }
       const batchAt = this.freeAt(ep.placeBatch, now);
       const oneAt = batchAt <= now || !this.o.singleOverflow ? Infinity : this.freeAt(ep.placeOne, now);
       if (batchAt > now && oneAt > now) return Math.min(batchAt, oneAt);
@@ -417,6 +430,22 @@ export class OrderScheduler {
       this.sendPlaces(qs, batchAt <= now);
     }
     return Infinity;
+  }
+
+  /**
+   * Intents wait for the per-signer bucket: counted, and said at most once a minute, since it
+   * means the strategy asks for more orders than the account's tier gives (they go as tokens
+   * come, the newest intent of each market).
+   */
+  private bucketHeld(now: number): void {
+    this.stats.bucketHolds++;
+    if (now - this.bucketWarnAt < BUCKET_WARN_MS) return;
+    this.bucketWarnAt = now;
+    const st = this.stats;
+    this.o.log.warn(
+      { tier: this.o.limiter.signerTier, places: this.placeCount, cancels: this.cancelCount, holds: st.bucketHolds, coalescedPlaces: st.coalescedPlaces },
+      "intents wait for the venue's per-signer bucket: the strategy asks for more orders than the account's tier allows",
+    );
   }
 
   /** Up to n queued cancels; their market keys into cancelKeys. */

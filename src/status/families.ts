@@ -187,6 +187,7 @@ export function registerFamilies(reg: Registry, d: StatusSource): () => void {
     [{ kind: 'place' }, s().coalescedPlaces],
     [{ kind: 'cancel' }, s().coalescedCancels],
   ]);
+  counter('signer_bucket_holds', "Times the scheduler held intents for the venue's per-signer bucket (the strategy asks for more orders than the tier allows).", [], () => one(s().bucketHolds));
   counter('risk_blocks', 'Orders or tokens blocked by the risk gate, by reason.', ['reason'], () => [...d.engine.risk.blocks].map(([reason, n]) => [{ reason }, n]));
   const ec = () => d.engine.counters;
   counter('engine_events', 'Events handled by the engine, by kind.', ['kind'], () => [

@@ -273,7 +273,9 @@ describe('the tier the venue names', () => {
 
 describe('the scheduler on a per-signer bucket (virtual time)', () => {
   it('never asks for more orders than the bucket holds: batches shrink to the tokens at hand, the rest queue and go as tokens come', async () => {
-    const { clock, venue, s } = schedulerRig({ signerTier: 'standard' });
+    const warnings: string[] = [];
+    const log = { ...silentLogger, warn: (_o: unknown, msg?: string) => void warnings.push(String(msg)) } as typeof silentLogger;
+    const { clock, venue, s } = schedulerRig({ signerTier: 'standard' }, { log });
     const quotes = (token: string): Quote[] => Array.from({ length: 10 }, (_, i) => ({ tokenId: token, side: 'BUY', price: 100 + i * 100, size: 500 }));
     for (let k = 0; k < 20; k++) s.submit(`m${k}`, [], quotes(`T${k}`)); // 200 orders
     await settle();
@@ -294,6 +296,9 @@ describe('the scheduler on a per-signer bucket (virtual time)', () => {
     // and it is not slower than the bucket: 140 beyond the burst at 39.2/s
     expect(sent[sent.length - 1].t - t0).toBeLessThan(3700);
     expect(Math.max(...sent.map((c) => c.n))).toBeLessThanOrEqual(15);
+    // the operator is told, once within the minute, that the strategy asks for more than the tier gives
+    expect(s.stats.bucketHolds).toBeGreaterThan(0);
+    expect(warnings).toEqual(["intents wait for the venue's per-signer bucket: the strategy asks for more orders than the account's tier allows"]);
   });
 });
 
