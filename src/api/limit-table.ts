@@ -128,6 +128,12 @@ export const SIGNER_TIERS: Readonly<Record<SignerTier, SignerTierLimits>> = {
   elite: { orders: [600, 900], cancels: [1200, 1800], negative: false },
 };
 
+/** A bucket's [burst, tokens per ms] at `tier` under the configured scales (what scaleScope is for a window). */
+export function scaledBucket(tier: SignerTier, b: SignerBucket, scale: number, windowScale: number): [number, number] {
+  const [rate, burst] = SIGNER_TIERS[tier][b];
+  return [Math.max(1, Math.floor(burst * scale + 1e-9)), (rate * scale) / 1000 / windowScale];
+}
+
 /** The tier a Poly-RateLimit-Tier header names (any case), or undefined. */
 export function signerTierOf(raw: string | undefined): SignerTier | undefined {
   const t = raw?.trim().toLowerCase();

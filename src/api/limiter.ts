@@ -6,7 +6,7 @@
 // venue's per-signer token bucket: `cost` is counted there, every window counts the request once.
 import type { Clock } from '../core/clock.js';
 import { OverBurstError } from '../core/errors.js';
-import { SIGNER_TIERS, scaleScope, scopesFor, signerScopeOf, type ApiName, type Scope, type SignerBucket, type SignerTier } from './limit-table.js';
+import { scaleScope, scaledBucket, scopesFor, signerScopeOf, type ApiName, type Scope, type SignerBucket, type SignerTier } from './limit-table.js';
 import { SlidingWindow } from './sliding-window.js';
 import { PACED_MIN_WINDOW_MS, PacedWindow } from './paced-window.js';
 import { TokenBucket } from './token-bucket.js';
@@ -106,8 +106,8 @@ export class Limiter {
 
   /** Rate and burst of a bucket at the current tier, under the configured scales (a 2% margin on the rate, as on the windows: the venue counts on arrival). */
   private bucketParams(b: SignerBucket): [number, number] {
-    const [rate, burst] = SIGNER_TIERS[this.tier ?? 'standard'][b];
-    return [Math.max(1, Math.floor(burst * this.scale + 1e-9)), ((rate * this.scale) / 1000 / this.windowScale) * (1 - HOLD_SHARE)];
+    const [burst, rate] = scaledBucket(this.tier ?? 'standard', b, this.scale, this.windowScale);
+    return [burst, rate * (1 - HOLD_SHARE)];
   }
 
   /** The venue named the tier it applied (Poly-RateLimit-Tier): both buckets take its rate and burst. True when it changed. */

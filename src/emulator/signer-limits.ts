@@ -4,7 +4,7 @@
 // --window-scale. As docs.polymarket.com/api-reference/trading-rate-limits describes: a batch is
 // refused whole when the bucket is short, with Retry-After and Poly-RateLimit-Reset; a cost above
 // the burst is refused with no wait named (it can never go); every answer names the tier.
-import { SIGNER_TIERS, signerScopeOf, type ApiName, type SignerBucket, type SignerTier } from '../api/limit-table.js';
+import { SIGNER_TIERS, scaledBucket, signerScopeOf, type ApiName, type SignerBucket, type SignerTier } from '../api/limit-table.js';
 import { TokenBucket } from '../api/token-bucket.js';
 
 export type SignerDecision = { ok: true; headers: Record<string, string> } | { ok: false; message: string; headers: Record<string, string> };
@@ -26,8 +26,7 @@ export class SignerLimits {
     const key = client + '\u0000' + b;
     let t = this.buckets.get(key);
     if (!t) {
-      const [rate, burst] = SIGNER_TIERS[this.tier][b];
-      t = new TokenBucket(Math.max(1, Math.floor(burst * this.limitScale + 1e-9)), (rate * this.limitScale) / 1000 / this.windowScale);
+      t = new TokenBucket(...scaledBucket(this.tier, b, this.limitScale, this.windowScale));
       this.buckets.set(key, t);
     }
     return t;
