@@ -329,8 +329,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
         log.error({ err: e, method, path }, 'emulator: route failed');
         reply = fail(500, 'INTERNAL_ERROR', 'internal error');
       }
-      reply.headers = { ...rlHeaders(rl.limit, rl.remaining, rl.resetAtMs), ...signed?.headers, ...reply.headers };
-      if (signed) signer?.settle(client, method, path, reply.body, clock.now());
+      const settled = signed ? signer?.settle(client, method, path, reply.body, clock.now()) : undefined;
+      reply.headers = { ...rlHeaders(rl.limit, rl.remaining, rl.resetAtMs), ...signed?.headers, ...settled, ...reply.headers };
     }
     const delay = faults.cfg.latencyMs;
     if (delay > 0) await new Promise((r) => setTimeout(r, delay));

@@ -11,7 +11,8 @@ export type SignerDecision = { ok: true; headers: Record<string, string> } | { o
 
 /** The header's spelling of a tier (the client reads any case). */
 const tierName = (t: SignerTier): string => t[0].toUpperCase() + t.slice(1);
-const secs = (ms: number): string => (ms / 1000).toFixed(3);
+/** Whole seconds, rounded up: Retry-After is an HTTP delay in seconds, Poly-RateLimit-Reset a Unix timestamp. */
+const secs = (ms: number): string => String(Math.ceil(ms / 1000 - 1e-9));
 
 export class SignerLimits {
   private readonly buckets = new Map<string, TokenBucket>();
@@ -68,11 +69,17 @@ export class SignerLimits {
     return { ok: true, headers: { ...common, 'Poly-RateLimit-Remaining': String(Math.floor(b.available(nowMs))), 'Poly-RateLimit-Reset': secs(nowMs) } };
   }
 
-  /** After a cancel-all or cancel-market-orders: 1 more token per order cancelled (below zero on the tiers that allow it). */
-  settle(client: string, method: string, path: string, replyBody: unknown, nowMs: number): void {
-    if (method !== 'DELETE' || (path !== '/cancel-all' && path !== '/cancel-market-orders')) return;
+  /**
+   * After a cancel-all or cancel-market-orders: 1 more token per order cancelled (below zero on the
+   * tiers that allow it); the answer's Poly-RateLimit-Remaining then shows the balance after it, as
+   * the venue's docs say (it may be negative). Undefined for other requests.
+   */
+  settle(client: string, method: string, path: string, replyBody: unknown, nowMs: number): Record<string, string> | undefined {
+    if (method !== 'DELETE' || (path !== '/cancel-all' && path !== '/cancel-market-orders')) return undefined;
     const r = replyBody as { canceled?: unknown; data?: { canceled?: unknown } } | undefined;
     const canceled = r?.canceled ?? r?.data?.canceled;
-    if (Array.isArray(canceled) && canceled.length > 0) this.bucket(client, 'cancels').debit(nowMs, canceled.length, SIGNER_TIERS[this.tier].negative);
+    const b = this.bucket(client, 'cancels');
+    if (Array.isArray(canceled) && canceled.length > 0) b.debit(nowMs, canceled.length, SIGNER_TIERS[this.tier].negative);
+    return { 'Poly-RateLimit-Remaining': String(Math.floor(b.available(nowMs))) };
   }
 }
