@@ -33,10 +33,9 @@ import { z } from 'zod';
 import type { Side } from '../core/events.js';
 import { specProfile, type ClobProfile, type NewOrder } from './clob-profile.js';
 import { feeRuleOf, type FeeRule } from './fee-rule.js';
+import { MAX_BATCH, MAX_CANCEL_IDS } from './limit-table.js';
 export type { OrderType, Side } from '../core/events.js';
 export { orderBody, type NewOrder, type OrderBody } from './clob-profile.js';
-
-export const MAX_BATCH = 15;
 
 export interface TradeQuery {
   id?: string;
@@ -95,9 +94,6 @@ export function spendableCollateral(b: BalanceAllowance, exchanges: readonly str
 
 /** Clock skew we call too much (doctor's default, the daemon's start-up check), beyond the venue clock's 1 s resolution. */
 export const CLOCK_SKEW_MS = 5000;
-
-/** Ids one DELETE /orders carries at most (the venue's cap: the spec's and Polymarket's). */
-export const MAX_CANCEL_IDS = 1000;
 
 export class ClobClient {
   constructor(

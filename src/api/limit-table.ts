@@ -17,6 +17,10 @@ export interface Scope {
   readonly bucket?: SignerBucket;
 }
 
+/** Orders one POST /orders carries at most, and ids one DELETE /orders (the spec's and Polymarket's caps: client and emulator). */
+export const MAX_BATCH = 15;
+export const MAX_CANCEL_IDS = 1000;
+
 const S10 = 10_000;
 const M1 = 60_000;
 const M10 = 600_000;

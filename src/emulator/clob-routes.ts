@@ -7,9 +7,7 @@ import { BadOrderError, addressOf } from './exchange.js';
 import type { KeyRegistry } from './keys.js';
 import type { EmuMarket } from './market.js';
 import { badRequest, cursorPage, fail, notFound, ok, type EmuReply, type EmuRequest } from './http-util.js';
-
-export const MAX_BATCH = 15;
-export const MAX_CANCEL_IDS = 1000;
+import { MAX_BATCH, MAX_CANCEL_IDS } from '../api/limit-table.js';
 
 export interface ClobContext {
   exchange: Exchange;

@@ -11,9 +11,8 @@ import type { Heartbeats } from './polymarket-heartbeats.js';
 import { plain, plainError, plainReply, publicRoute } from './polymarket-markets.js';
 import { INVALID_PAYLOAD, placeSigned, type OrderIntake } from './polymarket-orders.js';
 import { tradesPage } from './clob-routes.js';
+import { MAX_BATCH, MAX_CANCEL_IDS } from '../api/limit-table.js';
 
-export const MAX_BATCH = 15;
-export const MAX_CANCEL_IDS = 1000;
 /** Shares of every token an API key's account starts with (size units), so it can sell as well as buy. */
 export const START_SHARES_UNITS = 10_000 * 100;
 /** The neg-risk adapter (the official client's contract config for chain 137): a third spender of allowances. */
