@@ -148,8 +148,8 @@ const bucketScope = (b: SignerBucket): Scope => {
   const [rate, burst] = SIGNER_TIERS.standard[b];
   return Object.freeze({ id: `signer:${b}`, limit: burst, windowMs: (burst / rate) * 1000, bucket: b });
 };
-export const SIGNER_ORDERS = bucketScope('orders');
-export const SIGNER_CANCELS = bucketScope('cancels');
+const SIGNER_ORDERS = bucketScope('orders');
+const SIGNER_CANCELS = bucketScope('cancels');
 
 const SIGNER_ENDPOINTS = new Map<string, Scope>([
   ['POST /order', SIGNER_ORDERS],

@@ -226,10 +226,11 @@ export class Transport {
     const { method, path } = spec;
     const limiter = this.opts.limiter;
     const scopes = limiter.scopesOf(this.api, method, path);
-    const bucket = scopes[scopes.length - 1].bucket ? scopes[scopes.length - 1] : undefined;
+    const bucket = scopes.find((s) => s.bucket !== undefined);
     const cost = spec.cost ?? 1;
     // the venue refuses a batch dearer than its bucket can ever hold, whatever the wait
-    if (bucket && cost > limiter.maxCost(scopes)) throw new OverBurstError(`${method} ${path}`, cost, limiter.maxCost(scopes), limiter.signerTier ?? 'standard');
+    const maxCost = limiter.maxCost(scopes); // Infinity without a bucket
+    if (cost > maxCost) throw new OverBurstError(`${method} ${path}`, cost, maxCost, limiter.signerTier ?? 'standard');
     const submit = isSubmitPath(method, path);
     const idempotent = method === 'GET' || method === 'DELETE';
     const priority = spec.priority ?? (method === 'DELETE' ? PRIORITY.cancel : submit ? PRIORITY.place : PRIORITY.normal);
