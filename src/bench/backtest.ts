@@ -28,6 +28,7 @@ import { readRecordingBatches } from '../feed/replay.js';
 import { runBacktest } from '../backtest/runner.js';
 import { setMarketScan } from '../feed/decode-market.js';
 import { loadConfig } from '../config.js';
+import { limitHeapGrowth } from '../backtest/heap-growth.js';
 
 const TARGET_EVENTS = Number(process.env.BENCH_BACKTEST_EVENTS ?? 2_000_000);
 /** Market time of the generated base file (~13 frames per second with the default agents). */
@@ -82,6 +83,8 @@ export async function run(): Promise<Record<string, unknown>> {
       const r = process.memoryUsage().rss;
       if (r > peakRss) peakRss = r;
     }, 100);
+    // as `makerd backtest` sets it (its own process), for both runs; V8's own choice again after
+    const restoreHeapGrowth = limitHeapGrowth();
     const bc0 = process.cpuUsage();
     const out = await runBacktest({ data: files, config });
     const backtestCpu = cpuSec(process.cpuUsage(bc0));
@@ -93,6 +96,7 @@ export async function run(): Promise<Record<string, unknown>> {
     const noScan = await runBacktest({ data: files, config });
     const noScanCpu = cpuSec(process.cpuUsage(nc0));
     setMarketScan(true);
+    restoreHeapGrowth();
     const cli = cliBacktest(files, dir, out.result.total.fills);
     const floorV1 = await floor(filesV1);
     const floorAfter = await floor();

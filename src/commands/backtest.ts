@@ -12,6 +12,7 @@ import { inputFileProblem, outputDirProblem, systemErrorLine } from './paths.js'
 import { parseGridSpec, gridTableRows, GridSpecError, type GridRow } from '../backtest/grid.js';
 import { runSweep } from '../backtest/sweep.js';
 import { progressBar } from '../backtest/progress.js';
+import { limitHeapGrowth } from '../backtest/heap-growth.js';
 import { summaryTable, textTable } from '../report/table.js';
 
 const help = `usage: makerd backtest --data F[,F2...] [options]
@@ -138,6 +139,8 @@ export const command: CommandModule = {
     const outBad = outputDirProblem(outDir);
     if (outBad) return fail(io, `--out ${outDir}: ${outBad}`, 2);
     const allowStrategyErrors = values['allow-strategy-errors'] === true;
+    // this process is the backtest's (or the grid's) alone: a lower peak RSS for no time
+    limitHeapGrowth();
 
     if (values.grid !== undefined) {
       let axes;
