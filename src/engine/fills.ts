@@ -124,14 +124,25 @@ export class FillLedger {
     }
   }
 
-  /** Returns how many of our fills the event created or changed. */
+  /**
+   * Returns how many of our fills the event created or changed. A fill already known moves on by
+   * its status even when its order is finished and forgotten (the tracker keeps those 10 minutes;
+   * the venue may take longer to give up on a trade).
+   */
   onTrade(e: UserTradeEvent, nowMs: number): number {
     let n = 0;
-    const taker = this.orders.byVenueId(e.takerOrderId);
-    if (taker && this.believed(e, taker, e.takerOrderId, { tokenId: e.assetId, side: e.side, price: e.price, size: e.size, feeRateBps: e.feeRateBps, liquidity: 'TAKER' })) {
+    const takerFill = this.fills.get(fillKey(e.tradeId, e.takerOrderId));
+    const taker = takerFill ? undefined : this.orders.byVenueId(e.takerOrderId);
+    if (takerFill) n += this.moveStatus(takerFill, e.takerOrderId, e.status, nowMs);
+    else if (taker && this.believed(e, taker, e.takerOrderId, { tokenId: e.assetId, side: e.side, price: e.price, size: e.size, feeRateBps: e.feeRateBps, liquidity: 'TAKER' })) {
       n += this.upsert(e, e.takerOrderId, e.assetId, taker.side, e.price, e.size, e.feeRateBps, 'TAKER', nowMs);
     }
     for (const m of e.makerOrders) {
+      const known = this.fills.get(fillKey(e.tradeId, m.orderId));
+      if (known) {
+        n += this.moveStatus(known, m.orderId, e.status, nowMs);
+        continue;
+      }
       const o = this.orders.byVenueId(m.orderId);
       if (!o) continue;
       if (!this.believed(e, o, m.orderId, { tokenId: m.assetId, side: m.side, price: m.price, size: m.matchedAmount, feeRateBps: m.feeRateBps, liquidity: 'MAKER' })) continue;

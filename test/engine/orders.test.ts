@@ -220,6 +220,24 @@ describe('trade lifecycle and fills', () => {
     expect(pos.qty(Y)).toBe(0);
   });
 
+  it('a FAILED report for a fill whose order was finished and forgotten (pruned after 10 minutes) still reverses it', () => {
+    // the venue may take longer than that to give up on a trade (RETRYING): the fill is known by
+    // trade and order id, its order need not be
+    const { tr, pos, statuses, ledger, o } = setup();
+    ledger.onTrade(tradeEv('t1', 'X', 'MATCHED', 1000), 2);
+    ledger.onTrade(tradeEv('t1', 'X', 'RETRYING', 1000), 3);
+    expect(o.state).toBe('filled');
+    tr.prune(700_000);
+    expect(tr.byVenueId('X')).toBeUndefined();
+    expect(ledger.onTrade(tradeEv('t1', 'X', 'FAILED', 1000), 800_000)).toBe(1);
+    expect(statuses).toEqual([
+      ['RETRYING', false],
+      ['FAILED', true],
+    ]);
+    expect(pos.qty(Y)).toBe(0);
+    expect(ledger.unminedBought(Y)).toBe(0);
+  });
+
   it('one trade filling two of our orders gives two fills', () => {
     const { tr, ledger, pos } = setup();
     const o2 = tr.create({ clientId: 'c2', ...base, price: 4900 });
