@@ -343,12 +343,13 @@ export class OrderTracker {
 
   /**
    * The one unbound order a fill of these terms can belong to (token, side, price, a size it can
-   * hold); undefined when none or more than one could (a guess would invent a fill).
+   * hold) and made by `madeByMs` (a trade cannot fill an order made after it); undefined when none
+   * or more than one could (a guess would invent a fill).
    */
-  matchUnboundFill(tokenId: string, side: Side, price: number, fillSize: number): TrackedOrder | undefined {
+  matchUnboundFill(tokenId: string, side: Side, price: number, fillSize: number, madeByMs = Infinity): TrackedOrder | undefined {
     let found: TrackedOrder | undefined;
     for (const o of this.unbound) {
-      if (o.tokenId !== tokenId || o.side !== side || o.price !== price || fillSize > o.size - o.filled) continue;
+      if (o.tokenId !== tokenId || o.side !== side || o.price !== price || fillSize > o.size - o.filled || o.createdMs > madeByMs) continue;
       if (found) return undefined;
       found = o;
     }

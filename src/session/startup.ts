@@ -13,6 +13,11 @@ import { tradeStatusOf, type TradeStatus } from '../core/events.js';
 const IN_FLIGHT_GRACE_MS = 10_000;
 /** An unclear submit's request has ended; the venue lists an order it took within this long. */
 const AMBIGUOUS_GRACE_MS = 2_000;
+/**
+ * How much earlier than our order a trade's match time may be and still be its fill: our clock
+ * against the venue's (whole seconds on the wire; the daemon's start-up check allows 5 s).
+ */
+const BIND_SKEW_MS = 10_000;
 
 export interface ReconcileReport {
   venueOrders: number;
@@ -124,22 +129,25 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
   let statusMoves = 0;
   let unknownTrades = 0;
   for (const t of trades) {
+    if (engine.ledger.has(t.tradeId, t.orderId)) {
+      // a status we missed while down: MATCHED -> CONFIRMED, or FAILED (the fill is reversed); its
+      // order may be finished and forgotten, and is never looked for among the unanswered ones
+      if (engine.atomically(() => engine.ledger.venueStatus(t.tradeId, t.orderId, tradeStatus(t.status), now()))) statusMoves++;
+      continue;
+    }
     let o = engine.orders.byVenueId(t.orderId);
     if (!o) {
       // an order of ours whose place was never answered (a crash, a lost answer) that filled and
-      // left the book: its trade names it by the venue's id, its terms name it to us
-      o = engine.orders.matchUnboundFill(t.tokenId, t.side, t.price, t.size);
+      // left the book: its trade names it by the venue's id, its terms name it to us, if it
+      // matched after the order was made (the look-ups read an hour of trades: an older one is a
+      // finished order's, and an order bound to its id would never take its own answer)
+      o = engine.orders.matchUnboundFill(t.tokenId, t.side, t.price, t.size, t.timeMs > 0 ? t.timeMs + BIND_SKEW_MS : Infinity);
       if (!o) {
         if (engine.marketOf(t.tokenId)) unknownTrades++;
         continue;
       }
       engine.orders.bind(o, t.orderId, now());
       rep.bound++;
-    }
-    if (engine.ledger.has(t.tradeId, t.orderId)) {
-      // a status we missed while down: MATCHED -> CONFIRMED, or FAILED (the fill is reversed)
-      if (engine.atomically(() => engine.ledger.venueStatus(t.tradeId, t.orderId, tradeStatus(t.status), now()))) statusMoves++;
-      continue;
     }
     const f: Fill = {
       tradeId: t.tradeId,

@@ -9,11 +9,14 @@ import { loadConfig } from '../../src/config.js';
 import { AmbiguousSubmitError } from '../../src/core/errors.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
 import type { TrackedOrder } from '../../src/engine/orders.js';
+import type { Fill } from '../../src/engine/fills.js';
 import type { Venue, VenueOrder, VenueTrade } from '../../src/venue/types.js';
 import { RecordingVenue, settle, testEngine } from '../engine/helpers.js';
 import { createClients } from '../../src/api/index.js';
 import { LiveVenue } from '../../src/venue/live-venue.js';
 import { fixture, send, startServer, testHttp } from '../api/http-server.js';
+import { polymarketProfile } from '../../src/api/polymarket-profile.js';
+import { polymarketCredentialsFromEnv } from '../../src/api/polymarket-credentials.js';
 
 const meta: MarketMeta = { conditionId: 'M', tokenId: 'Y', complementId: 'N', tick: 100, minSize: 500, negRisk: false };
 
@@ -93,6 +96,44 @@ describe('startup reconciliation', () => {
     expect(engine.ledger.has('T7', 'V7')).toBe(true);
     expect(engine.positions.qty('Y')).toBe(1000);
     expect(engine.ledger.has('T8', 'V8')).toBe(false);
+  });
+
+  it("the periodic look-up never binds an unanswered order to an older order's trade: the trade matched before our order existed", async () => {
+    // An order of ours (OLD) filled 20 minutes ago and was forgotten (the tracker keeps finished
+    // orders 10 minutes); the look-up reads the last hour, so its trade is listed again. A new
+    // order on the same terms is in flight: bound to OLD's id, its own answer would be ignored and
+    // its fills lost.
+    const { engine, venue, clock } = await setup();
+    const t = clock.now();
+    const oldFill: Fill = { tradeId: 'T-old', orderId: 'OLD', tokenId: 'Y', market: 'M', side: 'BUY', price: 4700, size: 1000, fee: 0, liquidity: 'MAKER', status: 'CONFIRMED', timeMs: t - 1_200_000 };
+    const listed: VenueTrade = {
+      tradeId: 'T-old',
+      orderId: 'OLD',
+      tokenId: 'Y',
+      market: 'M',
+      side: 'BUY',
+      price: 4700,
+      size: 1000,
+      feeRateBps: 0,
+      status: 'CONFIRMED',
+      liquidity: 'MAKER',
+      timeMs: t - 1_200_000,
+    };
+    // a stored trade of it the ledger still knows, and one it no longer does (both 20 minutes old)
+    restoreFromStore(engine, [stored('fresh', { state: 'pending_new', price: 4700, size: 2000, createdMs: t - 1000, updatedMs: t - 1000 })], [oldFill]);
+    expect(engine.positions.qty('Y')).toBe(1000);
+    venue.openOrders = async () => [];
+    venue.trades = async () => [listed, { ...listed, tradeId: 'T-older', orderId: 'OLDER' }];
+    const rep = await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(engine.orders.get('fresh')?.orderId).toBeUndefined();
+    expect(engine.orders.get('fresh')?.state).toBe('pending_new');
+    expect([rep.bound, rep.missedFills]).toEqual([0, 0]);
+    expect(engine.positions.qty('Y')).toBe(1000);
+    // a trade after the order was made is still its own, bound by its terms (a crash lost the answer)
+    venue.trades = async () => [{ ...listed, tradeId: 'T-new', orderId: 'NEW', timeMs: t }];
+    const again = await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect([again.bound, again.missedFills]).toEqual([1, 1]);
+    expect(engine.orders.get('fresh')?.orderId).toBe('NEW');
   });
 
   it('binds, adopts, cancels foreign orders, settles vanished ones and records missed fills once', async () => {
@@ -329,6 +370,53 @@ describe('reconciliation through the live venue, over a loopback CLOB serving ca
       await reconcileWithVenue(engine, venue, 0, silentLogger);
       expect(engine.orders.byVenueId(order.id)?.filled).toBe(2500);
       expect(engine.positions.qty(order.asset_id)).toBe(1000);
+    } finally {
+      await clients.close();
+      await server.close();
+    }
+  });
+  it("a trade's maker order of another account (NautilusTrader's captured REST trade) never binds an unanswered order of ours by its terms", async () => {
+    // The capture: our account (its owner and maker_address) took 5 at 0.489 from someone else's
+    // maker order. The venue lists every maker order a trade matched, whoever owns it.
+    const trade = fixture('nautilus_trader/python_resources/ws_messages/trades.json') as Record<string, unknown> & { id: string; asset_id: string; maker_orders: Array<Record<string, unknown>> };
+    const theirs = trade.maker_orders[0].order_id as string;
+    let answer: unknown[] = [];
+    const server = await startServer((req, res) => {
+      if (req.path === '/data/orders') send(res, 200, { data: [], next_cursor: 'LTE=' });
+      else if (req.path === '/data/trades') send(res, 200, { data: answer, next_cursor: 'LTE=' });
+      else send(res, 404, { error: 'not found' });
+    });
+    const env = {
+      MAKERD_CLOB_URL: server.url,
+      MAKERD_PRIVATE_KEY: `0x${'11'.repeat(32)}`,
+      MAKERD_API_KEY: trade.owner as string,
+      MAKERD_API_SECRET: Buffer.from('s').toString('base64'),
+      MAKERD_API_PASSPHRASE: 'p',
+      MAKERD_SIGNATURE_TYPE: '1',
+      MAKERD_FUNDER: trade.maker_address as string,
+    };
+    const clients = createClients({ ...loadConfig({ env }), http: testHttp }, polymarketProfile(polymarketCredentialsFromEnv(env)));
+    // an engine holding 10 shares, with a SELL of 10 at 0.489 whose place was never answered
+    const reconcile = async (listed: unknown) => {
+      answer = [listed];
+      const venue = new LiveVenue({ clob: clients.clob, subscribeUser: () => {}, tickOf: () => 100, log: silentLogger });
+      const engine = await engineOver(venue, new VirtualClock(1_700_000_000_000), { ...meta, tokenId: trade.asset_id });
+      const bought: Fill = { tradeId: 'T0', orderId: 'V0', tokenId: trade.asset_id, market: 'M', side: 'BUY', price: 4000, size: 1000, fee: 0, liquidity: 'MAKER', status: 'CONFIRMED', timeMs: 5 };
+      restoreFromStore(engine, [stored('amb', { tokenId: trade.asset_id, side: 'SELL', price: 4890, size: 1000, state: 'ambiguous' })], [bought]);
+      await reconcileWithVenue(engine, venue, 0, silentLogger);
+      return engine;
+    };
+    try {
+      const engine = await reconcile(trade);
+      expect(engine.orders.get('amb')?.orderId).not.toBe(theirs);
+      expect(engine.ledger.has(trade.id, theirs)).toBe(false);
+      expect(engine.positions.qty(trade.asset_id)).toBe(1000);
+      // the same trade made by us as a maker (its maker_address ours, in another case): still bound and recorded
+      const ours = { ...trade, trader_side: 'MAKER', maker_orders: [{ ...trade.maker_orders[0], maker_address: (trade.maker_address as string).toLowerCase() }] };
+      const engine2 = await reconcile(ours);
+      expect(engine2.orders.get('amb')?.orderId).toBe(theirs);
+      expect(engine2.ledger.has(trade.id, theirs)).toBe(true);
+      expect(engine2.positions.qty(trade.asset_id)).toBe(500);
     } finally {
       await clients.close();
       await server.close();
