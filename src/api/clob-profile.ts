@@ -68,6 +68,11 @@ export interface ClobProfile {
    * API key's SHA-256 fingerprint (spec); the store refuses another account's database.
    */
   readonly account: string | undefined;
+  /**
+   * Our maker address as a trade's `maker_orders` name it (polymarket: the funder, else the key's
+   * address; lower case); undefined where the profile has none (spec: the API key, `owner`, tells).
+   */
+  readonly makerAddress: string | undefined;
 }
 
 /** The POST /order wire body of the spec profile (spec section 2). */
@@ -104,5 +109,6 @@ export function specProfile(apiKey?: string): ClobProfile {
     signerBuckets: false,
     cannotTrade: apiKey ? undefined : 'live mode needs MAKERD_API_KEY in the environment',
     account: apiKey ? `key:${createHash('sha256').update(apiKey).digest('hex').slice(0, 16)}` : undefined,
+    makerAddress: undefined,
   };
 }

@@ -68,6 +68,7 @@ export function polymarketProfile(c: PolymarketCredentials, o: PolymarketProfile
     signerBuckets: true,
     // the funder holds the shares and collateral when set (a proxy or deposit wallet), else the key's address
     account: (c.funder ?? address) ? `address:${(c.funder ?? address ?? '').toLowerCase()}` : undefined,
+    makerAddress: (c.funder ?? address)?.toLowerCase(),
     cannotTrade: missing.length ? `live mode on the polymarket profile needs ${missing.join(', ')} in the environment (makerd keys derive prints the API lines)` : undefined,
   };
 }

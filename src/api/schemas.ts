@@ -75,10 +75,11 @@ export const orderResponseSchema = z.looseObject({
   success: z.boolean(),
   errorMsg: str.nullable().optional(),
   orderID: str.nullable().optional(),
-  status: str.optional(),
-  makingAmount: str.optional(),
-  takingAmount: str.optional(),
-  tradeIDs: z.array(str).optional(),
+  // read or not, null where a Go server writes a nil (tradeIDs: the official client's string[])
+  status: str.nullable().optional(),
+  makingAmount: str.nullable().optional(),
+  takingAmount: str.nullable().optional(),
+  tradeIDs: z.array(str).nullable().optional(),
 });
 export type OrderResponse = z.infer<typeof orderResponseSchema>;
 

@@ -5,6 +5,8 @@ import type { Logger } from '../core/log.js';
 import { tickDecimals, unixToMs } from '../core/units.js';
 import type { UserEvent, Side } from '../core/events.js';
 import { spendableCollateral, type ClobClient, type NewOrder } from '../api/clob-client.js';
+import type { ClobProfile } from '../api/clob-profile.js';
+import { AmbiguousSubmitError, ResponseShapeError } from '../core/errors.js';
 import type { CancelResponse, OpenOrder, OrderResponse, Trade } from '../api/schemas.js';
 import { priceUnits, sizeUnits } from '../api/schemas.js';
 import { refusalOf, rejectCodeOf } from './rejections.js';
@@ -30,6 +32,14 @@ export interface LiveVenueOptions {
 }
 
 const STATUSES: ReadonlySet<string> = new Set(['live', 'matched', 'delayed', 'unmatched']);
+
+/**
+ * A place answered 2xx in a shape we cannot read: the venue may have taken the orders, so the
+ * outcome is unclear (looked up), as after a timeout; never a refusal, which would place them again.
+ */
+function unclearIfShapeless(err: unknown): unknown {
+  return err instanceof ResponseShapeError ? new AmbiguousSubmitError(err.method, err.path, err) : err;
+}
 
 /** A REST time field in ms, 0 when absent or malformed (the caller falls back to the next field). */
 function toMs(v: unknown): number {
@@ -70,8 +80,7 @@ export class LiveVenue implements Venue {
     };
   }
 
-  private result(r: OrderRequest, res: OrderResponse | undefined): PlaceResult {
-    if (!res) return { clientId: r.clientId, ok: false, error: 'UNKNOWN', message: 'no answer for this order' };
+  private result(r: OrderRequest, res: OrderResponse): PlaceResult {
     const ok = res.success && !!res.orderID && !res.errorMsg;
     const status = res.status && STATUSES.has(res.status.toLowerCase()) ? (res.status.toLowerCase() as PlaceStatus) : undefined;
     return ok
@@ -79,17 +88,24 @@ export class LiveVenue implements Venue {
       : { clientId: r.clientId, ok: false, error: rejectCodeOf(res.errorMsg ?? undefined), message: res.errorMsg || 'refused' };
   }
 
+  /**
+   * The answers in request order. An order the answer does not reach gets no result: the engine
+   * takes it as unclear and looks it up (a refusal would have it placed again, twice if it rests).
+   */
   async placeOrders(orders: OrderRequest[]): Promise<PlaceResult[]> {
-    let res: Array<OrderResponse | undefined>;
+    let res: OrderResponse[];
     try {
       res = await this.o.clob.postOrders(orders.map((r) => this.body(r)));
     } catch (err) {
       // a 4xx refuses the whole request: every order with its code
       const no = refusalOf(err);
-      if (!no) throw err;
+      if (!no) throw unclearIfShapeless(err);
       return orders.map((r) => ({ clientId: r.clientId, ok: false, error: no.code, message: no.message }));
     }
-    return orders.map((r, i) => this.result(r, res[i]));
+    const n = Math.min(orders.length, res.length);
+    const out = new Array<PlaceResult>(n);
+    for (let i = 0; i < n; i++) out[i] = this.result(orders[i], res[i]);
+    return out;
   }
 
   async placeOrder(order: OrderRequest): Promise<PlaceResult> {
@@ -98,7 +114,7 @@ export class LiveVenue implements Venue {
     } catch (err) {
       // a single order refused by the venue comes back as a 400 with the code
       const no = refusalOf(err);
-      if (!no) throw err;
+      if (!no) throw unclearIfShapeless(err);
       return { clientId: order.clientId, ok: false, error: no.code, message: no.message };
     }
   }
@@ -156,7 +172,7 @@ export class LiveVenue implements Venue {
 
   async trades(sinceMs: number): Promise<VenueTrade[]> {
     const out: VenueTrade[] = [];
-    for await (const t of this.o.clob.iterateTrades({ after: Math.floor(sinceMs / 1000) })) expandTrade(t, out);
+    for await (const t of this.o.clob.iterateTrades({ after: Math.floor(sinceMs / 1000) })) expandTrade(t, this.o.clob.profile, out);
     return out;
   }
 
@@ -189,8 +205,22 @@ function toVenueOrder(w: OpenOrder): VenueOrder | undefined {
   };
 }
 
-/** One REST trade -> one VenueTrade per order it names (the taker's, and each maker order). */
-function expandTrade(t: Trade, out: VenueTrade[]): void {
+/**
+ * Whether a maker entry of a REST trade names another account's order. The venue lists every maker
+ * order a trade matched, whoever owns it (NautilusTrader's captured trade: someone else's order
+ * beside our taker order), and reconciliation binds an unanswered order of ours to a listed order
+ * of its terms: someone else's would become a fill we never had. Judged by the maker address where
+ * the profile knows ours (it outlives an API key), else by `owner` (the API key); an entry naming
+ * neither is kept.
+ */
+function othersMaker(m: Record<string, unknown>, p: ClobProfile): boolean {
+  if (p.makerAddress !== undefined && typeof m.maker_address === 'string' && m.maker_address !== '') return m.maker_address.toLowerCase() !== p.makerAddress;
+  const key = p.userAuth?.apiKey;
+  return key !== undefined && typeof m.owner === 'string' && m.owner !== '' && m.owner !== key;
+}
+
+/** One REST trade -> one VenueTrade per order of ours it names (the taker's, and each maker order). */
+function expandTrade(t: Trade, profile: ClobProfile, out: VenueTrade[]): void {
   const x = t as Record<string, unknown>;
   const timeMs = toMs(x.match_time) || toMs(x.last_update) || toMs(x.timestamp);
   const status = t.status ?? 'CONFIRMED';
@@ -205,7 +235,7 @@ function expandTrade(t: Trade, out: VenueTrade[]): void {
   }
   const makers = Array.isArray(x.maker_orders) ? (x.maker_orders as Array<Record<string, unknown>>) : [];
   for (const m of makers) {
-    if (typeof m.order_id !== 'string') continue;
+    if (typeof m.order_id !== 'string' || othersMaker(m, profile)) continue;
     // a complement maker's price is the venue's float 1 - p (real captures): rounded, not refused
     const mp = typeof m.price === 'string' ? parsePriceRounded(m.price) : priceUnits(typeof m.price === 'number' ? m.price : '');
     const ms = sizeUnits(typeof m.matched_amount === 'string' || typeof m.matched_amount === 'number' ? m.matched_amount : '');

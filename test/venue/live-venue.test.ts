@@ -5,7 +5,7 @@ import { createClients } from '../../src/api/index.js';
 import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/core/log.js';
 import { LiveVenue } from '../../src/venue/live-venue.js';
-import { DeadlineError } from '../../src/core/errors.js';
+import { AmbiguousSubmitError, DeadlineError } from '../../src/core/errors.js';
 import { fixture, send, startServer, testHttp, type TestServer } from '../api/http-server.js';
 import { polymarketProfile } from '../../src/api/polymarket-profile.js';
 import { polymarketCredentialsFromEnv } from '../../src/api/polymarket-credentials.js';
@@ -127,6 +127,47 @@ describe('LiveVenue: typed refusals (issue 11, item 5)', () => {
     try {
       const got = await venue.placeOrders([order, { ...order, clientId: 'c2' }, { ...order, clientId: 'c3' }]);
       expect(got.map((r) => r.error)).toEqual(['INVALID_POST_ONLY_ORDER_TYPE', 'INVALID_POST_ONLY_ORDER', 'UNKNOWN']);
+    } finally {
+      await clients.close();
+    }
+  });
+
+  it('a batch answered for fewer orders than it held: the unanswered ones get no result (the engine takes them as unclear), never a refusal', async () => {
+    const { clients, venue } = await venueWith((_q, res) =>
+      send(res, 200, [
+        { success: true, errorMsg: '', orderID: '0xa', status: 'live' },
+        { success: true, errorMsg: '', orderID: '0xb', status: 'live' },
+      ]),
+    );
+    try {
+      const got = await venue.placeOrders([order, { ...order, clientId: 'c2' }, { ...order, clientId: 'c3' }]);
+      expect(got).toEqual([
+        { clientId: 'c1', ok: true, orderId: '0xa', status: 'live' },
+        { clientId: 'c2', ok: true, orderId: '0xb', status: 'live' },
+      ]);
+    } finally {
+      await clients.close();
+    }
+  });
+
+  it('a 2xx place answer of another shape is an unclear outcome (the venue may have taken the orders), never a refusal; a null list of trade ids is a good answer', async () => {
+    const answers: Array<[string, unknown]> = [
+      ['text/html', '<html>gateway</html>'],
+      ['application/json', [{ success: 'true', orderID: '0xa', status: 'live' }]],
+      ['application/json', { success: true, orderID: '0xa' }],
+    ];
+    let next: [string, unknown] = answers[0];
+    const { clients, venue } = await venueWith((_q, res) => send(res, 200, next[1], { 'content-type': next[0] }));
+    try {
+      for (const a of answers) {
+        next = a;
+        await expect(venue.placeOrders([order]), JSON.stringify(a[1])).rejects.toBeInstanceOf(AmbiguousSubmitError);
+      }
+      // a Go server's nil slice: `null`, not a list (the official client's type: tradeIDs?: string[])
+      next = ['application/json', [{ success: true, errorMsg: '', orderID: '0xa', status: 'matched', tradeIDs: null, makingAmount: '2.5', takingAmount: '5' }]];
+      expect(await venue.placeOrders([order])).toEqual([{ clientId: 'c1', ok: true, orderId: '0xa', status: 'matched' }]);
+      next = ['application/json', { success: true, errorMsg: '', orderID: '0xb', status: 'live', tradeIDs: null }];
+      expect(await venue.placeOrder(order)).toEqual({ clientId: 'c1', ok: true, orderId: '0xb', status: 'live' });
     } finally {
       await clients.close();
     }
