@@ -37,10 +37,13 @@ export interface SinkHost {
   readonly counters: { errors: number };
   /** The collateral budget: read again soon after a SELL of ours settles (collateral.ts). */
   readonly collateral: { soon(): void; awaitFills(orderId: string, micros: number): void; filled(orderId: string, micros: number): void };
-  /** SELLs the venue would not cancel whose trades are not reported yet: their shares are held back (unreported-sells.ts). */
-  readonly unreportedSells: { hold(orderId: string, tokenId: string, size: number): void; filled(orderId: string, size: number): void };
+  /** Orders that ended matched whose trades are not reported yet, per side: their shares are held (unreported-fills.ts). */
+  readonly unreportedSells: { filled(orderId: string, size: number): void };
+  readonly unreportedBuys: { filled(orderId: string, size: number): void };
   /** Live: asks the venue when a matched order's fill goes unreported (missing-orders.ts). */
-  readonly missingOrders: { matchedUnreported(orderId: string): void; reported(orderId: string): void } | undefined;
+  readonly missingOrders: { reported(orderId: string): void } | undefined;
+  /** An order ended matched with `left` of it not reported as filled: held until its fill comes. */
+  matchedUnreported(o: TrackedOrder, left: number): void;
   /** Venue refusals of our places, by code. */
   readonly rejects: Map<string, number>;
   marketOf(tokenId: string): MarketState | undefined;
@@ -175,11 +178,7 @@ export class EngineSink implements SchedulerSink, FillSink {
         e.orders.cancelRefused(id, reason, now, true);
         // already matched, its trade maybe not reported yet: its cost is not free for another BUY,
         // its shares not there for another SELL
-        if (o && cancelling && o.state === 'canceled' && o.filled < o.size) {
-          if (o.side === 'BUY') e.collateral.awaitFills(id, o.price * (o.size - o.filled));
-          else e.unreportedSells.hold(id, o.tokenId, o.size - o.filled);
-          e.missingOrders?.matchedUnreported(id);
-        }
+        if (o && cancelling && o.state === 'canceled' && o.filled < o.size) e.matchedUnreported(o, o.size - o.filled);
       }
     });
     // A quote held back until these cancels landed (same price) may go now.
@@ -216,8 +215,10 @@ export class EngineSink implements SchedulerSink, FillSink {
     }
     this.journaled(() => this.journal?.fill(f), f);
     if (f.side === 'SELL' && settled(f.status)) e.collateral.soon();
-    if (f.side === 'BUY') e.collateral.filled(f.orderId, f.price * f.size);
-    else e.unreportedSells.filled(f.orderId, f.size);
+    if (f.side === 'BUY') {
+      e.collateral.filled(f.orderId, f.price * f.size);
+      e.unreportedBuys.filled(f.orderId, f.size);
+    } else e.unreportedSells.filled(f.orderId, f.size);
     e.missingOrders?.reported(f.orderId);
     const st = e.marketOf(f.tokenId);
     if (st && st.strategy.onFill && f.status !== 'FAILED') {

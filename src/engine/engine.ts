@@ -12,7 +12,7 @@ import type { Clock } from '../core/clock.js';
 import type { Rng } from '../core/rng.js';
 import type { LoadedStrategy } from './strategy.js';
 import type { MarketMeta } from './strategy.js';
-import { OrderTracker } from './orders.js';
+import { OrderTracker, type TrackedOrder } from './orders.js';
 import { FillLedger } from './fills.js';
 import { Positions } from './positions.js';
 import { ReferencePrices } from './reference-prices.js';
@@ -27,7 +27,7 @@ import { TickGuard } from './tick-guard.js';
 import { CancelAllRetry } from './cancel-all-retry.js';
 import { BalanceBackoff, COLLATERAL } from './balance-backoff.js';
 import { CollateralBudget } from './collateral.js';
-import { UnreportedSells } from './unreported-sells.js';
+import { UnreportedFills } from './unreported-fills.js';
 import { MissingOrderWatch } from './missing-orders.js';
 import { Requoter } from './requote.js';
 import { RequoteTiming } from './requote-timing.js';
@@ -122,8 +122,10 @@ export class Engine {
    */
   private readonly sellable = (tokenId: string): number =>
     this.balanceWait.waiting(tokenId) ? 0 : Math.max(0, this.positions.qty(tokenId) - this.ledger.unminedBought(tokenId) - this.unreportedSells.shares(tokenId));
-  /** Shares of SELLs the venue would not cancel, maybe sold with the trade not yet reported (unreported-sells.ts). */
-  readonly unreportedSells: UnreportedSells;
+  /** Shares of SELLs that ended matched, sold with the trade not yet reported (unreported-fills.ts). */
+  readonly unreportedSells: UnreportedFills;
+  /** Shares of BUYs that ended matched, bought with the trade not yet reported: held, for the position limits. */
+  readonly unreportedBuys: UnreportedFills;
   /** Our resting orders the books no longer hold (live: EngineOptions.onOrdersMissing). */
   readonly missingOrders: MissingOrderWatch | undefined;
   private readonly balanceWait: BalanceBackoff;
@@ -239,7 +241,8 @@ export class Engine {
     );
     // the BUYs' wait ends at the next housekeeping requote (every market, once a period)
     this.balanceWait = new BalanceBackoff(o.clock, (t) => this.touch(t));
-    this.unreportedSells = new UnreportedSells(o.clock, (t) => this.touch(t));
+    this.unreportedSells = new UnreportedFills(o.clock, (t) => this.touch(t));
+    this.unreportedBuys = new UnreportedFills(o.clock, (t) => this.touch(t));
     this.missingOrders = o.onOrdersMissing && o.venue.booksIncludeOwnOrders ? new MissingOrderWatch(o.clock, o.log, o.onOrdersMissing) : undefined;
     const venue = o.venue;
     this.collateral = new CollateralBudget({
@@ -260,6 +263,7 @@ export class Engine {
       (t) => this.ledger.unminedBought(t) + this.unreportedSells.shares(t),
       (t) => this.balanceWait.waiting(t),
       { available: () => this.collateral.available(), buyWaiting: () => this.balanceWait.waiting(COLLATERAL) },
+      (t) => this.unreportedBuys.shares(t),
     );
     this.requoter = new Requoter({
       clock: o.clock,
@@ -472,7 +476,11 @@ export class Engine {
     const now = this.clock.now();
     try {
       if (e.type === 'order') {
+        const known = this.orders.byVenueId(e.orderId);
+        const was = known?.state;
         const o = this.orders.orderEvent(e, now);
+        // the venue says MATCHED; the trade that fills it is reported on its own, maybe later
+        if (o && o.state === 'filled' && was !== 'filled' && o.filled < o.size) this.matchedUnreported(o, o.size - o.filled);
         const st = o && this.byToken.get(o.tokenId);
         if (st) this.dirty(st);
       } else if (this.atomically(() => this.ledger.onTrade(e, now)) > 0) {
@@ -487,6 +495,21 @@ export class Engine {
       this.counters.errors++;
       this.log.error({ err, type: e.type }, 'engine: user event failed');
     }
+  }
+
+  /**
+   * An order of ours ended matched with `left` of it not reported as filled (its cancel refused:
+   * already canceled or matched; or the venue's MATCHED): what it bought or sold is held until the
+   * fill comes (unreported-fills.ts; a BUY's cost in the collateral budget), and live, the venue
+   * is asked if no report comes (missing-orders.ts).
+   */
+  matchedUnreported(o: TrackedOrder, left: number): void {
+    if (o.orderId === undefined) return;
+    if (o.side === 'BUY') {
+      this.collateral.awaitFills(o.orderId, o.price * left);
+      this.unreportedBuys.hold(o.orderId, o.tokenId, left);
+    } else this.unreportedSells.hold(o.orderId, o.tokenId, left);
+    this.missingOrders?.matchedUnreported(o.orderId);
   }
 
   /** Journal writes made inside `fn` are stored in one transaction (a fill and the order state it moved). */
@@ -588,6 +611,7 @@ export class Engine {
     this.scheduler.close();
     this.balanceWait.close();
     this.unreportedSells.close();
+    this.unreportedBuys.close();
     this.missingOrders?.close();
     this.collateral.close();
   }

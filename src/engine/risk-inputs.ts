@@ -45,12 +45,14 @@ export function riskInputs(
   unmined: (tokenId: string) => number,
   sellWaiting: (tokenId: string) => boolean = () => false,
   collateral: CollateralInputs = UNCAPPED,
+  unreportedBuy: (tokenId: string) => number = () => 0,
 ): EngineRiskInputs {
   const queued: QueuedPlaces = { orders: 0, notional: 0, buyNotional: 0 };
   const inputs: EngineRiskInputs = {
     queued,
     cancelling: [],
     qty: (t) => positions.qty(t),
+    unreportedBuy,
     unmined,
     sellWaiting,
     openBuy: (t) => {

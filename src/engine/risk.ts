@@ -17,6 +17,8 @@ export type RiskConfig = Config['risk'];
 /** What the gate reads of the engine's state. Sizes in size units, notional in micro-dollars. */
 export interface RiskInputs {
   qty(tokenId: string): number;
+  /** Shares of a token in BUYs of ours that ended matched, their trades not reported yet: held as far as the limits go. */
+  unreportedBuy(tokenId: string): number;
   /** Shares of a token bought in trades not yet settled (MATCHED, RETRYING): held, but the venue does not let us sell them yet. */
   unmined(tokenId: string): number;
   /** True while a SELL of the token refused for balance waits before the next (balance-backoff.ts). */
@@ -189,7 +191,7 @@ export class RiskGate {
     if (q.side === 'BUY') {
       // Worst case: every open BUY fills.
       const other = q.tokenId === m.tokenId ? m.complementId : m.tokenId;
-      const long = s.qty(q.tokenId) + s.openBuy(q.tokenId) + (this.batchBuy.get(q.tokenId) ?? 0) + q.size;
+      const long = s.qty(q.tokenId) + s.unreportedBuy(q.tokenId) + s.openBuy(q.tokenId) + (this.batchBuy.get(q.tokenId) ?? 0) + q.size;
       if (long > c.maxPositionPerToken * SIZE_SCALE) {
         return this.block('max_position_token', () => ({ ...order(), worstCaseShares: formatSize(long), maxShares: c.maxPositionPerToken }), nowMs);
       }

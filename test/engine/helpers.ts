@@ -231,6 +231,7 @@ export async function bandsEngine(
 export function emptyRiskInputs(mid: number, over: Partial<RiskInputs> = {}): RiskInputs {
   return {
     qty: () => 0,
+    unreportedBuy: () => 0,
     unmined: () => 0,
     sellWaiting: () => false,
     openBuy: () => 0,

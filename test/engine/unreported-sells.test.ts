@@ -1,11 +1,11 @@
 // A SELL of ours the venue would not cancel ("already canceled or matched") ends at the cancel's
 // answer, while its trade may still be on the user channel: the shares are likely sold. Offered
 // again at once, a replacement SELL is refused for balance (a refusal toward the order-error-rate
-// halt). They are held back until the fill is reported, or UNREPORTED_SELL_HOLD_MS passes (the
+// halt). They are held back until the fill is reported, or UNREPORTED_HOLD_MS passes (the
 // venue did cancel it: the shares are ours again).
 import { describe, it, expect } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
-import { UNREPORTED_SELL_HOLD_MS } from '../../src/engine/unreported-sells.js';
+import { UNREPORTED_HOLD_MS } from '../../src/engine/unreported-fills.js';
 import { RecordingVenue, settle, books, deliver, bandsEngine, makerTrade, Y } from './helpers.js';
 
 async function setup() {
@@ -41,9 +41,9 @@ describe('engine: a SELL the venue would not cancel (matched, its trade not yet 
     await engine.stop();
   });
 
-  it('no report within UNREPORTED_SELL_HOLD_MS: the venue cancelled it after all, and the shares are offered again', async () => {
+  it('no report within UNREPORTED_HOLD_MS: the venue cancelled it after all, and the shares are offered again', async () => {
     const { clock, engine, mirror, sellsOfY } = await setup();
-    clock.advanceTo(clock.now() + UNREPORTED_SELL_HOLD_MS - 100);
+    clock.advanceTo(clock.now() + UNREPORTED_HOLD_MS - 100);
     deliver(mirror, engine, books(5200, 5400, clock.now()));
     await settle(10);
     expect(sellsOfY()).toBe(1);

@@ -1,0 +1,61 @@
+// A BUY of ours that ended matched before its trade was reported (the venue would not cancel it:
+// "already canceled or matched"; or its order event said MATCHED): the shares it bought count
+// toward the position limit until the report comes, or a replacement BUY could take the position
+// past the limit (found in review: 10 held plus 10 resting against a limit of 10).
+import { describe, expect, it } from 'vitest';
+import { VirtualClock } from '../../src/core/clock.js';
+import type { UserOrderEvent } from '../../src/core/events.js';
+import { M, RecordingVenue, Y, bandsEngine, books, deliver, makerTrade, settle } from './helpers.js';
+
+const ENDINGS = ['its cancel refused: already canceled or matched', 'its order event: MATCHED'] as const;
+
+describe('engine: a BUY matched, its trade not yet reported', () => {
+  it.each(ENDINGS)('%s: no replacement BUY beyond the position limit before or after the report', async (ending) => {
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new RecordingVenue(() => clock.now());
+    const { engine, mirror } = await bandsEngine({ clock, venue, params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 }, risk: { maxPositionPerToken: 10 } });
+    deliver(mirror, engine, books(4900, 5100, clock.now()));
+    engine.start();
+    await settle(10);
+    const bid = [...engine.orders.open()].find((o) => o.side === 'BUY' && o.tokenId === Y);
+    expect(bid?.orderId).toBeDefined();
+    const bidsOfY = () => [...engine.orders.open()].filter((o) => o.side === 'BUY' && o.tokenId === Y);
+    if (ending === 'its order event: MATCHED') {
+      const ev: UserOrderEvent = {
+        type: 'order',
+        kind: 'UPDATE',
+        orderId: bid!.orderId!,
+        market: M,
+        assetId: Y,
+        side: 'BUY',
+        price: bid!.price,
+        originalSize: bid!.size,
+        sizeMatched: bid!.size,
+        status: 'MATCHED',
+        orderType: 'GTC',
+        outcome: 'Yes',
+        associateTrades: [],
+        createdAtMs: 0,
+        timestampMs: clock.now(),
+      };
+      venue.live.delete(bid!.orderId!);
+      engine.handleUserEvent(ev);
+    } else {
+      // the venue matched it; the book moves and the requote's cancel is answered "not found"
+      venue.live.delete(bid!.orderId!);
+    }
+    clock.advanceTo(clock.now() + 100);
+    deliver(mirror, engine, books(5200, 5400, clock.now()));
+    await settle(10);
+    expect(['filled', 'canceled']).toContain(bid!.state);
+    // 10 bought as far as we know: a new BUY of 10 would make 20
+    expect(bidsOfY()).toEqual([]);
+    engine.handleUserEvent(makerTrade('t1', bid!.orderId!, 'BUY', 'MATCHED', clock.now(), { price: bid!.price, size: bid!.size }));
+    clock.advanceTo(clock.now() + 100);
+    deliver(mirror, engine, books(5100, 5300, clock.now()));
+    await settle(10);
+    expect(engine.positions.qty(Y)).toBe(1000);
+    expect(bidsOfY()).toEqual([]);
+    await engine.stop();
+  });
+});
