@@ -222,7 +222,13 @@ export class EngineSink implements SchedulerSink, FillSink {
     e.missingOrders?.reported(f.orderId);
     const st = e.marketOf(f.tokenId);
     if (st && st.strategy.onFill && f.status !== 'FAILED') {
-      st.strategy.onFill(st.ctx, { tokenId: f.tokenId, side: f.side, price: f.price, size: f.size, timeMs: f.timeMs });
+      // a strategy's throw is its own: the fill is ours (recorded above), and so are the rest of the trade's
+      try {
+        st.strategy.onFill(st.ctx, { tokenId: f.tokenId, side: f.side, price: f.price, size: f.size, timeMs: f.timeMs });
+      } catch (err) {
+        e.counters.errors++;
+        e.log.error({ err, market: st.meta.conditionId, tradeId: f.tradeId, orderId: f.orderId }, 'engine: strategy onFill failed');
+      }
     }
   }
 

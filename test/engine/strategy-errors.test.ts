@@ -1,0 +1,42 @@
+// A user strategy's onFill that throws: the fill is ours whatever the strategy does with it, and
+// so are the other fills of the same trade (before, the throw left the trade's later maker orders
+// unrecorded until the trade's next status).
+import { describe, expect, it } from 'vitest';
+import { VirtualClock } from '../../src/core/clock.js';
+import { RecordingVenue, Y, bandsEngine, books, deliver, makerTrade, settle } from './helpers.js';
+
+describe("engine: a strategy's onFill that throws", () => {
+  it('loses no fill: a trade filling two of our orders records both, and the error is counted', async () => {
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new RecordingVenue(() => clock.now());
+    const { engine, mirror } = await bandsEngine({
+      clock,
+      venue,
+      params: {
+        fair: 'mid',
+        bands: [
+          { distance: 0.02, size: 10 },
+          { distance: 0.04, size: 10 },
+        ],
+        skewPerShare: 0,
+      },
+    });
+    deliver(mirror, engine, books(4900, 5100, clock.now()));
+    engine.start();
+    await settle(10);
+    const bids = [...engine.orders.open()].filter((o) => o.side === 'BUY' && o.tokenId === Y);
+    expect(bids).toHaveLength(2);
+    const st = engine.marketOf(Y)!;
+    st.strategy.onFill = () => {
+      throw new Error('strategy bug');
+    };
+    const errors = engine.counters.errors;
+    const e = makerTrade('t1', bids[0].orderId!, 'BUY', 'MATCHED', clock.now(), { price: bids[0].price, size: 500 });
+    e.makerOrders.push({ orderId: bids[1].orderId!, assetId: Y, price: bids[1].price, matchedAmount: 500, feeRateBps: 0, outcome: 'Yes', side: 'BUY', owner: 'k' });
+    engine.handleUserEvent(e);
+    expect(engine.positions.qty(Y)).toBe(1000);
+    expect(engine.ledger.has('t1', bids[1].orderId!)).toBe(true);
+    expect(engine.counters.errors).toBe(errors + 2);
+    await engine.stop();
+  });
+});
