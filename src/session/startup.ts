@@ -87,6 +87,11 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
   for (const vo of venueOrders) {
     seen.add(vo.orderId);
     const known = engine.orders.byVenueId(vo.orderId);
+    if (vo.unreadable) {
+      // listed, so not gone: ours stays as we track it; one we cannot read we cannot adopt either
+      if (!known) foreign.push(vo.orderId);
+      continue;
+    }
     if (known) {
       if (known.state === 'ambiguous' || known.state === 'pending_new') engine.orders.bind(known, vo.orderId, now());
       // an order we ended wrongly (a crash between two writes) is working again; one that ended

@@ -160,12 +160,17 @@ export class LiveVenue implements Venue {
     return n(spendable);
   }
 
+  /**
+   * Every open order the venue lists. One with a price or size we cannot read is listed by its id
+   * (`unreadable`): left out, an order of ours would be taken as gone while it rests.
+   */
   async openOrders(): Promise<VenueOrder[]> {
     const out: VenueOrder[] = [];
     for await (const w of this.o.clob.iterateOrders()) {
       const v = toVenueOrder(w);
-      if (v) out.push(v);
-      else this.o.log.warn({ order: w.id }, 'live venue: open order with bad price or size skipped');
+      if (v.unreadable)
+        this.o.log.warn({ order: w.id, price: String(w.price).slice(0, 40), originalSize: String(w.original_size).slice(0, 40) }, 'live venue: open order with a price or size we cannot read');
+      out.push(v);
     }
     return out;
   }
@@ -185,13 +190,14 @@ export class LiveVenue implements Venue {
   }
 }
 
-function toVenueOrder(w: OpenOrder): VenueOrder | undefined {
-  const price = priceUnits(w.price);
+function toVenueOrder(w: OpenOrder): VenueOrder {
+  // a price in floating point noise ("0.4700000000000001", as the venue writes complement prices) is rounded
+  let price = priceUnits(w.price);
+  if (price < 0) price = parsePriceRounded(w.price);
   const originalSize = sizeUnits(w.original_size);
   const sizeMatched = sizeUnits(w.size_matched);
-  if (price < 0 || originalSize < 0 || sizeMatched < 0) return undefined;
   const x = w as Record<string, unknown>;
-  return {
+  const v: VenueOrder = {
     orderId: w.id,
     tokenId: w.asset_id,
     market: w.market ?? '',
@@ -203,6 +209,8 @@ function toVenueOrder(w: OpenOrder): VenueOrder | undefined {
     orderType: typeof x.order_type === 'string' ? x.order_type : 'GTC',
     createdAtMs: toMs(x.created_at),
   };
+  if (price < 0 || originalSize < 0 || sizeMatched < 0) Object.assign(v, { price: -1, originalSize: 0, sizeMatched: 0, unreadable: true });
+  return v;
 }
 
 /**

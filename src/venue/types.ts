@@ -55,6 +55,8 @@ export interface VenueOrder {
   status: string;
   orderType: string;
   createdAtMs: number;
+  /** The venue listed it with a price or size we cannot read: only its id is sure (price -1, sizes 0). */
+  unreadable?: true;
 }
 
 export interface VenueTrade {

@@ -422,4 +422,35 @@ describe('reconciliation through the live venue, over a loopback CLOB serving ca
       await server.close();
     }
   });
+  it("an open order the venue lists with a field we cannot read: ours is left as we track it (never settled as gone), another is cancelled; a float price's noise is rounded", async () => {
+    const base = fixture('nautilus_trader/rust_test_data/http_open_order.json') as Record<string, unknown> & { asset_id: string };
+    const listed = [
+      { ...base, id: 'OURS', price: '0.5x', size_matched: '0' },
+      { ...base, id: 'STRANGE', price: '0.48', original_size: '1e400', size_matched: '0' },
+      { ...base, id: 'FLOAT', price: '0.4700000000000001', original_size: '7', size_matched: '0' },
+    ];
+    const server = await startServer((req, res) => {
+      if (req.path === '/orders' && req.method === 'GET') send(res, 200, { data: listed, next_cursor: 'LTE=' });
+      else if (req.path === '/orders' && req.method === 'DELETE') send(res, 200, { canceled: (JSON.parse(req.body) as { orderIds: string[] }).orderIds, not_canceled: {} });
+      else if (req.path === '/trades') send(res, 200, { data: [], next_cursor: 'LTE=' });
+      else send(res, 404, { error: 'not found' });
+    });
+    const cfg = loadConfig({ env: { MAKERD_CLOB_URL: server.url } });
+    const clients = createClients({ ...cfg, http: testHttp }, 'k');
+    try {
+      const clock = new VirtualClock(1_700_000_000_000);
+      const venue = new LiveVenue({ clob: clients.clob, subscribeUser: () => {}, tickOf: () => 100, log: silentLogger });
+      const engine = await engineOver(venue, clock, { ...meta, tokenId: base.asset_id });
+      restoreFromStore(engine, [stored('ours', { orderId: 'OURS', tokenId: base.asset_id, price: 5000 })], []);
+      const rep = await reconcileWithVenue(engine, venue, 0, silentLogger);
+      expect(engine.orders.get('ours')?.state).toBe('live');
+      expect(rep.settled).toBe(0);
+      const deletes = server.requests.filter((r) => r.method === 'DELETE').map((r) => (JSON.parse(r.body) as { orderIds: string[] }).orderIds);
+      expect(deletes).toEqual([['STRANGE']]);
+      expect(engine.orders.byVenueId('FLOAT')).toMatchObject({ price: 4700, size: 700, state: 'live' });
+    } finally {
+      await clients.close();
+      await server.close();
+    }
+  });
 });
