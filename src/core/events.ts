@@ -142,7 +142,8 @@ const TRADE_STATUSES: ReadonlySet<string> = new Set<TradeStatus>(['MATCHED', 'MI
  * Polymarket adapter lists it), kept as MATCHED since its shares are not settled either.
  */
 export function tradeStatusOf(raw: string): TradeStatus | undefined {
-  const s = raw.startsWith('TRADE_STATUS_') ? raw.slice('TRADE_STATUS_'.length) : raw;
+  const up = raw.toUpperCase();
+  const s = up.startsWith('TRADE_STATUS_') ? up.slice('TRADE_STATUS_'.length) : up;
   if (TRADE_STATUSES.has(s)) return s as TradeStatus;
   return s === 'MATCHED_NOT_BROADCASTED' ? 'MATCHED' : undefined;
 }

@@ -30,9 +30,14 @@ export interface ReconcileReport {
   statusMoves: number;
 }
 
-/** A venue trade's status (the spellings tradeStatusOf accepts); anything unknown counts as CONFIRMED (the venue lists it as done). */
+/**
+ * A venue trade's status (the spellings tradeStatusOf accepts). An unknown one counts as MATCHED:
+ * not settled, so a later FAILED still reverses it and its shares wait for a known status before
+ * they are sold; taken as CONFIRMED, a trade that then failed would leave shares we never had.
+ * (A trade with no status at all is listed as done: LiveVenue.trades.)
+ */
 function tradeStatus(s: string): TradeStatus {
-  return tradeStatusOf(s) ?? 'CONFIRMED';
+  return tradeStatusOf(s) ?? 'MATCHED';
 }
 
 /**

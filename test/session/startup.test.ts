@@ -81,6 +81,34 @@ describe('startup reconciliation', () => {
     expect(engine.ledger.unminedBought('Y')).toBe(1000);
   });
 
+  it('a missed fill whose status is in lower case or unknown is not taken as settled: a later FAILED still reverses it', async () => {
+    const { engine, venue } = await setup();
+    restoreFromStore(engine, [stored('a', { orderId: 'VA', price: 4700 }), stored('b', { orderId: 'VB', price: 4600 })], []);
+    venue.openOrders = async () => [vo('VA', 'Y', 4700), vo('VB', 'Y', 4600)];
+    const trade = (id: string, orderId: string, price: number, status: string): VenueTrade => ({
+      tradeId: id,
+      orderId,
+      tokenId: 'Y',
+      market: 'M',
+      side: 'BUY',
+      price,
+      size: 500,
+      feeRateBps: 0,
+      status,
+      liquidity: 'MAKER',
+      timeMs: 6,
+    });
+    venue.trades = async () => [trade('TA', 'VA', 4700, 'retrying'), trade('TB', 'VB', 4600, 'SETTLING_SOMEHOW')];
+    const rep = await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(rep.missedFills).toBe(2);
+    expect(engine.positions.qty('Y')).toBe(1000);
+    expect(engine.ledger.unminedBought('Y')).toBe(1000);
+    venue.trades = async () => [trade('TA', 'VA', 4700, 'FAILED'), trade('TB', 'VB', 4600, 'FAILED')];
+    const again = await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(again.statusMoves).toBe(2);
+    expect(engine.positions.qty('Y')).toBe(0);
+  });
+
   it('a trade of an order whose place was never answered (no venue id, gone from the book) binds it by its terms and is recorded', async () => {
     const { engine, venue } = await setup();
     restoreFromStore(engine, [stored('unanswered', { state: 'pending_new', price: 4700 }), stored('other', { state: 'pending_new', price: 4500 })], []);
