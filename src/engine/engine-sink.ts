@@ -5,7 +5,7 @@ import { AmbiguousSubmitError } from '../core/errors.js';
 import type { OrderRequest, PlaceResult, CancelResult } from '../venue/types.js';
 import type { Quote } from './strategy.js';
 import type { SchedulerSink } from './scheduler.js';
-import type { Fill, FillSink } from './fills.js';
+import { fillKey, settled as tradeFinal, type Fill, type FillSink } from './fills.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
 import type { TrackedOrder, OrderTracker } from './orders.js';
@@ -207,7 +207,7 @@ export class EngineSink implements SchedulerSink, FillSink {
 
   onFill(f: Fill): void {
     const e = this.e;
-    if (f.status !== 'FAILED') e.positions.apply(f.tokenId, f.side, f.price, f.size, f.fee);
+    if (f.status !== 'FAILED') e.positions.applyFill(f, fillKey(f.tradeId, f.orderId), !tradeFinal(f.status));
     if (e.log.isLevelEnabled('info')) {
       // first seen as FAILED: recorded, nothing moved
       if (f.status === 'FAILED') e.log.info({ ...fillFields(f), position: formatSize(e.positions.qty(f.tokenId)) }, 'fill (trade FAILED: nothing applied)');
@@ -237,8 +237,9 @@ export class EngineSink implements SchedulerSink, FillSink {
   }
 
   onFillStatus(f: Fill, reversed: boolean): void {
+    if (!reversed && tradeFinal(f.status)) this.e.positions.settleFill(f.tokenId, fillKey(f.tradeId, f.orderId));
     if (reversed) {
-      this.e.positions.apply(f.tokenId, f.side, f.price, f.size, f.fee, -1);
+      this.e.positions.reverseFill(f, fillKey(f.tradeId, f.orderId));
       this.e.log.warn({ ...fillFields(f), position: formatSize(this.e.positions.qty(f.tokenId)) }, 'trade FAILED: fill reversed');
     }
     this.journaled(() => this.journal?.fillStatus(f), f);

@@ -29,7 +29,8 @@ export interface FillSink {
   onBadTrade?(orderId: string, problem: string, trade: unknown): void;
 }
 
-const fillKey = (tradeId: string, orderId: string): string => `${tradeId}|${orderId}`;
+/** A fill's key: its trade and our order (one trade fills several orders; an order fills in several trades). */
+export const fillKey = (tradeId: string, orderId: string): string => `${tradeId}|${orderId}`;
 
 import { feeMicros } from '../core/units.js';
 

@@ -5,6 +5,7 @@ import type { Side } from '../core/events.js';
 import type { MarketMeta, PositionView } from './strategy.js';
 import { InvariantError } from '../core/errors.js';
 import { foldFill, type CostBasis } from '../core/accounting.js';
+import { FillUndo } from './fill-undo.js';
 
 /** A token's position on the average-cost basis (core/accounting.ts: the one fold). */
 export type TokenPosition = CostBasis;
@@ -17,11 +18,28 @@ interface ValuedPosition {
   atCost: boolean;
 }
 
+/** What a fill moves in a position. */
+export interface FillTerms {
+  tokenId: string;
+  side: Side;
+  price: number;
+  size: number;
+  fee: number;
+}
+
+/** Integers in range or nothing: a NaN or Infinity here would disarm every limit computed from it. */
+function checkUnits(tokenId: string, price: number, size: number, fee: number): void {
+  if (!Number.isSafeInteger(price) || !Number.isSafeInteger(size) || !Number.isSafeInteger(fee) || !Number.isSafeInteger(price * size)) {
+    throw new InvariantError(`position: fill of ${tokenId} with price ${price}, size ${size}, fee ${fee} is not in integer units`);
+  }
+}
+
 export class Positions {
   private readonly tokens = new Map<string, TokenPosition>();
   /** The same positions in an array, each with its value at the mark it was last revalued at. */
   private readonly list: Array<ValuedPosition> = [];
   private readonly entry = new Map<string, ValuedPosition>();
+  private readonly undo = new FillUndo();
   /**
    * Sum of the list's values: the holdings as last revalued (revalue), so the running PnL
    * (runningPnl) costs O(1) and the owner revalues only the tokens whose mark or position moved.
@@ -58,23 +76,56 @@ export class Positions {
     return this.tokens.entries();
   }
 
-  /** Applies a fill (or, with sign -1, reverses one). Fee in micro-dollars. */
+  /** Applies a fill (or, with sign -1, reverses one as the opposite trade: see reverseFill). Fee in micro-dollars. */
   apply(tokenId: string, side: Side, price: number, size: number, fee: number, sign: 1 | -1 = 1): void {
-    // integers in range or nothing: a NaN or Infinity here would disarm every limit computed from it
-    if (!Number.isSafeInteger(price) || !Number.isSafeInteger(size) || !Number.isSafeInteger(fee) || !Number.isSafeInteger(price * size)) {
-      throw new InvariantError(`position: fill of ${tokenId} with price ${price}, size ${size}, fee ${fee} is not in integer units`);
-    }
+    checkUnits(tokenId, price, size, fee);
     const p = this.get(tokenId);
-    const notional = price * size;
+    this.book(side, price, size, fee, sign);
     // a reversal (sign -1) is the opposite trade at the same price
+    const buy = (side === 'BUY') === (sign === 1);
+    foldFill(p, buy ? 'BUY' : 'SELL', price, size);
+    this.onApply?.(tokenId);
+  }
+
+  /** A fill of ours, `key` its trade and order: applied, and remembered while it may fail (`mayFail`: not settled) or an earlier fill of its token may. */
+  applyFill(f: FillTerms, key: string, mayFail: boolean): void {
+    checkUnits(f.tokenId, f.price, f.size, f.fee);
+    this.undo.before(f.tokenId, key, f.side, f.price, f.size, this.get(f.tokenId), mayFail);
+    this.apply(f.tokenId, f.side, f.price, f.size, f.fee);
+  }
+
+  /** The fill `key` settled (CONFIRMED): it will not be reversed. */
+  settleFill(tokenId: string, key: string): void {
+    this.undo.settled(tokenId, key);
+  }
+
+  /**
+   * The fill `key`, whose trade FAILED, taken out: cash and fees as before it, the basis as if it
+   * had never been (fill-undo.ts; as the store rebuilds it). One no longer remembered is taken out
+   * as the opposite trade.
+   */
+  reverseFill(f: FillTerms, key: string): void {
+    checkUnits(f.tokenId, f.price, f.size, f.fee);
+    const p = this.get(f.tokenId);
+    if (!this.undo.undo(f.tokenId, key, p)) return this.apply(f.tokenId, f.side, f.price, f.size, f.fee, -1);
+    this.book(f.side, f.price, f.size, f.fee, -1);
+    this.onApply?.(f.tokenId);
+  }
+
+  /** Fills remembered for an exact reversal (fill-undo.ts). */
+  get undoable(): number {
+    return this.undo.size;
+  }
+
+  /** Cash, fees, volume and spending of a fill (sign 1) or its reversal (-1). */
+  private book(side: Side, price: number, size: number, fee: number, sign: 1 | -1): void {
+    const notional = price * size;
     const buy = (side === 'BUY') === (sign === 1);
     this.volume += sign * notional;
     this.fees += sign * fee;
     this.cash -= sign * fee;
     this.cash += buy ? -notional : notional;
     this.spent += sign * (fee + (side === 'BUY' ? notional : 0));
-    foldFill(p, buy ? 'BUY' : 'SELL', price, size);
-    this.onApply?.(tokenId);
   }
 
   /** Whether the token has a position entry (held or once held). */

@@ -6,7 +6,7 @@ import type { Logger } from '../core/log.js';
 import type { Venue } from '../venue/types.js';
 import type { Engine } from '../engine/engine.js';
 import type { TrackedOrder } from '../engine/orders.js';
-import { KEEP_SETTLED, settled, type Fill } from '../engine/fills.js';
+import { KEEP_SETTLED, fillKey, settled, type Fill } from '../engine/fills.js';
 import { feeMicros } from '../core/units.js';
 import { tradeStatusOf, type TradeStatus } from '../core/events.js';
 
@@ -56,7 +56,7 @@ export function restoreFromStore(engine: Engine, orders: readonly TrackedOrder[]
   let dropped = 0;
   for (const f of fills) {
     if (f.status !== 'FAILED') {
-      engine.positions.apply(f.tokenId, f.side, f.price, f.size, f.fee);
+      engine.positions.applyFill(f, fillKey(f.tradeId, f.orderId), !settled(f.status));
       const sum = byOrder.get(f.orderId);
       if (sum !== undefined) byOrder.set(f.orderId, sum + f.size);
     }

@@ -8,6 +8,7 @@ import type { Fill } from '../../src/engine/fills.js';
 import { Decimal } from 'decimal.js';
 import { formatPrice, formatSize } from '../../src/core/units.js';
 import { emptyBasis, foldFill } from '../../src/core/accounting.js';
+import { Positions } from '../../src/engine/positions.js';
 
 const dirs: string[] = [];
 function tmpDb(): string {
@@ -121,6 +122,66 @@ describe('store', () => {
       for (const f of fills) if (f.tokenId === t && f.status !== 'FAILED') foldFill(b, f.side, f.price, f.size);
       expect(s.positions().find((p) => p.tokenId === t)?.qty).toBe(formatSize(b.qty));
     }
+    s.close();
+  });
+
+  it("a FAILED trade's reversal leaves the engine's positions (cost and realized too) equal to the store's, whatever fills came after it", () => {
+    // Found in review: memory reversed a fill as the opposite trade, the store rebuilds the basis
+    // from the fills that stand. Long 20 at 0.50, SELL 10 at 0.70 failed: memory had +$2 realized
+    // and a cost of $12, the store 0 and $10.
+    const s = new Store(tmpDb(), silentLogger);
+    const pos = new Positions();
+    const key = (f: Fill) => `${f.tradeId}|${f.orderId}`;
+    const dollars = (micros: number) => new Decimal(micros).div(1e6).toString();
+    const same = () => {
+      for (const row of s.positions()) {
+        const p = pos.get(row.tokenId);
+        expect([formatSize(p.qty), dollars(p.cost), dollars(p.realized)], row.tokenId).toEqual([row.qty, new Decimal(row.cost).toString(), new Decimal(row.realized).toString()]);
+      }
+    };
+    const live: Fill[] = [];
+    const add = (f: Fill) => {
+      s.fill(f);
+      pos.applyFill(f, key(f), true);
+      live.push(f);
+    };
+    const fail = (f: Fill) => {
+      f.status = 'FAILED';
+      s.fillStatus(f);
+      pos.reverseFill(f, key(f));
+      live.splice(live.indexOf(f), 1);
+    };
+    add(fill({ tradeId: 'buy', price: 5000, size: 2000 }));
+    const sell = fill({ tradeId: 'sell', side: 'SELL', price: 7000, size: 1000 });
+    add(sell);
+    fail(sell);
+    expect(pos.get(fill({}).tokenId)).toEqual({ qty: 2000, cost: 10_000_000, realized: 0 });
+    same();
+    let seed = 11;
+    const rnd = (n: number) => (seed = (seed * 48271) % 2147483647) % n;
+    for (let i = 0; i < 400; i++) {
+      add(
+        fill({ tradeId: `t${i}`, tokenId: ['A', 'B'][rnd(2)], side: rnd(2) ? 'BUY' : 'SELL', price: 100 + rnd(98) * 100, size: 1 + rnd(3000), fee: rnd(20_000), status: 'MATCHED', timeMs: 1000 + i }),
+      );
+      const r = rnd(6);
+      if (r === 0 && live.length) fail(live[rnd(live.length)]);
+      else if (r === 1 && live.length) {
+        const f = live[rnd(live.length)];
+        f.status = 'CONFIRMED';
+        s.fillStatus(f);
+        pos.settleFill(f.tokenId, key(f));
+        live.splice(live.indexOf(f), 1);
+      }
+      same();
+    }
+    // what settled is forgotten: only what the open fills need is kept
+    for (const f of [...live]) {
+      f.status = 'CONFIRMED';
+      s.fillStatus(f);
+      pos.settleFill(f.tokenId, key(f));
+      live.splice(live.indexOf(f), 1);
+    }
+    expect(pos.undoable).toBe(0);
     s.close();
   });
 
