@@ -217,6 +217,13 @@ export class RiskGate {
       if (selling + q.size > s.qty(q.tokenId)) {
         return this.block('sell_exceeds_position', () => ({ ...order(), held: formatSize(s.qty(q.tokenId)), alreadySelling: formatSize(selling) }), nowMs);
       }
+      // selling one token nets the other up: beyond the market's limit only where it grows the exposure
+      const other = q.tokenId === m.tokenId ? m.complementId : m.tokenId;
+      const before = s.qty(q.tokenId) - selling - s.qty(other);
+      const after = before - q.size;
+      if (Math.abs(after) > c.maxPositionPerMarket * SIZE_SCALE && Math.abs(after) > Math.abs(before)) {
+        return this.block('max_position_market', () => ({ ...order(), market: m.conditionId, worstCaseNetShares: formatSize(after), maxShares: c.maxPositionPerMarket }), nowMs);
+      }
       // the venue's balance check counts settled shares only: refused there, and counted as an order error here
       const unmined = s.unmined(q.tokenId);
       if (unmined > 0 && selling + q.size > s.qty(q.tokenId) - unmined) {

@@ -103,6 +103,22 @@ describe('risk gate', () => {
     expect(g.checkPlace(buy(2000), m, inputs({ qty: (t) => (t === 'Y' ? 7000 : 5000) }), 0)).toBeUndefined();
   });
 
+  it('max position per market holds for SELLs too: selling the token that nets the other down, beyond the limit, is blocked; a SELL that lowers the exposure never is', () => {
+    const g = new RiskGate({ ...cfg, maxPositionPerToken: 1000 }, silentLogger);
+    g.begin();
+    // 70 YES and 30 NO held (net 40): selling the 30 NO makes the net 70, within 80
+    const held = inputs({ qty: (t) => (t === 'Y' ? 7000 : 3000) });
+    expect(g.checkPlace({ tokenId: 'N', side: 'SELL', price: 5000, size: 3000 }, m, held, 0)).toBeUndefined();
+    g.begin();
+    // 90 YES and 30 NO (net 60): selling the NO would make it 90 > 80
+    const more = inputs({ qty: (t) => (t === 'Y' ? 9000 : 3000) });
+    expect(g.checkPlace({ tokenId: 'N', side: 'SELL', price: 5000, size: 3000 }, m, more, 0)).toBe('max_position_market');
+    expect(g.checkPlace({ tokenId: 'N', side: 'SELL', price: 5000, size: 1000 }, m, more, 0)).toBeUndefined();
+    g.begin();
+    // 95 YES, no NO (net 95, over the limit already): selling 10 YES lowers it, so it goes
+    expect(g.checkPlace({ tokenId: 'Y', side: 'SELL', price: 5000, size: 1000 }, m, inputs({ qty: (t) => (t === 'Y' ? 9500 : 0) }), 0)).toBeUndefined();
+  });
+
   it('a sell may not exceed the shares held minus shares already offered', () => {
     const g = new RiskGate(cfg, silentLogger);
     g.begin();
