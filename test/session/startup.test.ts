@@ -14,7 +14,7 @@ import type { Venue, VenueOrder, VenueTrade } from '../../src/venue/types.js';
 import { RecordingVenue, settle, testEngine } from '../engine/helpers.js';
 import { createClients } from '../../src/api/index.js';
 import { LiveVenue } from '../../src/venue/live-venue.js';
-import { fixture, send, startServer, testHttp } from '../api/http-server.js';
+import { fixture, send, startServer, testHttp, type Handler } from '../api/http-server.js';
 import { polymarketProfile } from '../../src/api/polymarket-profile.js';
 import { polymarketCredentialsFromEnv } from '../../src/api/polymarket-credentials.js';
 
@@ -372,23 +372,31 @@ describe('before start', () => {
   });
 });
 
+/** A live venue (spec profile) over a loopback CLOB answering with `handler`, and an engine quoting `tokenId` over it. */
+async function liveOver(handler: Handler, tokenId: string) {
+  const server = await startServer(handler);
+  const clients = createClients({ ...loadConfig({ env: { MAKERD_CLOB_URL: server.url } }), http: testHttp }, 'k');
+  const venue = new LiveVenue({ clob: clients.clob, subscribeUser: () => {}, tickOf: () => 100, log: silentLogger });
+  const engine = await engineOver(venue, new VirtualClock(1_700_000_000_000), { ...meta, tokenId });
+  const close = async (): Promise<void> => {
+    await clients.close();
+    await server.close();
+  };
+  return { server, venue, engine, close };
+}
+
 describe('reconciliation through the live venue, over a loopback CLOB serving captured shapes', () => {
   it("an open order listed 25 of 100 matched, with a 10-share trade of it in the window: filled 25, not 35, and the trade's 10 shares held once", async () => {
     // nautilus_trader's http_open_order.json and http_trades_page.json: the same order id, the
     // order's size_matched 25.0000 and one 10.0000 trade of it (it took, so adopted orders only)
     const order = fixture('nautilus_trader/rust_test_data/http_open_order.json') as { id: string; asset_id: string };
     const tradesPage = fixture('nautilus_trader/rust_test_data/http_trades_page.json');
-    const server = await startServer((req, res) => {
+    const { venue, engine, close } = await liveOver((req, res) => {
       if (req.path === '/orders' || req.path === '/data/orders') send(res, 200, { data: [order], next_cursor: 'LTE=' });
       else if (req.path === '/trades' || req.path === '/data/trades') send(res, 200, tradesPage);
       else send(res, 404, { error: 'not found' });
-    });
-    const cfg = loadConfig({ env: { MAKERD_CLOB_URL: server.url } });
-    const clients = createClients({ ...cfg, http: testHttp }, 'k');
+    }, order.asset_id);
     try {
-      const clock = new VirtualClock(1_700_000_000_000);
-      const venue = new LiveVenue({ clob: clients.clob, subscribeUser: () => {}, tickOf: () => 100, log: silentLogger });
-      const engine = await engineOver(venue, clock, { ...meta, tokenId: order.asset_id });
       const rep = await reconcileWithVenue(engine, venue, 0, silentLogger);
       expect([rep.adopted, rep.missedFills]).toEqual([1, 1]);
       const o = engine.orders.byVenueId(order.id);
@@ -399,8 +407,7 @@ describe('reconciliation through the live venue, over a loopback CLOB serving ca
       expect(engine.orders.byVenueId(order.id)?.filled).toBe(2500);
       expect(engine.positions.qty(order.asset_id)).toBe(1000);
     } finally {
-      await clients.close();
-      await server.close();
+      await close();
     }
   });
   it("a trade's maker order of another account (NautilusTrader's captured REST trade) never binds an unanswered order of ours by its terms", async () => {
@@ -457,18 +464,13 @@ describe('reconciliation through the live venue, over a loopback CLOB serving ca
       { ...base, id: 'STRANGE', price: '0.48', original_size: '1e400', size_matched: '0' },
       { ...base, id: 'FLOAT', price: '0.4700000000000001', original_size: '7', size_matched: '0' },
     ];
-    const server = await startServer((req, res) => {
+    const { server, venue, engine, close } = await liveOver((req, res) => {
       if (req.path === '/orders' && req.method === 'GET') send(res, 200, { data: listed, next_cursor: 'LTE=' });
       else if (req.path === '/orders' && req.method === 'DELETE') send(res, 200, { canceled: (JSON.parse(req.body) as { orderIds: string[] }).orderIds, not_canceled: {} });
       else if (req.path === '/trades') send(res, 200, { data: [], next_cursor: 'LTE=' });
       else send(res, 404, { error: 'not found' });
-    });
-    const cfg = loadConfig({ env: { MAKERD_CLOB_URL: server.url } });
-    const clients = createClients({ ...cfg, http: testHttp }, 'k');
+    }, base.asset_id);
     try {
-      const clock = new VirtualClock(1_700_000_000_000);
-      const venue = new LiveVenue({ clob: clients.clob, subscribeUser: () => {}, tickOf: () => 100, log: silentLogger });
-      const engine = await engineOver(venue, clock, { ...meta, tokenId: base.asset_id });
       restoreFromStore(engine, [stored('ours', { orderId: 'OURS', tokenId: base.asset_id, price: 5000 })], []);
       const rep = await reconcileWithVenue(engine, venue, 0, silentLogger);
       expect(engine.orders.get('ours')?.state).toBe('live');
@@ -477,8 +479,7 @@ describe('reconciliation through the live venue, over a loopback CLOB serving ca
       expect(deletes).toEqual([['STRANGE']]);
       expect(engine.orders.byVenueId('FLOAT')).toMatchObject({ price: 4700, size: 700, state: 'live' });
     } finally {
-      await clients.close();
-      await server.close();
+      await close();
     }
   });
 });
