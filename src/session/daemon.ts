@@ -153,7 +153,10 @@ export class Daemon implements StatusSource {
       // orders never wait for a connection to open: the submit connections open now and stay open
       this.clients.clob.transport.keepSubmitWarm();
     } else {
-      const sim = simulatedVenueFromConfig(config.sim, this.clock, this.markets.map(simMarketOf), log.child({ part: 'sim' }));
+      // paper runs share one store: each run's simulated ids are its own (sim-<start, base 36>-o1, ...),
+      // or a restart's orders and trades would take the ids of the last run's stored ones
+      const idPrefix = `sim-${this.clock.now().toString(36)}-`;
+      const sim = simulatedVenueFromConfig(config.sim, this.clock, this.markets.map(simMarketOf), log.child({ part: 'sim' }), undefined, idPrefix);
       this.venue = this.metrics.tapPlaces(sim);
     }
     const dbPath = live ? config.store.path : config.store.path.replace(/(\.sqlite)?$/, '-paper.sqlite');

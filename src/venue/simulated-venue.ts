@@ -84,12 +84,13 @@ export interface SimulatedVenueOptions {
 }
 
 /** The venue from the `sim` config section (feedLatencyMs is the driver's, see above). */
-export function simulatedVenueFromConfig(sim: Config['sim'], clock: Clock, markets: SimMarket[], logger?: Logger, historyLimit?: number): SimulatedVenue {
+export function simulatedVenueFromConfig(sim: Config['sim'], clock: Clock, markets: SimMarket[], logger?: Logger, historyLimit?: number, idPrefix?: string): SimulatedVenue {
   return new SimulatedVenue({
     clock,
     markets,
     logger,
     historyLimit,
+    idPrefix,
     orderLatencyMs: sim.orderLatencyMs,
     cancelLatencyMs: sim.cancelLatencyMs,
     settleMs: sim.settleMs,

@@ -68,6 +68,28 @@ describe('makerd run against the emulator', () => {
     kill(daemon, 'SIGTERM');
     expect(await bounded(daemon.exited, 15_000, 'exit')).toBe(0);
   }, 30_000);
+
+  it("paper mode restarts on its own store: the second run quotes and stays healthy (its simulated order ids are not the first run's)", async () => {
+    const e = await setup();
+    for (let run = 1; run <= 2; run++) {
+      const daemon = spawnDaemon(e, {}, 'paper');
+      await bounded(daemon.ready, 15_000, `ready (run ${run})`);
+      const url = await until('status url', () => daemon?.statusUrl(), 2000);
+      await until(
+        `simulated quotes (run ${run})`,
+        async () => ((await (await fetch(`${url}/status`)).json()) as { openOrders: Array<{ state: string }> }).openOrders.some((o) => o.state === 'live'),
+        8000,
+        100,
+      );
+      // the first run's ids again: its stored orders take the new one's trades as implausible (the
+      // market halts), or a store write is refused (an order id already stored: everything halts)
+      await until(`three simulated fills (run ${run})`, () => daemon.output.filter((l) => /"msg":"fill"/.test(l)).length >= 3, 15_000, 100);
+      expect((await fetch(`${url}/health`)).status, `run ${run}`).toBe(200);
+      expect(daemon.output.filter((l) => /"level":50/.test(l)).slice(0, 3), `run ${run}`).toEqual([]);
+      kill(daemon, 'SIGTERM');
+      expect(await bounded(daemon.exited, 15_000, 'exit')).toBe(0);
+    }
+  }, 45_000);
 });
 
 function hasSnapshot(path: string, kind: string): boolean {
