@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { ConfigError } from './core/errors.js';
+import cron from 'node-cron';
 
 const url = z.string().url();
 const posInt = z.number().int().positive();
@@ -15,6 +16,9 @@ const pos = z.number().positive();
 /** Polymarket's per-signer volume tiers, tightest first (their rates: api/limit-table.ts SIGNER_TIERS). */
 export const SIGNER_TIER_NAMES = ['standard', 'copper', 'bronze', 'silver', 'gold', 'platinum', 'diamond', 'elite'] as const;
 export type SignerTier = (typeof SIGNER_TIER_NAMES)[number];
+
+/** A node-cron expression (5 or 6 fields), checked at load: a bad one found at scheduling came after start-up had acted. */
+const cronExpr = z.string().refine((x) => cron.validate(x), { message: 'not a cron expression (5 or 6 fields, as node-cron reads them)' });
 
 export const configSchema = z.strictObject({
   mode: z.enum(['live', 'paper']),
@@ -127,7 +131,7 @@ export const configSchema = z.strictObject({
     /** The simulated venue's orders and cancels (backtest, paper) also pass the venue's per-signer buckets at this tier; 'none': a backtest the spec's windows only, paper mode its profile's buckets. */
     signerTier: z.enum(['none', ...SIGNER_TIER_NAMES]),
   }),
-  cron: z.strictObject({ refreshMarkets: z.string(), reconcile: z.string(), dailySummary: z.string() }),
+  cron: z.strictObject({ refreshMarkets: cronExpr, reconcile: cronExpr, dailySummary: cronExpr }),
   log: z.strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']) }),
 });
 

@@ -56,6 +56,12 @@ describe('loadConfig', () => {
     expect(configError(() => loadConfig({ file: file({ scheduler: { maxBatch: 16 } }), env: {} })).key).toBe('scheduler.maxBatch');
     expect(configError(() => loadConfig({ file: file({ markets: ['0xabc'] }), env: {} })).key).toBe('markets.0');
   });
+  it('a cron expression that does not parse is named at load (exit 2), not after start-up has cancelled orders', () => {
+    const e = configError(() => loadConfig({ file: file({ cron: { reconcile: '*/2 * * *x' } }), env: {} }));
+    expect(e).toMatchObject({ key: 'cron.reconcile' });
+    expect(e.reason).toMatch(/cron expression/);
+    expect(loadConfig({ file: file({ cron: { reconcile: '*/30 * * * * *' } }), env: {} }).cron.reconcile).toBe('*/30 * * * * *');
+  });
   it('a bad environment variable is named', () => {
     expect(configError(() => loadConfig({ env: { MAKERD_LIMIT_SCALE: 'abc' } })).key).toBe('MAKERD_LIMIT_SCALE');
     expect(configError(() => loadConfig({ env: { MAKERD_STATUS_PORT: 'x' } })).key).toBe('MAKERD_STATUS_PORT');
