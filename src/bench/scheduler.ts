@@ -53,6 +53,7 @@ export async function run(): Promise<Record<string, unknown>> {
     preparePlaces: (qs) => qs.map((q) => ({ clientId: `c${id++}`, tokenId: q.tokenId, side: q.side, price: q.price, size: q.size, orderType: 'GTC', postOnly: true })),
     placed: () => {},
     placeFailed: () => {},
+    notSent: () => {},
     prepareCancels: () => {},
     canceled: () => {},
     cancelFailed: () => {},

@@ -144,6 +144,16 @@ export class EngineSink implements SchedulerSink, FillSink {
     else e.log.warn(fields, 'order rejected');
   }
 
+  notSent(reqs: readonly OrderRequest[], why: string): void {
+    const e = this.e;
+    const now = e.clock.now();
+    e.log.info({ orders: reqs.length, why }, 'places not sent');
+    // they never left: ended here, not counted against the order error rate
+    this.together(() => {
+      for (const q of reqs) e.orders.placeResult({ clientId: q.clientId, ok: false, error: 'UNKNOWN', message: `not sent: ${why}` }, now);
+    });
+  }
+
   placeFailed(reqs: readonly OrderRequest[], err: unknown): void {
     const e = this.e;
     const now = e.clock.now();

@@ -22,6 +22,8 @@ export interface SchedulerSink {
   placed(reqs: readonly OrderRequest[], results: readonly PlaceResult[]): void;
   /** The request failed; AmbiguousSubmitError means the orders may exist. */
   placeFailed(reqs: readonly OrderRequest[], err: unknown): void;
+  /** Prepared, never sent: a cancel-all began meanwhile (a halt, a stop). */
+  notSent(reqs: readonly OrderRequest[], why: string): void;
   /** Just before sending: mark the orders pending_cancel. */
   prepareCancels(orderIds: readonly string[]): void;
   canceled(orderIds: readonly string[], res: CancelResult): void;
@@ -143,6 +145,8 @@ export class OrderScheduler {
   private placeCount = 0;
   private cancelCount = 0;
   private inFlight = 0;
+  /** Cancel-alls begun: places prepared before one are not sent after it. */
+  private cancelAllsBegun = 0;
   private timer: number | undefined;
   private timerAt = Infinity;
   private pumping = false;
@@ -222,6 +226,7 @@ export class OrderScheduler {
 
   /** Drops every unsent intent and sends DELETE /cancel-all (halt, shutdown). */
   cancelAll(): Promise<CancelResult | undefined> {
+    this.cancelAllsBegun++;
     this.places.clear();
     this.early.clear();
     this.cancels.clear();
@@ -539,13 +544,18 @@ export class OrderScheduler {
   private sendPlaces(quotes: Quote[], batch: boolean): void {
     if (!quotes.length) return;
     const sink = this.o.sink;
+    // a cancel-all begun from here on (a store write of these very orders failing halts) must not
+    // have them sent behind it, where they could rest after the halt
+    const gen = this.cancelAllsBegun;
     const reqs = sink.preparePlaces(quotes);
     if (!reqs.length) return;
+    if (gen !== this.cancelAllsBegun) return sink.notSent(reqs, 'a cancel-all began while they were recorded');
     this.inFlight++;
     this.stats.ordersSent += reqs.length;
     if (batch) this.stats.placeBatches++;
     else this.stats.placeSingles++;
     this.acquire(batch ? this.ep.placeBatch : this.ep.placeOne, PRIORITY.place, reqs.length, () => {
+      if (gen !== this.cancelAllsBegun) return this.done(() => sink.notSent(reqs, 'a cancel-all began while they waited for a rate window'));
       const p: Promise<PlaceResult[]> = venueCall(() => (batch ? this.o.venue.placeOrders(reqs) : this.o.venue.placeOrder(reqs[0]).then((r) => [r])));
       p.then(
         (res) => this.done(() => sink.placed(reqs, res)),

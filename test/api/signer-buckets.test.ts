@@ -227,6 +227,7 @@ describe("makerd's client on the venue's buckets", () => {
       preparePlaces: (qs) => qs.map((q): OrderRequest => ({ clientId: `s${n++}`, tokenId: q.tokenId, side: q.side, price: q.price, size: q.size, orderType: 'GTC', postOnly: true })),
       placed: (_r, res) => void (placed += res.filter((x) => x.ok).length),
       placeFailed: (reqs) => void (failed += reqs.length),
+      notSent: (reqs) => void (failed += reqs.length),
       prepareCancels: () => {},
       canceled: () => {},
       cancelFailed: () => {},

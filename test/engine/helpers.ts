@@ -295,6 +295,7 @@ export function schedulerRig(limiter: Omit<LimiterOptions, 'clock'> = {}, o: Par
     preparePlaces: (qs) => qs.map((q): OrderRequest => ({ clientId: `c${n++}`, tokenId: q.tokenId, side: q.side, price: q.price, size: q.size, orderType: 'GTC', postOnly: true })),
     placed: () => {},
     placeFailed: () => {},
+    notSent: () => {},
     prepareCancels: () => {},
     canceled: () => {},
     cancelFailed: () => {},
