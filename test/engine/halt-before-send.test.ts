@@ -23,12 +23,12 @@ describe('engine: a halt while places are being recorded', () => {
     const dir = mkdtempSync(join(tmpdir(), 'makerd-halt-'));
     dirs.push(dir);
     const store = new Store(join(dir, 'db.sqlite'), silentLogger);
-    let engine: Engine | undefined;
-    const journal = new StoreJournal(store, { log: silentLogger, onFailure: (err) => engine?.halt(`store write failed: ${String(err)}`) });
+    const ref: { engine?: Engine } = {};
+    const journal = new StoreJournal(store, { log: silentLogger, onFailure: (err) => ref.engine?.halt(`store write failed: ${String(err)}`) });
     const clock = new VirtualClock(1_700_000_000_000);
     const venue = new RecordingVenue(() => clock.now());
     const made = await bandsEngine({ clock, venue, params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 }, journal });
-    engine = made.engine;
+    const engine = (ref.engine = made.engine);
     // the disk is full from now on
     store.writeBatch = () => {
       throw new Error('SQLITE_FULL: database or disk is full');
