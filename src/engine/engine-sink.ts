@@ -180,8 +180,14 @@ export class EngineSink implements SchedulerSink, FillSink {
   canceled(orderIds: readonly string[], res: CancelResult): void {
     const e = this.e;
     const now = e.clock.now();
+    // an id the answer names in neither list was not cancelled as far as we know: it may still
+    // rest, so it is the cancel-all's, as after a failed cancel (left pending, no requote would cancel it again)
+    let unnamed: string[] | undefined;
+    const named = orderIds.length > 1 ? new Set(res.canceled) : undefined;
+    for (const id of orderIds) if (!(named ? named.has(id) : res.canceled.includes(id)) && !Object.hasOwn(res.notCanceled, id)) (unnamed ??= []).push(id);
     this.together(() => {
       for (const id of res.canceled) e.orders.canceled(id, now);
+      if (unnamed) for (const id of unnamed) e.orders.cancelRefused(id, 'the cancel answer did not name it', now);
       for (const [id, reason] of Object.entries(res.notCanceled)) {
         const o = e.orders.byVenueId(id);
         const cancelling = o?.state === 'pending_cancel';
@@ -191,6 +197,10 @@ export class EngineSink implements SchedulerSink, FillSink {
         if (o && cancelling && o.state === 'canceled' && o.filled < o.size) e.matchedUnreported(o, o.size - o.filled);
       }
     });
+    if (unnamed) {
+      e.log.warn({ orders: unnamed }, 'cancel answer named none of these orders: left to the cancel-all');
+      e.cancelsUnconfirmed(unnamed);
+    }
     // A quote held back until these cancels landed (same price) may go now.
     let last: MarketState | undefined;
     for (const id of orderIds) {

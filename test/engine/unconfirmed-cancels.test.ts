@@ -67,3 +67,40 @@ describe('engine: cancels a stalled venue did not confirm', () => {
     await engine.stop();
   });
 });
+
+/** Answers a cancel 200 without naming the ids asked (neither canceled nor not_canceled) while `mute`. */
+class MuteCancelVenue extends RecordingVenue {
+  mute = false;
+  override async cancelOrders(ids: string[]): Promise<CancelResult> {
+    if (!this.mute) return super.cancelOrders(ids);
+    this.calls.push({ kind: 'cancelOrders', t: 0, n: ids.length, ids });
+    return { canceled: [], notCanceled: {} };
+  }
+  override async cancelOrder(id: string): Promise<CancelResult> {
+    return this.cancelOrders([id]);
+  }
+}
+
+describe('engine: a cancel answer that names none of the orders asked', () => {
+  it('leaves them to the cancel-all, not "being cancelled" for the rest of the run while they rest', async () => {
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new MuteCancelVenue(() => clock.now());
+    const { engine, mirror } = await bandsEngine({ clock, venue, params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 } });
+    deliver(mirror, engine, books(4900, 5100, clock.now()));
+    engine.start();
+    await settle(10);
+    const first = [...venue.live.keys()].sort();
+    expect(first).toHaveLength(2);
+    venue.mute = true;
+    clock.advanceTo(clock.now() + 100);
+    deliver(mirror, engine, books(5000, 5200, clock.now()));
+    await settle(10);
+    // asked, not answered: left to the cancel-all (sent at once), which takes them off the venue;
+    // before, they stayed "being cancelled" here and resting there for the rest of the run
+    expect(venue.calls.filter((c) => c.kind === 'cancelAll')).toHaveLength(1);
+    expect(first.filter((id) => venue.live.has(id))).toEqual([]);
+    expect(first.map((id) => engine.orders.byVenueId(id)?.state)).toEqual(['canceled', 'canceled']);
+    expect(engine.unconfirmedCancels()).toEqual([]);
+    await engine.stop();
+  });
+});
