@@ -19,6 +19,7 @@ import type { TokenMeta } from '../book/mirror.js';
 import { LiveVenue } from '../venue/live-venue.js';
 import { simMarketOf, simulatedVenueFromConfig, type SimulatedVenue } from '../venue/simulated-venue.js';
 import type { Venue } from '../venue/types.js';
+import { StoreLock, StoreLockedError } from '../store/store-lock.js';
 import { Store } from '../store/store.js';
 import { StoreJournal, type JournalRecord } from '../store/journal.js';
 import { OrderRetention } from '../store/order-retention.js';
@@ -65,6 +66,10 @@ export class Daemon implements StatusSource {
   feed!: MarketFeed;
   venue!: Venue;
   store!: Store;
+  /** This process's hold on its store (store-lock.ts), released at stop. */
+  private storeLock: StoreLock | undefined;
+  /** Set once start-up reconciles with the venue: from then the account's orders are ours to cancel at stop. */
+  private managesOrders = false;
   prices: CryptoPriceStream | undefined;
   heartbeats: Heartbeats | undefined;
   journal!: StoreJournal;
@@ -160,6 +165,13 @@ export class Daemon implements StatusSource {
       this.venue = this.metrics.tapPlaces(sim);
     }
     const dbPath = live ? config.store.path : config.store.path.replace(/(\.sqlite)?$/, '-paper.sqlite');
+    // one daemon per store, taken before anything of ours reaches the venue's orders
+    try {
+      this.storeLock = StoreLock.acquire(dbPath);
+    } catch (e) {
+      if (e instanceof StoreLockedError) throw new ConfigError('store.path', `${dbPath} is ${e.message}: one daemon per store (MAKERD_DB or store.path)`);
+      throw new ConfigError('store.path', `cannot open ${dbPath}: ${e instanceof Error ? e.message : String(e)} (MAKERD_DB or store.path)`);
+    }
     let store: Store;
     try {
       store = new Store(dbPath, log.child({ part: 'store' }));
@@ -275,6 +287,8 @@ export class Daemon implements StatusSource {
     const since = this.recoveryWindowStart();
     restoreFromStore(this.engine, this.store.ordersToRestore(since), this.store.eachFill());
     this.engine.restoreLastMarks(this.store.keptMarks());
+    // from here the account's orders are this process's to manage: a stop cancels them
+    this.managesOrders = true;
     await this.unlessStopped(lookUps.full(since));
     // the collateral our BUYs may promise, known before the first quote (a failure is logged: not capped)
     await this.unlessStopped(this.engine.collateral.read());
@@ -444,7 +458,7 @@ export class Daemon implements StatusSource {
 
   private async stopNow(reason: string): Promise<StopReport> {
     const log = this.o.log;
-    log.info({ reason }, 'stopping: cancelling all orders');
+    log.info({ reason }, this.managesOrders ? 'stopping: cancelling all orders' : 'stopping (no order of ours managed yet: nothing to cancel)');
     this.abort(new StartAbortedError(`stopped during start-up (${reason})`));
     this.lookUps?.stop();
     const bound = this.o.config.daemon.shutdownTimeoutMs;
@@ -471,6 +485,7 @@ export class Daemon implements StatusSource {
       attempt('ending the run', () => this.store.endRun(reason));
       attempt('closing the store', () => this.store.close());
     }
+    this.storeLock?.release();
     // close() abandons any call still in flight (a venue that never answers)
     await Promise.allSettled([this.venue?.close(), this.status?.close(), this.clients?.close()]);
     this.loopDelay.stop();
@@ -484,7 +499,9 @@ export class Daemon implements StatusSource {
   private async cancelEverything(): Promise<string[]> {
     const log = this.o.log;
     for (const t of this.tasks) await t.stop();
-    if (!this.engine) return [];
+    // a start that failed before reconciling (a store in use, a status port taken) cancels nothing:
+    // a cancel-all is account-wide, and the orders may be another daemon's
+    if (!this.engine || !this.managesOrders) return [];
     await this.engine.stop();
     let left: string[] | undefined;
     try {

@@ -90,6 +90,29 @@ describe('makerd run against the emulator', () => {
       expect(await bounded(daemon.exited, 15_000, 'exit')).toBe(0);
     }
   }, 45_000);
+
+  it('a second daemon on the same store is refused before it touches the venue (exit 2): the first keeps its orders and quotes on', async () => {
+    const e = await setup();
+    const first = spawnDaemon(e);
+    await bounded(first.ready, 15_000, 'first ready');
+    await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0, 8000);
+    const second = spawnDaemon(e);
+    second.ready.catch(() => undefined);
+    expect(await bounded(second.exited, 15_000, 'second exits')).toBe(2);
+    expect(second.output.join('\n')).toMatch(/store\.path.*another makerd/);
+    // nothing of the second reached the venue: no cancel-all, no reconciliation of the first's orders
+    expect(second.output.filter((l) => /cancelling all orders|reconciled with the venue/.test(l))).toEqual([]);
+    await until('the first still quotes', () => e.emu.exchange.openOrders(KEY).length > 0, 3000);
+    const url = await until('status url', () => first.statusUrl(), 2000);
+    expect((await fetch(`${url}/health`)).status).toBe(200);
+    kill(first, 'SIGTERM');
+    expect(await bounded(first.exited, 15_000, 'first exits')).toBe(0);
+    // its lock is gone with it: a daemon starts on the store again
+    const third = spawnDaemon(e);
+    await bounded(third.ready, 15_000, 'third ready');
+    kill(third, 'SIGTERM');
+    expect(await bounded(third.exited, 15_000, 'third exits')).toBe(0);
+  }, 60_000);
 });
 
 function hasSnapshot(path: string, kind: string): boolean {
