@@ -59,13 +59,23 @@ export class CancelAllRetry {
     if (this.retrying) return;
     this.retrying = true;
     const h = this.h;
+    // what this cancel-all answers for: an order whose cancel fails after it is sent may have
+    // rested after it reached the venue, and waits for the next one
+    const covered = [...this.ids];
     void h.scheduler.cancelAll().then((res) => {
       this.retrying = false;
       if (res) {
-        // everything of ours at the venue is cancelled: nothing left unconfirmed
-        for (const id of this.ids) h.orders.canceled(id, h.clock.now());
-        if (this.ids.size) h.log.info({ orders: [...this.ids] }, 'engine: cancel-all confirmed; quoting again');
-        this.ids.clear();
+        // everything of ours at the venue when it arrived is cancelled
+        for (const id of covered) {
+          h.orders.canceled(id, h.clock.now());
+          this.ids.delete(id);
+        }
+        if (this.ids.size) {
+          h.log.warn({ orders: [...this.ids] }, 'engine: cancel-all confirmed, but cancels failed after it was sent; another follows');
+          this.untilDone();
+          return;
+        }
+        if (covered.length) h.log.info({ orders: covered }, 'engine: cancel-all confirmed; quoting again');
         h.requoteAll();
         return;
       }

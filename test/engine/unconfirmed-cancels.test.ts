@@ -97,10 +97,66 @@ describe('engine: a cancel answer that names none of the orders asked', () => {
     await settle(10);
     // asked, not answered: left to the cancel-all (sent at once), which takes them off the venue;
     // before, they stayed "being cancelled" here and resting there for the rest of the run
-    expect(venue.calls.filter((c) => c.kind === 'cancelAll')).toHaveLength(1);
+    expect(venue.calls.filter((c) => c.kind === 'cancelAll').length).toBeGreaterThanOrEqual(1);
     expect(first.filter((id) => venue.live.has(id))).toEqual([]);
     expect(first.map((id) => engine.orders.byVenueId(id)?.state)).toEqual(['canceled', 'canceled']);
     expect(engine.unconfirmedCancels()).toEqual([]);
+    await engine.stop();
+  });
+});
+
+/**
+ * Cancels by id fail; a cancel-all waits for `release()`, then answers for the orders resting when
+ * it arrived. `late` rest only from after that (their POST reached the venue after the cancel-all).
+ */
+class SlowCancelAllVenue extends RecordingVenue {
+  private gate: (() => void) | undefined;
+  gated = true;
+  late = new Set<string>();
+  override async cancelOrders(ids: string[]): Promise<CancelResult> {
+    this.calls.push({ kind: 'cancelOrders', t: 0, n: ids.length, ids });
+    throw new Error('DELETE /orders: no complete answer within the cancel deadline');
+  }
+  override async cancelAll(): Promise<CancelResult> {
+    const arrived = [...this.live.keys()].filter((id) => !this.late.has(id));
+    if (this.gated) await new Promise<void>((r) => (this.gate = r));
+    this.late.clear();
+    this.calls.push({ kind: 'cancelAll', t: 0, n: arrived.length });
+    for (const id of arrived) this.live.delete(id);
+    return { canceled: arrived, notCanceled: {} };
+  }
+  release(): void {
+    this.gate?.();
+    this.gate = undefined;
+  }
+}
+
+describe('engine: a cancel that fails while a cancel-all is on its way', () => {
+  it("is not taken as confirmed by that cancel-all's answer: another cancel-all follows for it", async () => {
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new SlowCancelAllVenue(() => clock.now());
+    const { engine, mirror } = await bandsEngine({ clock, venue, params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 } });
+    deliver(mirror, engine, books(4900, 5100, clock.now()));
+    engine.start();
+    await settle(10);
+    const [a, b] = [...engine.orders.open()].map((o) => o.orderId!).sort();
+    // a's cancel fails: a cancel-all goes out and waits at the venue; b's POST reached it later
+    venue.late.add(b);
+    engine.cancelsUnconfirmed([a]);
+    await settle(5);
+    // b's cancel fails while it waits (b may have rested after the cancel-all reached the venue)
+    engine.cancelsUnconfirmed([b]);
+    venue.release();
+    await settle(10);
+    expect(engine.unconfirmedCancels()).toEqual([b]);
+    expect(venue.live.has(b)).toBe(true);
+    venue.release();
+    await settle(10);
+    expect(engine.unconfirmedCancels()).toEqual([]);
+    expect(venue.live.has(b)).toBe(false);
+    // (the venue records a cancel-all when it answers)
+    expect(venue.calls.filter((c) => c.kind === 'cancelAll')).toHaveLength(2);
+    venue.gated = false;
     await engine.stop();
   });
 });
