@@ -11,7 +11,7 @@ import { settleWithin } from '../core/clock.js';
 import type { Config } from '../config.js';
 import { AmbiguousSubmitError, ApiError, DeadlineError, OverBurstError, RateLimitError, TransportError, type CallKind } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/log.js';
-import { scopesFor, signerTierOf, type ApiName, type Scope } from './limit-table.js';
+import { CLOB_GENERAL, GENERAL, scopesFor, signerTierOf, type ApiName, type Scope } from './limit-table.js';
 import { PRIORITY, type Limiter } from './limiter.js';
 import { decodeBody, resetAtMs, retryAfterAtMs } from './envelope.js';
 import { exchange, type RawResponse } from './http-exchange.js';
@@ -287,13 +287,13 @@ export class Transport {
         const scope = this.limitedScope(scopes, limitHeader);
         // a trading 429 that names no scope of ours is the venue's per-signer bucket: it holds every endpoint the bucket spans
         const held = limitHeader === undefined && bucket ? bucket : scope;
-        if (resetAt !== undefined) limiter.pause(held.id, resetAt);
+        if (resetAt !== undefined && held !== undefined) limiter.pause(held.id, resetAt);
         this.log.warn(
           {
             method,
             path,
             attempt,
-            scope: held.id,
+            scope: held?.id ?? null,
             resetAt,
             remaining: header(res.headers, 'x-ratelimit-remaining') ?? header(res.headers, 'poly-ratelimit-remaining'),
           },
@@ -330,14 +330,20 @@ export class Transport {
     if (left !== undefined && left.trim() !== '') limiter.signerRemaining(bucket, Number(left));
   }
 
-  /** The scope a 429 names: the one whose limit matches X-RateLimit-Limit, else the most specific. */
-  private limitedScope(scopes: Scope[], limitHeader: string | undefined): Scope {
+  /**
+   * The scope a 429 names: the one whose limit matches X-RateLimit-Limit, else the most specific;
+   * none when that would be one every CLOB request shares (a request with no scope of its own, such
+   * as the real venue's GET /data/orders): paused on a guess, it would hold every cancel for up to
+   * the Retry-After. The request itself still waits that long before its retry.
+   */
+  private limitedScope(scopes: Scope[], limitHeader: string | undefined): Scope | undefined {
     const n = limitHeader !== undefined ? Number(limitHeader) : NaN;
     if (Number.isFinite(n)) {
       for (const s of scopes) if (this.opts.limiter.window(s).limit === n) return s;
       for (const s of scopes) if (s.limit === n) return s; // a server that does not share our scale
     }
-    return scopes[0];
+    const s = scopes[0];
+    return s === CLOB_GENERAL || s === GENERAL ? undefined : s;
   }
 
   private errorOf(res: RawResponse, spec: RequestSpec): ApiError {

@@ -303,6 +303,18 @@ describe('transport: 429', () => {
     expect(limiter.pausedUntil('clob')).toBeGreaterThan(0); // 15000 x 0.5: CLOB general
     expect(limiter.pausedUntil('clob:GET /book')).toBe(0);
   });
+  it("a 429 naming no limit, on a request without a scope of its own (the real venue's GET /data/orders), pauses no API-wide scope: every cancel would wait behind it", async () => {
+    const limiter = new Limiter({ clock: new WallClock({ keepAlive: true }) });
+    expect((await run({ method: 'GET', path: '/data/orders' }, (_q, res) => send(res, 429, { error: 'Too Many Requests' }, { 'Retry-After': '60' }), { limiter })).error).toBeInstanceOf(
+      RateLimitError,
+    );
+    expect(limiter.pausedUntil('clob')).toBe(0);
+    expect(limiter.pausedUntil('general')).toBe(0);
+    // one with a scope of its own still pauses that scope
+    expect((await run({ method: 'GET', path: '/book' }, (_q, res) => send(res, 429, { error: 'Too Many Requests' }, { 'Retry-After': '60' }), { limiter })).error).toBeInstanceOf(RateLimitError);
+    expect(limiter.pausedUntil('clob:GET /book')).toBeGreaterThan(Date.now());
+    expect(limiter.pausedUntil('clob')).toBe(0);
+  });
   it('POST /order 429 is retried (nothing was accepted)', async () => {
     let n = 0;
     const r = await run({ method: 'POST', path: '/order', body: {} }, (_q, res) =>
