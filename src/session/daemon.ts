@@ -33,7 +33,7 @@ import { Engine } from '../engine/engine.js';
 import { loadStrategy } from '../strategy/loader.js';
 import { marketsFromQuery, marketsFromTokens, tokenMetaOf } from './markets.js';
 import { MarketSet, type MarketSetChange } from './market-set.js';
-import { reconcileWithVenue, restoreFromStore } from './startup.js';
+import { reconcileWithVenue, recoveryStart, restoreFromStore } from './startup.js';
 import { HOUR, VenueLookUps } from './look-ups.js';
 import type { MarketMeta } from '../engine/strategy.js';
 import type { MarketState } from '../engine/market-state.js';
@@ -333,16 +333,9 @@ export class Daemon implements StatusSource {
     }
   }
 
-  /**
-   * Where start-up looks for trades: daemon.recoveryWindowMs back when set; else from an hour
-   * before the last thing the store holds (the downtime and the moment of a crash); 24 h when empty.
-   */
+  /** Where start-up looks for trades (recoveryStart). */
   private recoveryWindowStart(): number {
-    const now = this.clock.now();
-    const fixed = this.o.config.daemon.recoveryWindowMs;
-    if (fixed > 0) return now - fixed;
-    const last = this.store.lastActivityMs();
-    return last === undefined ? now - 24 * HOUR : Math.min(now, last) - HOUR;
+    return recoveryStart(this.clock.now(), this.o.config.daemon.recoveryWindowMs, this.store.lastActivityMs());
   }
 
   /**

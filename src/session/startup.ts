@@ -78,6 +78,20 @@ export function restoreFromStore(engine: Engine, orders: readonly TrackedOrder[]
   }
 }
 
+const HOUR_MS = 3_600_000;
+
+/**
+ * Where start-up looks for trades: from an hour before the last thing the store holds (the
+ * downtime and the moment of a crash; 24 h back when it holds nothing), and further back still when
+ * daemon.recoveryWindowMs (`fixedMs`) asks for more. A set window never shortens the downtime's: a
+ * trade of a resting order in a crash's last seconds would otherwise be missed after a long outage,
+ * the order settled as cancelled and its shares never counted.
+ */
+export function recoveryStart(nowMs: number, fixedMs: number, lastActivityMs: number | undefined): number {
+  const downtime = lastActivityMs === undefined ? nowMs - 24 * HOUR_MS : Math.min(nowMs, lastActivityMs) - HOUR_MS;
+  return fixedMs > 0 ? Math.min(nowMs - fixedMs, downtime) : downtime;
+}
+
 export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: number, log: Logger): Promise<ReconcileReport> {
   const rep: ReconcileReport = { venueOrders: 0, adopted: 0, bound: 0, cancelledForeign: 0, settled: 0, missedFills: 0, statusMoves: 0 };
   const now = () => engine.clock.now();

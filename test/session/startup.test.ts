@@ -3,7 +3,7 @@ import { VirtualClock } from '../../src/core/clock.js';
 import { Limiter } from '../../src/api/limiter.js';
 import { BookMirror } from '../../src/book/mirror.js';
 import { loadStrategy } from '../../src/strategy/loader.js';
-import { reconcileWithVenue, restoreFromStore } from '../../src/session/startup.js';
+import { reconcileWithVenue, recoveryStart, restoreFromStore } from '../../src/session/startup.js';
 import { silentLogger } from '../../src/core/log.js';
 import { loadConfig } from '../../src/config.js';
 import { AmbiguousSubmitError } from '../../src/core/errors.js';
@@ -64,6 +64,21 @@ const stored = (clientId: string, over: Partial<TrackedOrder>): TrackedOrder => 
   createdMs: 1,
   updatedMs: 1,
   ...over,
+});
+
+describe('start-up recovery window', () => {
+  const H = 3_600_000;
+  const now = 1_700_000_000_000;
+  it('covers the downtime from an hour before the store last changed; a set window adds to it, never cuts it', () => {
+    expect(recoveryStart(now, 0, now - 3 * H)).toBe(now - 4 * H);
+    expect(recoveryStart(now, 0, undefined)).toBe(now - 24 * H);
+    // daemon.recoveryWindowMs 1 h after a 3 h outage: still from before the crash
+    expect(recoveryStart(now, H, now - 3 * H)).toBe(now - 4 * H);
+    // a window longer than the downtime reads further back
+    expect(recoveryStart(now, 6 * H, now - 3 * H)).toBe(now - 6 * H);
+    // a store clock ahead of ours counts as now
+    expect(recoveryStart(now, 0, now + H)).toBe(now - H);
+  });
 });
 
 describe('startup reconciliation', () => {
