@@ -133,7 +133,9 @@ function makerdFor(emu: RunningEmulator, a: PolyTestAccount, windowScale: number
   const env = { ...accountEnv(a), MAKERD_CLOB_URL: emu.urls.clob };
   const cfg = loadConfig({ env, overrides: { limits: { windowScale } } });
   const profile = polymarketProfile(polymarketCredentialsFromEnv(env));
-  const clients = createClients({ ...cfg, http: testHttp }, pace ? profile : { ...profile, signerBuckets: false });
+  // answers in seconds, not testHttp's 300 ms: the emulator checks every order's signature in this process,
+  // and under a loaded suite a batch's answer came late, failed as unclear, and these tests are about pacing
+  const clients = createClients({ ...cfg, http: { ...testHttp, headersTimeoutMs: 3000, bodyTimeoutMs: 3000 } }, pace ? profile : { ...profile, signerBuckets: false });
   const statuses: number[] = [];
   clients.observeHttp((_api, _m, _p, status) => void (typeof status === 'number' && statuses.push(status)));
   const m = emu.markets[0];
@@ -223,11 +225,12 @@ describe("makerd's client on the venue's buckets", () => {
     let n = 0;
     let placed = 0;
     let failed = 0;
+    const errors: string[] = [];
     const sink: SchedulerSink = {
       preparePlaces: (qs) => qs.map((q): OrderRequest => ({ clientId: `s${n++}`, tokenId: q.tokenId, side: q.side, price: q.price, size: q.size, orderType: 'GTC', postOnly: true })),
       placed: (_r, res) => void (placed += res.filter((x) => x.ok).length),
-      placeFailed: (reqs) => void (failed += reqs.length),
-      notSent: (reqs) => void (failed += reqs.length),
+      placeFailed: (reqs, err) => void ((failed += reqs.length), errors.push(String(err))),
+      notSent: (reqs, why) => void ((failed += reqs.length), errors.push(why)),
       prepareCancels: () => {},
       canceled: () => {},
       cancelFailed: () => {},
@@ -239,7 +242,7 @@ describe("makerd's client on the venue's buckets", () => {
         s.submit(`m${k}`, [], qs);
       }
       await bounded(s.whenIdle(), 15_000);
-      expect({ placed, failed }).toEqual({ placed: 200, failed: 0 });
+      expect({ placed, failed }, errors.join('; ')).toEqual({ placed: 200, failed: 0 });
       expect(statuses.filter((x) => x === 429)).toEqual([]);
       await venue.cancelAll();
     } finally {
