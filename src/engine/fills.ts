@@ -2,7 +2,7 @@
 // orders; each (trade, order) pair is one fill, applied once. Status moves MATCHED -> MINED ->
 // CONFIRMED, or RETRYING -> FAILED; a FAILED trade reverses its fill (position and order).
 import type { Side, TradeStatus, UserTradeEvent } from '../core/events.js';
-import type { OrderTracker, TrackedOrder } from './orders.js';
+import type { OrderTracker } from './orders.js';
 import { fillProblem, type FillClaim } from './fill-checks.js';
 
 export interface Fill {
@@ -125,42 +125,53 @@ export class FillLedger {
     }
   }
 
-  /**
-   * Returns how many of our fills the event created or changed. A fill already known moves on by
-   * its status even when its order is finished and forgotten (the tracker keeps those 10 minutes;
-   * the venue may take longer to give up on a trade).
-   */
+  /** Returns how many of our fills the event created or changed: the taker's part, then each maker's. */
   onTrade(e: UserTradeEvent, nowMs: number): number {
-    let n = 0;
-    const takerFill = this.fills.get(fillKey(e.tradeId, e.takerOrderId));
-    const taker = takerFill ? undefined : this.orders.byVenueId(e.takerOrderId);
-    if (takerFill) n += this.moveStatus(takerFill, e.takerOrderId, e.status, nowMs);
-    else if (taker && this.believed(e, taker, e.takerOrderId, { tokenId: e.assetId, side: e.side, price: e.price, size: e.size, feeRateBps: e.feeRateBps, liquidity: 'TAKER' })) {
-      n += this.upsert(e, e.takerOrderId, e.assetId, taker.side, e.price, e.size, e.feeRateBps, 'TAKER', nowMs);
-    }
+    let n = this.orderPart(e, e.takerOrderId, { tokenId: e.assetId, side: e.side, price: e.price, size: e.size, feeRateBps: e.feeRateBps, liquidity: 'TAKER' }, nowMs);
     for (const m of e.makerOrders) {
-      const known = this.fills.get(fillKey(e.tradeId, m.orderId));
-      if (known) {
-        n += this.moveStatus(known, m.orderId, e.status, nowMs);
-        continue;
-      }
-      const o = this.orders.byVenueId(m.orderId);
-      if (!o) continue;
-      if (!this.believed(e, o, m.orderId, { tokenId: m.assetId, side: m.side, price: m.price, size: m.matchedAmount, feeRateBps: m.feeRateBps, liquidity: 'MAKER' })) continue;
-      n += this.upsert(e, m.orderId, m.assetId, o.side, m.price, m.matchedAmount, m.feeRateBps, 'MAKER', nowMs);
+      n += this.orderPart(e, m.orderId, { tokenId: m.assetId, side: m.side, price: m.price, size: m.matchedAmount, feeRateBps: m.feeRateBps, liquidity: 'MAKER' }, nowMs);
     }
     return n;
   }
 
-  /** A known fill (a status update) or a new one that passes the checks against its order. */
-  private believed(e: UserTradeEvent, o: TrackedOrder, orderId: string, c: FillClaim): boolean {
-    if (this.fills.has(fillKey(e.tradeId, orderId))) return true;
+  /**
+   * One order's part of a trade. A fill already known moves on by its status even when its order
+   * is finished and forgotten (the tracker keeps those 10 minutes; the venue may take longer to
+   * give up on a trade); a new one counts only for an order of ours, and only past the checks.
+   */
+  private orderPart(e: UserTradeEvent, orderId: string, c: FillClaim, nowMs: number): number {
+    const k = fillKey(e.tradeId, orderId);
+    const known = this.fills.get(k);
+    if (known) return this.moveStatus(known, orderId, e.status, nowMs);
+    const o = this.orders.byVenueId(orderId);
+    if (!o) return 0;
     // a trade first seen as FAILED moves nothing: recorded without the size check
     const problem = fillProblem(o, c, this.maxFeeRateBps, e.status !== 'FAILED');
-    if (problem === undefined) return true;
-    this.refused++;
-    this.sink.onBadTrade?.(orderId, problem, e);
-    return false;
+    if (problem !== undefined) {
+      this.refused++;
+      this.sink.onBadTrade?.(orderId, problem, e);
+      return 0;
+    }
+    const f: Fill = {
+      tradeId: e.tradeId,
+      orderId,
+      tokenId: c.tokenId,
+      market: e.market,
+      side: o.side,
+      price: c.price,
+      size: c.size,
+      fee: feeMicros(c.price, c.size, c.feeRateBps),
+      liquidity: c.liquidity,
+      status: e.status,
+      timeMs: e.matchTimeMs || e.timestampMs || nowMs,
+    };
+    this.fills.set(k, f);
+    this.total++;
+    this.mined(f, undefined, f.status);
+    // A trade first seen as FAILED never moved anything: record it, apply nothing.
+    if (f.status !== 'FAILED') this.orders.applyFill(orderId, f.size, nowMs);
+    this.sink.onFill(f);
+    return 1;
   }
 
   /** A fill found by reconciliation (GET /trades) that the user channel never delivered. */
@@ -200,33 +211,5 @@ export class FillLedger {
     if (reversed) this.orders.reverseFill(orderId, known.size, nowMs);
     this.sink.onFillStatus(known, reversed);
     return 1;
-  }
-
-  private upsert(e: UserTradeEvent, orderId: string, tokenId: string, side: Side, price: number, size: number, feeRateBps: number, liquidity: 'MAKER' | 'TAKER', nowMs: number): number {
-    const k = fillKey(e.tradeId, orderId);
-    const known = this.fills.get(k);
-    if (!known) {
-      const f: Fill = {
-        tradeId: e.tradeId,
-        orderId,
-        tokenId,
-        market: e.market,
-        side,
-        price,
-        size,
-        fee: feeMicros(price, size, feeRateBps),
-        liquidity,
-        status: e.status,
-        timeMs: e.matchTimeMs || e.timestampMs || nowMs,
-      };
-      this.fills.set(k, f);
-      this.total++;
-      this.mined(f, undefined, f.status);
-      // A trade first seen as FAILED never moved anything: record it, apply nothing.
-      if (f.status !== 'FAILED') this.orders.applyFill(orderId, size, nowMs);
-      this.sink.onFill(f);
-      return 1;
-    }
-    return this.moveStatus(known, orderId, e.status, nowMs);
   }
 }
