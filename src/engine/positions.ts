@@ -79,6 +79,11 @@ export class Positions {
   /** Applies a fill (or, with sign -1, reverses one as the opposite trade: see reverseFill). Fee in micro-dollars. */
   apply(tokenId: string, side: Side, price: number, size: number, fee: number, sign: 1 | -1 = 1): void {
     checkUnits(tokenId, price, size, fee);
+    this.fold(tokenId, side, price, size, fee, sign);
+  }
+
+  /** apply() past its unit check. */
+  private fold(tokenId: string, side: Side, price: number, size: number, fee: number, sign: 1 | -1): void {
     const p = this.get(tokenId);
     this.book(side, price, size, fee, sign);
     // a reversal (sign -1) is the opposite trade at the same price
@@ -91,7 +96,7 @@ export class Positions {
   applyFill(f: FillTerms, key: string, mayFail: boolean): void {
     checkUnits(f.tokenId, f.price, f.size, f.fee);
     this.undo.before(f.tokenId, key, f.side, f.price, f.size, this.get(f.tokenId), mayFail);
-    this.apply(f.tokenId, f.side, f.price, f.size, f.fee);
+    this.fold(f.tokenId, f.side, f.price, f.size, f.fee, 1);
   }
 
   /** The fill `key` settled (CONFIRMED): it will not be reversed. */
@@ -107,7 +112,7 @@ export class Positions {
   reverseFill(f: FillTerms, key: string): void {
     checkUnits(f.tokenId, f.price, f.size, f.fee);
     const p = this.get(f.tokenId);
-    if (!this.undo.undo(f.tokenId, key, p)) return this.apply(f.tokenId, f.side, f.price, f.size, f.fee, -1);
+    if (!this.undo.undo(f.tokenId, key, p)) return this.fold(f.tokenId, f.side, f.price, f.size, f.fee, -1);
     this.book(f.side, f.price, f.size, f.fee, -1);
     this.onApply?.(f.tokenId);
   }

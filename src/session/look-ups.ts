@@ -6,9 +6,9 @@ import type { Logger } from '../core/log.js';
 import type { Clock } from '../core/clock.js';
 import type { Venue } from '../venue/types.js';
 import type { Engine } from '../engine/engine.js';
-import { reconcileWithVenue, type ReconcileReport } from './startup.js';
+import { HOUR, reconcileWithVenue, type ReconcileReport } from './startup.js';
 
-export const HOUR = 3_600_000;
+export { HOUR };
 /** Look-ups asked for by the engine: at most one this often. */
 export const LOOKUP_GAP_MS = 2000;
 /**

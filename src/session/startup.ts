@@ -78,7 +78,8 @@ export function restoreFromStore(engine: Engine, orders: readonly TrackedOrder[]
   }
 }
 
-const HOUR_MS = 3_600_000;
+/** An hour, ms (start-up's margin before the store's last activity; the look-ups' window). */
+export const HOUR = 3_600_000;
 
 /**
  * Where start-up looks for trades: from an hour before the last thing the store holds (the
@@ -88,7 +89,7 @@ const HOUR_MS = 3_600_000;
  * the order settled as cancelled and its shares never counted.
  */
 export function recoveryStart(nowMs: number, fixedMs: number, lastActivityMs: number | undefined): number {
-  const downtime = lastActivityMs === undefined ? nowMs - 24 * HOUR_MS : Math.min(nowMs, lastActivityMs) - HOUR_MS;
+  const downtime = lastActivityMs === undefined ? nowMs - 24 * HOUR : Math.min(nowMs, lastActivityMs) - HOUR;
   return fixedMs > 0 ? Math.min(nowMs - fixedMs, downtime) : downtime;
 }
 
