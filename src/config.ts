@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { ConfigError } from './core/errors.js';
+import { LOG_LEVELS } from './core/log.js';
 import cron from 'node-cron';
 
 const url = z.string().url();
@@ -12,6 +13,15 @@ const posInt = z.number().int().positive();
 const nonNegInt = z.number().int().nonnegative();
 const nonNeg = z.number().nonnegative();
 const pos = z.number().positive();
+/**
+ * A delay or bound in ms that becomes a timer: Node fires a timer of 2^31 ms or more after 1 ms
+ * (a shutdown bound meant as "as long as it takes" would exit before the cancel-all), so at most
+ * MAX_TIMER_MS, which leaves room for the bounds added on top (the stop's 5 s guard).
+ */
+export const MAX_TIMER_MS = 2_000_000_000;
+const timerMs = z.number().int().positive().max(MAX_TIMER_MS, `at most ${MAX_TIMER_MS} ms (23 days): Node's timers hold no longer`);
+const timerMs0 = z.number().int().nonnegative().max(MAX_TIMER_MS, `at most ${MAX_TIMER_MS} ms (23 days): Node's timers hold no longer`);
+const timerMsF = z.number().nonnegative().max(MAX_TIMER_MS, `at most ${MAX_TIMER_MS} ms (23 days): Node's timers hold no longer`);
 
 /** Polymarket's per-signer volume tiers, tightest first (their rates: api/limit-table.ts SIGNER_TIERS). */
 export const SIGNER_TIER_NAMES = ['standard', 'copper', 'bronze', 'silver', 'gold', 'platinum', 'diamond', 'elite'] as const;
@@ -33,28 +43,28 @@ export const configSchema = z.strictObject({
   }),
   urls: z.strictObject({ clob: url, gamma: url, data: url, content: url, ws: url, priceFeed: url }),
   http: z.strictObject({
-    connectTimeoutMs: posInt,
-    headersTimeoutMs: posInt,
-    bodyTimeoutMs: posInt,
-    keepAliveTimeoutMs: posInt,
+    connectTimeoutMs: timerMs,
+    headersTimeoutMs: timerMs,
+    bodyTimeoutMs: timerMs,
+    keepAliveTimeoutMs: timerMs,
     connectionsPerOrigin: posInt,
     /** Overall deadline of one call (its retries included) by kind: a place past it is ambiguous. */
-    placeDeadlineMs: posInt,
-    cancelDeadlineMs: posInt,
-    readDeadlineMs: posInt,
+    placeDeadlineMs: timerMs,
+    cancelDeadlineMs: timerMs,
+    readDeadlineMs: timerMs,
   }),
-  retry: z.strictObject({ baseMs: posInt, maxMs: posInt, attempts: posInt }),
+  retry: z.strictObject({ baseMs: timerMs, maxMs: timerMs, attempts: posInt }),
   limits: z.strictObject({ scale: pos, windowScale: pos }),
   feed: z.strictObject({
-    pingIntervalMs: posInt,
-    pongTimeoutMs: posInt,
-    quietMs: posInt,
-    probeTimeoutMs: posInt,
-    reconnectBaseMs: posInt,
-    reconnectMaxMs: posInt,
+    pingIntervalMs: timerMs,
+    pongTimeoutMs: timerMs,
+    quietMs: timerMs,
+    probeTimeoutMs: timerMs,
+    reconnectBaseMs: timerMs,
+    reconnectMaxMs: timerMs,
     /** The market channel is split over connections of at most this many assets each. */
     maxAssetsPerConnection: posInt,
-    priceFeedPingIntervalMs: posInt,
+    priceFeedPingIntervalMs: timerMs,
     /** Crypto symbols of the price stream (urls.priceFeed) strategies read as ctx.referencePrice; [] = no stream. */
     priceSymbols: z.array(z.string().regex(/^[a-z0-9]+$/i, 'a symbol such as btcusdt')),
   }),
@@ -64,15 +74,15 @@ export const configSchema = z.strictObject({
     /** Tried first on an out-of-sync book; the other method follows after resyncTimeoutMs. */
     resync: z.enum(['resubscribe', 'rest']),
     /** Deadline for a verified book after a resync request (doubles per retry up to 8x). */
-    resyncTimeoutMs: posInt,
+    resyncTimeoutMs: timerMs,
     /** A timestamp group with no message for this long is complete: its hash and tops are checked. */
-    groupIdleMs: posInt,
+    groupIdleMs: timerMs,
   }),
   strategy: z.strictObject({ name: z.string().min(1), params: z.record(z.string(), z.unknown()) }),
   reconciler: z.strictObject({
     priceToleranceTicks: nonNegInt,
     sizeTolerance: z.number().min(0).max(1),
-    debounceMs: nonNegInt,
+    debounceMs: timerMs0,
     maxOrdersPerSide: posInt,
   }),
   risk: z.strictObject({
@@ -82,9 +92,9 @@ export const configSchema = z.strictObject({
     maxOrderSize: nonNeg,
     maxOpenOrders: nonNegInt,
     priceCollar: z.number().min(0).max(1),
-    staleBookMs: posInt,
+    staleBookMs: timerMs,
     dailyLossLimit: nonNeg,
-    errorRateWindowMs: posInt,
+    errorRateWindowMs: timerMs,
     errorRateMax: z.number().min(0).max(1),
     errorRateMinSamples: posInt,
     /** A fill's fee rate above this is not believed (basis points; the venue's markets go to 1000). */
@@ -93,7 +103,7 @@ export const configSchema = z.strictObject({
      * Polymarket: ms between reads of our collateral balance, which caps what open BUYs may cost
      * together (the venue refuses a BUY beyond it); 0 turns the cap off.
      */
-    collateralReadMs: nonNegInt,
+    collateralReadMs: timerMs0,
   }),
   scheduler: z.strictObject({ maxBatch: z.number().int().min(1).max(15), singleOverflow: z.boolean() }),
   /** Which venue protocol: `spec` (service-interface.md, the default) or `polymarket` (the real CLOB V2: signed orders, L1/L2 auth). */
@@ -109,8 +119,8 @@ export const configSchema = z.strictObject({
   }),
   /** Bounds on the daemon's start (markets, reconciliation) and stop (cancel-all, final checks). */
   daemon: z.strictObject({
-    startupTimeoutMs: posInt,
-    shutdownTimeoutMs: posInt,
+    startupTimeoutMs: timerMs,
+    shutdownTimeoutMs: timerMs,
     /** How far back start-up reconciles trades; 0 = from an hour before the previous run began. */
     recoveryWindowMs: nonNegInt,
   }),
@@ -118,11 +128,11 @@ export const configSchema = z.strictObject({
   status: z.strictObject({ port: z.number().int().min(0).max(65535), host: z.string().min(1) }),
   sim: z.strictObject({
     seed: z.number().int(),
-    feedLatencyMs: nonNeg,
-    orderLatencyMs: nonNeg,
-    cancelLatencyMs: nonNeg,
+    feedLatencyMs: timerMsF,
+    orderLatencyMs: timerMsF,
+    cancelLatencyMs: timerMsF,
     /** From a fill's MATCHED to its CONFIRMED: until then its shares are held but not sellable (the venue settles on chain). */
-    settleMs: nonNeg,
+    settleMs: timerMsF,
     makerFeeBps: nonNeg,
     takerFeeBps: nonNeg,
     queueModel: z.boolean(),
@@ -132,7 +142,7 @@ export const configSchema = z.strictObject({
     signerTier: z.enum(['none', ...SIGNER_TIER_NAMES]),
   }),
   cron: z.strictObject({ refreshMarkets: cronExpr, reconcile: cronExpr, dailySummary: cronExpr }),
-  log: z.strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']) }),
+  log: z.strictObject({ level: z.enum(LOG_LEVELS) }),
 });
 
 export type Config = z.infer<typeof configSchema>;

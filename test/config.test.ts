@@ -62,6 +62,18 @@ describe('loadConfig', () => {
     expect(e.reason).toMatch(/cron expression/);
     expect(loadConfig({ file: file({ cron: { reconcile: '*/30 * * * * *' } }), env: {} }).cron.reconcile).toBe('*/30 * * * * *');
   });
+  it('a delay past what a timer can hold (2^31 ms: Node fires it after 1 ms) is named at load', () => {
+    // a shutdown bound meant as "as long as it takes" would have exited before the cancel-all
+    expect(configError(() => loadConfig({ file: file({ daemon: { shutdownTimeoutMs: 2 ** 31 - 1 } }), env: {} }))).toMatchObject({ key: 'daemon.shutdownTimeoutMs' });
+    expect(configError(() => loadConfig({ file: file({ daemon: { startupTimeoutMs: 3e9 } }), env: {} })).key).toBe('daemon.startupTimeoutMs');
+    expect(configError(() => loadConfig({ file: file({ feed: { pingIntervalMs: 2 ** 31 } }), env: {} })).key).toBe('feed.pingIntervalMs');
+    expect(configError(() => loadConfig({ file: file({ http: { placeDeadlineMs: 2 ** 32 } }), env: {} })).key).toBe('http.placeDeadlineMs');
+    expect(configError(() => loadConfig({ file: file({ sim: { orderLatencyMs: 2 ** 31 } }), env: {} })).key).toBe('sim.orderLatencyMs');
+    expect(configError(() => loadConfig({ file: file({ risk: { staleBookMs: 2 ** 31 } }), env: {} })).key).toBe('risk.staleBookMs');
+    // a week still is one; ages that are never timers may be longer
+    expect(loadConfig({ file: file({ daemon: { shutdownTimeoutMs: 604_800_000 } }), env: {} }).daemon.shutdownTimeoutMs).toBe(604_800_000);
+    expect(loadConfig({ file: file({ store: { orderRetentionMs: 90 * 86_400_000 } }), env: {} }).store.orderRetentionMs).toBe(90 * 86_400_000);
+  });
   it('a bad environment variable is named', () => {
     expect(configError(() => loadConfig({ env: { MAKERD_LIMIT_SCALE: 'abc' } })).key).toBe('MAKERD_LIMIT_SCALE');
     expect(configError(() => loadConfig({ env: { MAKERD_STATUS_PORT: 'x' } })).key).toBe('MAKERD_STATUS_PORT');

@@ -1,5 +1,6 @@
 // The shape every command module has: its help text and a main that returns the exit code.
 // The CLI (src/cli.ts) maps names to modules and turns typed errors into one-line messages.
+import { MAX_TIMER_MS } from '../config.js';
 
 export interface CommandIO {
   out: (line: string) => void;
@@ -29,7 +30,12 @@ export interface NumberFlagRule {
   /** Greater than zero. */
   positive?: boolean;
   integer?: boolean;
+  /** Largest allowed value (inclusive): a duration in seconds that becomes a timer is at most TIMER_S. */
+  max?: number;
 }
+
+/** The longest a timer may wait, in seconds (Node fires one of 2^31 ms or more after 1 ms): config's MAX_TIMER_MS. */
+export const TIMER_S = MAX_TIMER_MS / 1000;
 
 /**
  * A numeric flag's value: undefined when the flag is absent, else a finite number that keeps the
@@ -39,7 +45,8 @@ export function numberFlag(v: string | undefined, flag: string, rule: NumberFlag
   if (v === undefined) return undefined;
   const n = Number(v);
   const ok = v.trim() !== '' && Number.isFinite(n) && (!rule.integer || Number.isInteger(n)) && (rule.min === undefined || n >= rule.min) && (!rule.positive || n > 0);
-  if (ok) return n;
+  if (ok && (rule.max === undefined || n <= rule.max)) return n;
+  if (ok) throw new UsageError(`${flag} must be at most ${rule.max}, got '${v}'`);
   const kind = rule.integer ? 'integer' : 'number';
   const what = rule.positive ? `a positive ${kind}` : rule.min === 0 ? `a non-negative ${kind}` : rule.min !== undefined ? `a ${kind} >= ${rule.min}` : `a ${kind}`;
   throw new UsageError(`${flag} must be ${what}, got '${v}'`);

@@ -7,13 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../config.js';
 import { MakerdError } from '../core/errors.js';
-import { createLogger } from '../core/log.js';
+import { createLogger, envLogLevel } from '../core/log.js';
 import { formatPrice, formatSize } from '../core/units.js';
 import { Daemon } from '../session/daemon.js';
 import { specProfile } from '../api/clob-profile.js';
 import { microsToDollars } from '../core/units.js';
 import { startEmulator } from '../emulator/server.js';
-import { type CommandIO, type CommandModule, numberFlag } from './command.js';
+import { type CommandIO, type CommandModule, numberFlag, TIMER_S } from './command.js';
 import { urlsEnv } from '../emulator/server.js';
 
 const DEMO_ACTIVITY = 10;
@@ -78,9 +78,14 @@ export const command: CommandModule = {
       strict: true,
       allowPositionals: false,
     });
-    const duration = numberFlag(values.duration, '--duration', { positive: true });
+    const duration = numberFlag(values.duration, '--duration', { positive: true, max: TIMER_S });
     const seed = Math.trunc(numberFlag(values.seed, '--seed', { positive: true }) ?? 1);
-    const interval = numberFlag(values.interval, '--interval', { positive: true }) ?? 3;
+    const interval = numberFlag(values.interval, '--interval', { positive: true, max: TIMER_S }) ?? 3;
+    // the configuration checked before anything starts: a bad one exits 2 with nothing left running
+    const level = envLogLevel(io.env, 'warn');
+    const overrides = (market: string) => ({ mode: 'live' as const, markets: [market] });
+    const statusPort = io.env.MAKERD_STATUS_PORT ?? '0';
+    loadConfig({ env: { ...io.env, MAKERD_STATUS_PORT: statusPort }, overrides: overrides('1') });
     // a livelier market than the real feed's calm (a trade every ~2.5 s), so the demo shows fills
     const emu = await startEmulator({ seed, keys: [DEMO_KEY], params: { activity: DEMO_ACTIVITY } });
     const tmp = io.env.MAKERD_DB ? undefined : mkdtempSync(join(tmpdir(), 'makerd-demo-'));
@@ -89,10 +94,10 @@ export const command: CommandModule = {
       ...io.env,
       ...urlsEnv(emu.urls),
       MAKERD_DB: io.env.MAKERD_DB ?? join(tmp as string, 'demo.sqlite'),
-      MAKERD_STATUS_PORT: io.env.MAKERD_STATUS_PORT ?? '0',
+      MAKERD_STATUS_PORT: statusPort,
     };
-    const config = loadConfig({ env, overrides: { mode: 'live', markets: [m.tokens[0]] } });
-    const log = createLogger({ level: io.env.MAKERD_LOG_LEVEL ?? 'warn', name: 'makerd-demo' });
+    const config = loadConfig({ env, overrides: overrides(m.tokens[0]) });
+    const log = createLogger({ level, name: 'makerd-demo' });
     const daemon = new Daemon({ config, venue: specProfile(DEMO_KEY), log });
     let stopping: Promise<void> | undefined;
     let timer: NodeJS.Timeout | undefined;

@@ -6,12 +6,12 @@ import { SIGNER_TIERS, signerTierOf } from '../api/limit-table.js';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, MakerdError } from '../core/errors.js';
-import { createLogger } from '../core/log.js';
+import { createLogger, envLogLevel } from '../core/log.js';
 import { startEmulator, type EmulatorOptions } from '../emulator/server.js';
 import { writeSyntheticRecording } from '../emulator/recording-writer.js';
 import type { FaultConfig } from '../emulator/faults.js';
 import { parseTickSize } from '../emulator/tick-rule.js';
-import { UsageError, type CommandModule, numberFlag } from './command.js';
+import { UsageError, type CommandModule, numberFlag, TIMER_S } from './command.js';
 
 const help = `usage: makerd emulator [--port P] [--synthetic SEED] [--markets N] [--speed X] [--activity X]
                        [--keys K1,K2] [--limit-scale X] [--window-scale X] [--urls-out F] [--feed-...] [--fault-...]
@@ -167,7 +167,7 @@ export const command: CommandModule = {
     if (profile !== 'polymarket' && values['heartbeat-timeout-ms'] !== undefined) throw new UsageError('--heartbeat-timeout-ms goes with --profile polymarket');
     const signerTier = values['signer-tier'] === undefined ? undefined : signerTierOf(values['signer-tier']);
     if (values['signer-tier'] !== undefined && signerTier === undefined) throw new UsageError(`--signer-tier must be one of ${Object.keys(SIGNER_TIERS).join(', ')}, got '${values['signer-tier']}'`);
-    const heartbeatTimeoutMs = numberFlag(values['heartbeat-timeout-ms'], '--heartbeat-timeout-ms', { min: 1 });
+    const heartbeatTimeoutMs = numberFlag(values['heartbeat-timeout-ms'], '--heartbeat-timeout-ms', { min: 1, max: TIMER_S * 1000 });
     const port = Math.floor(numberFlag(values.port, '--port', { min: 0 }) ?? 0);
     if (port > 65535) throw new UsageError('--port must be 0..65535');
     const faults: Partial<FaultConfig> = {};
@@ -209,7 +209,7 @@ export const command: CommandModule = {
       checkSellBalance: values['allow-short-sells'] !== true,
       startCashMicros: Math.round((numberFlag(values['start-cash'], '--start-cash', { min: 0 }) ?? 10_000) * 1_000_000),
       allowanceMicros: values.allowance === undefined ? undefined : Math.round((numberFlag(values.allowance, '--allowance', { min: 0 }) ?? 0) * 1_000_000),
-      log: createLogger({ name: 'emulator', level: io.env.MAKERD_LOG_LEVEL ?? 'warn' }),
+      log: createLogger({ name: 'emulator', level: envLogLevel(io.env, 'warn') }),
     };
     const emu = await startEmulator(opts).catch((e: unknown) => {
       const code = (e as NodeJS.ErrnoException).code;

@@ -8,7 +8,7 @@ import { FeedConnection } from '../feed/connection.js';
 import { channelOptions } from '../feed/channels.js';
 import { Recorder } from '../feed/recorder.js';
 import { CryptoPriceStream, PRICES_CHANNEL } from '../feed/price-stream.js';
-import { UsageError, type CommandIO, type CommandModule, numberFlag } from './command.js';
+import { UsageError, type CommandIO, type CommandModule, numberFlag, TIMER_S } from './command.js';
 import { outputFileProblem, systemErrorLine } from './paths.js';
 
 const help = `usage: makerd record --markets T1,T2 --out FILE [--prices S1,S2] [--config FILE] [--rotate-mb N] [--rotate-hourly] [--duration S] [--first-frame-timeout S]
@@ -159,8 +159,8 @@ export const command: CommandModule = {
     for (const m of markets) if (!/^\d+$/.test(m)) throw new UsageError(`token ids are decimal strings, got ${m}`);
     if (!values.out) throw new UsageError('--out FILE is required');
     const mb = numberFlag(values['rotate-mb'], '--rotate-mb', { positive: true });
-    const dur = numberFlag(values.duration, '--duration', { positive: true });
-    const firstFrameS = numberFlag(values['first-frame-timeout'], '--first-frame-timeout', { min: 0 }) ?? 30;
+    const dur = numberFlag(values.duration, '--duration', { positive: true, max: TIMER_S });
+    const firstFrameS = numberFlag(values['first-frame-timeout'], '--first-frame-timeout', { min: 0, max: TIMER_S }) ?? 30;
     const outBad = outputFileProblem(values.out);
     if (outBad) {
       io.err(`makerd record: --out ${values.out}: ${outBad}`);

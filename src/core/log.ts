@@ -5,7 +5,7 @@
 // come): a child's "part" joins its parent's ("engine/risk"), a child re-binding another key
 // replaces it, and a line's field that repeats a bound key or one of pino's (level, time, msg,
 // pid, name) is dropped when it says the same, else written under the next free name ("market2").
-import { MakerdError } from './errors.js';
+import { ConfigError, MakerdError } from './errors.js';
 import pino, { type Logger, type DestinationStream } from 'pino';
 
 export type { Logger };
@@ -60,6 +60,17 @@ export function scrub(value: unknown, secrets: string[] = secretValues(), depth 
     out[k] = SECRET_KEY.test(k) ? REDACTED : scrub(v, secrets, depth + 1);
   }
   return out;
+}
+
+/** pino's level names, the values log.level and MAKERD_LOG_LEVEL take. */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+
+/** MAKERD_LOG_LEVEL (demo, emulator) or `fallback`; another value is a ConfigError naming it (pino would throw with a stack). */
+export function envLogLevel(env: NodeJS.ProcessEnv, fallback: (typeof LOG_LEVELS)[number]): string {
+  const v = env.MAKERD_LOG_LEVEL;
+  if (v === undefined || v === '') return fallback;
+  if ((LOG_LEVELS as readonly string[]).includes(v)) return v;
+  throw new ConfigError('MAKERD_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got '${v}'`);
 }
 
 export interface LoggerOptions {

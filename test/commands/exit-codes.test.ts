@@ -157,6 +157,35 @@ describe('makerd demo', () => {
   });
 });
 
+describe('makerd demo: bad configuration before anything runs', () => {
+  it('an invalid MAKERD_STATUS_PORT or MAKERD_LOG_LEVEL: exit 2 in one line, at once, no demo folder left', async () => {
+    for (const [k, v, key] of [
+      ['MAKERD_STATUS_PORT', 'abc', 'MAKERD_STATUS_PORT'],
+      ['MAKERD_LOG_LEVEL', 'verbose', 'MAKERD_LOG_LEVEL'],
+    ]) {
+      const tmp = mkdtempSync(join(tmpdir(), 'makerd-demo-cfg-'));
+      const r = await makerd(['demo', '--duration', '30'], { [k]: v, TMPDIR: tmp }, 15_000);
+      expect(r.code).toBe(2);
+      oneLine(r, new RegExp(`^makerd: invalid config: ${key.replace('.', '\\.')}`));
+      expect(readdirSync(tmp).filter((f) => f.startsWith('makerd-demo'))).toEqual([]);
+    }
+  });
+});
+
+describe('makerd record and demo: durations past what a timer can hold', () => {
+  it('a --duration of 2^31 ms or more is refused (exit 2), not run for 1 ms', async () => {
+    const r = await makerd(['record', '--markets', token, '--out', join(dir, 'long.jsonl'), '--duration', '2147484']);
+    expect(r.code).toBe(2);
+    // a usage error: the line naming the flag, then the command's usage
+    expect(r.errLines[0]).toMatch(/^makerd record: --duration must be at most 2000000, got '2147484'/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    const d = await makerd(['demo', '--interval', '2147484', '--duration', '5']);
+    expect(d.code).toBe(2);
+    expect(d.errLines[0]).toMatch(/^makerd demo: --interval must be at most 2000000/);
+    expect(d.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
 describe('makerd keys', () => {
   it('derive without MAKERD_PRIVATE_KEY is a configuration error: exit 2', async () => {
     const r = await makerd(['keys', 'derive'], { MAKERD_VENUE: 'polymarket' });
