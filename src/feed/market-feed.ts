@@ -138,6 +138,7 @@ export class MarketFeed {
       timeoutMs: cfg.book.resyncTimeoutMs,
       resubscribe: (id) => this.connOf.get(id)?.conn.resubscribe([id]),
       fetchBook: o.fetchBook,
+      streaming: (id) => this.connOf.get(id)?.conn.state === 'live',
       log: o.log,
     });
     this.mirror.onOutOfSync((_id, reason) => this.outOfSync.set(reason, (this.outOfSync.get(reason) ?? 0) + 1));

@@ -19,6 +19,11 @@ export interface ResyncOptions {
   resubscribe: (assetId: string) => void;
   /** GET /book as a snapshot event; undefined: resubscribe only. */
   fetchBook?: (assetId: string) => Promise<BookEvent | null>;
+  /**
+   * Whether the token's connection is live: a REST snapshot is used only then (on a connection
+   * that is down no delta can follow it, and the book would stay frozen but in sync). Default: live.
+   */
+  streaming?: (assetId: string) => boolean;
   log?: Logger;
 }
 
@@ -40,8 +45,8 @@ interface Pending {
   startedMs: number;
   attempt: number;
   timer: NodeJS.Timeout | null;
-  /** Deltas held while a GET /book is in flight. */
-  held: PriceChangeEvent[] | null;
+  /** This token's deltas held while a GET /book is in flight; 'overflow' past MAX_HELD (the snapshot is then not used). */
+  held: PriceChangeEvent[] | 'overflow' | null;
 }
 
 const MAX_HELD = 2000;
@@ -77,14 +82,15 @@ export class Resyncer {
     t.timer.unref?.();
   }
 
-  /** Every price_change the feed applies: held for tokens whose GET /book is in flight. */
+  /** Every price_change the feed applies: held for tokens whose GET /book is in flight, when it changes them. */
   observe(ev: PriceChangeEvent): void {
     if (this.pending.size === 0) return;
-    for (const p of this.pending.values()) {
-      if (p.held === null) continue;
-      if (p.held.length >= MAX_HELD)
-        p.held = null; // too much to replay: the deadline retries
-      else p.held.push(ev);
+    for (const [assetId, p] of this.pending) {
+      const held = p.held;
+      if (held === null || held === 'overflow' || !touches(ev, assetId)) continue;
+      // too much to replay: the snapshot would miss deltas, so it is not used (applyRest)
+      if (held.length >= MAX_HELD) p.held = 'overflow';
+      else held.push(ev);
     }
   }
 
@@ -180,6 +186,16 @@ export class Resyncer {
       this.o.resubscribe(assetId);
       return;
     }
+    if (held === 'overflow') {
+      this.o.log?.warn({ assetId, held: MAX_HELD }, 'book resync: too many deltas during GET /book to replay; resubscribing for an in-stream snapshot');
+      this.o.resubscribe(assetId);
+      return;
+    }
+    if (this.o.streaming && !this.o.streaming(assetId)) {
+      // its fresh snapshot comes with the reconnect's subscription (or the deadline tries again)
+      this.o.log?.info({ assetId }, 'book resync: GET /book answered while the connection is down; not used');
+      return;
+    }
     const m = this.o.mirror;
     m.apply(ev);
     // replay what arrived during the fetch, this token's entries only (its sibling already has them)
@@ -190,4 +206,11 @@ export class Resyncer {
       }
     }
   }
+}
+
+/** Whether a price_change has an entry for `assetId`. */
+function touches(ev: PriceChangeEvent, assetId: string): boolean {
+  const cs = ev.changes;
+  for (let i = 0; i < cs.length; i++) if (cs[i].assetId === assetId) return true;
+  return false;
 }

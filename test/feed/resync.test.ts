@@ -100,6 +100,83 @@ describe('book resync', () => {
     expect(ws.received.filter((m) => m.includes('"operation":"subscribe"'))).toHaveLength(0);
   });
 
+  it("'rest': other tokens' deltas during the fetch are not held, so they cannot crowd out this token's", async () => {
+    // found in review: every token's deltas were held; past 2000 the replay was dropped, and the
+    // REST snapshot still brought the token back in sync, without this token's deltas of the fetch
+    const v = new Venue();
+    ws = await startServer();
+    ws.onMessage = (sock, text) => {
+      if (!text.includes('assets_ids')) return;
+      sock.send(v.wsBook('100'));
+      sock.send(v.change('110', '0.44', '1', 'f'.repeat(40))); // a wrong hash: out of sync
+    };
+    const url = await restServer((reply) => {
+      const body = v.rest('120');
+      const other = (i: number) =>
+        JSON.stringify({ market: '0xo', price_changes: [{ asset_id: '9999', price: '0.5', size: String(i + 1), side: 'BUY', hash: 'a'.repeat(40) }], timestamp: '125', event_type: 'price_change' });
+      for (let i = 0; i < 2100; i++) ws!.sockets[0].send(other(i));
+      ws!.sockets[0].send(v.change('130', '0.43', '4'));
+      setTimeout(() => reply(body), 100);
+    });
+    feed = new MarketFeed({ config: { ...config('rest'), urls: { ws: ws.url } as never }, tokens: [A], meta: { [A]: META }, fetchBook: fetchFrom(url) });
+    feed.start();
+    await waitFor(() => feed!.resync.stats.completed === 1, 3000);
+    expect(feed.book(A)!.inSync()).toBe(true);
+    expect(feed.book(A)!.wireLevels('BUY')).toEqual(v.levels().bids);
+  });
+
+  it("'rest': more of this token's deltas during the fetch than can be held: the REST snapshot is not used, a fresh in-stream one is", async () => {
+    const v = new Venue();
+    ws = await startServer();
+    let subs = 0;
+    ws.onMessage = (sock, text) => {
+      if (!text.includes('assets_ids')) return;
+      subs++;
+      sock.send(v.wsBook(subs === 1 ? '100' : '5000'));
+      if (subs === 1) sock.send(v.change('110', '0.44', '1', 'f'.repeat(40))); // a wrong hash: out of sync
+    };
+    const url = await restServer((reply) => {
+      const body = v.rest('120');
+      for (let i = 0; i < 2100; i++) ws!.sockets[0].send(v.change(String(130 + i), '0.43', String(i + 1)));
+      setTimeout(() => reply(body), 100);
+    });
+    feed = new MarketFeed({ config: { ...config('rest'), urls: { ws: ws.url } as never }, tokens: [A], meta: { [A]: META }, fetchBook: fetchFrom(url) });
+    feed.start();
+    await waitFor(() => feed!.resync.stats.completed === 1, 3000);
+    expect(subs).toBe(2);
+    expect(feed.book(A)!.inSync()).toBe(true);
+    expect(feed.book(A)!.wireLevels('BUY')).toEqual(v.levels().bids);
+  });
+
+  it("'rest': a GET /book answered while the token's connection is down does not bring the book back (no deltas could follow it)", async () => {
+    const v = new Venue();
+    ws = await startServer();
+    ws.onMessage = (sock, text) => {
+      if (!text.includes('assets_ids')) return;
+      sock.send(v.wsBook('100'));
+      sock.send(v.change('110', '0.44', '1', 'f'.repeat(40))); // a wrong hash: out of sync
+    };
+    let fetches = 0;
+    const url = await restServer((reply) => {
+      fetches++;
+      ws!.sockets[ws!.sockets.length - 1].terminate(); // the connection drops while the fetch is out
+      setTimeout(() => reply(v.rest('120')), 100);
+    });
+    const cfg = config('rest');
+    feed = new MarketFeed({
+      config: { ...cfg, feed: { ...cfg.feed, reconnectBaseMs: 5000, reconnectMaxMs: 5000 }, urls: { ws: ws.url } as never },
+      tokens: [A],
+      meta: { [A]: META },
+      fetchBook: fetchFrom(url),
+    });
+    feed.start();
+    await waitFor(() => fetches === 1, 3000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(feed.marketStates()[0]).not.toBe('live');
+    expect(feed.book(A)!.inSync()).toBe(false);
+    expect(feed.resync.stats.completed).toBe(0);
+  });
+
   it('a resubscribe the venue ignores is followed by GET /book at the deadline', async () => {
     const v = new Venue();
     ws = await startServer();
