@@ -52,6 +52,12 @@ export type StateListener = (s: ConnectionState, epoch: number) => void;
 
 /** The largest frame a feed accepts. */
 export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
+/**
+ * A connection that stayed open this long reconnects from the base delay; one that closed sooner
+ * (a server that accepts, then refuses the subscription) keeps doubling: resetting at every open
+ * reconnected at the base forever.
+ */
+const STABLE_MS = 10_000;
 
 export class FeedConnection {
   private ws: WebSocket | null = null;
@@ -59,6 +65,8 @@ export class FeedConnection {
   private st: ConnectionState = 'down';
   private epochN = 0;
   private attempt = 0;
+  /** When the current connection opened (0: none open since the last reconnect was scheduled). */
+  private openedAt = 0;
   private stopped = true;
   private lastFrameAt = 0;
   private lastDataAt = 0;
@@ -180,8 +188,8 @@ export class FeedConnection {
     ws.on('open', () => {
       if (this.ws !== ws) return;
       this.epochN++;
-      this.attempt = 0;
       const t = this.now();
+      this.openedAt = t;
       this.lastFrameAt = t;
       this.lastDataAt = t;
       this.probing = false;
@@ -259,7 +267,11 @@ export class FeedConnection {
     }
     if (o.quietMs <= 0 || this.wanted.size === 0) return;
     if (this.probing) {
-      if (t - this.probeSentAt > o.probeTimeoutMs) {
+      if (this.lastDataAt > this.probeSentAt) {
+        // data again, though no snapshot (a venue may ignore a re-subscribe to what it already sends): alive
+        this.probing = false;
+        this.counters.probesAnswered++;
+      } else if (t - this.probeSentAt > o.probeTimeoutMs) {
         o.log?.warn({ conn: o.name, quietMs: t - this.lastDataAt }, 'feed stale: probe brought no snapshot, reconnecting');
         this.kill('stale');
       }
@@ -292,6 +304,8 @@ export class FeedConnection {
 
   private scheduleReconnect(): void {
     if (this.stopped || this.reconnectTimer) return;
+    if (this.openedAt > 0 && this.now() - this.openedAt >= STABLE_MS) this.attempt = 0;
+    this.openedAt = 0;
     const delay = backoffDelay(this.attempt, this.o.reconnectBaseMs, this.o.reconnectMaxMs, this.random());
     this.attempt++;
     this.counters.reconnects++;

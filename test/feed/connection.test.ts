@@ -106,6 +106,44 @@ describe('FeedConnection', () => {
     expect(server.connections).toBe(1);
   });
 
+  it('a probe the venue ignores, but data resumes before its timeout: the connection is alive and stays', async () => {
+    // found in review: only a snapshot ended a probe, so a lull followed by deltas (no book: the
+    // venue ignores a re-subscribe to assets already subscribed) still cost a reconnect
+    server = await startServer();
+    let ticker: NodeJS.Timeout | undefined;
+    server.onMessage = (ws, text) => {
+      if (!text.includes('"operation":"subscribe"') || ticker) return;
+      // no book for the probe; deltas again 20 ms after it, every 10 ms
+      const delta = JSON.stringify({ market: '0xm', price_changes: [{ asset_id: '111', price: '0.5', size: '1', side: 'BUY', hash: 'a'.repeat(40) }], timestamp: '1', event_type: 'price_change' });
+      setTimeout(() => (ticker = setInterval(() => ws.readyState === ws.OPEN && ws.send(delta), 10)), 20);
+    };
+    conn = market(server.url, { probeTimeoutMs: 300 });
+    const states: ConnectionState[] = [];
+    conn.onState((s) => states.push(s));
+    try {
+      conn.start(['111']);
+      await waitFor(() => conn!.counters.probes >= 1, 3000);
+      await new Promise((r) => setTimeout(r, 600)); // twice the probe timeout
+      expect(states).toEqual(['connecting', 'live']);
+      expect(server.connections).toBe(1);
+    } finally {
+      clearInterval(ticker);
+    }
+  });
+
+  it('a server that accepts and then closes at once: reconnects back off, they do not restart from the base at every open', async () => {
+    server = await startServer();
+    server.onMessage = (ws, text) => {
+      if (text.includes('"type":"market"')) ws.close(); // refuses the subscription
+    };
+    conn = market(server.url, { quietMs: 0, reconnectBaseMs: 20, reconnectMaxMs: 10_000 });
+    conn.start(['111']);
+    await new Promise((r) => setTimeout(r, 1500));
+    // doubling from 20 ms (jitter 0.5: 15, 30, 60, 120, 240, 480, 960 ms): about 7 in 1.5 s; from the base each time: dozens
+    expect(server.connections).toBeLessThanOrEqual(9);
+    expect(server.connections).toBeGreaterThanOrEqual(3);
+  });
+
   it('no frame at all within the PONG timeout: terminate and reconnect', async () => {
     server = await startServer();
     server.answerPing = false;
