@@ -68,6 +68,9 @@ const topBid = (b: DenseBook): number => (b.bestBid() < 0 ? 0 : b.bestBid());
 const topAsk = (b: DenseBook): number => (b.bestAsk() < 0 ? PRICE_SCALE : b.bestAsk());
 const fmtTop = (bid: number, ask: number): string => `${bid === NO_CLAIM ? '-' : formatPrice(bid)}/${ask === NO_CLAIM ? '-' : formatPrice(ask)}`;
 
+/** A group whose check failed when it went idle is a mismatch after this many groupIdleMs of quiet (closeIdleGroups). */
+const LATE_FACTOR = 10;
+
 export class BookMirror {
   private readonly tokens = new Map<string, TokenSync>();
   private readonly marketTokens = new Map<string, string[]>();
@@ -82,6 +85,7 @@ export class BookMirror {
   private readonly now: () => number;
   private readonly idleMs: number;
   private readonly idleScanMs: number;
+  private readonly lateMs: number;
   private lastIdleScan = 0;
   private readonly seeding: boolean;
   private readonly defaultMos: string;
@@ -97,6 +101,7 @@ export class BookMirror {
     this.now = opts.now ?? Date.now;
     this.idleMs = opts.groupIdleMs ?? 250;
     this.idleScanMs = Math.max(1, this.idleMs >> 2);
+    this.lateMs = this.idleMs * LATE_FACTOR;
     this.seeding = opts.complementSeeding ?? true;
     this.defaultMos = opts.defaultMinOrderSize ?? '5';
   }
@@ -209,13 +214,24 @@ export class BookMirror {
     }
   }
 
-  /** Checks the groups with no message for groupIdleMs (the owner calls this on a timer). */
+  /**
+   * Checks the groups with no message for groupIdleMs (the owner calls this on a timer). One that
+   * fails then stays open: a venue may send one timestamp's batch in pieces far apart (166 ms in a
+   * real capture) with the hash after the whole batch on every entry, so only a later timestamp,
+   * or LATE_FACTOR x groupIdleMs of quiet, makes the failure a mismatch; a message of the same
+   * timestamp reopens the check.
+   */
   closeIdleGroups(nowMs = this.now()): void {
     const open = this.open;
     let k = 0;
     for (let i = 0; i < open.length; i++) {
       const st = open[i];
-      if (st.inGroup && nowMs - st.groupTouchedMs >= this.idleMs) this.closeGroup(st);
+      if (st.inGroup) {
+        const quiet = nowMs - st.groupTouchedMs;
+        if (!st.idleFailed) {
+          if (quiet >= this.idleMs) this.closeGroup(st, true);
+        } else if (quiet >= this.lateMs) this.closeGroup(st);
+      }
       if (st.inGroup) open[k++] = st;
       else st.inOpenList = false;
     }
@@ -375,6 +391,7 @@ export class BookMirror {
         st.runEntries++;
       }
       st.groupTouchedMs = nowMs;
+      st.idleFailed = false;
       st.lastTsMs = tsMs;
       const book = st.book;
       book.set(c.side, c.price, c.size, c.priceStr, c.sizeStr);
@@ -471,22 +488,30 @@ export class BookMirror {
     pending.length = 0;
   }
 
-  private closeGroup(st: TokenSync): void {
+  /** Checks and ends the group; `idle` (closed by quiet, not by the next timestamp): a failure keeps it open instead (closeIdleGroups). */
+  private closeGroup(st: TokenSync, idle = false): void {
     st.inGroup = false;
     if (!st.live) return st.resetGroup();
     if (st.groupBid !== NO_CLAIM || st.groupAsk !== NO_CLAIM) {
       const bb = topBid(st.book);
       const ba = topAsk(st.book);
       if ((st.groupBid !== NO_CLAIM && st.groupBid !== bb) || (st.groupAsk !== NO_CLAIM && st.groupAsk !== ba)) {
+        if (idle) return this.keepAfterIdleFailure(st);
         return this.bestMismatch(st, st.groupTs, fmtTop(st.groupBid, st.groupAsk), fmtTop(bb, ba));
       }
     }
-    if (st.groupSampled && st.runHash !== undefined) this.checkRun(st, 'hash_mismatch');
+    if (st.groupSampled && st.runHash !== undefined && !this.checkRun(st, 'hash_mismatch', idle) && idle) return this.keepAfterIdleFailure(st);
     st.resetGroup();
   }
 
-  private checkRun(st: TokenSync, reason: OutOfSyncReason): boolean {
-    const ok = this.checkHash(st, st.groupTs, st.runHash as string, reason);
+  private keepAfterIdleFailure(st: TokenSync): void {
+    st.inGroup = true;
+    st.idleFailed = true;
+  }
+
+  /** `quietFail`: a failure is only returned (no mismatch counted, nothing out of sync). */
+  private checkRun(st: TokenSync, reason: OutOfSyncReason, quietFail = false): boolean {
+    const ok = this.checkHash(st, st.groupTs, st.runHash as string, reason, quietFail);
     if (ok) st.stats.entriesVerified += st.runEntries;
     return ok;
   }
@@ -497,7 +522,7 @@ export class BookMirror {
   }
 
   /** Hashes the book against `expected`; on failure tries to recover the hashed last_trade_price, else goes out of sync. */
-  private checkHash(st: TokenSync, timestamp: string, expected: string, reason: OutOfSyncReason): boolean {
+  private checkHash(st: TokenSync, timestamp: string, expected: string, reason: OutOfSyncReason, quietFail = false): boolean {
     const b = st.book;
     const meta = { market: st.market, assetId: b.assetId, timestamp, minOrderSize: st.minOrderSize, tickSize: st.tickSize, negRisk: st.negRisk, lastTradePrice: st.lastTradePrice };
     // a trade noted since the last check has most likely moved the hashed price: tried first, once
@@ -541,6 +566,7 @@ export class BookMirror {
       st.stats.hashesVerified++;
       return true;
     }
+    if (quietFail) return false;
     st.stats.mismatches++;
     if (reason === 'inconsistent_group') st.stats.inconsistentGroups++;
     st.lastMismatch = { timestamp, expected, computed: got };

@@ -83,6 +83,8 @@ export class TokenSync {
   inGroup = false;
   groupTs = '';
   groupTouchedMs = 0;
+  /** Its check failed when it went idle: kept open, as the rest of a split batch may still come (BookMirror.closeIdleGroups). */
+  idleFailed = false;
   /** Whether this group's hashes are checked (verifyEvery sampling decides at open). */
   groupSampled = false;
   /** Hash of the current run of equal hashes in the group. */
@@ -154,6 +156,7 @@ export class TokenSync {
   /** Drops the open group (its evidence no longer applies: the book was cleared or replaced). */
   resetGroup(): void {
     this.inGroup = false;
+    this.idleFailed = false;
     this.runHash = undefined;
     this.runEntries = 0;
     this.msgClaims.length = 0;

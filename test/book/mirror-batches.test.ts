@@ -105,7 +105,7 @@ describe('timestamp groups', () => {
     expect(m.stats('A')).toMatchObject({ hashesVerified: 2, entriesVerified: 4 });
   });
 
-  it('a group with no message for groupIdleMs is checked without waiting for the next timestamp', () => {
+  it('a group with no message for groupIdleMs is checked without waiting for the next timestamp; a failed check is confirmed 10x later', () => {
     const { m, feed, oos, setNow } = setup({ groupIdleMs: 100 });
     const v = new VenueBook('A', BIDS, ASKS);
     feed(v.snapshot('20'));
@@ -117,10 +117,61 @@ describe('timestamp groups', () => {
     m.closeIdleGroups();
     expect(oos).toEqual([]);
     expect(m.hasOpenGroup()).toBe(true);
+    // idle: checked, and failing, it may still be a batch whose rest is late (below)
     setNow(1100);
+    m.closeIdleGroups();
+    expect(oos).toEqual([]);
+    expect(m.hasOpenGroup()).toBe(true);
+    setNow(1999);
+    m.closeIdleGroups();
+    expect(oos).toEqual([]);
+    setNow(2000);
     m.closeIdleGroups();
     expect(oos).toEqual([['A', 'hash_mismatch']]);
     expect(m.hasOpenGroup()).toBe(false);
+  });
+
+  it('a group that passes its idle check closes at groupIdleMs', () => {
+    const { m, feed, oos, setNow } = setup({ groupIdleMs: 100 });
+    const v = new VenueBook('A', BIDS, ASKS);
+    feed(v.snapshot('20'));
+    batchMessages(v, '30', BATCH.slice(0, 2), 'batch', 'entry').forEach(feed);
+    setNow(1100);
+    m.closeIdleGroups();
+    expect(oos).toEqual([]);
+    expect(m.hasOpenGroup()).toBe(false);
+    expect(m.stats('A')).toMatchObject({ hashesVerified: 2, entriesVerified: 2 });
+  });
+
+  it('one timestamp batch split by more than groupIdleMs (166 ms in a real capture) is no mismatch, and a later timestamp still checks at once', () => {
+    // glmbotpoly clob_session lines 11-12: two messages of timestamp ...834 received 166 ms apart;
+    // polytope carries the hash after the whole batch on every entry
+    for (const tops of ['entry', 'batch'] as const) {
+      const { m, feed, oos, setNow } = setup({ groupIdleMs: 100 });
+      const v = new VenueBook('A', BIDS, ASKS);
+      feed(v.snapshot('20'));
+      const msgs = batchMessages(v, '30', BATCH.slice(0, 2), 'batch', tops);
+      feed(msgs[0]);
+      setNow(1166);
+      m.closeIdleGroups();
+      feed(msgs[1]);
+      setNow(1300);
+      m.closeIdleGroups();
+      expect(oos, tops).toEqual([]);
+      expect(m.hasOpenGroup()).toBe(false);
+      expect(m.stats('A')).toMatchObject({ mismatches: 0, bestMismatches: 0, entriesVerified: 2 });
+      expect(m.book('A')!.wireLevels('SELL')).toEqual(v.levels().asks);
+      // an incomplete group followed by the next timestamp is checked then, not 10x later
+      const next = batchMessages(v, '31', BATCH.slice(2, 4), 'batch', tops);
+      feed(next[0]);
+      setNow(1500);
+      m.closeIdleGroups();
+      for (const msg of batchMessages(v, '32', BATCH.slice(0, 1), 'batch', tops)) feed(msg);
+      expect(
+        oos.map((o) => o[1]),
+        tops,
+      ).toHaveLength(1);
+    }
   });
 
   it('a mismatch in one token leaves the others in sync', () => {
