@@ -16,6 +16,7 @@ import {
   type Strategy,
   type StrategyContext,
   type StrategyModule,
+  minNotAboveMax,
 } from '../src/strategy/index.js';
 
 export const params = z
@@ -33,6 +34,7 @@ export const params = z
     minPrice: z.number().min(0).max(1).default(0.05).describe('quote only while the mid is at or above this (price); no bid below it'),
     maxPrice: z.number().min(0).max(1).default(0.95).describe('quote only while the mid is at or below this (price); no ask above it'),
   })
+  .superRefine(minNotAboveMax(['minSpread', 'maxSpread'], ['minPrice', 'maxPrice']))
   .describe('Avellaneda-Stoikov: quotes around an inventory-adjusted reservation price with volatility and order-arrival estimated online.');
 export type AvellanedaParams = z.infer<typeof params>;
 

@@ -15,6 +15,7 @@ import {
   type Strategy,
   type StrategyContext,
   type StrategyModule,
+  minNotAboveMax,
 } from '../src/strategy/index.js';
 
 const band = z.strictObject({
@@ -37,6 +38,7 @@ export const params = z
     minPrice: z.number().min(0).max(1).default(0.05).describe('quote only while fair is at or above this (price); no bid below it'),
     maxPrice: z.number().min(0).max(1).default(0.95).describe('quote only while fair is at or below this (price); no ask above it'),
   })
+  .superRefine(minNotAboveMax(['minSpread', 'maxSpread'], ['minPrice', 'maxPrice']))
   .describe('Quotes a ladder of bids and asks at fixed distances around a fair price, skewed against inventory.');
 export type BandsParams = z.infer<typeof params>;
 
@@ -62,7 +64,6 @@ class Bands implements Strategy {
     const fair = fairPrice(book, p.fair);
     if (!(fair === fair)) return out; // NaN: a side is empty
     if (fair < p.minPrice * PRICE_SCALE || fair > p.maxPrice * PRICE_SCALE) return out;
-    if (p.minSpread > p.maxSpread) return out;
     // Inventory skew: long YES -> shift both quotes down so we sell more and buy less.
     const skew = (ctx.position.net() / SIZE_SCALE) * p.skewPerShare * PRICE_SCALE;
     const center = fair - skew;

@@ -1,13 +1,14 @@
 // Runs a grid sweep: every combination of the grid over the base strategy params, each as its
 // own backtest in a worker process, then ranks them. Every combination is validated against the
 // strategy's schema first (grid.ts): a bad path or value throws GridSpecError before any worker
-// starts or any file is written. Each combination's result.json and report.html land in
-// DIR/grid/<n>/ (n = position in grid order), the ranking in DIR/grid.csv and DIR/index.html
-// (every combination ranked, linked to its report, with the objective charted across the grid).
+// starts or any file is written (or removed). Each combination's result.json and report.html land
+// in DIR/grid/<n>/ (n = position in grid order; emptied as the sweep starts), the ranking in
+// DIR/grid.csv and DIR/index.html (every combination ranked, linked to its report, with the
+// objective charted across the grid).
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import type { Config } from '../config.js';
 import type { TotalResult } from '../report/stats.js';
 import { renderGridIndex } from '../report/grid-index.js';
@@ -74,6 +75,10 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
       back: { href: '../../index.html', label: `← every combination of the grid (index.html)` },
     },
   }));
+  // A failed run writes no files and the index links whatever report.html it finds: empty the
+  // folders this sweep fills (grid/0 .. grid/N-1, after validation) so a rerun into the same --out
+  // never links a combination that failed this time to the previous sweep's report.
+  await Promise.all(combos.map((_combo, i) => rm(join(o.outDir, 'grid', String(i)), { recursive: true, force: true })));
   const workers = Math.max(1, Math.min(o.workers ?? availableParallelism(), combos.length));
   let done = 0;
   const outcomes = await runInWorkers<GridJob, GridJobResult>(jobs, {

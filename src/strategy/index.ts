@@ -8,3 +8,4 @@ export type { Side, LastTradePriceEvent, MarketEvent } from '../core/events.js';
 export type { Clock } from '../core/clock.js';
 export type { Rng } from '../core/rng.js';
 export { PRICE_SCALE, SIZE_SCALE, formatPrice, formatSize, parsePrice, parseSize } from '../core/units.js';
+export { minNotAboveMax } from './params.js';

@@ -131,3 +131,18 @@ export function describeParams(schema: unknown): ParamsDescription | undefined {
 export function propertyNames(n: SchemaNode): string[] {
   return Object.keys(n.properties ?? {});
 }
+
+/**
+ * A refinement for a params schema (`.superRefine(minNotAboveMax(['minSpread', 'maxSpread']))`):
+ * each [min, max] pair of keys keeps min <= max, else an issue on the min key. A min above its max
+ * leaves nothing to quote: refused where the params are read, not a run that quietly quotes nothing.
+ */
+export function minNotAboveMax<K extends string>(...pairs: Array<[K, K]>) {
+  return (p: Partial<Record<K, unknown>>, ctx: { addIssue(issue: { code: 'custom'; path: string[]; message: string }): void }): void => {
+    for (const [lo, hi] of pairs) {
+      const a = p[lo];
+      const b = p[hi];
+      if (typeof a === 'number' && typeof b === 'number' && a > b) ctx.addIssue({ code: 'custom', path: [lo], message: `exceeds ${hi} (${a} > ${b})` });
+    }
+  };
+}

@@ -12,6 +12,8 @@ import { stressSyntheticParams } from '../../src/emulator/agents.js';
 
 // the forked workers run the TypeScript sources through this loader (vitest does it in-process)
 const execArgv = ['--import', fileURLToPath(new URL('./register-ts.mjs', import.meta.url))];
+/** create() throws when params.x equals params.failOn. */
+const CREATE_THROWS = fileURLToPath(new URL('../fixtures/strategies/create-throws.mjs', import.meta.url));
 
 let dir = '';
 let rec = '';
@@ -30,6 +32,28 @@ describe('grid sweep in worker processes', () => {
     await expect(runSweep({ data: [rec], config: config(), axes: parseGridSpec('skewPerShare=0,0.001;minSpread=0.01,-5'), outDir: out, workers: 2, execArgv })).rejects.toBeInstanceOf(GridSpecError);
     expect(existsSync(out)).toBe(false);
   });
+
+  it('a rerun into the same folder links no stale report: a combination that fails this time has no report left', async () => {
+    const out = join(dir, 'rerun');
+    const axes = parseGridSpec('x=0,1,2');
+    const run = (failOn: number) => runSweep({ data: [rec], config: config({ strategy: { name: CREATE_THROWS, params: { failOn } } }), axes, outDir: out, workers: 2, execArgv });
+    const first = await run(-1);
+    expect(first.ranked.every((r) => r.total)).toBe(true);
+    expect(existsSync(join(out, 'grid', '1', 'report.html'))).toBe(true);
+    expect(readFileSync(first.indexPath, 'utf8')).toContain('href="grid/1/report.html"');
+    // now x=1 fails in create(), before its backtest writes anything
+    const second = await run(1);
+    expect(second.ranked.find((r) => r.index === 1)?.error).toMatch(/create\(\) refuses x=1/);
+    const index = readFileSync(second.indexPath, 'utf8');
+    expect(index).not.toContain('href="grid/1/report.html"');
+    expect(existsSync(join(out, 'grid', '1', 'report.html'))).toBe(false);
+    expect(existsSync(join(out, 'grid', '1', 'result.json'))).toBe(false);
+    // the combinations that ran again are linked to their new reports
+    for (const i of [0, 2]) {
+      expect(index).toContain(`href="grid/${i}/report.html"`);
+      expect(existsSync(join(out, 'grid', String(i), 'report.html'))).toBe(true);
+    }
+  }, 60_000);
 
   it('runs every combination in parallel workers, ranks them, writes grid.csv; a worker result is the in-process one; an array element is swept by path', async () => {
     const axes = parseGridSpec('skewPerShare=0,0.001;bands.0.distance=0.01,0.02,0.04');

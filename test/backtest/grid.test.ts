@@ -2,6 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { z } from 'zod';
 import { parseGridSpec, expandGrid, mergeParams, rankRows, gridCsv, gridTableRows, validateGrid, GridSpecError, type GridRow } from '../../src/backtest/grid.js';
 import bands from '../../strategies/bands.js';
+import avellaneda from '../../strategies/avellaneda.js';
 import type { TotalResult } from '../../src/report/stats.js';
 
 function total(pnl: number, dd: number): TotalResult {
@@ -136,6 +137,25 @@ describe('grid paths and validation against the strategy schema', () => {
       expect((err as Error).message, spec).toMatch(msg);
       expect((err as Error).message, spec).not.toContain('\n');
     }
+  });
+
+  it('refuses a combination whose min exceeds its max (the strategy would quote nothing) before anything runs', () => {
+    const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+      // a swept min over the default max: named by the swept parameter and value
+      ['minSpread=0.01,0.3', {}, /^--grid: minSpread=0\.3: .*exceeds maxSpread/],
+      ['minPrice=0.05,0.96', {}, /^--grid: minPrice=0\.96: .*exceeds maxPrice/],
+      // a swept max under the base min: the combination and the min key
+      ['maxSpread=0.2,0.05', { minSpread: 0.1 }, /^--grid: the combination maxSpread=0\.05 does not fit strategy bands: minSpread: .*exceeds maxSpread/],
+      ['maxPrice=0.95,0.5', { minPrice: 0.6 }, /^--grid: the combination maxPrice=0\.5 does not fit strategy bands: minPrice: .*exceeds maxPrice/],
+    ];
+    for (const [spec, base, msg] of cases) {
+      expect(() => validateGrid(parseGridSpec(spec), bands, base), spec).toThrow(GridSpecError);
+      expect(() => validateGrid(parseGridSpec(spec), bands, base), spec).toThrow(msg);
+    }
+    expect(() => validateGrid(parseGridSpec('minSpread=0.01,0.3'), avellaneda, {})).toThrow(/^--grid: minSpread=0\.3: .*exceeds maxSpread/);
+    expect(() => validateGrid(parseGridSpec('minPrice=0.05,0.96'), avellaneda, {})).toThrow(/^--grid: minPrice=0\.96: .*exceeds maxPrice/);
+    // equal bounds pass
+    expect(validateGrid(parseGridSpec('minSpread=0.2'), bands, {})).toEqual([{ minSpread: 0.2 }]);
   });
 
   it('names an unknown parameter, a missing element and a path through a value', () => {

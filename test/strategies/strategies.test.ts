@@ -10,6 +10,7 @@ import { quotePair, type MarketMeta, type StrategyContext, type Quote } from '..
 import type { BookView } from '../../src/book/view.js';
 import { makeBook } from '../engine/helpers.js';
 import { Avellaneda } from '../../strategies/avellaneda.js';
+import { ConfigError } from '../../src/core/errors.js';
 
 const meta: MarketMeta = { conditionId: 'm', tokenId: 'Y', complementId: 'N', tick: 100, minSize: 500, negRisk: false };
 
@@ -27,6 +28,35 @@ function ctx(params: unknown, hold: { Y?: number; N?: number } = {}, clock = new
   };
 }
 const sorted = (qs: readonly Quote[]) => [...qs].map((q) => `${q.tokenId} ${q.side} ${q.price} ${q.size}`).sort();
+
+/** The ConfigError loadStrategy throws for these params (undefined when they load). */
+async function loadError(name: string, params: unknown): Promise<ConfigError | undefined> {
+  try {
+    await loadStrategy(name, params);
+    return undefined;
+  } catch (e) {
+    if (e instanceof ConfigError) return e;
+    throw e;
+  }
+}
+
+/** A strategy with minSpread/maxSpread and minPrice/maxPrice refuses a min above its max, naming the min key. */
+async function expectMinMaxChecked(name: string): Promise<void> {
+  const cases: Array<[Record<string, unknown>, string, RegExp]> = [
+    [{ minSpread: 0.05, maxSpread: 0.04 }, 'minSpread', /exceeds maxSpread/],
+    [{ minSpread: 0.3 }, 'minSpread', /exceeds maxSpread/], // over the default maxSpread 0.2
+    [{ minPrice: 0.6, maxPrice: 0.4 }, 'minPrice', /exceeds maxPrice/],
+    [{ maxPrice: 0.01 }, 'minPrice', /exceeds maxPrice/], // under the default minPrice 0.05
+  ];
+  for (const [params, key, reason] of cases) {
+    const err = await loadError(name, params);
+    expect(err, JSON.stringify(params)).toBeInstanceOf(ConfigError);
+    expect(err!.key, JSON.stringify(params)).toBe(`strategy.params.${key}`);
+    expect(err!.reason, JSON.stringify(params)).toMatch(reason);
+  }
+  // equal bounds are a fixed spread / a single price: allowed
+  expect(await loadError(name, { minSpread: 0.04, maxSpread: 0.04, minPrice: 0.5, maxPrice: 0.5 })).toBeUndefined();
+}
 
 describe('bands', () => {
   it('quotes each band around the mid; asks without inventory become BUYs of the complement', async () => {
@@ -112,6 +142,10 @@ describe('bands', () => {
     expect(sorted(q)).toEqual(['N BUY 8700 1000']);
   });
 
+  it('refuses minSpread above maxSpread and minPrice above maxPrice (it would quote nothing), naming the key', async () => {
+    await expectMinMaxChecked('bands');
+  });
+
   it('quotes nothing when a side of the book is empty', async () => {
     const { module, params } = await loadStrategy('bands', {});
     expect(module.create(params, meta).quote(ctx(params), makeBook('Y', [[4900, 1000]], []))).toEqual([]);
@@ -145,6 +179,10 @@ describe('avellaneda-stoikov', () => {
     // rounded outward to the tick on each side
     expect((Math.max(...ps) - Math.min(...ps)) / 10_000).toBeGreaterThanOrEqual(expected - 1e-9);
     expect((Math.max(...ps) - Math.min(...ps)) / 10_000).toBeLessThanOrEqual(expected + 0.02);
+  });
+
+  it('refuses minSpread above maxSpread and minPrice above maxPrice, naming the key', async () => {
+    await expectMinMaxChecked('avellaneda');
   });
 
   it('estimates kappa from trade distances and volatility from mid changes', () => {
