@@ -71,13 +71,32 @@ export const command: CommandModule = {
       signalled = true;
       void stop(sig);
     };
+    // SIGHUP too: a first live run from a terminal that closes (Node's default would kill it with its orders resting)
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
-    // A bug must not leave orders working at the venue: log it, cancel everything, exit 1.
+    process.on('SIGHUP', onSignal);
+    /** What the stop could not finish, on stderr (the unwritten records one JSON line each, for the operator); 1 when anything. */
+    const tellUnfinished = (report: StopReport): number => {
+      let code = 0;
+      if (report.unconfirmed.length) {
+        io.err(`makerd run: the venue did not confirm these orders cancelled: ${report.unconfirmed.join(' ')}`);
+        code = 1;
+      }
+      if (report.unwritten.length) {
+        io.err(`makerd run: ${report.unwritten.length} records could not be written to the store; they follow, one JSON line each`);
+        for (const r of report.unwritten) io.err(JSON.stringify(r));
+        code = 1;
+      }
+      return code;
+    };
+    // A bug must not leave orders working at the venue: log it, cancel everything, exit 1 (after
+    // telling what the stop could not finish: the exit comes before the main path would)
     const onCrash = (err: unknown) => {
       log.fatal({ err }, 'uncaught exception: cancelling all orders and exiting');
       process.exitCode = 1;
-      void stop('crash').finally(() => process.exit(1));
+      void stop('crash')
+        .then(tellUnfinished)
+        .finally(() => process.exit(1));
     };
     const onRejection = (err: unknown) => log.error({ err }, 'unhandled promise rejection');
     process.on('uncaughtException', onCrash);
@@ -104,22 +123,14 @@ export const command: CommandModule = {
     const report = await (stopping as Promise<StopReport>);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    process.off('SIGHUP', onSignal);
     process.off('uncaughtException', onCrash);
     process.off('unhandledRejection', onRejection);
     log.flush?.();
     // Anything left holding the loop (a stray socket) must not keep a stopped daemon alive.
     setTimeout(() => process.exit(process.exitCode ?? 0), 2000).unref();
     let code = process.exitCode === 1 ? 1 : 0;
-    if (report.unconfirmed.length) {
-      io.err(`makerd run: the venue did not confirm these orders cancelled: ${report.unconfirmed.join(' ')}`);
-      code = 1;
-    }
-    if (report.unwritten.length) {
-      // the store would not take them: they go to stderr, one JSON line each, for the operator
-      io.err(`makerd run: ${report.unwritten.length} records could not be written to the store; they follow, one JSON line each`);
-      for (const r of report.unwritten) io.err(JSON.stringify(r));
-      code = 1;
-    }
+    if (tellUnfinished(report)) code = 1;
     // a start-up interrupted by a signal is a normal stop; any other start-up failure is reported
     // in one line (the typed errors by the CLI; anything else here, its stack left in the log)
     if (startError !== undefined && !(signalled && startError instanceof StartAbortedError)) {

@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import Database from 'better-sqlite3';
-import { bounded, kill, KEY, setup, spawnDaemon, storedFills, until, venueFills, useTestScope } from './harness.js';
+import { join } from 'node:path';
+import { bounded, kill, KEY, ROOT, setup, spawnDaemon, storedFills, until, venueFills, useTestScope } from './harness.js';
 
 useTestScope();
 
@@ -47,6 +48,29 @@ describe('makerd run against the emulator', () => {
       db.close();
     }
   }, 45_000);
+
+  it('SIGHUP (the terminal of a first live run closed) stops as SIGTERM does: cancel all, exit 0, nothing left at the venue', async () => {
+    // found in review: only SIGINT and SIGTERM were handled, and Node's default for SIGHUP kills the
+    // process with its orders still resting
+    const e = await setup();
+    const daemon = spawnDaemon(e);
+    await bounded(daemon.ready, 15_000, 'ready');
+    await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0, 8000);
+    kill(daemon, 'SIGHUP');
+    expect(await bounded(daemon.exited, 15_000, 'exit after SIGHUP')).toBe(0);
+    expect(e.emu.exchange.openOrders(KEY)).toEqual([]);
+  });
+
+  it('an uncaught exception (a bug outside the engine): cancel all, exit 1, the cause in the log, nothing left at the venue', async () => {
+    const e = await setup();
+    const daemon = spawnDaemon(e, { strategy: { name: join(ROOT, 'test', 'fixtures', 'strategies', 'async-bug.mjs'), params: {} }, reconciler: { debounceMs: 0 } });
+    expect(await bounded(daemon.exited, 20_000, 'exit after the crash')).toBe(1);
+    expect(daemon.output.join('\n')).toMatch(/uncaught exception: cancelling all orders and exiting/);
+    expect(daemon.output.join('\n')).toMatch(/async bug in the strategy/);
+    // it had quoted: the bid was placed, then cancelled by the crash's cancel-all
+    expect([...e.emu.exchange.orders.values()].filter((o) => o.owner === KEY).length).toBeGreaterThan(0);
+    expect(e.emu.exchange.openOrders(KEY)).toEqual([]);
+  });
 
   it('paper mode quotes on the live feed and sends nothing to the venue', async () => {
     const e = await setup();
