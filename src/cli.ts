@@ -35,8 +35,14 @@ function version(): string {
 }
 
 export async function cli(argv: string[], given: CommandIO): Promise<number> {
-  // every line the CLI prints passes the logs' redaction: a venue's error message may repeat the key
-  const io: CommandIO = { env: given.env, out: (l) => given.out(scrubLine(l, given.env)), err: (l) => given.err(scrubLine(l, given.env)) };
+  // every line the CLI prints passes the logs' redaction: a venue's error message may repeat the key;
+  // secret() alone is exempt, for the lines that exist to print credentials (keys derive)
+  const io: CommandIO = {
+    env: given.env,
+    out: (l) => given.out(scrubLine(l, given.env)),
+    err: (l) => given.err(scrubLine(l, given.env)),
+    secret: given.secret ?? given.out,
+  };
   const [name, ...rest] = argv;
   // no command at all is a usage error: the help goes to stderr, exit 2
   if (name === undefined) {

@@ -1,6 +1,7 @@
 // The Polymarket profile's credentials, from the environment only (never a config file, never a
 // log line): the wallet's private key (L1), the API key, secret and passphrase (L2), the funder
 // (the proxy wallet holding the funds when it is not the signer) and the signature type.
+import { createRequire } from 'node:module';
 import { ConfigError } from '../core/errors.js';
 import type { SignatureType } from './polymarket-order.js';
 
@@ -25,6 +26,13 @@ export function polymarketCredentialsFromEnv(env: NodeJS.ProcessEnv): Polymarket
   if (!/^[0123]$/.test(st)) throw new ConfigError('MAKERD_SIGNATURE_TYPE', 'must be 0 (EOA), 1 (email/magic proxy), 2 (browser proxy) or 3 (deposit wallet, ERC-1271)');
   const signatureType = Number(st) as SignatureType;
   if (signatureType !== 0 && funder === undefined) throw new ConfigError('MAKERD_FUNDER', `signature type ${signatureType} signs for a wallet: give its address`);
+  // type 0 signs with maker = signer = the key's address: any other funder makes every order an invalid signature
+  if (signatureType === 0 && funder !== undefined && (pk === undefined || keyAddress(pk as `0x${string}`).toLowerCase() !== funder.toLowerCase())) {
+    throw new ConfigError(
+      'MAKERD_FUNDER',
+      "with MAKERD_SIGNATURE_TYPE 0 (EOA) it can only be MAKERD_PRIVATE_KEY's own address: a funder (proxy/safe wallet) needs MAKERD_SIGNATURE_TYPE 1, 2 or 3 (1 POLY_PROXY, 2 POLY_GNOSIS_SAFE, 3 POLY_1271 deposit wallet)",
+    );
+  }
   return {
     privateKey: pk as `0x${string}` | undefined,
     apiKey: set(env.MAKERD_API_KEY),
@@ -33,4 +41,10 @@ export function polymarketCredentialsFromEnv(env: NodeJS.ProcessEnv): Polymarket
     funder: funder as `0x${string}` | undefined,
     signatureType,
   };
+}
+
+/** The key's address. viem loads only here, on this rare path: reading credentials stays cheap for commands that never sign. */
+function keyAddress(pk: `0x${string}`): string {
+  const { privateKeyToAddress } = createRequire(import.meta.url)('viem/accounts') as typeof import('viem/accounts');
+  return privateKeyToAddress(pk);
 }

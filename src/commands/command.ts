@@ -6,6 +6,12 @@ export interface CommandIO {
   out: (line: string) => void;
   err: (line: string) => void;
   env: NodeJS.ProcessEnv;
+  /**
+   * Stdout, unscrubbed: only for a line whose purpose is to print a secret (keys derive's exports,
+   * which `eval` would otherwise take as the literal [redacted]). The CLI always sets it; when a
+   * caller of cli() gives none, out is used as given.
+   */
+  secret?: (line: string) => void;
 }
 
 export interface CommandModule {

@@ -9,7 +9,7 @@ import { formatPrice, formatSize } from '../core/units.js';
 import { createClients, type Clients } from '../api/index.js';
 import type { ClobProfile } from '../api/clob-profile.js';
 import { clobProfileFromEnv } from '../api/profile-from-env.js';
-import { EXCHANGE_V2, NEG_RISK_EXCHANGE_V2 } from '../api/polymarket-contracts.js';
+import { EXCHANGE_V2, NEG_RISK_EXCHANGE_V2, exchangeOf } from '../api/polymarket-contracts.js';
 import { CLOCK_SKEW_MS, allowanceOf, spendableCollateral } from '../api/clob-client.js';
 import { marketsFromTokens } from '../session/markets.js';
 import { numberFlag, type CommandModule } from './command.js';
@@ -50,6 +50,8 @@ function checks(profile: ClobProfile, clients: Clients, tokens: readonly string[
   const poly = profile.name === 'polymarket';
   let openOrders = -1;
   let negRiskMarkets = 0;
+  // the exchanges the markets' orders go to, once every market resolved: the daemon needs only their allowances
+  let inUse: Set<string> | undefined;
   const out: Check[] = [
     {
       name: 'credentials',
@@ -77,17 +79,21 @@ function checks(profile: ClobProfile, clients: Clients, tokens: readonly string[
       if (!tokens.length) return { ok: false, detail: 'no markets configured: give --markets or config.markets' };
       const metas = await marketsFromTokens(clob, tokens, silentLogger);
       const lines: string[] = [];
+      const exchanges = new Set<string>();
       let ok = true;
       for (const m of metas) {
         const tick = await clob.getTickSize(m.tokenId);
         const neg = await clob.getNegRisk(m.tokenId);
         if (neg) negRiskMarkets++;
+        // the daemon signs for the market's flag; should /neg-risk disagree, both are asked for
+        exchanges.add(exchangeOf(m.negRisk)).add(exchangeOf(neg));
         const agree = tick === m.tick && neg === m.negRisk;
         ok &&= agree;
         lines.push(
           `${m.conditionId} tick ${formatPrice(m.tick)} neg-risk ${m.negRisk} min size ${formatSize(m.minSize)}${agree ? '' : ` (the token's /tick-size ${formatPrice(tick)} and /neg-risk ${neg} disagree)`}`,
         );
       }
+      inUse = exchanges;
       return { ok, detail: lines.join('; ') };
     },
   });
@@ -99,7 +105,10 @@ function checks(profile: ClobProfile, clients: Clients, tokens: readonly string[
         if (!b) return { ok: false, detail: 'this profile has no balance read' };
         const allowance = (exchange: string): bigint => allowanceOf(b, exchange) ?? 0n;
         const balance = BigInt(b.balance);
-        const need = [['exchange', EXCHANGE_V2] as const, ...(negRiskMarkets ? [['neg-risk exchange', NEG_RISK_EXCHANGE_V2] as const] : [])];
+        const exchanges = [['exchange', EXCHANGE_V2] as const, ['neg-risk exchange', NEG_RISK_EXCHANGE_V2] as const];
+        // markets resolved: only their exchanges (a neg-risk-only wallet need not approve the other);
+        // else, as ever, the plain exchange and the neg-risk one if a market seen was neg-risk
+        const need = inUse ? exchanges.filter(([, a]) => inUse?.has(a)) : exchanges.filter(([n]) => n === 'exchange' || negRiskMarkets > 0);
         const missing = need.filter(([, a]) => allowance(a) === 0n).map(([n]) => n);
         const usd = (v: bigint): string => `${v / 1_000_000n}.${String(v % 1_000_000n).padStart(6, '0')}`;
         const dollars = usd(balance);

@@ -49,9 +49,11 @@ export const command: CommandModule = {
       if (typeof got.apiKey !== 'string' || typeof got.secret !== 'string' || typeof got.passphrase !== 'string') {
         throw new MakerdError('the venue answered without apiKey, secret and passphrase');
       }
-      io.out(`export MAKERD_API_KEY=${got.apiKey}`);
-      io.out(`export MAKERD_API_SECRET=${got.secret}`);
-      io.out(`export MAKERD_API_PASSPHRASE=${got.passphrase}`);
+      // unscrubbed: with the same credentials already exported, out() would print [redacted] for eval to take
+      const print = io.secret ?? io.out;
+      print(`export MAKERD_API_KEY=${got.apiKey}`);
+      print(`export MAKERD_API_SECRET=${got.secret}`);
+      print(`export MAKERD_API_PASSPHRASE=${got.passphrase}`);
       return 0;
     } finally {
       await clients.close();

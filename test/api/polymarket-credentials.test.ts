@@ -33,6 +33,22 @@ describe('polymarket credentials from the environment', () => {
     }
   });
 
+  it("type 0 (EOA) takes no funder but the key's own address: a proxy or safe wallet needs its type", () => {
+    // PK's address: under type 0 the venue wants maker == signer, so any other funder signs invalid orders
+    const own = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+    for (const env of [{ MAKERD_PRIVATE_KEY: PK, MAKERD_FUNDER: FUNDER }, { MAKERD_PRIVATE_KEY: PK, MAKERD_FUNDER: FUNDER, MAKERD_SIGNATURE_TYPE: '0' }, { MAKERD_FUNDER: FUNDER }]) {
+      const e = refused(env);
+      expect(e.key).toBe('MAKERD_FUNDER');
+      expect(e.reason).toMatch(/MAKERD_SIGNATURE_TYPE 1, 2 or 3/);
+      expect(e.reason).toMatch(/POLY_PROXY/);
+      expect(e.reason).toMatch(/POLY_GNOSIS_SAFE/);
+    }
+    // the key's own address, in either case, stays accepted
+    for (const f of [own, own.toLowerCase(), own.toUpperCase().replace('0X', '0x')]) {
+      expect(polymarketCredentialsFromEnv({ MAKERD_PRIVATE_KEY: PK, MAKERD_FUNDER: f })).toMatchObject({ funder: f, signatureType: 0 });
+    }
+  });
+
   it('a malformed value names its variable and is never echoed', () => {
     const secretish = '0xnot-a-key-but-secret-material-0123456789';
     const e = refused({ MAKERD_PRIVATE_KEY: secretish });

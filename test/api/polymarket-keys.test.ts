@@ -2,6 +2,8 @@
 // signature the way the venue does (EIP-712 ClobAuth recovered to POLY_ADDRESS, with viem): the
 // first call creates the credentials, a later one derives the same; the private key is never
 // printed; a malformed key is a config error naming the variable, not its value.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyTypedData } from 'viem';
 import { cli } from '../../src/cli.js';
@@ -70,6 +72,20 @@ describe('makerd keys derive', () => {
       expect(paths.at(-1)).toBe(attempt === 1 ? 'POST /auth/api-key' : 'GET /auth/derive-api-key');
     }
   });
+
+  it('the compiled CLI prints the real credentials even when the same ones are already exported (eval must not get [redacted])', async () => {
+    // the CLI scrubs the values of the secret variables from every line: the export lines must be spared
+    const env = { PATH: process.env.PATH, MAKERD_CLOB_URL: srv.url, MAKERD_PRIVATE_KEY: PK, MAKERD_API_KEY: CREDS.apiKey, MAKERD_API_SECRET: CREDS.secret, MAKERD_API_PASSPHRASE: CREDS.passphrase };
+    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      execFile(process.execPath, [join(process.cwd(), 'dist', 'cli.js'), 'keys', 'derive'], { env, timeout: 20_000 }, (e, stdout, stderr) => {
+        resolve({ code: e ? ((e as { code?: number }).code ?? null) : 0, stdout, stderr });
+      });
+    });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`export MAKERD_API_KEY=${CREDS.apiKey}\nexport MAKERD_API_SECRET=${CREDS.secret}\nexport MAKERD_API_PASSPHRASE=${CREDS.passphrase}\n`);
+    expect(r.stdout).not.toContain(PK.slice(2));
+  }, 30_000);
 
   it('a malformed MAKERD_PRIVATE_KEY is a config error (exit 2) naming the variable, not its value', async () => {
     const bad = '0x1234nothex';

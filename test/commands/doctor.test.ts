@@ -10,6 +10,7 @@ import { cli } from '../../src/cli.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
 import { send, startServer, type TestServer } from '../api/http-server.js';
 import { accountEnv } from '../emulator/polymarket-helpers.js';
+import { EXCHANGE_V2 } from '../../src/api/polymarket-contracts.js';
 
 let emu: RunningEmulator;
 let spec: RunningEmulator;
@@ -70,6 +71,45 @@ describe('makerd doctor', () => {
       );
     } finally {
       account.allowanceMicros = Infinity;
+    }
+  });
+
+  it('with --markets, needs the allowances of the exchanges those markets use only: a neg-risk market with only the neg-risk exchange approved passes', async () => {
+    // two markets, the first neg-risk; the venue's answer names no allowance for the plain exchange
+    // (a wallet that approved the neg-risk exchange only): a proxy in front of the emulator zeroes it
+    const negEmu = await startEmulator({ profile: 'polymarket', seed: 4, markets: 2 });
+    negEmu.markets[0].facts.negRisk = true;
+    const base = new URL(negEmu.urls.clob).origin;
+    const proxy = await startServer((r, res) => {
+      const headers = Object.fromEntries(Object.entries(r.headers).filter(([k, v]) => k !== 'host' && k !== 'content-length' && typeof v === 'string')) as Record<string, string>;
+      const url = `${base}${r.path}${r.query.size ? `?${r.query.toString()}` : ''}`;
+      void fetch(url, { method: r.method, headers, body: r.method === 'GET' || r.method === 'HEAD' ? undefined : r.body, signal: AbortSignal.timeout(5000) })
+        .then(async (up) => {
+          const text = await up.text();
+          if (!r.path.endsWith('/balance-allowance') || up.status !== 200) return send(res, up.status, text);
+          const b = JSON.parse(text) as { allowances: Record<string, string> };
+          b.allowances[EXCHANGE_V2] = '0';
+          send(res, 200, b);
+        })
+        .catch((e: unknown) => send(res, 502, { error: String(e) }));
+    });
+    try {
+      const env = { ...accountEnv(negEmu.accounts[0]), MAKERD_CLOB_URL: `${proxy.url}/clob` };
+      const [neg, plain] = negEmu.markets.map((m) => m.facts.tokens[0]);
+      const onlyNeg = await run(['doctor', '--markets', neg], env);
+      expect(line(onlyNeg.out, 'markets')).toMatch(/neg-risk true/);
+      expect(line(onlyNeg.out, 'balance')).toMatch(/^ok {3}balance +balance 10000\.000000, allowances set$/);
+      expect(onlyNeg.out.join('\n')).toMatch(/every check passed/);
+      expect(onlyNeg.code).toBe(0);
+      // a market on the plain exchange still needs that exchange's allowance
+      for (const tokens of [plain, `${neg},${plain}`]) {
+        const r = await run(['doctor', '--markets', tokens], env);
+        expect(line(r.out, 'balance'), tokens).toMatch(/^FAIL balance +balance 10000\.000000, but no allowance for the exchange: approve it from the wallet$/);
+        expect(r.code).toBe(1);
+      }
+    } finally {
+      await proxy.close();
+      await negEmu.close();
     }
   });
 
