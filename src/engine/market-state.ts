@@ -23,6 +23,13 @@ export interface MarketBooks {
   onOutOfSync?(fn: (assetId: string) => void): void;
 }
 
+export interface StrategyError {
+  message: string;
+  sinceMs: number;
+  failures: number;
+  loggedMs: number;
+}
+
 export interface MarketState {
   meta: MarketMeta;
   strategy: Strategy;
@@ -34,6 +41,8 @@ export interface MarketState {
   resolved: boolean;
   /** Halted for this market alone (trades for one of its orders failed the checks twice). */
   suspended: string | undefined;
+  /** The strategy's quote() threw on its last call: what, since when, how often (logged once a minute, not per call). */
+  strategyError: StrategyError | undefined;
   /** Taken out of the market set while running (Engine.retireMarket): quotes nothing, its orders are cancelled. */
   removed: boolean;
   /**
@@ -90,6 +99,7 @@ export function createMarketState(meta: MarketMeta, d: MarketStateDeps): MarketS
     blocked: 'not started',
     resolved: false,
     suspended: undefined,
+    strategyError: undefined,
     removed: false,
     tickSuspect: undefined,
     tickOf: () => 0,

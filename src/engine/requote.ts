@@ -53,6 +53,9 @@ export interface RequoteDeps {
   checkLoss: () => void;
 }
 
+/** A strategy that keeps failing is logged at most this often (market-state.ts StrategyError). */
+const STRATEGY_LOG_MS = 60_000;
+
 export class Requoter {
   private readonly reconciler: Reconciler;
   private readonly recon: ReconcileResult = { cancels: [], places: [], kept: 0 };
@@ -101,6 +104,23 @@ export class Requoter {
     return risk.tokenBlock(m.tokenId, this.d.books.book(m.tokenId), this.d.feedLive(), now);
   }
 
+  /**
+   * The strategy threw: the market quotes nothing and says why (/status, /health, metrics) until a
+   * call succeeds. Logged at the first failure and then once a minute with the count, not per
+   * requote (up to ten a second per market, each with a stack, on the store's disk).
+   */
+  private strategyFailed(st: MarketState, err: unknown, now: number): void {
+    const message = (err instanceof Error ? err.message : String(err)).slice(0, 200);
+    const first = st.strategyError === undefined;
+    const e = (st.strategyError ??= { message, sinceMs: now, failures: 0, loggedMs: -Infinity });
+    e.failures++;
+    e.message = message;
+    st.blocked = `strategy failed: ${message}`;
+    if (now - e.loggedMs < STRATEGY_LOG_MS) return;
+    e.loggedMs = now;
+    this.d.log.error({ err, market: st.meta.conditionId, failures: e.failures }, first ? 'engine: strategy failed; quoting nothing' : 'engine: strategy still failing; quoting nothing');
+  }
+
   run(st: MarketState): void {
     const d = this.d;
     const now = d.clock.now();
@@ -109,12 +129,14 @@ export class Requoter {
     const m = st.meta;
     d.checkLoss();
     const block = this.marketBlock(st, now);
-    if (block !== st.blocked) {
+    // a failing strategy's block is set below, after each call, and logged there
+    const was = st.strategyError ? undefined : st.blocked;
+    if (block !== was) {
       // Waiting for the first snapshot or the feed is routine; a stale book while quoting is not.
-      if (block) d.log[st.blocked === undefined ? 'warn' : 'info']({ market: m.conditionId, reason: block }, 'engine: market not quoting');
-      else if (st.blocked) d.log.info({ market: m.conditionId }, 'engine: market quoting again');
-      st.blocked = block;
+      if (block) d.log[was === undefined ? 'warn' : 'info']({ market: m.conditionId, reason: block }, 'engine: market not quoting');
+      else if (was) d.log.info({ market: m.conditionId }, 'engine: market quoting again');
     }
+    st.blocked = block;
     // Halted: the cancel-all went out; reconciling against nothing still cancels any order that
     // was in flight when it did and landed after it.
     const tickOf = st.tickOf;
@@ -151,9 +173,13 @@ export class Requoter {
         const complementBlock = () => d.risk.tokenBlock(m.complementId, books.book(m.complementId) ?? books.book(m.tokenId), feedLive, now);
         invalid = validQuotes(st.strategy.quote(st.ctx, book), m, tickOf, complementBlock, wanted);
         d.counters.invalidQuotes += invalid;
+        if (st.strategyError) {
+          d.log.info({ market: m.conditionId, failures: st.strategyError.failures, forMs: now - st.strategyError.sinceMs }, 'engine: strategy quoting again');
+          st.strategyError = undefined;
+        }
       } catch (err) {
         d.counters.errors++;
-        d.log.error({ err, market: m.conditionId }, 'engine: strategy failed; quoting nothing');
+        this.strategyFailed(st, err, now);
         wanted.length = 0;
         canRecord = false;
       }

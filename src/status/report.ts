@@ -29,6 +29,13 @@ export function health(d: StatusSource): Health {
     }
   }
   if (d.engine?.risk.halted) reasons.push(`halted: ${d.engine.risk.halted}`);
+  // a market quoting nothing for a cause of its own, not the feed's or the venue's
+  for (const m of d.markets) {
+    const st = d.engine?.markets.get(m.conditionId);
+    if (st?.suspended) reasons.push(`market ${m.conditionId} ${st.suspended}`);
+    const se = st?.strategyError;
+    if (se) reasons.push(`strategy failing on market ${m.conditionId} (${se.failures} calls since ${new Date(se.sinceMs).toISOString()}): ${se.message}`);
+  }
   const unwritten = d.journal?.pending().length ?? 0;
   if (unwritten) reasons.push(`store: ${unwritten} records unwritten`);
   const unconfirmed = d.engine?.unconfirmedCancels() ?? [];
