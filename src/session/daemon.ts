@@ -117,6 +117,14 @@ export class Daemon implements StatusSource {
     const profile = this.o.venue;
     // a configuration that cannot work is refused before anything starts (the CLI exits 2)
     if (config.mode === 'live' && profile.cannotTrade) throw new ConfigError('mode', profile.cannotTrade);
+    // scales are for rehearsals and shared keys: one left over from a rehearsal sends past the venue's limits
+    const { scale, windowScale } = config.limits;
+    if (config.mode === 'live' && (scale !== 1 || windowScale !== 1)) {
+      log.warn(
+        { scale, windowScale },
+        'rate limits scaled (limits.scale, limits.windowScale: MAKERD_LIMIT_SCALE, MAKERD_WINDOW_SCALE): the venue enforces its own; above 1 or a window below 1 risks 429s',
+      );
+    }
     this.loopDelay.start();
     // Bad strategy params fail here, before any network call.
     const strategy = await this.unlessStopped(loadStrategy(config.strategy.name, config.strategy.params));

@@ -72,6 +72,19 @@ describe('makerd run against the emulator', () => {
     expect(e.emu.exchange.openOrders(KEY)).toEqual([]);
   });
 
+  it('a live run with scaled rate limits says so before any request (a scale left over from a rehearsal)', async () => {
+    const e = await setup();
+    const daemon = spawnDaemon(e, { limits: { scale: 1, windowScale: 0.1 } });
+    await bounded(daemon.ready, 15_000, 'ready');
+    await until('quoting started', () => daemon.output.some((l) => /"msg":"quoting started"/.test(l)), 5000);
+    const warn = daemon.output.findIndex((l) => /"msg":"rate limits scaled/.test(l));
+    expect(warn).toBeGreaterThanOrEqual(0);
+    expect(daemon.output[warn]).toMatch(/"windowScale":0\.1/);
+    expect(warn).toBeLessThan(daemon.output.findIndex((l) => /"msg":"quoting started"/.test(l)));
+    kill(daemon, 'SIGTERM');
+    expect(await bounded(daemon.exited, 15_000, 'exit')).toBe(0);
+  });
+
   it('paper mode quotes on the live feed and sends nothing to the venue', async () => {
     const e = await setup();
     const daemon = spawnDaemon(e, {}, 'paper');
