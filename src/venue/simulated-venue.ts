@@ -38,7 +38,7 @@ import { SimBook } from './sim-book.js';
 import { SimLedger, type SimStats } from './sim-ledger.js';
 
 export type { SimStats };
-import { feeMicros } from '../core/units.js';
+import { PRICE_SCALE, feeMicros } from '../core/units.js';
 import { effectiveFeeRateBps, isFeeRule, ruleFeeMicros, type FeeRule } from '../core/fees.js';
 import { opposite, orderEvent, tradeEvent, type SimFill, type SimOrder } from './sim-events.js';
 import type { CancelResult, OrderRequest, PlaceResult, Venue, VenueOrder, VenueTrade } from './types.js';
@@ -231,16 +231,28 @@ export class SimulatedVenue implements Venue {
     }
   }
 
-  /** A trade in the external market; `takerSide` SELL hits bids, BUY lifts asks. */
+  /**
+   * A trade in the external market; `takerSide` SELL hits bids, BUY lifts asks. The venue prints it
+   * once, on the taker's token, but a taker BUY of one token at p also meets BUYs of the other at
+   * 1 - p (and a SELL, SELLs at 1 - p): our orders there rest in the same queue, and share the
+   * trade's size beyond it with ours on the printed token.
+   */
   private onTrade(tokenId: string, takerSide: Side, price: number, size: number): void {
     const t = this.tokens.get(tokenId);
     if (!t || !(size > 0)) return;
-    const ourSide = opposite(takerSide);
-    let budget = size; // the trade's size beyond the queue is shared by our orders at that price
+    const budget = this.fillsAt(t, opposite(takerSide), price, size, size);
+    const [a, b] = t.market.tokens;
+    const other = this.tokens.get(tokenId === a ? b : a);
+    if (other && other !== t && other.orders.length) this.fillsAt(other, takerSide, PRICE_SCALE - price, size, budget);
+  }
+
+  /** Our `side` orders of `t` that a trade at `price` (in t's terms) reaches; returns what is left of `budget`. */
+  private fillsAt(t: SimToken, side: Side, price: number, size: number, budget: number): number {
+    if (!t.orders.length) return budget;
     for (const r of [...t.orders]) {
       const o = r.o;
-      if (o.side !== ourSide || o.status !== 'LIVE') continue;
-      const through = ourSide === 'BUY' ? price < o.price : price > o.price;
+      if (o.side !== side || o.status !== 'LIVE') continue;
+      const through = side === 'BUY' ? price < o.price : price > o.price;
       if (through) {
         this.fillMaker(t, r, o.originalSize - o.sizeMatched);
       } else if (price === o.price) {
@@ -251,6 +263,7 @@ export class SimulatedVenue implements Venue {
         }
       }
     }
+    return budget;
   }
 
   /** Our resting orders crossed by the external quote fill at once at their own price. */

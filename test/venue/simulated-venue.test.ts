@@ -245,6 +245,42 @@ describe('SimulatedVenue complement tokens', () => {
   });
 });
 
+describe('SimulatedVenue: a trade printed on one token fills our orders on the other', () => {
+  // The venue matches a BUY of YES at p with a BUY of NO at 1 - p (and a SELL with a SELL), and
+  // prints the trade once, on the taker's token (every real capture; the emulator too). An ask
+  // quoted as a complement BUY rests in the YES asks' queue at p: a YES BUY print reaches it.
+  it('a taker BUY of YES at p reaches our resting NO BUY at 1 - p through its queue', async () => {
+    const { venue, trades } = setup();
+    // NO bid 0.48 holds 50 shares ahead of us (the mirror of the YES ask 0.52)
+    const id = await placeLive(venue, req({ tokenId: NO, side: 'BUY', price: 4800, size: 500 }));
+    venue.onMarketEvent(trade(YES, 'BUY', 5200, 5200));
+    expect(trades()).toHaveLength(1);
+    expect(trades()[0]).toMatchObject({ assetId: NO, traderSide: 'MAKER', size: 200 });
+    expect(trades()[0].makerOrders[0]).toMatchObject({ orderId: id, assetId: NO, side: 'BUY', price: 4800 });
+  });
+
+  it('a taker BUY of YES above 1 - our NO bid trades through it: all of it fills', async () => {
+    const { venue, trades } = setup();
+    const id = await placeLive(venue, req({ tokenId: NO, side: 'BUY', price: 4800, size: 500 }));
+    venue.onMarketEvent(trade(YES, 'BUY', 5300, 100));
+    expect(trades()).toHaveLength(1);
+    expect(trades()[0]).toMatchObject({ assetId: NO, traderSide: 'MAKER', size: 500 });
+    expect(trades()[0].makerOrders[0]).toMatchObject({ orderId: id, price: 4800 });
+  });
+
+  it('a taker SELL of NO reaches our resting YES SELL (a merge), and the other side never', async () => {
+    const { venue, trades } = setup();
+    // YES ask 0.52 holds 50 shares ahead (the mirror of the NO bid 0.48)
+    const id = await placeLive(venue, req({ tokenId: YES, side: 'SELL', price: 5200, size: 500 }));
+    venue.onMarketEvent(trade(NO, 'BUY', 4800, 99999)); // a BUY of NO does not meet a SELL of YES
+    expect(trades()).toHaveLength(0);
+    venue.onMarketEvent(trade(NO, 'SELL', 4800, 5200));
+    expect(trades()).toHaveLength(1);
+    expect(trades()[0]).toMatchObject({ assetId: YES, traderSide: 'MAKER', size: 200 });
+    expect(trades()[0].makerOrders[0]).toMatchObject({ orderId: id, side: 'SELL', price: 5200 });
+  });
+});
+
 describe('SimulatedVenue latency, cancels and expiry', () => {
   it('an order cannot fill before the entry latency; the result resolves when it reaches the book', async () => {
     const { clock, venue, trades } = setup({ orderLatencyMs: 50 });
