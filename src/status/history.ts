@@ -36,6 +36,25 @@ export class Series {
   }
 }
 
+/** What marketsKept reads of the running daemon (StatusSource has it). */
+export interface MarketsHeld {
+  readonly markets: ReadonlyArray<{ readonly conditionId: string }>;
+  readonly engine?: { readonly markets: ReadonlyMap<string, unknown> };
+}
+
+/**
+ * Whether the status layer keeps a market's own state (its PnL series, its fill counters): while it
+ * is in the daemon's set, or out of it with orders still open (the engine holds a retired market
+ * until none is). Not for shares still held: the engine keeps a dropped market's position for ever
+ * (a resolved market's too), so a daemon rotating markets would keep nearly all of them; /status
+ * lists those positions still.
+ */
+export function marketsKept(d: MarketsHeld): (market: string) => boolean {
+  // the engine holds every market of the set as well; the set is read only for one it does not
+  let inSet: Set<string> | undefined;
+  return (m) => d.engine?.markets.has(m) === true || (inSet ??= new Set(d.markets.map((x) => x.conditionId))).has(m);
+}
+
 export class SessionHistory {
   readonly pnl = new Series();
   readonly marketPnl = new Map<string, Series>();
@@ -50,6 +69,11 @@ export class SessionHistory {
       if (!s) this.marketPnl.set(m, (s = new Series()));
       s.add(t, v);
     }
+  }
+
+  /** Drops the series of the markets `keep` refuses (gone from the daemon's set): markets come and go for weeks. */
+  retain(keep: (market: string) => boolean): void {
+    for (const m of this.marketPnl.keys()) if (!keep(m)) this.marketPnl.delete(m);
   }
 
   fill(f: Fill): void {

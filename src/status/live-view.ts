@@ -2,7 +2,7 @@
 // book with our resting size at each level, our quotes, position, PnL over the session and net
 // exposure; the session's PnL samples and the last fills. Prices in dollars per share, sizes in shares.
 import { PRICE_SCALE, SIZE_SCALE, microsToDollars } from '../core/units.js';
-import type { FillView, SessionHistory } from './history.js';
+import { marketsKept, type FillView, type SessionHistory } from './history.js';
 import type { StatusSource } from './source.js';
 import { marketPnl, marketQuotes, tokenViews, type MarketQuote, type TokenView } from './views.js';
 
@@ -115,11 +115,15 @@ export function liveSection(d: StatusSource, history: SessionHistory | undefined
   };
 }
 
-/** One PnL sample of the session (the status server takes one a second): the total, and each market the page shows. */
+/**
+ * One PnL sample of the session (the status server takes one a second): the total, and each market
+ * the page shows; the series of markets gone from the set go with it.
+ */
 export function samplePnl(d: StatusSource, history: SessionHistory): void {
   const e = d.engine;
   if (!e) return;
   const per = new Map<string, number>();
   for (const [m, v] of marketPnl(tokenViews(d, d.markets.slice(0, LIVE_MARKETS)))) per.set(m, microsToDollars(v));
   history.sample(Date.now(), microsToDollars(e.pnlMicros()), per);
+  history.retain(marketsKept(d));
 }

@@ -12,7 +12,7 @@ import type { Fill } from '../engine/fills.js';
 import type { Venue } from '../venue/types.js';
 import { registerFamilies } from './families.js';
 import { expositionPieces } from './exposition.js';
-import { SessionHistory } from './history.js';
+import { SessionHistory, marketsKept } from './history.js';
 import type { MetricsView, StatusSource } from './source.js';
 
 const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25];
@@ -28,6 +28,8 @@ export function endpointOf(method: string, path: string): string {
   return `${method} ${p}`;
 }
 
+type FillLabels = { market: string; token: string; side: string };
+
 export class StatusMetrics implements MetricsView {
   readonly registry = new Registry();
   /** PnL samples and the last fills of this session (the live page). */
@@ -39,6 +41,8 @@ export class StatusMetrics implements MetricsView {
   private readonly feedDelay: Histogram;
   private readonly fills: Counter<'market' | 'token' | 'side'>;
   private readonly filledShares: Counter<'market' | 'token' | 'side'>;
+  /** The fill counters' label sets by market (token|side), so a gone market's series can be removed. */
+  private readonly fillSeries = new Map<string, Map<string, FillLabels>>();
   /** performance.now() of the first market event handed to the engine in this loop turn; NaN outside one. */
   private turnStart = NaN;
   /** The scrape in progress (settled when none is). */
@@ -95,6 +99,7 @@ export class StatusMetrics implements MetricsView {
     try {
       await before;
       this.newScrape();
+      this.pruneFills();
       yield* expositionPieces(this.registry);
     } finally {
       done();
@@ -138,10 +143,33 @@ export class StatusMetrics implements MetricsView {
     this.http.observe({ api, endpoint: endpointOf(method, path), status: String(status) }, seconds);
   };
 
+  /**
+   * Removes the fill counters' series of the markets gone from the daemon's set (history.ts
+   * marketsKept): the other families are read afresh from the set at each scrape, these count on.
+   */
+  private pruneFills(): void {
+    const keep = marketsKept(this.d);
+    for (const [market, series] of this.fillSeries) {
+      if (keep(market)) continue;
+      for (const labels of series.values()) {
+        this.fills.remove(labels);
+        this.filledShares.remove(labels);
+      }
+      this.fillSeries.delete(market);
+    }
+  }
+
   /** The journal with every new fill counted and kept for the live page. */
   tapJournal(j: Journal): Journal {
     const fill = (f: Fill) => {
       const labels = { market: f.market, token: f.tokenId, side: f.side };
+      let series = this.fillSeries.get(f.market);
+      if (!series) {
+        // a market's first fill: the gone markets' series go now too, whether /metrics is scraped or not
+        this.pruneFills();
+        this.fillSeries.set(f.market, (series = new Map()));
+      }
+      series.set(`${f.tokenId}|${f.side}`, labels);
       this.fills.inc(labels);
       this.filledShares.inc(labels, f.size / 100);
       this.history.fill(f);

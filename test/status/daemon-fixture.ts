@@ -39,10 +39,10 @@ export interface StartOptions {
   waitQuoting?: boolean;
 }
 
-/** Another account sells into one of our resting bids (FAK at its price), and the daemon's fill is waited for. */
-export async function takeOneBid(r: Running): Promise<void> {
-  const bid = r.emu.exchange.openOrders(KEY).find((o) => o.side === 'BUY');
-  if (!bid) throw new Error('no resting bid of ours');
+/** Another account sells into one of our resting bids (of `market`, when given; FAK at its price), and the daemon's fill is waited for. */
+export async function takeOneBid(r: Running, market?: string): Promise<void> {
+  const bid = r.emu.exchange.openOrders(KEY).find((o) => o.side === 'BUY' && (market === undefined || o.market.conditionId === market));
+  if (!bid) throw new Error(`no resting bid of ours${market ? ` in ${market}` : ''}`);
   const fills = async () => ((await (await fetch(`${r.url}/status?brief=1`)).json()) as { fills: number }).fills;
   const before = await fills();
   // everything bid at or above our price, so the sell reaches our order
