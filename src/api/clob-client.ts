@@ -58,6 +58,8 @@ const tradePage = pageSchema(tradeSchema);
 const orderResponses = orderResponseSchema.array();
 const heartbeatSchema = z.looseObject({ heartbeat_id: z.string() });
 const serverTimeSchema = z.number().int().positive();
+// no version in the answer reads as 2, as the official client reads it (client.js getVersion)
+const versionSchema = z.looseObject({ version: z.number().int().positive().nullish() });
 const balanceAllowanceSchema = z.looseObject({ balance: z.string().regex(/^\d+$/), allowances: z.record(z.string(), z.string().regex(/^\d+$/)).default({}) });
 export type BalanceAllowance = z.infer<typeof balanceAllowanceSchema>;
 
@@ -273,6 +275,12 @@ export class ClobClient {
     const t0 = Date.now();
     const venueSec = await this.getServerTime();
     return Math.round((t0 + Date.now()) / 2 - venueSec * 1000);
+  }
+
+  /** GET /version (polymarket): the order version the venue takes (ORDER_VERSION is the one we sign). */
+  async getOrderVersion(): Promise<number> {
+    const r = validate(versionSchema, await this.transport.request({ method: 'GET', path: '/version' }), 'GET', '/version');
+    return r.version ?? 2;
   }
 
   // ---- API keys ----

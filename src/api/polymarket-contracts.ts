@@ -10,3 +10,15 @@ export const NEG_RISK_EXCHANGE_V2 = '0xe2222d279d744050d28e00520010520000310F59'
 export function exchangeOf(negRisk: boolean): typeof EXCHANGE_V2 | typeof NEG_RISK_EXCHANGE_V2 {
   return negRisk ? NEG_RISK_EXCHANGE_V2 : EXCHANGE_V2;
 }
+
+/**
+ * The venue order version (GET /version) our orders are signed for: the V2 exchanges above, EIP-712
+ * domain version "2". Version 3 signs for another exchange (the official client's config.js
+ * exchangeV3, domain "3"); makerd does not sign it.
+ */
+export const ORDER_VERSION = 2;
+
+/** Why a venue at this order version would refuse our orders (one line), or undefined when it would not. */
+export function orderVersionProblem(venueVersion: number): string | undefined {
+  return venueVersion === ORDER_VERSION ? undefined : `venue order version ${venueVersion}; makerd signs version ${ORDER_VERSION} orders: every order would be refused`;
+}

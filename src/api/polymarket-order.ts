@@ -7,7 +7,7 @@ import { encodeAbiParameters, keccak256, toHex } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { OrderType, Side } from '../core/events.js';
 import { POLYGON_CHAIN_ID } from './polymarket-auth.js';
-import { exchangeOf } from './polymarket-contracts.js';
+import { ORDER_VERSION, exchangeOf } from './polymarket-contracts.js';
 
 export const ZERO_BYTES32 = `0x${'0'.repeat(64)}` as const;
 
@@ -105,7 +105,7 @@ export async function signOrderV2(key: `0x${string}` | PrivateKeyAccount, o: Ord
   const signer = wallet ? maker : account.address;
   const { makerAmount, takerAmount } = orderAmounts(o.side, o.price, o.size);
   const timestamp = String(o.timestampMs);
-  const domain = { name: 'Polymarket CTF Exchange', version: '2', chainId: POLYGON_CHAIN_ID, verifyingContract: exchangeOf(o.negRisk) } as const;
+  const domain = { name: 'Polymarket CTF Exchange', version: String(ORDER_VERSION), chainId: POLYGON_CHAIN_ID, verifyingContract: exchangeOf(o.negRisk) } as const;
   const message = {
     salt: BigInt(o.salt),
     maker,

@@ -1,6 +1,7 @@
 // makerd doctor: the checklist before a first live run. Credentials (a signed read), balance and
-// allowance, clock skew against GET /time, each configured market's tick, neg-risk flag and minimum
-// size, and a heartbeat; one line per check, exit 0 only when every check passes.
+// allowance, clock skew against GET /time, the venue's order version (GET /version) against the one
+// we sign, each configured market's tick, neg-risk flag and minimum size, and a heartbeat; one line
+// per check, exit 0 only when every check passes.
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { ApiError } from '../core/errors.js';
@@ -9,7 +10,7 @@ import { formatPrice, formatSize } from '../core/units.js';
 import { createClients, type Clients } from '../api/index.js';
 import type { ClobProfile } from '../api/clob-profile.js';
 import { clobProfileFromEnv } from '../api/profile-from-env.js';
-import { EXCHANGE_V2, NEG_RISK_EXCHANGE_V2, exchangeOf } from '../api/polymarket-contracts.js';
+import { EXCHANGE_V2, NEG_RISK_EXCHANGE_V2, ORDER_VERSION, exchangeOf, orderVersionProblem } from '../api/polymarket-contracts.js';
 import { CLOCK_SKEW_MS, allowanceOf, spendableCollateral } from '../api/clob-client.js';
 import { marketsFromTokens } from '../session/markets.js';
 import { numberFlag, type CommandModule } from './command.js';
@@ -19,6 +20,8 @@ const help = `usage: makerd doctor [--config F] [--markets TOKEN,...] [--max-ske
 Checks what a live run needs, against the configured venue (venue.profile, MAKERD_VENUE):
   credentials   present in the environment, and accepted (a signed read of our open orders)
   clock         our clock against the venue's GET /time (at most --max-skew-ms, default 5000)
+  version       polymarket: the venue's order version (GET /version) is the one makerd signs (${ORDER_VERSION});
+                at any other the venue refuses every order
   markets       each token of --markets (else config.markets): its market, tick, neg-risk flag, minimum size
   balance       polymarket: collateral balance and the allowances of the exchanges those markets use
   heartbeat     polymarket: the dead-man switch accepts a heartbeat (skipped while orders of ours
@@ -70,6 +73,15 @@ function checks(profile: ClobProfile, clients: Clients, tokens: readonly string[
         // the venue's clock has second resolution: allow that much on top
         const ok = Math.abs(skew) <= maxSkewMs + 1000;
         return { ok, detail: `${skew >= 0 ? 'ahead of' : 'behind'} the venue by ${Math.abs(skew)} ms${ok ? '' : ` (more than ${maxSkewMs} ms: signed requests may be refused; sync the clock)`}` };
+      },
+    },
+    {
+      name: 'version',
+      run: async () => {
+        if (!poly) return { ok: true, skipped: true, detail: 'the spec interface has no GET /version' };
+        const version = await clob.getOrderVersion();
+        const problem = orderVersionProblem(version);
+        return problem ? { ok: false, detail: problem } : { ok: true, detail: `venue order version ${version}, the version makerd signs` };
       },
     },
   ];

@@ -4,8 +4,30 @@
 // the book and quote routes are the spec profile's, unwrapped.
 import { PRICE_SCALE } from '../core/units.js';
 import { clobMarketJson, clobRoute, type ClobContext } from './clob-routes.js';
+import type { Exchange } from './exchange.js';
 import type { EmuMarket } from './market.js';
 import { cursorPage, type EmuReply, type EmuRequest } from './http-util.js';
+
+/** What the venue answers an order signed for an order version it no longer takes (a public report's capture). */
+export const ORDER_VERSION_MISMATCH = 'order_version_mismatch';
+
+// The venue's order version per emulator, by its Exchange: server.ts (not this profile's file)
+// builds the routes' context, and the Exchange is what both the routes and a test hold.
+const orderVersions = new WeakMap<Exchange, number>();
+
+/**
+ * Sets the order version this emulator's venue takes (default 2, the V2 exchanges): GET /version
+ * answers it, and at any other version every order is refused with order_version_mismatch.
+ */
+export function setOrderVersion(exchange: Exchange, version: number): void {
+  if (!Number.isInteger(version) || version < 1) throw new RangeError(`order version must be a positive integer, got ${version}`);
+  orderVersions.set(exchange, version);
+}
+
+/** The order version this emulator's venue takes. */
+export function orderVersionOf(exchange: Exchange): number {
+  return orderVersions.get(exchange) ?? 2;
+}
 
 /** A plain answer (no envelope). */
 export const plain = (body: unknown, status = 200): EmuReply => ({ status, body });
@@ -64,7 +86,7 @@ export async function publicRoute(ctx: ClobContext, req: EmuRequest, nowMs: numb
     case '/time':
       return plain(Math.floor(nowMs / 1000));
     case '/version':
-      return plain({ version: 2 });
+      return plain({ version: orderVersionOf(ex) });
     case '/markets':
       return plainReply(cursorPage(ex.markets.map(clobMarketJson), req.query, 100));
     case '/fee-rate': {

@@ -8,7 +8,7 @@ import type { KeyRegistry } from './keys.js';
 import type { PolyCredential, PolymarketAccounts } from './polymarket-accounts.js';
 import { checkL1, checkL2, L1_ERROR, L2_ERROR } from './polymarket-auth-check.js';
 import type { Heartbeats } from './polymarket-heartbeats.js';
-import { plain, plainError, plainReply, publicRoute } from './polymarket-markets.js';
+import { ORDER_VERSION_MISMATCH, orderVersionOf, plain, plainError, plainReply, publicRoute } from './polymarket-markets.js';
 import { INVALID_PAYLOAD, placeSigned, type OrderIntake } from './polymarket-orders.js';
 import { tradesPage } from './clob-routes.js';
 import { MAX_BATCH, MAX_CANCEL_IDS } from '../api/limit-table.js';
@@ -70,6 +70,9 @@ async function privateRoute(ctx: PolymarketContext, cred: PolyCredential, req: E
   const key = cred.apiKey;
   const q = req.query;
   const sig = `${req.method} ${req.path}`;
+  // a venue at another order version refuses our V2 orders, the whole request; for a batch that is
+  // our choice (the official client looks for the error at the top of either answer)
+  if ((sig === 'POST /order' || sig === 'POST /orders') && orderVersionOf(ex) !== 2) return plainError(400, ORDER_VERSION_MISMATCH);
   switch (sig) {
     case 'POST /order': {
       const r = await placeSigned(ctx.intake, cred, req.body);

@@ -16,6 +16,8 @@ export const REJECT_CODES = [
   'DELAYING_ORDER_ERROR',
   'FOK_ORDER_NOT_FILLED_ERROR',
   'MARKET_NOT_READY',
+  // orders signed for exchanges the venue no longer takes (its GET /version moved on): every order is refused
+  'ORDER_VERSION_MISMATCH',
 ] as const;
 
 /** A refusal's code; UNKNOWN when the venue's text names none of them. */
@@ -40,10 +42,18 @@ const SENTENCES: ReadonlyArray<[RegExp, RejectCode]> = [
   [/fully filled or killed/i, 'FOK_ORDER_NOT_FILLED_ERROR'],
 ];
 
+/**
+ * The venue's word for a version mismatch, lower case (400 {"error":"order_version_mismatch"});
+ * the official client looks for it anywhere in the error (client.js _isOrderVersionMismatch).
+ */
+const VERSION_MISMATCH = /order_version_mismatch/i;
+
 /** The code a venue's error text carries: the text itself, a code named inside it, or a known sentence. */
 export function rejectCodeOf(text: string | undefined): RejectCode {
   if (!text) return 'UNKNOWN';
   const t = text.trim();
+  // first: whatever else such an answer names, no order of ours can pass until we sign another version
+  if (VERSION_MISMATCH.test(t)) return 'ORDER_VERSION_MISMATCH';
   if ((REJECT_CODES as readonly string[]).includes(t)) return t as RejectCode;
   for (const c of BY_LENGTH) if (t.includes(c)) return c;
   for (const [re, c] of SENTENCES) if (re.test(t)) return c;

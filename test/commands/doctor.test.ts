@@ -1,7 +1,8 @@
 // Issue 12, items 2 and 9: `makerd doctor` and `makerd keys derive` against the emulator's
 // polymarket profile (L1 and L2 verified as the venue does): with a seeded account's credentials
 // every check passes; a wrong secret fails with one clear line; a venue answering 403 is explained
-// as a region refusal; keys derive gives back the credentials the venue issued to the wallet.
+// as a region refusal; a venue whose order version is not the one makerd signs (2) fails the version
+// check; keys derive gives back the credentials the venue issued to the wallet.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,7 @@ import { startEmulator, type RunningEmulator } from '../../src/emulator/server.j
 import { send, startServer, type TestServer } from '../api/http-server.js';
 import { accountEnv } from '../emulator/polymarket-helpers.js';
 import { EXCHANGE_V2 } from '../../src/api/polymarket-contracts.js';
+import { setOrderVersion } from '../../src/emulator/polymarket-markets.js';
 
 let emu: RunningEmulator;
 let spec: RunningEmulator;
@@ -42,7 +44,8 @@ describe('makerd doctor', () => {
     const r = await run(['doctor', '--markets', token], polyEnv(emu.urls.clob));
     expect(r.out.join('\n')).toMatch(/every check passed/);
     expect(r.code).toBe(0);
-    for (const c of ['credentials', 'clock', 'markets', 'balance', 'heartbeat']) expect(line(r.out, c), c).toMatch(/^ok {3}/);
+    for (const c of ['credentials', 'clock', 'version', 'markets', 'balance', 'heartbeat']) expect(line(r.out, c), c).toMatch(/^ok {3}/);
+    expect(line(r.out, 'version')).toMatch(/^ok {3}version +venue order version 2, the version makerd signs$/);
     expect(line(r.out, 'markets')).toContain(emu.markets[0].conditionId);
     expect(line(r.out, 'markets')).toMatch(/tick 0\.\d+ neg-risk (true|false) min size \d/);
   });
@@ -143,12 +146,33 @@ describe('makerd doctor', () => {
     }
   });
 
+  it("fails the version check with one clear line when the venue's order version is 3: every order would be refused", async () => {
+    // an emulator of its own: the shared one's key carries the heartbeat chains earlier runs started
+    const v3 = await startEmulator({ profile: 'polymarket', seed: 5 });
+    setOrderVersion(v3.exchange, 3);
+    try {
+      const token = v3.markets[0].facts.tokens[0];
+      const r = await run(['doctor', '--markets', token], { ...accountEnv(v3.accounts[0]), MAKERD_CLOB_URL: v3.urls.clob });
+      expect(r.code).toBe(1);
+      expect(line(r.out, 'version')).toBe('FAIL version      venue order version 3; makerd signs version 2 orders: every order would be refused');
+      // the only check that fails
+      expect(
+        r.out.filter((l) => l.startsWith('FAIL')),
+        r.out.join('\n'),
+      ).toHaveLength(1);
+      expect(r.out.join('\n')).toMatch(/1 check\(s\) failed/);
+    } finally {
+      await v3.close();
+    }
+  });
+
   it('in the spec profile: a Bearer read, no /time to check', async () => {
     const token = spec.markets[0].facts.tokens[0];
     const r = await run(['doctor', '--markets', token], { MAKERD_CLOB_URL: spec.urls.clob, MAKERD_API_KEY: 'spec-key' });
     expect(r.code).toBe(0);
     expect(line(r.out, 'credentials')).toMatch(/^ok/);
     expect(line(r.out, 'clock')).toMatch(/^skip/);
+    expect(line(r.out, 'version')).toMatch(/^skip version +the spec interface has no GET \/version/);
     const refused = await run(['doctor', '--markets', token], { MAKERD_CLOB_URL: spec.urls.clob, MAKERD_API_KEY: 'not-accepted' });
     expect(refused.code).toBe(1);
   });
