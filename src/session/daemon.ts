@@ -10,7 +10,7 @@ import { formatPrice } from '../core/units.js';
 import { ConfigError, MakerdError } from '../core/errors.js';
 import { createClients, type Clients } from '../api/index.js';
 import type { ClobProfile } from '../api/clob-profile.js';
-import { exchangeOf } from '../api/polymarket-contracts.js';
+import { exchangeOf, orderVersionProblem } from '../api/polymarket-contracts.js';
 import { CLOCK_SKEW_MS } from '../api/clob-client.js';
 import { Heartbeats } from './heartbeats.js';
 import { MarketFeed, bookEventFromRest } from '../feed/market-feed.js';
@@ -133,6 +133,11 @@ export class Daemon implements StatusSource {
     // signed requests carry our time (polymarket: the venue refuses stale ones) and the loss day turns at our midnight
     this.checksClock = config.mode === 'live' && profile.name === 'polymarket';
     if (this.checksClock) await this.unlessStopped(this.checkClock());
+    // signed for the venue's order version or refused, every one of them: not started at all then
+    if (config.mode === 'live' && profile.name === 'polymarket') {
+      const problem = orderVersionProblem(await this.unlessStopped(this.clients.clob.getOrderVersion()));
+      if (problem) throw new MakerdError(problem);
+    }
     this.markets = await this.unlessStopped(this.resolveMarkets());
     if (!this.markets.length) throw new ConfigError('markets', 'none to quote: give --markets, config.markets, or enable config.marketQuery');
     const tokens = this.markets.flatMap((m) => [m.tokenId, m.complementId]);

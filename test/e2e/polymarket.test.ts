@@ -4,6 +4,7 @@
 // SIGTERM leaves no order; after a SIGKILL the venue's dead-man switch cancels the orders left
 // resting, and a restart loses and doubles no fill.
 import { describe, expect, it } from 'vitest';
+import { setOrderVersion } from '../../src/emulator/polymarket-markets.js';
 import { bounded, kill, setup, spawnDaemon, storedFills, until, useTestScope, venueFills } from './harness.js';
 
 useTestScope();
@@ -39,6 +40,16 @@ describe('makerd run in the polymarket profile', () => {
     },
     45_000,
   );
+
+  it('a venue at another order version: the daemon refuses to start (exit 1, naming it) and sends no order', async () => {
+    const e = await setup({ profile: 'polymarket' });
+    setOrderVersion(e.emu.exchange, 3);
+    const d = spawnDaemon(e);
+    d.ready.catch(() => {}); // it is never ready: it exits before
+    expect(await bounded(d.exited, 15_000, 'exit')).toBe(1);
+    expect(d.output.join('\n')).toMatch(/venue order version 3; makerd signs version 2 orders/);
+    expect([...e.emu.exchange.orders.values()]).toEqual([]);
+  });
 
   it('a proxy-wallet account: after a SIGKILL the venue cancels the orders by itself; a restart loses and doubles no fill', async () => {
     const e = await setup({ profile: 'polymarket', account: 1, heartbeatTimeoutMs: 3000 });
