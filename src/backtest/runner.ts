@@ -331,7 +331,12 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
         // the price stream, on the same clock: strategies read it as ctx.referencePrice
         priceBuf.length = 0;
         decodePriceFrame(rec.f, priceBuf, priceStats);
-        for (const e of priceBuf) engine.handleReferencePrice(e);
+        // a shifted file's source stamps move with its receive times: older than the last file's,
+        // every price would be dropped as stale and the reference would freeze
+        for (const e of priceBuf) {
+          if (offset !== 0) e.timestampMs += offset;
+          engine.handleReferencePrice(e);
+        }
         if (priceBuf.length) unsettled = true;
         continue;
       }

@@ -14,8 +14,10 @@ import { silentLogger } from '../../src/core/log.js';
 import { recordUntil } from '../../src/commands/record.js';
 import { runBacktest } from '../../src/backtest/runner.js';
 import { tempDir } from './helpers.js';
+import { seen } from '../fixtures/strategies/reference-seen.js';
 
 const STRATEGY = fileURLToPath(new URL('../fixtures/strategies/reference-gated.ts', import.meta.url));
+const SEEN = fileURLToPath(new URL('../fixtures/strategies/reference-seen.ts', import.meta.url));
 let emu: RunningEmulator | undefined;
 afterAll(async () => {
   await emu?.close();
@@ -48,5 +50,20 @@ describe('the price stream in a backtest', () => {
     expect(b.result.total.orders).toBe(0);
     // the market frames were the same
     expect(a.result.feed.events).toBe(b.result.feed.events);
+
+    // the recording twice (the second is shifted to follow the first): its prices reach the
+    // strategy in the second pass too (found in review: their source stamps were older than the
+    // first pass's last, so every one was dropped and the reference froze)
+    const watch = loadConfig({ env: {}, overrides: { strategy: { name: SEEN, params: {} } } as never });
+    seen.length = 0;
+    await runBacktest({ data: [withPrices], config: watch });
+    const once = new Set(seen.map((x) => x.timestampMs)).size;
+    expect(once).toBeGreaterThan(1);
+    seen.length = 0;
+    const twice = await runBacktest({ data: [withPrices, withPrices], config: watch });
+    expect(twice.result.feed.shiftedFiles).toBe(1);
+    expect(new Set(seen.map((x) => x.timestampMs)).size).toBeGreaterThanOrEqual(2 * once - 1);
+    // stamps never go back: the second pass's are shifted as its receive times are
+    for (let i = 1; i < seen.length; i++) expect(seen[i].timestampMs).toBeGreaterThanOrEqual(seen[i - 1].timestampMs);
   }, 30_000);
 });
