@@ -14,7 +14,7 @@ export interface HeartbeatOptions {
 }
 
 /** The id a refusal carries (the venue answers an expired or wrong id with the one to continue with). */
-function idOf(err: unknown): string | undefined {
+export function heartbeatIdOf(err: unknown): string | undefined {
   if (!(err instanceof ApiError) || err.status !== 400) return undefined;
   const b = err.body as { heartbeat_id?: unknown } | undefined;
   return typeof b?.heartbeat_id === 'string' ? b.heartbeat_id : undefined;
@@ -63,7 +63,7 @@ export class Heartbeats {
       } catch (err) {
         this.counters.failed++;
         failure = err;
-        const next = idOf(err);
+        const next = heartbeatIdOf(err);
         // a refused id (a restart meets the last process's chain): continue the chain the venue
         // names, at once; anything else starts a new chain next time
         this.id = next ?? '';

@@ -50,6 +50,16 @@ describe('makerd doctor', () => {
     expect(line(r.out, 'markets')).toMatch(/tick 0\.\d+ neg-risk (true|false) min size \d/);
   });
 
+  it('a second run right after the first passes the heartbeat check too (the first chain is still open at the venue)', async () => {
+    // a fresh account's key, so no earlier test's chain is in the way of the first run
+    const env = { ...accountEnv(emu.accounts[1]), MAKERD_CLOB_URL: emu.urls.clob };
+    const token = emu.markets[0].facts.tokens[0];
+    const first = await run(['doctor', '--markets', token], env);
+    expect(line(first.out, 'heartbeat')).toMatch(/^ok {3}/);
+    const second = await run(['doctor', '--markets', token], env);
+    expect(line(second.out, 'heartbeat')).toMatch(/^ok {3}/);
+  });
+
   it('says when the balance is below risk.maxTotalNotional: open BUYs will be capped at it (the check still passes)', async () => {
     const token = emu.markets[0].facts.tokens[0];
     const dir = mkdtempSync(join(tmpdir(), 'makerd-doctor-'));
