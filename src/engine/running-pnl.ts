@@ -1,13 +1,17 @@
 // The PnL the engine's daily-loss check reads: cash plus each held token at its mark, revalued only
 // for the markets flagged since the last reading (an event, an order change or a fill of theirs)
-// and for tokens held outside every market, so a check costs the same at 1 or 1,000 markets.
+// and for the tokens held outside every market that moved, so a check costs the same at 1 or 1,000
+// markets, and after weeks of markets leaving the set with shares.
 import type { MarketState } from './market-state.js';
 import type { Positions } from './positions.js';
 
 export class RunningPnl {
   /** Markets whose marks or positions may have moved since they were last revalued (each flagged marksMoved). */
   private readonly moved: MarketState[] = [];
-  /** Tokens held outside every market: revalued at every reading. */
+  /**
+   * Tokens held outside every market whose mark or position may have moved since the last reading
+   * (every change of either flags them here; the periodic remarkAll catches a book dropped silently).
+   */
   private readonly orphans = new Set<string>();
   /** The next reading re-marks every held token (start, housekeeping: a book dropped where no event says so). */
   private all = true;
@@ -28,7 +32,7 @@ export class RunningPnl {
     this.moved.push(st);
   }
 
-  /** `tokenId` is held and belongs to no market (it left the set, or never was in it). */
+  /** `tokenId` is held, belongs to no market (it left the set, or never was in it), and may have moved. */
   orphan(tokenId: string): void {
     this.orphans.add(tokenId);
   }
@@ -47,6 +51,7 @@ export class RunningPnl {
       this.all = false;
       for (let i = 0; i < moved.length; i++) moved[i].marksMoved = false;
       moved.length = 0;
+      this.orphans.clear();
       pos.revalueAll(mark);
       return pos.runningPnl();
     }
@@ -59,7 +64,10 @@ export class RunningPnl {
       if (pos.has(b)) pos.revalue(b, mark(b));
     }
     moved.length = 0;
-    if (this.orphans.size) for (const t of this.orphans) pos.revalue(t, mark(t));
+    if (this.orphans.size) {
+      for (const t of this.orphans) pos.revalue(t, mark(t));
+      this.orphans.clear();
+    }
     return pos.runningPnl();
   }
 }
