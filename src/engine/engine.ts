@@ -210,7 +210,7 @@ export class Engine {
       // our orders are taken out of the books we mark at: an order's change moves its market's marks
       this.orders.onChange((ord) => this.markMoved(ord.tokenId));
     }
-    this.runningPnl = new RunningPnl(this.positions, (t) => this.mark(t));
+    this.runningPnl = new RunningPnl(this.positions, this.pnlMark);
     this.cancelAll = new CancelAllRetry({
       clock: o.clock,
       log: o.log,
@@ -646,8 +646,26 @@ export class Engine {
   }
 
   pnlMicros(): number {
-    return this.positions.pnl((t) => this.mark(t));
+    return this.positions.pnl(this.pnlMark);
   }
+
+  /** Each held token's last mark (pnlMark). */
+  private readonly seenMarks = new Map<string, number>();
+
+  /**
+   * The mark PnL values a holding at: mark(), else the last one the token had this session. A book
+   * that loses a side (the bids vanish, or only our own order is left on it) has no mid; valued at
+   * cost instead, a loss already seen would vanish from the daily-loss check, and the check would
+   * wait for the mark as at start-up. The risk gate's collar still wants a live mid (mark()).
+   */
+  private readonly pnlMark = (tokenId: string): number => {
+    const m = this.mark(tokenId);
+    if (m === m) {
+      this.seenMarks.set(tokenId, m);
+      return m;
+    }
+    return this.seenMarks.get(tokenId) ?? NaN;
+  };
 
   results(): EngineResults {
     return engineResults(this);
