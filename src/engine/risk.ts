@@ -195,8 +195,10 @@ export class RiskGate {
       if (long > c.maxPositionPerToken * SIZE_SCALE) {
         return this.block('max_position_token', () => ({ ...order(), worstCaseShares: formatSize(long), maxShares: c.maxPositionPerToken }), nowMs);
       }
-      const net = long - s.qty(other);
-      if (Math.abs(net) > c.maxPositionPerMarket * SIZE_SCALE) {
+      // netted against the least the other token may come to: every open or batched SELL of it filled
+      const net = long - (s.qty(other) - s.openSell(other) - (this.batchSell.get(other) ?? 0));
+      // beyond the limit only where this BUY takes the net further from zero (one that lowers a short always goes)
+      if (Math.abs(net) > c.maxPositionPerMarket * SIZE_SCALE && Math.abs(net) > Math.abs(net - q.size)) {
         return this.block('max_position_market', () => ({ ...order(), market: m.conditionId, worstCaseNetShares: formatSize(net), maxShares: c.maxPositionPerMarket }), nowMs);
       }
       // the venue's balance check: every open BUY's cost with this one within our collateral
@@ -219,7 +221,9 @@ export class RiskGate {
       }
       // selling one token nets the other up: beyond the market's limit only where it grows the exposure
       const other = q.tokenId === m.tokenId ? m.complementId : m.tokenId;
-      const before = s.qty(q.tokenId) - selling - s.qty(other);
+      // against the most the other token may come to: every open or batched BUY of it filled
+      const otherMost = s.qty(other) + s.unreportedBuy(other) + s.openBuy(other) + (this.batchBuy.get(other) ?? 0);
+      const before = s.qty(q.tokenId) - selling - otherMost;
       const after = before - q.size;
       if (Math.abs(after) > c.maxPositionPerMarket * SIZE_SCALE && Math.abs(after) > Math.abs(before)) {
         return this.block('max_position_market', () => ({ ...order(), market: m.conditionId, worstCaseNetShares: formatSize(after), maxShares: c.maxPositionPerMarket }), nowMs);
