@@ -58,7 +58,8 @@ export function riskInputs(
     openBuy: (t) => {
       let s = 0;
       const open = orders.openOf(t);
-      if (open) for (const o of open) if (o.side === 'BUY') s += o.size - o.filled;
+      // a size the venue lists as matched whose trade has not come (unseen) is not in the position yet
+      if (open) for (const o of open) if (o.side === 'BUY') s += o.size - o.filled + (o.unseen ?? 0);
       return s;
     },
     openSell: (t) => {

@@ -189,7 +189,15 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
     };
     if (engine.atomically(() => engine.ledger.record(f, now(), t.feeRateBps))) rep.missedFills++;
   }
-  for (const [o, matched] of listed) engine.orders.matchedAtLeast(o, matched, now());
+  for (const [o, matched] of listed) {
+    const was = o.state;
+    const unseen = o.unseen ?? 0;
+    engine.orders.matchedAtLeast(o, matched, now());
+    // ended matched with trades not seen: their size counts as held until they come (as an order
+    // event MATCHED before its trade does); a partial fill's counts with its open size (risk-inputs)
+    const added = (o.unseen ?? 0) - unseen;
+    if (added > 0 && o.state === 'filled' && was !== 'filled') engine.matchedUnreported(o, added);
+  }
   // Orders we track as working that the venue no longer lists (placed before the query started).
   for (const o of [...engine.orders.open()]) {
     if (o.orderId && seen.has(o.orderId)) continue;

@@ -17,7 +17,7 @@ const pick = <T>(r: SeededRng, xs: readonly T[]): T | undefined => (xs.length ? 
 /** The risk inputs as they were computed before the index: a walk of every open order. */
 function bruteOpenBuy(tr: OrderTracker, t: string): number {
   let s = 0;
-  for (const o of tr.open()) if (o.tokenId === t && o.side === 'BUY') s += o.size - o.filled;
+  for (const o of tr.open()) if (o.tokenId === t && o.side === 'BUY') s += o.size - o.filled + (o.unseen ?? 0);
   return s;
 }
 function bruteOpenSell(tr: OrderTracker, t: string, cancelling: readonly TrackedOrder[]): number {

@@ -276,6 +276,28 @@ describe('risk gate', () => {
   });
 });
 
+describe('risk: size the venue lists as matched before its trade came', () => {
+  it('still counts toward the position limits, as open, until the trade arrives (found in review: it was counted nowhere)', () => {
+    const tr = new OrderTracker();
+    const o = tr.create({ clientId: 'b', tokenId: 'Y', market: 'm', side: 'BUY', price: 5000, size: 10000, createdMs: 0 });
+    tr.placeResult({ clientId: 'b', ok: true, orderId: 'ob', status: 'live' }, 0);
+    const s = riskInputs(
+      tr,
+      new Positions(),
+      () => 5000,
+      () => 0,
+    );
+    // the reconciliation's look-up: the venue lists 60 of the 100 matched, /trades shows nothing yet
+    tr.matchedAtLeast(o, 6000, 1);
+    expect(o.filled).toBe(6000);
+    expect(s.openBuy('Y')).toBe(10000);
+    const g = new RiskGate({ ...cfg, maxPositionPerToken: 100 }, silentLogger);
+    g.begin();
+    // 100 open (60 of it matched, unreported) + 40 is past 100 (before: 40 + 40 passed)
+    expect(g.checkPlace(buy(4000), m, s, 0)).toBe('max_position_token');
+  });
+});
+
 describe('positions refuse what is not integer units', () => {
   it('a NaN or infinite fill throws instead of poisoning the position', async () => {
     const { Positions } = await import('../../src/engine/positions.js');

@@ -235,6 +235,18 @@ describe('startup reconciliation', () => {
     expect(engine.positions.qty('Y')).toBe(400);
   });
 
+  it('an order the venue lists as all matched, its trade not in the window: its size counts as held until the trade comes', async () => {
+    const { engine, venue } = await setup();
+    restoreFromStore(engine, [stored('known', { orderId: 'V1' })], []);
+    venue.openOrders = async () => [{ ...vo('V1', 'Y', 4800), sizeMatched: 1000 }];
+    venue.trades = async () => [];
+    await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(engine.orders.get('known')?.state).toBe('filled');
+    expect(engine.positions.qty('Y')).toBe(0);
+    // counted nowhere before: neither open nor held, so the limits let a second 1000 through
+    expect(engine.unreportedBuys.shares('Y')).toBe(1000);
+  });
+
   it("orders the venue lists as partly matched, their trades not in the window: what rests is the venue's remainder", async () => {
     const { engine, venue } = await setup();
     // one known by its id, one whose place was never answered (bound here by its terms)
