@@ -54,9 +54,14 @@ export class OrderTracker {
   private readonly unbound = new Set<TrackedOrder>();
   /** Orders bound to a venue id by their terms (a guess): a REST answer naming that id wins. */
   private readonly guessed = new Set<TrackedOrder>();
-  /** Terminal orders in the order they ended, for pruning. */
+  /**
+   * Terminal orders in the order they ended (so by updatedMs), for pruning: prune walks it from the
+   * head and stops at the first one inside the retention.
+   */
   private readonly ended: TrackedOrder[] = [];
   private endedHead = 0;
+  /** restore() put a finished order on `ended` behind a later one (the store's rows come in row order): prune sorts first. */
+  private endedUnsorted = false;
   private seq = 0;
   private idMs = NaN;
   private idMsPart = '';
@@ -185,7 +190,12 @@ export class OrderTracker {
     if (!TERMINAL.has(o.state)) {
       this.addOpen(o);
       if (!o.orderId) this.unbound.add(o);
+      return;
     }
+    // a finished one is forgotten by prune like any other (start-up restores tens of thousands)
+    const q = this.ended;
+    if (q.length > this.endedHead && q[q.length - 1].updatedMs > o.updatedMs) this.endedUnsorted = true;
+    q.push(o);
   }
 
   placeResult(r: PlaceResult, nowMs: number): void {
@@ -326,6 +336,13 @@ export class OrderTracker {
   /** Drops terminal orders older than `beforeMs` from memory (the store keeps them). */
   prune(beforeMs: number): void {
     const q = this.ended;
+    if (this.endedUnsorted) {
+      // once after start-up: the walk below stops at the first recent order, so it must be sorted
+      q.splice(0, this.endedHead);
+      this.endedHead = 0;
+      q.sort((a, b) => a.updatedMs - b.updatedMs);
+      this.endedUnsorted = false;
+    }
     let i = this.endedHead;
     for (; i < q.length && q[i].updatedMs < beforeMs; i++) {
       const o = q[i];

@@ -103,6 +103,11 @@ const MIGRATIONS: string[] = [
   `
   CREATE INDEX fills_time ON fills(time_ms, id);
   `,
+  // 5: start-up's reads of the orders (Store.ordersToRestore's recent ones, lastActivityMs' MAX)
+  // search by updated time instead of scanning a table of millions of rows (24 h kept)
+  `
+  CREATE INDEX orders_updated ON orders(updated_ms);
+  `,
 ];
 
 export function migrate(db: Database.Database): number {

@@ -45,6 +45,35 @@ const MICROS = new Decimal(1_000_000);
  */
 const PRUNABLE = `SELECT rowid FROM orders INDEXED BY orders_prunable WHERE state IN ('canceled','rejected') AND filled = '0' AND updated_ms < ? ORDER BY updated_ms LIMIT ?`;
 
+/**
+ * Whether start-up restores an order of this state whatever its age: every state is listed (a new
+ * one fails to compile), so the query below names the open ones and orders_state finds them.
+ */
+const ALWAYS_RESTORED: Record<OrderState, boolean> = {
+  pending_new: true,
+  live: true,
+  partially_filled: true,
+  pending_cancel: true,
+  ambiguous: true,
+  canceled: false,
+  filled: false,
+  rejected: false,
+};
+const OPEN_STATES = (Object.keys(ALWAYS_RESTORED) as OrderState[])
+  .filter((st) => ALWAYS_RESTORED[st])
+  .map((st) => `'${st}'`)
+  .join(',');
+/**
+ * Start-up's orders: the open ones through orders_state, the others changed since ? through
+ * migration 5's orders_updated. The two halves are disjoint (no order twice, no dedupe pass); no
+ * ORDER BY, which SQLite would serve by scanning the table in rowid order: row_seq sorts afterwards.
+ */
+const ORDERS_TO_RESTORE = `SELECT rowid AS row_seq, * FROM orders WHERE state IN (${OPEN_STATES})
+  UNION ALL SELECT rowid AS row_seq, * FROM orders WHERE updated_ms >= ? AND state NOT IN (${OPEN_STATES})`;
+/** The latest change of an order, a fill or an earlier run's end: each a MAX through an index. */
+const LAST_ACTIVITY = `SELECT MAX(t) AS t FROM (SELECT MAX(updated_ms) AS t FROM orders UNION ALL SELECT MAX(time_ms) FROM fills
+  UNION ALL SELECT MAX(ended_ms) FROM runs WHERE id < ?)`;
+
 /** A stored position row in integer units. */
 function basisOf(row: { qty: string; cost: string; realized: string }): CostBasis {
   return {
@@ -111,6 +140,24 @@ interface OrderRow {
   error: string | null;
   created_ms: number;
   updated_ms: number;
+}
+
+/** A stored order in engine units. */
+function orderOf(r: OrderRow): TrackedOrder {
+  return {
+    clientId: r.client_id,
+    orderId: r.order_id ?? undefined,
+    tokenId: r.token_id,
+    market: r.market,
+    side: r.side,
+    price: parsePrice(r.price),
+    size: parseSize(r.size),
+    filled: parseSize(r.filled),
+    state: r.state,
+    error: r.error ?? undefined,
+    createdMs: r.created_ms,
+    updatedMs: r.updated_ms,
+  };
 }
 
 export class Store implements Journal, DayStarts {
@@ -331,7 +378,11 @@ export class Store implements Journal, DayStarts {
    * `sinceMs` (a trade of theirs the store missed is still recognised as ours).
    */
   ordersToRestore(sinceMs: number): TrackedOrder[] {
-    return this.orderRows(`SELECT * FROM orders WHERE state NOT IN ('canceled','filled','rejected') OR updated_ms >= ?`, sinceMs);
+    const rows = this.db.prepare(ORDERS_TO_RESTORE).all(sinceMs) as Array<OrderRow & { row_seq: number }>;
+    // in row (first write) order, as the one scan this replaces gave them: the tracker's open and
+    // unbound sets keep the order they are restored in
+    rows.sort((a, b) => a.row_seq - b.row_seq);
+    return rows.map(orderOf);
   }
 
   /**
@@ -374,41 +425,29 @@ export class Store implements Journal, DayStarts {
     return new Map(rows.map((r) => [r.token_id, r.mark]));
   }
 
-  /** SQLite's plan of a query that must go through an index (tests): pruneOrders' search, eachFill's read. */
-  queryPlan(q: 'pruneOrders' | 'eachFill'): string {
-    const rows = (q === 'pruneOrders' ? this.db.prepare(`EXPLAIN QUERY PLAN ${PRUNABLE}`).all(0, 1) : this.db.prepare(`EXPLAIN QUERY PLAN ${FILLS_IN_TIME_ORDER}`).all()) as Array<{
-      detail: string;
-    }>;
+  /**
+   * SQLite's plan of a query that must go through an index (tests): pruneOrders' search, eachFill's
+   * read, start-up's ordersToRestore and lastActivityMs.
+   */
+  queryPlan(q: 'pruneOrders' | 'eachFill' | 'ordersToRestore' | 'lastActivityMs'): string {
+    const [sql, params] = {
+      pruneOrders: [PRUNABLE, [0, 1]],
+      eachFill: [FILLS_IN_TIME_ORDER, []],
+      ordersToRestore: [ORDERS_TO_RESTORE, [0]],
+      lastActivityMs: [LAST_ACTIVITY, [0]],
+    }[q] as [string, number[]];
+    const rows = this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>;
     return rows.map((r) => r.detail).join('; ');
   }
 
   /** The last thing an earlier run stored (an order change, a fill, a run's end); undefined when nothing. */
   lastActivityMs(): number | undefined {
-    const r = this.db
-      .prepare(
-        `SELECT MAX(t) AS t FROM (SELECT MAX(updated_ms) AS t FROM orders UNION ALL SELECT MAX(time_ms) FROM fills
-         UNION ALL SELECT MAX(ended_ms) FROM runs WHERE id < ?)`,
-      )
-      .get(this.runId ?? Number.MAX_SAFE_INTEGER) as { t: number | null };
+    const r = this.db.prepare(LAST_ACTIVITY).get(this.runId ?? Number.MAX_SAFE_INTEGER) as { t: number | null };
     return r.t ?? undefined;
   }
 
   private orderRows(sql: string, ...params: unknown[]): TrackedOrder[] {
-    const rows = this.db.prepare(sql).all(...params) as OrderRow[];
-    return rows.map((r) => ({
-      clientId: r.client_id,
-      orderId: r.order_id ?? undefined,
-      tokenId: r.token_id,
-      market: r.market,
-      side: r.side,
-      price: parsePrice(r.price),
-      size: parseSize(r.size),
-      filled: parseSize(r.filled),
-      state: r.state,
-      error: r.error ?? undefined,
-      createdMs: r.created_ms,
-      updatedMs: r.updated_ms,
-    }));
+    return (this.db.prepare(sql).all(...params) as OrderRow[]).map(orderOf);
   }
 
   snapshotPnl(kind: string, holdingsMicros: number, fills: number): PnlSnapshot {

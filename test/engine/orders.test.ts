@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { OrderTracker } from '../../src/engine/orders.js';
+import { OrderTracker, type OrderState, type TrackedOrder } from '../../src/engine/orders.js';
 import { FillLedger, type Fill } from '../../src/engine/fills.js';
 import { Positions } from '../../src/engine/positions.js';
 import type { UserOrderEvent, UserTradeEvent, TradeStatus } from '../../src/core/events.js';
@@ -269,5 +269,56 @@ describe('trade lifecycle and fills', () => {
     const ids = [tr.nextClientId(1000), tr.nextClientId(1000), tr.nextClientId(2000), tr.nextClientId(1000)];
     expect(ids).toEqual([`mk${(1000).toString(36)}-0`, `mk${(1000).toString(36)}-1`, `mk${(2000).toString(36)}-2`, `mk${(1000).toString(36)}-3`]);
     expect(new Set(ids).size).toBe(4);
+  });
+});
+
+describe('orders restored from the store at start-up', () => {
+  // start-up restores every order changed in the hour before the stop (tens of thousands at a busy
+  // daemon): the finished ones must be forgotten by the usual pruning, not held for the process's life
+  const stored = (id: string, state: OrderState, updatedMs: number): TrackedOrder => ({
+    clientId: id,
+    orderId: state === 'rejected' || state === 'ambiguous' ? undefined : `v-${id}`,
+    ...base,
+    filled: state === 'filled' ? base.size : 0,
+    state,
+    updatedMs,
+  });
+
+  it('finished ones are pruned once past the retention, whatever order the store gave them in; open ones stay', () => {
+    const tr = new OrderTracker();
+    // the store's row order, not the updated-time order: the most recent finished one comes first
+    const restored = [
+      stored('f-recent', 'canceled', 500_000),
+      stored('f1', 'canceled', 300),
+      stored('o1', 'live', 100),
+      stored('f2', 'filled', 200),
+      stored('f3', 'rejected', 100),
+      stored('o2', 'ambiguous', 50),
+      stored('f4', 'canceled', 400),
+      stored('revived', 'canceled', 150),
+    ];
+    for (const o of restored) tr.restore(o);
+    // one finished since start-up (ended after every restored one), one the venue lists again
+    const n1 = tr.create({ clientId: 'n1', ...base, createdMs: 1000 });
+    tr.placeResult({ clientId: 'n1', ok: true, orderId: 'v-n1', status: 'live' }, 1000);
+    tr.canceled('v-n1', 2000);
+    tr.reopen(tr.get('revived') as TrackedOrder, 3000);
+    expect(n1.state).toBe('canceled');
+
+    tr.prune(400_000);
+    for (const id of ['f1', 'f2', 'f3', 'f4', 'n1']) {
+      expect(tr.get(id), id).toBeUndefined();
+      if (id !== 'f3') expect(tr.byVenueId(`v-${id}`), id).toBeUndefined();
+    }
+    // open ones (a revived one too) and a finished one inside the retention stay
+    for (const id of ['o1', 'o2', 'revived', 'f-recent']) expect(tr.get(id), id).toBeDefined();
+    expect(tr.byVenueId('v-o1')).toBe(tr.get('o1'));
+    expect(tr.byVenueId('v-f-recent')).toBe(tr.get('f-recent'));
+    expect([...tr.open()].map((o) => o.clientId)).toEqual(['o1', 'o2', 'revived']);
+
+    tr.prune(600_000);
+    expect(tr.get('f-recent')).toBeUndefined();
+    expect(tr.byVenueId('v-f-recent')).toBeUndefined();
+    expect([...tr.all()].map((o) => o.clientId).sort()).toEqual(['o1', 'o2', 'revived']);
   });
 });
