@@ -245,9 +245,10 @@ export class ClobClient {
   }
 
   // ---- the dead-man switch (polymarket profile) ----
-  /** POST /v1/heartbeats {heartbeat_id}: the id to send next ("" starts a chain). */
-  async postHeartbeat(heartbeatId: string): Promise<string> {
-    const r = await this.call(heartbeatSchema, 'POST', '/v1/heartbeats', undefined, { heartbeat_id: heartbeatId });
+  /** POST /v1/heartbeats {heartbeat_id}: the id to send next ("" starts a chain); `deadlineMs` instead of the read deadline. */
+  async postHeartbeat(heartbeatId: string, deadlineMs?: number): Promise<string> {
+    const path = '/v1/heartbeats';
+    const r = validate(heartbeatSchema, await this.transport.request({ method: 'POST', path, body: { heartbeat_id: heartbeatId }, deadlineMs }), 'POST', path);
     return r.heartbeat_id;
   }
   /** True when the profile can read our collateral balance (getBalanceAllowance). */

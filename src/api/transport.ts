@@ -1,8 +1,9 @@
 // HTTP transport for one API: an undici Pool per base URL (keep-alive, explicit timeouts), the
 // limiter before every attempt, the response envelope or a bare JSON body, typed errors, 429
 // pauses and bounded exponential backoff. POST /order(s) is never re-sent after an unclear outcome.
-// Every call has one overall deadline by kind (place, cancel, read) covering its queueing, retries
-// and a body that trickles in: undici's own timeouts only bound the gaps between chunks.
+// Every call has one overall deadline by kind (place, cancel, read; a heartbeat's is its own)
+// covering its queueing, retries and a body that trickles in: undici's own timeouts only bound the
+// gaps between chunks.
 // POST /order(s) has its own pool, whose idle keep-alive sockets are validated ahead of time, so a
 // submit is written in the caller's turn (see SubmitSockets).
 import type { Socket } from 'node:net';
@@ -31,6 +32,8 @@ export interface RequestSpec {
   headers?: Record<string, string>;
   /** Orders the request counts in the venue's per-signer bucket (POST /orders: the batch; DELETE /orders: the ids); default 1. */
   cost?: number;
+  /** This call's overall deadline instead of its kind's (a heartbeat's, which must fail in time for its retry). */
+  deadlineMs?: number;
 }
 
 export interface TransportOptions {
@@ -216,6 +219,12 @@ export class Transport {
     this.sleep = opts.sleep ?? realSleep;
   }
 
+  /** The overall deadline of a call of `kind` (unless its RequestSpec names one). */
+  deadlineOf(kind: CallKind): number {
+    const http = this.opts.http;
+    return kind === 'place' ? http.placeDeadlineMs : kind === 'cancel' ? http.cancelDeadlineMs : http.readDeadlineMs;
+  }
+
   private backoffMs(attempt: number): number {
     const { baseMs, maxMs } = this.opts.retry;
     return Math.min(maxMs, baseMs * 2 ** (attempt - 1));
@@ -235,8 +244,7 @@ export class Transport {
     const idempotent = method === 'GET' || method === 'DELETE';
     const priority = spec.priority ?? (method === 'DELETE' ? PRIORITY.cancel : submit ? PRIORITY.place : PRIORITY.normal);
     const kind = callKind(method, path);
-    const http = this.opts.http;
-    const deadlineMs = kind === 'place' ? http.placeDeadlineMs : kind === 'cancel' ? http.cancelDeadlineMs : http.readDeadlineMs;
+    const deadlineMs = spec.deadlineMs ?? this.deadlineOf(kind);
     const deadlineAt = Date.now() + deadlineMs;
     // serialized once: the bytes an L2 signature covers are the bytes sent, on every attempt
     const bodyText = spec.body !== undefined ? JSON.stringify(spec.body) : undefined;
@@ -300,7 +308,10 @@ export class Transport {
           'rate limited (429)',
         );
         const pauseLeft = resetAt !== undefined ? resetAt - now : 0;
-        if (attempt < attempts && Date.now() + pauseLeft < deadlineAt && (await pause(this.backoffMs(attempt) - pauseLeft))) continue;
+        // a paused scope makes the limiter's acquire wait out pauseLeft, so only the rest of the
+        // backoff is slept here; with nothing paused this sleep is the only wait the venue's reset gets
+        const wait = held !== undefined ? this.backoffMs(attempt) - pauseLeft : Math.max(this.backoffMs(attempt), pauseLeft);
+        if (attempt < attempts && Date.now() + pauseLeft < deadlineAt && (await pause(wait))) continue;
         throw new RateLimitError(method, path, resetAt);
       }
       if (res.status >= 500) {

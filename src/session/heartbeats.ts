@@ -11,6 +11,8 @@ export interface HeartbeatOptions {
   intervalMs: number;
   log: Logger;
   now?: () => number;
+  /** The venue's window after the last accepted heartbeat (default VENUE_WINDOW_MS; tests shorten it). */
+  windowMs?: number;
 }
 
 /** The id a refusal carries (the venue answers an expired or wrong id with the one to continue with). */
@@ -23,6 +25,24 @@ export function heartbeatIdOf(err: unknown): string | undefined {
 /** The wait after a heartbeat that was not accepted (at most the interval). */
 const RETRY_MS = 1000;
 
+/** The venue cancels every order of ours this long after the last accepted heartbeat (wire-formats 4.6: 10 s, maybe 5 s more). */
+export const VENUE_WINDOW_MS = 10_000;
+/** The least a heartbeat is given: a round trip to the venue must fit. */
+const MIN_DEADLINE_MS = 500;
+
+/**
+ * A heartbeat's own deadline d (the read deadline, 10 s by default, would outlast the venue's
+ * window). After the beat accepted at T the next goes at T + interval; with no answer it fails at
+ * T + interval + d, its retry goes min(RETRY_MS, interval) later and is cut d after that:
+ * d = (window - interval - retry) / 2 ends that retry by T + window (default 5 s interval: d = 2 s,
+ * the retry goes at T + 8 s). At most the read deadline; at least MIN_DEADLINE_MS, so an interval
+ * above window - RETRY_MS - 2 x 500 (8 s) leaves the retry only the venue's extra few seconds.
+ */
+export function heartbeatDeadlineMs(intervalMs: number, readDeadlineMs: number, windowMs = VENUE_WINDOW_MS): number {
+  const retry = Math.min(RETRY_MS, intervalMs);
+  return Math.max(MIN_DEADLINE_MS, Math.min(readDeadlineMs, Math.floor((windowMs - intervalMs - retry) / 2)));
+}
+
 export class Heartbeats {
   private id = '';
   private timer: NodeJS.Timeout | undefined;
@@ -31,9 +51,11 @@ export class Heartbeats {
   private stopped = false;
   readonly counters = { sent: 0, accepted: 0, failed: 0 };
   private readonly now: () => number;
+  private readonly deadlineMs: number;
 
   constructor(private readonly o: HeartbeatOptions) {
     this.now = o.now ?? Date.now;
+    this.deadlineMs = heartbeatDeadlineMs(o.intervalMs, o.clob.transport.deadlineOf('read'), o.windowMs);
   }
 
   /** Sends the first heartbeat; resolves once the venue accepted it (throws when it refuses), then keeps them going. */
@@ -54,7 +76,7 @@ export class Heartbeats {
     for (let attempt = 0; attempt < 2 && !this.stopped; attempt++) {
       this.counters.sent++;
       try {
-        this.id = await this.o.clob.postHeartbeat(this.id);
+        this.id = await this.o.clob.postHeartbeat(this.id, this.deadlineMs);
         this.counters.accepted++;
         if (this.lastError !== undefined) this.o.log.info({ afterMs: this.now() - this.lastOkMs }, 'heartbeat accepted again');
         this.lastOkMs = this.now();

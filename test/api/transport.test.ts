@@ -6,6 +6,7 @@ import { MAX_BODY_BYTES } from '../../src/api/http-exchange.js';
 import { Limiter } from '../../src/api/limiter.js';
 import { resetAtMs, retryAfterAtMs } from '../../src/api/envelope.js';
 import { WallClock } from '../../src/core/clock.js';
+import type { Config } from '../../src/config.js';
 import { AmbiguousSubmitError, ApiError, RateLimitError, ResponseShapeError, TransportError } from '../../src/core/errors.js';
 import { fixture, send, startServer, testHttp, testRetry, type Handler, type TestServer } from './http-server.js';
 
@@ -18,11 +19,11 @@ afterAll(async () => {
   await srv.close();
 });
 
-function transport(opts: { apiKey?: string; attempts?: number; limiter?: Limiter } = {}): Transport {
+function transport(opts: { apiKey?: string; attempts?: number; limiter?: Limiter; http?: Config['http'] } = {}): Transport {
   return new Transport({
     api: 'clob',
     baseUrl: srv.url,
-    http: testHttp,
+    http: opts.http ?? testHttp,
     retry: { ...testRetry, attempts: opts.attempts ?? testRetry.attempts },
     limiter: opts.limiter ?? new Limiter({ clock: new WallClock({ keepAlive: true }) }),
     auth: specProfile(opts.apiKey).authHeaders,
@@ -314,6 +315,26 @@ describe('transport: 429', () => {
     expect((await run({ method: 'GET', path: '/book' }, (_q, res) => send(res, 429, { error: 'Too Many Requests' }, { 'Retry-After': '60' }), { limiter })).error).toBeInstanceOf(RateLimitError);
     expect(limiter.pausedUntil('clob:GET /book')).toBeGreaterThan(Date.now());
     expect(limiter.pausedUntil('clob')).toBe(0);
+  });
+  it('a 429 that pauses no scope (GET /data/orders, Retry-After: 2) still holds the retry until then: the venue asked us to wait', async () => {
+    const at: number[] = [];
+    const limiter = new Limiter({ clock: new WallClock({ keepAlive: true }) });
+    const r = await run(
+      { method: 'GET', path: '/data/orders' },
+      (_q, res) => {
+        at.push(Date.now());
+        if (at.length === 1) send(res, 429, { error: 'Too Many Requests' }, { 'Retry-After': '2' });
+        else send(res, 200, { data: [], next_cursor: 'LTE=' });
+      },
+      // a read deadline with room for the 2 s wait (and the backoff far below it)
+      { limiter, http: { ...testHttp, readDeadlineMs: 4000 } },
+    );
+    expect(r.result).toEqual({ data: [], next_cursor: 'LTE=' });
+    expect(r.count).toBe(2);
+    expect(at[1] - at[0]).toBeGreaterThanOrEqual(1900);
+    // nothing was paused: the wait was the request's own
+    expect(limiter.pausedUntil('clob')).toBe(0);
+    expect(limiter.pausedUntil('general')).toBe(0);
   });
   it('POST /order 429 is retried (nothing was accepted)', async () => {
     let n = 0;

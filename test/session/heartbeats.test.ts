@@ -8,7 +8,7 @@ import { polymarketProfile } from '../../src/api/polymarket-profile.js';
 import { Transport } from '../../src/api/transport.js';
 import { WallClock } from '../../src/core/clock.js';
 import { createLogger, silentLogger } from '../../src/core/log.js';
-import { Heartbeats } from '../../src/session/heartbeats.js';
+import { heartbeatDeadlineMs, Heartbeats } from '../../src/session/heartbeats.js';
 import { send, startServer, testHttp, testRetry, type TestServer } from '../api/http-server.js';
 
 const PK = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80' as const;
@@ -100,6 +100,49 @@ describe('heartbeats', () => {
       hb.stop();
     }
   }, 10_000);
+
+  it('a heartbeat that gets no answer is cut by a deadline of its own, so its retry lands inside the venue window (not a read deadline later)', async () => {
+    // undici's own timeouts far off and a long read deadline: only the heartbeat's deadline can cut the stall
+    const http = { ...testHttp, headersTimeoutMs: 30_000, bodyTimeoutMs: 30_000, readDeadlineMs: 8000 };
+    const limiter = new Limiter({ clock: new WallClock({ keepAlive: true }) });
+    const profile = polymarketProfile({ privateKey: PK, apiKey: 'k', apiSecret: 'c2VjcmV0', apiPassphrase: 'p', signatureType: 0 });
+    const slow = new ClobClient(new Transport({ api: 'clob', baseUrl: srv.url, http, retry: { ...testRetry, attempts: 1 }, limiter, auth: profile.authHeaders }), profile);
+    const at: number[] = [];
+    srv.setHandler((_r, res) => {
+      at.push(Date.now());
+      if (at.length === 2) return; // accepted, then a stall: never answered
+      send(res, 200, { heartbeat_id: `hb${at.length}` });
+    });
+    // a 5 s venue window with a 2 s interval: deadline (5000 - 2000 - 1000) / 2 = 1000 ms
+    const windowMs = 5000;
+    const hb = new Heartbeats({ clob: slow, intervalMs: 2000, windowMs, log: silentLogger });
+    try {
+      await hb.start();
+      // long enough to see where today's retry lands (2 s + the 8 s read deadline + 1 s)
+      await until(() => at.length >= 3, 12_000);
+      expect(at[1] - at[0]).toBeGreaterThanOrEqual(1900);
+      // the stalled one was given its deadline, then the retry wait
+      expect(at[2] - at[1]).toBeGreaterThanOrEqual(1900);
+      // the next heartbeat after the accepted one reaches the venue within its window
+      expect(at[2] - at[0]).toBeLessThan(windowMs);
+      await until(() => hb.failing() === undefined, 1000);
+    } finally {
+      hb.stop();
+      await slow.transport.close();
+    }
+  }, 20_000);
+
+  it('the heartbeat deadline: a failed beat and its retry both fit the window after the accepted one, within the read deadline, at least 500 ms', () => {
+    // default config: interval 5 s, read deadline 10 s, the venue's 10 s -> (10000 - 5000 - 1000) / 2
+    expect(heartbeatDeadlineMs(5000, 10_000)).toBe(2000);
+    expect(heartbeatDeadlineMs(2000, 10_000)).toBe(3500);
+    expect(heartbeatDeadlineMs(2000, 1500)).toBe(1500);
+    // the config's longest interval leaves no room: the floor
+    expect(heartbeatDeadlineMs(9000, 10_000)).toBe(500);
+    // a short interval retries after the interval, not RETRY_MS
+    expect(heartbeatDeadlineMs(500, 10_000)).toBe(4500);
+    expect(heartbeatDeadlineMs(2000, 8000, 5000)).toBe(1000);
+  });
 
   it("a restart's first heartbeat, refused with the id to continue with, is no error: the retry is accepted (soak 6 logged ERROR at every start)", async () => {
     // the venue still holds the last process's chain: "" is refused, naming the id to carry
