@@ -54,4 +54,37 @@ describe('real trades', () => {
     expect(t.makerOrders[0].price).toBe(4300);
     expect(t.makerOrders[0].matchedAmount).toBe(877);
   });
+
+  it('an order filled in pieces of 6 decimals (as that capture has) fills to its size: the last piece, rounded one unit over, is not refused', () => {
+    // found in review: each piece rounds to 0.01 on its own (3.336 -> 3.34), so three pieces of a
+    // 10-share order came to 10.01 and the last was refused as beyond what the order had left
+    const [t] = trades(FILES[0]).trades;
+    const m = t.makerOrders[0];
+    const orders = new OrderTracker();
+    const side = m.side ?? (m.assetId === t.assetId ? (t.side === 'BUY' ? 'SELL' : 'BUY') : t.side);
+    orders.create({ clientId: 'c', tokenId: m.assetId, market: t.market, side, price: m.price, size: 1000, createdMs: 0 });
+    orders.placeResult({ clientId: 'c', ok: true, orderId: m.orderId, status: 'live' }, 1);
+    const fills: Fill[] = [];
+    const refused: string[] = [];
+    const ledger = new FillLedger(orders, { onFill: (f) => fills.push(f), onFillStatus: () => undefined, onBadTrade: (_id, problem) => refused.push(problem) });
+    const pieces = ['3.336', '3.336', '3.328'];
+    const out: UserEvent[] = [];
+    const st = createUserDecodeStats();
+    const raw = JSON.parse(
+      readFileSync(new URL(FILES[0], FIX), 'utf8')
+        .split('\n')
+        .find((l) => l.includes('"maker_orders"')) as string,
+    ) as Record<string, unknown> & { maker_orders: Array<Record<string, unknown>> };
+    pieces.forEach((amount, i) => decodeUserFrame(JSON.stringify({ ...raw, id: `piece-${i}`, maker_orders: [{ ...raw.maker_orders[0], matched_amount: amount }] }), out, st));
+    for (const e of out) if (e.type === 'trade') ledger.onTrade({ ...e, status: 'MATCHED' }, 2);
+    expect(out.map((e) => (e.type === 'trade' ? e.makerOrders[0].matchedAmount : 0))).toEqual([334, 334, 333]);
+    expect(refused).toEqual([]);
+    expect(fills.map((f) => f.size)).toEqual([334, 334, 332]);
+    expect(orders.byVenueId(m.orderId)?.filled).toBe(1000);
+    // a piece more than a rounding over what is left is still refused
+    decodeUserFrame(JSON.stringify({ ...raw, id: 'piece-extra', maker_orders: [{ ...raw.maker_orders[0], matched_amount: '0.02' }] }), out, st);
+    const extra = out[out.length - 1];
+    if (extra.type === 'trade') ledger.onTrade({ ...extra, status: 'MATCHED' }, 3);
+    expect(refused).toHaveLength(1);
+  });
 });
