@@ -284,13 +284,13 @@ export class Transport {
       if (bucket) this.signerHeaders(res, bucket);
       if (res.status === 429) {
         const now = limiter.clock.now();
-        // the latest of the times the answer names: the spec's X-RateLimit-Reset, the venue's per-signer Poly-RateLimit-Reset and Retry-After
-        const times = [
-          resetAtMs(header(res.headers, 'x-ratelimit-reset'), now),
-          resetAtMs(header(res.headers, 'poly-ratelimit-reset'), now),
-          retryAfterAtMs(header(res.headers, 'retry-after'), now),
-        ].filter((t): t is number => t !== undefined);
-        const resetAt = times.length ? Math.max(...times) : undefined;
+        // Retry-After when the answer names one: relative, so the venue's clock does not matter (an
+        // absolute reset read on ours moves by the skew, a few seconds that start-up lets pass, and
+        // past a place's deadline); else the latest of the absolute ones (the spec's
+        // X-RateLimit-Reset, the venue's per-signer Poly-RateLimit-Reset)
+        const retryAt = retryAfterAtMs(header(res.headers, 'retry-after'), now);
+        const times = [resetAtMs(header(res.headers, 'x-ratelimit-reset'), now), resetAtMs(header(res.headers, 'poly-ratelimit-reset'), now)].filter((t): t is number => t !== undefined);
+        const resetAt = retryAt ?? (times.length ? Math.max(...times) : undefined);
         const limitHeader = header(res.headers, 'x-ratelimit-limit');
         const scope = this.limitedScope(scopes, limitHeader);
         // a trading 429 that names no scope of ours is the venue's per-signer bucket: it holds every endpoint the bucket spans

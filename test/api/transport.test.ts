@@ -370,6 +370,23 @@ describe('transport: 429', () => {
     expect(held('GET', '/book')).toBe(false);
     expect(limiter.pausedUntil('signer:orders')).toBeGreaterThan(t0);
   });
+  it('a per-signer 429 from a venue whose clock runs 5 s ahead (a skew start-up lets pass) waits its Retry-After, not the reset read on our clock', async () => {
+    // found in review: the latest of Retry-After and the absolute Poly-RateLimit-Reset was taken, and
+    // the absolute one read on our clock put the pause past the place deadline: no retry, and the
+    // batch counted as failed orders toward the error-rate breaker
+    let n = 0;
+    const limiter = new Limiter({ clock: new WallClock({ keepAlive: true }), signerTier: 'standard' });
+    const aheadS = () => Math.ceil((Date.now() + 5000) / 1000);
+    const r = await run(
+      { method: 'POST', path: '/orders', body: [] },
+      (_q, res) =>
+        ++n === 1 ? send(res, 429, { error: 'Too Many Requests' }, { 'Retry-After': '1', 'Poly-RateLimit-Reset': String(aheadS() + 1), 'Poly-RateLimit-Tier': 'standard' }) : send(res, 200, []),
+      { limiter, http: { ...testHttp, placeDeadlineMs: 5000 } },
+    );
+    expect(r.error).toBeUndefined();
+    expect(r.result).toEqual([]);
+    expect(r.count).toBe(2);
+  });
   it('per-signer headers that make no sense move nothing far: an unknown tier is ignored, a wild balance is taken down to 10 bursts of debt at most', async () => {
     const clock = new WallClock({ keepAlive: true });
     const limiter = new Limiter({ clock, signerTier: 'standard' });
