@@ -68,15 +68,20 @@ const fetchFrom = (url: string) => async () => {
   return bookEventFromRest(body);
 };
 
+/** The venue's answer to every subscribe: its book, then a delta with a wrong hash (the token goes out of sync). */
+const outOfSyncOnSubscribe =
+  (v: Venue) =>
+  (sock: { send(m: string): void }, text: string): void => {
+    if (!text.includes('assets_ids')) return;
+    sock.send(v.wsBook('100'));
+    sock.send(v.change('110', '0.44', '1', 'f'.repeat(40)));
+  };
+
 describe('book resync', () => {
   it("'rest': GET /book (hash-checked) brings the token back; deltas sent during the fetch are replayed after it", async () => {
     const v = new Venue();
     ws = await startServer();
-    ws.onMessage = (sock, text) => {
-      if (!text.includes('assets_ids')) return;
-      sock.send(v.wsBook('100'));
-      sock.send(v.change('110', '0.44', '1', 'f'.repeat(40))); // a wrong hash: out of sync
-    };
+    ws.onMessage = outOfSyncOnSubscribe(v);
     let fetches = 0;
     const url = await restServer((reply) => {
       fetches++;
@@ -105,11 +110,7 @@ describe('book resync', () => {
     // REST snapshot still brought the token back in sync, without this token's deltas of the fetch
     const v = new Venue();
     ws = await startServer();
-    ws.onMessage = (sock, text) => {
-      if (!text.includes('assets_ids')) return;
-      sock.send(v.wsBook('100'));
-      sock.send(v.change('110', '0.44', '1', 'f'.repeat(40))); // a wrong hash: out of sync
-    };
+    ws.onMessage = outOfSyncOnSubscribe(v);
     const url = await restServer((reply) => {
       const body = v.rest('120');
       const other = (i: number) =>
@@ -151,11 +152,7 @@ describe('book resync', () => {
   it("'rest': a GET /book answered while the token's connection is down does not bring the book back (no deltas could follow it)", async () => {
     const v = new Venue();
     ws = await startServer();
-    ws.onMessage = (sock, text) => {
-      if (!text.includes('assets_ids')) return;
-      sock.send(v.wsBook('100'));
-      sock.send(v.change('110', '0.44', '1', 'f'.repeat(40))); // a wrong hash: out of sync
-    };
+    ws.onMessage = outOfSyncOnSubscribe(v);
     let fetches = 0;
     const url = await restServer((reply) => {
       fetches++;
