@@ -13,7 +13,8 @@ import type { Rng } from '../core/rng.js';
 import type { LoadedStrategy } from './strategy.js';
 import type { MarketMeta } from './strategy.js';
 import { OrderTracker, type TrackedOrder } from './orders.js';
-import { FillLedger } from './fills.js';
+import { FillLedger, flatFee, type FillFee } from './fills.js';
+import { ruleFeeMicros } from '../core/fees.js';
 import { Positions } from './positions.js';
 import { ReferencePrices } from './reference-prices.js';
 import { RiskGate, type DayStarts } from './risk.js';
@@ -176,7 +177,7 @@ export class Engine {
     this.log = o.log;
     this.orders = new OrderTracker(o.clientIdPrefix ?? 'mk');
     const sink = new EngineSink(this, o.journal);
-    this.ledger = new FillLedger(this.orders, sink, o.config.risk.maxFeeRateBps);
+    this.ledger = new FillLedger(this.orders, sink, o.config.risk.maxFeeRateBps, this.fillFee);
     this.risk = new RiskGate(o.config.risk, o.log.child({ part: 'risk' }), o.dayStarts);
     this.scheduler = new OrderScheduler({
       venue: o.venue,
@@ -648,6 +649,18 @@ export class Engine {
   pnlMicros(): number {
     return this.positions.pnl(this.pnlMark);
   }
+
+  /**
+   * What a fill of ours pays. A market with a fee rule (Polymarket's fee markets) charges takers
+   * the rule and makers nothing, whatever fee_rate_bps its trade messages carry (the venue puts its
+   * base rate on every part, makers' included: 1000 in a real capture, which as a flat rate would
+   * book 10% of each maker fill's notional); else the trade's rate on the notional.
+   */
+  readonly fillFee: FillFee = (tokenId, price, size, feeRateBps, liquidity) => {
+    const rule = this.byToken.get(tokenId)?.meta.feeRule;
+    if (rule === undefined) return flatFee(tokenId, price, size, feeRateBps, liquidity);
+    return liquidity === 'MAKER' ? 0 : ruleFeeMicros(price, size, rule);
+  };
 
   /** Each held token's last mark (pnlMark). */
   private readonly seenMarks = new Map<string, number>();

@@ -56,6 +56,8 @@ export class FillLedger {
     private readonly sink: FillSink,
     /** The highest fee rate a fill may carry (config risk.maxFeeRateBps). */
     private readonly maxFeeRateBps = 1000,
+    /** What a fill of ours pays (Engine.fillFee: its market's fee rule when it has one); default the flat rate the trade names. */
+    private readonly feeOf: FillFee = flatFee,
   ) {}
 
   has(tradeId: string, orderId: string): boolean {
@@ -161,7 +163,7 @@ export class FillLedger {
       side: o.side,
       price: c.price,
       size: c.size,
-      fee: feeMicros(c.price, c.size, c.feeRateBps),
+      fee: this.feeOf(c.tokenId, c.price, c.size, c.feeRateBps, c.liquidity),
       liquidity: c.liquidity,
       status: e.status,
       timeMs: e.matchTimeMs || e.timestampMs || nowMs,
@@ -182,7 +184,7 @@ export class FillLedger {
     const o = this.orders.byVenueId(f.orderId);
     if (o && f.status !== 'FAILED') {
       const size = withinRounding(o, f.size);
-      if (size !== f.size) f = { ...f, size, fee: feeMicros(f.price, size, feeRateBps) };
+      if (size !== f.size) f = { ...f, size, fee: this.feeOf(f.tokenId, f.price, size, feeRateBps, f.liquidity) };
     }
     const problem = o && fillProblem(o, { tokenId: f.tokenId, side: undefined, price: f.price, size: f.size, feeRateBps, liquidity: f.liquidity }, this.maxFeeRateBps, false);
     if (problem) {
@@ -229,3 +231,9 @@ function withinRounding(o: TrackedOrder, size: number): number {
   const left = o.size - o.filled + (o.unseen ?? 0);
   return size === left + 1 && left > 0 ? left : size;
 }
+
+/** What a fill of ours pays, micro-dollars, from what its trade says. */
+export type FillFee = (tokenId: string, price: number, size: number, feeRateBps: number, liquidity: 'MAKER' | 'TAKER') => number;
+
+/** The trade's fee_rate_bps on the fill's notional (a market without a fee rule). */
+export const flatFee: FillFee = (_t, price, size, feeRateBps) => feeMicros(price, size, feeRateBps);

@@ -7,7 +7,6 @@ import type { Venue } from '../venue/types.js';
 import type { Engine } from '../engine/engine.js';
 import type { TrackedOrder } from '../engine/orders.js';
 import { KEEP_SETTLED, fillKey, settled, type Fill } from '../engine/fills.js';
-import { feeMicros } from '../core/units.js';
 import { tradeStatusOf, type TradeStatus } from '../core/events.js';
 
 const IN_FLIGHT_GRACE_MS = 10_000;
@@ -182,7 +181,7 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
       side: o.side,
       price: t.price,
       size: t.size,
-      fee: feeMicros(t.price, t.size, t.feeRateBps),
+      fee: engine.fillFee(t.tokenId, t.price, t.size, t.feeRateBps, t.liquidity),
       liquidity: t.liquidity,
       status: tradeStatus(t.status),
       timeMs: t.timeMs,

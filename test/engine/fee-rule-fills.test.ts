@@ -1,0 +1,64 @@
+// Our fills' fees on a market with a fee rule (Polymarket's fee markets: GET /clob-markets fd
+// {r, e}). The venue's trade messages carry fee_rate_bps on every part, makers' included (1000 in
+// polytrader's real capture), but the rule charges takers only, shares x r x (p(1-p))^e, as the
+// official client and core/fees.ts have it. Found in review: the live engine booked every fill at a
+// flat fee_rate_bps of its notional (10% at 1000 bps on each maker fill): a PnL and a collateral
+// budget far off, and the daily-loss limit tripped by fees that were never charged.
+import { describe, expect, it } from 'vitest';
+import { VirtualClock } from '../../src/core/clock.js';
+import { ruleFeeMicros } from '../../src/core/fees.js';
+import { M, N, RecordingVenue, Y, bandsEngine, books, deliver, makerTrade, settle } from './helpers.js';
+
+const RULE = { rate: 0.25, exponent: 2 };
+
+describe('fills on a market with a fee rule', () => {
+  it('a maker fill books no fee, whatever fee_rate_bps the trade carries; the venue charges makers nothing', async () => {
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new RecordingVenue(() => clock.now());
+    const { engine, mirror } = await bandsEngine({
+      clock,
+      venue,
+      params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 },
+      meta: { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false, feeRule: RULE },
+    });
+    deliver(mirror, engine, books(4900, 5100, clock.now()));
+    engine.start();
+    await settle(10);
+    const bid = [...engine.orders.open()].find((o) => o.side === 'BUY' && o.tokenId === Y);
+    expect(bid).toBeDefined();
+    const t = makerTrade('t1', bid!.orderId!, 'BUY', 'MATCHED', clock.now(), { price: bid!.price, size: 1000 });
+    t.feeRateBps = 1000;
+    t.makerOrders[0].feeRateBps = 1000;
+    const cash = engine.positions.cash;
+    engine.handleUserEvent(t);
+    expect(engine.positions.qty(Y)).toBe(1000);
+    // the notional only: 10 shares at the bid
+    expect(engine.positions.cash - cash).toBe(-bid!.price * 1000);
+    await engine.stop();
+  });
+
+  it('a taker fill (an order adopted from the venue may take) pays the rule, not fee_rate_bps of its notional', async () => {
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new RecordingVenue(() => clock.now());
+    const { engine, mirror } = await bandsEngine({
+      clock,
+      venue,
+      params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 },
+      meta: { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false, feeRule: RULE },
+    });
+    deliver(mirror, engine, books(4900, 5100, clock.now()));
+    engine.orders.create({ clientId: 'adopted-1', tokenId: Y, market: M, side: 'BUY', price: 5100, size: 1000, createdMs: clock.now() });
+    engine.orders.placeResult({ clientId: 'adopted-1', ok: true, orderId: 'A1', status: 'live' }, clock.now());
+    const t = makerTrade('t2', 'someone', 'SELL', 'MATCHED', clock.now(), { price: 5100, size: 1000 });
+    t.takerOrderId = 'A1';
+    t.side = 'BUY';
+    t.traderSide = 'TAKER';
+    t.feeRateBps = 1000;
+    t.makerOrders[0].owner = 'other-key';
+    const cash = engine.positions.cash;
+    engine.handleUserEvent(t);
+    expect(engine.positions.qty(Y)).toBe(1000);
+    expect(engine.positions.cash - cash).toBe(-5100 * 1000 - ruleFeeMicros(5100, 1000, RULE));
+    await engine.stop();
+  });
+});
