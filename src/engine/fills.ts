@@ -222,15 +222,19 @@ export class FillLedger {
 }
 
 /**
- * A fill one unit (0.01 share) past what its order has left is the rounding of the venue's 6
- * decimals, piece by piece (3.336 + 3.336 + 3.328 shares come as 3.34 + 3.34 + 3.33): it fills
- * what is left, so the order and the position end at the order's size (refused, the last piece was
- * an implausible trade and the position drifted from the venue's balance). More is left to the checks.
+ * A fill a few units (0.01 share each) past what its order has left is the rounding of the venue's
+ * 6 decimals, piece by piece (each piece rounds half up: 3.336 + 3.336 + 3.328 shares come as 3.34 +
+ * 3.34 + 3.33, five pieces of 2.005 as 2.01 each): it fills what is left, so the order and the
+ * position end at the order's size (refused, the last piece was an implausible trade and the
+ * position drifted from the venue's balance). ROUNDING_SLACK covers ten pieces; more is left to the checks.
  */
 function withinRounding(o: TrackedOrder, size: number): number {
   const left = o.size - o.filled + (o.unseen ?? 0);
-  return size === left + 1 && left > 0 ? left : size;
+  return left > 0 && size > left && size - left <= ROUNDING_SLACK ? left : size;
 }
+
+/** Size units a fill may round past its order's remainder (withinRounding): half a unit per piece, ten pieces. */
+const ROUNDING_SLACK = 5;
 
 /** What a fill of ours pays, micro-dollars, from what its trade says. */
 export type FillFee = (tokenId: string, price: number, size: number, feeRateBps: number, liquidity: 'MAKER' | 'TAKER') => number;

@@ -81,10 +81,38 @@ describe('real trades', () => {
     expect(refused).toEqual([]);
     expect(fills.map((f) => f.size)).toEqual([334, 334, 332]);
     expect(orders.byVenueId(m.orderId)?.filled).toBe(1000);
-    // a piece more than a rounding over what is left is still refused
+    // a piece past a filled order is still refused
     decodeUserFrame(JSON.stringify({ ...raw, id: 'piece-extra', maker_orders: [{ ...raw.maker_orders[0], matched_amount: '0.02' }] }), out, st);
     const extra = out[out.length - 1];
     if (extra.type === 'trade') ledger.onTrade({ ...extra, status: 'MATCHED' }, 3);
     expect(refused).toHaveLength(1);
+  });
+
+  it('five pieces that each round up (2.005 shares) fill a 10-share order to its size; a piece well past it is refused', () => {
+    const [t] = trades(FILES[0]).trades;
+    const m = t.makerOrders[0];
+    const raw = JSON.parse(
+      readFileSync(new URL(FILES[0], FIX), 'utf8')
+        .split('\n')
+        .find((l) => l.includes('"maker_orders"')) as string,
+    ) as Record<string, unknown> & { maker_orders: Array<Record<string, unknown>> };
+    const side = m.side ?? (m.assetId === t.assetId ? (t.side === 'BUY' ? 'SELL' : 'BUY') : t.side);
+    const run = (pieces: string[]) => {
+      const orders = new OrderTracker();
+      orders.create({ clientId: 'c', tokenId: m.assetId, market: t.market, side, price: m.price, size: 1000, createdMs: 0 });
+      orders.placeResult({ clientId: 'c', ok: true, orderId: m.orderId, status: 'live' }, 1);
+      const refused: string[] = [];
+      const ledger = new FillLedger(orders, { onFill: () => undefined, onFillStatus: () => undefined, onBadTrade: (_id, problem) => refused.push(problem) });
+      const out: UserEvent[] = [];
+      const st = createUserDecodeStats();
+      pieces.forEach((amount, i) => decodeUserFrame(JSON.stringify({ ...raw, id: `p-${i}`, maker_orders: [{ ...raw.maker_orders[0], matched_amount: amount }] }), out, st));
+      for (const e of out) if (e.type === 'trade') ledger.onTrade({ ...e, status: 'MATCHED' }, 2);
+      return { refused, filled: orders.byVenueId(m.orderId)?.filled };
+    };
+    expect(run(['2.005', '2.005', '2.005', '2.005', '1.98'])).toEqual({ refused: [], filled: 1000 });
+    // 0.06 share over what is left: more than rounding
+    const over = run(['5', '5.06']);
+    expect(over.refused).toHaveLength(1);
+    expect(over.filled).toBe(500);
   });
 });
