@@ -12,7 +12,7 @@ import type { Clock } from '../core/clock.js';
 import type { Rng } from '../core/rng.js';
 import type { LoadedStrategy } from './strategy.js';
 import type { MarketMeta } from './strategy.js';
-import { OrderTracker, type TrackedOrder } from './orders.js';
+import { OrderTracker, unreportedAtEnd, type TrackedOrder } from './orders.js';
 import { FillLedger, flatFee, type FillFee } from './fills.js';
 import { ruleFeeMicros } from '../core/fees.js';
 import { Positions } from './positions.js';
@@ -211,7 +211,7 @@ export class Engine {
       // our orders are taken out of the books we mark at: an order's change moves its market's marks
       this.orders.onChange((ord) => this.markMoved(ord.tokenId));
     }
-    this.runningPnl = new RunningPnl(this.positions, this.pnlMark);
+    this.runningPnl = new RunningPnl(this.positions, (t) => this.mark(t));
     this.cancelAll = new CancelAllRetry({
       clock: o.clock,
       log: o.log,
@@ -265,6 +265,7 @@ export class Engine {
       (t) => this.balanceWait.waiting(t),
       { available: () => this.collateral.available(), buyWaiting: () => this.balanceWait.waiting(COLLATERAL) },
       (t) => this.unreportedBuys.shares(t),
+      (t) => this.unreportedSells.shares(t),
     );
     this.requoter = new Requoter({
       clock: o.clock,
@@ -481,7 +482,7 @@ export class Engine {
         const was = known?.state;
         const o = this.orders.orderEvent(e, now);
         // the venue says MATCHED; the trade that fills it is reported on its own, maybe later
-        if (o && o.state === 'filled' && was !== 'filled' && o.filled < o.size) this.matchedUnreported(o, o.size - o.filled);
+        if (o && o.state === 'filled' && was !== 'filled') this.matchedUnreported(o, unreportedAtEnd(o));
         const st = o && this.byToken.get(o.tokenId);
         if (st) this.dirty(st);
       } else if (this.atomically(() => this.ledger.onTrade(e, now)) > 0) {
@@ -505,7 +506,7 @@ export class Engine {
    * is asked if no report comes (missing-orders.ts).
    */
   matchedUnreported(o: TrackedOrder, left: number): void {
-    if (o.orderId === undefined) return;
+    if (o.orderId === undefined || !(left > 0)) return;
     if (o.side === 'BUY') {
       this.collateral.awaitFills(o.orderId, o.price * left);
       this.unreportedBuys.hold(o.orderId, o.tokenId, left);
@@ -647,7 +648,7 @@ export class Engine {
   }
 
   pnlMicros(): number {
-    return this.positions.pnl(this.pnlMark);
+    return this.positions.pnl((t) => this.mark(t));
   }
 
   /**
@@ -660,24 +661,6 @@ export class Engine {
     const rule = this.byToken.get(tokenId)?.meta.feeRule;
     if (rule === undefined) return flatFee(tokenId, price, size, feeRateBps, liquidity);
     return liquidity === 'MAKER' ? 0 : ruleFeeMicros(price, size, rule);
-  };
-
-  /** Each held token's last mark (pnlMark). */
-  private readonly seenMarks = new Map<string, number>();
-
-  /**
-   * The mark PnL values a holding at: mark(), else the last one the token had this session. A book
-   * that loses a side (the bids vanish, or only our own order is left on it) has no mid; valued at
-   * cost instead, a loss already seen would vanish from the daily-loss check, and the check would
-   * wait for the mark as at start-up. The risk gate's collar still wants a live mid (mark()).
-   */
-  private readonly pnlMark = (tokenId: string): number => {
-    const m = this.mark(tokenId);
-    if (m === m) {
-      this.seenMarks.set(tokenId, m);
-      return m;
-    }
-    return this.seenMarks.get(tokenId) ?? NaN;
   };
 
   results(): EngineResults {

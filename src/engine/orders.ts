@@ -464,3 +464,12 @@ export class OrderTracker {
     for (const fn of this.listeners) fn(o, from);
   }
 }
+
+/**
+ * What an order that ended matched has bought or sold whose trades are not reported yet: the size
+ * the venue matched past what we filled, and what its list counted as matched before the trades
+ * came (unseen: already in `filled`, not yet in the position).
+ */
+export function unreportedAtEnd(o: TrackedOrder): number {
+  return o.size - o.filled + (o.unseen ?? 0);
+}

@@ -16,6 +16,11 @@ interface ValuedPosition {
   p: TokenPosition;
   value: number;
   atCost: boolean;
+  /**
+   * The last mark the token had: a holding whose book loses a side (no mid) keeps it rather than
+   * going back to cost, which would hide a loss already seen from the daily-loss check.
+   */
+  lastMark: number;
 }
 
 /** What a fill moves in a position. */
@@ -61,7 +66,7 @@ export class Positions {
     if (!p) {
       p = { qty: 0, cost: 0, realized: 0 };
       this.tokens.set(tokenId, p);
-      const e: ValuedPosition = { tokenId, p, value: 0, atCost: false };
+      const e: ValuedPosition = { tokenId, p, value: 0, atCost: false, lastMark: NaN };
       this.list.push(e);
       this.entry.set(tokenId, e);
     }
@@ -139,12 +144,14 @@ export class Positions {
   }
 
   /**
-   * Values the token's holding at `mark` (price units; NaN -> cost, as markValue) and moves the
+   * Values the token's holding at `mark` (price units; NaN -> its last mark, else cost, as markValue) and moves the
    * running sum by the change. Values are integers or halves (a mid), so the sum stays exact.
    */
   revalue(tokenId: string, mark: number): void {
     const e = this.entry.get(tokenId);
     if (!e) return;
+    if (mark === mark) e.lastMark = mark;
+    else mark = e.lastMark;
     const p = e.p;
     const v = p.qty === 0 ? 0 : mark === mark ? mark * p.qty : p.cost;
     const atCost = p.qty !== 0 && mark !== mark;
@@ -170,7 +177,9 @@ export class Positions {
         e.value = 0;
         continue;
       }
-      const m = mark(e.tokenId);
+      let m = mark(e.tokenId);
+      if (m === m) e.lastMark = m;
+      else m = e.lastMark;
       e.atCost = m !== m;
       if (e.atCost) atCost++;
       e.value = m === m ? m * p.qty : p.cost;
@@ -190,14 +199,15 @@ export class Positions {
     return this.cash + this.held;
   }
 
-  /** Market value of the holdings, micro-dollars, at the given marks (price units; NaN -> cost). */
+  /** Market value of the holdings, micro-dollars, at the given marks (price units; NaN -> the last mark, else cost). */
   markValue(mark: (tokenId: string) => number): number {
     let v = 0;
     const list = this.list;
     for (let i = 0; i < list.length; i++) {
       const p = list[i].p;
       if (p.qty === 0) continue;
-      const m = mark(list[i].tokenId);
+      let m = mark(list[i].tokenId);
+      if (m !== m) m = list[i].lastMark;
       v += m === m ? m * p.qty : p.cost;
     }
     return v;

@@ -137,6 +137,8 @@ export class Requoter {
       else if (was) d.log.info({ market: m.conditionId }, 'engine: market quoting again');
     }
     st.blocked = block;
+    // blocked for a cause of the engine's, the strategy is not asked: its last failure is not news
+    if (block !== undefined) st.strategyError = undefined;
     // Halted: the cancel-all went out; reconciling against nothing still cancels any order that
     // was in flight when it did and landed after it.
     const tickOf = st.tickOf;

@@ -46,6 +46,7 @@ export function riskInputs(
   sellWaiting: (tokenId: string) => boolean = () => false,
   collateral: CollateralInputs = UNCAPPED,
   unreportedBuy: (tokenId: string) => number = () => 0,
+  unreportedSell: (tokenId: string) => number = () => 0,
 ): EngineRiskInputs {
   const queued: QueuedPlaces = { orders: 0, notional: 0, buyNotional: 0 };
   const inputs: EngineRiskInputs = {
@@ -53,6 +54,7 @@ export function riskInputs(
     cancelling: [],
     qty: (t) => positions.qty(t),
     unreportedBuy,
+    unreportedSell,
     unmined,
     sellWaiting,
     openBuy: (t) => {

@@ -19,6 +19,8 @@ export interface RiskInputs {
   qty(tokenId: string): number;
   /** Shares of a token in BUYs of ours that ended matched, their trades not reported yet: held as far as the limits go. */
   unreportedBuy(tokenId: string): number;
+  /** Shares of a token in SELLs of ours that ended matched, their trades not reported yet: gone as far as the limits go. */
+  unreportedSell(tokenId: string): number;
   /** Shares of a token bought in trades not yet settled (MATCHED, RETRYING): held, but the venue does not let us sell them yet. */
   unmined(tokenId: string): number;
   /** True while a SELL of the token refused for balance waits before the next (balance-backoff.ts). */
@@ -195,8 +197,8 @@ export class RiskGate {
       if (long > c.maxPositionPerToken * SIZE_SCALE) {
         return this.block('max_position_token', () => ({ ...order(), worstCaseShares: formatSize(long), maxShares: c.maxPositionPerToken }), nowMs);
       }
-      // netted against the least the other token may come to: every open or batched SELL of it filled
-      const net = long - (s.qty(other) - s.openSell(other) - (this.batchSell.get(other) ?? 0));
+      // netted against the least the other token may come to: every open or batched SELL of it filled, the unreported ones too
+      const net = long - (s.qty(other) - s.unreportedSell(other) - s.openSell(other) - (this.batchSell.get(other) ?? 0));
       // beyond the limit only where this BUY takes the net further from zero (one that lowers a short always goes)
       if (Math.abs(net) > c.maxPositionPerMarket * SIZE_SCALE && Math.abs(net) > Math.abs(net - q.size)) {
         return this.block('max_position_market', () => ({ ...order(), market: m.conditionId, worstCaseNetShares: formatSize(net), maxShares: c.maxPositionPerMarket }), nowMs);
@@ -223,7 +225,7 @@ export class RiskGate {
       const other = q.tokenId === m.tokenId ? m.complementId : m.tokenId;
       // against the most the other token may come to: every open or batched BUY of it filled
       const otherMost = s.qty(other) + s.unreportedBuy(other) + s.openBuy(other) + (this.batchBuy.get(other) ?? 0);
-      const before = s.qty(q.tokenId) - selling - otherMost;
+      const before = s.qty(q.tokenId) - s.unreportedSell(q.tokenId) - selling - otherMost;
       const after = before - q.size;
       if (Math.abs(after) > c.maxPositionPerMarket * SIZE_SCALE && Math.abs(after) > Math.abs(before)) {
         return this.block('max_position_market', () => ({ ...order(), market: m.conditionId, worstCaseNetShares: formatSize(after), maxShares: c.maxPositionPerMarket }), nowMs);

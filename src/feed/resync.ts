@@ -7,6 +7,7 @@
 // each other closely back off (1 s doubling to 60 s) so a persistent mismatch cannot storm; a token
 // that stayed in sync for QUIET_MS since its last episode starts the next one at once.
 import type { Logger } from '../core/log.js';
+import { MAX_TIMER_MS } from '../config.js';
 import type { BookMirror, OutOfSyncReason } from '../book/mirror.js';
 import type { BookEvent, PriceChangeEvent } from '../core/events.js';
 
@@ -149,7 +150,8 @@ export class Resyncer {
     if (method === 'rest' && !this.o.fetchBook) method = 'resubscribe';
     this.pending.set(assetId, p);
     this.stats.attempts[method]++;
-    const deadline = this.o.timeoutMs * Math.min(8, 2 ** Math.floor(p.attempt / 2));
+    // at most what a timer holds (config's bound is on the first deadline, not on its doublings)
+    const deadline = Math.min(MAX_TIMER_MS, this.o.timeoutMs * Math.min(8, 2 ** Math.floor(p.attempt / 2)));
     p.timer = setTimeout(() => {
       if (this.pending.get(assetId) !== p) return;
       if (this.o.mirror.book(assetId)?.inSync()) return this.finish(assetId, p);

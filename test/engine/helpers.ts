@@ -232,6 +232,7 @@ export function emptyRiskInputs(mid: number, over: Partial<RiskInputs> = {}): Ri
   return {
     qty: () => 0,
     unreportedBuy: () => 0,
+    unreportedSell: () => 0,
     unmined: () => 0,
     sellWaiting: () => false,
     openBuy: () => 0,

@@ -169,6 +169,8 @@ describe('Positions running PnL', () => {
       const marks = new Map<string, number>();
       const mark = (t: string) => marks.get(t) ?? NaN;
       const moved = new Set<string>();
+      // a token once marked keeps its last mark when it has none (not its cost)
+      const everMarked = new Set<string>();
       pos.onApply = (t) => moved.add(t);
       const fills: Array<[string, Side, number, number, number]> = [];
       for (let step = 0; step < 500; step++) {
@@ -189,13 +191,17 @@ describe('Positions running PnL', () => {
           moved.add(t);
         } else if (r.next() < 0.1) {
           pos.revalueAll(mark);
+          for (const [tok, p] of pos.entries()) if (p.qty !== 0 && !Number.isNaN(mark(tok))) everMarked.add(tok);
           moved.clear();
         }
-        for (const m of moved) pos.revalue(m, mark(m));
+        for (const m of moved) {
+          pos.revalue(m, mark(m));
+          if (pos.has(m) && !Number.isNaN(mark(m))) everMarked.add(m);
+        }
         moved.clear();
         expect(pos.runningPnl()).toBe(pos.pnl(mark));
-        // the holdings valued at cost (no mark), counted as they are revalued
-        expect(pos.heldAtCost()).toBe([...pos.entries()].filter(([tok, p]) => p.qty !== 0 && Number.isNaN(mark(tok))).length);
+        // the holdings valued at cost (no mark, never one), counted as they are revalued
+        expect(pos.heldAtCost()).toBe([...pos.entries()].filter(([tok, p]) => p.qty !== 0 && Number.isNaN(mark(tok)) && !everMarked.has(tok)).length);
       }
     });
   }

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
 import type { Engine } from '../../src/engine/engine.js';
-import { N, RecordingVenue, Y, bandsEngine, books, deliver, settle } from './helpers.js';
+import { M, N, RecordingVenue, Y, bandsEngine, books, deliver, settle } from './helpers.js';
 
 const BANDS = [0.01, 0.02, 0.03, 0.04, 0.05].map((distance) => ({ distance, size: 10 }));
 
@@ -50,4 +50,47 @@ describe('risk: the per-market net limit counts both tokens open orders', () => 
       await engine.stop();
     });
   }
+
+  it('a SELL of the other token that ended matched, its trade unreported, counts as sold for the BUYs', async () => {
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new RecordingVenue(() => clock.now());
+    const { engine, mirror } = await bandsEngine({
+      clock,
+      venue,
+      params: { fair: 'mid', bands: BANDS, skewPerShare: 0 },
+      risk: { maxPositionPerMarket: 20, maxPositionPerToken: 1000, maxTotalNotional: 100_000 },
+    });
+    engine.positions.apply(N, 'BUY', 5000, 2000, 0);
+    deliver(mirror, engine, books(4900, 5100, clock.now()));
+    engine.start();
+    await settle(20);
+    const sell = [...engine.orders.open()].find((o) => o.tokenId === N && o.side === 'SELL')!;
+    expect(sell).toBeDefined();
+    venue.live.delete(sell.orderId!);
+    engine.handleUserEvent({
+      type: 'order',
+      kind: 'UPDATE',
+      orderId: sell.orderId!,
+      market: M,
+      assetId: N,
+      side: 'SELL',
+      price: sell.price,
+      originalSize: sell.size,
+      sizeMatched: sell.size,
+      status: 'MATCHED',
+      orderType: 'GTC',
+      outcome: 'No',
+      associateTrades: [],
+      createdAtMs: 0,
+      timestampMs: clock.now(),
+    });
+    expect(engine.unreportedSells.shares(N)).toBe(sell.size);
+    clock.advanceTo(clock.now() + 100);
+    deliver(mirror, engine, books(4800, 5000, clock.now()));
+    await settle(20);
+    const w = worstNets(engine);
+    // the NO sold unreported is gone as far as the net goes
+    expect(w.long + engine.unreportedSells.shares(N)).toBeLessThanOrEqual(2000);
+    await engine.stop();
+  });
 });
