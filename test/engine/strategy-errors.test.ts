@@ -3,6 +3,7 @@
 // unrecorded until the trade's next status).
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
+import { createLogger } from '../../src/core/log.js';
 import { RecordingVenue, Y, bandsEngine, books, deliver, makerTrade, settle } from './helpers.js';
 
 describe("engine: a strategy's onFill that throws", () => {
@@ -37,6 +38,34 @@ describe("engine: a strategy's onFill that throws", () => {
     expect(engine.positions.qty(Y)).toBe(1000);
     expect(engine.ledger.has('t1', bids[1].orderId!)).toBe(true);
     expect(engine.counters.errors).toBe(errors + 2);
+    await engine.stop();
+  });
+});
+
+describe("engine: a strategy that failed, then a block of the engine's own", () => {
+  it('the block is logged once, not per requote, and the failure is forgotten (no stale /health reason for the whole block)', async () => {
+    const lines: Array<{ level: number; msg: string }> = [];
+    const log = createLogger({ level: 'trace', destination: { write: (s: string) => void lines.push(JSON.parse(s) as { level: number; msg: string }) } });
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new RecordingVenue(() => clock.now());
+    const { engine, mirror } = await bandsEngine({ clock, venue, log, params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 } });
+    const st = engine.marketOf(Y)!;
+    st.strategy.quote = () => {
+      throw new Error('strategy bug');
+    };
+    deliver(mirror, engine, books(4900, 5100, clock.now()));
+    engine.start();
+    await settle(10);
+    expect(st.strategyError?.message).toBe('strategy bug');
+    engine.halt('test halt');
+    for (let i = 0; i < 5; i++) {
+      clock.advanceTo(clock.now() + 100);
+      deliver(mirror, engine, books(4900 - i * 100, 5100, clock.now()));
+      await settle(10);
+    }
+    expect(st.strategyError).toBeUndefined();
+    expect(st.blocked).toMatch(/halted: test halt/);
+    expect(lines.filter((l) => l.msg === 'engine: market not quoting')).toHaveLength(1);
     await engine.stop();
   });
 });
