@@ -17,8 +17,10 @@ function worstNets(engine: Engine): { long: number; short: number } {
   let sellN = 0;
   for (const o of engine.orders.open()) {
     const left = o.size - o.filled;
-    if (o.tokenId === Y) o.side === 'BUY' ? (buyY += left) : (sellY += left);
-    else if (o.tokenId === N) o.side === 'BUY' ? (buyN += left) : (sellN += left);
+    if (o.tokenId === Y && o.side === 'BUY') buyY += left;
+    else if (o.tokenId === Y) sellY += left;
+    else if (o.tokenId === N && o.side === 'BUY') buyN += left;
+    else if (o.tokenId === N) sellN += left;
   }
   const y = engine.positions.qty(Y);
   const n = engine.positions.qty(N);
