@@ -11,17 +11,23 @@ import { M, N, RecordingVenue, Y, bandsEngine, books, deliver, makerTrade, settl
 
 const RULE = { rate: 0.25, exponent: 2 };
 
+/** The bands engine on a market with RULE, its book 0.49/0.51. */
+async function onFeeMarket() {
+  const clock = new VirtualClock(1_700_000_000_000);
+  const venue = new RecordingVenue(() => clock.now());
+  const { engine, mirror } = await bandsEngine({
+    clock,
+    venue,
+    params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 },
+    meta: { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false, feeRule: RULE },
+  });
+  deliver(mirror, engine, books(4900, 5100, clock.now()));
+  return { engine, clock };
+}
+
 describe('fills on a market with a fee rule', () => {
   it('a maker fill books no fee, whatever fee_rate_bps the trade carries; the venue charges makers nothing', async () => {
-    const clock = new VirtualClock(1_700_000_000_000);
-    const venue = new RecordingVenue(() => clock.now());
-    const { engine, mirror } = await bandsEngine({
-      clock,
-      venue,
-      params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 },
-      meta: { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false, feeRule: RULE },
-    });
-    deliver(mirror, engine, books(4900, 5100, clock.now()));
+    const { engine, clock } = await onFeeMarket();
     engine.start();
     await settle(10);
     const bid = [...engine.orders.open()].find((o) => o.side === 'BUY' && o.tokenId === Y);
@@ -38,15 +44,7 @@ describe('fills on a market with a fee rule', () => {
   });
 
   it('a taker fill (an order adopted from the venue may take) pays the rule, not fee_rate_bps of its notional', async () => {
-    const clock = new VirtualClock(1_700_000_000_000);
-    const venue = new RecordingVenue(() => clock.now());
-    const { engine, mirror } = await bandsEngine({
-      clock,
-      venue,
-      params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 },
-      meta: { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false, feeRule: RULE },
-    });
-    deliver(mirror, engine, books(4900, 5100, clock.now()));
+    const { engine, clock } = await onFeeMarket();
     engine.orders.create({ clientId: 'adopted-1', tokenId: Y, market: M, side: 'BUY', price: 5100, size: 1000, createdMs: clock.now() });
     engine.orders.placeResult({ clientId: 'adopted-1', ok: true, orderId: 'A1', status: 'live' }, clock.now());
     const t = makerTrade('t2', 'someone', 'SELL', 'MATCHED', clock.now(), { price: 5100, size: 1000 });

@@ -27,24 +27,30 @@ function worstNets(engine: Engine): { long: number; short: number } {
   return { long: y + buyY - (n - sellN), short: y - sellY - (n + buyN) };
 }
 
+/** The bands engine at a net limit of 20 shares, holding 20 of `token`, quoting a 0.49/0.51 book. */
+async function quoting(token: string) {
+  const clock = new VirtualClock(1_700_000_000_000);
+  const venue = new RecordingVenue(() => clock.now());
+  const { engine, mirror } = await bandsEngine({
+    clock,
+    venue,
+    params: { fair: 'mid', bands: BANDS, skewPerShare: 0 },
+    risk: { maxPositionPerMarket: 20, maxPositionPerToken: 1000, maxTotalNotional: 100_000 },
+  });
+  engine.positions.apply(token, 'BUY', 5000, 2000, 0);
+  deliver(mirror, engine, books(4900, 5100, clock.now()));
+  engine.start();
+  await settle(20);
+  return { engine, mirror, venue, clock };
+}
+
 describe('risk: the per-market net limit counts both tokens open orders', () => {
   for (const [held, token] of [
     ['NO', N],
     ['YES', Y],
   ] as const) {
     it(`holding 20 ${held} at a limit of 20: no sweep can take the net past the limit`, async () => {
-      const clock = new VirtualClock(1_700_000_000_000);
-      const venue = new RecordingVenue(() => clock.now());
-      const { engine, mirror } = await bandsEngine({
-        clock,
-        venue,
-        params: { fair: 'mid', bands: BANDS, skewPerShare: 0 },
-        risk: { maxPositionPerMarket: 20, maxPositionPerToken: 1000, maxTotalNotional: 100_000 },
-      });
-      engine.positions.apply(token, 'BUY', 5000, 2000, 0);
-      deliver(mirror, engine, books(4900, 5100, clock.now()));
-      engine.start();
-      await settle(20);
+      const { engine } = await quoting(token);
       expect([...engine.orders.open()].length).toBeGreaterThan(0);
       const w = worstNets(engine);
       expect(w.long).toBeLessThanOrEqual(2000);
@@ -54,18 +60,7 @@ describe('risk: the per-market net limit counts both tokens open orders', () => 
   }
 
   it('a SELL of the other token that ended matched, its trade unreported, counts as sold for the BUYs', async () => {
-    const clock = new VirtualClock(1_700_000_000_000);
-    const venue = new RecordingVenue(() => clock.now());
-    const { engine, mirror } = await bandsEngine({
-      clock,
-      venue,
-      params: { fair: 'mid', bands: BANDS, skewPerShare: 0 },
-      risk: { maxPositionPerMarket: 20, maxPositionPerToken: 1000, maxTotalNotional: 100_000 },
-    });
-    engine.positions.apply(N, 'BUY', 5000, 2000, 0);
-    deliver(mirror, engine, books(4900, 5100, clock.now()));
-    engine.start();
-    await settle(20);
+    const { engine, mirror, venue, clock } = await quoting(N);
     const sell = [...engine.orders.open()].find((o) => o.tokenId === N && o.side === 'SELL')!;
     expect(sell).toBeDefined();
     venue.live.delete(sell.orderId!);
