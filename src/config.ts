@@ -109,8 +109,12 @@ export const configSchema = z.strictObject({
   /** Which venue protocol: `spec` (service-interface.md, the default) or `polymarket` (the real CLOB V2: signed orders, L1/L2 auth). */
   venue: z.strictObject({
     profile: z.enum(['spec', 'polymarket']),
-    /** polymarket, live: ms between heartbeats (the venue cancels every order ~10 s after the last one). */
-    heartbeatIntervalMs: z.number().int().min(500).max(9000),
+    /**
+     * polymarket, live: ms between heartbeats (the venue cancels every order ~10 s after the last one).
+     * At most 7 s: a beat that gets no answer must fail and be retried inside that window
+     * (session/heartbeats.ts heartbeatDeadlineMs gives each 1 s at 7 s).
+     */
+    heartbeatIntervalMs: z.number().int().min(500).max(7000, "at most 7000: a failed heartbeat must be retried inside the venue's 10 s window"),
   }),
   store: z.strictObject({
     path: z.string().min(1),

@@ -74,6 +74,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ file: file({ daemon: { shutdownTimeoutMs: 604_800_000 } }), env: {} }).daemon.shutdownTimeoutMs).toBe(604_800_000);
     expect(loadConfig({ file: file({ store: { orderRetentionMs: 90 * 86_400_000 } }), env: {} }).store.orderRetentionMs).toBe(90 * 86_400_000);
   });
+  it("a heartbeat interval too long for a failed beat's retry to land inside the venue's 10 s window is named at load", () => {
+    // a beat at T + interval that gets no answer fails after its own deadline, and its retry must
+    // still land before T + 10 s (session/heartbeats.ts heartbeatDeadlineMs): 7 s leaves 1 s each
+    expect(configError(() => loadConfig({ file: file({ venue: { profile: 'polymarket', heartbeatIntervalMs: 9000 } }), env: {} })).key).toBe('venue.heartbeatIntervalMs');
+    expect(loadConfig({ file: file({ venue: { profile: 'polymarket', heartbeatIntervalMs: 7000 } }), env: {} }).venue.heartbeatIntervalMs).toBe(7000);
+  });
   it('a bad environment variable is named', () => {
     expect(configError(() => loadConfig({ env: { MAKERD_LIMIT_SCALE: 'abc' } })).key).toBe('MAKERD_LIMIT_SCALE');
     expect(configError(() => loadConfig({ env: { MAKERD_STATUS_PORT: 'x' } })).key).toBe('MAKERD_STATUS_PORT');
