@@ -8,7 +8,7 @@ import type { SchedulerSink } from './scheduler.js';
 import { fillKey, settled as tradeFinal, type Fill, type FillSink } from './fills.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
-import { unreportedAtEnd, type TrackedOrder, type OrderTracker } from './orders.js';
+import { sizeToCome, type TrackedOrder, type OrderTracker } from './orders.js';
 import type { Positions } from './positions.js';
 import type { RiskGate } from './risk.js';
 import { COLLATERAL } from './balance-backoff.js';
@@ -194,7 +194,7 @@ export class EngineSink implements SchedulerSink, FillSink {
         e.orders.cancelRefused(id, reason, now, true);
         // already matched, its trade maybe not reported yet: its cost is not free for another BUY,
         // its shares not there for another SELL
-        if (o && cancelling && o.state === 'canceled') e.matchedUnreported(o, unreportedAtEnd(o));
+        if (o && cancelling && o.state === 'canceled') e.matchedUnreported(o, sizeToCome(o));
       }
     });
     if (unnamed) {

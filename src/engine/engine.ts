@@ -12,7 +12,7 @@ import type { Clock } from '../core/clock.js';
 import type { Rng } from '../core/rng.js';
 import type { LoadedStrategy } from './strategy.js';
 import type { MarketMeta } from './strategy.js';
-import { OrderTracker, unreportedAtEnd, type TrackedOrder } from './orders.js';
+import { OrderTracker, sizeToCome, type TrackedOrder } from './orders.js';
 import { FillLedger, flatFee, type FillFee } from './fills.js';
 import { ruleFeeMicros } from '../core/fees.js';
 import { Positions } from './positions.js';
@@ -482,7 +482,7 @@ export class Engine {
         const was = known?.state;
         const o = this.orders.orderEvent(e, now);
         // the venue says MATCHED; the trade that fills it is reported on its own, maybe later
-        if (o && o.state === 'filled' && was !== 'filled') this.matchedUnreported(o, unreportedAtEnd(o));
+        if (o && o.state === 'filled' && was !== 'filled') this.matchedUnreported(o, sizeToCome(o));
         const st = o && this.byToken.get(o.tokenId);
         if (st) this.dirty(st);
       } else if (this.atomically(() => this.ledger.onTrade(e, now)) > 0) {

@@ -4,7 +4,7 @@
 // finite numbers in the unit ranges. A trade that fails is not a fill (issue 10, item 4).
 import type { Side } from '../core/events.js';
 import { MAX_SIZE_UNITS, PRICE_SCALE } from '../core/units.js';
-import type { TrackedOrder } from './orders.js';
+import { sizeToCome, type TrackedOrder } from './orders.js';
 
 export interface FillClaim {
   tokenId: string;
@@ -40,7 +40,7 @@ export function fillProblem(o: TrackedOrder, c: FillClaim, maxFeeRateBps: number
     if (o.side === 'BUY' ? c.price > o.price : c.price < o.price) return `taker fill at ${c.price}, beyond the order's limit ${o.price}`;
   }
   // what the venue's list counted before its trade came is still this trade's to fill
-  const left = remaining ? o.size - o.filled + (o.unseen ?? 0) : o.size;
+  const left = remaining ? sizeToCome(o) : o.size;
   if (c.size > left) return `size ${c.size} is above the ${left} the order has left`;
   return undefined;
 }

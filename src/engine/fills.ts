@@ -2,7 +2,7 @@
 // orders; each (trade, order) pair is one fill, applied once. Status moves MATCHED -> MINED ->
 // CONFIRMED, or RETRYING -> FAILED; a FAILED trade reverses its fill (position and order).
 import type { Side, TradeStatus, UserTradeEvent } from '../core/events.js';
-import type { OrderTracker, TrackedOrder } from './orders.js';
+import { sizeToCome, type OrderTracker, type TrackedOrder } from './orders.js';
 import { fillProblem, type FillClaim } from './fill-checks.js';
 
 export interface Fill {
@@ -229,7 +229,7 @@ export class FillLedger {
  * position drifted from the venue's balance). ROUNDING_SLACK covers ten pieces; more is left to the checks.
  */
 function withinRounding(o: TrackedOrder, size: number): number {
-  const left = o.size - o.filled + (o.unseen ?? 0);
+  const left = sizeToCome(o);
   return left > 0 && size > left && size - left <= ROUNDING_SLACK ? left : size;
 }
 

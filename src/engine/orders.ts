@@ -466,10 +466,10 @@ export class OrderTracker {
 }
 
 /**
- * What an order that ended matched has bought or sold whose trades are not reported yet: the size
- * the venue matched past what we filled, and what its list counted as matched before the trades
- * came (unseen: already in `filled`, not yet in the position).
+ * The size of an order whose fills have not come yet: what is not filled, and what the venue's list
+ * counted as matched before its trades came (unseen: in `filled`, not yet in the position). A fill
+ * must fit in it; the risk gate counts it as open; an order that ended matched holds it as unreported.
  */
-export function unreportedAtEnd(o: TrackedOrder): number {
+export function sizeToCome(o: TrackedOrder): number {
   return o.size - o.filled + (o.unseen ?? 0);
 }

@@ -12,7 +12,7 @@
 // Nothing here walks every open order: the per-token sums walk that token's orders (the tracker's
 // index) and the total notional is the tracker's running sum, so a check costs the same at 1 or
 // 1,000 markets.
-import type { OrderTracker, TrackedOrder } from './orders.js';
+import { sizeToCome, type OrderTracker, type TrackedOrder } from './orders.js';
 import type { Positions } from './positions.js';
 import type { RiskInputs } from './risk.js';
 import type { QueuedPlaces } from './scheduler.js';
@@ -60,8 +60,8 @@ export function riskInputs(
     openBuy: (t) => {
       let s = 0;
       const open = orders.openOf(t);
-      // a size the venue lists as matched whose trade has not come (unseen) is not in the position yet
-      if (open) for (const o of open) if (o.side === 'BUY') s += o.size - o.filled + (o.unseen ?? 0);
+      // what the venue lists as matched whose trade has not come (unseen) is not in the position yet
+      if (open) for (const o of open) if (o.side === 'BUY') s += sizeToCome(o);
       return s;
     },
     openSell: (t) => {

@@ -5,7 +5,7 @@
 import type { Logger } from '../core/log.js';
 import type { Venue } from '../venue/types.js';
 import type { Engine } from '../engine/engine.js';
-import { unreportedAtEnd, type TrackedOrder } from '../engine/orders.js';
+import { sizeToCome, type TrackedOrder } from '../engine/orders.js';
 import { KEEP_SETTLED, fillKey, settled, type Fill } from '../engine/fills.js';
 import { tradeStatusOf, type TradeStatus } from '../core/events.js';
 
@@ -194,7 +194,7 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
     engine.orders.matchedAtLeast(o, matched, now());
     // ended matched with trades not seen: their size counts as held until they come (as an order
     // event MATCHED before its trade does); a partial fill's counts with its open size (risk-inputs)
-    if ((o.unseen ?? 0) > unseen && o.state === 'filled' && was !== 'filled') engine.matchedUnreported(o, unreportedAtEnd(o));
+    if ((o.unseen ?? 0) > unseen && o.state === 'filled' && was !== 'filled') engine.matchedUnreported(o, sizeToCome(o));
   }
   // Orders we track as working that the venue no longer lists (placed before the query started).
   for (const o of [...engine.orders.open()]) {
