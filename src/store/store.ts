@@ -370,7 +370,7 @@ export class Store implements Journal, DayStarts {
 
   /** Orders not in a terminal state (to resume tracking at startup). */
   openOrders(): TrackedOrder[] {
-    return this.orderRows(`SELECT * FROM orders WHERE state NOT IN ('canceled','filled','rejected')`);
+    return this.orderRows(`SELECT * FROM orders WHERE state IN (${OPEN_STATES})`);
   }
 
   /**
