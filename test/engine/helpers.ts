@@ -8,13 +8,14 @@ import { Engine, type EngineOptions } from '../../src/engine/engine.js';
 import { SeededRng } from '../../src/core/rng.js';
 import { silentLogger } from '../../src/core/log.js';
 import { formatPrice, formatSize } from '../../src/core/units.js';
-import type { BookEvent, WireLevel, UserEvent, UserTradeEvent } from '../../src/core/events.js';
+import type { BookEvent, WireLevel, UserEvent, UserOrderEvent, UserTradeEvent } from '../../src/core/events.js';
 import type { Venue, OrderRequest, PlaceResult, CancelResult, VenueOrder, VenueTrade } from '../../src/venue/types.js';
 import { Limiter, type LimiterOptions } from '../../src/api/limiter.js';
 import { OrderScheduler, type SchedulerOptions, type SchedulerSink } from '../../src/engine/scheduler.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { loadStrategy } from '../../src/strategy/loader.js';
+import type { TrackedOrder } from '../../src/engine/orders.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
 import type { RiskInputs } from '../../src/engine/risk.js';
 
@@ -267,6 +268,27 @@ export function makerTrade(tradeId: string, orderId: string, side: 'BUY' | 'SELL
     owner: 'k',
     makerOrders: [{ orderId, assetId: Y, price, matchedAmount: size, feeRateBps: 0, outcome: 'Yes', side, owner: 'k' }],
     matchTimeMs: t,
+    timestampMs: t,
+  };
+}
+
+/** The venue's order event saying `o` (one of ours, bound to its venue id) is all MATCHED, at `t`; its trade reported apart. */
+export function matchedOrderEvent(o: TrackedOrder, t: number): UserOrderEvent {
+  return {
+    type: 'order',
+    kind: 'UPDATE',
+    orderId: o.orderId as string,
+    market: o.market,
+    assetId: o.tokenId,
+    side: o.side,
+    price: o.price,
+    originalSize: o.size,
+    sizeMatched: o.size,
+    status: 'MATCHED',
+    orderType: 'GTC',
+    outcome: o.tokenId === Y ? 'Yes' : 'No',
+    associateTrades: [],
+    createdAtMs: 0,
     timestampMs: t,
   };
 }

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
 import type { Engine } from '../../src/engine/engine.js';
-import { M, N, RecordingVenue, Y, bandsEngine, books, deliver, settle } from './helpers.js';
+import { N, RecordingVenue, Y, bandsEngine, books, deliver, matchedOrderEvent, settle } from './helpers.js';
 
 const BANDS = [0.01, 0.02, 0.03, 0.04, 0.05].map((distance) => ({ distance, size: 10 }));
 
@@ -64,23 +64,7 @@ describe('risk: the per-market net limit counts both tokens open orders', () => 
     const sell = [...engine.orders.open()].find((o) => o.tokenId === N && o.side === 'SELL')!;
     expect(sell).toBeDefined();
     venue.live.delete(sell.orderId!);
-    engine.handleUserEvent({
-      type: 'order',
-      kind: 'UPDATE',
-      orderId: sell.orderId!,
-      market: M,
-      assetId: N,
-      side: 'SELL',
-      price: sell.price,
-      originalSize: sell.size,
-      sizeMatched: sell.size,
-      status: 'MATCHED',
-      orderType: 'GTC',
-      outcome: 'No',
-      associateTrades: [],
-      createdAtMs: 0,
-      timestampMs: clock.now(),
-    });
+    engine.handleUserEvent(matchedOrderEvent(sell, clock.now()));
     expect(engine.unreportedSells.shares(N)).toBe(sell.size);
     clock.advanceTo(clock.now() + 100);
     deliver(mirror, engine, books(4800, 5000, clock.now()));

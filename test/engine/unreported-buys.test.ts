@@ -4,40 +4,29 @@
 // past the limit (found in review: 10 held plus 10 resting against a limit of 10).
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
-import type { UserOrderEvent } from '../../src/core/events.js';
-import { M, RecordingVenue, Y, bandsEngine, books, deliver, makerTrade, settle } from './helpers.js';
+import { RecordingVenue, Y, bandsEngine, books, deliver, makerTrade, matchedOrderEvent, settle } from './helpers.js';
 
 const ENDINGS = ['its cancel refused: already canceled or matched', 'its order event: MATCHED'] as const;
 
+/** The bands engine with one bid of 10 at a position limit of 10, quoting a 0.49/0.51 book. */
+async function quotingOneBid() {
+  const clock = new VirtualClock(1_700_000_000_000);
+  const venue = new RecordingVenue(() => clock.now());
+  const { engine, mirror } = await bandsEngine({ clock, venue, params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 }, risk: { maxPositionPerToken: 10 } });
+  deliver(mirror, engine, books(4900, 5100, clock.now()));
+  engine.start();
+  await settle(10);
+  return { clock, venue, engine, mirror };
+}
+
 describe('engine: a BUY matched, its trade not yet reported', () => {
   it.each(ENDINGS)('%s: no replacement BUY beyond the position limit before or after the report', async (ending) => {
-    const clock = new VirtualClock(1_700_000_000_000);
-    const venue = new RecordingVenue(() => clock.now());
-    const { engine, mirror } = await bandsEngine({ clock, venue, params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 }, risk: { maxPositionPerToken: 10 } });
-    deliver(mirror, engine, books(4900, 5100, clock.now()));
-    engine.start();
-    await settle(10);
+    const { clock, venue, engine, mirror } = await quotingOneBid();
     const bid = [...engine.orders.open()].find((o) => o.side === 'BUY' && o.tokenId === Y);
     expect(bid?.orderId).toBeDefined();
     const bidsOfY = () => [...engine.orders.open()].filter((o) => o.side === 'BUY' && o.tokenId === Y);
     if (ending === 'its order event: MATCHED') {
-      const ev: UserOrderEvent = {
-        type: 'order',
-        kind: 'UPDATE',
-        orderId: bid!.orderId!,
-        market: M,
-        assetId: Y,
-        side: 'BUY',
-        price: bid!.price,
-        originalSize: bid!.size,
-        sizeMatched: bid!.size,
-        status: 'MATCHED',
-        orderType: 'GTC',
-        outcome: 'Yes',
-        associateTrades: [],
-        createdAtMs: 0,
-        timestampMs: clock.now(),
-      };
+      const ev = matchedOrderEvent(bid!, clock.now());
       venue.live.delete(bid!.orderId!);
       engine.handleUserEvent(ev);
     } else {
@@ -62,31 +51,10 @@ describe('engine: a BUY matched, its trade not yet reported', () => {
   it('an order the venue listed as partly matched (trade unseen), then MATCHED: the whole of it is held until its trades come', async () => {
     // found in review: the hold at its end was only what the list had not counted (size - filled),
     // and the trade of the listed part then released it: the rest was counted nowhere
-    const clock = new VirtualClock(1_700_000_000_000);
-    const venue = new RecordingVenue(() => clock.now());
-    const { engine, mirror } = await bandsEngine({ clock, venue, params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 }, risk: { maxPositionPerToken: 10 } });
-    deliver(mirror, engine, books(4900, 5100, clock.now()));
-    engine.start();
-    await settle(10);
+    const { clock, venue, engine } = await quotingOneBid();
     const bid = [...engine.orders.open()].find((o) => o.side === 'BUY' && o.tokenId === Y)!;
     engine.orders.matchedAtLeast(bid, 600, clock.now());
-    const ev: UserOrderEvent = {
-      type: 'order',
-      kind: 'UPDATE',
-      orderId: bid.orderId!,
-      market: M,
-      assetId: Y,
-      side: 'BUY',
-      price: bid.price,
-      originalSize: bid.size,
-      sizeMatched: bid.size,
-      status: 'MATCHED',
-      orderType: 'GTC',
-      outcome: 'Yes',
-      associateTrades: [],
-      createdAtMs: 0,
-      timestampMs: clock.now(),
-    };
+    const ev = matchedOrderEvent(bid, clock.now());
     venue.live.delete(bid.orderId!);
     engine.handleUserEvent(ev);
     expect(engine.unreportedBuys.shares(Y)).toBe(1000);
