@@ -2,7 +2,9 @@ import { describe, it, expect } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
 import { SimulatedVenue, type SimulatedVenueOptions } from '../../src/venue/simulated-venue.js';
 import { M, NO, YES, book, req, trade, venueWithBook } from './sim-helpers.js';
-import type { PriceChangeEvent, Side } from '../../src/core/events.js';
+import type { MarketEvent, PriceChangeEvent, Side } from '../../src/core/events.js';
+import { readFileSync } from 'node:fs';
+import { createMarketDecodeStats, decodeMarketFrame } from '../../src/feed/decode-market.js';
 import type { OrderRequest } from '../../src/venue/types.js';
 
 function change(assetId: string, side: Side, price: number, size: number): PriceChangeEvent {
@@ -249,6 +251,22 @@ describe('SimulatedVenue: a trade printed on one token fills our orders on the o
   // The venue matches a BUY of YES at p with a BUY of NO at 1 - p (and a SELL with a SELL), and
   // prints the trade once, on the taker's token (every real capture; the emulator too). An ask
   // quoted as a complement BUY rests in the YES asks' queue at p: a YES BUY print reaches it.
+  it('the premise, on a real capture subscribed to both tokens (polytrader): each trade is printed once, on one token, never again on the other at 1 - p', () => {
+    // were the venue to print the complement's side too, filling both tokens from one print would double our fills
+    const out: MarketEvent[] = [];
+    const stats = createMarketDecodeStats();
+    for (const line of readFileSync(new URL('../fixtures/polymarket/polytrader/market_ws_messages.jsonl', import.meta.url), 'utf8').split('\n')) if (line.trim()) decodeMarketFrame(line, out, stats);
+    const fed = new Set<string>();
+    for (const e of out) if (e.type === 'price_change') for (const c of e.changes) fed.add(c.assetId);
+    expect(fed.size).toBe(2);
+    const prints = out.filter((e) => e.type === 'last_trade_price');
+    expect(prints.length).toBeGreaterThan(0);
+    for (const p of prints) {
+      const twin = prints.find((q) => q !== p && q.assetId !== p.assetId && q.timestampMs === p.timestampMs);
+      expect(twin, `a print on the other token at ${p.timestampMs}`).toBeUndefined();
+    }
+  });
+
   it('a taker BUY of YES at p reaches our resting NO BUY at 1 - p through its queue', async () => {
     const { venue, trades } = setup();
     // NO bid 0.48 holds 50 shares ahead of us (the mirror of the YES ask 0.52)
