@@ -660,7 +660,10 @@ export class Engine {
   readonly fillFee: FillFee = (tokenId, price, size, feeRateBps, liquidity) => {
     const rule = this.byToken.get(tokenId)?.meta.feeRule;
     if (rule === undefined) return flatFee(tokenId, price, size, feeRateBps, liquidity);
-    return liquidity === 'MAKER' ? 0 : ruleFeeMicros(price, size, rule);
+    if (liquidity === 'MAKER') return 0;
+    // numbers the rule cannot take belong to a trade the fill checks refuse: no throw before they run
+    if (!(Number.isSafeInteger(price) && price > 0 && price < PRICE_SCALE && Number.isSafeInteger(size) && size >= 0)) return NaN;
+    return ruleFeeMicros(price, size, rule);
   };
 
   results(): EngineResults {

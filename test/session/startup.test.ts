@@ -247,6 +247,23 @@ describe('startup reconciliation', () => {
     expect(engine.unreportedBuys.shares('Y')).toBe(1000);
   });
 
+  it('on a fee market, a venue trade with a price or size no fee rule can take is refused like any implausible trade; the look-up goes on', async () => {
+    // found in review: the fee rule's arithmetic threw on it before the fill checks ran, and the whole reconciliation failed
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new RecordingVenue(() => clock.now());
+    const engine = await engineOver(venue, clock, { ...meta, feeRule: { rate: 0.25, exponent: 2 } });
+    restoreFromStore(engine, [stored('a', { orderId: 'V1' }), stored('b', { orderId: 'V2', price: 4700 })], []);
+    venue.openOrders = async () => [];
+    const t = { tradeId: 'T1', orderId: 'V1', tokenId: 'Y', market: 'M', side: 'BUY' as const, price: 10_000, size: 300, feeRateBps: 0, status: 'MATCHED', liquidity: 'MAKER' as const, timeMs: 6 };
+    // a taker's part pays the rule: its arithmetic meets the bad numbers
+    const bad = { ...t, liquidity: 'TAKER' as const };
+    venue.trades = async () => [bad, { ...bad, tradeId: 'T2', price: 4800, size: Number.NaN }, { ...t, tradeId: 'T3', orderId: 'V2', price: 4700, size: 200 }];
+    await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(engine.positions.qty('Y')).toBe(200);
+    expect(engine.ledger.has('T1', 'V1')).toBe(false);
+    expect(engine.ledger.has('T3', 'V2')).toBe(true);
+  });
+
   it("orders the venue lists as partly matched, their trades not in the window: what rests is the venue's remainder", async () => {
     const { engine, venue } = await setup();
     // one known by its id, one whose place was never answered (bound here by its terms)
