@@ -55,29 +55,31 @@ export function decodeBody(status: number, text: string, method: string, path: s
 const MAX_PAUSE_MS = 15 * 60_000;
 
 /**
- * X-RateLimit-Reset as an absolute time in ms. Accepts epoch milliseconds (>= 1e12), epoch
- * seconds (>= 1e9), a delta in seconds (<= 3600) or else a delta in milliseconds. Clamped to
- * [now, now + 15 min] so a wrong header cannot stall a scope for long.
- */
-/**
- * Retry-After as an absolute time in ms: a delay in seconds (fractions taken) or an HTTP date.
+ * Retry-After as a time in ms on the caller's clock (`nowMs`): a delay in seconds (fractions taken)
+ * or an HTTP date, read against `epochNowMs` (Date.now(): the caller's clock may be monotonic).
  * Clamped as resetAtMs is.
  */
-export function retryAfterAtMs(raw: string | undefined, nowMs: number): number | undefined {
+export function retryAfterAtMs(raw: string | undefined, nowMs: number, epochNowMs = nowMs): number | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
   const v = Number(raw);
-  const at = Number.isFinite(v) ? (v >= 0 ? nowMs + v * 1000 : NaN) : Date.parse(raw);
+  const at = Number.isFinite(v) ? (v >= 0 ? nowMs + v * 1000 : NaN) : nowMs + (Date.parse(raw) - epochNowMs);
   if (!Number.isFinite(at)) return undefined;
   return Math.min(Math.max(at, nowMs), nowMs + MAX_PAUSE_MS);
 }
 
-export function resetAtMs(raw: string | undefined, nowMs: number): number | undefined {
+/**
+ * X-RateLimit-Reset as a time in ms on the caller's clock (`nowMs`). Accepts epoch milliseconds
+ * (>= 1e12) and epoch seconds (>= 1e9), read against `epochNowMs` (Date.now(): the caller's clock
+ * may be monotonic), a delta in seconds (<= 3600) or else a delta in milliseconds. Clamped to
+ * [now, now + 15 min] so a wrong header cannot stall a scope for long.
+ */
+export function resetAtMs(raw: string | undefined, nowMs: number, epochNowMs = nowMs): number | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
   const v = Number(raw);
   if (!Number.isFinite(v) || v < 0) return undefined;
   let at: number;
-  if (v >= 1e12) at = v;
-  else if (v >= 1e9) at = v * 1000;
+  if (v >= 1e12) at = nowMs + (v - epochNowMs);
+  else if (v >= 1e9) at = nowMs + (v * 1000 - epochNowMs);
   else if (v <= 3600) at = nowMs + v * 1000;
   else at = nowMs + v;
   return Math.min(Math.max(at, nowMs), nowMs + MAX_PAUSE_MS);

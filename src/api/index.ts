@@ -23,8 +23,8 @@ export interface Clients {
   close(): Promise<void>;
 }
 
-/** `venue`: the CLOB's profile, or an API key for the spec profile (none: public calls only). */
-export function createClients(config: Config, venue?: ClobProfile | string, logger?: Logger, clock: Clock = new WallClock({ keepAlive: true })): Clients {
+/** `venue`: the CLOB's profile, or an API key for the spec profile (none: public calls only). The limiter's `clock` is monotonic by default: a step of the system clock must not hold or release a rate window. */
+export function createClients(config: Config, venue?: ClobProfile | string, logger?: Logger, clock: Clock = new WallClock({ keepAlive: true, monotonic: true })): Clients {
   const profile = typeof venue === 'object' ? venue : specProfile(venue);
   // The venue's per-signer buckets: at Standard, the tightest tier, until its first trading answer
   // names the account's; in paper mode at sim.signerTier when one is set (no answer ever names one)

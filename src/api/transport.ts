@@ -66,7 +66,7 @@ interface SubmitConn {
   client: Client;
   inFlight: number;
   connected: boolean;
-  /** Date.now() of its last request. */
+  /** performance.now() of its last request (monotonic: a step of the system clock does not make it look idle or busy). */
   usedAt: number;
   warming: boolean;
   /** An answer ended on it since the last validation pass (undici would validate it before the next write). */
@@ -245,13 +245,13 @@ export class Transport {
     const priority = spec.priority ?? (method === 'DELETE' ? PRIORITY.cancel : submit ? PRIORITY.place : PRIORITY.normal);
     const kind = callKind(method, path);
     const deadlineMs = spec.deadlineMs ?? this.deadlineOf(kind);
-    const deadlineAt = Date.now() + deadlineMs;
+    const deadlineAt = performance.now() + deadlineMs;
     // serialized once: the bytes an L2 signature covers are the bytes sent, on every attempt
     const bodyText = spec.body !== undefined ? JSON.stringify(spec.body) : undefined;
     const overdue = () => new DeadlineError(method, path, kind, deadlineMs);
     /** Sleeps before a retry, or false when the retry could not start before the deadline. */
     const pause = async (ms: number): Promise<boolean> => {
-      if (this.closed || Date.now() + ms >= deadlineAt) return false;
+      if (this.closed || performance.now() + ms >= deadlineAt) return false;
       if (ms > 0) await this.sleep(ms);
       return true;
     };
@@ -264,7 +264,7 @@ export class Transport {
         !limiter.tryAcquire(scopes, cost) &&
         (await settleWithin(
           limiter.acquire(scopes, priority, cost).then(() => true),
-          deadlineAt - Date.now(),
+          deadlineAt - performance.now(),
         )) !== true
       )
         throw overdue();
@@ -288,8 +288,12 @@ export class Transport {
         // absolute reset read on ours moves by the skew, a few seconds that start-up lets pass, and
         // past a place's deadline); else the latest of the absolute ones (the spec's
         // X-RateLimit-Reset, the venue's per-signer Poly-RateLimit-Reset)
-        const retryAt = retryAfterAtMs(header(res.headers, 'retry-after'), now);
-        const times = [resetAtMs(header(res.headers, 'x-ratelimit-reset'), now), resetAtMs(header(res.headers, 'poly-ratelimit-reset'), now)].filter((t): t is number => t !== undefined);
+        // absolute times are epoch: read against Date.now(), placed on the limiter's (monotonic) clock
+        const epochNow = Date.now();
+        const retryAt = retryAfterAtMs(header(res.headers, 'retry-after'), now, epochNow);
+        const times = [resetAtMs(header(res.headers, 'x-ratelimit-reset'), now, epochNow), resetAtMs(header(res.headers, 'poly-ratelimit-reset'), now, epochNow)].filter(
+          (t): t is number => t !== undefined,
+        );
         const resetAt = retryAt ?? (times.length ? Math.max(...times) : undefined);
         const limitHeader = header(res.headers, 'x-ratelimit-limit');
         const scope = this.limitedScope(scopes, limitHeader);
@@ -311,7 +315,7 @@ export class Transport {
         // a paused scope makes the limiter's acquire wait out pauseLeft, so only the rest of the
         // backoff is slept here; with nothing paused this sleep is the only wait the venue's reset gets
         const wait = held !== undefined ? this.backoffMs(attempt) - pauseLeft : Math.max(this.backoffMs(attempt), pauseLeft);
-        if (attempt < attempts && Date.now() + pauseLeft < deadlineAt && (await pause(wait))) continue;
+        if (attempt < attempts && performance.now() + pauseLeft < deadlineAt && (await pause(wait))) continue;
         throw new RateLimitError(method, path, resetAt);
       }
       if (res.status >= 500) {
@@ -390,7 +394,7 @@ export class Transport {
       const s = qs.toString();
       if (s) path += '?' + s;
     }
-    const left = deadlineAt - Date.now();
+    const left = deadlineAt - performance.now();
     if (left <= 0) throw DEADLINE;
     let headers = bodyText !== undefined ? this.bodyHeaders : this.headers;
     // signed per attempt: a retry carries a fresh timestamp
@@ -399,7 +403,7 @@ export class Transport {
     const submit = isSubmitPath(spec.method, spec.path) ? this.submitClient() : undefined;
     if (!submit) return exchange(this.pool, { method: spec.method, path, headers, body: bodyText }, left, DEADLINE);
     submit.inFlight++;
-    submit.usedAt = Date.now();
+    submit.usedAt = performance.now();
     try {
       return await exchange(submit.client, { method: spec.method, path, headers, body: bodyText }, left, DEADLINE);
     } finally {
@@ -449,7 +453,7 @@ export class Transport {
   }
 
   private warmSubmit(): void {
-    const now = Date.now();
+    const now = performance.now();
     const scopes = scopesFor(this.api, 'GET', WARM_PATH);
     for (const c of this.submitClients) {
       if (this.closed || c.warming || c.inFlight > 0 || (c.connected && now - c.usedAt < WARM_IDLE_MS)) continue;

@@ -227,6 +227,8 @@ export class BookMirror {
     for (let i = 0; i < open.length; i++) {
       const st = open[i];
       if (st.inGroup) {
+        // a clock stepped back: the quiet is measured again from now, not held for the step
+        if (nowMs < st.groupTouchedMs) st.groupTouchedMs = nowMs;
         const quiet = nowMs - st.groupTouchedMs;
         if (!st.idleFailed) {
           if (quiet >= this.idleMs) this.closeGroup(st, true);
@@ -339,7 +341,7 @@ export class BookMirror {
     const nowMs = this.now();
     // idle groups are looked for at most every idleMs/4 of clock time, not per message: with many
     // markets the open list is long and the per-message work must not grow with it
-    if (this.open.length > 0 && nowMs - this.lastIdleScan >= this.idleScanMs) {
+    if (this.open.length > 0 && (nowMs - this.lastIdleScan >= this.idleScanMs || nowMs < this.lastIdleScan)) {
       this.lastIdleScan = nowMs;
       this.closeIdleGroups(nowMs);
     }

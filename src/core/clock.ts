@@ -12,17 +12,31 @@ export interface Clock {
 export interface WallClockOptions {
   /** Timers keep the process alive (a CLI request waiting for a rate-limit slot must not exit). */
   keepAlive?: boolean;
+  /** Time from monotonicNow(): for what measures durations (rate windows), which a step of the system clock must not move. */
+  monotonic?: boolean;
+}
+
+const MONOTONIC_ORIGIN = Date.now() - performance.now();
+
+/**
+ * Milliseconds on the epoch's scale that never step: the wall time when the process started plus
+ * the monotonic time since. For durations (rate windows, deadlines, watchdogs): an NTP step or a
+ * `date -s` moves Date.now() by seconds or hours, which would hold a full rate window or hide a
+ * silent feed for that long, or release a window early. Timestamps that name a moment (records,
+ * the UTC day) stay on Date.now().
+ */
+export function monotonicNow(): number {
+  return MONOTONIC_ORIGIN + performance.now();
 }
 
 export class WallClock implements Clock {
   private next = 1;
   private readonly timers = new Map<number, NodeJS.Timeout>();
   private readonly keepAlive: boolean;
+  readonly now: () => number;
   constructor(opts: WallClockOptions = {}) {
     this.keepAlive = opts.keepAlive ?? false;
-  }
-  now(): number {
-    return Date.now();
+    this.now = opts.monotonic === true ? monotonicNow : () => Date.now();
   }
   schedule(atMs: number, fn: () => void): number {
     const h = this.next++;
@@ -31,7 +45,7 @@ export class WallClock implements Clock {
         this.timers.delete(h);
         fn();
       },
-      Math.max(0, atMs - Date.now()),
+      Math.max(0, atMs - this.now()),
     );
     if (!this.keepAlive) t.unref?.();
     this.timers.set(h, t);

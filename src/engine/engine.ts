@@ -182,7 +182,8 @@ export class Engine {
     this.scheduler = new OrderScheduler({
       venue: o.venue,
       limiter: o.limiter,
-      clock: o.clock,
+      // the limiter's windows are on its clock (monotonic live, the virtual one in a backtest)
+      clock: o.limiter.clock,
       log: o.log.child({ part: 'scheduler' }),
       sink,
       maxBatch: o.config.scheduler.maxBatch,

@@ -69,7 +69,8 @@ export class RequoteTiming {
     if (!d.active()) return;
     const now = d.clock.now();
     const at = st.lastQuoteMs + d.debounceMs;
-    if (now >= at) {
+    // a wall clock stepped back (now before the last requote) must not hold requotes for the step
+    if (now >= at || now < st.lastQuoteMs) {
       if (!d.realTime) {
         d.requote(st);
         return;

@@ -4,6 +4,7 @@
 // exponential backoff and jitter, and subscribe/unsubscribe of ids without reconnecting.
 import WebSocket from 'ws';
 import type { Logger } from '../core/log.js';
+import { monotonicNow } from '../core/clock.js';
 
 export type ConnectionState = 'connecting' | 'live' | 'stale' | 'down';
 
@@ -40,7 +41,7 @@ export interface ConnectionOptions {
   reconnectMaxMs: number;
   /** Jitter source in [0,1); injectable for tests. */
   random?: () => number;
-  /** Receive-time source. */
+  /** Receive-time source (the frames' stamps, epoch ms; the watchdog runs on monotonicNow()). */
   now?: () => number;
   log?: Logger;
   /** Sent as the connection name in logs. */
@@ -65,6 +66,8 @@ export class FeedConnection {
   private st: ConnectionState = 'down';
   private epochN = 0;
   private attempt = 0;
+  // The watchdog's times (openedAt, lastFrameAt, lastDataAt, probeSentAt) are monotonicNow(): a
+  // step of the system clock back would hide a silent feed for the step, one forward kill them all.
   /** When the current connection opened (0: none open since the last reconnect was scheduled). */
   private openedAt = 0;
   private stopped = true;
@@ -188,7 +191,7 @@ export class FeedConnection {
     ws.on('open', () => {
       if (this.ws !== ws) return;
       this.epochN++;
-      const t = this.now();
+      const t = monotonicNow();
       this.openedAt = t;
       this.lastFrameAt = t;
       this.lastDataAt = t;
@@ -218,14 +221,15 @@ export class FeedConnection {
 
   private onMessage(text: string): void {
     const t = this.now();
-    this.lastFrameAt = t;
+    const m = monotonicNow();
+    this.lastFrameAt = m;
     this.counters.frames++;
     this.counters.bytes += text.length;
     const pong = this.o.isPong ? this.o.isPong(text) : text === 'PONG';
     if (pong) {
       this.counters.pongs++;
     } else {
-      this.lastDataAt = t;
+      this.lastDataAt = m;
       if (this.probing && (this.o.isSnapshot ? this.o.isSnapshot(text) : true)) {
         // the market was only quiet: the probe brought a snapshot
         this.probing = false;
@@ -258,7 +262,7 @@ export class FeedConnection {
   }
 
   private watch(): void {
-    const t = this.now();
+    const t = monotonicNow();
     const o = this.o;
     if (o.pongTimeoutMs > 0 && t - this.lastFrameAt > o.pongTimeoutMs) {
       o.log?.warn({ conn: o.name, silentMs: t - this.lastFrameAt }, 'feed: no PONG or data, reconnecting');
@@ -304,7 +308,7 @@ export class FeedConnection {
 
   private scheduleReconnect(): void {
     if (this.stopped || this.reconnectTimer) return;
-    if (this.openedAt > 0 && this.now() - this.openedAt >= STABLE_MS) this.attempt = 0;
+    if (this.openedAt > 0 && monotonicNow() - this.openedAt >= STABLE_MS) this.attempt = 0;
     this.openedAt = 0;
     const delay = backoffDelay(this.attempt, this.o.reconnectBaseMs, this.o.reconnectMaxMs, this.random());
     this.attempt++;

@@ -6,6 +6,7 @@
 // snapshot older than the stream does not cost another episode. Episodes of one token that follow
 // each other closely back off (1 s doubling to 60 s) so a persistent mismatch cannot storm; a token
 // that stayed in sync for QUIET_MS since its last episode starts the next one at once.
+import { monotonicNow } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
 import { MAX_TIMER_MS } from '../config.js';
 import type { BookMirror, OutOfSyncReason } from '../book/mirror.js';
@@ -65,7 +66,7 @@ export class Resyncer {
   request(assetId: string, reason: OutOfSyncReason): void {
     if (this.stopped) return;
     this.stats.episodes[reason] = (this.stats.episodes[reason] ?? 0) + 1;
-    const now = Date.now();
+    const now = monotonicNow();
     let t = this.throttle.get(assetId);
     if (!t || (t.okSince > 0 && now - t.okSince >= QUIET_MS)) t = { last: 0, delayMs: 0, timer: null, okSince: 0 };
     this.throttle.set(assetId, t);
@@ -75,8 +76,8 @@ export class Resyncer {
     t.okSince = 0;
     const go = (): void => {
       t.timer = null;
-      t.last = Date.now();
-      this.attempt(assetId, { startedMs: Date.now(), attempt: 0, timer: null, held: null });
+      t.last = monotonicNow();
+      this.attempt(assetId, { startedMs: monotonicNow(), attempt: 0, timer: null, held: null });
     };
     if (wait === 0) return go();
     t.timer = setTimeout(go, wait);
@@ -106,7 +107,7 @@ export class Resyncer {
   /** Episodes in flight (token -> ms since the request). */
   inFlight(): Record<string, number> {
     const out: Record<string, number> = {};
-    const now = Date.now();
+    const now = monotonicNow();
     for (const [id, p] of this.pending) out[id] = now - p.startedMs;
     return out;
   }
@@ -132,9 +133,9 @@ export class Resyncer {
   private finish(assetId: string, p: Pending): void {
     if (p.timer) clearTimeout(p.timer);
     this.pending.delete(assetId);
-    const ms = Date.now() - p.startedMs;
+    const ms = monotonicNow() - p.startedMs;
     const t = this.throttle.get(assetId);
-    if (t) t.okSince = Date.now();
+    if (t) t.okSince = monotonicNow();
     const s = this.stats;
     s.completed++;
     s.lastMs = ms;

@@ -2,6 +2,7 @@
 // so the venue cancels our orders by itself when the daemon dies. The first must be accepted before
 // the first quote; a heartbeat missed since is a health failure until one is accepted again, and
 // is tried again every RETRY_MS meanwhile: the venue cancels our orders ~10 s after the last one.
+import { monotonicNow } from '../core/clock.js';
 import { ApiError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import type { ClobClient } from '../api/clob-client.js';
@@ -54,7 +55,7 @@ export class Heartbeats {
   private readonly deadlineMs: number;
 
   constructor(private readonly o: HeartbeatOptions) {
-    this.now = o.now ?? Date.now;
+    this.now = o.now ?? monotonicNow;
     this.deadlineMs = heartbeatDeadlineMs(o.intervalMs, o.clob.transport.deadlineOf('read'), o.windowMs);
   }
 

@@ -131,6 +131,25 @@ describe('timestamp groups', () => {
     expect(m.hasOpenGroup()).toBe(false);
   });
 
+  it('a group open when the clock steps back a minute is still checked groupIdleMs (then 10x) after the step, not a minute later', () => {
+    const { m, feed, oos, setNow } = setup({ groupIdleMs: 100 });
+    const v = new VenueBook('A', BIDS, ASKS);
+    feed(v.snapshot('20'));
+    const msgs = batchMessages(v, '30', BATCH.slice(0, 2), 'batch', 'entry');
+    for (const msg of msgs) msg.price_changes[0].hash = corrupt(msg.price_changes[0].hash!);
+    msgs.forEach(feed); // at 1000
+    setNow(1000 - 60_000 + 50); // the clock steps back a minute
+    m.closeIdleGroups();
+    expect(oos).toEqual([]);
+    setNow(1000 - 60_000 + 150); // groupIdleMs since the step: checked, failing, kept open
+    m.closeIdleGroups();
+    expect(oos).toEqual([]);
+    setNow(1000 - 60_000 + 50 + 1000); // 10x groupIdleMs of quiet since the step
+    m.closeIdleGroups();
+    expect(oos).toEqual([['A', 'hash_mismatch']]);
+    expect(m.hasOpenGroup()).toBe(false);
+  });
+
   it('a group that passes its idle check closes at groupIdleMs', () => {
     const { m, feed, oos, setNow } = setup({ groupIdleMs: 100 });
     const v = new VenueBook('A', BIDS, ASKS);

@@ -1,6 +1,6 @@
 // The one feed connection against a real ws server on loopback: heartbeat, reconnect and
 // resubscribe, the data watchdog (stale vs quiet-but-alive), and live subscribe/unsubscribe.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FeedConnection, MAX_FRAME_BYTES, backoffDelay, type ConnectionState, type RawFrame } from '../../src/feed/connection.js';
 import { channelOptions } from '../../src/feed/channels.js';
 import { bookFrame, startServer, waitFor, type TestServer } from './ws-server.js';
@@ -9,6 +9,7 @@ const timing = { pingIntervalMs: 20, pongTimeoutMs: 1000, quietMs: 80, probeTime
 let server: TestServer | undefined;
 let conn: FeedConnection | undefined;
 afterEach(async () => {
+  vi.restoreAllMocks();
   conn?.stop();
   await server?.close();
   conn = undefined;
@@ -89,6 +90,26 @@ describe('FeedConnection', () => {
     const probe = server.received.find((m) => m.includes('"operation":"subscribe"'));
     expect(JSON.parse(probe!)).toEqual({ assets_ids: ['111'], operation: 'subscribe', custom_feature_enabled: true });
     expect(states.slice(0, 4)).toEqual(['connecting', 'live', 'stale', 'down']);
+  });
+
+  it('a feed that falls silent just after the system clock steps back a minute is still pulled within its PONG timeout', async () => {
+    // the watchdog measures silence on the monotonic clock: on Date.now() a step back hid a dead
+    // feed for the length of the step, and the books went on looking live
+    server = await startServer();
+    const realNow = Date.now.bind(Date);
+    let stepMs = 0;
+    vi.spyOn(Date, 'now').mockImplementation(() => realNow() + stepMs);
+    conn = market(server.url, { quietMs: 0, pongTimeoutMs: 300 });
+    const states: ConnectionState[] = [];
+    conn.onState((s) => states.push(s));
+    conn.start(['111']);
+    await waitFor(() => conn!.counters.pongs >= 2);
+    stepMs = -60_000;
+    server.answerPing = false;
+    const silent = performance.now();
+    await waitFor(() => states.includes('stale'), 3000);
+    expect(performance.now() - silent).toBeLessThan(1500);
+    expect(states.slice(0, 3)).toEqual(['connecting', 'live', 'stale']);
   });
 
   it('a quiet market whose probe brings a book stays live', async () => {

@@ -2,7 +2,7 @@
 // 'rest' brings a token back with a hash-checked REST snapshot, deltas that arrive during the fetch
 // are replayed after it, and a method that brings nothing is replaced by the other at the deadline.
 import { createServer, type Server } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { bookHash } from '../../src/book/hash.js';
 import { MarketFeed, bookEventFromRest } from '../../src/feed/market-feed.js';
 import { startServer, waitFor, type TestServer } from './ws-server.js';
@@ -43,6 +43,7 @@ let ws: TestServer | undefined;
 let http: Server | undefined;
 let feed: MarketFeed | undefined;
 afterEach(async () => {
+  vi.restoreAllMocks();
   feed?.stop();
   await ws?.close();
   await new Promise<void>((r) => (http ? http.close(() => r()) : r()));
@@ -172,6 +173,25 @@ describe('book resync', () => {
     expect(feed.marketStates()[0]).not.toBe('live');
     expect(feed.book(A)!.inSync()).toBe(false);
     expect(feed.resync.stats.completed).toBe(0);
+  });
+
+  it('a second episode just after the system clock stepped back a minute waits its 1 s back-off, not the minute', async () => {
+    const realNow = Date.now.bind(Date);
+    let stepMs = 0;
+    vi.spyOn(Date, 'now').mockImplementation(() => realNow() + stepMs);
+    const v = new Venue();
+    ws = await startServer();
+    ws.onMessage = outOfSyncOnSubscribe(v);
+    const url = await restServer((reply) => reply(v.rest('120')));
+    feed = new MarketFeed({ config: { ...config('rest'), urls: { ws: ws.url } as never }, tokens: [A], meta: { [A]: META }, fetchBook: fetchFrom(url) });
+    feed.start();
+    await waitFor(() => feed!.resync.stats.completed === 1, 3000);
+    stepMs = -60_000;
+    ws.sockets[0].send(v.change('130', '0.42', '1', 'f'.repeat(40))); // out of sync again
+    const again = performance.now();
+    await waitFor(() => feed!.resync.stats.completed === 2, 4000);
+    expect(performance.now() - again).toBeLessThan(2500);
+    expect(feed.book(A)!.inSync()).toBe(true);
   });
 
   it('a resubscribe the venue ignores is followed by GET /book at the deadline', async () => {

@@ -1,7 +1,7 @@
 // Issue 12, item 5: the dead-man switch against a real node:http server. The first heartbeat must be
 // accepted before start() resolves; the chain continues with the id each answer names (also the id
 // a 400 refusal carries); a missed heartbeat is a health failure until one lands again.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ClobClient } from '../../src/api/clob-client.js';
 import { Limiter } from '../../src/api/limiter.js';
 import { polymarketProfile } from '../../src/api/polymarket-profile.js';
@@ -34,6 +34,23 @@ async function until(cond: () => boolean, ms = 3000): Promise<void> {
 }
 
 describe('heartbeats', () => {
+  it('a step of the system clock forward is not a missed heartbeat (the age is measured on the monotonic clock)', async () => {
+    srv.setHandler((_r, res) => send(res, 200, { heartbeat_id: 'hb' }));
+    const realNow = Date.now.bind(Date);
+    let stepMs = 0;
+    vi.spyOn(Date, 'now').mockImplementation(() => realNow() + stepMs);
+    const hb = new Heartbeats({ clob, intervalMs: 60_000, log: silentLogger });
+    try {
+      await hb.start();
+      expect(hb.failing()).toBeUndefined();
+      stepMs = 600_000;
+      expect(hb.failing()).toBeUndefined();
+    } finally {
+      vi.restoreAllMocks();
+      hb.stop();
+    }
+  });
+
   it('chains ids, follows the id a refusal names, and reports a missed heartbeat until one lands', async () => {
     const sent: string[] = [];
     let mode: 'ok' | 'refuse-once' | 'down' = 'ok';
