@@ -169,6 +169,8 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
   // short history: memory stays flat over millions of orders.
   const venue = simulatedVenueFromConfig(sim, clock, [], log, VENUE_HISTORY);
   const engine = new Engine({
+    // a create() that throws fails the run, naming it (StrategyCreateError), not a silent market
+    onCreateError: 'throw',
     clock,
     rng: new SeededRng(cfg.sim.seed),
     log,

@@ -4,7 +4,7 @@
 // scheduler sends. A mode is only a choice of clock, event source and venue.
 import type { Logger } from '../core/log.js';
 import type { Config } from '../config.js';
-import type { CryptoPriceEvent, MarketEvent, UserEvent } from '../core/events.js';
+import type { CryptoPriceEvent, LastTradePriceEvent, MarketEvent, UserEvent } from '../core/events.js';
 import type { BookView } from '../book/view.js';
 import type { Venue } from '../venue/types.js';
 import type { Limiter } from '../api/limiter.js';
@@ -95,6 +95,8 @@ export interface EngineOptions {
    * spans many virtual times and its results stay as they were.
    */
   realTime?: boolean;
+  /** A strategy's create() that throws: the market suspended (default) or the error thrown (a backtest). */
+  onCreateError?: 'suspend' | 'throw';
 }
 
 export class Engine {
@@ -334,6 +336,7 @@ export class Engine {
       books: o.books,
       strategyBook: (t) => this.bookFor(t),
       referencePrice: (s) => this.referencePrices.get(s, this.clock.now()),
+      onCreateError: o.onCreateError,
     });
     this.markets.set(meta.conditionId, st);
     this.byToken.set(meta.tokenId, st);
@@ -453,8 +456,10 @@ export class Engine {
         case 'last_trade_price': {
           this.markMoved(e.assetId);
           const st = this.byToken.get(e.assetId);
-          if (st && st.strategy.onTrade) st.strategy.onTrade(st.ctx, e);
-          if (st) this.dirty(st);
+          if (st) {
+            if (st.strategy.onTrade) this.onTrade(st, e);
+            this.dirty(st);
+          }
           break;
         }
         case 'market_resolved': {
@@ -471,6 +476,20 @@ export class Engine {
     } catch (err) {
       this.counters.errors++;
       this.log.error({ err, type: e.type }, 'engine: market event failed');
+    }
+  }
+
+  /** The strategy's onTrade; a throw is counted and logged once a minute per market, and the trade still requotes it. */
+  private onTrade(st: MarketState, e: LastTradePriceEvent): void {
+    try {
+      st.strategy.onTrade?.(st.ctx, e);
+    } catch (err) {
+      this.counters.errors++;
+      const now = this.clock.now();
+      st.onTradeFailures++;
+      if (now - st.onTradeLoggedMs < 60_000) return;
+      st.onTradeLoggedMs = now;
+      this.log.error({ err, market: st.meta.conditionId, failures: st.onTradeFailures }, "engine: strategy's onTrade failed");
     }
   }
 

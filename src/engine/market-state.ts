@@ -43,6 +43,11 @@ export interface MarketState {
   suspended: string | undefined;
   /** The strategy's quote() threw on its last call: what, since when, how often (logged once a minute, not per call). */
   strategyError: StrategyError | undefined;
+  /** When the market's dropped invalid quotes were last logged (once a minute). */
+  invalidLoggedMs: number;
+  /** The strategy's onTrade failures, and when they were last logged (once a minute). */
+  onTradeFailures: number;
+  onTradeLoggedMs: number;
   /** Taken out of the market set while running (Engine.retireMarket): quotes nothing, its orders are cancelled. */
   removed: boolean;
   /**
@@ -75,13 +80,36 @@ export interface MarketStateDeps {
   strategyBook?: (tokenId: string) => BookView | undefined;
   /** What ctx.referencePrice hands the strategy; default none. */
   referencePrice?: (symbol: string) => ReferencePrice | undefined;
+  /**
+   * A strategy's create() that throws: 'suspend' (live and paper: that market quotes nothing and
+   * says why, the others go on) or 'throw' (a backtest: the run fails, naming it). Default 'suspend'.
+   */
+  onCreateError?: 'suspend' | 'throw';
+}
+
+const NO_QUOTES: readonly never[] = Object.freeze([]);
+
+/** The strategy's instance for `meta`, or why create() failed (and a stand-in that quotes nothing). */
+function createStrategy(meta: MarketMeta, d: MarketStateDeps): { strategy: Strategy; failed?: string } {
+  try {
+    const strategy = d.strategy.module.create(d.strategy.params, meta);
+    if (strategy === null || typeof strategy !== 'object' || typeof strategy.quote !== 'function') throw new TypeError('create() did not return an object with a quote() method');
+    return { strategy };
+  } catch (err) {
+    if (d.onCreateError === 'throw') throw err;
+    const failed = `strategy create() failed: ${(err instanceof Error ? err.message : String(err)).slice(0, 200)}`;
+    d.log.error({ err, market: meta.conditionId }, 'engine: strategy create() failed; the market quotes nothing');
+    return { strategy: { quote: () => NO_QUOTES }, failed };
+  }
 }
 
 /** A new market: a strategy instance of its own, randomness forked by its condition id. */
 export function createMarketState(meta: MarketMeta, d: MarketStateDeps): MarketState {
-  const strategy = d.strategy.module.create(d.strategy.params, meta);
+  const { strategy, failed } = createStrategy(meta, d);
+  const clock = d.clock;
   const ctx: StrategyContext = {
-    clock: d.clock,
+    // time to read, no timers: a strategy's callback would run outside every guard of the engine
+    clock: { now: () => clock.now() },
     rng: d.rng.fork(meta.conditionId),
     market: meta,
     position: d.positions.view(meta, d.sellable),
@@ -98,8 +126,11 @@ export function createMarketState(meta: MarketMeta, d: MarketStateDeps): MarketS
     timer: undefined,
     blocked: 'not started',
     resolved: false,
-    suspended: undefined,
+    suspended: failed,
     strategyError: undefined,
+    invalidLoggedMs: -Infinity,
+    onTradeFailures: 0,
+    onTradeLoggedMs: -Infinity,
     removed: false,
     tickSuspect: undefined,
     tickOf: () => 0,

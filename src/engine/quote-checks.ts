@@ -1,9 +1,23 @@
-// What of a strategy's wanted quotes may reach the reconciler: on the market's two tokens, on the
-// token's tick grid, inside [tick, 1 - tick], at least the market's minimum size, and not on a
-// complement token the risk gate has blocked (stale or out-of-sync book).
+// What of a strategy's wanted quotes may reach the reconciler: on the market's two tokens, a side
+// of BUY or SELL, on the token's tick grid, inside [tick, 1 - tick], at least the market's minimum
+// size, and not on a complement token the risk gate has blocked (stale or out-of-sync book).
 import { PRICE_SCALE } from '../core/units.js';
 import type { MarketMeta, Quote } from './strategy.js';
 import { TERMINAL, type TrackedOrder } from './orders.js';
+
+/** Why a quote cannot reach the reconciler, or undefined when it can (the complement block aside). */
+export function quoteProblem(q: Quote, m: MarketMeta, tick: number): string | undefined {
+  if (q === null || typeof q !== 'object') return 'not a quote object';
+  if (q.tokenId !== m.tokenId && q.tokenId !== m.complementId) return "tokenId is neither of the market's tokens";
+  // anything else went down the SELL branch of the risk gate, and the store refuses it: a halt
+  if (q.side !== 'BUY' && q.side !== 'SELL') return "side is neither 'BUY' nor 'SELL'";
+  if (!Number.isInteger(q.price)) return 'price is not an integer number of units (1 unit = 0.0001)';
+  if (!Number.isInteger(q.size) || q.size <= 0) return 'size is not a positive integer number of units (1 unit = 0.01 share)';
+  if (q.price % tick !== 0) return `price is off the tick of ${tick} units`;
+  if (q.price < tick || q.price > PRICE_SCALE - tick) return `price is outside [${tick}, ${PRICE_SCALE - tick}]`;
+  if (q.size < m.minSize) return `size is below the market's minimum of ${m.minSize} units`;
+  return undefined;
+}
 
 /**
  * Appends the valid quotes of `qs` to `out`; returns how many were dropped as invalid.
@@ -13,16 +27,7 @@ export function validQuotes(qs: readonly Quote[], m: MarketMeta, tickOf: (tokenI
   let invalid = 0;
   let blocked: string | undefined | null = null;
   for (const q of qs) {
-    const tick = tickOf(q.tokenId);
-    const ok =
-      (q.tokenId === m.tokenId || q.tokenId === m.complementId) &&
-      Number.isInteger(q.price) &&
-      Number.isInteger(q.size) &&
-      q.price % tick === 0 &&
-      q.price >= tick &&
-      q.price <= PRICE_SCALE - tick &&
-      q.size >= m.minSize;
-    if (!ok) {
+    if (quoteProblem(q, m, tickOf(q.tokenId)) !== undefined) {
       invalid++;
       continue;
     }
@@ -35,6 +40,15 @@ export function validQuotes(qs: readonly Quote[], m: MarketMeta, tickOf: (tokenI
   return invalid;
 }
 
+/** The first invalid quote of `qs` and why (the log line of a market whose quotes are dropped). */
+export function firstInvalid(qs: readonly Quote[], m: MarketMeta, tickOf: (tokenId: string) => number): { quote: unknown; why: string } | undefined {
+  for (const q of qs) {
+    const why = quoteProblem(q, m, q !== null && typeof q === 'object' ? tickOf(q.tokenId) : 1);
+    if (why !== undefined) return { quote: q, why };
+  }
+  return undefined;
+}
+
 /**
  * True when a new order would cross one of our own working orders: on its token, our opposite
  * side at a price it reaches; on the complement, our same side at a price summing past 1 (a BUY
@@ -43,16 +57,24 @@ export function validQuotes(qs: readonly Quote[], m: MarketMeta, tickOf: (tokenI
  * waits for the cancel of the order it would cross; the cancel's answer requotes the market.
  */
 export function crossesOwn(q: Quote, m: MarketMeta, own: readonly TrackedOrder[]): boolean {
-  const other = q.tokenId === m.tokenId ? m.complementId : m.tokenId;
   for (const o of own) {
     if (TERMINAL.has(o.state) || o.size - o.filled <= 0) continue;
-    if (o.tokenId === q.tokenId) {
-      if (o.side === q.side) continue;
-      if (q.side === 'BUY' ? o.price <= q.price : o.price >= q.price) return true;
-    } else if (o.tokenId === other && o.side === q.side) {
-      const sum = q.price + o.price;
-      if (q.side === 'BUY' ? sum >= PRICE_SCALE : sum <= PRICE_SCALE) return true;
-    }
+    if (meets(q, o, m)) return true;
   }
   return false;
+}
+
+/** True when `q` would cross one of `qs`, the places already taken in the same requote (same rule as crossesOwn). */
+export function crossesQuotes(q: Quote, m: MarketMeta, qs: readonly Quote[]): boolean {
+  for (const o of qs) if (meets(q, o, m)) return true;
+  return false;
+}
+
+/** Whether `q` and our order `o` would trade with each other (see crossesOwn). */
+function meets(q: Quote, o: { tokenId: string; side: string; price: number }, m: MarketMeta): boolean {
+  if (o.tokenId === q.tokenId) return o.side !== q.side && (q.side === 'BUY' ? o.price <= q.price : o.price >= q.price);
+  const other = q.tokenId === m.tokenId ? m.complementId : m.tokenId;
+  if (o.tokenId !== other || o.side !== q.side) return false;
+  const sum = q.price + o.price;
+  return q.side === 'BUY' ? sum >= PRICE_SCALE : sum <= PRICE_SCALE;
 }

@@ -13,7 +13,7 @@ import type { RiskGate } from './risk.js';
 import { sellsCovered, type EngineRiskInputs } from './risk-inputs.js';
 import type { CancelTarget, OrderScheduler } from './scheduler.js';
 import type { MarketBooks, MarketState } from './market-state.js';
-import { crossesOwn, validQuotes } from './quote-checks.js';
+import { crossesOwn, crossesQuotes, firstInvalid, validQuotes } from './quote-checks.js';
 import type { CancelAllRetry } from './cancel-all-retry.js';
 import type { Held } from './quote-inputs.js';
 import type { Config } from '../config.js';
@@ -121,6 +121,15 @@ export class Requoter {
     this.d.log.error({ err, market: st.meta.conditionId, failures: e.failures }, first ? 'engine: strategy failed; quoting nothing' : 'engine: strategy still failing; quoting nothing');
   }
 
+  /** Counts a requote's invalid quotes; logs the first and why once a minute per market (a strategy in the wrong units quotes nothing). */
+  private invalidQuotes(st: MarketState, qs: readonly Quote[], invalid: number, now: number): void {
+    this.d.counters.invalidQuotes += invalid;
+    if (now - st.invalidLoggedMs < STRATEGY_LOG_MS) return;
+    st.invalidLoggedMs = now;
+    const first = firstInvalid(qs, st.meta, st.tickOf);
+    this.d.log.warn({ market: st.meta.conditionId, invalid, quote: first?.quote, why: first?.why }, 'engine: strategy quotes dropped as invalid');
+  }
+
   run(st: MarketState): void {
     const d = this.d;
     const now = d.clock.now();
@@ -173,8 +182,11 @@ export class Requoter {
     if (!block) {
       try {
         const complementBlock = () => d.risk.tokenBlock(m.complementId, books.book(m.complementId) ?? books.book(m.tokenId), feedLive, now);
-        invalid = validQuotes(st.strategy.quote(st.ctx, book), m, tickOf, complementBlock, wanted);
-        d.counters.invalidQuotes += invalid;
+        const qs = st.strategy.quote(st.ctx, book);
+        if (!Array.isArray(qs))
+          throw new TypeError(`quote() returned ${qs === null ? 'null' : typeof qs === 'object' && 'then' in qs ? 'a Promise (quote() must not be async)' : typeof qs}, not an array of quotes`);
+        invalid = validQuotes(qs, m, tickOf, complementBlock, wanted);
+        if (invalid > 0) this.invalidQuotes(st, qs, invalid, now);
         if (st.strategyError) {
           d.log.info({ market: m.conditionId, failures: st.strategyError.failures, forMs: now - st.strategyError.sinceMs }, 'engine: strategy quoting again');
           st.strategyError = undefined;
@@ -206,7 +218,8 @@ export class Requoter {
       ri.cancelling = r.cancels;
       d.risk.begin();
       for (const q of r.places) {
-        if (crossesOwn(q, m, own)) {
+        // our working orders, and the places this requote already took: a strategy may return two that cross
+        if (crossesOwn(q, m, own) || crossesQuotes(q, m, places)) {
           d.counters.heldSelfCross++;
           continue;
         }

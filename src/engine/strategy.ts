@@ -8,7 +8,6 @@ import type { BookView } from '../book/view.js';
 import type { ReferencePrice } from './reference-prices.js';
 
 export type { ReferencePrice } from './reference-prices.js';
-import type { Clock } from '../core/clock.js';
 import type { Rng } from '../core/rng.js';
 import type { FeeRule } from '../core/fees.js';
 import { PRICE_SCALE } from '../core/units.js';
@@ -57,8 +56,13 @@ export interface PositionView {
   net(): number;
 }
 
+/** The time a strategy reads (the engine's clock: virtual in a backtest). No timers: the engine calls the strategy when anything changes. */
+export interface StrategyClock {
+  now(): number;
+}
+
 export interface StrategyContext<P = unknown> {
-  readonly clock: Clock;
+  readonly clock: StrategyClock;
   readonly rng: Rng;
   readonly market: MarketMeta;
   readonly position: PositionView;

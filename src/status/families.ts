@@ -196,6 +196,9 @@ export function registerFamilies(reg: Registry, d: StatusSource): () => void {
   ]);
   counter('engine_requotes', 'Strategy evaluations.', [], () => one(ec().requotes));
   counter('engine_errors', 'Errors caught in the engine loop.', [], () => one(ec().errors));
+  counter('engine_invalid_quotes', 'Quotes of the strategy dropped as invalid (a side, price, size or token the market cannot take; the log names the first and why).', [], () =>
+    one(ec().invalidQuotes),
+  );
   counter('engine_held_places', 'Places held back by the engine: crossing our own order (self_cross), a SELL needing the shares of a SELL being cancelled (for_cancel).', ['kind'], () => [
     [{ kind: 'self_cross' }, ec().heldSelfCross],
     [{ kind: 'for_cancel' }, ec().heldForCancel],

@@ -1,0 +1,138 @@
+// A user strategy that misbehaves (found in review): what it returns or does must never halt the
+// daemon, cross our own orders, or go unseen by the operator.
+// A real engine on a virtual clock, the bands strategy's market with its quote() replaced.
+import { describe, expect, it } from 'vitest';
+import { VirtualClock } from '../../src/core/clock.js';
+import { createLogger } from '../../src/core/log.js';
+import { loadStrategy } from '../../src/strategy/loader.js';
+import { M, N, RecordingVenue, Y, bandsEngine, books, deliver, settle } from './helpers.js';
+
+const PARAMS = { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 };
+
+function placed(venue: RecordingVenue): Array<{ tokenId: string; side: string; price: number; size: number }> {
+  return venue.calls.flatMap((c) => c.reqs ?? []).map((r) => ({ tokenId: r.tokenId, side: r.side, price: r.price, size: r.size }));
+}
+
+describe('engine: a strategy that misbehaves', () => {
+  it("a quote whose side is neither 'BUY' nor 'SELL' is invalid: not placed, counted, nothing halted", async () => {
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new RecordingVenue(() => clock.now());
+    const { engine, mirror } = await bandsEngine({ clock, venue, params: PARAMS });
+    const st = engine.marketOf(Y)!;
+    st.strategy.quote = () => [{ tokenId: Y, side: 'buy' as 'BUY', price: 4800, size: 1000 }];
+    deliver(mirror, engine, books(4900, 5100, clock.now()));
+    engine.start();
+    await settle(10);
+    expect(placed(venue)).toEqual([]);
+    expect(engine.counters.invalidQuotes).toBeGreaterThanOrEqual(1);
+    expect(engine.isQuoting).toBe(true);
+    await engine.stop();
+  });
+
+  it('two quotes of one requote that would cross each other (BUY YES + BUY NO summing to 1) are not both placed', async () => {
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new RecordingVenue(() => clock.now());
+    const { engine, mirror } = await bandsEngine({ clock, venue, params: PARAMS });
+    const st = engine.marketOf(Y)!;
+    st.strategy.quote = () => [
+      { tokenId: Y, side: 'BUY', price: 5100, size: 1000 },
+      { tokenId: N, side: 'BUY', price: 4900, size: 1000 },
+    ];
+    deliver(mirror, engine, books(5000, 5200, clock.now()));
+    engine.start();
+    await settle(10);
+    expect(placed(venue)).toHaveLength(1);
+    expect(engine.counters.heldSelfCross).toBeGreaterThanOrEqual(1);
+    await engine.stop();
+  });
+
+  it('a strategy whose create() throws for one market: the engine starts, that market is suspended and named, the others quote', async () => {
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new RecordingVenue(() => clock.now());
+    const strategy = await loadStrategy('bands', PARAMS);
+    const create = strategy.module.create;
+    strategy.module = {
+      ...strategy.module,
+      create: (p, m) => {
+        if (m.conditionId === '0xbad') throw new Error('no end date');
+        return create(p, m);
+      },
+    };
+    const bad = { conditionId: '0xbad', tokenId: 'badY', complementId: 'badN', tick: 100, minSize: 500, negRisk: false };
+    const { engine, mirror } = await bandsEngine({
+      clock,
+      venue,
+      params: PARAMS,
+      strategy,
+      markets: [bad, { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false }],
+    });
+    expect(engine.markets.get('0xbad')?.suspended).toMatch(/create\(\) failed: no end date/);
+    deliver(mirror, engine, books(4900, 5100, clock.now()));
+    engine.start();
+    await settle(10);
+    expect(placed(venue).filter((p) => p.tokenId === Y).length).toBeGreaterThan(0);
+    // added while running: no throw out of addMarket either
+    expect(() => engine.addMarket({ ...bad, conditionId: '0xbad2', tokenId: 'b2Y', complementId: 'b2N' })).not.toThrow();
+    await engine.stop();
+  });
+
+  it('ctx.clock lets a strategy read the time, not schedule work outside the engine', async () => {
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new RecordingVenue(() => clock.now());
+    const { engine } = await bandsEngine({ clock, venue, params: PARAMS });
+    const ctx = engine.marketOf(Y)!.ctx;
+    expect(ctx.clock.now()).toBe(clock.now());
+    expect('schedule' in ctx.clock).toBe(false);
+    await engine.stop();
+  });
+
+  it('invalid quotes are logged (once a minute per market, naming the first and why), not only counted', async () => {
+    const lines: Array<{ level: number; msg: string; quote?: unknown; why?: string; invalid?: number }> = [];
+    const log = createLogger({ level: 'info', destination: { write: (s: string) => void lines.push(JSON.parse(s) as (typeof lines)[number]) } });
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new RecordingVenue(() => clock.now());
+    const { engine, mirror } = await bandsEngine({ clock, venue, log, params: PARAMS });
+    const st = engine.marketOf(Y)!;
+    st.strategy.quote = () => [{ tokenId: Y, side: 'BUY', price: 0.48, size: 1000 }]; // a price in dollars, not units
+    deliver(mirror, engine, books(4900, 5100, clock.now()));
+    engine.start();
+    for (let i = 0; i < 5; i++) {
+      clock.advanceTo(clock.now() + 100);
+      deliver(mirror, engine, books(4900 - i * 100, 5100, clock.now()));
+      await settle(10);
+    }
+    const warned = lines.filter((l) => l.msg === 'engine: strategy quotes dropped as invalid');
+    expect(warned).toHaveLength(1);
+    expect(warned[0].quote).toEqual({ tokenId: Y, side: 'BUY', price: 0.48, size: 1000 });
+    expect(warned[0].why).toMatch(/price/);
+    clock.advanceTo(clock.now() + 60_000);
+    deliver(mirror, engine, books(4000, 5100, clock.now()));
+    await settle(10);
+    expect(lines.filter((l) => l.msg === 'engine: strategy quotes dropped as invalid')).toHaveLength(2);
+    await engine.stop();
+  });
+
+  it("a strategy's onTrade that throws: the market is still requoted on the trade, and the error logged once, not per trade", async () => {
+    const lines: Array<{ level: number; msg: string }> = [];
+    const log = createLogger({ level: 'info', destination: { write: (s: string) => void lines.push(JSON.parse(s) as (typeof lines)[number]) } });
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new RecordingVenue(() => clock.now());
+    const { engine, mirror } = await bandsEngine({ clock, venue, log, params: PARAMS });
+    const st = engine.marketOf(Y)!;
+    st.strategy.onTrade = () => {
+      throw new Error('estimator bug');
+    };
+    deliver(mirror, engine, books(4900, 5100, clock.now()));
+    engine.start();
+    await settle(10);
+    const requotes = engine.counters.requotes;
+    for (let i = 0; i < 20; i++) {
+      clock.advanceTo(clock.now() + 100);
+      deliver(mirror, engine, [{ type: 'last_trade_price', market: M, assetId: Y, price: 5000, size: 100, side: 'BUY', feeRateBps: 0, timestampMs: clock.now() }]);
+      await settle(1);
+    }
+    expect(engine.counters.requotes - requotes).toBeGreaterThanOrEqual(20); // each trade requoted the market (and housekeeping)
+    expect(lines.filter((l) => l.level >= 50 && /onTrade/.test(l.msg))).toHaveLength(1);
+    await engine.stop();
+  });
+});
