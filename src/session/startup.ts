@@ -5,7 +5,7 @@
 import type { Logger } from '../core/log.js';
 import type { Venue } from '../venue/types.js';
 import type { Engine } from '../engine/engine.js';
-import { sizeToCome, type TrackedOrder } from '../engine/orders.js';
+import { TERMINAL, sizeToCome, type TrackedOrder } from '../engine/orders.js';
 import { KEEP_SETTLED, fillKey, settled, type Fill } from '../engine/fills.js';
 import { tradeStatusOf, type TradeStatus } from '../core/events.js';
 
@@ -92,6 +92,39 @@ export function recoveryStart(nowMs: number, fixedMs: number, lastActivityMs: nu
   return fixedMs > 0 ? Math.min(nowMs - fixedMs, downtime) : downtime;
 }
 
+/** Missing orders asked for one by one at most (the rest are settled on the list alone), and at once. */
+const CONFIRM_MAX = 200;
+const CONFIRM_PARALLEL = 8;
+
+/**
+ * Of the working orders a list did not show, those the venue confirms are not open. A paged list
+ * can skip an order (an earlier one ended during the walk, so the rest moved up a page): each is
+ * asked for by id where the venue can answer that. One it shows open stays; one whose answer
+ * cannot tell (a timeout) stays until the next look-up; past CONFIRM_MAX (a venue-wide cancel) the
+ * list alone decides.
+ */
+async function confirmGone(venue: Venue, missing: readonly TrackedOrder[], log: Logger): Promise<TrackedOrder[]> {
+  const ask = venue.lookUpOrder?.bind(venue);
+  if (!ask || missing.length === 0) return [...missing];
+  const gone: TrackedOrder[] = [];
+  const asked = missing.filter((o) => o.orderId !== undefined).slice(0, CONFIRM_MAX);
+  const askedSet = new Set(asked);
+  for (const o of missing) if (!askedSet.has(o)) gone.push(o);
+  let open = 0;
+  let unknown = 0;
+  for (let i = 0; i < asked.length; i += CONFIRM_PARALLEL) {
+    const part = asked.slice(i, i + CONFIRM_PARALLEL);
+    const answers = await Promise.allSettled(part.map((o) => ask(o.orderId as string)));
+    answers.forEach((a, k) => {
+      if (a.status === 'rejected') unknown++;
+      else if (a.value !== null) open++;
+      else gone.push(part[k]);
+    });
+  }
+  if (open || unknown) log.warn({ missing: missing.length, open, unknown }, 'reconcile: orders missing from the list that the venue shows open by id (or could not tell) are kept');
+  return gone;
+}
+
 export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: number, log: Logger): Promise<ReconcileReport> {
   const rep: ReconcileReport = { venueOrders: 0, adopted: 0, bound: 0, cancelledForeign: 0, settled: 0, missedFills: 0, statusMoves: 0 };
   const now = () => engine.clock.now();
@@ -113,6 +146,9 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
     }
     if (known) {
       if (known.state === 'ambiguous' || known.state === 'pending_new') engine.orders.bind(known, vo.orderId, now());
+      // a cancel unanswered for long (sent before a kill, restored as pending) while the venue
+      // still lists the order: cancelled again by the next requote, never left resting
+      else if (known.state === 'pending_cancel' && known.updatedMs < startedMs - IN_FLIGHT_GRACE_MS) engine.orders.cancelRefused(vo.orderId, 'cancel not answered, the venue lists the order', now());
       // an order we ended wrongly (a crash between two writes) is working again; one that ended
       // after the list was asked for (its cancel answered meanwhile) ended after what the list shows
       else if (known.updatedMs < startedMs) engine.orders.reopen(known, now());
@@ -197,13 +233,20 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
     if ((o.unseen ?? 0) > unseen && o.state === 'filled' && was !== 'filled') engine.matchedUnreported(o, sizeToCome(o));
   }
   // Orders we track as working that the venue no longer lists (placed before the query started).
+  const missing: TrackedOrder[] = [];
   for (const o of [...engine.orders.open()]) {
     if (o.orderId && seen.has(o.orderId)) continue;
     if (o.createdMs >= startedMs) continue; // sent while the query ran
+    if (o.updatedMs >= startedMs) continue; // moved while it ran (its place answered): newer than the list
     // A request may still be on its way: leave recent in-flight orders to their answers.
     const inFlight = o.state === 'pending_new' || o.state === 'pending_cancel';
     if (inFlight && o.updatedMs > startedMs - IN_FLIGHT_GRACE_MS) continue;
     if (o.state === 'ambiguous' && o.updatedMs > startedMs - AMBIGUOUS_GRACE_MS) continue;
+    missing.push(o);
+  }
+  const gone = await confirmGone(venue, missing, log);
+  for (const o of gone) {
+    if (TERMINAL.has(o.state) || o.updatedMs >= startedMs) continue; // moved while we asked
     engine.orders.settleMissing(o, now());
     rep.settled++;
   }

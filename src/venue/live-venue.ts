@@ -6,7 +6,7 @@ import { tickDecimals, unixToMs } from '../core/units.js';
 import type { UserEvent, Side } from '../core/events.js';
 import { spendableCollateral, type ClobClient, type NewOrder } from '../api/clob-client.js';
 import type { ClobProfile } from '../api/clob-profile.js';
-import { AmbiguousSubmitError, ResponseShapeError } from '../core/errors.js';
+import { AmbiguousSubmitError, ApiError, ResponseShapeError } from '../core/errors.js';
 import type { CancelResponse, OpenOrder, OrderResponse, Trade } from '../api/schemas.js';
 import { priceUnits, sizeUnits } from '../api/schemas.js';
 import { refusalOf, rejectCodeOf } from './rejections.js';
@@ -175,6 +175,19 @@ export class LiveVenue implements Venue {
     return out;
   }
 
+  async lookUpOrder(orderId: string): Promise<VenueOrder | null> {
+    let w: OpenOrder;
+    try {
+      w = await this.o.clob.getOrder(orderId);
+    } catch (e) {
+      // not found, or an answer that is no order (a venue may answer an unknown id with null): not open there
+      if ((e instanceof ApiError && e.status === 404) || e instanceof ResponseShapeError) return null;
+      throw e;
+    }
+    const v = toVenueOrder(w);
+    return v.unreadable || !ENDED.test(v.status) ? v : null;
+  }
+
   async trades(sinceMs: number): Promise<VenueTrade[]> {
     const out: VenueTrade[] = [];
     for await (const t of this.o.clob.iterateTrades({ after: Math.floor(sinceMs / 1000) })) expandTrade(t, this.o.clob.profile, out);
@@ -189,6 +202,9 @@ export class LiveVenue implements Venue {
     this.listeners.length = 0;
   }
 }
+
+/** Statuses of an order the venue no longer has open (MATCHED, CANCELED and CANCELED_<reason>, UNMATCHED, INVALID, EXPIRED); any other counts as open. */
+const ENDED = /^(MATCHED|CANCELL?ED|UNMATCHED|INVALID|EXPIRED)/i;
 
 function toVenueOrder(w: OpenOrder): VenueOrder {
   // a price in floating point noise ("0.4700000000000001", as the venue writes complement prices) is rounded

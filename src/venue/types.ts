@@ -89,6 +89,12 @@ export interface Venue {
   cancelAll(): Promise<CancelResult>;
   cancelMarket(market: string): Promise<CancelResult>;
   openOrders(): Promise<VenueOrder[]>;
+  /**
+   * One order by id (GET /order, the polymarket profile's /data/order/{id}): the order while the
+   * venue has it open, null when the venue says it does not (unknown, or ended); throws when the
+   * answer cannot tell (a timeout, a 5xx). Absent where the venue has no such read.
+   */
+  lookUpOrder?(orderId: string): Promise<VenueOrder | null>;
   trades(sinceMs: number): Promise<VenueTrade[]>;
   /**
    * Asks the venue to re-read our balance of a token (after a SELL refused for balance), or of our

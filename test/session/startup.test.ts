@@ -382,6 +382,38 @@ describe('startup reconciliation', () => {
   });
 });
 
+describe('look-ups and orders that moved (found in review)', () => {
+  it('a place answered while the look-up ran is not settled as gone by the older list', async () => {
+    const { engine, venue, clock } = await setup();
+    const o = engine.orders.create({ clientId: 'c1', orderId: undefined, tokenId: 'Y', market: 'M', side: 'BUY', price: 4800, size: 1000, createdMs: clock.now() });
+    clock.advanceTo(clock.now() + 5); // the look-up starts 5 ms after the POST went out
+    let answerList!: (v: VenueOrder[]) => void;
+    venue.openOrders = () => new Promise((r) => (answerList = r));
+    venue.trades = async () => [];
+    const look = reconcileWithVenue(engine, venue, 0, silentLogger);
+    clock.advanceTo(clock.now() + 50);
+    engine.orders.placeResult({ clientId: 'c1', ok: true, orderId: 'X', status: 'live' }, clock.now());
+    answerList([]); // the venue served the list before it inserted the order
+    const rep = await look;
+    expect(o.state).toBe('live');
+    expect(rep.settled).toBe(0);
+  });
+
+  it('a restored order whose cancel was never answered (a kill after the store took it) is cancelled again while the venue lists it', async () => {
+    const { engine, venue, clock } = await setup();
+    restoreFromStore(engine, [stored('c1', { orderId: 'V1', price: 4800, state: 'pending_cancel', updatedMs: 1 })], []);
+    venue.openOrders = async () => [vo('V1', 'Y', 4800)];
+    venue.trades = async () => [];
+    await reconcileWithVenue(engine, venue, 0, silentLogger);
+    engine.start(); // no book yet: the market quotes nothing and cancels what works
+    await settle(20);
+    clock.advanceTo(clock.now() + 1000);
+    await settle(20);
+    expect(venue.calls.filter((c) => c.kind.startsWith('cancel')).flatMap((c) => c.ids ?? [])).toContain('V1');
+    await engine.stop();
+  });
+});
+
 describe('before start', () => {
   it('an order that ended while the look-up ran is not reopened by the older list (soak: a cancelled order came back and was cancelled again)', async () => {
     const { engine, venue, clock } = await setup();
@@ -450,6 +482,28 @@ describe('reconciliation through the live venue, over a loopback CLOB serving ca
       await reconcileWithVenue(engine, venue, 0, silentLogger);
       expect(engine.orders.byVenueId(order.id)?.filled).toBe(2500);
       expect(engine.positions.qty(order.asset_id)).toBe(1000);
+    } finally {
+      await close();
+    }
+  });
+  it('an order a paged list skips (the list moved under the walk) is asked for by id before it is settled: one the venue shows open stays, one it does not know ends', async () => {
+    const open = fixture('nautilus_trader/rust_test_data/http_open_order.json') as Record<string, unknown> & { asset_id: string };
+    const order = (id: string) => ({ ...open, id, size_matched: '0', status: 'LIVE' });
+    const { venue, engine, close } = await liveOver((req, res) => {
+      // page 2 of the walk is empty: an order of page 1 was cancelled meanwhile, so C moved up to page 1
+      if (req.path === '/orders') send(res, 200, req.query.get('next_cursor') ? { data: [], next_cursor: 'LTE=' } : { data: [order('A')], next_cursor: 'MQ==' });
+      else if (req.path === '/order' && req.query.get('id') === 'C') send(res, 200, order('C'));
+      else if (req.path === '/trades') send(res, 200, { data: [], next_cursor: 'LTE=' });
+      else send(res, 404, { error: 'not found' });
+    }, open.asset_id);
+    try {
+      const tok = open.asset_id;
+      restoreFromStore(engine, [stored('a', { orderId: 'A', tokenId: tok }), stored('c', { orderId: 'C', tokenId: tok }), stored('d', { orderId: 'D', tokenId: tok })], []);
+      const rep = await reconcileWithVenue(engine, venue, 0, silentLogger);
+      expect(engine.orders.byVenueId('A')?.state).toBe('live');
+      expect(engine.orders.byVenueId('C')?.state).toBe('live'); // resting: the venue shows it by id
+      expect(engine.orders.byVenueId('D')?.state).toBe('canceled'); // unknown to the venue by id too
+      expect(rep.settled).toBe(1);
     } finally {
       await close();
     }
