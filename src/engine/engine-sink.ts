@@ -2,6 +2,7 @@
 // applies REST results to the order state machine, feeds the error-rate breaker, and turns
 // fills into positions, journal rows and strategy callbacks.
 import { AmbiguousSubmitError } from '../core/errors.js';
+import type { UserEvent, UserTradeEvent } from '../core/events.js';
 import type { OrderRequest, PlaceResult, CancelResult } from '../venue/types.js';
 import type { Quote } from './strategy.js';
 import type { SchedulerSink } from './scheduler.js';
@@ -54,6 +55,9 @@ export interface SinkHost {
   halt(reason: string): void;
   cancelsUnconfirmed(orderIds: readonly string[]): void;
   badTrade(orderId: string, problem: string, trade: unknown): void;
+  /** Trades that named an order's venue id before its place's answer did (fills.ts takeEarly). */
+  readonly ledger: { takeEarly(orderId: string): UserTradeEvent[] | undefined };
+  handleUserEvent(e: UserEvent): void;
 }
 
 export class EngineSink implements SchedulerSink, FillSink {
@@ -103,6 +107,11 @@ export class EngineSink implements SchedulerSink, FillSink {
         this.result(r.ok, now);
       }
     });
+    // trades of these orders that came before this answer named them: handled now they are ours
+    for (const r of results) {
+      const early = r.ok && r.orderId ? e.ledger.takeEarly(r.orderId) : undefined;
+      if (early) for (const t of early) e.handleUserEvent(t);
+    }
     // Off the venue's tick grid: our tick is stale (wire-formats.md 4.4). Refused for balance: a
     // SELL's shares wait, or every BUY, and the collateral is read again (balance-backoff.ts): once
     // per token or collateral and answer, refused when any of its orders was (two BUYs refused

@@ -43,8 +43,21 @@ const unmined = (s: TradeStatus): boolean => s === 'MATCHED' || s === 'RETRYING'
 /** A trade whose status moves no more (CONFIRMED or FAILED): its fill may leave memory. */
 export const settled = (s: TradeStatus): boolean => s === 'CONFIRMED' || s === 'FAILED';
 
+/** Trades kept for an order whose venue id is not bound yet, at most (a flood of unknown ids cannot grow memory). */
+const MAX_EARLY = 1000;
+/** How long such a trade is kept for its order's place answer. */
+const EARLY_KEEP_MS = 60_000;
+
 export class FillLedger {
   private readonly fills = new Map<string, Fill>();
+  /**
+   * Trades whose maker part named a venue id we do not know while an order of ours at its terms
+   * waited for its place's answer (the user channel can be ahead of REST), by that id: taken by
+   * takeEarly when the answer binds the id. Not bound by terms here: a trade lists other accounts'
+   * maker orders too, and a guess would invent a fill.
+   */
+  private readonly early = new Map<string, { atMs: number; trades: UserTradeEvent[] }>();
+  private earlyTrades = 0;
   /** Fills recorded since start (including preloaded ones), whatever was pruned from memory. */
   private total = 0;
   /** Trades refused by the checks. */
@@ -114,6 +127,34 @@ export class FillLedger {
     else this.unminedBuys.delete(f.tokenId);
   }
 
+  private keepEarly(orderId: string, e: UserTradeEvent, nowMs: number): void {
+    this.pruneEarly(nowMs);
+    let k = this.early.get(orderId);
+    if (k?.trades.some((t) => t.tradeId === e.tradeId && t.status === e.status)) return;
+    if (this.earlyTrades >= MAX_EARLY) return;
+    if (!k) this.early.set(orderId, (k = { atMs: nowMs, trades: [] }));
+    k.trades.push(e);
+    this.earlyTrades++;
+  }
+
+  /** The trades kept for venue id `orderId` before it was bound (handled again by the caller), forgotten here. */
+  takeEarly(orderId: string): UserTradeEvent[] | undefined {
+    const k = this.early.get(orderId);
+    if (!k) return undefined;
+    this.early.delete(orderId);
+    this.earlyTrades -= k.trades.length;
+    return k.trades;
+  }
+
+  /** Forgets kept trades no answer claimed within EARLY_KEEP_MS (another account's orders); the oldest come first. */
+  private pruneEarly(nowMs: number): void {
+    for (const [id, k] of this.early) {
+      if (nowMs - k.atMs < EARLY_KEEP_MS) break;
+      this.early.delete(id);
+      this.earlyTrades -= k.trades.length;
+    }
+  }
+
   /** Forgets the oldest settled (CONFIRMED or FAILED) fills beyond the memory bound. */
   prune(): void {
     let excess = this.fills.size - KEEP_SETTLED;
@@ -146,7 +187,10 @@ export class FillLedger {
     const known = this.fills.get(k);
     if (known) return this.moveStatus(known, orderId, e.status, nowMs);
     const o = this.orders.byVenueId(orderId);
-    if (!o) return 0;
+    if (!o) {
+      if (c.liquidity === 'MAKER' && this.orders.hasUnboundAt(c.tokenId, c.side, c.price)) this.keepEarly(orderId, e, nowMs);
+      return 0;
+    }
     if (e.status !== 'FAILED') c.size = withinRounding(o, c.size);
     // a trade first seen as FAILED moves nothing: recorded without the size check
     const problem = fillProblem(o, c, this.maxFeeRateBps, e.status !== 'FAILED');

@@ -373,6 +373,12 @@ export class OrderTracker {
     return found;
   }
 
+  /** Whether an order of ours at these terms still waits for its venue id (a trade naming an id we do not know may be its). */
+  hasUnboundAt(tokenId: string, side: Side | undefined, price: number): boolean {
+    for (const o of this.unbound) if (o.tokenId === tokenId && (side === undefined || o.side === side) && o.price === price) return true;
+    return false;
+  }
+
   matchUnbound(tokenId: string, side: Side, price: number, size: number): TrackedOrder | undefined {
     for (const o of this.unbound) {
       if (o.tokenId === tokenId && o.side === side && o.price === price && o.size === size) return o;
