@@ -97,6 +97,11 @@ export interface EngineOptions {
   realTime?: boolean;
   /** A strategy's create() that throws: the market suspended (default) or the error thrown (a backtest). */
   onCreateError?: 'suspend' | 'throw';
+  /**
+   * Why no market may quote now for a cause of the owner's, or undefined (the daemon: the venue's
+   * dead-man switch not known to be armed). Read at every requote: its cancels still go out.
+   */
+  extraBlock?: () => string | undefined;
 }
 
 export class Engine {
@@ -286,6 +291,7 @@ export class Engine {
       cancelAll: this.cancelAll,
       feedLive: () => this.feedLive,
       checkLoss: () => this.checkLoss(),
+      extraBlock: o.extraBlock,
     });
     this.timing = new RequoteTiming({
       clock: o.clock,

@@ -51,6 +51,8 @@ export interface RequoteDeps {
   feedLive: () => boolean;
   /** The daily-loss check (it may halt, which this requote then sees). */
   checkLoss: () => void;
+  /** The owner's block on every market (EngineOptions.extraBlock). */
+  extraBlock?: () => string | undefined;
 }
 
 /** A strategy that keeps failing is logged at most this often (market-state.ts StrategyError). */
@@ -96,6 +98,8 @@ export class Requoter {
     const risk = this.d.risk;
     if (risk.halted) return `halted: ${risk.halted}`;
     if (this.d.cancelAll.blocking) return 'cancels not confirmed: cancel-all retrying';
+    const extra = this.d.extraBlock?.();
+    if (extra !== undefined) return extra;
     if (st.suspended) return st.suspended;
     if (st.removed) return 'removed from the market set';
     if (st.resolved) return 'market resolved';

@@ -70,6 +70,8 @@ export class Daemon implements StatusSource {
   private storeLock: StoreLock | undefined;
   /** Set once start-up reconciles with the venue: from then the account's orders are ours to cancel at stop. */
   private managesOrders = false;
+  /** Set once the engine quotes (after start-up's reconciliation): a user channel back then is looked up after. */
+  private quotingStarted = false;
   prices: CryptoPriceStream | undefined;
   heartbeats: Heartbeats | undefined;
   journal!: StoreJournal;
@@ -245,6 +247,9 @@ export class Daemon implements StatusSource {
       onAmbiguous: () => this.lookUps?.soon(1000),
       // A book holding less than our resting orders: a fill or cancel the user channel did not report.
       onOrdersMissing: () => this.lookUps?.soon(0),
+      // the venue cancels our orders ~10 s after the last accepted heartbeat: once a heartbeat and
+      // its retry failed, none is placed (it would rest unguarded should we die)
+      extraBlock: () => this.heartbeats?.lapsing(),
       // real time: the places of one socket read's frames leave in one batch, and the housekeeping
       // requotes a tenth of the markets every tenth of its period
       realTime: true,
@@ -257,7 +262,12 @@ export class Daemon implements StatusSource {
     this.feed.pipeline.connect({ venue: live ? undefined : (this.venue as SimulatedVenue), engine: this.metrics.tapEvents(this.engine) });
     this.feed.onState((ch, s) => {
       if (ch === 'market') this.feedStates.market = s;
-      else this.feedStates.user = s;
+      else {
+        // fills while the user channel was away were never reported to us: ask the venue (start-up
+        // reconciles by itself, so only once quoting has started)
+        if (s === 'live' && this.feedStates.user !== 'live' && this.quotingStarted) lookUps.soon(0);
+        this.feedStates.user = s;
+      }
       this.engine.setFeedLive(this.feedLive());
     });
     // a market connection lost (down, stale: its books out of sync) pulls its markets' quotes now,
@@ -306,6 +316,7 @@ export class Daemon implements StatusSource {
     // the collateral our BUYs may promise, known before the first quote (a failure is logged: not capped)
     await this.unlessStopped(this.engine.collateral.read());
     this.engine.start();
+    this.quotingStarted = true;
     this.scheduleCron();
     // orders that ended unfilled leave the store after store.orderRetentionMs (never inside the recovery window)
     const retention = new OrderRetention({
@@ -528,13 +539,15 @@ export class Daemon implements StatusSource {
     // A fill matched just before the cancel may still be on its way over the user channel:
     // ask the venue for the run's trades so the store has every fill before it closes.
     await reconcileWithVenue(this.engine, this.venue, this.startedMs - HOUR, log).catch((err: unknown) => log.warn({ err }, 'final trade reconciliation failed'));
-    // the venue's list unread: every order we still hold open is unconfirmed
-    return left ?? this.trackedOpen();
+    // the venue's list unread: every order we still hold open is unconfirmed; read, it cannot name
+    // a place never answered (no venue id yet), which may still rest there
+    return left ? [...left, ...this.trackedOpen(true)] : this.trackedOpen();
   }
 
-  /** Orders we hold as not finished: venue ids, or client:ID where the place was never answered. */
-  private trackedOpen(): string[] {
+  /** Orders we hold as not finished: venue ids, or client:ID where the place was never answered (only those: `unanswered`). */
+  private trackedOpen(unanswered = false): string[] {
     if (!this.engine) return [];
-    return [...this.engine.orders.open()].map((o) => o.orderId ?? `client:${o.clientId}`);
+    const open = [...this.engine.orders.open()];
+    return (unanswered ? open.filter((o) => o.orderId === undefined) : open).map((o) => o.orderId ?? `client:${o.clientId}`);
   }
 }

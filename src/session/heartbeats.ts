@@ -49,6 +49,8 @@ export class Heartbeats {
   private timer: NodeJS.Timeout | undefined;
   private lastOkMs = 0;
   private lastError: string | undefined;
+  /** Heartbeats not accepted since the last that was (each with its retry of a refused id). */
+  private failuresInRow = 0;
   private stopped = false;
   readonly counters = { sent: 0, accepted: 0, failed: 0 };
   private readonly now: () => number;
@@ -82,6 +84,7 @@ export class Heartbeats {
         if (this.lastError !== undefined) this.o.log.info({ afterMs: this.now() - this.lastOkMs }, 'heartbeat accepted again');
         this.lastOkMs = this.now();
         this.lastError = undefined;
+        this.failuresInRow = 0;
         return true;
       } catch (err) {
         this.counters.failed++;
@@ -94,9 +97,20 @@ export class Heartbeats {
       }
     }
     if (failure === undefined) return false;
+    this.failuresInRow++;
     if (this.lastError === undefined) this.o.log.error({ err: failure }, 'heartbeat failed: the venue cancels every order of ours unless one lands within 10 s');
     this.lastError = failure instanceof Error ? failure.message : String(failure);
     return false;
+  }
+
+  /**
+   * Why no order may be placed now, or undefined: a heartbeat and its retry both failed, so the
+   * venue's switch lapses (it cancels our orders 10 s after the last accepted one) and an order
+   * placed now would rest unguarded should the daemon die. One failure, retried a second later,
+   * does not pull every quote (at 1,000 markets a cancel and a re-place of every order).
+   */
+  lapsing(): string | undefined {
+    return this.failuresInRow >= 2 ? `dead-man switch lapsing: ${this.failuresInRow} heartbeats in a row not accepted (${this.lastError ?? ''})` : undefined;
   }
 
   /** Why the dead-man switch is not known to be armed, or undefined (a health reason). */

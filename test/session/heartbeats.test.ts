@@ -34,6 +34,38 @@ async function until(cond: () => boolean, ms = 3000): Promise<void> {
 }
 
 describe('heartbeats', () => {
+  it('one failed heartbeat retried at once does not lapse the switch; a heartbeat and its retry both failed does', async () => {
+    let mode: 'ok' | 'fail-once' | 'down' = 'ok';
+    srv.setHandler((_r, res) => {
+      if (mode === 'down') return send(res, 503, { error: 'unavailable' });
+      if (mode === 'fail-once') {
+        mode = 'ok';
+        return send(res, 503, { error: 'unavailable' });
+      }
+      send(res, 200, { heartbeat_id: 'hb' });
+    });
+    const hb = new Heartbeats({ clob, intervalMs: 50, log: silentLogger });
+    try {
+      await hb.start();
+      const seen: Array<string | undefined> = [];
+      mode = 'fail-once';
+      const end = performance.now() + 400;
+      while (performance.now() < end) {
+        seen.push(hb.lapsing());
+        await sleep(5);
+      }
+      expect(hb.counters.failed).toBe(1);
+      expect(seen.every((x) => x === undefined)).toBe(true);
+      mode = 'down';
+      await until(() => hb.lapsing() !== undefined);
+      expect(hb.lapsing()).toMatch(/2 heartbeats in a row/);
+      mode = 'ok';
+      await until(() => hb.lapsing() === undefined);
+    } finally {
+      hb.stop();
+    }
+  });
+
   it('a step of the system clock forward is not a missed heartbeat (the age is measured on the monotonic clock)', async () => {
     srv.setHandler((_r, res) => send(res, 200, { heartbeat_id: 'hb' }));
     const realNow = Date.now.bind(Date);

@@ -1,0 +1,272 @@
+// Three gaps in a running daemon's life, each against the emulator on loopback (with a node:http
+// proxy in front of its CLOB API where the test needs to hold or refuse requests):
+// (A) fills made while the user channel was away are looked up when it is back, not at the
+//     2-minute reconciliation;
+// (B) no market quotes while the venue's dead-man switch is not known to be armed (polymarket
+//     heartbeats failing), and quoting resumes once a heartbeat lands;
+// (C) a stop reports the places the venue never answered even when it read the venue's list.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createServer, Agent, request, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { specProfile, type ClobProfile } from '../../src/api/clob-profile.js';
+import { polymarketProfile } from '../../src/api/polymarket-profile.js';
+import { polymarketCredentialsFromEnv } from '../../src/api/polymarket-credentials.js';
+import { loadConfig } from '../../src/config.js';
+import { silentLogger } from '../../src/core/log.js';
+import { SIZE_SCALE } from '../../src/core/units.js';
+import { stressSyntheticParams, type SyntheticParams } from '../../src/emulator/agents.js';
+import { startEmulator, urlsEnv, type RunningEmulator } from '../../src/emulator/server.js';
+import { Daemon, type StopReport } from '../../src/session/daemon.js';
+import { accountEnv } from '../emulator/polymarket-helpers.js';
+
+const KEY = 'lifecycle-test-key';
+/** Never in a test's time: the periodic jobs (the 2-minute reconciliation above all) stay out of it. */
+const NEVER = '0 0 1 1 *';
+
+async function until<T>(what: string, fn: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs: number, everyMs = 20): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+async function bounded<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let t: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, rej) => (t = setTimeout(() => rej(new Error(`timed out after ${ms} ms: ${what}`)), ms)));
+  try {
+    return await Promise.race([p, timeout]);
+  } finally {
+    clearTimeout(t);
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A node:http proxy in front of the emulator: forwards every request, except that it answers 503
+ * to POST /v1/heartbeats while failHeartbeats, and never answers (nor forwards) POST /order and
+ * /orders while holdPlaces. Records when each place arrived.
+ */
+interface Proxy {
+  url: string;
+  failHeartbeats: boolean;
+  holdPlaces: boolean;
+  /** Arrival times (Date.now()) of POST /order and /orders. */
+  places: number[];
+  /** Places held unanswered. */
+  held: number;
+  close(): Promise<void>;
+}
+
+async function startProxy(targetPort: number): Promise<Proxy> {
+  const agent = new Agent({ keepAlive: true });
+  const held: ServerResponse[] = [];
+  const p: Proxy = { url: '', failHeartbeats: false, holdPlaces: false, places: [], held: 0, close: async () => undefined };
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+    if (req.method === 'POST' && path.endsWith('/v1/heartbeats') && p.failHeartbeats) {
+      req.resume();
+      res.writeHead(503, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'service unavailable' }));
+      return;
+    }
+    if (req.method === 'POST' && /\/orders?$/.test(path)) {
+      p.places.push(Date.now());
+      if (p.holdPlaces) {
+        req.resume();
+        held.push(res);
+        p.held++;
+        return;
+      }
+    }
+    const up = request({ host: '127.0.0.1', port: targetPort, method: req.method, path: req.url, headers: req.headers, agent }, (ur) => {
+      res.writeHead(ur.statusCode ?? 502, ur.headers);
+      ur.pipe(res);
+    });
+    up.on('error', () => res.destroy());
+    req.pipe(up);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  p.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  p.close = async () => {
+    for (const r of held) r.destroy();
+    server.closeAllConnections();
+    agent.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  return p;
+}
+
+interface Running {
+  emu: RunningEmulator;
+  daemon: Daemon;
+  proxy: Proxy | undefined;
+  /** Whose orders and trades are the daemon's at the venue. */
+  owner: string;
+  close(): Promise<void>;
+}
+
+const running: Running[] = [];
+afterEach(async () => {
+  for (const r of running.splice(0)) await r.close();
+});
+
+interface LaunchOptions {
+  profile?: 'spec' | 'polymarket';
+  params?: Partial<SyntheticParams>;
+  /** A proxy in front of the CLOB API (the daemon's MAKERD_CLOB_URL). */
+  proxy?: boolean;
+  overrides?: Record<string, unknown>;
+}
+
+/** The emulator, maybe a proxy, and a daemon live on the emulator's first market, started. */
+async function launch(o: LaunchOptions = {}): Promise<Running> {
+  const poly = o.profile === 'polymarket';
+  const emu = await startEmulator({ seed: 7, markets: 1, keys: [KEY], params: o.params, ...(poly ? { profile: 'polymarket' as const } : {}) });
+  const proxy = o.proxy ? await startProxy(emu.port) : undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'makerd-lifecycle-'));
+  const acct = poly ? emu.accounts[0] : undefined;
+  const venueEnv = acct ? accountEnv(acct) : {};
+  const config = loadConfig({
+    env: { ...urlsEnv(emu.urls), ...(proxy ? { MAKERD_CLOB_URL: `${proxy.url}/clob` } : {}), ...venueEnv, MAKERD_DB: join(dir, 's.sqlite') },
+    overrides: { mode: 'live', log: { level: 'silent' }, cron: { refreshMarkets: NEVER, reconcile: NEVER, dailySummary: NEVER }, ...o.overrides },
+  });
+  const profile: ClobProfile = acct ? polymarketProfile(polymarketCredentialsFromEnv(venueEnv)) : specProfile(KEY);
+  const daemon = new Daemon({ config, venue: profile, log: silentLogger, tokens: [emu.markets[0].facts.tokens[0]], statusPort: 0 });
+  let closed: Promise<void> | undefined;
+  const r: Running = {
+    emu,
+    daemon,
+    proxy,
+    owner: acct ? acct.apiKey : KEY,
+    close: () =>
+      (closed ??= (async () => {
+        await bounded(daemon.stop('test'), 30_000, 'daemon stop').catch(() => undefined);
+        await proxy?.close();
+        await emu.close();
+        rmSync(dir, { recursive: true, force: true });
+      })()),
+  };
+  running.push(r);
+  await bounded(daemon.start(), 20_000, 'daemon start');
+  return r;
+}
+
+interface MarketStatus {
+  conditionId: string;
+  quoting: boolean;
+  notQuoting: string | null;
+}
+
+async function marketStatus(d: Daemon): Promise<MarketStatus> {
+  const s = (await (await fetch(`${d.status.url}/status`, { signal: AbortSignal.timeout(5000) })).json()) as { markets: MarketStatus[] };
+  return s.markets[0];
+}
+
+describe('the user channel back after a gap', () => {
+  it('a fill made while it was away is in the position within seconds of its return (not at the 2-minute look-up)', async () => {
+    // a still market: no agents; the book is what another account rests, and our quotes
+    const { emu, daemon, owner } = await launch({ params: { makers: 0, takerRatePerSec: 0 } });
+    const m = emu.markets[0];
+    const token = m.facts.tokens[0];
+    const ex = emu.exchange;
+    ex.split('lifecycle-book', m.conditionId, 100 * SIZE_SCALE);
+    await ex.place('lifecycle-book', { tokenID: token, side: 'BUY', price: 0.4, size: 100, orderType: 'GTC' });
+    await ex.place('lifecycle-book', { tokenID: token, side: 'SELL', price: 0.6, size: 100, orderType: 'GTC' });
+    const bid = await until('our bid resting', () => ex.openOrders(owner).find((o) => o.assetId === token && o.side === 'BUY'), 15_000);
+    // ours alone at the best bid: a sell of part of it at its price fills only ours
+    const book = m.frames.book(token);
+    expect(book.bestBid()).toBe(bid.price);
+    expect(book.sizeAt('BUY', bid.price)).toBe(bid.originalSize - bid.sizeMatched);
+    const userStates: string[] = [];
+    daemon.feed.onState((ch, s) => {
+      if (ch === 'user') userStates.push(s);
+    });
+    // the user channel goes quiet, a trade fills part of our bid, then every connection drops:
+    // the daemon pulls its quotes (the cancel lands: the order is partly filled, still open)
+    emu.admin.set({ silentUser: true });
+    const part = Math.floor((bid.originalSize - bid.sizeMatched) / 2 / SIZE_SCALE) * SIZE_SCALE;
+    expect(part).toBeGreaterThan(0);
+    ex.split('lifecycle-taker', m.conditionId, part);
+    const out = await ex.place('lifecycle-taker', { tokenID: token, side: 'SELL', price: bid.price / 10_000, size: part / SIZE_SCALE, orderType: 'FAK' });
+    expect(out.errorMsg).toBe('');
+    expect(ex.tradesOf(owner).length).toBe(1);
+    emu.admin.dropConnections();
+    await until('our partly filled bid cancelled', () => daemon.engine.orders.byVenueId(bid.id)?.state === 'canceled', 5000);
+    expect(ex.openOrders(owner).some((o) => o.id === bid.id)).toBe(false);
+    await until('the user channel live again', () => userStates.includes('down') && daemon.feedStates.user === 'live', 10_000);
+    emu.admin.set({ silentUser: false });
+    // the fill was never reported over the user channel: only a look-up at the venue finds it
+    await until('the fill in the position', () => daemon.engine.positions.qty(token) === part, 5000);
+    // taken once
+    expect(daemon.engine.ledger.count()).toBe(1);
+  }, 60_000);
+});
+
+describe("the venue's dead-man switch not known to be armed", () => {
+  it('quotes nothing while heartbeats fail, says so per market, and quotes again once one is accepted', async () => {
+    const { emu, daemon, proxy, owner } = await launch({
+      profile: 'polymarket',
+      proxy: true,
+      params: stressSyntheticParams,
+      overrides: { venue: { profile: 'polymarket', heartbeatIntervalMs: 500 } },
+    });
+    const p = proxy as Proxy;
+    const ex = emu.exchange;
+    await until('our quotes resting', () => ex.openOrders(owner).length > 0, 15_000);
+    expect(daemon.heartbeats?.failing()).toBeUndefined();
+    p.failHeartbeats = true;
+    await until('heartbeats lapsing (a heartbeat and its retry failed)', () => daemon.heartbeats?.lapsing(), 5000);
+    const failingAt = Date.now();
+    // every quote pulled, and the market says why
+    await until('no quote of ours resting', () => ex.openOrders(owner).length === 0, 5000);
+    const blocked = await until(
+      'the market not quoting',
+      async () => {
+        const s = await marketStatus(daemon);
+        return s.notQuoting ? s : undefined;
+      },
+      3000,
+      50,
+    );
+    expect(blocked.quoting).toBe(false);
+    expect(blocked.notQuoting).toMatch(/dead-man switch lapsing/);
+    // a busy market (several requotes a second): still no place while the switch is not armed
+    await sleep(1500);
+    expect(p.places.filter((t) => t > failingAt + 200)).toEqual([]);
+    expect(ex.openOrders(owner)).toEqual([]);
+    // accepted again: quoting resumes
+    p.failHeartbeats = false;
+    await until('heartbeats accepted again', () => daemon.heartbeats?.failing() === undefined, 5000);
+    await until('our quotes resting again', () => ex.openOrders(owner).length > 0, 5000);
+    const back = await marketStatus(daemon);
+    expect(back.notQuoting).toBeNull();
+  }, 60_000);
+});
+
+describe('a stop with a place unanswered', () => {
+  it("reports the unanswered place (client:ID) though the venue's list was read", async () => {
+    const { emu, daemon, proxy, owner } = await launch({
+      proxy: true,
+      params: stressSyntheticParams,
+      // the held place is cut by its deadline inside the shutdown bound
+      overrides: { http: { placeDeadlineMs: 1500 } },
+    });
+    const p = proxy as Proxy;
+    await until('our quotes resting', () => emu.exchange.openOrders(owner).length > 0, 15_000);
+    p.holdPlaces = true;
+    await until('a place held', () => p.held > 0, 10_000);
+    const unanswered = [...daemon.engine.orders.open()].filter((o) => o.orderId === undefined).map((o) => `client:${o.clientId}`);
+    expect(unanswered.length).toBeGreaterThan(0);
+    const rep: StopReport = await bounded(daemon.stop('test'), 20_000, 'stop');
+    // the venue lists nothing of ours (the cancel-all went out; the held place never reached it)
+    expect(emu.exchange.openOrders(owner)).toEqual([]);
+    expect(rep.unconfirmed).toEqual(expect.arrayContaining(unanswered));
+  }, 60_000);
+});
