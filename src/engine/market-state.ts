@@ -9,6 +9,7 @@ import type { LoadedStrategy } from './strategy.js';
 import type { Positions } from './positions.js';
 import type { MarketMeta, ReferencePrice, Strategy, StrategyContext } from './strategy.js';
 import { QuoteInputs } from './quote-inputs.js';
+import { frozenCopy } from '../core/freeze.js';
 import { OwnExcludedView } from './own-excluded-view.js';
 import type { TrackedOrder } from './orders.js';
 
@@ -104,7 +105,9 @@ function createStrategy(meta: MarketMeta, d: MarketStateDeps): { strategy: Strat
 }
 
 /** A new market: a strategy instance of its own, randomness forked by its condition id. */
-export function createMarketState(meta: MarketMeta, d: MarketStateDeps): MarketState {
+export function createMarketState(terms: MarketMeta, d: MarketStateDeps): MarketState {
+  // the strategy's ctx.market is the engine's own st.meta: read-only
+  const meta = frozenCopy(terms);
   const { strategy, failed } = createStrategy(meta, d);
   const clock = d.clock;
   const ctx: StrategyContext = {
@@ -150,8 +153,8 @@ export function createMarketState(meta: MarketMeta, d: MarketStateDeps): MarketS
 export function refreshMeta(st: MarketState, meta: MarketMeta): void {
   // the same terms again (a periodic refresh) keep the object: a requote that read them may still be skipped
   if (sameMeta(st.meta, meta)) return;
-  st.meta = meta;
-  (st.ctx as { market: MarketMeta }).market = meta;
+  st.meta = frozenCopy(meta);
+  (st.ctx as { market: MarketMeta }).market = st.meta;
 }
 
 /** True when two market terms say the same (every field; the fee rule by value). */

@@ -1,5 +1,6 @@
 // Loads a strategy module by name (a built-in under strategies/) or by path to a user's module,
 // and validates its params with the module's own zod schema (errors name the key).
+import { frozenCopy } from '../core/freeze.js';
 import { existsSync, readdirSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
@@ -78,5 +79,6 @@ export async function loadStrategyModule(nameOrPath: string, cwd?: string): Prom
 export async function loadStrategy(nameOrPath: string, params: unknown, cwd?: string): Promise<LoadedStrategy> {
   const { module } = await loadStrategyModule(nameOrPath, cwd);
   const parsed = parseWith(module.params, params ?? {}, 'strategy.params');
-  return { module, params: parsed };
+  // one object for every market's create() and ctx.params: read-only, so no market changes another's
+  return { module, params: frozenCopy(parsed) };
 }

@@ -135,4 +135,28 @@ describe('engine: a strategy that misbehaves', () => {
     expect(lines.filter((l) => l.level >= 50 && /onTrade/.test(l.msg))).toHaveLength(1);
     await engine.stop();
   });
+
+  it('the params and market terms a strategy is given are read-only: a create() that changes them fails loudly, and changes nothing for other markets', async () => {
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new RecordingVenue(() => clock.now());
+    const strategy = await loadStrategy('bands', PARAMS);
+    const create = strategy.module.create;
+    strategy.module = {
+      ...strategy.module,
+      create: (p, m) => {
+        // raises the size to the market's minimum, for every market created after this one too
+        (p as { bands: Array<{ size: number }> }).bands[0].size = 99;
+        return create(p, m);
+      },
+    };
+    const { engine } = await bandsEngine({ clock, venue, params: PARAMS, strategy });
+    expect(engine.marketOf(Y)?.suspended).toMatch(/create\(\) failed: .*read.only/);
+    expect((strategy.params as { bands: Array<{ size: number }> }).bands[0].size).toBe(10);
+    const ctx = engine.marketOf(Y)!.ctx;
+    expect(() => {
+      (ctx.market as { minSize: number }).minSize = 1;
+    }).toThrow(TypeError);
+    expect(engine.marketOf(Y)!.meta.minSize).toBe(500);
+    await engine.stop();
+  });
 });
