@@ -59,6 +59,21 @@ export interface StopReport {
 /** The daemon was stopped (a signal, the start-up bound) before start() finished. */
 export class StartAbortedError extends MakerdError {}
 
+/** Errors of a store that may pass by themselves: a full disk, I/O, a lock another program holds (SQLite's busy timeout ran out). */
+const TRANSIENT_STORE_ERROR = /^(ENOSPC|EIO|EAGAIN|EBUSY|EMFILE|ENFILE|SQLITE_(BUSY|LOCKED|FULL|IOERR|PROTOCOL))/;
+
+/**
+ * A store that cannot be opened or written at start-up: a configuration error (exit 2, which pm2
+ * leaves down) when the path is wrong; a failure to retry (exit 1, restarted) when the error may
+ * pass: a daemon that stayed down after the disk was freed would leave its orders unmanaged.
+ */
+function storeOpenError(dbPath: string, verb: 'open' | 'write', e: unknown): MakerdError {
+  const code = (e as { code?: unknown } | undefined)?.code;
+  const what = `cannot ${verb} ${dbPath}: ${e instanceof Error ? e.message : String(e)}`;
+  if (typeof code === 'string' && TRANSIENT_STORE_ERROR.test(code)) return new MakerdError(`${what} (the store is busy or the disk full or failing: not a configuration error)`);
+  return new ConfigError('store.path', `${what} (MAKERD_DB or store.path)`);
+}
+
 export class Daemon implements StatusSource {
   readonly clock = new WallClock();
   readonly startedMs = Date.now();
@@ -185,13 +200,13 @@ export class Daemon implements StatusSource {
       this.storeLock = StoreLock.acquire(dbPath);
     } catch (e) {
       if (e instanceof StoreLockedError) throw new ConfigError('store.path', `${dbPath} is ${e.message}: one daemon per store (MAKERD_DB or store.path)`);
-      throw new ConfigError('store.path', `cannot open ${dbPath}: ${e instanceof Error ? e.message : String(e)} (MAKERD_DB or store.path)`);
+      throw storeOpenError(dbPath, 'open', e);
     }
     let store: Store;
     try {
       store = new Store(dbPath, log.child({ part: 'store' }));
     } catch (e) {
-      throw new ConfigError('store.path', `cannot open ${dbPath}: ${e instanceof Error ? e.message : String(e)} (MAKERD_DB or store.path)`);
+      throw storeOpenError(dbPath, 'open', e);
     }
     // another account's orders and fills would be restored as ours (positions, the loss baseline)
     if (live && profile.account !== undefined) {
@@ -201,7 +216,7 @@ export class Daemon implements StatusSource {
         if (owner === undefined) store.setOwner(profile.account);
       } catch (e) {
         store.close();
-        throw new ConfigError('store.path', `cannot write ${dbPath}: ${e instanceof Error ? e.message : String(e)} (MAKERD_DB or store.path)`);
+        throw storeOpenError(dbPath, 'write', e);
       }
       if (owner !== undefined && owner !== profile.account) {
         store.close();

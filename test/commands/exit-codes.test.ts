@@ -5,6 +5,7 @@
 // 127.0.0.1, port 0; every wait is bounded.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
+import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -104,6 +105,22 @@ describe('makerd run: a failure to start is one line and a non-zero exit within 
     const g = await makerd(paper(), env({ MAKERD_DB: notDb }));
     expect(g.code).toBe(2);
     oneLine(g, /^makerd: invalid config: store\.path: cannot open .*garbage-paper\.sqlite: file is not a database/);
+  });
+
+  it('the SQLite file is locked by another program (a backup holding it): exit 1, a failure to retry, not a config error pm2 leaves down', async () => {
+    const locked = join(dir, 'locked');
+    const db = new Database(`${locked}-paper.sqlite`);
+    db.pragma('journal_mode = DELETE');
+    db.exec('CREATE TABLE t (x); BEGIN EXCLUSIVE; INSERT INTO t VALUES (1)');
+    try {
+      const r = await makerd(paper(), env({ MAKERD_DB: locked }));
+      expect(r.code).toBe(1);
+      oneLine(r, /^makerd run: cannot open .*locked-paper\.sqlite: database is locked/);
+      expect(r.errLines[0]).not.toMatch(/invalid config/);
+    } finally {
+      db.exec('ROLLBACK');
+      db.close();
+    }
   });
 
   it('the config file is unreadable (a directory): exit 2', async () => {
