@@ -80,6 +80,33 @@ export interface LoggerOptions {
   name?: string;
 }
 
+/** Log lines stdout could not take (a full disk under `> file`), and the last error: /metrics and /health. */
+export const logWriteErrors = { count: 0, last: '', atMs: 0 };
+
+/** Buffered log output held at most, bytes: past it lines are dropped, not kept in memory while stdout cannot take them. */
+const MAX_LOG_BUFFER = 16 * 1024 * 1024;
+
+/**
+ * stdout as pino's asynchronous destination. A write error other than a closed pipe (ENOSPC when
+ * stdout is a file on a full disk) would be re-emitted by pino as an uncaught error: a crash of a
+ * daemon that trades fine. It is counted instead (logWriteErrors), and the daemon goes on.
+ */
+function stdoutDestination(): DestinationStream {
+  const d = pino.destination({ dest: 1, sync: false, maxLength: MAX_LOG_BUFFER });
+  d.on('error', (e: Error) => {
+    logWriteErrors.count++;
+    logWriteErrors.last = e.message;
+    logWriteErrors.atMs = Date.now();
+  });
+  // pino flushes synchronously at exit, and sonic-boom's flushSync retries a write that keeps
+  // failing (ENOSPC) forever: the process would never exit. Once a write failed, the tail is dropped.
+  const flushSync = d.flushSync.bind(d);
+  d.flushSync = () => {
+    if (logWriteErrors.count === 0) flushSync();
+  };
+  return d;
+}
+
 export function createLogger(opts: LoggerOptions = {}): Logger {
   let dest = opts.destination;
   if (!dest && process.stdout.isTTY) {
@@ -109,7 +136,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
         },
       },
     },
-    dest ?? pino.destination({ dest: 1, sync: false }),
+    dest ?? stdoutDestination(),
   );
   const root = logger;
   (root as Bound)[BOUND] = opts.name === undefined ? { pid: process.pid } : { pid: process.pid, name: opts.name };

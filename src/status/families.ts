@@ -5,6 +5,7 @@ import type { Registry } from 'prom-client';
 import { SIZE_SCALE } from '../core/units.js';
 import { microsToDollars } from '../core/units.js';
 import { health } from './report.js';
+import { logWriteErrors } from '../core/log.js';
 import type { StatusSource } from './source.js';
 import { nextTurn } from '../core/clock.js';
 import { EXPOSITION_SLICE } from './exposition.js';
@@ -196,6 +197,7 @@ export function registerFamilies(reg: Registry, d: StatusSource): () => void {
   ]);
   counter('engine_requotes', 'Strategy evaluations.', [], () => one(ec().requotes));
   counter('engine_errors', 'Errors caught in the engine loop.', [], () => one(ec().errors));
+  counter('log_write_errors', 'Log writes to stdout that failed (a full disk under `> file`): those lines are lost.', [], () => one(logWriteErrors.count));
   counter('engine_invalid_quotes', 'Quotes of the strategy dropped as invalid (a side, price, size or token the market cannot take; the log names the first and why).', [], () =>
     one(ec().invalidQuotes),
   );

@@ -6,6 +6,7 @@ import type { StatusSource } from './source.js';
 import { bookFreshness } from '../engine/risk.js';
 import type { DenseBook } from '../book/book.js';
 import { LIVE_DEPTH_MAX, liveSection } from './live-view.js';
+import { logWriteErrors } from '../core/log.js';
 
 export interface Health {
   ok: boolean;
@@ -42,6 +43,8 @@ export function health(d: StatusSource): Health {
   if (unconfirmed.length) reasons.push(`cancels not confirmed by the venue: ${unconfirmed.join(',')}`);
   const heartbeat = d.heartbeats?.failing();
   if (heartbeat) reasons.push(heartbeat);
+  // the operator is blind while the log cannot be written (a minute after the last failed write)
+  if (logWriteErrors.count > 0 && Date.now() - logWriteErrors.atMs < 60_000) reasons.push(`log lines dropped: ${logWriteErrors.count} writes to stdout failed (${logWriteErrors.last})`);
   return { ok: reasons.length === 0, reasons };
 }
 
