@@ -3,6 +3,7 @@
 // never a stack trace after a long run. Each returns what is wrong, or undefined.
 import { accessSync, constants, statSync, type Stats } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { existingRecordingFiles } from '../feed/recorder.js';
 
 function stat(p: string): Stats | undefined {
   try {
@@ -66,6 +67,19 @@ export function outputFileProblem(path: string): string | undefined {
   if (!d.isDirectory()) return `${dir} is not a directory`;
   if (!writable(dir)) return `folder ${dir} is not writable (permission denied)`;
   return undefined;
+}
+
+/**
+ * A recording's --out (record): an output file as above, and no earlier recording there, neither
+ * the file itself nor a rotated sibling (rec.1.jsonl, ...): a rerun would truncate the one and mix
+ * the others into its own rotation.
+ */
+export function newRecordingProblem(out: string): string | undefined {
+  const bad = outputFileProblem(out);
+  if (bad) return bad;
+  const earlier = existingRecordingFiles(out)[0];
+  if (earlier === undefined) return undefined;
+  return `${earlier === out ? 'exists' : `${earlier} exists`} (an earlier recording?): record to a new name, or move it away first`;
 }
 
 /** A system error (ENOENT, EACCES, ENOSPC ...) as thrown by node:fs: its one-line message, else undefined. */

@@ -9,7 +9,7 @@ import { channelOptions } from '../feed/channels.js';
 import { Recorder } from '../feed/recorder.js';
 import { CryptoPriceStream, PRICES_CHANNEL } from '../feed/price-stream.js';
 import { UsageError, type CommandIO, type CommandModule, numberFlag, TIMER_S } from './command.js';
-import { outputFileProblem, systemErrorLine } from './paths.js';
+import { newRecordingProblem, systemErrorLine } from './paths.js';
 
 const help = `usage: makerd record --markets T1,T2 --out FILE [--prices S1,S2] [--config FILE] [--rotate-mb N] [--rotate-hourly] [--duration S] [--first-frame-timeout S]
 
@@ -26,8 +26,11 @@ one-line JSON object or array: "f":"<frame as a JSON string>"); gzipped when FIL
                      the feed is unreachable or the token ids are unknown (default 30; 0 = wait forever)
 Rotated files insert a sequence number before the extension: rec.jsonl.gz, rec.1.jsonl.gz, rec.2.jsonl.gz ...
 The WS base URL comes from the config (urls.ws, or MAKERD_WS_URL).
-Exit status: 0 when frames were recorded; 1 when none came within --first-frame-timeout, or the run
-recorded none; 2 on bad usage, an --out that cannot be written, or an invalid config.`;
+A .gz is flushed about once a second, so a killed run loses at most its last second.
+Exit status: 0 when frames were recorded; 1 when none came within --first-frame-timeout, the run
+recorded none, or a write failed (disk full: the line names the error and the frames lost); 2 on
+bad usage, an invalid config, or an --out that cannot be written or already exists, as does any
+of its rotated siblings: a recording is never overwritten.`;
 
 export interface RecordRun {
   config: Config;
@@ -50,6 +53,9 @@ export interface RecordOutcome {
   reconnects: number;
   /** Market frames other than PONG, and price-stream frames: what a recording is for. */
   dataFrames: number;
+  /** Failed writes (disk full ...), and the lines lost to them after the error. */
+  writeErrors: number;
+  dropped: number;
   /** Why the run failed (one line), when it did: nothing came in time, or nothing at all. */
   failure?: string;
 }
@@ -108,7 +114,7 @@ export async function recordUntil(r: RecordRun, io: CommandIO, signal: AbortSign
   let lastPrinted = 0;
   const status = (final: boolean) => {
     const up = Math.round((Date.now() - started) / 1000);
-    const errors = rec.stats.errors ? ` write-errors=${rec.stats.errors} (${rec.lastError?.message ?? ''})` : '';
+    const errors = rec.stats.errors ? ` write-errors=${rec.stats.errors} (${rec.lastError?.message ?? ''}) dropped=${rec.stats.dropped}` : '';
     const line = `record: ${conn.state} frames=${rec.stats.frames} bytes=${rec.stats.bytes} files=${rec.stats.files} reconnects=${Math.max(0, conn.epoch - 1)} uptime=${up}s${errors}`;
     if (tty && !final) process.stderr.write(`\r${line}\x1b[K`);
     else if (final || Date.now() - lastPrinted >= 10_000) {
@@ -131,7 +137,14 @@ export async function recordUntil(r: RecordRun, io: CommandIO, signal: AbortSign
   await rec.close();
   status(true);
   if (!failure && dataFrames === 0) failure = `recorded 0 frames in ${Math.round((Date.now() - started) / 1000)} s: ${why()}`;
-  return { frames: rec.stats.frames, bytes: rec.stats.bytes, files: rec.stats.files, reconnects: Math.max(0, conn.epoch - 1), dataFrames, failure };
+  const { errors, dropped } = rec.stats;
+  if (errors > 0) {
+    // the recording has a hole or lost its tail: never a success
+    const lost = `${errors} write error${errors === 1 ? '' : 's'}, ${dropped} frame${dropped === 1 ? '' : 's'} dropped after ${errors === 1 ? 'it' : 'them'}; the file is incomplete`;
+    const write = `write failed: ${rec.lastErrorPath ?? r.out}: ${rec.lastError?.message ?? 'unknown error'} (${lost})`;
+    failure = failure ? `${write}; and ${failure}` : write;
+  }
+  return { frames: rec.stats.frames, bytes: rec.stats.bytes, files: rec.stats.files, reconnects: Math.max(0, conn.epoch - 1), dataFrames, writeErrors: errors, dropped, failure };
 }
 
 export const command: CommandModule = {
@@ -161,7 +174,7 @@ export const command: CommandModule = {
     const mb = numberFlag(values['rotate-mb'], '--rotate-mb', { positive: true });
     const dur = numberFlag(values.duration, '--duration', { positive: true, max: TIMER_S });
     const firstFrameS = numberFlag(values['first-frame-timeout'], '--first-frame-timeout', { min: 0, max: TIMER_S }) ?? 30;
-    const outBad = outputFileProblem(values.out);
+    const outBad = newRecordingProblem(values.out);
     if (outBad) {
       io.err(`makerd record: --out ${values.out}: ${outBad}`);
       return 2;

@@ -13,9 +13,15 @@
 // a line break, a text that is not a JSON object/array) is written as before, version 1:
 //   {"t":<receive ms>,"e":<connection epoch>,"k":"<channel>","f":"<frame text as a JSON string>"}
 // The two forms mix freely in one file; every reader (verify, backtest, emulator --replay) reads both.
-import { createWriteStream, existsSync, readdirSync, type WriteStream } from 'node:fs';
+//
+// Durability: a file is opened with 'wx' (an existing one, an earlier run's capture, is never
+// truncated: EEXIST); a .gz is sync-flushed about once a second while it has unflushed data, so a
+// killed recorder loses at most that second (replay.ts reads a file cut short up to its last
+// complete line); a write error (disk full) kills the current file: later frames are dropped and
+// counted as such until the next rotation opens a new file.
+import { createWriteStream, existsSync, readdirSync, statSync, type WriteStream } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { createGzip, type Gzip } from 'node:zlib';
+import { constants as zlibConstants, createGzip, type Gzip } from 'node:zlib';
 import type { RawFrame } from './connection.js';
 
 export interface RecorderOptions {
@@ -43,6 +49,60 @@ export function rotationFiles(out: string): string[] {
   for (let n = 1; names.has(basename(rotatedPath(out, n))); n++) files.push(join(dirname(out), basename(rotatedPath(out, n))));
   return files;
 }
+
+/**
+ * The existing files a recording to `out` would write: `out` itself (a regular file: a device or
+ * pipe such as /dev/stdout is no capture) and every rotated sibling, at any sequence number, in
+ * order. A new recording must find none: it would truncate or mix with an earlier run's.
+ */
+export function existingRecordingFiles(out: string): string[] {
+  const dir = dirname(out);
+  let names: string[];
+  try {
+    names = readdirSync(dir || '.');
+  } catch {
+    return []; // no folder yet: nothing of an earlier run either
+  }
+  const base = basename(out);
+  const m = EXT.exec(base);
+  const stem = m ? base.slice(0, m.index) : base;
+  const ext = m ? m[1] : '';
+  const found: Array<{ n: number; path: string }> = [];
+  for (const name of names) {
+    if (name.length <= stem.length + 1 + ext.length || !name.startsWith(`${stem}.`) || !name.endsWith(ext)) continue;
+    const mid = name.slice(stem.length + 1, name.length - ext.length);
+    if (/^[1-9]\d*$/.test(mid)) found.push({ n: Number(mid), path: join(dir, name) });
+  }
+  found.sort((a, b) => a.n - b.n);
+  const files = found.map((f) => f.path);
+  if (isFile(out)) files.unshift(out);
+  return files;
+}
+
+function isFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Flags to open a recording file with: 'wx' (create, fail with EEXIST when it exists, never
+ * truncate), except for an existing device or pipe (`--out /dev/stdout`, a symlink to /dev/full),
+ * which is written to as it is ('a' truncates nothing should a file replace it meanwhile).
+ */
+function openFlags(path: string): string {
+  try {
+    const s = statSync(path);
+    return s.isFile() || s.isDirectory() ? 'wx' : 'a';
+  } catch {
+    return 'wx';
+  }
+}
+
+/** How long a .gz may hold frames in the compressor before a sync flush puts them on disk. */
+const GZ_FLUSH_MS = 1000;
 
 /** A channel name written without escaping. */
 const PLAIN_KIND = /^[a-z0-9_-]+$/;
@@ -72,21 +132,24 @@ export function recordLineV1(f: RawFrame, kind: string): string {
 export class Recorder {
   private sink: WriteStream | null = null;
   private gz: Gzip | null = null;
+  /** The current file failed a write: its streams are destroyed; frames are dropped until the next file. */
+  private dead = false;
+  /** What the current file was handed (see openNext). */
+  private file = { frames: 0, bytes: 0 };
+  /** Pending sync flush of the current .gz (set while it holds unflushed frames). */
+  private flushTimer: NodeJS.Timeout | undefined;
   private fileIndex = -1;
   private fileBytes = 0;
   private fileHour = -1;
   private readonly closing: Array<Promise<void>> = [];
-  readonly stats = { frames: 0, bytes: 0, files: 0, path: '', errors: 0 };
-  /** Last write error (disk full, permissions); writing continues into the next file on rotation. */
+  /** frames/bytes: lines handed to a working file; dropped: lines lost to a failed one (after its error). */
+  readonly stats = { frames: 0, bytes: 0, files: 0, path: '', errors: 0, dropped: 0 };
+  /** Last write error (disk full, permissions, a file that exists); writing continues into the next file on rotation. */
   lastError: Error | undefined;
+  /** The file of the last write error. */
+  lastErrorPath: string | undefined;
 
   constructor(private readonly o: RecorderOptions) {}
-
-  private failed = (e: Error): void => {
-    // a write error must not crash the recorder loop: count it and keep the process alive
-    this.stats.errors++;
-    this.lastError = e;
-  };
 
   /**
    * Creates the first file now (write() does it on the first frame otherwise), so a path that
@@ -106,6 +169,8 @@ export class Recorder {
       this.sink = null;
       this.gz?.destroy();
       this.gz = null;
+      this.dead = false;
+      this.stopFlushTimer();
       this.stats.files--;
       this.fileIndex--;
       throw e;
@@ -120,11 +185,21 @@ export class Recorder {
     else if (this.o.rotateHourly && hour !== this.fileHour) this.rotate(hour);
     const line = recordLine(f, kind);
     const bytes = Buffer.byteLength(line);
-    if (this.gz) this.gz.write(line);
-    else this.sink!.write(line);
+    // a dropped line counts toward the size too, so rotation by size still moves on to a new file
     this.fileBytes += bytes;
-    this.stats.frames++;
-    this.stats.bytes += bytes;
+    // the stream is destroyed at once on a failed write, its 'error' event comes a tick later
+    if (this.dead || this.sink!.destroyed) {
+      this.stats.dropped++;
+    } else {
+      if (this.gz) {
+        this.gz.write(line);
+        this.flushSoon();
+      } else this.sink!.write(line);
+      this.stats.frames++;
+      this.stats.bytes += bytes;
+      this.file.frames++;
+      this.file.bytes += bytes;
+    }
     if (this.o.rotateBytes && this.fileBytes >= this.o.rotateBytes) this.rotate(hour);
   }
 
@@ -143,17 +218,62 @@ export class Recorder {
   private openNext(hour: number): void {
     this.fileIndex++;
     const path = rotatedPath(this.o.out, this.fileIndex);
-    this.sink = createWriteStream(path);
-    this.sink.on('error', this.failed);
-    if (path.endsWith('.gz')) {
-      this.gz = createGzip();
-      this.gz.on('error', this.failed);
-      this.gz.pipe(this.sink);
+    const sink = createWriteStream(path, { flags: openFlags(path) });
+    const gz = path.endsWith('.gz') ? createGzip() : null;
+    const file = { frames: 0, bytes: 0 };
+    let opened = false;
+    sink.once('open', () => (opened = true));
+    const failed = (e: Error): void => {
+      // a write error must not crash the recorder loop: count it and keep the process alive
+      this.stats.errors++;
+      this.lastError = e;
+      this.lastErrorPath = path;
+      if (!opened) {
+        // never opened (EEXIST, EACCES): nothing handed to it reached the disk
+        this.stats.frames -= file.frames;
+        this.stats.bytes -= file.bytes;
+        this.stats.dropped += file.frames;
+        file.frames = 0;
+        file.bytes = 0;
+      }
+      // the file is lost from here: stop both streams, so nothing piles up in the compressor
+      gz?.destroy();
+      sink.destroy();
+      if (this.sink === sink) {
+        this.dead = true;
+        this.stopFlushTimer();
+      }
+    };
+    sink.on('error', failed);
+    if (gz) {
+      gz.on('error', failed);
+      gz.pipe(sink);
     }
+    this.sink = sink;
+    this.gz = gz;
+    this.file = file;
+    this.dead = false;
     this.fileBytes = 0;
     this.fileHour = hour;
     this.stats.files++;
     this.stats.path = path;
+  }
+
+  /** Schedules a sync flush of the current .gz, unless one is pending: at most one a period, none while idle. */
+  private flushSoon(): void {
+    if (this.flushTimer !== undefined) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      const gz = this.gz;
+      if (gz && !this.dead && !gz.destroyed) gz.flush(zlibConstants.Z_SYNC_FLUSH);
+    }, GZ_FLUSH_MS);
+    // the recorder's owner decides how long the process lives, not a pending flush
+    this.flushTimer.unref();
+  }
+
+  private stopFlushTimer(): void {
+    if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
   }
 
   private closeCurrent(): Promise<void> {
@@ -161,7 +281,15 @@ export class Recorder {
     const gz = this.gz;
     this.sink = null;
     this.gz = null;
+    this.dead = false;
+    this.stopFlushTimer(); // gz.end() below flushes everything
     if (!sink) return Promise.resolve();
+    // a failed file has nothing left to write, and its 'close'/'error' may have fired already:
+    // waiting for them would never end
+    if (sink.destroyed || sink.closed) {
+      gz?.destroy();
+      return Promise.resolve();
+    }
     return new Promise<void>((resolve) => {
       sink.once('close', () => resolve());
       sink.once('error', () => resolve());

@@ -1,0 +1,103 @@
+// `makerd record` on a failing disk and beside an earlier recording: a write error (ENOSPC: --out
+// is a symlink to /dev/full, whose writes all fail so) ends the run with its final status line and
+// exit 1 naming the error, never a silent exit 0; an --out that exists, or one of its rotated
+// siblings, is refused before connecting (exit 2, one line naming the file) and left as it was.
+// A real process (`node dist/cli.js`, built by npm test) against the emulator on 127.0.0.1;
+// every wait is bounded.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli } from '../../src/cli.js';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
+import { rotatedPath } from '../../src/feed/recorder.js';
+import { assertBuilt, CLI } from '../e2e/harness.js';
+
+interface Ran {
+  code: number | null;
+  errLines: string[];
+}
+
+/** Runs `node dist/cli.js ...args`; kills it and fails past `boundMs`. */
+function makerd(args: string[], env: Record<string, string>, boundMs = 15_000): Promise<Ran> {
+  const proc = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  proc.stderr.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`makerd ${args.join(' ')} still running after ${boundMs} ms:\n${stderr}`));
+    }, boundMs);
+    proc.once('close', (code) => {
+      clearTimeout(t);
+      resolve({ code, errLines: stderr.split('\n').filter(Boolean) });
+    });
+  });
+}
+
+let emu: RunningEmulator;
+let dir = '';
+let cfg = '';
+let token = '';
+beforeAll(async () => {
+  assertBuilt();
+  emu = await startEmulator({ seed: 4 });
+  token = emu.markets[0].facts.tokens[0];
+  dir = mkdtempSync(join(tmpdir(), 'record-dur-'));
+  cfg = join(dir, 'cfg.json');
+  writeFileSync(cfg, JSON.stringify({ log: { level: 'silent' }, feed: { reconnectBaseMs: 50, reconnectMaxMs: 100 } }));
+});
+afterAll(async () => {
+  await emu?.close();
+});
+
+describe('makerd record: a write error (disk full)', () => {
+  it.each(['full.jsonl', 'full.jsonl.gz'])(
+    '--out %s -> /dev/full: the final status line, then exit 1 naming the error',
+    async (name) => {
+      const out = join(dir, name);
+      symlinkSync('/dev/full', out);
+      const r = await makerd(['record', '--markets', token, '--out', out, '--config', cfg, '--duration', '2'], { MAKERD_WS_URL: emu.urls.ws });
+      expect(r.code, r.errLines.join('\n')).toBe(1);
+      const last = r.errLines.at(-1) ?? '';
+      expect(last).toMatch(/^makerd record: write failed: .*ENOSPC: no space left on device/);
+      expect(last).toContain(out);
+      // the status line the run ends with, before the failure (the emulator's market may send one frame in 2 s: none dropped after it)
+      expect(r.errLines.at(-2)).toMatch(/^record: \w+ frames=\d+ bytes=\d+ files=1 reconnects=\d+ uptime=\d+s write-errors=1 \(ENOSPC[^)]*\) dropped=\d+$/);
+    },
+    20_000,
+  );
+});
+
+describe('makerd record: an earlier recording', () => {
+  async function run(args: string[]): Promise<{ code: number; err: string[]; ms: number }> {
+    const err: string[] = [];
+    const t0 = Date.now();
+    const code = await cli(args, { out: () => {}, err: (l) => void err.push(l), env: { MAKERD_WS_URL: emu.urls.ws } });
+    return { code, err, ms: Date.now() - t0 };
+  }
+
+  it('an --out that exists is refused before connecting (exit 2, one line naming it) and left as it was', async () => {
+    const out = join(dir, 'yesterday.jsonl.gz');
+    writeFileSync(out, 'the capture of yesterday');
+    const r = await run(['record', '--markets', token, '--out', out, '--config', cfg, '--duration', '5']);
+    expect(r.code).toBe(2);
+    expect(r.err).toHaveLength(1);
+    expect(r.err[0]).toMatch(new RegExp(`^makerd record: --out ${out.replace(/[/.]/g, '\\$&')}: exists`));
+    expect(r.ms).toBeLessThan(2_000);
+    expect(readFileSync(out, 'utf8')).toBe('the capture of yesterday');
+  });
+
+  it('a rotated sibling of --out that exists is refused too, naming it', async () => {
+    const out = join(dir, 'rot.jsonl');
+    const sibling = rotatedPath(out, 1);
+    writeFileSync(sibling, 'hour 2 of yesterday\n');
+    const r = await run(['record', '--markets', token, '--out', out, '--config', cfg, '--duration', '5', '--rotate-hourly']);
+    expect(r.code).toBe(2);
+    expect(r.err).toHaveLength(1);
+    expect(r.err[0]).toMatch(new RegExp(`^makerd record: --out ${out.replace(/[/.]/g, '\\$&')}: ${sibling.replace(/[/.]/g, '\\$&')} exists`));
+    expect(r.ms).toBeLessThan(2_000);
+    expect(readFileSync(sibling, 'utf8')).toBe('hour 2 of yesterday\n');
+  });
+});
