@@ -5,7 +5,7 @@ import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { DecodeStats } from '../feed/decode-stats.js';
 import { EventEncoder } from '../feed/event-encoder.js';
 import { setMarketScan } from '../feed/decode-market.js';
-import { encodeRecord, inlineRecords, type ReaderMessage } from './record-source.js';
+import { encodeRecord, inlineRecords, type ReadError, type ReaderMessage } from './record-source.js';
 
 /**
  * Chunks (1 MiB of recording each) read ahead of the backtest. Each chunk waiting on the backtest's
@@ -41,7 +41,9 @@ async function main(port: NonNullable<typeof parentPort>): Promise<void> {
   };
   try {
     let last = { frames: 0, pongs: 0, events: 0, sizesRounded: 0 };
-    for await (const chunk of inlineRecords(paths, stats, { bytes })) {
+    // a file not read to its end, told in order among the chunks: the backtest's side counts it (threadedRecords)
+    const onReadError = (e: ReadError): void => post({ readError: e });
+    for await (const chunk of inlineRecords(paths, stats, { bytes, onReadError })) {
       for (let r = chunk.next(); r !== undefined; r = chunk.next()) encodeRecord(enc, r);
       while (credit === 0) {
         await new Promise<void>((r) => (wake = r));

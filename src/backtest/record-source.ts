@@ -41,10 +41,23 @@ function emptyRecord(): SourcedRecord {
   return { file: 0, t: 0, e: 0, kind: KIND_OTHER, bytes: 0, f: '', events: [] };
 }
 
+/** A recording that could not be read to its end (a corrupt or truncated gzip): the rest of it was skipped. */
+export interface ReadError {
+  /** The file, as given. */
+  file: string;
+  /** What stopped the read (the gunzip error). */
+  message: string;
+}
+
 /** What a source is asked for beside the records. */
 export interface SourceOptions {
   /** Each record's size in the file (a progress display); 0 when not asked, which saves a pass over each frame. */
   bytes?: boolean;
+  /**
+   * Told when a file could not be read to its end: its records up to there came as usual and the
+   * next file follows, so without this the loss would pass unnoticed.
+   */
+  onReadError?: (e: ReadError) => void;
 }
 
 /** The recordings' chunks, read and decoded on this thread (decode counts in `stats`). */
@@ -55,7 +68,9 @@ export async function* inlineRecords(paths: readonly string[], stats: DecodeStat
   let scanned: MarketEvent | undefined;
   const take = (line: string, from: number, to: number): boolean => (scanned = scanEscapedFrame(line, from, to)) !== undefined;
   for (let file = 0; file < paths.length; file++) {
-    for await (const batch of readRecordingBatches(paths[file])) {
+    const path = paths[file];
+    const onError = o.onReadError && ((e: Error): void => o.onReadError?.({ file: path, message: e.message }));
+    for await (const batch of readRecordingBatches(path, onError)) {
       yield {
         next(): SourcedRecord | undefined {
           const rec = batch.nextEscaped(take);
@@ -86,8 +101,9 @@ export async function* inlineRecords(paths: readonly string[], stats: DecodeStat
   }
 }
 
-/** What the reader thread posts: a chunk, the end, or what stopped it. */
-export type ReaderMessage = { chunk: EncodedEvents; counts: DecodeCounts; rejects: Array<[string, string]> } | { done: true } | { error: { message: string; name: string; code?: string } };
+/** What the reader thread posts: a chunk, a file it could not read to its end, the end, or what stopped it. */
+export type ReaderMessage =
+  { chunk: EncodedEvents; counts: DecodeCounts; rejects: Array<[string, string]> } | { readError: ReadError } | { done: true } | { error: { message: string; name: string; code?: string } };
 
 /** Decode counters gained over one chunk. */
 export interface DecodeCounts {
@@ -135,7 +151,8 @@ export function readerThreadsRunning(): number {
 
 /**
  * The recordings' chunks, read and decoded in a reader thread: the same records and events as
- * inlineRecords, its decode counts (and rejects, logged here) added to `stats` chunk by chunk. The
+ * inlineRecords, its decode counts (and rejects, logged here) added to `stats` chunk by chunk, its
+ * read errors told to `o.onReadError` where they fall among the chunks, as inlineRecords tells them. The
  * thread reads at most AHEAD chunks ahead; it ends with the generator (a thrown error, a break).
  * Chunks come on a port of their own, taken (receiveMessageOnPort) only when the backtest gets to
  * them: one read ahead waits serialized, not as this thread's strings living through collections
@@ -193,6 +210,11 @@ export async function* threadedRecords(paths: readonly string[], stats: DecodeSt
       }
       const m = got.message as ReaderMessage;
       if ('done' in m) return;
+      if ('readError' in m) {
+        // no chunk: nothing to yield, and the thread spent no credit on it
+        o.onReadError?.(m.readError);
+        continue;
+      }
       if ('error' in m) {
         const e = new Error(m.error.message) as Error & { code?: string };
         e.name = m.error.name;

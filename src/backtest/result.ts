@@ -8,6 +8,7 @@ import type { SimStats } from '../venue/simulated-venue.js';
 import type { FeeRule } from '../core/fees.js';
 import type { StatsResult } from '../report/stats.js';
 import type { RateUse, ScopeUse } from './rate-use.js';
+import type { ReadError } from './record-source.js';
 
 export interface BacktestResult {
   kind: 'makerd-backtest';
@@ -21,7 +22,18 @@ export interface BacktestResult {
     risk: Config['risk'];
     scheduler: Config['scheduler'];
   };
-  feed: { records: number; frames: number; events: number; rejected: number; rejects: Record<string, number>; otherChannels: number; shiftedFiles: number; priceEvents?: number };
+  feed: {
+    records: number;
+    frames: number;
+    events: number;
+    rejected: number;
+    rejects: Record<string, number>;
+    otherChannels: number;
+    shiftedFiles: number;
+    priceEvents?: number;
+    /** The recordings that could not be read to their end (the rest of each was skipped), in order: only when there were any (the key is absent otherwise). */
+    readErrors?: ReadError[];
+  };
   /** feeRule: the market's fee rule when one was given (BacktestOptions.feeRules); absent otherwise. */
   markets: Array<{ conditionId: string; tokenId: string; complementId: string; feeRule?: FeeRule }>;
   period: { startMs: number; endMs: number; start: string; end: string };
@@ -51,7 +63,7 @@ export interface ResultParts {
   config: Config;
   /** The strategy params after validation (defaults filled in). */
   params: unknown;
-  feed: { records: number; otherChannels: number; shiftedFiles: number; decode: DecodeStats; prices?: DecodeStats };
+  feed: { records: number; otherChannels: number; shiftedFiles: number; readErrors?: readonly ReadError[]; decode: DecodeStats; prices?: DecodeStats };
   markets: BacktestResult['markets'];
   stats: StatsResult;
   engine: Engine;
@@ -89,6 +101,8 @@ export function buildResult(p: ResultParts): BacktestResult {
       shiftedFiles: p.feed.shiftedFiles,
       // only when the recording has the price stream: the key is absent otherwise (results stay as they were)
       ...(p.feed.prices && p.feed.prices.frames > 0 ? { priceEvents: p.feed.prices.events } : {}),
+      // likewise only when a file was cut short: a whole recording's result stays as it was
+      ...(p.feed.readErrors && p.feed.readErrors.length > 0 ? { readErrors: p.feed.readErrors.map((e) => ({ file: e.file, message: e.message })) } : {}),
     },
     markets: p.markets,
     period: { startMs: s.startMs, endMs: s.endMs, start: iso(s.startMs), end: iso(s.endMs) },

@@ -28,7 +28,7 @@ import type { FeeRule } from '../core/fees.js';
 import { StatsJournal } from './journal.js';
 import { RateUse } from './rate-use.js';
 import { contentSize, type ProgressSink } from './progress.js';
-import { KIND_OTHER, KIND_PRICE, inlineRecords, readerThreadBuilt, threadedRecords, type ReaderThreadOptions } from './record-source.js';
+import { KIND_OTHER, KIND_PRICE, inlineRecords, readerThreadBuilt, threadedRecords, type ReadError, type ReaderThreadOptions } from './record-source.js';
 import { buildResult, type BacktestResult } from './result.js';
 
 export type { BacktestResult } from './result.js';
@@ -283,7 +283,12 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
   // the recordings read and their market frames decoded, here or in a reader thread (record-source.ts)
   const useThread = o.readerThread ?? readerThreadBuilt();
   const bytes = progress !== undefined;
-  const chunks = useThread ? threadedRecords(o.data, decodeStats, { ...o.readerThreadOptions, bytes }) : inlineRecords(o.data, decodeStats, { bytes });
+  // files not read to their end (result.json's feed.readErrors; the command exits 1 on them)
+  const readErrors: ReadError[] = [];
+  const onReadError = (e: ReadError): void => {
+    readErrors.push(e);
+  };
+  const chunks = useThread ? threadedRecords(o.data, decodeStats, { ...o.readerThreadOptions, bytes, onReadError }) : inlineRecords(o.data, decodeStats, { bytes, onReadError });
   let file = -1;
   let offset = 0;
   let first = true;
@@ -381,7 +386,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
     data: o.data,
     config: cfg,
     params: strategy.params,
-    feed: { records, otherChannels, shiftedFiles, decode: decodeStats, prices: priceStats },
+    feed: { records, otherChannels, shiftedFiles, readErrors, decode: decodeStats, prices: priceStats },
     markets,
     stats: s,
     engine,

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { loadConfig, type Config } from '../config.js';
 import { UsageError, type CommandIO, type CommandModule, numberFlag } from './command.js';
 import { runBacktest, StrategyCreateError, type BacktestResult, type StrategyErrors } from '../backtest/runner.js';
+import type { ReadError } from '../backtest/record-source.js';
 import { rateLimitLine, writeReport, writeResultJson } from '../backtest/output.js';
 import { inputFileProblem, outputDirProblem, systemErrorLine } from './paths.js';
 import { parseGridSpec, gridTableRows, GridSpecError, type GridRow } from '../backtest/grid.js';
@@ -48,9 +49,11 @@ options:
                         memory than with the reader thread; the same result)
   --allow-strategy-errors  exit 0 even when the strategy threw (the first error and the count are still shown)
 
-Exit status: 0 ok; 1 the strategy threw (unless --allow-strategy-errors), the recordings hold no
-market event, a grid combination failed, or the run failed; 2 bad usage, a missing --data file,
-an --out that cannot be written, or an invalid config.
+Exit status: 0 ok; 1 the strategy threw (unless --allow-strategy-errors), a recording could not be
+read to its end (a corrupt or truncated .gz: the rest of that file is skipped; named on stderr,
+feed.readErrors in result.json), the recordings hold no market event, a grid combination failed,
+or the run failed; 2 bad usage, a missing --data file, an --out that cannot be written, or an
+invalid config.
 
 examples:
   makerd backtest --data data/sample-synthetic.jsonl.gz --out out/backtest
@@ -172,7 +175,11 @@ export const command: CommandModule = {
       io.out(textTable(gridTableRows(axes, res.ranked)));
       io.out(`\n${res.ranked.length} combinations on ${res.workers} workers in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       io.out(`wrote ${res.indexPath} and ${res.csvPath} (each combination's result.json and report.html under ${outDir}/grid/<n>/)`);
-      return gridErrors(io, outDir, res.ranked, allowStrategyErrors);
+      const code = gridErrors(io, outDir, res.ranked, allowStrategyErrors);
+      // every combination replays the same files: a file cut short cut every one of them short
+      const readErrors = gridReadErrors(outDir, res.ranked);
+      readErrorLines(io, readErrors);
+      return readErrors.length > 0 ? 1 : code;
     }
 
     const showProgress = values.progress || process.stderr.isTTY;
@@ -188,6 +195,7 @@ export const command: CommandModule = {
       });
       if (out.result.feed.events === 0) {
         const f = out.result.feed;
+        readErrorLines(io, f.readErrors);
         return fail(io, `no market events in ${data.join(', ')} (${f.frames} frames, ${f.rejected} rejected); nothing to backtest`, 1);
       }
       resultPath = await writeResultJson(outDir, out.result);
@@ -211,12 +219,18 @@ export const command: CommandModule = {
     io.out(rateLimitLine(r));
     if (r.inputs.sim.cashUsd > 0) io.out(collateralLine(r));
     io.out(errorsLine(r, se));
+    const readErrors = r.feed.readErrors ?? [];
+    if (readErrors.length > 0) {
+      readErrorLines(io, readErrors);
+      // in the summary too, so a result read from stdout alone is not taken for the whole recording
+      io.out(`read errors: ${readErrors.length} (feed.readErrors in result.json); WARNING: not read to its end, the rest left out of these figures: ${readErrors.map((e) => e.file).join(', ')}`);
+    }
     io.out(
       `\n${r.feed.events} events (${r.feed.frames} frames, ${r.feed.rejected} rejected) from ${r.period.start} to ${r.period.end}; ` +
         `${(out.timing.wallMs / 1000).toFixed(2)} s wall, ${Math.round(out.timing.eventsPerSec)} events/s`,
     );
     io.out(`wrote ${resultPath} and ${reportPath}`);
-    return se.count > 0 && !allowStrategyErrors ? 1 : 0;
+    return (se.count > 0 && !allowStrategyErrors) || readErrors.length > 0 ? 1 : 0;
   },
 };
 
@@ -224,6 +238,26 @@ export const command: CommandModule = {
 function fail(io: CommandIO, line: string, code: number): number {
   io.err(`makerd backtest: ${line}`);
   return code;
+}
+
+/** One line on stderr per recording that could not be read to its end. */
+function readErrorLines(io: CommandIO, errors: readonly ReadError[] | undefined): void {
+  for (const e of errors ?? []) io.err(`makerd backtest: ${e.file}: read stopped early (${e.message}); the rest of that file was not replayed`);
+}
+
+/** The read errors of a sweep, from its combinations' result.json (each file once). */
+function gridReadErrors(outDir: string, ranked: GridRow[]): ReadError[] {
+  const seen = new Map<string, ReadError>();
+  for (const r of ranked) {
+    let errors: ReadError[] | undefined;
+    try {
+      errors = (JSON.parse(readFileSync(join(outDir, 'grid', String(r.index), 'result.json'), 'utf8')) as BacktestResult).feed.readErrors;
+    } catch {
+      errors = undefined; // a combination that failed before writing its result
+    }
+    for (const e of errors ?? []) if (!seen.has(e.file)) seen.set(e.file, e);
+  }
+  return [...seen.values()];
 }
 
 /** With a simulated wallet (--cash): what it held back and what the venue still refused. */

@@ -1,6 +1,7 @@
 // makerd verify F: replays a recording (recorder lines or a plain raw-frame capture, plain or gz)
 // through the shared market decoder and the book mirror, and reports per token the hash checks,
-// mismatches and gaps. Exit 1 on any hash or best-bid/ask mismatch, 0 otherwise.
+// mismatches and gaps. Exit 1 on any hash or best-bid/ask mismatch, or when the file could not be
+// read to its end; 0 otherwise.
 import { parseArgs } from 'node:util';
 import { BookMirror } from '../book/mirror.js';
 import { formatPrice } from '../core/units.js';
@@ -29,8 +30,11 @@ nothing tells a cut batch from a corrupted hash.
 A binary market whose second token never gets a snapshot is seeded from the mirror of its
 sibling (complement seeding; counted in the 'seeded' column).
 Frames the decoder rejects are counted (header line, and the last line when there were any).
-Exit status: 0 when every check passed; 1 on any mismatch, or when the file holds no valid market
-frame (nothing was checked); 2 on bad usage or a missing or unreadable FILE.`;
+A file that cannot be read to its end (a corrupt or truncated .gz) has the frames before the break
+checked, and the break named on stderr ("read stopped early").
+Exit status: 0 when every check passed over the whole file; 1 on any mismatch, when the file could
+not be read to its end (what was read proves nothing about the rest), or when the file holds no
+valid market frame (nothing was checked); 2 on bad usage or a missing or unreadable FILE.`;
 
 export const command: CommandModule = {
   summary: 'replay a recording through the book mirror and check every hash',
@@ -108,7 +112,7 @@ export const command: CommandModule = {
     const empty = stats.events === 0;
     if (readError) io.err(`makerd verify: ${file}: read stopped early (${readError}); checked the ${total} complete frames`);
     if (values.json) {
-      io.out(JSON.stringify({ file, frames: total, decode: stats.counters(), tokens: rows, readError, ok: bad === 0 && !empty }));
+      io.out(JSON.stringify({ file, frames: total, decode: stats.counters(), tokens: rows, readError, ok: bad === 0 && !empty && readError === undefined }));
     } else if (!empty) {
       io.out(`${file}: ${total} frames, ${stats.events} events, ${stats.pongs} PONG, ${stats.rejected()} rejected`);
       io.out('token                 frames snaps seeded deltas ignored hashes entries ltp-rec mismatch best-mm gaps  bid     ask     sync');
@@ -139,6 +143,7 @@ export const command: CommandModule = {
       io.err(`makerd verify: ${file}: no valid market frame (${total} lines read, ${rejected} rejected)`);
       return 1;
     }
-    return bad === 0 ? 0 : 1;
+    // a file read only in part is no pass, however well that part verified
+    return bad === 0 && readError === undefined ? 0 : 1;
   },
 };

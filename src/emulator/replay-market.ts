@@ -101,14 +101,15 @@ export class ReplayFeed {
 
   private async pump(): Promise<void> {
     try {
-      for await (const r of readRecording(this.path)) {
+      // a gzip error ends the file without a throw (the frames before it are published): counted here
+      for await (const r of readRecording(this.path, () => this.readErrors++)) {
         if (this.closed) break;
         if (r.k !== 'market') continue;
         this.buf.push(r);
         if (this.buf.length - this.head >= BUFFER) await new Promise<void>((res) => (this.wake = res));
       }
     } catch {
-      this.readErrors++; // an unreadable tail ends the replay early; what was read is published
+      this.readErrors++; // any other read failure ends the replay early too; what was read is published
     } finally {
       this.done = true;
     }
