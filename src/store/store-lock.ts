@@ -1,8 +1,9 @@
-// One daemon per store: a lock file beside the database (<db>.lock, holding the owner's pid), taken
-// before the store opens and removed at stop. A second daemon on the same store would adopt the
-// first's orders, write the same rows, and at its own stop send a cancel-all, which is
-// account-wide: the first daemon's quotes gone. A lock whose pid is not running (a SIGKILL, a
-// crash) or is this process's own (a container restarts with the same pid) is taken over.
+// One daemon per store: a lock file beside the database (<db>.lock, holding the owner's pid and,
+// on Linux, its command line), taken before the store opens and removed at stop. A second daemon on
+// the same store would adopt the first's orders, write the same rows, and at its own stop send a
+// cancel-all, which is account-wide: the first daemon's quotes gone. A lock whose pid is not
+// running (a SIGKILL, a crash), is this process's own (a container restarts with the same pid), or
+// now runs another command line (a reboot gave the pid to another program) is taken over.
 import { openSync, readFileSync, rmSync, writeSync, closeSync } from 'node:fs';
 
 export class StoreLockedError extends Error {
@@ -25,6 +26,23 @@ function running(pid: number): boolean {
   }
 }
 
+/** A process's command line (/proc, Linux), undefined where it cannot be read. */
+function commandLine(pid: number | 'self'): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'latin1').replace(/\0+$/, '').replace(/\0/g, ' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the lock's holder still runs: its pid runs and, when the lock names a command line, runs that one. */
+function holding(pid: number, cmd: string | undefined): boolean {
+  if (!running(pid)) return false;
+  if (cmd === undefined || cmd === '') return true; // an older lock: the pid alone
+  const now = commandLine(pid);
+  return now === undefined || now === cmd;
+}
+
 export class StoreLock {
   private constructor(private readonly path: string) {}
 
@@ -35,7 +53,8 @@ export class StoreLock {
       try {
         const fd = openSync(path, 'wx');
         try {
-          writeSync(fd, String(process.pid));
+          const cmd = commandLine('self');
+          writeSync(fd, cmd === undefined ? String(process.pid) : `${process.pid}\n${cmd}`);
         } finally {
           closeSync(fd);
         }
@@ -44,12 +63,15 @@ export class StoreLock {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       }
       let pid = NaN;
+      let cmd: string | undefined;
       try {
-        pid = Number.parseInt(readFileSync(path, 'utf8'), 10);
+        const [first, ...rest] = readFileSync(path, 'latin1').split('\n');
+        pid = Number.parseInt(first, 10);
+        cmd = rest.join('\n');
       } catch {
         // gone meanwhile, or unreadable: taken over below
       }
-      if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && running(pid)) throw new StoreLockedError(path, pid);
+      if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && holding(pid, cmd)) throw new StoreLockedError(path, pid);
       rmSync(path, { force: true }); // stale: its process is gone
     }
     throw new StoreLockedError(path, NaN);

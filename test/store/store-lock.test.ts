@@ -22,7 +22,7 @@ describe('store lock', () => {
   it('is taken, refused to a second taker while held by a running process, and released', async () => {
     const path = db();
     const lock = StoreLock.acquire(path);
-    expect(readFileSync(`${path}.lock`, 'utf8')).toBe(String(process.pid));
+    expect(readFileSync(`${path}.lock`, 'utf8').split('\n')[0]).toBe(String(process.pid));
     lock.release();
     expect(existsSync(`${path}.lock`)).toBe(false);
     // another running process holds it
@@ -49,8 +49,54 @@ describe('store lock', () => {
     for (const text of [String(gone), String(process.pid), 'not a pid', '']) {
       writeFileSync(`${path}.lock`, text);
       const lock = StoreLock.acquire(path);
-      expect(readFileSync(`${path}.lock`, 'utf8'), JSON.stringify(text)).toBe(String(process.pid));
+      expect(readFileSync(`${path}.lock`, 'utf8').split('\n')[0], JSON.stringify(text)).toBe(String(process.pid));
       lock.release();
     }
   });
+
+  it.skipIf(!existsSync('/proc/self/cmdline'))(
+    'after a reboot, a lock whose pid now names another program is taken over; one a running makerd holds is not',
+    async () => {
+      const path = db();
+      // the lock a makerd wrote before the machine went down; its pid now runs something else
+      const other = spawn('sleep', ['20'], { stdio: 'ignore' });
+      try {
+        writeFileSync(`${path}.lock`, `${other.pid}\n/usr/bin/node /opt/makerd/dist/cli.js run`);
+        const lock = StoreLock.acquire(path);
+        expect(readFileSync(`${path}.lock`, 'utf8').split('\n')[0]).toBe(String(process.pid));
+        lock.release();
+      } finally {
+        other.kill('SIGKILL');
+      }
+      // a running process that took the lock itself keeps it
+      const src = JSON.stringify(new URL('../../src/store/store-lock.ts', import.meta.url).pathname);
+      const loader = new URL('../backtest/register-ts.mjs', import.meta.url).pathname;
+      const holder = spawn(
+        process.execPath,
+        [
+          '--import',
+          loader,
+          '--input-type=module',
+          '-e',
+          `const { StoreLock } = await import(${src}); StoreLock.acquire(${JSON.stringify(path)}); process.stdout.write('held\\n'); setTimeout(() => {}, 20000);`,
+        ],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      try {
+        await new Promise<void>((resolve, reject) => {
+          const t = setTimeout(() => reject(new Error('the holder did not take the lock')), 15_000);
+          holder.stdout.on('data', (b: Buffer) => {
+            if (b.toString().includes('held')) {
+              clearTimeout(t);
+              resolve();
+            }
+          });
+        });
+        expect(() => StoreLock.acquire(path)).toThrow(StoreLockedError);
+      } finally {
+        holder.kill('SIGKILL');
+      }
+    },
+    30_000,
+  );
 });
