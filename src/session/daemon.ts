@@ -33,7 +33,7 @@ import { Engine } from '../engine/engine.js';
 import { loadStrategy } from '../strategy/loader.js';
 import { marketsFromQuery, marketsFromTokens, tokenMetaOf } from './markets.js';
 import { MarketSet, type MarketSetChange } from './market-set.js';
-import { reconcileWithVenue, recoveryStart, restoreFromStore } from './startup.js';
+import { AMBIGUOUS_GRACE_MS, reconcileWithVenue, recoveryStart, restoreFromStore } from './startup.js';
 import { HOUR, VenueLookUps } from './look-ups.js';
 import type { MarketMeta } from '../engine/strategy.js';
 import type { MarketState } from '../engine/market-state.js';
@@ -535,6 +535,12 @@ export class Daemon implements StatusSource {
     // a cancel-all is account-wide, and the orders may be another daemon's
     if (!this.engine || !this.managesOrders) return [];
     await this.engine.stop();
+    // a place with no clear answer may still land at the venue: the youngest is given the look-ups'
+    // grace before the list is read, so the list shows it (cancelled by id) or the look-up settles it
+    let youngest = -Infinity;
+    for (const o of this.engine.orders.open()) if (o.orderId === undefined && o.state === 'ambiguous') youngest = Math.max(youngest, o.updatedMs);
+    const graceLeft = youngest + AMBIGUOUS_GRACE_MS - this.engine.clock.now();
+    if (graceLeft > 0) await new Promise((r) => setTimeout(r, Math.min(graceLeft, AMBIGUOUS_GRACE_MS)));
     let left: string[] | undefined;
     try {
       left = (await this.venue.openOrders()).map((o) => o.orderId);

@@ -11,7 +11,7 @@ import { tradeStatusOf, type TradeStatus } from '../core/events.js';
 
 const IN_FLIGHT_GRACE_MS = 10_000;
 /** An unclear submit's request has ended; the venue lists an order it took within this long. */
-const AMBIGUOUS_GRACE_MS = 2_000;
+export const AMBIGUOUS_GRACE_MS = 2_000;
 /**
  * How much earlier than our order a trade's match time may be and still be its fill: our clock
  * against the venue's (whole seconds on the wire; the daemon's start-up check allows 5 s).

@@ -4,7 +4,8 @@
 //     2-minute reconciliation;
 // (B) no market quotes while the venue's dead-man switch is not known to be armed (polymarket
 //     heartbeats failing), and quoting resumes once a heartbeat lands;
-// (C) a stop reports the places the venue never answered even when it read the venue's list.
+// (C) a stop reports the places the venue never answered even when it read the venue's list (and
+//     its last look-up could not settle them).
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer, Agent, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -57,6 +58,8 @@ interface Proxy {
   url: string;
   failHeartbeats: boolean;
   holdPlaces: boolean;
+  /** Answer 503 to GET /trades and /data/trades (the final look-up cannot settle anything). */
+  failTrades: boolean;
   /** Arrival times (Date.now()) of POST /order and /orders. */
   places: number[];
   /** Places held unanswered. */
@@ -67,10 +70,16 @@ interface Proxy {
 async function startProxy(targetPort: number): Promise<Proxy> {
   const agent = new Agent({ keepAlive: true });
   const held: ServerResponse[] = [];
-  const p: Proxy = { url: '', failHeartbeats: false, holdPlaces: false, places: [], held: 0, close: async () => undefined };
+  const p: Proxy = { url: '', failHeartbeats: false, holdPlaces: false, failTrades: false, places: [], held: 0, close: async () => undefined };
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
     if (req.method === 'POST' && path.endsWith('/v1/heartbeats') && p.failHeartbeats) {
+      req.resume();
+      res.writeHead(503, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'service unavailable' }));
+      return;
+    }
+    if (req.method === 'GET' && /\/trades$/.test(path) && p.failTrades) {
       req.resume();
       res.writeHead(503, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: 'service unavailable' }));
@@ -251,7 +260,7 @@ describe("the venue's dead-man switch not known to be armed", () => {
 });
 
 describe('a stop with a place unanswered', () => {
-  it("reports the unanswered place (client:ID) though the venue's list was read", async () => {
+  it("reports the unanswered place (client:ID) though the venue's list was read, when the last look-up could not settle it", async () => {
     const { emu, daemon, proxy, owner } = await launch({
       proxy: true,
       params: stressSyntheticParams,
@@ -264,6 +273,8 @@ describe('a stop with a place unanswered', () => {
     await until('a place held', () => p.held > 0, 10_000);
     const unanswered = [...daemon.engine.orders.open()].filter((o) => o.orderId === undefined).map((o) => `client:${o.clientId}`);
     expect(unanswered.length).toBeGreaterThan(0);
+    // the list of open orders reads, the trades do not: nothing tells whether the place landed
+    p.failTrades = true;
     const rep: StopReport = await bounded(daemon.stop('test'), 20_000, 'stop');
     // the venue lists nothing of ours (the cancel-all went out; the held place never reached it)
     expect(emu.exchange.openOrders(owner)).toEqual([]);
