@@ -5,12 +5,27 @@ import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
 import { createLogger } from '../../src/core/log.js';
 import { loadStrategy } from '../../src/strategy/loader.js';
+import type { LoadedStrategy, MarketMeta } from '../../src/engine/strategy.js';
 import { M, N, RecordingVenue, Y, bandsEngine, books, deliver, settle } from './helpers.js';
 
 const PARAMS = { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 };
 
 function placed(venue: RecordingVenue): Array<{ tokenId: string; side: string; price: number; size: number }> {
   return venue.calls.flatMap((c) => c.reqs ?? []).map((r) => ({ tokenId: r.tokenId, side: r.side, price: r.price, size: r.size }));
+}
+
+/** The bands strategy whose create() runs `before` first (a user's create() that throws or writes). */
+async function bandsWithCreate(before: (params: unknown, market: MarketMeta) => void): Promise<LoadedStrategy> {
+  const strategy = await loadStrategy('bands', PARAMS);
+  const create = strategy.module.create;
+  strategy.module = {
+    ...strategy.module,
+    create: (p, m) => {
+      before(p, m);
+      return create(p, m);
+    },
+  };
+  return strategy;
 }
 
 describe('engine: a strategy that misbehaves', () => {
@@ -49,15 +64,9 @@ describe('engine: a strategy that misbehaves', () => {
   it('a strategy whose create() throws for one market: the engine starts, that market is suspended and named, the others quote', async () => {
     const clock = new VirtualClock(1_700_000_000_000);
     const venue = new RecordingVenue(() => clock.now());
-    const strategy = await loadStrategy('bands', PARAMS);
-    const create = strategy.module.create;
-    strategy.module = {
-      ...strategy.module,
-      create: (p, m) => {
-        if (m.conditionId === '0xbad') throw new Error('no end date');
-        return create(p, m);
-      },
-    };
+    const strategy = await bandsWithCreate((_p, m) => {
+      if (m.conditionId === '0xbad') throw new Error('no end date');
+    });
     const bad = { conditionId: '0xbad', tokenId: 'badY', complementId: 'badN', tick: 100, minSize: 500, negRisk: false };
     const { engine, mirror } = await bandsEngine({
       clock,
@@ -139,16 +148,10 @@ describe('engine: a strategy that misbehaves', () => {
   it('the params and market terms a strategy is given are read-only: a create() that changes them fails loudly, and changes nothing for other markets', async () => {
     const clock = new VirtualClock(1_700_000_000_000);
     const venue = new RecordingVenue(() => clock.now());
-    const strategy = await loadStrategy('bands', PARAMS);
-    const create = strategy.module.create;
-    strategy.module = {
-      ...strategy.module,
-      create: (p, m) => {
-        // raises the size to the market's minimum, for every market created after this one too
-        (p as { bands: Array<{ size: number }> }).bands[0].size = 99;
-        return create(p, m);
-      },
-    };
+    const strategy = await bandsWithCreate((p) => {
+      // raises the size to the market's minimum, for every market created after this one too
+      (p as { bands: Array<{ size: number }> }).bands[0].size = 99;
+    });
     const { engine } = await bandsEngine({ clock, venue, params: PARAMS, strategy });
     expect(engine.marketOf(Y)?.suspended).toMatch(/create\(\) failed: .*read.only/);
     expect((strategy.params as { bands: Array<{ size: number }> }).bands[0].size).toBe(10);
