@@ -53,7 +53,8 @@ export class Avellaneda implements Strategy {
     this.p = p;
     this.variance = p.sigmaPerSec * p.sigmaPerSec;
     this.meanDistance = 1 / p.kappa;
-    this.pairOpts = { minBid: p.minPrice * PRICE_SCALE, maxAsk: p.maxPrice * PRICE_SCALE };
+    // in whole price units: 0.07 x 10,000 is 700.0000000000001, which a bid at 700 is below
+    this.pairOpts = { minBid: Math.round(p.minPrice * PRICE_SCALE), maxAsk: Math.round(p.maxPrice * PRICE_SCALE) };
   }
 
   get kappa(): number {

@@ -49,12 +49,17 @@ class Bands implements Strategy {
   /** Shares each band's SELL already uses: a later band sells only what is left, else buys the other token. */
   private readonly offered: Offered = { token: 0, complement: 0 };
   private readonly pairOpts: QuotePairOptions;
+  private readonly minFair: number;
+  private readonly maxFair: number;
   /** quote() reads the top of the book (sizes too for the microprice), the market and the position: nothing else. */
   readonly reads: 'topPrices' | 'top';
   constructor(p: BandsParams) {
     this.p = p;
     this.reads = p.fair === 'mid' ? 'topPrices' : 'top';
-    this.pairOpts = { minBid: p.minPrice * PRICE_SCALE, maxAsk: p.maxPrice * PRICE_SCALE, offered: this.offered };
+    // in whole price units: 0.07 x 10,000 is 700.0000000000001, which a bid at 700 is below
+    this.minFair = Math.round(p.minPrice * PRICE_SCALE);
+    this.maxFair = Math.round(p.maxPrice * PRICE_SCALE);
+    this.pairOpts = { minBid: this.minFair, maxAsk: this.maxFair, offered: this.offered };
   }
 
   quote(ctx: StrategyContext, book: BookView): readonly Quote[] {
@@ -63,7 +68,7 @@ class Bands implements Strategy {
     const p = this.p;
     const fair = fairPrice(book, p.fair);
     if (!(fair === fair)) return out; // NaN: a side is empty
-    if (fair < p.minPrice * PRICE_SCALE || fair > p.maxPrice * PRICE_SCALE) return out;
+    if (fair < this.minFair || fair > this.maxFair) return out;
     // Inventory skew: long YES -> shift both quotes down so we sell more and buy less.
     const skew = (ctx.position.net() / SIZE_SCALE) * p.skewPerShare * PRICE_SCALE;
     const center = fair - skew;

@@ -142,6 +142,15 @@ describe('bands', () => {
     expect(sorted(q)).toEqual(['N BUY 8700 1000']);
   });
 
+  it('a bid at exactly minPrice is inside the range (0.07 x 10,000 is 700.0000000000001 in floating point)', async () => {
+    const { module, params } = await loadStrategy('bands', { bands: [{ distance: 0.01, size: 10 }], minPrice: 0.07, maxPrice: 0.93 });
+    const s = module.create(params, meta);
+    // fair 0.08: the bid at 0.07 is at the bound, the ask at 0.09 inside
+    expect(sorted(s.quote(ctx(params), makeBook('Y', [[700, 1000]], [[900, 1000]])))).toEqual(['N BUY 9100 1000', 'Y BUY 700 1000']);
+    // fair exactly at minPrice quotes too (its bid is below the range)
+    expect(sorted(s.quote(ctx(params), makeBook('Y', [[600, 1000]], [[800, 1000]])))).toEqual(['N BUY 9200 1000']);
+  });
+
   it('refuses minSpread above maxSpread and minPrice above maxPrice (it would quote nothing), naming the key', async () => {
     await expectMinMaxChecked('bands');
   });
