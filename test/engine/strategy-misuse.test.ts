@@ -2,11 +2,12 @@
 // daemon, cross our own orders, or go unseen by the operator.
 // A real engine on a virtual clock, the bands strategy's market with its quote() replaced.
 import { describe, expect, it } from 'vitest';
+import { Limiter } from '../../src/api/limiter.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { createLogger } from '../../src/core/log.js';
 import { loadStrategy } from '../../src/strategy/loader.js';
-import type { LoadedStrategy, MarketMeta } from '../../src/engine/strategy.js';
-import { M, N, RecordingVenue, Y, bandsEngine, books, deliver, settle } from './helpers.js';
+import type { LoadedStrategy, MarketMeta, Quote } from '../../src/engine/strategy.js';
+import { M, N, RecordingVenue, Y, bandsEngine, bookEv, books, deliver, settle } from './helpers.js';
 
 const PARAMS = { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 };
 
@@ -161,5 +162,56 @@ describe('engine: a strategy that misbehaves', () => {
     }).toThrow(TypeError);
     expect(engine.marketOf(Y)!.meta.minSize).toBe(500);
     await engine.stop();
+  });
+
+  it('a strategy that reuses one quote object across markets: a place queued for a rate window keeps the terms it was checked with', async () => {
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new RecordingVenue(() => clock.now());
+    const Y2 = '333';
+    const N2 = '444';
+    const M2 = '0xmarket2';
+    // every scope at its floor of 1 request per 10 s: the second market's place waits in the queue
+    const { engine, mirror } = await bandsEngine({
+      clock,
+      venue,
+      params: PARAMS,
+      limiter: new Limiter({ clock, scale: 0.0001 }),
+      markets: [
+        { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false },
+        { conditionId: M2, tokenId: Y2, complementId: N2, tick: 100, minSize: 500, negRisk: false },
+      ],
+    });
+    // "no allocation": one module-level quote, filled in per call
+    const shared: Quote = { tokenId: '', side: 'BUY', price: 0, size: 1000 };
+    const quoting = (token: string, price: number) => () => {
+      shared.tokenId = token;
+      shared.price = price;
+      return [shared];
+    };
+    engine.marketOf(Y)!.strategy.quote = quoting(Y, 4800);
+    engine.marketOf(Y2)!.strategy.quote = quoting(Y2, 4700);
+    const t0 = clock.now();
+    deliver(mirror, engine, [...books(4900, 5100, t0), bookEv(Y2, 4900, 5100, t0), bookEv(N2, 4900, 5100, t0)]);
+    engine.start();
+    await settle(10);
+    expect(placed(venue)).toHaveLength(1); // the first market's; the second's waits for the window
+    // just before the window frees, the first market is asked again (its book moved): the shared
+    // object now holds its terms while the second market's place waits
+    clock.advanceTo(t0 + 10_100);
+    deliver(mirror, engine, [bookEv(Y, 4900, 5200, clock.now())]);
+    await settle(10);
+    clock.advanceTo(t0 + 11_000);
+    await settle(10);
+    const sent = placed(venue);
+    expect(sent).toContainEqual({ tokenId: Y2, side: 'BUY', price: 4700, size: 1000 });
+    expect(sent.filter((q) => q.tokenId === Y)).toHaveLength(1);
+    // the stop's cancels wait for the same windows: the virtual clock moves them along
+    let stopped = false;
+    const stopping = engine.stop().then(() => (stopped = true));
+    for (let i = 0; i < 120 && !stopped; i++) {
+      clock.advanceTo(clock.now() + 1000);
+      await settle(10);
+    }
+    await stopping;
   });
 });
