@@ -54,7 +54,8 @@ export class StoreLock {
         const fd = openSync(path, 'wx');
         try {
           const cmd = commandLine('self');
-          writeSync(fd, cmd === undefined ? String(process.pid) : `${process.pid}\n${cmd}`);
+          // latin1 both ways: the command line is read as bytes, and written back byte for byte
+          writeSync(fd, cmd === undefined ? String(process.pid) : `${process.pid}\n${cmd}`, null, 'latin1');
         } finally {
           closeSync(fd);
         }

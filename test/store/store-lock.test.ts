@@ -79,6 +79,7 @@ describe('store lock', () => {
           '--input-type=module',
           '-e',
           `const { StoreLock } = await import(${src}); StoreLock.acquire(${JSON.stringify(path)}); process.stdout.write('held\\n'); setTimeout(() => {}, 20000);`,
+          'märkte-€.json',
         ],
         { stdio: ['ignore', 'pipe', 'inherit'] },
       );
