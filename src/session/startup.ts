@@ -2,6 +2,7 @@
 // fills) and periodically. Orders the venue has that we do not know are adopted (our markets) or
 // cancelled (anything else); orders we think are working that the venue no longer has are
 // settled; trades we missed become fills (idempotent on trade id + order id).
+import { settleWithin } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
 import type { Venue } from '../venue/types.js';
 import type { Engine } from '../engine/engine.js';
@@ -95,26 +96,31 @@ export function recoveryStart(nowMs: number, fixedMs: number, lastActivityMs: nu
 /** Missing orders asked for one by one at most (the rest are settled on the list alone), and at once. */
 const CONFIRM_MAX = 200;
 const CONFIRM_PARALLEL = 8;
+/** The time a look-up gives its by-id questions in all (a start-up, a stop and every look-up wait for it). */
+const CONFIRM_BUDGET_MS = 3000;
 
 /**
  * Of the working orders a list did not show, those the venue confirms are not open. A paged list
  * can skip an order (an earlier one ended during the walk, so the rest moved up a page): each is
  * asked for by id where the venue can answer that. One it shows open stays; one whose answer
- * cannot tell (a timeout) stays until the next look-up; past CONFIRM_MAX (a venue-wide cancel) the
- * list alone decides.
+ * cannot tell (a timeout, the budget spent) stays until the next look-up. More than CONFIRM_MAX
+ * missing is a venue-wide cancel (a dead-man switch, a cancel-all): the list alone decides.
  */
 async function confirmGone(venue: Venue, missing: readonly TrackedOrder[], log: Logger): Promise<TrackedOrder[]> {
   const ask = venue.lookUpOrder?.bind(venue);
-  if (!ask || missing.length === 0) return [...missing];
-  const gone: TrackedOrder[] = [];
-  const asked = missing.filter((o) => o.orderId !== undefined).slice(0, CONFIRM_MAX);
-  const askedSet = new Set(asked);
-  for (const o of missing) if (!askedSet.has(o)) gone.push(o);
+  const asked = missing.filter((o) => o.orderId !== undefined);
+  if (!ask || asked.length === 0 || asked.length > CONFIRM_MAX) return [...missing];
+  const gone = missing.filter((o) => o.orderId === undefined);
   let open = 0;
   let unknown = 0;
+  const deadline = performance.now() + CONFIRM_BUDGET_MS;
   for (let i = 0; i < asked.length; i += CONFIRM_PARALLEL) {
     const part = asked.slice(i, i + CONFIRM_PARALLEL);
-    const answers = await Promise.allSettled(part.map((o) => ask(o.orderId as string)));
+    const answers = await settleWithin(Promise.allSettled(part.map((o) => ask(o.orderId as string))), deadline - performance.now());
+    if (answers === undefined) {
+      unknown += asked.length - i; // the budget is spent: the rest wait for the next look-up
+      break;
+    }
     answers.forEach((a, k) => {
       if (a.status === 'rejected') unknown++;
       else if (a.value !== null) open++;
@@ -130,6 +136,10 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
   const now = () => engine.clock.now();
   const startedMs = now();
   const [venueOrders, trades] = await Promise.all([venue.openOrders(), venue.trades(sinceMs)]);
+  // orders that moved while the lists were read (a place answered) are newer than the lists; what
+  // this look-up moves itself below (a missed fill, a binding) is not
+  const movedWhileListed = new Set<TrackedOrder>();
+  for (const o of engine.orders.open()) if (o.updatedMs >= startedMs) movedWhileListed.add(o);
   rep.venueOrders = venueOrders.length;
   const seen = new Set<string>();
   const foreign: string[] = [];
@@ -237,16 +247,17 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
   for (const o of [...engine.orders.open()]) {
     if (o.orderId && seen.has(o.orderId)) continue;
     if (o.createdMs >= startedMs) continue; // sent while the query ran
-    if (o.updatedMs >= startedMs) continue; // moved while it ran (its place answered): newer than the list
+    if (movedWhileListed.has(o)) continue;
     // A request may still be on its way: leave recent in-flight orders to their answers.
     const inFlight = o.state === 'pending_new' || o.state === 'pending_cancel';
     if (inFlight && o.updatedMs > startedMs - IN_FLIGHT_GRACE_MS) continue;
     if (o.state === 'ambiguous' && o.updatedMs > startedMs - AMBIGUOUS_GRACE_MS) continue;
     missing.push(o);
   }
+  const asked = new Map(missing.map((o) => [o, o.updatedMs]));
   const gone = await confirmGone(venue, missing, log);
   for (const o of gone) {
-    if (TERMINAL.has(o.state) || o.updatedMs >= startedMs) continue; // moved while we asked
+    if (TERMINAL.has(o.state) || o.updatedMs !== asked.get(o)) continue; // moved while we asked
     engine.orders.settleMissing(o, now());
     rep.settled++;
   }

@@ -414,6 +414,52 @@ describe('look-ups and orders that moved (found in review)', () => {
   });
 });
 
+describe('look-ups and the orders they move themselves (found reviewing the change above)', () => {
+  it('an order that filled in part while we were away and then ended is settled in the same look-up that records its fill', async () => {
+    const { engine, venue } = await setup();
+    restoreFromStore(engine, [stored('gone', { orderId: 'V9', price: 4600 })], []);
+    venue.openOrders = async () => [];
+    venue.trades = async () => [{ tradeId: 'T1', orderId: 'V9', tokenId: 'Y', market: 'M', side: 'BUY', price: 4600, size: 500, feeRateBps: 0, status: 'CONFIRMED', liquidity: 'MAKER', timeMs: 6 }];
+    const rep = await reconcileWithVenue(engine, venue, 0, silentLogger);
+    const o = engine.orders.get('gone')!;
+    expect([o.state, o.filled]).toEqual(['canceled', 500]);
+    expect(rep.settled).toBe(1);
+  });
+
+  it('many missing orders (a venue-wide cancel) are settled on the list alone, and a slow by-id answer cannot hold a look-up past its budget', async () => {
+    const { engine, venue } = await setup();
+    const n = 250;
+    restoreFromStore(
+      engine,
+      Array.from({ length: n }, (_, i) => stored(`c${i}`, { orderId: `V${i}`, price: 100 + (i % 50) * 100 })),
+      [],
+    );
+    venue.openOrders = async () => [];
+    venue.trades = async () => [];
+    let asked = 0;
+    (venue as Venue).lookUpOrder = (id: string) => {
+      asked++;
+      return new Promise((r) => setTimeout(() => r(null), 3000, id));
+    };
+    const t0 = performance.now();
+    const rep = await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(performance.now() - t0).toBeLessThan(2000);
+    expect(asked).toBe(0);
+    expect(rep.settled).toBe(n);
+    // a few missing, each answer slow: the look-up ends at its budget; the unanswered stay for the next
+    restoreFromStore(
+      engine,
+      Array.from({ length: 20 }, (_, i) => stored(`d${i}`, { orderId: `W${i}`, price: 4800 })),
+      [],
+    );
+    const t1 = performance.now();
+    const rep2 = await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(performance.now() - t1).toBeLessThan(8000);
+    expect(rep2.settled).toBe(0);
+    expect(engine.orders.get('d0')?.state).toBe('live');
+  }, 30_000);
+});
+
 describe('before start', () => {
   it('an order that ended while the look-up ran is not reopened by the older list (soak: a cancelled order came back and was cancelled again)', async () => {
     const { engine, venue, clock } = await setup();
