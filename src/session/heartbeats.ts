@@ -110,7 +110,8 @@ export class Heartbeats {
    * does not pull every quote (at 1,000 markets a cancel and a re-place of every order).
    */
   lapsing(): string | undefined {
-    return this.failuresInRow >= 2 ? `dead-man switch lapsing: ${this.failuresInRow} heartbeats in a row not accepted (${this.lastError ?? ''})` : undefined;
+    // the same words while it lasts (every market logs a change of its reason); failing() has the detail
+    return this.failuresInRow >= 2 ? 'dead-man switch lapsing: a heartbeat and its retry were not accepted' : undefined;
   }
 
   /** Why the dead-man switch is not known to be armed, or undefined (a health reason). */
