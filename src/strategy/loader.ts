@@ -1,6 +1,6 @@
 // Loads a strategy module by name (a built-in under strategies/) or by path to a user's module,
 // and validates its params with the module's own zod schema (errors name the key).
-import { frozenCopy } from '../core/freeze.js';
+import { deepFreeze } from '../core/freeze.js';
 import { existsSync, readdirSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
@@ -80,5 +80,6 @@ export async function loadStrategy(nameOrPath: string, params: unknown, cwd?: st
   const { module } = await loadStrategyModule(nameOrPath, cwd);
   const parsed = parseWith(module.params, params ?? {}, 'strategy.params');
   // one object for every market's create() and ctx.params: read-only, so no market changes another's
-  return { module, params: frozenCopy(parsed) };
+  // (frozen in place: the schema's output is the strategy's own; a copy would break class instances)
+  return { module, params: deepFreeze(parsed) };
 }

@@ -437,9 +437,9 @@ describe('look-ups and the orders they move themselves (found reviewing the chan
     venue.openOrders = async () => [];
     venue.trades = async () => [];
     let asked = 0;
-    (venue as Venue).lookUpOrder = (id: string) => {
+    (venue as Venue).lookUpOrder = (_id: string) => {
       asked++;
-      return new Promise((r) => setTimeout(() => r(null), 3000, id));
+      return new Promise((r) => setTimeout(() => r(null), 3000));
     };
     const t0 = performance.now();
     const rep = await reconcileWithVenue(engine, venue, 0, silentLogger);

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { describe, it, expect } from 'vitest';
 import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -355,5 +356,17 @@ describe('quotePair (the shared quote builder)', () => {
     const out: Quote[] = [];
     expect(quotePair(ctx({}), book, 4800, 5200, meta.minSize - 1, out)).toBe(0);
     expect(out).toEqual([]);
+  });
+});
+
+describe('strategy params', () => {
+  it('are read-only but stay what the schema made: a class instance keeps its methods, a function param loads', async () => {
+    const path = fileURLToPath(new URL('../fixtures/strategies/decimal-params.mjs', import.meta.url));
+    const { module, params } = await loadStrategy(path, { edge: '0.25' });
+    const p = params as { edge: { times(n: number): { toNumber(): number } }; round: (x: number) => number };
+    expect(p.edge.times(2).toNumber()).toBe(0.5);
+    expect(p.round(1.2)).toBe(1);
+    expect(Object.isFrozen(params)).toBe(true);
+    expect(() => module.create(params, meta).quote(ctx(params), makeBook('Y', [[4900, 1000]], [[5100, 1000]]))).not.toThrow();
   });
 });
