@@ -107,11 +107,6 @@ export class EngineSink implements SchedulerSink, FillSink {
         this.result(r.ok, now);
       }
     });
-    // trades of these orders that came before this answer named them: handled now they are ours
-    for (const r of results) {
-      const early = r.ok && r.orderId ? e.ledger.takeEarly(r.orderId) : undefined;
-      if (early) for (const t of early) e.handleUserEvent(t);
-    }
     // Off the venue's tick grid: our tick is stale (wire-formats.md 4.4). Refused for balance: a
     // SELL's shares wait, or every BUY, and the collateral is read again (balance-backoff.ts): once
     // per token or collateral and answer, refused when any of its orders was (two BUYs refused
@@ -133,10 +128,17 @@ export class EngineSink implements SchedulerSink, FillSink {
     }
     // A result missing from the answer is unclear, not rejected. (The usual answer lists the
     // requests in order: checked without building a set.)
-    if (inOrder(reqs, results)) return;
-    const seen = new Set<string>();
-    for (const r of results) seen.add(r.clientId);
-    for (const q of reqs) if (!seen.has(q.clientId)) e.orders.ambiguous(q.clientId, now);
+    if (!inOrder(reqs, results)) {
+      const seen = new Set<string>();
+      for (const r of results) seen.add(r.clientId);
+      for (const q of reqs) if (!seen.has(q.clientId)) e.orders.ambiguous(q.clientId, now);
+    }
+    // trades of these orders that came before this answer named them: handled now they are ours,
+    // last, so the requote they cause sees every result of this answer
+    for (const r of results) {
+      const early = r.ok && r.orderId ? e.ledger.takeEarly(r.orderId) : undefined;
+      if (early) for (const t of early) e.handleUserEvent(t);
+    }
   }
 
   /**

@@ -58,6 +58,8 @@ export class FillLedger {
    */
   private readonly early = new Map<string, { atMs: number; trades: UserTradeEvent[] }>();
   private earlyTrades = 0;
+  /** Trades not kept for their order's answer: the bound was full (metrics engine_early_trades_dropped). */
+  earlyDropped = 0;
   /** Fills recorded since start (including preloaded ones), whatever was pruned from memory. */
   private total = 0;
   /** Trades refused by the checks. */
@@ -131,7 +133,10 @@ export class FillLedger {
     this.pruneEarly(nowMs);
     let k = this.early.get(orderId);
     if (k?.trades.some((t) => t.tradeId === e.tradeId && t.status === e.status)) return;
-    if (this.earlyTrades >= MAX_EARLY) return;
+    if (this.earlyTrades >= MAX_EARLY) {
+      this.earlyDropped++;
+      return;
+    }
     if (!k) this.early.set(orderId, (k = { atMs: nowMs, trades: [] }));
     k.trades.push(e);
     this.earlyTrades++;

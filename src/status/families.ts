@@ -216,6 +216,9 @@ export function registerFamilies(reg: Registry, d: StatusSource): () => void {
     [],
     () => one(d.engine.missingOrders?.asked ?? 0),
   );
+  counter('engine_early_trades_dropped', "Trades naming an order of ours before its place's answer that could not be kept for it (1,000 kept at most): a look-up finds them.", [], () =>
+    one(d.engine.ledger.earlyDropped),
+  );
   counter('engine_bad_trades', 'Trades naming our orders that failed the fill checks (not taken as fills).', [], () => one(ec().badTrades));
   counter('engine_tick_rejects', 'Orders refused off the tick grid (rejected), the tick refreshes they started (refresh), refreshes that timed out (timeout).', ['kind'], () => [
     [{ kind: 'rejected' }, ec().tickRejects],
