@@ -93,16 +93,24 @@ const MAX_LOG_BUFFER = 16 * 1024 * 1024;
  */
 function stdoutDestination(): DestinationStream {
   const d = pino.destination({ dest: 1, sync: false, maxLength: MAX_LOG_BUFFER });
-  d.on('error', (e: Error) => {
+  let seen: Error | undefined;
+  d.on('error', (e: Error & { code?: string }) => {
+    // a closed pipe is pino's to drop (its reader went away); pino re-emits what it does not filter
+    if (e.code === 'EPIPE' || e === seen) return;
+    seen = e;
     logWriteErrors.count++;
     logWriteErrors.last = e.message;
     logWriteErrors.atMs = Date.now();
   });
   // pino flushes synchronously at exit, and sonic-boom's flushSync retries a write that keeps
-  // failing (ENOSPC) forever: the process would never exit. Once a write failed, the tail is dropped.
+  // failing (ENOSPC) forever: the process would never exit. Unless a write went through since the
+  // last failed one (the disk has room again), the tail is dropped instead.
+  let wroteAfterError = true;
+  d.on('write', () => (wroteAfterError = true));
+  d.on('error', () => (wroteAfterError = false)); // a closed pipe too: its flushSync would spin as well
   const flushSync = d.flushSync.bind(d);
   d.flushSync = () => {
-    if (logWriteErrors.count === 0) flushSync();
+    if (wroteAfterError) flushSync();
   };
   return d;
 }
