@@ -56,6 +56,7 @@ export function rotationFiles(out: string): string[] {
  * order. A new recording must find none: it would truncate or mix with an earlier run's.
  */
 export function existingRecordingFiles(out: string): string[] {
+  if (SYSTEM_PATH.test(out)) return []; // /dev/stdout: it follows to whatever stdout is (a file under `> f`)
   const dir = dirname(out);
   let names: string[];
   try {
@@ -93,6 +94,7 @@ function isFile(p: string): boolean {
  * which is written to as it is ('a' truncates nothing should a file replace it meanwhile).
  */
 function openFlags(path: string): string {
+  if (SYSTEM_PATH.test(path)) return 'a';
   try {
     const s = statSync(path);
     return s.isFile() || s.isDirectory() ? 'wx' : 'a';
@@ -100,6 +102,9 @@ function openFlags(path: string): string {
     return 'wx';
   }
 }
+
+/** Paths of the system's own files (/dev/stdout, /proc/self/fd/1): written to as they are, never a capture of ours. */
+const SYSTEM_PATH = /^\/(dev|proc)\//;
 
 /** How long a .gz may hold frames in the compressor before a sync flush puts them on disk. */
 const GZ_FLUSH_MS = 1000;

@@ -5,7 +5,7 @@
 // A real process (`node dist/cli.js`, built by npm test) against the emulator on 127.0.0.1;
 // every wait is bounded.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,6 +68,32 @@ describe('makerd record: a write error (disk full)', () => {
     },
     20_000,
   );
+});
+
+describe('makerd record: --out /dev/stdout', () => {
+  it('with stdout redirected to a file (which exists): records into it, exit 0', async () => {
+    const file = join(dir, 'stdout.jsonl');
+    const fd = openSync(file, 'w');
+    try {
+      const proc = spawn(process.execPath, [CLI, 'record', '--markets', token, '--out', '/dev/stdout', '--config', cfg, '--duration', '2'], {
+        env: { PATH: process.env.PATH ?? '', MAKERD_WS_URL: emu.urls.ws },
+        stdio: ['ignore', fd, 'pipe'],
+      });
+      let stderr = '';
+      proc.stderr?.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
+      const code = await new Promise<number | null>((resolve) => {
+        const t = setTimeout(() => proc.kill('SIGKILL'), 15_000);
+        proc.once('close', (c) => {
+          clearTimeout(t);
+          resolve(c);
+        });
+      });
+      expect(code, stderr).toBe(0);
+      expect(readFileSync(file, 'utf8')).toMatch(/^\{"t":\d+,"e":1,"k":"market","f":/);
+    } finally {
+      closeSync(fd);
+    }
+  }, 20_000);
 });
 
 describe('makerd record: an earlier recording', () => {
