@@ -26,7 +26,8 @@ const MONOTONIC_ORIGIN = Date.now() - performance.now();
  * the UTC day) stay on Date.now().
  */
 export function monotonicNow(): number {
-  return MONOTONIC_ORIGIN + performance.now();
+  // whole ms, as Date.now() gives (stamps, headers and the emulator's answers are integers)
+  return Math.floor(MONOTONIC_ORIGIN + performance.now());
 }
 
 export class WallClock implements Clock {

@@ -151,7 +151,9 @@ function trickle(res: ServerResponse, everyMs: number): void {
 }
 
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<RunningEmulator> {
-  const clock = opts.clock ?? new WallClock();
+  // the venue's rate windows and buckets on the same monotonic time as the client's limiter: a step of
+  // the system clock moves neither, and in one process (tests, the demo) both read the same instants
+  const clock = opts.clock ?? new WallClock({ monotonic: true });
   const log = opts.log ?? silentLogger;
   const seed = opts.seed ?? 1;
   const speed = opts.speed ?? 1;
