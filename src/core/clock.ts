@@ -16,18 +16,31 @@ export interface WallClockOptions {
   monotonic?: boolean;
 }
 
-const MONOTONIC_ORIGIN = Date.now() - performance.now();
+/** A jump of the wall clock against the monotonic one larger than this is a step (NTP slews far less). */
+const STEP_MS = 100;
+let lastWall = Date.now();
+let lastMono = performance.now();
+let stepOffset = 0;
+let lastOut = lastWall;
 
 /**
- * Milliseconds on the epoch's scale that never step: the wall time when the process started plus
- * the monotonic time since. For durations (rate windows, deadlines, watchdogs): an NTP step or a
- * `date -s` moves Date.now() by seconds or hours, which would hold a full rate window or hide a
- * silent feed for that long, or release a window early. Timestamps that name a moment (records,
- * the UTC day) stay on Date.now().
+ * Date.now() with its steps taken out: equal to it until the system clock is stepped (an NTP step
+ * at boot, a `date -s`), then moved by that step and no more. For durations (rate windows,
+ * deadlines, watchdogs): a step would hold a full rate window or hide a silent feed for its length,
+ * or release a window early. Whole ms, never going back; while no step came, the same instants as
+ * Date.now() in every process (a venue on the same machine, the emulator, reads those). Timestamps
+ * that name a moment (records, the UTC day) stay on Date.now().
  */
 export function monotonicNow(): number {
-  // whole ms, as Date.now() gives (stamps, headers and the emulator's answers are integers)
-  return Math.floor(MONOTONIC_ORIGIN + performance.now());
+  const wall = Date.now();
+  const mono = performance.now();
+  const drift = wall - lastWall - (mono - lastMono);
+  if (drift > STEP_MS || drift < -STEP_MS) stepOffset -= Math.round(drift);
+  lastWall = wall;
+  lastMono = mono;
+  const out = wall + stepOffset;
+  if (out > lastOut) lastOut = out;
+  return lastOut;
 }
 
 export class WallClock implements Clock {
