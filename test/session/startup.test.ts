@@ -439,7 +439,7 @@ describe('look-ups and the orders they move themselves (found reviewing the chan
     let asked = 0;
     (venue as Venue).lookUpOrder = (_id: string) => {
       asked++;
-      return new Promise((r) => setTimeout(() => r(null), 3000));
+      return new Promise((r) => setTimeout(() => r(null), 6000)); // past the 3 s budget
     };
     const t0 = performance.now();
     const rep = await reconcileWithVenue(engine, venue, 0, silentLogger);
