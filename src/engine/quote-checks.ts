@@ -35,9 +35,7 @@ export function validQuotes(qs: readonly Quote[], m: MarketMeta, tickOf: (tokenI
       if (blocked === null) blocked = complementBlock();
       if (blocked) continue;
     }
-    // a copy: a strategy may reuse its quote objects (one for every market), and a place can wait
-    // in the scheduler's queue past the strategy's next call
-    out.push({ tokenId: q.tokenId, side: q.side, price: q.price, size: q.size });
+    out.push(q); // used within this requote; the scheduler queues a copy (scheduler.ts submit)
   }
   return invalid;
 }

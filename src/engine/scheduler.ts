@@ -200,7 +200,9 @@ export class OrderScheduler {
       let early: Quote[] | undefined;
       let late: Quote[] | undefined;
       for (let i = 0; i < places.length; i++) {
-        const q = places[i];
+        // a copy: the strategy's own object may be reused (one for every market) while this waits
+        const p = places[i];
+        const q: Quote = { tokenId: p.tokenId, side: p.side, price: p.price, size: p.size };
         const covered = sharesCovered?.[i] === true;
         let dep = false;
         for (const o of cancels) if ((dep = dependsOnCancel(q, o, covered))) break;
