@@ -9,7 +9,7 @@ import { WallClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/log.js';
 import { LiveVenue } from '../../src/venue/live-venue.js';
 import { send, startServer, testHttp, testRetry, type TestServer } from '../api/http-server.js';
-import { bandsEngine, books, deliver } from './helpers.js';
+import { bandsEngine, books, deliver, until } from './helpers.js';
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -17,14 +17,6 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-async function until(what: string, ok: () => boolean, ms: number): Promise<void> {
-  const end = performance.now() + ms;
-  while (!ok()) {
-    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 describe('engine: a step of the system clock back', () => {
   it('requotes and places as soon as the rate window frees', async () => {

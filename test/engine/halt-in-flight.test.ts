@@ -10,21 +10,13 @@ import { WallClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/log.js';
 import { LiveVenue } from '../../src/venue/live-venue.js';
 import { send, startServer, testHttp, testRetry, type TestServer } from '../api/http-server.js';
-import { bandsEngine, books, deliver } from './helpers.js';
+import { bandsEngine, books, deliver, until } from './helpers.js';
 
 let server: TestServer | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-async function until(what: string, ok: () => boolean, ms = 3000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 describe('engine: a halt while places are in flight', () => {
   it('places the venue carries out after the cancel-all are cancelled by id, and nothing new is placed', async () => {

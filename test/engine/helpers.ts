@@ -180,6 +180,15 @@ export class RecordingVenue implements Venue {
 }
 
 /** Lets pending promise callbacks run. */
+/** Waits (5 ms polls, real time: performance.now, which a test stepping Date.now() does not move) until `ok`; throws past `ms`. */
+export async function until(what: string, ok: () => boolean, ms = 3000): Promise<void> {
+  const end = performance.now() + ms;
+  while (!ok()) {
+    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 export async function settle(rounds = 5): Promise<void> {
   for (let i = 0; i < rounds; i++) await Promise.resolve();
 }
