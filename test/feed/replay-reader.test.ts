@@ -4,7 +4,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { constants, gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { readRecording, readRecordingBatches, type ReplayRecord } from '../../src/feed/replay.js';
 
@@ -68,5 +68,22 @@ describe('recording reader', () => {
     expect(back.length).toBeLessThan(frames.length);
     // all but possibly the last (cut) line are exact
     expect(back.slice(0, -1).map((r) => r.f)).toEqual(frames.slice(0, back.length - 1));
+  });
+
+  it.each([0.3, 0.6, 0.9])('a gzip file cut at %s loses none of what could be decompressed', async (at) => {
+    const path = join(dir, `cut-${at}.jsonl.gz`);
+    const gz = gzipSync(text);
+    const cut = gz.subarray(0, Math.floor(gz.length * at));
+    writeFileSync(path, cut);
+    // what the cut file holds: decompressed without the end-of-stream check
+    const held = gunzipSync(cut, { finishFlush: constants.Z_SYNC_FLUSH }).toString('utf8');
+    const complete = held.slice(0, held.lastIndexOf('\n') + 1);
+    const want = complete.split('\n').filter((l) => l.trim() !== '').length;
+    const errors: string[] = [];
+    const back = await collect(readRecording(path, (e) => errors.push(e.message)));
+    expect(errors.length).toBe(1);
+    // every complete line, and the cut one after them when its start parses as a record
+    expect(back.length).toBeGreaterThanOrEqual(want);
+    expect(back.slice(0, want).map((r) => r.f)).toEqual(frames.slice(0, want));
   });
 });
