@@ -87,6 +87,10 @@ export class Daemon implements StatusSource {
   private managesOrders = false;
   /** Set once the engine quotes (after start-up's reconciliation): a user channel back then is looked up after. */
   private quotingStarted = false;
+  /** The user channel is back and the look-up of its gap has not landed yet (no quoting: feedLive). */
+  private catchingUp = false;
+  /** User-channel returns so far: a look-up that lands for an earlier one does not end a later one's wait. */
+  private userGaps = 0;
   prices: CryptoPriceStream | undefined;
   heartbeats: Heartbeats | undefined;
   journal!: StoreJournal;
@@ -279,8 +283,18 @@ export class Daemon implements StatusSource {
       if (ch === 'market') this.feedStates.market = s;
       else {
         // fills while the user channel was away were never reported to us: ask the venue (start-up
-        // reconciles by itself, so only once quoting has started)
-        if (s === 'live' && this.feedStates.user !== 'live' && this.quotingStarted) lookUps.soon(0);
+        // reconciles by itself, so only once quoting has started), and quote only once it has landed:
+        // until then our positions and orders may be short of what the venue did
+        if (s === 'live' && this.feedStates.user !== 'live' && this.quotingStarted) {
+          const gap = ++this.userGaps;
+          this.catchingUp = true;
+          log.info('user channel back: looking up what the venue did while it was away before quoting again');
+          void lookUps.caughtUp().then(() => {
+            if (gap !== this.userGaps) return;
+            this.catchingUp = false;
+            this.engine.setFeedLive(this.feedLive());
+          });
+        }
         this.feedStates.user = s;
       }
       this.engine.setFeedLive(this.feedLive());
@@ -386,6 +400,7 @@ export class Daemon implements StatusSource {
   feedLive(): boolean {
     const s = this.feedStates;
     if (s.user !== undefined && s.user !== 'live') return false;
+    if (this.catchingUp) return false;
     if (s.market === 'live') return true;
     const conns = this.feed?.marketStates() ?? [];
     return conns.length > 1 && conns.includes('live');

@@ -33,6 +33,8 @@ export class VenueLookUps {
   private timer: NodeJS.Timeout | undefined;
   private dueMs = Infinity;
   private lastSoonMs = -Infinity;
+  /** Told when the next look-up that starts has ended (caughtUp). */
+  private waiting: Array<() => void> = [];
 
   constructor(private readonly o: LookUpsOptions) {}
 
@@ -52,10 +54,26 @@ export class VenueLookUps {
   /** One asked-for look-up at a time (a failure is logged); the one running when one is already. */
   now(): Promise<unknown> {
     if (this.running || this.stopped) return this.running ?? Promise.resolve();
+    const told = this.waiting;
+    this.waiting = [];
     this.running = this.full(this.sinceMs())
       .catch((err: unknown) => this.o.log.warn({ err }, 'look-up at the venue failed'))
-      .finally(() => (this.running = undefined));
+      .finally(() => {
+        this.running = undefined;
+        for (const f of told) f();
+      });
     return this.running;
+  }
+
+  /**
+   * A look-up as soon() starts one, and a promise settled once one that started after this call has
+   * ended, however it ended (or at stop): what the venue did while we were not listening is known.
+   */
+  caughtUp(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    const p = new Promise<void>((r) => this.waiting.push(r));
+    this.soon(0);
+    return p;
   }
 
   /**
@@ -78,7 +96,8 @@ export class VenueLookUps {
       this.dueMs = Infinity;
       this.lastSoonMs = this.o.clock.now();
       void this.now().then(() => {
-        if (this.o.engine.ambiguousCount() > 0) this.soon(2000);
+        // one already running when this was due began too early for those waiting: another
+        if (this.o.engine.ambiguousCount() > 0 || this.waiting.length > 0) this.soon(this.waiting.length > 0 ? 0 : 2000);
       });
     }, at - now);
     this.timer.unref?.();
@@ -89,5 +108,6 @@ export class VenueLookUps {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    for (const f of this.waiting.splice(0)) f();
   }
 }

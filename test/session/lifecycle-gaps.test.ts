@@ -7,7 +7,7 @@
 // (C) a stop reports the places the venue never answered even when it read the venue's list (and
 //     its last look-up could not settle them).
 import { afterEach, describe, expect, it } from 'vitest';
-import { createServer, Agent, request, type ServerResponse } from 'node:http';
+import { createServer, Agent, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -60,6 +60,12 @@ interface Proxy {
   holdPlaces: boolean;
   /** Answer 503 to GET /trades and /data/trades (the final look-up cannot settle anything). */
   failTrades: boolean;
+  /** Hold GET of the open orders and trades lists (a look-up) until released (forwarded then). */
+  holdLookUps: boolean;
+  /** Look-up requests held (not yet forwarded). */
+  heldLookUps: number;
+  /** Forwards the held look-up requests. */
+  releaseLookUps(): void;
   /** Arrival times (Date.now()) of POST /order and /orders. */
   places: number[];
   /** Places held unanswered. */
@@ -70,8 +76,32 @@ interface Proxy {
 async function startProxy(targetPort: number): Promise<Proxy> {
   const agent = new Agent({ keepAlive: true });
   const held: ServerResponse[] = [];
-  const p: Proxy = { url: '', failHeartbeats: false, holdPlaces: false, failTrades: false, places: [], held: 0, close: async () => undefined };
+  const heldLookUps: Array<() => void> = [];
+  const p: Proxy = {
+    url: '',
+    failHeartbeats: false,
+    holdPlaces: false,
+    failTrades: false,
+    holdLookUps: false,
+    heldLookUps: 0,
+    releaseLookUps: () => {
+      p.heldLookUps = 0;
+      for (const go of heldLookUps.splice(0)) go();
+    },
+    places: [],
+    held: 0,
+    close: async () => undefined,
+  };
   const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+    if (req.method === 'GET' && /\/(orders|trades)$/.test(path) && p.holdLookUps) {
+      p.heldLookUps++;
+      heldLookUps.push(() => forward(req, res));
+      return;
+    }
+    forward(req, res);
+  });
+  const forward = (req: IncomingMessage, res: ServerResponse): void => {
     const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
     if (req.method === 'POST' && path.endsWith('/v1/heartbeats') && p.failHeartbeats) {
       req.resume();
@@ -100,7 +130,7 @@ async function startProxy(targetPort: number): Promise<Proxy> {
     });
     up.on('error', () => res.destroy());
     req.pipe(up);
-  });
+  };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   p.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   p.close = async () => {
@@ -215,6 +245,42 @@ describe('the user channel back after a gap', () => {
     await until('the fill in the position', () => daemon.engine.positions.qty(token) === part, 5000);
     // taken once
     expect(daemon.engine.ledger.count()).toBe(1);
+  }, 60_000);
+});
+
+describe('the user channel back after a gap, its look-up slow', () => {
+  it('places nothing until the look-up of what happened while it was away has landed', async () => {
+    const { emu, daemon, proxy, owner } = await launch({ proxy: true, params: { makers: 0, takerRatePerSec: 0 } });
+    const p = proxy as Proxy;
+    const m = emu.markets[0];
+    const token = m.facts.tokens[0];
+    const ex = emu.exchange;
+    ex.split('lifecycle-book', m.conditionId, 100 * SIZE_SCALE);
+    await ex.place('lifecycle-book', { tokenID: token, side: 'BUY', price: 0.4, size: 100, orderType: 'GTC' });
+    await ex.place('lifecycle-book', { tokenID: token, side: 'SELL', price: 0.6, size: 100, orderType: 'GTC' });
+    await until('our quotes resting', () => ex.openOrders(owner).length > 0, 15_000);
+    const userStates: string[] = [];
+    daemon.feed.onState((ch, s) => {
+      if (ch === 'user') userStates.push(s);
+    });
+    // every connection drops: the quotes are pulled; the look-up on the user channel's return is held
+    p.holdLookUps = true;
+    emu.admin.dropConnections();
+    await until('our quotes pulled', () => ex.openOrders(owner).length === 0, 5000);
+    await until('the user channel live again', () => userStates.includes('down') && daemon.feedStates.user === 'live', 10_000);
+    await until('the look-up asked for', () => p.heldLookUps > 0, 5000);
+    const backAt = Date.now();
+    // both feeds live, the books in: still no place while the look-up is out
+    await sleep(1500);
+    expect(daemon.feedStates.market).toBe('live');
+    expect(p.places.filter((t) => t >= backAt)).toEqual([]);
+    expect(ex.openOrders(owner)).toEqual([]);
+    const waiting = await marketStatus(daemon);
+    expect(waiting.quoting).toBe(false);
+    // the look-up lands: quoting resumes
+    p.holdLookUps = false;
+    p.releaseLookUps();
+    await until('our quotes resting again', () => ex.openOrders(owner).length > 0, 10_000);
   }, 60_000);
 });
 

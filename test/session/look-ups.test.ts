@@ -17,7 +17,7 @@ async function setup() {
     return [];
   };
   const lookUps = new VenueLookUps({ engine, venue, clock, log: silentLogger });
-  return { clock, lookUps, reads, fail: (on: boolean) => (failing = on) };
+  return { clock, venue, lookUps, reads, fail: (on: boolean) => (failing = on) };
 }
 
 describe('look-ups at the venue', () => {
@@ -52,4 +52,50 @@ describe('look-ups at the venue', () => {
     await lookUps.now();
     expect(reads.at(-1)).toBe(clock.now() - HOUR);
   });
+
+  it('caughtUp waits for a look-up that started after it was asked, not for the one already running', async () => {
+    const { clock, venue, lookUps, reads } = await setup();
+    const releases: Array<() => void> = [];
+    venue.trades = (sinceMs?: number) => {
+      reads.push(sinceMs ?? NaN);
+      return new Promise((r) => releases.push(() => r([])));
+    };
+    const early = lookUps.now();
+    await until(() => reads.length === 1);
+    let caught = false;
+    const p = lookUps.caughtUp().then(() => (caught = true));
+    // the running one ends: it began before the ask, so another follows and caughtUp waits for it
+    clock.advanceTo(clock.now() + 2000);
+    releases[0]();
+    await early;
+    await until(() => reads.length === 2);
+    expect(caught).toBe(false);
+    releases[1]();
+    await p;
+    expect(caught).toBe(true);
+    lookUps.stop();
+  });
+
+  it('caughtUp settles at stop, and at once after it', async () => {
+    const { venue, lookUps, reads } = await setup();
+    venue.trades = (sinceMs?: number) => {
+      reads.push(sinceMs ?? NaN);
+      return new Promise(() => undefined); // never answers
+    };
+    void lookUps.now();
+    const p = lookUps.caughtUp();
+    lookUps.stop();
+    await p;
+    await lookUps.caughtUp();
+    expect(reads.length).toBe(1);
+  });
 });
+
+/** Polls `ok` every 5 ms for at most 2 s. */
+async function until(ok: () => boolean): Promise<void> {
+  const end = performance.now() + 2000;
+  while (!ok()) {
+    if (performance.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
