@@ -10,12 +10,15 @@ import type { Socket } from 'node:net';
 import { Client, Pool, buildConnector } from 'undici';
 import { settleWithin } from '../core/clock.js';
 import type { Config } from '../config.js';
-import { AmbiguousSubmitError, ApiError, DeadlineError, OverBurstError, RateLimitError, TransportError, type CallKind } from '../core/errors.js';
+import { AmbiguousSubmitError, ApiError, DeadlineError, OverBurstError, RateLimitError, TransportError, VenueNotReadyError, type CallKind } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/log.js';
 import { CLOB_GENERAL, GENERAL, scopesFor, signerTierOf, type ApiName, type Scope } from './limit-table.js';
 import { PRIORITY, type Limiter } from './limiter.js';
 import { decodeBody, resetAtMs, retryAfterAtMs } from './envelope.js';
 import { exchange, type RawResponse } from './http-exchange.js';
+
+/** The longest wait between tries while the venue answers 425 (its restart takes about 90 s). */
+const NOT_READY_MAX_WAIT_MS = 8000;
 
 export type Method = 'GET' | 'POST' | 'DELETE';
 export type QueryValue = string | number | boolean | undefined;
@@ -185,6 +188,9 @@ export class Transport {
   private readonly log: Logger;
   private readonly sleep: (ms: number) => Promise<void>;
   private closed = false;
+  /** 425s (the venue's matching engine restarting): how many waits in a row, and until when the current one holds (limiter clock). */
+  private notReadyWaits = 0;
+  private notReadyUntil = -Infinity;
   /** Told of every attempt (undefined: nothing is measured). */
   observer: ExchangeObserver | undefined;
 
@@ -318,6 +324,7 @@ export class Transport {
         if (attempt < attempts && performance.now() + pauseLeft < deadlineAt && (await pause(wait))) continue;
         throw new RateLimitError(method, path, resetAt);
       }
+      if (res.status === 425) throw this.notReady(method, path, scopes, bucket);
       if (res.status >= 500) {
         const err = this.errorOf(res, spec);
         if (submit) throw new AmbiguousSubmitError(method, path, err);
@@ -327,8 +334,30 @@ export class Transport {
         }
         throw err;
       }
+      if (this.notReadyWaits > 0 && res.status < 300 && method !== 'GET') this.notReadyWaits = 0;
       return decodeBody(res.status, res.text, method, path);
     }
+  }
+
+  /**
+   * A 425: the venue's matching engine is restarting (Polymarket's weekly restart, about 90 s) and
+   * carried nothing out. Its docs ask clients to back off from 1-2 s, longer each time: the
+   * request's scope (the per-signer bucket where there is one) is paused for 1, 2, 4, 8 s, then
+   * every 8 s until an order request goes through. Not retried here: the caller's work (a requote)
+   * is coalesced while it waits, and no 425 is a refusal or an error of ours.
+   */
+  private notReady(method: Method, path: string, scopes: Scope[], bucket: Scope | undefined): VenueNotReadyError {
+    const limiter = this.opts.limiter;
+    const now = limiter.clock.now();
+    // requests answered together count as one wait
+    if (now >= this.notReadyUntil) {
+      this.notReadyWaits++;
+      this.notReadyUntil = now + Math.min(NOT_READY_MAX_WAIT_MS, 1000 * 2 ** (this.notReadyWaits - 1));
+      this.log.warn({ method, path, waits: this.notReadyWaits, waitMs: this.notReadyUntil - now }, 'venue not ready (425): its matching engine is restarting; order requests wait');
+    }
+    const held = bucket ?? this.limitedScope(scopes, undefined);
+    if (held !== undefined) limiter.pause(held.id, this.notReadyUntil);
+    return new VenueNotReadyError(method, path, this.notReadyUntil);
   }
 
   /** The most orders one request to `method path` may count (the per-signer bucket's burst; Infinity without one). */

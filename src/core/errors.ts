@@ -43,6 +43,21 @@ export class RateLimitError extends ApiError {
   }
 }
 
+/**
+ * 425 Too Early: the venue's matching engine is restarting (Polymarket's weekly restart, about 90 s)
+ * and did not carry the request out. Neither a refusal of the order nor a failure of ours.
+ */
+export class VenueNotReadyError extends ApiError {
+  constructor(
+    method: string,
+    path: string,
+    /** Until when (the limiter's clock) the request's order scope waits before it is tried again. */
+    readonly retryAtMs: number,
+  ) {
+    super(425, 'TOO_EARLY', "the venue's matching engine is restarting", method, path);
+  }
+}
+
 /** A request of more orders than the venue's per-signer bucket can ever hold (its tier's burst): it must be split, not retried. */
 export class OverBurstError extends MakerdError {
   constructor(

@@ -1,6 +1,6 @@
 // Fault injection for the emulator: dropped WebSocket connections, a silent feed that still
 // answers PONG (and ignores resubscribes), malformed frames, wrong hashes, skipped updates, REST
-// 500s and 429s (probability or next N), added latency and answers that trickle in forever. Set by flags at start, by
+// 500s and 429s (probability or next N), 425s while the matching engine restarts, added latency and answers that trickle in forever. Set by flags at start, by
 // `POST /admin/faults` with a JSON patch, or programmatically through FaultControls. The same
 // patch sets the feed's shape (the variants of wire-formats.md 5.4, FEED_KEYS), which the synthetic
 // markets read at every batch.
@@ -30,6 +30,11 @@ export interface FaultConfig extends FeedShape {
   /** REST: the next N requests answer 429 (with the rate-limit headers); and with this probability. */
   http429Next: number;
   http429Rate: number;
+  /**
+   * The matching engine restarting (the venue's weekly restart, ~90 s): every CLOB POST and DELETE
+   * (places, cancels, heartbeats) answers 425 Too Early and is not carried out.
+   */
+  engineRestart: boolean;
   /** Added latency on every REST answer, ms. */
   latencyMs: number;
   /**
@@ -66,6 +71,7 @@ export const noFaults: FaultConfig = {
   http500Rate: 0,
   http429Next: 0,
   http429Rate: 0,
+  engineRestart: false,
   latencyMs: 0,
   cancelTrickleMs: 0,
   readTrickleMs: 0,

@@ -300,7 +300,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     const now = clock.now();
     const client = apiKey ?? req.socket.remoteAddress ?? 'anon';
     let reply: EmuReply;
-    const injected = faults.restFault();
+    const injected = api === 'clob' && faults.cfg.engineRestart && (method === 'POST' || method === 'DELETE') ? 425 : faults.restFault();
     const rlHeaders = (limit: number, remaining: number, reset: number): Record<string, string> => ({
       'X-RateLimit-Limit': String(limit),
       'X-RateLimit-Remaining': String(remaining),
@@ -309,7 +309,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     // an injected fault takes no rate-limit slot
     const rl = injected ? undefined : limiter.check(client, api, method, path, now);
     let signed: SignerDecision | undefined;
-    if (injected === 500) reply = fail(500, 'INTERNAL_ERROR', 'injected fault: server error');
+    if (injected === 425) reply = fail(425, 'TOO_EARLY', 'injected fault: the matching engine is restarting');
+    else if (injected === 500) reply = fail(500, 'INTERNAL_ERROR', 'injected fault: server error');
     else if (injected === 429) reply = fail(429, 'RATE_LIMITED', 'injected fault: rate limited', rlHeaders(limiter.peek(client, api, method, path, now).limit, 0, now + 1000));
     else if (!rl || !rl.ok) reply = fail(429, 'RATE_LIMITED', `rate limit of scope ${rl?.scopeId} reached`, rlHeaders(rl?.limit ?? 0, 0, rl?.resetAtMs ?? now));
     else if ((signed = signer?.check(client, api, method, path, body, now)) && !signed.ok) reply = fail(429, 'RATE_LIMITED', signed.message, signed.headers);

@@ -1,7 +1,7 @@
 // The engine's side of the scheduler and the fill ledger: records orders before they are sent,
 // applies REST results to the order state machine, feeds the error-rate breaker, and turns
 // fills into positions, journal rows and strategy callbacks.
-import { AmbiguousSubmitError } from '../core/errors.js';
+import { AmbiguousSubmitError, VenueNotReadyError } from '../core/errors.js';
 import type { UserEvent, UserTradeEvent } from '../core/events.js';
 import type { OrderRequest, PlaceResult, CancelResult } from '../venue/types.js';
 import type { Quote } from './strategy.js';
@@ -168,6 +168,15 @@ export class EngineSink implements SchedulerSink, FillSink {
   placeFailed(reqs: readonly OrderRequest[], err: unknown): void {
     const e = this.e;
     const now = e.clock.now();
+    if (err instanceof VenueNotReadyError) {
+      // the venue's matching engine restarting took nothing in: ended unsent, not counted against
+      // the error rate; their markets quote again once the order scope's wait is over (the limiter)
+      this.together(() => {
+        for (const q of reqs) e.orders.placeResult({ clientId: q.clientId, ok: false, error: 'UNKNOWN', message: `not sent: ${err.message}` }, now);
+      });
+      this.requoteMarketsOf(reqs.map((q) => q.tokenId));
+      return;
+    }
     const ambiguous = err instanceof AmbiguousSubmitError;
     e.log.warn({ err, orders: reqs.length, ambiguous }, 'place request failed');
     for (const q of reqs) {
@@ -213,22 +222,35 @@ export class EngineSink implements SchedulerSink, FillSink {
       e.cancelsUnconfirmed(unnamed);
     }
     // A quote held back until these cancels landed (same price) may go now.
-    let last: MarketState | undefined;
-    for (const id of orderIds) {
-      const o = e.orders.byVenueId(id);
-      const st = o && e.marketOf(o.tokenId);
-      if (st && st !== last) e.dirty((last = st));
-    }
+    this.requoteMarketsOf(orderIds.map((id) => e.orders.byVenueId(id)?.tokenId));
   }
 
   cancelFailed(orderIds: readonly string[], err: unknown): void {
     const e = this.e;
     const now = e.clock.now();
+    if (err instanceof VenueNotReadyError) {
+      // not carried out, so known to rest still: working again, cancelled again by the next
+      // requote once the wait is over; no cancel-all, no error counted
+      this.together(() => {
+        for (const id of orderIds) e.orders.cancelRefused(id, err.message, now);
+      });
+      this.requoteMarketsOf(orderIds.map((id) => e.orders.byVenueId(id)?.tokenId));
+      return;
+    }
     e.log.warn({ err, orders: orderIds.length }, 'cancel request failed');
     // The orders may still rest: put them back as working (a cancel-all follows, see below).
     for (const id of orderIds) e.orders.cancelRefused(id, err instanceof Error ? err.message : 'cancel failed', now);
     this.result(false, now);
     e.cancelsUnconfirmed(orderIds);
+  }
+
+  /** Requotes the markets of these tokens, each once. */
+  private requoteMarketsOf(tokenIds: ReadonlyArray<string | undefined>): void {
+    let last: MarketState | undefined;
+    for (const t of tokenIds) {
+      const st = t === undefined ? undefined : this.e.marketOf(t);
+      if (st && st !== last) this.e.dirty((last = st));
+    }
   }
 
   private result(ok: boolean, now: number): void {

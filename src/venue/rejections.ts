@@ -61,11 +61,12 @@ export function rejectCodeOf(text: string | undefined): RejectCode {
 }
 
 /**
- * A place the venue answered with a client error (4xx, not 429): a clear refusal, with its code,
+ * A place the venue answered with a client error (4xx, not 429 or 425): a clear refusal, with its code,
  * or undefined for anything else (an unclear outcome stays an error for the caller).
  */
 export function refusalOf(err: unknown): { code: RejectCode; message: string } | undefined {
-  if (!(err instanceof ApiError) || err.status < 400 || err.status >= 500 || err.status === 429) return undefined;
+  // 429 and 425 (the matching engine restarting) were not judged at all: not refusals
+  if (!(err instanceof ApiError) || err.status < 400 || err.status >= 500 || err.status === 429 || err.status === 425) return undefined;
   const code = rejectCodeOf(err.code) !== 'UNKNOWN' ? rejectCodeOf(err.code) : rejectCodeOf(err.apiMessage);
   return { code, message: err.apiMessage };
 }

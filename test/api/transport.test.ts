@@ -7,7 +7,8 @@ import { Limiter } from '../../src/api/limiter.js';
 import { resetAtMs, retryAfterAtMs } from '../../src/api/envelope.js';
 import { WallClock } from '../../src/core/clock.js';
 import type { Config } from '../../src/config.js';
-import { AmbiguousSubmitError, ApiError, RateLimitError, ResponseShapeError, TransportError } from '../../src/core/errors.js';
+import { AmbiguousSubmitError, ApiError, RateLimitError, ResponseShapeError, TransportError, VenueNotReadyError } from '../../src/core/errors.js';
+import { refusalOf } from '../../src/venue/rejections.js';
 import { fixture, send, startServer, testHttp, testRetry, type Handler, type TestServer } from './http-server.js';
 
 let srv: TestServer;
@@ -448,5 +449,39 @@ describe('transport: 429', () => {
     expect(resetAtMs('1e15', now)).toBe(now + 15 * 60_000);
     expect(resetAtMs('abc', now)).toBeUndefined();
     expect(resetAtMs(undefined, now)).toBeUndefined();
+  });
+});
+
+describe('transport: 425 (the venue restarting its matching engine)', () => {
+  it('is neither retried nor a refusal: the order scope waits 1 s, then 2 s at the next 425; requests answered together are one wait', async () => {
+    const limiter = new Limiter({ clock: new WallClock({ keepAlive: true }) });
+    const scope = limiter.scopesOf('clob', 'POST', '/order')[0].id;
+    handler = (_q, res) => send(res, 425, { error: 'Too Early' });
+    const t = transport({ limiter });
+    try {
+      const before = srv.requests.length;
+      const t0 = limiter.clock.now();
+      const e1: unknown = await t.request({ method: 'POST', path: '/order', body: { a: 1 } }).catch((e: unknown) => e);
+      expect(e1).toBeInstanceOf(VenueNotReadyError);
+      expect(refusalOf(e1)).toBeUndefined();
+      expect(srv.requests.length - before).toBe(1);
+      const first = limiter.pausedUntil(scope);
+      expect(first - t0).toBeGreaterThanOrEqual(1000);
+      expect(first - t0).toBeLessThan(1500);
+      // a cancel answered 425 meanwhile: the same wait, not a longer one
+      const e2: unknown = await t.request({ method: 'DELETE', path: '/order', body: { orderID: 'x' } }).catch((e: unknown) => e);
+      expect(e2).toBeInstanceOf(VenueNotReadyError);
+      expect((e2 as VenueNotReadyError).retryAtMs).toBe(first);
+      // the next place waits out the pause, is answered 425 again: 2 s
+      const e3: unknown = await t.request({ method: 'POST', path: '/order', body: { a: 2 } }).catch((e: unknown) => e);
+      expect(e3).toBeInstanceOf(VenueNotReadyError);
+      expect(limiter.clock.now()).toBeGreaterThanOrEqual(first);
+      const second = limiter.pausedUntil(scope);
+      expect(second - first).toBeGreaterThanOrEqual(2000);
+      expect(second - first).toBeLessThan(2600);
+      expect(srv.requests.length - before).toBe(3);
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -76,4 +76,34 @@ describe('faults', () => {
     kill(daemon, 'SIGTERM');
     expect(await bounded(daemon.exited, 15_000, 'exit')).toBe(0);
   }, 45_000);
+
+  it.each(['spec', 'polymarket'] as const)(
+    "%s: the venue's matching-engine restart (425 on every order request) waits it out: no halt, nothing counted as refused, quoting resumes",
+    async (profile) => {
+      const e = await setup(profile === 'polymarket' ? { profile } : {});
+      const owner = e.owner;
+      // a breaker this quick would trip on a few failures: the 425s must not count as any
+      const daemon = spawnDaemon(e, { risk: { errorRateMinSamples: 4, errorRateMax: 0.5, errorRateWindowMs: 60_000 } });
+      await bounded(daemon.ready, 15_000, 'ready');
+      await until('quotes at the venue', () => e.emu.exchange.openOrders(owner).length > 0, 8000);
+      const url = daemon.statusUrl();
+      e.emu.admin.set({ engineRestart: true });
+      // a busy market requotes several times a second against the restarting engine
+      await new Promise((r) => setTimeout(r, 4000));
+      const during = (await (await fetch(`${url}/status`)).json()) as Status;
+      expect(during.haltReason).toBeNull();
+      const before = new Set(e.emu.exchange.openOrders(owner).map((o) => o.id));
+      e.emu.admin.set({ engineRestart: false });
+      await until('an order placed after the restart', () => e.emu.exchange.openOrders(owner).some((o) => !before.has(o.id)), 40_000, 50);
+      const after = (await (await fetch(`${url}/status`)).json()) as Status;
+      expect(after.haltReason).toBeNull();
+      expect(after.quoting).toBe(true);
+      const metrics = await (await fetch(`${url}/metrics`)).text();
+      expect(metrics).not.toMatch(/^makerd_halted\{[^}]*\} 1$/m);
+      expect(daemon.output.filter((l) => l.includes('order rejected'))).toEqual([]);
+      kill(daemon, 'SIGTERM');
+      expect(await bounded(daemon.exited, 15_000, 'exit')).toBe(0);
+    },
+    75_000,
+  );
 });
