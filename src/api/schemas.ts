@@ -84,8 +84,15 @@ export const orderResponseSchema = z.looseObject({
 export type OrderResponse = z.infer<typeof orderResponseSchema>;
 
 export const cancelResponseSchema = z.looseObject({
-  canceled: z.array(str),
-  not_canceled: z.record(str, z.unknown()).default({}),
+  // null where a Go server writes a nil slice or map (nothing canceled, nothing refused): empty
+  canceled: z
+    .array(str)
+    .nullable()
+    .transform((v) => v ?? []),
+  not_canceled: z
+    .record(str, z.unknown())
+    .nullish()
+    .transform((v) => v ?? {}),
 });
 export type CancelResponse = z.infer<typeof cancelResponseSchema>;
 

@@ -203,8 +203,18 @@ export class LiveVenue implements Venue {
   }
 }
 
-/** Statuses of an order the venue no longer has open (MATCHED, CANCELED and CANCELED_<reason>, UNMATCHED, INVALID, EXPIRED); any other counts as open. */
+/**
+ * Statuses of an order the venue no longer has open (MATCHED, CANCELED and CANCELED_<reason>,
+ * UNMATCHED, INVALID, EXPIRED), read after orderStatus; any other counts as open.
+ */
 const ENDED = /^(MATCHED|CANCELL?ED|UNMATCHED|INVALID|EXPIRED)/i;
+/** The API reference's spelling of a REST order status ("ORDER_STATUS_LIVE", "ORDER_STATUS_CANCELED"). */
+const ORDER_STATUS_PREFIX = /^ORDER_STATUS_/i;
+
+/** A REST order status without the API reference's ORDER_STATUS_ prefix (as TRADE_STATUS_ is dropped from trades); absent is LIVE. */
+function orderStatus(s: string | undefined): string {
+  return s === undefined ? 'LIVE' : s.replace(ORDER_STATUS_PREFIX, '');
+}
 
 function toVenueOrder(w: OpenOrder): VenueOrder {
   // a price in floating point noise ("0.4700000000000001", as the venue writes complement prices) is rounded
@@ -221,7 +231,7 @@ function toVenueOrder(w: OpenOrder): VenueOrder {
     price,
     originalSize,
     sizeMatched,
-    status: w.status ?? 'LIVE',
+    status: orderStatus(w.status),
     orderType: typeof x.order_type === 'string' ? x.order_type : 'GTC',
     createdAtMs: toMs(x.created_at),
   };
