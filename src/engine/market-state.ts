@@ -149,8 +149,14 @@ export function createMarketState(terms: MarketMeta, d: MarketStateDeps): Market
   return st;
 }
 
-/** A metadata refresh (tick size, end date): the strategy keeps its state and sees the new terms. */
-export function refreshMeta(st: MarketState, meta: MarketMeta): void {
+/**
+ * A metadata refresh (tick size, end date): the strategy keeps its state and sees the new terms.
+ * Terms without a fee rule keep the one known before (the refresh's read of it failed: a warning
+ * then); dropped, the engine would book the trades' fee_rate_bps flat on maker fills.
+ */
+export function refreshMeta(st: MarketState, fresh: MarketMeta): void {
+  const known = st.meta.feeRule;
+  const meta = fresh.feeRule === undefined && known !== undefined ? { ...fresh, feeRule: known } : fresh;
   // the same terms again (a periodic refresh) keep the object: a requote that read them may still be skipped
   if (sameMeta(st.meta, meta)) return;
   st.meta = frozenCopy(meta);

@@ -31,7 +31,7 @@ import { WallClock, settleWithin } from '../core/clock.js';
 import { SeededRng } from '../core/rng.js';
 import { Engine } from '../engine/engine.js';
 import { loadStrategy } from '../strategy/loader.js';
-import { marketsFromQuery, marketsFromTokens, tokenMetaOf } from './markets.js';
+import { marketsFromQuery, marketsFromTokens, readFeeRules, tokenMetaOf } from './markets.js';
 import { MarketSet, type MarketSetChange } from './market-set.js';
 import { AMBIGUOUS_GRACE_MS, reconcileWithVenue, recoveryStart, restoreFromStore } from './startup.js';
 import { HOUR, VenueLookUps } from './look-ups.js';
@@ -424,8 +424,16 @@ export class Daemon implements StatusSource {
     const { config, log } = this.o;
     const tokens = this.o.tokens?.length ? this.o.tokens : config.markets;
     if (tokens.length) return marketsFromTokens(this.clients.clob, tokens, log);
-    if (config.marketQuery.enabled) return marketsFromQuery(this.clients.gamma, config.marketQuery, log);
+    if (config.marketQuery.enabled) return this.marketsByQuery();
     return [];
+  }
+
+  /** The metadata query's markets with each one's fee rule (as marketsFromTokens reads it): the engine charges maker fills by it. */
+  private async marketsByQuery(): Promise<MarketMeta[]> {
+    const { config, log } = this.o;
+    const metas = await marketsFromQuery(this.clients.gamma, config.marketQuery, log);
+    await readFeeRules(this.clients.clob, metas, log);
+    return metas;
   }
 
   private scheduleCron(): void {
@@ -464,7 +472,7 @@ export class Daemon implements StatusSource {
     const { config, log } = this.o;
     const byQuery = !this.o.tokens?.length && !config.markets.length && config.marketQuery.enabled;
     const fresh = byQuery
-      ? await marketsFromQuery(this.clients.gamma, config.marketQuery, log)
+      ? await this.marketsByQuery()
       : await marketsFromTokens(
           this.clients.clob,
           this.markets.map((m) => m.tokenId),

@@ -88,8 +88,19 @@ export async function marketsFromTokens(clob: ClobClient, tokens: readonly strin
     byCondition.set(book.market, metaOf(await clob.getMarket(book.market), book, token));
   }
   const metas = [...byCondition.values()];
-  // the venue's fee rule where the profile reads one (a paper run charges it as the venue would);
-  // live trading never reads it, so a missing or malformed answer costs a warning, not the start
+  await readFeeRules(clob, metas, log);
+  return metas;
+}
+
+/**
+ * Reads each market's fee rule where the profile reads one, into its meta (`feeRule`), a few at a
+ * time, and logs each market resolved. With a rule the engine charges takers by it and makers
+ * nothing; without one it books a trade's fee_rate_bps flat on maker fills too (the venue puts its
+ * base rate on maker parts: 10% of each maker fill). A missing or malformed answer costs a
+ * warning, not the start: the market goes on without a rule (a running engine keeps one it knew).
+ * Markets from token ids (marketsFromTokens) and from the metadata query (the daemon) alike.
+ */
+export async function readFeeRules(clob: ClobClient, metas: readonly MarketMeta[], log: Logger): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < metas.length) {
@@ -98,7 +109,7 @@ export async function marketsFromTokens(clob: ClobClient, tokens: readonly strin
       try {
         feeRule = await clob.getFeeRule(meta.conditionId);
       } catch (err) {
-        log.warn({ market: meta.conditionId, err }, 'market fee rule unreadable: paper fills pay the flat sim fees');
+        log.warn({ market: meta.conditionId, err }, 'market fee rule unreadable: a rule known before is kept, else fills book the trade fee rate flat (paper: the flat sim fees)');
       }
       if (feeRule) meta.feeRule = feeRule;
       log.info(
@@ -108,7 +119,6 @@ export async function marketsFromTokens(clob: ClobClient, tokens: readonly strin
     }
   };
   await Promise.all(Array.from({ length: Math.min(FEE_RULE_CONCURRENCY, metas.length) }, worker));
-  return metas;
 }
 
 /** Markets from the metadata API by the configured query (active, volume/liquidity floors, order, limit). */
