@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { ConfigError } from './core/errors.js';
 import { LOG_LEVELS } from './core/log.js';
+import { jsonProblem } from './core/json-problem.js';
 import cron from 'node-cron';
 
 const url = z.string().url();
@@ -193,17 +194,26 @@ function readJson(path: string, label: string): Json {
   }
   try {
     return JSON.parse(text) as Json;
-  } catch (e) {
-    throw new ConfigError(label, `${path} is not valid JSON: ${(e as Error).message}`);
+  } catch {
+    // never JSON.parse's message: V8 quotes the text around the error, and a config file may hold a key
+    throw new ConfigError(label, `${path} is not valid JSON: ${jsonProblem(text)}`);
   }
 }
 
-function envNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
+/** A plain decimal number (digits, one optional point, an optional leading minus): no blanks, hex, exponents or Infinity. */
+const PLAIN_DECIMAL = /^-?(\d+\.?\d*|\.\d+)$/;
+
+/**
+ * A numeric MAKERD_* variable: unset or empty is undefined; else a plain decimal that `schema` (its
+ * config key's) takes. Every refusal names the variable, not the key it sets.
+ */
+function envNumber(env: NodeJS.ProcessEnv, name: string, schema: z.ZodType<number>): number | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
-  const n = Number(raw);
-  if (!Number.isFinite(n)) throw new ConfigError(name, `must be a number, got ${JSON.stringify(raw)}`);
-  return n;
+  if (!PLAIN_DECIMAL.test(raw)) throw new ConfigError(name, `must be a number, got ${JSON.stringify(raw)}`);
+  const r = schema.safeParse(Number(raw));
+  if (!r.success) throw new ConfigError(name, `${r.error.issues[0]?.message ?? 'invalid'}, got ${JSON.stringify(raw)}`);
+  return r.data;
 }
 
 /** MAKERD_* variables as a partial config (README, "Configuration": the environment table). */
@@ -219,12 +229,13 @@ export function envOverrides(env: NodeJS.ProcessEnv): Json {
     ['MAKERD_PRICE_FEED_URL', 'priceFeed'],
   ];
   for (const [name, key] of urls) if (env[name]) o.urls[key] = env[name] as string;
-  const scale = envNumber(env, 'MAKERD_LIMIT_SCALE');
+  const limits = configSchema.shape.limits.shape;
+  const scale = envNumber(env, 'MAKERD_LIMIT_SCALE', limits.scale);
   if (scale !== undefined) o.limits.scale = scale;
-  const wscale = envNumber(env, 'MAKERD_WINDOW_SCALE');
+  const wscale = envNumber(env, 'MAKERD_WINDOW_SCALE', limits.windowScale);
   if (wscale !== undefined) o.limits.windowScale = wscale;
   if (env.MAKERD_DB) o.store.path = env.MAKERD_DB;
-  const port = envNumber(env, 'MAKERD_STATUS_PORT');
+  const port = envNumber(env, 'MAKERD_STATUS_PORT', configSchema.shape.status.shape.port);
   if (port !== undefined) o.status.port = port;
   if (env.MAKERD_STATUS_HOST) o.status.host = env.MAKERD_STATUS_HOST;
   return o;

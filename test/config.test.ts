@@ -83,7 +83,7 @@ describe('loadConfig', () => {
   it('a bad environment variable is named', () => {
     expect(configError(() => loadConfig({ env: { MAKERD_LIMIT_SCALE: 'abc' } })).key).toBe('MAKERD_LIMIT_SCALE');
     expect(configError(() => loadConfig({ env: { MAKERD_STATUS_PORT: 'x' } })).key).toBe('MAKERD_STATUS_PORT');
-    expect(configError(() => loadConfig({ env: { MAKERD_WINDOW_SCALE: '-1' } })).key).toBe('limits.windowScale');
+    expect(configError(() => loadConfig({ env: { MAKERD_WINDOW_SCALE: '-1' } })).key).toBe('MAKERD_WINDOW_SCALE');
     expect(configError(() => loadConfig({ env: { MAKERD_GAMMA_URL: 'not a url' } })).key).toBe('urls.gamma');
     // the orders retention: 0 (keep all) or at least the hour start-up reads back
     expect(loadConfig({ env: {} }).store.orderRetentionMs).toBe(86_400_000);

@@ -35,6 +35,7 @@ export interface NumberFlagRule {
   min?: number;
   /** Greater than zero. */
   positive?: boolean;
+  /** A safe integer (|n| < 2^53): a larger one is not the integer typed (1e21, 9007199254740993). */
   integer?: boolean;
   /** Largest allowed value (inclusive): a duration in seconds that becomes a timer is at most TIMER_S. */
   max?: number;
@@ -50,10 +51,11 @@ export const TIMER_S = MAX_TIMER_MS / 1000;
 export function numberFlag(v: string | undefined, flag: string, rule: NumberFlagRule = {}): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
-  const ok = v.trim() !== '' && Number.isFinite(n) && (!rule.integer || Number.isInteger(n)) && (rule.min === undefined || n >= rule.min) && (!rule.positive || n > 0);
+  const ok = v.trim() !== '' && Number.isFinite(n) && (!rule.integer || Number.isSafeInteger(n)) && (rule.min === undefined || n >= rule.min) && (!rule.positive || n > 0);
   if (ok && (rule.max === undefined || n <= rule.max)) return n;
   if (ok) throw new UsageError(`${flag} must be at most ${rule.max}, got '${v}'`);
   const kind = rule.integer ? 'integer' : 'number';
-  const what = rule.positive ? `a positive ${kind}` : rule.min === 0 ? `a non-negative ${kind}` : rule.min !== undefined ? `a ${kind} >= ${rule.min}` : `a ${kind}`;
+  const article = (w: string) => (/^[aeiou]/.test(w) ? 'an' : 'a');
+  const what = rule.positive ? `a positive ${kind}` : rule.min === 0 ? `a non-negative ${kind}` : rule.min !== undefined ? `${article(kind)} ${kind} >= ${rule.min}` : `${article(kind)} ${kind}`;
   throw new UsageError(`${flag} must be ${what}, got '${v}'`);
 }

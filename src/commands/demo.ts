@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../config.js';
-import { MakerdError } from '../core/errors.js';
+import { ConfigError, MakerdError } from '../core/errors.js';
 import { createLogger, envLogLevel } from '../core/log.js';
 import { formatPrice, formatSize } from '../core/units.js';
 import { Daemon } from '../session/daemon.js';
@@ -32,6 +32,17 @@ MAKERD_STATUS_PORT is set.
   --duration S   stop by itself after S seconds (default: run until Ctrl-C)
   --seed N       seed of the synthetic market (default 1)
   --interval S   seconds between status lines (default 3)`;
+
+/** The demo's temporary folder (its SQLite file), under TMPDIR; one it cannot make is a config error naming TMPDIR. */
+function demoFolder(): string {
+  const parent = tmpdir();
+  try {
+    return mkdtempSync(join(parent, 'makerd-demo-'));
+  } catch (e) {
+    const why = (e as NodeJS.ErrnoException).code ?? (e instanceof Error ? e.message : String(e));
+    throw new ConfigError('TMPDIR', `cannot create the demo's temporary folder in ${parent} (${why}): set TMPDIR to a writable folder, or MAKERD_DB to the SQLite file to use`);
+  }
+}
 
 function statusLine(d: Daemon, lastSent: { orders: number; t: number }): string {
   const e = d.engine;
@@ -79,26 +90,42 @@ export const command: CommandModule = {
       allowPositionals: false,
     });
     const duration = numberFlag(values.duration, '--duration', { positive: true, max: TIMER_S });
-    const seed = Math.trunc(numberFlag(values.seed, '--seed', { positive: true }) ?? 1);
+    const seed = numberFlag(values.seed, '--seed', { positive: true, integer: true }) ?? 1;
     const interval = numberFlag(values.interval, '--interval', { positive: true, max: TIMER_S }) ?? 3;
     // the configuration checked before anything starts: a bad one exits 2 with nothing left running
     const level = envLogLevel(io.env, 'warn');
     const overrides = (market: string) => ({ mode: 'live' as const, markets: [market] });
     const statusPort = io.env.MAKERD_STATUS_PORT ?? '0';
     loadConfig({ env: { ...io.env, MAKERD_STATUS_PORT: statusPort }, overrides: overrides('1') });
-    // a livelier market than the real feed's calm (a trade every ~2.5 s), so the demo shows fills
-    const emu = await startEmulator({ seed, keys: [DEMO_KEY], params: { activity: DEMO_ACTIVITY } });
-    const tmp = io.env.MAKERD_DB ? undefined : mkdtempSync(join(tmpdir(), 'makerd-demo-'));
-    const m = emu.markets[0].facts;
-    const env: NodeJS.ProcessEnv = {
-      ...io.env,
-      ...urlsEnv(emu.urls),
-      MAKERD_DB: io.env.MAKERD_DB ?? join(tmp as string, 'demo.sqlite'),
-      MAKERD_STATUS_PORT: statusPort,
+    // the store's folder made before the emulator starts: a TMPDIR that is not there is a config error with nothing to stop
+    const tmp = io.env.MAKERD_DB ? undefined : demoFolder();
+    const removeTmp = (): void => {
+      if (tmp) rmSync(tmp, { recursive: true, force: true });
     };
-    const config = loadConfig({ env, overrides: overrides(m.tokens[0]) });
-    const log = createLogger({ level, name: 'makerd-demo' });
-    const daemon = new Daemon({ config, venue: specProfile(DEMO_KEY), log });
+    // a livelier market than the real feed's calm (a trade every ~2.5 s), so the demo shows fills
+    const emu = await startEmulator({ seed, keys: [DEMO_KEY], params: { activity: DEMO_ACTIVITY } }).catch((e: unknown) => {
+      removeTmp();
+      throw e;
+    });
+    const m = emu.markets[0].facts;
+    let daemon: Daemon;
+    let log: ReturnType<typeof createLogger>;
+    try {
+      const env: NodeJS.ProcessEnv = {
+        ...io.env,
+        ...urlsEnv(emu.urls),
+        MAKERD_DB: io.env.MAKERD_DB ?? join(tmp as string, 'demo.sqlite'),
+        MAKERD_STATUS_PORT: statusPort,
+      };
+      const config = loadConfig({ env, overrides: overrides(m.tokens[0]) });
+      log = createLogger({ level, name: 'makerd-demo' });
+      daemon = new Daemon({ config, venue: specProfile(DEMO_KEY), log });
+    } catch (e) {
+      // nothing left running: the emulator stopped, the folder removed
+      await emu.close();
+      removeTmp();
+      throw e;
+    }
     let stopping: Promise<void> | undefined;
     let timer: NodeJS.Timeout | undefined;
     const stop = (why: string): Promise<void> =>
@@ -108,7 +135,7 @@ export const command: CommandModule = {
         await daemon.stop(why);
         const left = emu.exchange.openOrders(DEMO_KEY).length;
         await emu.close();
-        if (tmp) rmSync(tmp, { recursive: true, force: true });
+        removeTmp();
         io.out(`demo: stopped; orders left at the emulator: ${left}`);
       })());
     let starting: Promise<void> | undefined;

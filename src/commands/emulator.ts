@@ -12,6 +12,7 @@ import { writeSyntheticRecording } from '../emulator/recording-writer.js';
 import type { FaultConfig } from '../emulator/faults.js';
 import { parseTickSize } from '../emulator/tick-rule.js';
 import { UsageError, type CommandModule, numberFlag, TIMER_S } from './command.js';
+import { outputFileProblem, systemErrorLine } from './paths.js';
 
 const help = `usage: makerd emulator [--port P] [--synthetic SEED] [--markets N] [--speed X] [--activity X]
                        [--keys K1,K2] [--limit-scale X] [--window-scale X] [--urls-out F] [--feed-...] [--fault-...]
@@ -101,7 +102,8 @@ function parseTickFault(v: string): { tick: string; afterS: number } {
   const t = parseTickSize(tick);
   if (t === 'auto') throw new UsageError('--fault-tick-size takes a tick, not auto');
   if (typeof t === 'string') throw new UsageError(`--fault-tick-size: ${t}`);
-  return { tick, afterS: numberFlag(at, '--fault-tick-size @S', { min: 0 }) ?? 0 };
+  // a delay past what a timer holds would fire at once
+  return { tick, afterS: numberFlag(at, '--fault-tick-size @S', { min: 0, max: TIMER_S }) ?? 0 };
 }
 
 export const command: CommandModule = {
@@ -146,14 +148,15 @@ export const command: CommandModule = {
     });
     if (values.replay !== undefined && values.synthetic !== undefined) throw new UsageError('--replay and --synthetic exclude each other');
     if (values.replay !== undefined && values.write !== undefined) throw new UsageError('--write makes a synthetic recording; it does not take --replay');
-    const seed = Math.floor(numberFlag(values.synthetic, '--synthetic', { min: 0 }) ?? 1);
+    // counts, seeds and ports are integers: a fraction is refused, never truncated
+    const seed = numberFlag(values.synthetic, '--synthetic', { min: 0, integer: true }) ?? 1;
+    const markets = numberFlag(values.markets, '--markets', { min: 1, integer: true }) ?? 1;
     const activity = numberFlag(values.activity, '--activity', { min: 0.001 });
     const params = activity === undefined ? undefined : { activity };
     if (values.write !== undefined) {
       const durationS = numberFlag(values.duration, '--duration', { min: 1 }) ?? NaN;
       if (!Number.isFinite(durationS)) throw new UsageError('--write needs --duration S (seconds of market time)');
       const file = values.write;
-      const markets = Math.floor(numberFlag(values.markets, '--markets', { min: 1 }) ?? 1);
       const r = await writeSyntheticRecording({ file, seed, durationS, params, markets }).catch((e: unknown) => {
         throw new MakerdError(`cannot write ${file}: ${e instanceof Error ? e.message : String(e)}`);
       });
@@ -168,18 +171,19 @@ export const command: CommandModule = {
     const signerTier = values['signer-tier'] === undefined ? undefined : signerTierOf(values['signer-tier']);
     if (values['signer-tier'] !== undefined && signerTier === undefined) throw new UsageError(`--signer-tier must be one of ${Object.keys(SIGNER_TIERS).join(', ')}, got '${values['signer-tier']}'`);
     const heartbeatTimeoutMs = numberFlag(values['heartbeat-timeout-ms'], '--heartbeat-timeout-ms', { min: 1, max: TIMER_S * 1000 });
-    const port = Math.floor(numberFlag(values.port, '--port', { min: 0 }) ?? 0);
-    if (port > 65535) throw new UsageError('--port must be 0..65535');
+    const port = numberFlag(values.port, '--port', { min: 0, max: 65535, integer: true }) ?? 0;
     const faults: Partial<FaultConfig> = {};
-    if (values['fault-latency-ms'] !== undefined) faults.latencyMs = numberFlag(values['fault-latency-ms'], '--fault-latency-ms', { min: 0 }) ?? 0;
-    const cancelTrickle = numberFlag(values['fault-cancel-trickle-ms'], '--fault-cancel-trickle-ms', { min: 0 });
+    // delays that become timers: at most what one holds (a longer one fires at once)
+    const timerMs = { min: 0, max: TIMER_S * 1000 };
+    if (values['fault-latency-ms'] !== undefined) faults.latencyMs = numberFlag(values['fault-latency-ms'], '--fault-latency-ms', timerMs) ?? 0;
+    const cancelTrickle = numberFlag(values['fault-cancel-trickle-ms'], '--fault-cancel-trickle-ms', timerMs);
     if (cancelTrickle !== undefined) faults.cancelTrickleMs = cancelTrickle;
-    const readTrickle = numberFlag(values['fault-read-trickle-ms'], '--fault-read-trickle-ms', { min: 0 });
+    const readTrickle = numberFlag(values['fault-read-trickle-ms'], '--fault-read-trickle-ms', timerMs);
     if (readTrickle !== undefined) faults.readTrickleMs = readTrickle;
     if (values['fault-500-rate'] !== undefined) faults.http500Rate = Math.min(1, numberFlag(values['fault-500-rate'], '--fault-500-rate', { min: 0 }) ?? 0);
     if (values['fault-429-rate'] !== undefined) faults.http429Rate = Math.min(1, numberFlag(values['fault-429-rate'], '--fault-429-rate', { min: 0 }) ?? 0);
     if (values['fault-silent']) faults.silentFeed = true;
-    if (values['fault-corrupt-group-hash'] !== undefined) faults.corruptGroupHashNext = Math.floor(numberFlag(values['fault-corrupt-group-hash'], '--fault-corrupt-group-hash', { min: 0 }) ?? 0);
+    if (values['fault-corrupt-group-hash'] !== undefined) faults.corruptGroupHashNext = numberFlag(values['fault-corrupt-group-hash'], '--fault-corrupt-group-hash', { min: 0, integer: true }) ?? 0;
     if (values['feed-tops-after-batch']) faults.topsAfterBatch = true;
     if (values['feed-hash-per-message']) faults.hashPerMessage = true;
     if (values['feed-one-message-per-batch']) faults.oneMessagePerBatch = true;
@@ -191,7 +195,7 @@ export const command: CommandModule = {
       port,
       seed,
       replay: values.replay,
-      markets: Math.max(1, Math.floor(numberFlag(values.markets, '--markets', { min: 1 }) ?? 1)),
+      markets,
       speed: numberFlag(values.speed, '--speed', { min: 0.001 }) ?? 1,
       keys: values.keys
         ? values.keys
@@ -211,6 +215,13 @@ export const command: CommandModule = {
       allowanceMicros: values.allowance === undefined ? undefined : Math.round((numberFlag(values.allowance, '--allowance', { min: 0 }) ?? 0) * 1_000_000),
       log: createLogger({ name: 'emulator', level: envLogLevel(io.env, 'warn') }),
     };
+    // --urls-out checked before the server starts: a failure after it would leave it listening
+    const urlsOutFile = values['urls-out'];
+    const urlsOutBad = urlsOutFile ? outputFileProblem(urlsOutFile) : undefined;
+    if (urlsOutBad) {
+      io.err(`makerd emulator: --urls-out ${urlsOutFile}: ${urlsOutBad}`);
+      return 2;
+    }
     const emu = await startEmulator(opts).catch((e: unknown) => {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'EADDRINUSE') throw new ConfigError('--port', `127.0.0.1:${port} is already in use (0 = any free port)`);
@@ -222,7 +233,15 @@ export const command: CommandModule = {
     io.out(`markets    ${emu.markets.map((m) => `${m.conditionId} [${m.tokens.join(', ')}]`).join('; ')}`);
     for (const a of emu.accounts) io.out(`account    ${a.address} (signature type ${a.signatureType}${a.funder ? `, funder ${a.funder}` : ''}; keys in --urls-out)`);
     const urlsOut = profile === 'polymarket' ? { ...urls, accounts: emu.accounts } : urls;
-    if (values['urls-out']) writeFileSync(values['urls-out'], JSON.stringify(urlsOut, null, 2) + '\n');
+    if (urlsOutFile) {
+      try {
+        writeFileSync(urlsOutFile, JSON.stringify(urlsOut, null, 2) + '\n');
+      } catch (e) {
+        // failed all the same (the disk full): stopped, not left listening with nobody told where
+        await emu.close();
+        throw new MakerdError(`cannot write --urls-out ${urlsOutFile}: ${systemErrorLine(e) ?? String(e)}`);
+      }
+    }
     const tickTimer = tickFault ? setTimeout(() => emu.admin.setTickSize(tickFault.tick), tickFault.afterS * 1000) : undefined;
     await new Promise<void>((resolve) => {
       const stop = (): void => {

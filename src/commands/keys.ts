@@ -7,7 +7,7 @@ import { ConfigError, MakerdError } from '../core/errors.js';
 import { createClients } from '../api/index.js';
 import { l1Headers } from '../api/polymarket-auth.js';
 import { polymarketCredentialsFromEnv } from '../api/polymarket-credentials.js';
-import { UsageError, type CommandModule } from './command.js';
+import { UsageError, type CommandModule, numberFlag } from './command.js';
 
 const help = `usage: makerd keys derive [--config F] [--nonce N]
 
@@ -28,8 +28,8 @@ export const command: CommandModule = {
   async main(argv, io) {
     const { values, positionals } = parseArgs({ args: argv, options: { config: { type: 'string' }, nonce: { type: 'string' } }, allowPositionals: true, strict: true });
     if (positionals[0] !== 'derive' || positionals.length !== 1) throw new UsageError('the subcommand is derive: makerd keys derive');
-    const nonce = values.nonce === undefined ? 0 : Number(values.nonce);
-    if (!Number.isInteger(nonce) || nonce < 0) throw new UsageError(`--nonce must be a non-negative integer, got ${values.nonce}`);
+    // a safe integer (9007199254740993 would be read as ...992: another nonce, other credentials)
+    const nonce = numberFlag(values.nonce, '--nonce', { min: 0, integer: true }) ?? 0;
     const config = loadConfig({ file: values.config, env: io.env });
     const creds = polymarketCredentialsFromEnv(io.env);
     if (!creds.privateKey) throw new ConfigError('MAKERD_PRIVATE_KEY', 'keys derive needs it in the environment (the wallet that signs)');

@@ -36,12 +36,15 @@ export const command: CommandModule = {
       allowPositionals: false,
     });
     if (values.mode !== undefined && values.mode !== 'live' && values.mode !== 'paper') throw new UsageError(`--mode must be live or paper, got ${values.mode}`);
-    const tokens = values.markets
-      ? values.markets
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : undefined;
+    const tokens =
+      values.markets === undefined
+        ? undefined
+        : values.markets
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean);
+    // given but naming nothing ("", ","): a usage error, not a silent fall back to the config's markets
+    if (tokens?.length === 0) throw new UsageError(`--markets names no token id, got '${values.markets}' (T1,T2: token ids, comma-separated)`);
     if (tokens && tokens.some((t) => !/^\d+$/.test(t))) throw new UsageError('--markets takes token ids (decimal strings), comma-separated');
     // pm2 runs `makerd run --config config/local.json`: a missing file is refused in one line (exit 2)
     if (values.config !== undefined && !existsSync(values.config)) {

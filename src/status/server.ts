@@ -2,6 +2,7 @@
 // unless status.host says otherwise): GET / (the live page), /health, /status (JSON; ?brief=1,
 // ?loop=reset, ?live=N) and /metrics (Prometheus text). Read-only: it changes nothing but the lag interval.
 //
+// HEAD answers as GET without the body; any other method 405 with Allow: GET, HEAD.
 // GET /health: 200 when the feeds are live and every book is in sync, else 503. GET /status: JSON;
 // ?brief=1: counts instead of the per-market, per-token and per-order lists; ?loop=reset: the
 // event-loop lag figures start a new interval after this read; ?live=N: the live page's section
@@ -42,8 +43,9 @@ export class StatusServer {
         res.end('internal error\n');
       };
       try {
-        if (req.method !== 'GET') {
-          res.writeHead(405, { 'content-type': 'text/plain' }).end('method not allowed\n');
+        // HEAD is answered as GET (node sends no body for it); anything else 405, naming what is allowed
+        if (req.method !== 'GET' && req.method !== 'HEAD') {
+          res.writeHead(405, { 'content-type': 'text/plain', allow: 'GET, HEAD' }).end('method not allowed\n');
         } else if (path === '/') {
           res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(LIVE_PAGE);
         } else if (path === '/health') {
@@ -53,10 +55,12 @@ export class StatusServer {
           const q = new URLSearchParams(query);
           const brief = q.has('brief') && q.get('brief') !== '0';
           const liveDepth = Math.max(0, Math.floor(Number(q.get('live') ?? 0)) || 0);
-          const body = statusJson(this.d, { brief, resetLoop: q.get('loop') === 'reset', liveDepth });
+          const body = statusJson(this.d, { brief, resetLoop: q.get('loop') === 'reset' && req.method === 'GET', liveDepth });
           res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body, null, 1) + '\n');
         } else if (path === '/metrics') {
-          void this.writeMetrics(res, fail);
+          // HEAD: the headers a scrape would get, without making the scrape
+          if (req.method === 'HEAD') res.writeHead(200, { 'content-type': this.metrics.contentType, 'cache-control': 'no-store' }).end();
+          else void this.writeMetrics(res, fail);
         } else {
           res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
         }
