@@ -7,6 +7,7 @@ import { bookFreshness } from '../engine/risk.js';
 import type { DenseBook } from '../book/book.js';
 import { LIVE_DEPTH_MAX, liveSection } from './live-view.js';
 import { logWriteErrors } from '../core/log.js';
+import type { Limiter, ScopeUsage } from '../api/limiter.js';
 
 export interface Health {
   ok: boolean;
@@ -125,7 +126,7 @@ export function statusJson(d: StatusSource, opts: StatusOptions = {}): Record<st
     bookResync: { ...d.feed.resync.stats, inFlight: d.feed.resync.inFlight() },
     // the venue's per-signer tier as last named (Standard until then); null where the venue has no such buckets
     signerTier: d.clients.limiter.signerTier ?? null,
-    rateLimits: d.clients.limiter.usage().filter((u) => u.used > 0 || u.scope.startsWith('clob:POST /orders') || u.scope.startsWith('clob:DELETE /orders') || u.scope.startsWith('signer:')),
+    rateLimits: rateLimitsOf(d.clients.limiter),
   };
   const live = opts.liveDepth ? { live: liveSection(d, d.metrics?.history, Math.min(LIVE_DEPTH_MAX, opts.liveDepth)) } : {};
   if (opts.brief) {
@@ -181,4 +182,16 @@ export function statusJson(d: StatusSource, opts: StatusOptions = {}): Record<st
   }
   const { referencePrices, ...rest } = tail;
   return { ...head, markets, tokens, openOrders: orders, referencePrices, positions, ...rest, ...live };
+}
+
+/**
+ * The limiter's scopes worth showing, pausedUntil as epoch ms: the limiter's clock has the system
+ * clock's steps taken out, so its instants are off Date.now() by every step since start.
+ */
+function rateLimitsOf(limiter: Limiter): ScopeUsage[] {
+  const toEpoch = Date.now() - limiter.clock.now();
+  return limiter
+    .usage()
+    .filter((u) => u.used > 0 || u.scope.startsWith('clob:POST /orders') || u.scope.startsWith('clob:DELETE /orders') || u.scope.startsWith('signer:'))
+    .map((u) => (u.pausedUntil > 0 ? { ...u, pausedUntil: Math.round(u.pausedUntil + toEpoch) } : u));
 }
