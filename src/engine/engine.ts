@@ -215,6 +215,17 @@ export class Engine {
         if (ord.state === 'ambiguous') hook();
       });
     }
+    // an order that ends cancelled with size the venue listed as matched before its trade came
+    // (unseen): those shares are sold (bought) all the same, held as unreported until the trade
+    // comes, however it ended (a cancel's answer, the cancel-all, the user channel, a look-up)
+    // (once: a later fill of it releases the hold by its size, engine-sink.ts onFill)
+    const heldAtCancel = new WeakSet<TrackedOrder>();
+    this.orders.onChange((ord) => {
+      if (ord.state === 'canceled' && ord.unseen && !heldAtCancel.has(ord)) {
+        heldAtCancel.add(ord);
+        this.matchedUnreported(ord, ord.unseen);
+      }
+    });
     if (o.venue.booksIncludeOwnOrders) {
       // our orders are taken out of the books we mark at: an order's change moves its market's marks
       this.orders.onChange((ord) => this.markMoved(ord.tokenId));

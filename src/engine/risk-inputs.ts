@@ -9,6 +9,10 @@
 // sell_exceeds_position on every price move of a held position until the cancel's answer came
 // back. The price: should the leaving order fill before its cancel lands, the replacement may
 // still rest for shares we no longer hold (the venue refuses or the next requote cancels it).
+// What a leaving SELL sold already (its unseen size) still counts, and as a hedge for a BUY of the
+// other token (openSellAll) a leaving SELL counts whole: it may fill until its cancel lands.
+// Size the venue lists as matched whose trade has not come (TrackedOrder.unseen) is in `filled`
+// but not yet in the position: both sides count it as open (sizeToCome).
 // Nothing here walks every open order: the per-token sums walk that token's orders (the tracker's
 // index) and the total notional is the tracker's running sum, so a check costs the same at 1 or
 // 1,000 markets.
@@ -67,7 +71,15 @@ export function riskInputs(
     openSell: (t) => {
       let s = 0;
       const open = orders.openOf(t);
-      if (open) for (const o of open) if (o.side === 'SELL' && !leaving(o, inputs.cancelling)) s += o.size - o.filled;
+      // as openBuy, the unseen size too (sold, still in the position); of a leaving SELL only that:
+      // those shares are gone, not a promise its replacement makes again
+      if (open) for (const o of open) if (o.side === 'SELL') s += leaving(o, inputs.cancelling) ? (o.unseen ?? 0) : sizeToCome(o);
+      return s;
+    },
+    openSellAll: (t) => {
+      let s = 0;
+      const open = orders.openOf(t);
+      if (open) for (const o of open) if (o.side === 'SELL') s += sizeToCome(o);
       return s;
     },
     openNotional: () => queued.notional + orders.openNotional(),
@@ -97,7 +109,8 @@ export function sellsCovered(orders: OrderTracker, held: (tokenId: string) => nu
     }
     let promised = q.size;
     const open = orders.openOf(q.tokenId);
-    if (open) for (const o of open) if (o.side === 'SELL') promised += o.size - o.filled;
+    // sizeToCome: what the venue lists as matched of a SELL before its trade came is sold, still in `held`
+    if (open) for (const o of open) if (o.side === 'SELL') promised += sizeToCome(o);
     for (let k = 0; k < i; k++) if (places[k].side === 'SELL' && places[k].tokenId === q.tokenId) promised += places[k].size;
     out.push(held(q.tokenId) >= promised);
   }

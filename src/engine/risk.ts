@@ -29,6 +29,8 @@ export interface RiskInputs {
   openBuy(tokenId: string): number;
   /** Remaining size of our open SELL orders on a token (shares already promised), but those on their way out (risk-inputs.ts). */
   openSell(tokenId: string): number;
+  /** The same with the SELLs on their way out: each may still fill until its cancel lands (the hedge a BUY of the other token nets against). */
+  openSellAll(tokenId: string): number;
   openNotional(): number;
   /** Of openNotional, the open BUYs' (the collateral they promise at the venue), micro-dollars. */
   openBuyCost(): number;
@@ -197,8 +199,12 @@ export class RiskGate {
       if (long > c.maxPositionPerToken * SIZE_SCALE) {
         return this.block('max_position_token', () => ({ ...order(), worstCaseShares: formatSize(long), maxShares: c.maxPositionPerToken }), nowMs);
       }
-      // netted against the least the other token may come to: every open or batched SELL of it filled, the unreported ones too
-      const net = long - (s.qty(other) - s.unreportedSell(other) - s.openSell(other) - (this.batchSell.get(other) ?? 0));
+      // netted against the least the other token may come to: every open or batched SELL of it
+      // filled, the unreported ones too, and those being cancelled (one may fill before its cancel
+      // lands); never below none (a SELL beyond the shares held cannot fill: the leaving one and its
+      // replacement do not both sell the same shares)
+      const hedge = s.qty(other) - s.unreportedSell(other) - s.openSellAll(other) - (this.batchSell.get(other) ?? 0);
+      const net = long - (hedge > 0 ? hedge : 0);
       // beyond the limit only where this BUY takes the net further from zero (one that lowers a short always goes)
       if (Math.abs(net) > c.maxPositionPerMarket * SIZE_SCALE && Math.abs(net) > Math.abs(net - q.size)) {
         return this.block('max_position_market', () => ({ ...order(), market: m.conditionId, worstCaseNetShares: formatSize(net), maxShares: c.maxPositionPerMarket }), nowMs);

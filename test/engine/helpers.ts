@@ -247,6 +247,8 @@ export function emptyRiskInputs(mid: number, over: Partial<RiskInputs> = {}): Ri
     sellWaiting: () => false,
     openBuy: () => 0,
     openSell: () => 0,
+    // a test that sets only openSell has no SELL on its way out
+    openSellAll: over.openSell ?? (() => 0),
     openNotional: () => 0,
     openBuyCost: () => 0,
     collateral: () => Infinity,
