@@ -98,7 +98,7 @@ export class Requoter {
     const risk = this.d.risk;
     if (risk.halted) return `halted: ${risk.halted}`;
     if (this.d.cancelAll.blocking) return 'cancels not confirmed: cancel-all retrying';
-    const extra = this.d.extraBlock?.();
+    const extra = this.d.extraBlock?.() ?? risk.lossCheckPending(now);
     if (extra !== undefined) return extra;
     if (st.suspended) return st.suspended;
     if (st.removed) return 'removed from the market set';

@@ -89,6 +89,22 @@ export class RiskGate {
   private dayStartPnl = 0;
   /** Since when some holding has had no mark (NaN: every one has). */
   private unmarkedSince = NaN;
+  /**
+   * The daily-loss check has compared the PnL with the day's start since this process began (every
+   * holding marked, or MARKS_WAIT_MS passed). On a restart the same day (an earlier process kept the
+   * day's start) no market quotes until then: the check may halt at once (a process halted on the
+   * day's loss, restarted), and an order placed on the first book that came would rest through it.
+   * A day's first start cannot halt at its first check (the day starts there): no wait.
+   */
+  private lossCompared = false;
+  private restartedToday: boolean | undefined = undefined;
+
+  /** Why no market may quote before the first loss check of a restart the same day, or undefined (see lossCompared). */
+  lossCheckPending(nowMs: number): string | undefined {
+    if (this.lossCompared) return undefined;
+    this.restartedToday ??= this.readDayStart(Math.floor(nowMs / DAY_MS)) !== undefined;
+    return this.restartedToday ? "restarted today: the daily loss check waits for every held token's mark" : undefined;
+  }
   /** Recent order results (time and ok), oldest first from resultsHead. */
   private readonly results: Array<{ t: number; ok: boolean }> = [];
   /** First result still inside the window, and how many from there on failed. */
@@ -287,6 +303,7 @@ export class RiskGate {
       if (this.unmarkedSince !== this.unmarkedSince) this.unmarkedSince = nowMs;
       if (nowMs - this.unmarkedSince < MARKS_WAIT_MS) return undefined;
     } else this.unmarkedSince = NaN;
+    this.lossCompared = true;
     const day = Math.floor(nowMs / DAY_MS);
     if (day !== this.dayStart) {
       this.dayStart = day;

@@ -48,4 +48,41 @@ describe("engine: the day's loss check waits for the holdings' marks", () => {
     expect(await book(5900, 6100)).toBeUndefined();
     expect(await book(4800, 5000)).toMatch(/daily loss 11.00 exceeds limit 10/);
   });
+
+  it('a restart the same day quotes no market until every held token is marked: the loss check it waits for may halt', async () => {
+    const Y2 = '333';
+    const N2 = '444';
+    const day = Math.floor(1_700_000_000_000 / 86_400_000);
+    // the day began +20 dollars; 100 shares of the second market's Y2 were bought at 0.40
+    const kept = new Map([[day, 20 * 1e6]]);
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new RecordingVenue(() => clock.now());
+    const { engine, mirror } = await bandsEngine({
+      clock,
+      venue,
+      params: {},
+      risk: { dailyLossLimit: 10 },
+      dayStarts: { dayStartPnl: (d) => kept.get(d), setDayStartPnl: (d, p) => void kept.set(d, p) },
+      markets: [
+        { conditionId: '0xmarket', tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false },
+        { conditionId: '0xmarket2', tokenId: Y2, complementId: N2, tick: 100, minSize: 500, negRisk: false },
+      ],
+    });
+    engine.positions.apply(Y2, 'BUY', 4000, 10_000, 0);
+    engine.start();
+    await settle();
+    const places = () => venue.calls.flatMap((c) => c.reqs ?? []);
+    // the first market's book comes; the held token's does not yet
+    clock.advanceTo(clock.now() + 1000);
+    deliver(mirror, engine, [bookEv(Y, 4900, 5100, clock.now()), bookEv(N, 4900, 5100, clock.now())]);
+    await settle();
+    expect(places()).toEqual([]);
+    expect(engine.marketOf(Y)?.blocked).toMatch(/mark/);
+    // Y2's book at 0.29 / 0.31 (mid 0.30): 10 dollars under its cost, 30 under the day's start: halted, nothing ever placed
+    clock.advanceTo(clock.now() + 1000);
+    deliver(mirror, engine, [bookEv(Y2, 2900, 3100, clock.now()), bookEv(N2, 6900, 7100, clock.now())]);
+    await settle();
+    expect(engine.risk.halted).toMatch(/daily loss 30.00 exceeds limit 10/);
+    expect(places()).toEqual([]);
+  });
 });
