@@ -314,10 +314,17 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
         continue;
       }
       if (first) {
-        first = false;
-        if (started && rec.t < clock.now()) {
-          offset = clock.now() + 1 - rec.t;
-          shiftedFiles++;
+        // a raw capture's line with no time of its own before the first that has one (a PONG): t 0.
+        // It places nothing in time: neither the clock's start (which would then tick its way to
+        // the next frame, decades later) nor the file's shift; before any start it is skipped
+        if (rec.t <= 0) {
+          if (!started) continue;
+        } else {
+          first = false;
+          if (started && rec.t < clock.now()) {
+            offset = clock.now() + 1 - rec.t;
+            shiftedFiles++;
+          }
         }
       }
       const t = rec.t + offset;

@@ -9,6 +9,7 @@
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createGunzip } from 'node:zlib';
+import { unixToMs } from '../core/units.js';
 
 export interface ReplayRecord {
   /** Receive time (ms). */
@@ -164,7 +165,8 @@ export function parseRecordLine(line: string, prevT: number): ReplayRecord | nul
     }
   }
   const m = TS.exec(line);
-  const ts = m ? Number(m[1]) : prevT;
+  // seconds, ms or microseconds, as the venue's messages give them: ms
+  const ts = m ? unixToMs(m[1]) : prevT;
   return { t: ts > prevT ? ts : prevT, e: 1, k: 'market', f: line };
 }
 

@@ -93,6 +93,32 @@ describe('backtest runner', () => {
     expect(r.total.quoteUptime).toBeGreaterThan(0.5);
   });
 
+  it('a raw capture that opens with a PONG (no timestamp yet) runs as the capture does, alone or after another file', async () => {
+    const real = fileURLToPath(new URL('../fixtures/polymarket/polytope/market_39.jsonl', import.meta.url));
+    const text = readFileSync(real, 'utf8');
+    const whole = await runBacktest({ data: [real], config: config() });
+    // the same capture opening with a PONG: its clock must not start at 0 and tick its way to the first timestamp
+    const pongFirst = join(dir, 'pong-first.jsonl');
+    writeFileSync(pongFirst, 'PONG\n' + text);
+    const t0 = performance.now();
+    const out = await runBacktest({ data: [pongFirst], config: config() });
+    expect(performance.now() - t0).toBeLessThan(20_000);
+    expect(out.result.total).toEqual(whole.result.total);
+    // split at a PONG into two files: the second opens untimed, and is not shifted by decades
+    const lines = text.split('\n');
+    const at = lines.indexOf('PONG', Math.floor(lines.length / 2));
+    expect(at).toBeGreaterThan(0);
+    const a = join(dir, 'split-a.jsonl');
+    const b = join(dir, 'split-b.jsonl');
+    writeFileSync(a, lines.slice(0, at).join('\n') + '\n');
+    writeFileSync(b, lines.slice(at).join('\n'));
+    const t1 = performance.now();
+    const split = await runBacktest({ data: [a, b], config: config() });
+    expect(performance.now() - t1).toBeLessThan(20_000);
+    expect(split.result.feed.shiftedFiles).toBe(0);
+    expect(split.result.total).toEqual(whole.result.total);
+  }, 60_000);
+
   it('longer order latency gives fewer and later fills (requotes miss the trades)', async () => {
     // queue model off so only latency matters: every trade at 0.49 fills whatever bid rests there.
     // Requotes at most once a second (debounce 1 s > both latencies, so no placement overlaps another).

@@ -95,6 +95,15 @@ describe('recording line formats', () => {
     }
   });
 
+  it("a raw capture's line is timed by its frame's timestamp in ms whether the frame gives seconds, ms or microseconds", () => {
+    const at = (ts: string): number => parseRecordLine(`{"event_type":"price_change","timestamp":"${ts}"}`, 0)?.t ?? NaN;
+    expect(at('1779862954465')).toBe(1_779_862_954_465);
+    expect(at('1779862954')).toBe(1_779_862_954_000);
+    expect(at('1779862954465123')).toBe(1_779_862_954_465);
+    // never back in time: an untimed line (PONG) takes the previous time
+    expect(parseRecordLine('PONG', 1_779_862_954_000)?.t).toBe(1_779_862_954_000);
+  });
+
   it('frames that cannot stand raw are written as version 1 and come back exact; other channels too', async () => {
     const odd = ['PONG', '{"a":"line\nbreak"}', '{"a":1}\r', '{"lone":"\ud800"}', ' {"lead":"space"}', '{"a":1} ', 'not json'];
     for (const f of odd) {
