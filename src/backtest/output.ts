@@ -1,6 +1,6 @@
 // Writing a backtest's files: result.json (deterministic bytes: fixed key order, no wall times)
 // and the HTML report (deterministic too: the same run gives the same bytes).
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { renderReport } from '../report/html.js';
 import type { BacktestOutput, BacktestResult, StrategyErrors } from './runner.js';
@@ -9,11 +9,23 @@ export function resultJson(r: BacktestResult): string {
   return JSON.stringify(r, null, 2) + '\n';
 }
 
+/** Writes `text` to `path` whole or not at all (a run killed mid-write leaves the old file or none, never half of one). */
+async function writeWhole(path: string, text: string): Promise<void> {
+  const tmp = `${path}.tmp`;
+  await writeFile(tmp, text);
+  await rename(tmp, path);
+}
+
 export async function writeResultJson(dir: string, r: BacktestResult): Promise<string> {
   await mkdir(dir, { recursive: true });
   const p = join(dir, 'result.json');
-  await writeFile(p, resultJson(r));
+  await writeWhole(p, resultJson(r));
   return p;
+}
+
+/** Removes an earlier run's result.json and report.html from `dir`: a run that fails must not leave them to be read as its own. */
+export async function clearResults(dir: string): Promise<void> {
+  await Promise.all([rm(join(dir, 'result.json'), { force: true }), rm(join(dir, 'report.html'), { force: true })]);
 }
 
 export interface ReportOptions {
@@ -47,7 +59,7 @@ export async function writeReport(dir: string, out: BacktestOutput, opts: Report
     rateLimits: r.engine.rateLimits,
   });
   const p = join(dir, 'report.html');
-  await writeFile(p, html);
+  await writeWhole(p, html);
   return p;
 }
 

@@ -10,6 +10,9 @@ async function handle(m: WorkerRequest<GridJob>): Promise<WorkerReply<GridJobRes
   try {
     // the pool already runs a backtest per core: a reader thread each would only add memory
     const out = await runBacktest({ data: m.job.data, config: m.job.config, readerThread: false });
+    // as a single run: nothing to backtest is a failure, and nothing is written for it
+    const f = out.result.feed;
+    if (f.events === 0) return { id: m.id, ok: false, error: `no market events in ${m.job.data.join(', ')} (${f.frames} frames, ${f.rejected} rejected); nothing to backtest` };
     if (m.job.outDir) {
       await writeResultJson(m.job.outDir, out.result);
       await writeReport(m.job.outDir, out, m.job.report);

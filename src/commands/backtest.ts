@@ -5,10 +5,10 @@ import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../config.js';
-import { UsageError, type CommandIO, type CommandModule, numberFlag } from './command.js';
+import { UsageError, type CommandIO, type CommandModule, numberFlag, TIMER_S } from './command.js';
 import { runBacktest, StrategyCreateError, type BacktestResult, type StrategyErrors } from '../backtest/runner.js';
 import type { ReadError } from '../backtest/record-source.js';
-import { rateLimitLine, writeReport, writeResultJson } from '../backtest/output.js';
+import { clearResults, rateLimitLine, writeReport, writeResultJson } from '../backtest/output.js';
 import { inputFileProblem, outputDirProblem, systemErrorLine } from './paths.js';
 import { parseGridSpec, gridTableRows, GridSpecError, type GridRow } from '../backtest/grid.js';
 import { runSweep } from '../backtest/sweep.js';
@@ -125,10 +125,12 @@ export const command: CommandModule = {
       if (v !== undefined) (sim as Record<string, unknown>)[k] = v;
     };
     set('seed', seed);
-    set('feedLatencyMs', numberFlag(values['feed-latency'], '--feed-latency', { min: 0 }));
-    set('orderLatencyMs', numberFlag(values['order-latency'], '--order-latency', { min: 0 }));
-    set('cancelLatencyMs', numberFlag(values['cancel-latency'], '--cancel-latency', { min: 0 }));
-    set('settleMs', numberFlag(values.settle, '--settle', { min: 0 }));
+    // times that become timers: at most what one holds, as the config's sim keys allow
+    const timerMs = { min: 0, max: TIMER_S * 1000 };
+    set('feedLatencyMs', numberFlag(values['feed-latency'], '--feed-latency', timerMs));
+    set('orderLatencyMs', numberFlag(values['order-latency'], '--order-latency', timerMs));
+    set('cancelLatencyMs', numberFlag(values['cancel-latency'], '--cancel-latency', timerMs));
+    set('settleMs', numberFlag(values.settle, '--settle', timerMs));
     set('cashUsd', numberFlag(values.cash, '--cash', { min: 0 }));
     set('makerFeeBps', numberFlag(values['maker-fee'], '--maker-fee', { min: 0 }));
     set('takerFeeBps', numberFlag(values['taker-fee'], '--taker-fee', { min: 0 }));
@@ -187,6 +189,7 @@ export const command: CommandModule = {
     let resultPath;
     let reportPath;
     try {
+      await clearResults(outDir);
       out = await runBacktest({
         data,
         config,

@@ -105,4 +105,24 @@ describe('makerd backtest (CLI)', () => {
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/strategy\.params/);
   });
+
+  it('a recording with no market events: exit 1, and no result of an earlier run left behind', async () => {
+    const notData = fileURLToPath(new URL('../../README.md', import.meta.url));
+    const dir = tempDir('cli-no-events');
+    // a result of an earlier run in --out: not to be taken for this run's
+    writeFileSync(join(dir, 'result.json'), '{"kind":"makerd-backtest","stale":true}');
+    const single = await run(['backtest', '--data', notData, '--out', dir]);
+    expect(single.code).toBe(1);
+    expect(single.err).toMatch(/no market events/);
+    expect(existsSync(join(dir, 'result.json'))).toBe(false);
+    // (a sweep's workers run the compiled build: its case is in read-errors.test.ts)
+  }, 60_000);
+
+  it('latencies past what a timer holds are refused (exit 2 naming the flag), as the config refuses them', async () => {
+    for (const flag of ['--feed-latency', '--order-latency', '--cancel-latency', '--settle']) {
+      const r = await run(['backtest', '--data', SAMPLE, '--out', tempDir('cli-latency'), flag, '1e12']);
+      expect(r.code).toBe(2);
+      expect(r.err).toContain(flag);
+    }
+  }, 30_000);
 });

@@ -150,6 +150,13 @@ describe('makerd backtest (compiled CLI) over a recording that cannot be read to
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toContain(bad);
   }, 120_000);
+
+  it('a grid sweep over a file with no market events exits 1 saying so, as a single run does', async () => {
+    const notData = fileURLToPath(new URL('../../README.md', import.meta.url));
+    const r = await makerd(['backtest', '--data', notData, '--out', join(tempDir('no-events-grid'), 'out'), '--grid', 'minSpread=0.01,0.02', '--workers', '1']);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout + r.stderr).toMatch(/no market events/);
+  }, 120_000);
 });
 
 async function run(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
