@@ -63,8 +63,8 @@ export const configSchema = z.strictObject({
     probeTimeoutMs: timerMs,
     reconnectBaseMs: timerMs,
     reconnectMaxMs: timerMs,
-    /** The market channel is split over connections of at most this many assets each. */
-    maxAssetsPerConnection: posInt,
+    /** The market channel is split over connections of at most this many assets each (a market's tokens kept together); the venue is reported to allow 500 (wire-formats.md 1.1). */
+    maxAssetsPerConnection: posInt.max(500, 'at most 500: the venue is reported to allow no more per connection (wire-formats.md 1.1)'),
     priceFeedPingIntervalMs: timerMs,
     /** Crypto symbols of the price stream (urls.priceFeed) strategies read as ctx.referencePrice; [] = no stream. */
     priceSymbols: z.array(z.string().regex(/^[a-z0-9]+$/i, 'a symbol such as btcusdt')),

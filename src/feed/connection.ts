@@ -1,7 +1,9 @@
 // The one WebSocket connection every feed uses (market, user, all, and the crypto price stream):
 // text PING heartbeat with a PONG timeout, a data watchdog that probes a quiet feed by
 // re-subscribing (a fresh snapshot proves it alive, none marks it stale), reconnect with capped
-// exponential backoff and jitter, and subscribe/unsubscribe of ids without reconnecting.
+// exponential backoff and jitter, subscribe/unsubscribe of ids without reconnecting, and flush: a
+// PING whose PONG proves every frame the peer sent before it has been delivered (a peer answers in
+// order), which a make-before-break swap of connections waits for.
 import WebSocket from 'ws';
 import type { Logger } from '../core/log.js';
 import { monotonicNow } from '../core/clock.js';
@@ -49,6 +51,13 @@ export interface ConnectionOptions {
 }
 
 export type FrameListener = (f: RawFrame) => void;
+
+interface FlushWaiter {
+  /** The PING (count on this socket) whose PONG ends the wait. */
+  ping: number;
+  fn: (ok: boolean) => void;
+  timer: NodeJS.Timeout;
+}
 export type StateListener = (s: ConnectionState, epoch: number) => void;
 
 /** The largest frame a feed accepts. */
@@ -78,6 +87,10 @@ export class FeedConnection {
   private pingTimer: NodeJS.Timeout | null = null;
   private watchTimer: NodeJS.Timeout | null = null;
   private reconnectTimer: NodeJS.Timeout | null = null;
+  /** PINGs sent and PONGs received on the current socket (flush). */
+  private pingsOut = 0;
+  private pongsIn = 0;
+  private flushes: FlushWaiter[] = [];
   private readonly frameListeners: FrameListener[] = [];
   private readonly stateListeners: StateListener[] = [];
   private readonly now: () => number;
@@ -117,6 +130,7 @@ export class FeedConnection {
   stop(): void {
     this.stopped = true;
     this.clearTimers();
+    this.endFlushes(() => true, false);
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     this.reconnectTimer = null;
     const ws = this.ws;
@@ -157,6 +171,45 @@ export class FeedConnection {
     else for (const m of this.o.subscribeAll(ids)) this.send(m);
   }
 
+  /**
+   * Sends a PING and calls `fn(true)` once its PONG came: every frame the peer sent before it read
+   * the PING has been delivered by then (the peer answers in order), and so has the answer to every
+   * message sent before it (a subscription in effect). `fn(false)` when the socket closes first, is
+   * not open, or no answer came within `timeoutMs`. Called once, never synchronously.
+   */
+  flush(timeoutMs: number, fn: (ok: boolean) => void): void {
+    if (!this.isOpen()) {
+      queueMicrotask(() => fn(false));
+      return;
+    }
+    this.sendPing();
+    const w: FlushWaiter = { ping: this.pingsOut, fn, timer: setTimeout(() => this.endFlushes((x) => x === w, false), timeoutMs) };
+    w.timer.unref?.();
+    this.flushes.push(w);
+  }
+
+  private sendPing(): void {
+    this.send(this.o.pingText ?? 'PING');
+    this.pingsOut++;
+    this.counters.pingsSent++;
+  }
+
+  /** Ends the flush waits `which` picks with `ok`. */
+  private endFlushes(which: (w: FlushWaiter) => boolean, ok: boolean): void {
+    if (this.flushes.length === 0) return;
+    const done = this.flushes.filter(which);
+    if (done.length === 0) return;
+    this.flushes = this.flushes.filter((w) => !done.includes(w));
+    for (const w of done) {
+      clearTimeout(w.timer);
+      try {
+        w.fn(ok);
+      } catch (e) {
+        this.o.log?.error({ conn: this.o.name, err: e }, 'feed flush listener threw');
+      }
+    }
+  }
+
   send(text: string): boolean {
     const ws = this.ws;
     if (!ws || ws.readyState !== WebSocket.OPEN) return false;
@@ -191,6 +244,8 @@ export class FeedConnection {
     ws.on('open', () => {
       if (this.ws !== ws) return;
       this.epochN++;
+      this.pingsOut = 0;
+      this.pongsIn = 0;
       const t = monotonicNow();
       this.openedAt = t;
       this.lastFrameAt = t;
@@ -213,6 +268,7 @@ export class FeedConnection {
       if (this.ws !== ws) return;
       this.ws = null;
       this.clearTimers();
+      this.endFlushes(() => true, false);
       if (this.stopped) return;
       this.setState('down');
       this.scheduleReconnect();
@@ -228,6 +284,7 @@ export class FeedConnection {
     const pong = this.o.isPong ? this.o.isPong(text) : text === 'PONG';
     if (pong) {
       this.counters.pongs++;
+      this.pongsIn++;
     } else {
       this.lastDataAt = m;
       if (this.probing && (this.o.isSnapshot ? this.o.isSnapshot(text) : true)) {
@@ -245,15 +302,13 @@ export class FeedConnection {
         this.o.log?.error({ conn: this.o.name, err: e }, 'feed frame listener threw');
       }
     }
+    if (pong) this.endFlushes((w) => w.ping <= this.pongsIn, true);
   }
 
   private startTimers(): void {
     this.clearTimers();
     this.pingTimer = setInterval(() => {
-      if (this.isOpen()) {
-        this.send(this.o.pingText ?? 'PING');
-        this.counters.pingsSent++;
-      }
+      if (this.isOpen()) this.sendPing();
     }, this.o.pingIntervalMs);
     // a tenth of the shortest bound: a silent feed is pulled within quietMs + probeTimeoutMs plus
     // two ticks (a quarter made that up to 1 s late with the defaults, past the 5 s promised)
@@ -297,6 +352,7 @@ export class FeedConnection {
     const ws = this.ws;
     this.ws = null;
     this.clearTimers();
+    this.endFlushes(() => true, false);
     if (ws) {
       ws.removeAllListeners();
       ws.on('error', () => {});

@@ -4,17 +4,27 @@
 // user decoder, and emits user events, book updates and state changes.
 // The market channel is split over as many connections as feed.maxAssetsPerConnection needs (each
 // with its own watchdog and reconnect; added assets fill the last one first, an emptied one is
-// closed); every connection's frames go through the one pipeline, tagged with the connection's id
-// so that a reconnect puts only its own assets' books out of sync. The market state reported is the
-// worst of the connections' (live only when every one is live).
+// closed); a market's tokens go on one connection together (a current-format price_change covers
+// the whole market and is sent on every connection carrying either token: split, its entries were
+// applied twice and two sockets interleaved them into false gaps), and a connection's frames keep
+// only the entries of the assets it carries (a pair still split: a bound of 1, a token added later
+// to a full connection). Every connection's frames go through the one pipeline, tagged with the
+// connection's id so that a reconnect puts only its own assets' books out of sync. The market state
+// reported is the worst of the connections' (live only when every one is live), reported again at
+// every connection's change (the daemon quotes the markets of the live ones: feedLive).
+// The user channel: markets added while it is open are sent as an operation (a venue that honours
+// it) and, since the spec (wire-formats.md 2) knows only the first subscription of a connection,
+// a second user connection opens with the whole list and takes over once its subscription is in
+// effect (make-before-break: the channel never leaves 'live'; events both deliver meanwhile are
+// passed once). Removals are an operation, and the list of the next connect.
 // Resync after a mismatch, gap or tick-size change: resync.ts (resubscribe or GET /book through the
 // caller's fetchBook, whichever book.resync names first, the other after book.resyncTimeoutMs).
 import type { Config } from '../config.js';
 import type { Logger } from '../core/log.js';
 import type { DenseBook } from '../book/book.js';
-import { BookMirror, type OutOfSyncReason, type TokenMeta } from '../book/mirror.js';
+import { BookMirror, type MirrorOptions, type OutOfSyncReason, type TokenMeta } from '../book/mirror.js';
 import { Resyncer } from './resync.js';
-import { FeedConnection, type ConnectionState } from './connection.js';
+import { FeedConnection, type ConnectionState, type RawFrame } from './connection.js';
 import { channelOptions, type UserAuth } from './channels.js';
 import { createMarketDecodeStats, decodeMarketFrame } from './decode-market.js';
 import { MarketPipeline } from './market-pipeline.js';
@@ -62,6 +72,25 @@ interface MarketConn {
   assets: Set<string>;
 }
 
+/** How long after a user-channel swap the events the old connection delivered are still matched against the new one's (late copies dropped). */
+const SWAP_DEDUPE_LINGER_MS = 30_000;
+/** At most this many events remembered for a swap's matching (a runaway swap stops matching, never grows without bound). */
+const SWAP_DEDUPE_MAX = 50_000;
+
+/** The mirror, telling the feed the market of each token as its metadata comes (whoever sets it): a market's tokens are placed together. */
+class FeedMirror extends BookMirror {
+  constructor(
+    opts: MirrorOptions,
+    private readonly onMarket: (assetId: string, market: string) => void,
+  ) {
+    super(opts);
+  }
+  override setMeta(assetId: string, meta: TokenMeta): void {
+    super.setMeta(assetId, meta);
+    if (meta.market !== undefined && meta.market !== '') this.onMarket(assetId, meta.market);
+  }
+}
+
 /** How often open timestamp groups are checked for idleness (book.groupIdleMs closes them). */
 const GROUP_TIMER_MS = 25;
 /** How often quiet books are looked for (refreshQuietMs), and how many are asked for per connection at most each time. */
@@ -84,9 +113,27 @@ export class MarketFeed {
   private nextConnId = 0;
   private readonly bound: number;
   private readonly timing: Parameters<typeof channelOptions>[2];
-  private marketState: ConnectionState = 'down';
+  /** The connections' states when last reported (any change is reported). */
+  private marketReported = '';
+  /** Each token's market (condition id), from its metadata, and each market's tokens: a market's tokens are placed together. */
+  private readonly marketOf = new Map<string, string>();
+  private readonly tokensOf = new Map<string, Set<string>>();
   private started = false;
-  readonly user: FeedConnection | undefined;
+  /** The user channel's connection (a swap replaces it). */
+  private userConn: FeedConnection | undefined;
+  /** The user connection a swap opened, until it takes over. */
+  private userNext: FeedConnection | undefined;
+  /** The markets each user connection's last open subscribed (the only subscription the spec knows). */
+  private readonly userOpened = new Map<FeedConnection, ReadonlySet<string>>();
+  /** The user channel's state as reported (the current connection's; a swap changes nothing). */
+  private userState: ConnectionState = 'down';
+  private userSeq = 0;
+  /** User connections swapped (make-before-break) so far. */
+  userSwaps = 0;
+  /** While a swap overlaps two connections (and a while after): per connection, the events it delivered that another has not yet (keys, counted). */
+  private userSeen: Map<FeedConnection, Map<string, number>> | undefined;
+  private userSeenSize = 0;
+  private userSeenTimer: NodeJS.Timeout | undefined;
   /** The user channel's markets at start (its first connect subscribes them). */
   private userInitial: readonly string[] = [];
   readonly marketStats: DecodeStats;
@@ -109,27 +156,30 @@ export class MarketFeed {
 
   constructor(private readonly o: MarketFeedOptions) {
     const cfg = o.config;
-    const timing = (this.timing = {
+    this.timing = {
       pingIntervalMs: cfg.feed.pingIntervalMs,
       pongTimeoutMs: cfg.feed.pongTimeoutMs,
       quietMs: cfg.feed.quietMs,
       probeTimeoutMs: cfg.feed.probeTimeoutMs,
       reconnectBaseMs: cfg.feed.reconnectBaseMs,
       reconnectMaxMs: cfg.feed.reconnectMaxMs,
-    });
+    };
     this.bound = cfg.feed.maxAssetsPerConnection ?? DEFAULT_MAX_ASSETS_PER_CONNECTION;
     this.marketStats = createMarketDecodeStats(o.log);
     this.userStats = createUserDecodeStats(o.log);
-    this.mirror = new BookMirror({
-      verifyEvery: cfg.book.verifyEvery,
-      groupIdleMs: cfg.book.groupIdleMs,
-      now: o.now,
-      log: o.log,
-      onResync: (id, reason) => this.resync.request(id, reason),
-      // a venue's frames: only provable books, only the tokens we asked for
-      requireHash: cfg.book.verifyEvery > 0,
-      knownTokensOnly: true,
-    });
+    this.mirror = new FeedMirror(
+      {
+        verifyEvery: cfg.book.verifyEvery,
+        groupIdleMs: cfg.book.groupIdleMs,
+        now: o.now,
+        log: o.log,
+        onResync: (id, reason) => this.resync.request(id, reason),
+        // a venue's frames: only provable books, only the tokens we asked for
+        requireHash: cfg.book.verifyEvery > 0,
+        knownTokensOnly: true,
+      },
+      (id, market) => this.noteMarket(id, market),
+    );
     for (const id of o.tokens) this.mirror.setMeta(id, o.meta?.[id] ?? {});
     for (const [id, m] of Object.entries(o.meta ?? {})) this.mirror.setMeta(id, m);
     this.resync = new Resyncer({
@@ -151,19 +201,148 @@ export class MarketFeed {
     });
     this.place(o.tokens);
     if (o.auth && o.conditionIds && o.conditionIds.length > 0) {
-      // the markets are the connection's wanted set (not fixed in the subscription), so they can be pruned
-      this.user = new FeedConnection(channelOptions(cfg.urls.ws, { kind: 'user', markets: [], auth: o.auth }, timing, { log: o.log, random: o.random }));
+      this.userConn = this.userConnection();
       this.userInitial = o.conditionIds;
-      this.user.onFrame((f) => {
-        const out = this.ubuf;
-        out.length = 0;
-        decodeUserFrame(f.text, out, this.userStats);
-        for (let i = 0; i < out.length; i++) for (const fn of this.userListeners) fn(out[i]);
-      });
-      this.user.onState((s) => {
-        for (const fn of this.stateListeners) fn('user', s);
-      });
     }
+  }
+
+  private noteMarket(id: string, market: string | undefined): void {
+    const was = this.marketOf.get(id);
+    if (was === market) return;
+    if (was !== undefined) {
+      const ids = this.tokensOf.get(was);
+      ids?.delete(id);
+      if (ids?.size === 0) this.tokensOf.delete(was);
+      this.marketOf.delete(id);
+    }
+    if (market === undefined) return;
+    this.marketOf.set(id, market);
+    const ids = this.tokensOf.get(market);
+    if (ids) ids.add(id);
+    else this.tokensOf.set(market, new Set([id]));
+  }
+
+  /** The user channel's connection (the current one: a swap replaces it). */
+  get user(): FeedConnection | undefined {
+    return this.userConn;
+  }
+
+  /** A user-channel connection; its markets are its wanted set (not fixed in the subscription), so they can be pruned and added. */
+  private userConnection(): FeedConnection {
+    const seq = this.userSeq++;
+    const conn = new FeedConnection(
+      channelOptions(this.o.config.urls.ws, { kind: 'user', markets: [], auth: this.o.auth }, this.timing, { log: this.o.log, random: this.o.random, name: seq === 0 ? 'user' : `user#${seq}` }),
+    );
+    conn.onFrame((f) => this.userFrame(conn, f));
+    conn.onState((s) => {
+      // the open just sent the subscription of the whole wanted set
+      if (s === 'live') this.userOpened.set(conn, new Set(conn.wantedIds()));
+      if (conn === this.userNext) {
+        if (s === 'live') this.handOver(conn);
+        return;
+      }
+      if (conn === this.userConn) this.reportUser(s);
+    });
+    return conn;
+  }
+
+  private userFrame(conn: FeedConnection, f: RawFrame): void {
+    const out = this.ubuf;
+    out.length = 0;
+    decodeUserFrame(f.text, out, this.userStats);
+    const seen = this.userSeen;
+    for (let i = 0; i < out.length; i++) {
+      const e = out[i];
+      if (seen && !this.firstCopy(seen, conn, JSON.stringify(e))) continue;
+      for (const fn of this.userListeners) fn(e);
+    }
+  }
+
+  /**
+   * While a swap overlaps two user connections, the venue sends an event of the markets both hold
+   * on both: the first copy passes, the other is dropped. (The engine takes an exact repeat as a
+   * no-op, but copies out of order across two sockets could move a trade's status back a step.)
+   */
+  private firstCopy(seen: Map<FeedConnection, Map<string, number>>, conn: FeedConnection, key: string): boolean {
+    for (const [other, keys] of seen) {
+      if (other === conn) continue;
+      const n = keys.get(key);
+      if (n === undefined) continue;
+      if (n > 1) keys.set(key, n - 1);
+      else keys.delete(key);
+      this.userSeenSize--;
+      return false;
+    }
+    let mine = seen.get(conn);
+    if (!mine) seen.set(conn, (mine = new Map()));
+    mine.set(key, (mine.get(key) ?? 0) + 1);
+    if (++this.userSeenSize > SWAP_DEDUPE_MAX) this.endDedupe();
+    return true;
+  }
+
+  private endDedupe(): void {
+    this.userSeen = undefined;
+    this.userSeenSize = 0;
+    if (this.userSeenTimer) clearTimeout(this.userSeenTimer);
+    this.userSeenTimer = undefined;
+  }
+
+  private reportUser(s: ConnectionState): void {
+    if (s === this.userState) return;
+    this.userState = s;
+    for (const fn of this.stateListeners) fn('user', s);
+  }
+
+  /** Opens a second user connection with the whole list when the open one's subscription lacks some (one swap at a time: the one in progress checks again at its end). */
+  private swapIfNeeded(): void {
+    const cur = this.userConn;
+    if (!cur || this.userNext || !this.started || this.stopping) return;
+    // not open: its next open subscribes the whole list
+    if (cur.state !== 'live') return;
+    const opened = this.userOpened.get(cur);
+    const wanted = cur.wantedIds();
+    if (opened && wanted.every((id) => opened.has(id))) return;
+    const next = this.userConnection();
+    this.userNext = next;
+    if (this.userSeenTimer) clearTimeout(this.userSeenTimer);
+    this.userSeenTimer = undefined;
+    this.userSeen ??= new Map();
+    this.o.log?.info({ markets: wanted.length }, 'user channel: markets added; a second connection opens with the whole list and takes over once subscribed');
+    next.start(wanted);
+  }
+
+  /** The swap's new connection is open: once its subscription is in effect and the old one has delivered what it had, the new one takes over. */
+  private handOver(next: FeedConnection): void {
+    const timeoutMs = Math.max(1000, this.timing.pongTimeoutMs || 10_000);
+    next.flush(timeoutMs, (ok) => {
+      if (this.userNext !== next || this.stopping) return;
+      // closed before its PONG: its next open hands over
+      if (!ok && next.state !== 'live') return;
+      const old = this.userConn;
+      if (!old) return;
+      old.flush(timeoutMs, () => this.takeOver(next, old));
+    });
+  }
+
+  private takeOver(next: FeedConnection, old: FeedConnection): void {
+    if (this.userNext !== next || this.userConn !== old || this.stopping) return;
+    this.userNext = undefined;
+    this.userConn = next;
+    // the channel's counters go on from the old connection's
+    for (const k of Object.keys(old.counters) as Array<keyof FeedConnection['counters']>) next.counters[k] += old.counters[k];
+    old.stop();
+    this.userOpened.delete(old);
+    this.userSwaps++;
+    // late copies of what the old one delivered are still dropped for a while
+    this.userSeen?.forEach((_keys, c) => {
+      if (c !== old && c !== next) this.userSeen?.delete(c);
+    });
+    this.userSeenTimer = setTimeout(() => this.endDedupe(), SWAP_DEDUPE_LINGER_MS);
+    this.userSeenTimer.unref?.();
+    this.o.log?.info({ markets: next.wantedIds().length }, 'user channel: the new connection took over');
+    this.reportUser(next.state);
+    // markets added while it opened that its subscription lacks: one more swap
+    this.swapIfNeeded();
   }
 
   onUserEvent(fn: (e: UserEvent) => void): void {
@@ -180,28 +359,100 @@ export class MarketFeed {
     this.mirror.onOutOfSync(fn);
   }
 
-  /** Puts ids on connections: the last one first, then any with room, then new ones. Returns the connections that got ids. */
+  /**
+   * Puts ids on connections a market at a time (its tokens together): the connection of a token of
+   * the same market already placed when it has room, else the last one, then any with room for the
+   * whole market, then a new one. Only a market larger than the bound is split. Returns the
+   * connections that got ids.
+   */
   private place(ids: readonly string[]): Map<MarketConn, string[]> {
     const got = new Map<MarketConn, string[]>();
-    for (const id of ids) {
-      if (this.connOf.has(id)) continue;
-      const last = this.conns[this.conns.length - 1];
-      let c = last && last.assets.size < this.bound ? last : this.conns.find((x) => x.assets.size < this.bound);
-      c ??= this.openConn();
+    const put = (c: MarketConn, id: string) => {
       c.assets.add(id);
       this.connOf.set(id, c);
       const list = got.get(c);
       if (list) list.push(id);
       else got.set(c, [id]);
+    };
+    for (const unit of this.units(ids)) {
+      const fits = (c: MarketConn | undefined): c is MarketConn => c !== undefined && c.assets.size + unit.length <= this.bound;
+      const market = this.marketOf.get(unit[0]);
+      let sibling: MarketConn | undefined;
+      for (const id of market === undefined ? [] : (this.tokensOf.get(market) ?? [])) {
+        const c = this.connOf.get(id);
+        if (fits(c)) sibling = c;
+      }
+      const last = this.conns[this.conns.length - 1];
+      let c = sibling ?? (fits(last) ? last : this.conns.find(fits));
+      if (!c && unit.length > this.bound) {
+        // a bound below a market's size: split (each connection keeps the entries of its own assets)
+        for (const id of unit) {
+          const l = this.conns[this.conns.length - 1];
+          put(l && l.assets.size < this.bound ? l : (this.conns.find((x) => x.assets.size < this.bound) ?? this.openConn()), id);
+        }
+        continue;
+      }
+      c ??= this.openConn();
+      for (const id of unit) put(c, id);
     }
     return got;
+  }
+
+  /** The ids not placed yet, grouped by market in first-seen order (a token whose market is not known alone). */
+  private units(ids: readonly string[]): string[][] {
+    const out: string[][] = [];
+    const byMarket = new Map<string, string[]>();
+    for (const id of ids) {
+      if (this.connOf.has(id)) continue;
+      const m = this.marketOf.get(id);
+      if (m === undefined) {
+        if (!out.some((u) => u.length === 1 && u[0] === id)) out.push([id]);
+        continue;
+      }
+      const u = byMarket.get(m);
+      if (!u) {
+        const fresh = [id];
+        byMarket.set(m, fresh);
+        out.push(fresh);
+      } else if (!u.includes(id)) u.push(id);
+    }
+    return out;
+  }
+
+  /**
+   * A frame of connection `c`: decoded once, then what is another connection's dropped (the entries
+   * and events of assets another connection carries: that one delivers them), into the pipeline.
+   * Assets no connection carries pass on: the mirror counts and drops them (book_dropped_unknown_token).
+   */
+  private marketFrame(c: MarketConn, f: RawFrame): void {
+    const events = this.pipeline.decode(f.text);
+    if (events.length === 0) return;
+    let n = 0;
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i];
+      if (e.type === 'price_change') {
+        const ch = e.changes;
+        let k = 0;
+        for (let j = 0; j < ch.length; j++) if (!this.otherCarries(c, ch[j].assetId)) ch[k++] = ch[j];
+        if (k === 0) continue;
+        ch.length = k;
+      } else if ('assetId' in e && this.otherCarries(c, e.assetId)) continue;
+      events[n++] = e;
+    }
+    events.length = n;
+    if (n > 0) this.pipeline.dispatch(f.epoch, events, c.id);
+  }
+
+  private otherCarries(c: MarketConn, assetId: string): boolean {
+    const owner = this.connOf.get(assetId);
+    return owner !== undefined && owner !== c;
   }
 
   private openConn(): MarketConn {
     const id = this.nextConnId++;
     const conn = new FeedConnection(channelOptions(this.o.config.urls.ws, { kind: 'market' }, this.timing, { log: this.o.log, random: this.o.random, name: `market#${id}` }));
     const c: MarketConn = { id, conn, assets: new Set() };
-    conn.onFrame((f) => void this.pipeline.frame(f.epoch, f.text, id));
+    conn.onFrame((f) => this.marketFrame(c, f));
     conn.onState((s) => {
       // deltas missed while down: this connection's books wait for the snapshots the resubscribe brings
       if ((s === 'down' || s === 'stale') && !this.stopping && this.conns.includes(c)) {
@@ -214,13 +465,18 @@ export class MarketFeed {
     return c;
   }
 
-  /** Emits the worst of the market connections' states when it changes. */
+  /**
+   * Emits the worst of the market connections' states whenever a connection's state (or the set of
+   * connections) changed, not only when the worst did: one connection back while another still
+   * opens leaves the worst as it was, yet its markets may quote again (the daemon's feedLive).
+   */
   private reportState(): void {
     let s: ConnectionState = 'live';
     for (const c of this.conns) if (STATE_RANK[c.conn.state] > STATE_RANK[s]) s = c.conn.state;
     if (this.conns.length === 0) s = this.started && !this.stopping ? 'live' : 'down';
-    if (s === this.marketState) return;
-    this.marketState = s;
+    const all = `${s}|${this.conns.map((c) => c.conn.state).join(',')}`;
+    if (all === this.marketReported) return;
+    this.marketReported = all;
     for (const fn of this.stateListeners) fn('market', s);
   }
 
@@ -237,7 +493,7 @@ export class MarketFeed {
     this.started = true;
     for (const c of this.conns) c.conn.start([...c.assets]);
     this.reportState();
-    this.user?.start(this.userInitial);
+    this.userConn?.start(this.userInitial);
     // a group is checked when its token's next timestamp arrives; on a quiet market that could be
     // long, so a group idle for book.groupIdleMs is closed and checked (same-timestamp messages
     // arrive back to back, far inside that window)
@@ -278,7 +534,10 @@ export class MarketFeed {
     this.quietTimer = null;
     this.resync.stop();
     for (const c of this.conns) c.conn.stop();
-    this.user?.stop();
+    this.userConn?.stop();
+    this.userNext?.stop();
+    this.userNext = undefined;
+    this.endDedupe();
   }
   /** Subscribes ids: on the connections with room (no reconnect), new connections for the rest. */
   addTokens(ids: readonly string[]): void {
@@ -290,17 +549,25 @@ export class MarketFeed {
     }
     this.reportState();
   }
-  /** Adds condition ids to the user channel's subscription (sent on the open connection, kept for reconnects). */
+  /**
+   * Adds condition ids to the user channel: an operation on the open connection (a venue that
+   * honours it), kept for its reconnects; and, as the spec knows only a connection's first
+   * subscription, a second connection with the whole list that takes over once subscribed (one
+   * swap at a time; adds during one are in the next). A connection not open subscribes them at its open.
+   */
   addUserMarkets(conditionIds: readonly string[]): void {
-    this.user?.subscribe(conditionIds);
+    this.userConn?.subscribe(conditionIds);
+    this.userNext?.subscribe(conditionIds);
+    this.swapIfNeeded();
   }
   /** Takes condition ids off the user channel's subscription (sent on the open connection; a reconnect subscribes only the rest). */
   removeUserMarkets(conditionIds: readonly string[]): void {
-    this.user?.unsubscribe(conditionIds);
+    this.userConn?.unsubscribe(conditionIds);
+    this.userNext?.unsubscribe(conditionIds);
   }
   /** The condition ids the user channel subscribes (on its next connect too). */
   userMarkets(): readonly string[] {
-    return this.user?.wantedIds() ?? [];
+    return this.userConn?.wantedIds() ?? [];
   }
   /**
    * Unsubscribes ids on their connections (no reconnect); a connection left without assets is
@@ -312,6 +579,7 @@ export class MarketFeed {
     for (const id of ids) {
       this.mirror.forget(id);
       this.resync.forget(id);
+      this.noteMarket(id, undefined);
       const c = this.connOf.get(id);
       if (!c) continue;
       this.connOf.delete(id);
@@ -345,7 +613,10 @@ export class MarketFeed {
     out.book_quiet_refreshes = this.quietRefreshes;
     out.book_dropped_unknown_token = this.mirror.droppedUnknown;
     out.book_rejected_snapshots = this.mirror.rejectedSnapshots;
-    if (this.user) for (const [k, v] of Object.entries(this.user.counters)) out[`user_ws_${k}`] = v;
+    if (this.userConn) {
+      for (const [k, v] of Object.entries(this.userConn.counters)) out[`user_ws_${k}`] = v;
+      out.user_ws_swaps = this.userSwaps;
+    }
     return out;
   }
 }

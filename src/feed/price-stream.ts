@@ -1,6 +1,10 @@
 // Crypto reference prices from the real-time data socket (wire-formats.md section 3): subscribes
 // `crypto_prices` by symbol over the one FeedConnection (PING every 5 s, reconnect), decodes
 // updates and the initial `type:"subscribe"` dump into CryptoPriceEvents, keeps the last price.
+// A data watchdog as on the market channel: no price for quietMs and the stream is probed (an
+// unsubscribe and a subscribe: a fresh `type:"subscribe"` dump answers); none within
+// probeTimeoutMs and it reconnects. A stream that answers PING but stopped sending prices would
+// otherwise stay up with frozen reference prices.
 import type { Logger } from '../core/log.js';
 import { FeedConnection, type ConnectionOptions, type ConnectionState } from './connection.js';
 import { DecodeStats } from './decode-stats.js';
@@ -100,14 +104,19 @@ export interface PriceStreamOptions {
   filterStyle?: FilterStyle;
   pingIntervalMs?: number;
   pongTimeoutMs?: number;
-  /** 0 (default) = no data watchdog; else probe by re-subscribing and expect a `type:"subscribe"` dump. */
+  /** No price for this long: probe (re-subscribe, expect a `type:"subscribe"` dump); 0 = no data watchdog. Default DEFAULT_PRICE_QUIET_MS. */
   quietMs?: number;
+  /** A probe unanswered this long: reconnect. Default DEFAULT_PRICE_PROBE_TIMEOUT_MS. */
   probeTimeoutMs?: number;
   reconnectBaseMs?: number;
   reconnectMaxMs?: number;
   random?: () => number;
   log?: Logger;
 }
+
+/** The price stream's data watchdog when the caller gives none (the daemon passes feed.quietMs and feed.probeTimeoutMs). */
+export const DEFAULT_PRICE_QUIET_MS = 10_000;
+export const DEFAULT_PRICE_PROBE_TIMEOUT_MS = 5000;
 
 export class CryptoPriceStream {
   readonly connection: FeedConnection;
@@ -124,12 +133,14 @@ export class CryptoPriceStream {
       subscribeMore: (ids) => cryptoSubscribeMessage('subscribe', ids, style),
       unsubscribeMsg: (ids) => cryptoSubscribeMessage('unsubscribe', ids, style),
       isSnapshot: (t) => t.includes('"type":"subscribe"'),
+      // the probe: unsubscribe, then subscribe again (a dump answers; no second subscription piles up)
+      probe: (ids) => (ids.length ? [cryptoSubscribeMessage('unsubscribe', ids, style), cryptoSubscribeMessage('subscribe', ids, style)] : []),
       pingText: 'PING',
       isPong: (t) => t === 'PONG' || t === 'pong',
       pingIntervalMs: o.pingIntervalMs ?? 5000,
       pongTimeoutMs: o.pongTimeoutMs ?? 30_000,
-      quietMs: o.quietMs ?? 0,
-      probeTimeoutMs: o.probeTimeoutMs ?? 5000,
+      quietMs: o.quietMs ?? DEFAULT_PRICE_QUIET_MS,
+      probeTimeoutMs: o.probeTimeoutMs ?? DEFAULT_PRICE_PROBE_TIMEOUT_MS,
       reconnectBaseMs: o.reconnectBaseMs ?? 500,
       reconnectMaxMs: o.reconnectMaxMs ?? 30_000,
       random: o.random,

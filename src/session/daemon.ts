@@ -326,7 +326,15 @@ export class Daemon implements StatusSource {
     this.feed.start();
     // the crypto reference prices strategies read (ctx.referencePrice), when the config names symbols
     if (config.feed.priceSymbols.length) {
-      this.prices = new CryptoPriceStream({ url: config.urls.priceFeed, symbols: config.feed.priceSymbols, pingIntervalMs: config.feed.priceFeedPingIntervalMs, log: log.child({ part: 'prices' }) });
+      // the market channel's data watchdog: a stream that answers PING but sends no price is probed, then reconnected
+      this.prices = new CryptoPriceStream({
+        url: config.urls.priceFeed,
+        symbols: config.feed.priceSymbols,
+        pingIntervalMs: config.feed.priceFeedPingIntervalMs,
+        quietMs: config.feed.quietMs,
+        probeTimeoutMs: config.feed.probeTimeoutMs,
+        log: log.child({ part: 'prices' }),
+      });
       this.prices.onPrice((e) => this.engine.handleReferencePrice(e));
       this.prices.start();
     }

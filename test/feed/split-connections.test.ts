@@ -1,7 +1,8 @@
 // The market channel split over several connections (feed.maxAssetsPerConnection) against the
 // emulator on 127.0.0.1: ceil(assets/bound) connections, every book in sync; one connection dropped
 // puts only its own books out of sync (they come back, the others stay in sync); assets added fill
-// the last connection before a new one opens, and removing assets closes no other connection.
+// the last connection before a new one opens (a market's tokens together), and removing assets
+// closes no other connection.
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
 import { loadConfig } from '../../src/config.js';
@@ -107,12 +108,18 @@ describe('MarketFeed over several market connections', () => {
     for (const t of removed) expect([t, f.book(t), f.mirror.syncInfo(t)]).toEqual([t, undefined, undefined]);
     expect(f.mirror.assetIds().filter((t) => removed.includes(t))).toEqual([]);
 
-    // the freed room is used before a new connection opens
+    // a market goes where both its tokens fit (never split): the room freed on the first is one asset, so a new connection opens
     f.addTokens(m[3].tokens);
     expect(f.marketConnections().length).toBe(3);
-    expect([...f.marketConnections()[0].assets]).toEqual([m[0].tokens[0], m[3].tokens[0]]);
-    expect([...f.marketConnections()[2].assets]).toEqual([m[3].tokens[1]]);
+    expect([...f.marketConnections()[0].assets]).toEqual([m[0].tokens[0]]);
+    expect([...f.marketConnections()[2].assets]).toEqual(m[3].tokens);
     await waitFor(() => allInSync(f, m[3].tokens), 5000);
+    expect(epochs()).toEqual([1, 1, 1]);
+    // the freed room is used before a new connection opens: one token fits there
+    f.addTokens([m[0].tokens[1]]);
+    expect(f.marketConnections().length).toBe(3);
+    expect([...f.marketConnections()[0].assets]).toEqual(m[0].tokens);
+    await waitFor(() => allInSync(f, m[0].tokens), 5000);
     expect(epochs()).toEqual([1, 1, 1]);
 
     // a removed token added again starts afresh: a new snapshot, verified

@@ -133,15 +133,21 @@ describe('daemon: markets added and removed while running', () => {
     });
   }, 60_000);
 
-  it('a venue that ignores live user-channel messages still gets the right markets at the next connect', async () => {
+  it('a venue that ignores live user-channel messages: an added market by a second connection that takes over, a removed one at the next connect', async () => {
     // the fault userOpsIgnored: the user channel keeps its first subscription only (as the spec describes it)
     await withUserChannel(async ({ r, d, mA, mB, mC, subscribed, reconnectUser }) => {
       r.emu.admin.set({ userOpsIgnored: true });
+      const reconnects = d.feed.counters().user_ws_reconnects;
       d.setMarkets([mB, mC]);
+      // C: a second user connection subscribed the whole list and took over (no reconnect)
+      await until('C on the user channel', () => subscribed().length === 1 && subscribed()[0].includes(mC.conditionId));
+      expect(subscribed()).toEqual([[mA.conditionId, mB.conditionId, mC.conditionId].sort()]);
+      expect(d.feed.counters()).toMatchObject({ user_ws_reconnects: reconnects, user_ws_swaps: 1 });
       await until('A dropped', () => d.engine.marketOf(mA.tokenId) === undefined, 15_000);
       expect(d.marketSet.pruneUserMarkets(Date.now() + 3_600_000 + 1000)).toEqual([mA.conditionId]);
-      // neither the add of C nor the removal of A reached this venue
-      expect(subscribed()).toEqual([[mA.conditionId, mB.conditionId].sort()]);
+      // the removal of A did not reach this venue ...
+      expect(subscribed()).toEqual([[mA.conditionId, mB.conditionId, mC.conditionId].sort()]);
+      // ... the next connect subscribes the rest only
       await reconnectUser();
       expect(subscribed()[0]).toEqual([mB.conditionId, mC.conditionId].sort());
     });
