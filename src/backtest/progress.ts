@@ -67,14 +67,3 @@ export async function contentSize(path: string): Promise<number> {
     await fh.close();
   }
 }
-
-/** Bytes a record took in the file, near enough: the frame, its JSON escaping and the line's other fields. */
-export function recordBytes(frame: string): number {
-  return frame.length + 40 + countQuotes(frame);
-}
-
-function countQuotes(s: string): number {
-  let n = 0;
-  for (let i = s.indexOf('"'); i >= 0; i = s.indexOf('"', i + 1)) n++;
-  return n;
-}

@@ -12,7 +12,6 @@ import { isEscaped, readRecordingBatches } from '../feed/replay.js';
 import type { EncodedEvents } from '../feed/event-codec.js';
 import { EventDecoder } from '../feed/event-decoder.js';
 import type { EventEncoder } from '../feed/event-encoder.js';
-import { recordBytes } from './progress.js';
 
 export const KIND_MARKET = 0;
 export const KIND_PRICE = 1;
@@ -25,7 +24,7 @@ export interface SourcedRecord {
   t: number;
   e: number;
   kind: number;
-  /** Its size in the file, about (progress display). */
+  /** Its line's bytes in the file, newline included (progress display). */
   bytes: number;
   /** The frame text of a price-stream record ('' otherwise). */
   f: string;
@@ -82,10 +81,10 @@ export async function* inlineRecords(paths: readonly string[], stats: DecodeStat
           out.events.length = 0;
           if (isEscaped(rec)) {
             out.kind = KIND_MARKET;
-            out.bytes = bytes ? rec.to - rec.from + 40 : 0;
+            out.bytes = bytes ? batch.lineBytes : 0;
             takeScanned(scanned as MarketEvent, out.events, stats);
           } else {
-            out.bytes = bytes ? recordBytes(rec.f) : 0;
+            out.bytes = bytes ? batch.lineBytes : 0;
             if (rec.k === 'market') {
               out.kind = KIND_MARKET;
               decodeMarketFrame(rec.f, out.events, stats);

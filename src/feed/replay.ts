@@ -189,6 +189,8 @@ export interface RecordBatch {
    * next call), its frame sliced from the line (nothing parsed, nothing copied).
    */
   nextEscaped(take: (line: string, from: number, to: number) => boolean): ReplayRecord | EscapedRecord | undefined;
+  /** The bytes in the file of the line the last record came from, its newline included (a progress display). */
+  readonly lineBytes: number;
 }
 
 class ChunkLines implements RecordBatch {
@@ -198,6 +200,7 @@ class ChunkLines implements RecordBatch {
   private from = 0;
   private end = 0;
   prevT = 0;
+  lineBytes = 0;
   /** Takes `head` (if any), then the lines of buf[from, end) (end just past a newline, or the file's end). */
   load(head: Buffer | undefined, buf: Buffer, from: number, end: number): void {
     this.head = head;
@@ -246,12 +249,14 @@ class ChunkLines implements RecordBatch {
     if (this.head !== undefined) {
       const h = this.head;
       this.head = undefined;
+      this.lineBytes = h.length + 1;
       return h.toString('utf8', 0, h.length);
     }
     if (this.from >= this.end) return undefined;
     let nl = this.buf.indexOf(NL, this.from);
     if (nl < 0 || nl >= this.end) nl = this.end;
     const line = this.buf.toString('utf8', this.from, nl);
+    this.lineBytes = nl + 1 - this.from;
     this.from = nl + 1;
     return line;
   }
