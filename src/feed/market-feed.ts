@@ -1,7 +1,7 @@
 // The live and paper data source: given config and token ids it owns the market connections (and
-// the user connection when credentials and condition ids are given), the book mirror and the
-// market pipeline its frames go through (market-pipeline.ts: the one path of every mode), the
-// user decoder, and emits user events, book updates and state changes.
+// the user channel when credentials and condition ids are given), the book mirror and the market
+// pipeline its frames go through (market-pipeline.ts: the one path of every mode), and emits user
+// events, book updates and state changes.
 // The market channel is split over as many connections as feed.maxAssetsPerConnection needs (each
 // with its own watchdog and reconnect; added assets fill the last one first, an emptied one is
 // closed); a market's tokens go on one connection together (a current-format price_change covers
@@ -12,11 +12,8 @@
 // connection's id so that a reconnect puts only its own assets' books out of sync. The market state
 // reported is the worst of the connections' (live only when every one is live), reported again at
 // every connection's change (the daemon quotes the markets of the live ones: feedLive).
-// The user channel: markets added while it is open are sent as an operation (a venue that honours
-// it) and, since the spec (wire-formats.md 2) knows only the first subscription of a connection,
-// a second user connection opens with the whole list and takes over once its subscription is in
-// effect (make-before-break: the channel never leaves 'live'; events both deliver meanwhile are
-// passed once). Removals are an operation, and the list of the next connect.
+// The user channel, its connection and the make-before-break swap when markets are added:
+// user-channel.ts (its state reported here as the 'user' channel's).
 // Resync after a mismatch, gap or tick-size change: resync.ts (resubscribe or GET /book through the
 // caller's fetchBook, whichever book.resync names first, the other after book.resyncTimeoutMs).
 import type { Config } from '../config.js';
@@ -28,7 +25,8 @@ import { FeedConnection, type ConnectionState, type RawFrame } from './connectio
 import { channelOptions, type UserAuth } from './channels.js';
 import { createMarketDecodeStats, decodeMarketFrame } from './decode-market.js';
 import { MarketPipeline } from './market-pipeline.js';
-import { createUserDecodeStats, decodeUserFrame } from './decode-user.js';
+import { createUserDecodeStats } from './decode-user.js';
+import { UserChannel } from './user-channel.js';
 import type { BookEvent, MarketEvent, UserEvent } from '../core/events.js';
 import type { DecodeStats } from './decode-stats.js';
 
@@ -72,11 +70,6 @@ interface MarketConn {
   assets: Set<string>;
 }
 
-/** How long after a user-channel swap the events the old connection delivered are still matched against the new one's (late copies dropped). */
-const SWAP_DEDUPE_LINGER_MS = 30_000;
-/** At most this many events remembered for a swap's matching (a runaway swap stops matching, never grows without bound). */
-const SWAP_DEDUPE_MAX = 50_000;
-
 /** The mirror, telling the feed the market of each token as its metadata comes (whoever sets it): a market's tokens are placed together. */
 class FeedMirror extends BookMirror {
   constructor(
@@ -119,30 +112,15 @@ export class MarketFeed {
   private readonly marketOf = new Map<string, string>();
   private readonly tokensOf = new Map<string, Set<string>>();
   private started = false;
-  /** The user channel's connection (a swap replaces it). */
-  private userConn: FeedConnection | undefined;
-  /** The user connection a swap opened, until it takes over. */
-  private userNext: FeedConnection | undefined;
-  /** The markets each user connection's last open subscribed (the only subscription the spec knows). */
-  private readonly userOpened = new Map<FeedConnection, ReadonlySet<string>>();
-  /** The user channel's state as reported (the current connection's; a swap changes nothing). */
-  private userState: ConnectionState = 'down';
-  private userSeq = 0;
-  /** User connections swapped (make-before-break) so far. */
-  userSwaps = 0;
-  /** While a swap overlaps two connections (and a while after): per connection, the events it delivered that another has not yet (keys, counted). */
-  private userSeen: Map<FeedConnection, Map<string, number>> | undefined;
-  private userSeenSize = 0;
-  private userSeenTimer: NodeJS.Timeout | undefined;
+  /** The user channel, when credentials and condition ids were given. */
+  private readonly userChannel: UserChannel | undefined;
   /** The user channel's markets at start (its first connect subscribes them). */
   private userInitial: readonly string[] = [];
   readonly marketStats: DecodeStats;
   readonly userStats: DecodeStats;
   /** The market frames' path to the venue and the engine: connect() them. */
   readonly pipeline: MarketPipeline;
-  private readonly userListeners: Array<(e: UserEvent) => void> = [];
   private readonly stateListeners: Array<(c: Channel, s: ConnectionState) => void> = [];
-  private readonly ubuf: UserEvent[] = [];
   private idleTimer: NodeJS.Timeout | null = null;
   private quietTimer: NodeJS.Timeout | null = null;
   /** When each quiet book was last asked for (its snapshot may take a moment). */
@@ -201,7 +179,10 @@ export class MarketFeed {
     });
     this.place(o.tokens);
     if (o.auth && o.conditionIds && o.conditionIds.length > 0) {
-      this.userConn = this.userConnection();
+      this.userChannel = new UserChannel({ wsUrl: cfg.urls.ws, auth: o.auth, timing: this.timing, stats: this.userStats, log: o.log, random: o.random });
+      this.userChannel.onState((s) => {
+        for (const fn of this.stateListeners) fn('user', s);
+      });
       this.userInitial = o.conditionIds;
     }
   }
@@ -224,129 +205,15 @@ export class MarketFeed {
 
   /** The user channel's connection (the current one: a swap replaces it). */
   get user(): FeedConnection | undefined {
-    return this.userConn;
+    return this.userChannel?.connection;
   }
-
-  /** A user-channel connection; its markets are its wanted set (not fixed in the subscription), so they can be pruned and added. */
-  private userConnection(): FeedConnection {
-    const seq = this.userSeq++;
-    const conn = new FeedConnection(
-      channelOptions(this.o.config.urls.ws, { kind: 'user', markets: [], auth: this.o.auth }, this.timing, { log: this.o.log, random: this.o.random, name: seq === 0 ? 'user' : `user#${seq}` }),
-    );
-    conn.onFrame((f) => this.userFrame(conn, f));
-    conn.onState((s) => {
-      // the open just sent the subscription of the whole wanted set
-      if (s === 'live') this.userOpened.set(conn, new Set(conn.wantedIds()));
-      if (conn === this.userNext) {
-        if (s === 'live') this.handOver(conn);
-        return;
-      }
-      if (conn === this.userConn) this.reportUser(s);
-    });
-    return conn;
-  }
-
-  private userFrame(conn: FeedConnection, f: RawFrame): void {
-    const out = this.ubuf;
-    out.length = 0;
-    decodeUserFrame(f.text, out, this.userStats);
-    const seen = this.userSeen;
-    for (let i = 0; i < out.length; i++) {
-      const e = out[i];
-      if (seen && !this.firstCopy(seen, conn, JSON.stringify(e))) continue;
-      for (const fn of this.userListeners) fn(e);
-    }
-  }
-
-  /**
-   * While a swap overlaps two user connections, the venue sends an event of the markets both hold
-   * on both: the first copy passes, the other is dropped. (The engine takes an exact repeat as a
-   * no-op, but copies out of order across two sockets could move a trade's status back a step.)
-   */
-  private firstCopy(seen: Map<FeedConnection, Map<string, number>>, conn: FeedConnection, key: string): boolean {
-    for (const [other, keys] of seen) {
-      if (other === conn) continue;
-      const n = keys.get(key);
-      if (n === undefined) continue;
-      if (n > 1) keys.set(key, n - 1);
-      else keys.delete(key);
-      this.userSeenSize--;
-      return false;
-    }
-    let mine = seen.get(conn);
-    if (!mine) seen.set(conn, (mine = new Map()));
-    mine.set(key, (mine.get(key) ?? 0) + 1);
-    if (++this.userSeenSize > SWAP_DEDUPE_MAX) this.endDedupe();
-    return true;
-  }
-
-  private endDedupe(): void {
-    this.userSeen = undefined;
-    this.userSeenSize = 0;
-    if (this.userSeenTimer) clearTimeout(this.userSeenTimer);
-    this.userSeenTimer = undefined;
-  }
-
-  private reportUser(s: ConnectionState): void {
-    if (s === this.userState) return;
-    this.userState = s;
-    for (const fn of this.stateListeners) fn('user', s);
-  }
-
-  /** Opens a second user connection with the whole list when the open one's subscription lacks some (one swap at a time: the one in progress checks again at its end). */
-  private swapIfNeeded(): void {
-    const cur = this.userConn;
-    if (!cur || this.userNext || !this.started || this.stopping) return;
-    // not open: its next open subscribes the whole list
-    if (cur.state !== 'live') return;
-    const opened = this.userOpened.get(cur);
-    const wanted = cur.wantedIds();
-    if (opened && wanted.every((id) => opened.has(id))) return;
-    const next = this.userConnection();
-    this.userNext = next;
-    if (this.userSeenTimer) clearTimeout(this.userSeenTimer);
-    this.userSeenTimer = undefined;
-    this.userSeen ??= new Map();
-    this.o.log?.info({ markets: wanted.length }, 'user channel: markets added; a second connection opens with the whole list and takes over once subscribed');
-    next.start(wanted);
-  }
-
-  /** The swap's new connection is open: once its subscription is in effect and the old one has delivered what it had, the new one takes over. */
-  private handOver(next: FeedConnection): void {
-    const timeoutMs = Math.max(1000, this.timing.pongTimeoutMs || 10_000);
-    next.flush(timeoutMs, (ok) => {
-      if (this.userNext !== next || this.stopping) return;
-      // closed before its PONG: its next open hands over
-      if (!ok && next.state !== 'live') return;
-      const old = this.userConn;
-      if (!old) return;
-      old.flush(timeoutMs, () => this.takeOver(next, old));
-    });
-  }
-
-  private takeOver(next: FeedConnection, old: FeedConnection): void {
-    if (this.userNext !== next || this.userConn !== old || this.stopping) return;
-    this.userNext = undefined;
-    this.userConn = next;
-    // the channel's counters go on from the old connection's
-    for (const k of Object.keys(old.counters) as Array<keyof FeedConnection['counters']>) next.counters[k] += old.counters[k];
-    old.stop();
-    this.userOpened.delete(old);
-    this.userSwaps++;
-    // late copies of what the old one delivered are still dropped for a while
-    this.userSeen?.forEach((_keys, c) => {
-      if (c !== old && c !== next) this.userSeen?.delete(c);
-    });
-    this.userSeenTimer = setTimeout(() => this.endDedupe(), SWAP_DEDUPE_LINGER_MS);
-    this.userSeenTimer.unref?.();
-    this.o.log?.info({ markets: next.wantedIds().length }, 'user channel: the new connection took over');
-    this.reportUser(next.state);
-    // markets added while it opened that its subscription lacks: one more swap
-    this.swapIfNeeded();
+  /** User connections swapped (make-before-break) so far. */
+  get userSwaps(): number {
+    return this.userChannel?.swaps ?? 0;
   }
 
   onUserEvent(fn: (e: UserEvent) => void): void {
-    this.userListeners.push(fn);
+    this.userChannel?.onEvent(fn);
   }
   /** A token's book changed (called after the mirror applied the event). */
   onBook(fn: (book: DenseBook) => void): void {
@@ -493,7 +360,7 @@ export class MarketFeed {
     this.started = true;
     for (const c of this.conns) c.conn.start([...c.assets]);
     this.reportState();
-    this.userConn?.start(this.userInitial);
+    this.userChannel?.start(this.userInitial);
     // a group is checked when its token's next timestamp arrives; on a quiet market that could be
     // long, so a group idle for book.groupIdleMs is closed and checked (same-timestamp messages
     // arrive back to back, far inside that window)
@@ -534,10 +401,7 @@ export class MarketFeed {
     this.quietTimer = null;
     this.resync.stop();
     for (const c of this.conns) c.conn.stop();
-    this.userConn?.stop();
-    this.userNext?.stop();
-    this.userNext = undefined;
-    this.endDedupe();
+    this.userChannel?.stop();
   }
   /** Subscribes ids: on the connections with room (no reconnect), new connections for the rest. */
   addTokens(ids: readonly string[]): void {
@@ -549,25 +413,17 @@ export class MarketFeed {
     }
     this.reportState();
   }
-  /**
-   * Adds condition ids to the user channel: an operation on the open connection (a venue that
-   * honours it), kept for its reconnects; and, as the spec knows only a connection's first
-   * subscription, a second connection with the whole list that takes over once subscribed (one
-   * swap at a time; adds during one are in the next). A connection not open subscribes them at its open.
-   */
+  /** Adds condition ids to the user channel: an operation, and a swap to a connection subscribed with the whole list (UserChannel.addMarkets). */
   addUserMarkets(conditionIds: readonly string[]): void {
-    this.userConn?.subscribe(conditionIds);
-    this.userNext?.subscribe(conditionIds);
-    this.swapIfNeeded();
+    this.userChannel?.addMarkets(conditionIds);
   }
   /** Takes condition ids off the user channel's subscription (sent on the open connection; a reconnect subscribes only the rest). */
   removeUserMarkets(conditionIds: readonly string[]): void {
-    this.userConn?.unsubscribe(conditionIds);
-    this.userNext?.unsubscribe(conditionIds);
+    this.userChannel?.removeMarkets(conditionIds);
   }
   /** The condition ids the user channel subscribes (on its next connect too). */
   userMarkets(): readonly string[] {
-    return this.userConn?.wantedIds() ?? [];
+    return this.userChannel?.markets() ?? [];
   }
   /**
    * Unsubscribes ids on their connections (no reconnect); a connection left without assets is
@@ -613,10 +469,7 @@ export class MarketFeed {
     out.book_quiet_refreshes = this.quietRefreshes;
     out.book_dropped_unknown_token = this.mirror.droppedUnknown;
     out.book_rejected_snapshots = this.mirror.rejectedSnapshots;
-    if (this.userConn) {
-      for (const [k, v] of Object.entries(this.userConn.counters)) out[`user_ws_${k}`] = v;
-      out.user_ws_swaps = this.userSwaps;
-    }
+    if (this.userChannel) for (const [k, v] of Object.entries(this.userChannel.counters())) out[`user_ws_${k}`] = v;
     return out;
   }
 }
