@@ -11,9 +11,14 @@
 //
 // Complement seeding: a binary market whose second token never got a snapshot is seeded with the
 // mirror of its sibling's book (price 1-p, bids<->asks), counted in `seeded`; later hashes prove it.
+// Only a first book is seeded: a token that went out of sync waits for a snapshot of its own.
+//
+// Hashed fields nothing gave (a backtest knows only the market): a snapshot without tick_size is
+// hashed with the coarsest venue tick its prices sit on, and one whose hash fails while neg_risk is
+// unknown is tried once more with the other neg_risk (wire-formats.md 5.4); what verifies is kept.
 import type { Logger } from '../core/log.js';
-import { PRICE_SCALE, formatPrice } from '../core/units.js';
-import type { BookEvent, MarketEvent, PriceChangeEvent } from '../core/events.js';
+import { PRICE_SCALE, formatPrice, parsePrice } from '../core/units.js';
+import type { BookEvent, MarketEvent, PriceChangeEvent, WireLevel } from '../core/events.js';
 import type { DenseBook } from './book.js';
 import { mirrorBookInto } from './complement.js';
 import { bookHashPayloadFromText, type HashMeta } from './hash.js';
@@ -44,7 +49,7 @@ export interface MirrorOptions {
   complementSeeding?: boolean;
   /** min_order_size hashed when neither metadata nor a snapshot gives one (every 2026 capture: "5"). */
   defaultMinOrderSize?: string;
-  /** neg_risk hashed when neither metadata nor a snapshot gives one; default false. */
+  /** neg_risk hashed first when neither metadata nor a snapshot gives one (a failing snapshot then tries the other); default false. */
   defaultNegRisk?: boolean;
   /** A snapshot without a 40-hex hash is rejected (the token stays out of sync) instead of taken unchecked; a venue's feed sets it. */
   requireHash?: boolean;
@@ -54,6 +59,29 @@ export interface MirrorOptions {
 }
 
 const HEX40 = /^[0-9a-f]{40}$/;
+
+/** Venue ticks in price units, coarsest first (0.1 left out: a book on it is on 0.01 too, far the likelier), and as the hash prints them. */
+const TICKS = [100, 50, 25, 10, 1];
+const TICK_TEXT = ['0.01', '0.005', '0.0025', '0.001', '0.0001'];
+
+const gcd = (a: number, b: number): number => {
+  while (b !== 0) {
+    const t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+};
+
+/** Index in TICKS of the coarsest tick every price of the book sits on (0.01 for an empty book). */
+function gridTickIndex(bids: readonly WireLevel[], asks: readonly WireLevel[]): number {
+  let g = 0;
+  for (let i = 0; i < bids.length; i++) g = gcd(bids[i].price, g);
+  for (let i = 0; i < asks.length; i++) g = gcd(asks[i].price, g);
+  let k = 0;
+  while (k < TICKS.length - 1 && g % TICKS[k] !== 0) k++;
+  return k;
+}
 
 export interface MismatchInfo {
   timestamp: string;
@@ -118,8 +146,16 @@ export class BookMirror {
     const st = this.state(assetId);
     if (meta.market !== undefined) this.joinMarket(st, meta.market);
     if (meta.minOrderSize !== undefined) st.minOrderSize = meta.minOrderSize;
-    if (meta.tickSize !== undefined) st.tickSize = meta.tickSize;
-    if (meta.negRisk !== undefined) st.negRisk = meta.negRisk;
+    if (meta.tickSize !== undefined) {
+      st.tickSize = meta.tickSize;
+      // the ltp recovery's grid and the hashed ltp's decimals go by the book's tick
+      const tick = parsePrice(meta.tickSize);
+      if (tick > 0) st.book.tick = tick;
+    }
+    if (meta.negRisk !== undefined) {
+      st.negRisk = meta.negRisk;
+      st.negRiskKnown = true;
+    }
     if (meta.lastTradePrice !== undefined) st.lastTradePrice = meta.lastTradePrice;
   }
 
@@ -259,6 +295,12 @@ export class BookMirror {
     }
   }
 
+  /** Marks every token of a market out of sync (e.g. a message of it was lost and names no token that can be read). */
+  markMarketOutOfSync(market: string, reason: OutOfSyncReason, resync = false): void {
+    const ids = this.marketTokens.get(market);
+    if (ids) this.markOutOfSync(ids.slice(), reason, resync);
+  }
+
   /** Whether an event for this token is dropped (knownTokensOnly and never given to setMeta). */
   private unknown(assetId: string): boolean {
     if (!this.opts.knownTokensOnly || this.tokens.has(assetId)) return false;
@@ -305,15 +347,25 @@ export class BookMirror {
     // the hashed fields a frame carries are adopted only once it verifies (a bad frame must not
     // break every later check): kept aside and restored on a mismatch
     const prev = { tickSize: st.tickSize, minOrderSize: st.minOrderSize, negRisk: st.negRisk, lastTradePrice: st.lastTradePrice, tick: st.book.tick };
+    // neg_risk known from nowhere: a failing hash is tried once more with the other value
+    const tryOtherNegRisk = !st.negRiskKnown && ev.negRisk === undefined;
     if (ev.tickSizeStr !== undefined) st.tickSize = ev.tickSizeStr;
     if (ev.minOrderSizeStr !== undefined) st.minOrderSize = ev.minOrderSizeStr;
     if (ev.negRisk !== undefined) st.negRisk = ev.negRisk;
     if (ev.lastTradePriceStr !== undefined) st.lastTradePrice = ev.lastTradePriceStr;
     if (ev.tickSize !== undefined) st.book.tick = ev.tickSize;
+    // no tick from metadata or the frame (the venue hashes one): the coarsest its prices sit on, kept only if it verifies
+    const inferTick = st.tickSize === '';
+    if (inferTick) {
+      const k = gridTickIndex(ev.bids, ev.asks);
+      st.tickSize = TICK_TEXT[k];
+      st.book.tick = TICKS[k];
+    }
     const nowMs = this.now();
     st.book.loadSnapshot(ev.bids, ev.asks, nowMs);
     st.stats.snapshots++;
     st.everSnapshot = true;
+    st.seedable = false;
     st.lastTsMs = ev.timestampMs;
     st.snapshotTsMs = ev.timestampMs;
     st.snapshotHash = ev.hash;
@@ -323,7 +375,9 @@ export class BookMirror {
     st.setLive(true, nowMs);
     // sampled (verifyEvery N > 1, e.g. a backtest): a token's 1st, N+1th, 2N+1th... snapshot
     if (this.verifyEvery > 0 && ev.hash !== '' && (st.stats.snapshots - 1) % this.verifyEvery === 0) {
-      if (!this.checkHash(st, ev.timestampStr, ev.hash, 'hash_mismatch')) {
+      const got = this.hashOrRecover(st, ev.timestampStr, ev.hash);
+      if (got !== undefined && !(tryOtherNegRisk && this.verifiesWithOtherNegRisk(st, ev.timestampStr, ev.hash))) {
+        this.hashFailed(st, ev.timestampStr, ev.hash, got, 'hash_mismatch');
         st.tickSize = prev.tickSize;
         st.minOrderSize = prev.minOrderSize;
         st.negRisk = prev.negRisk;
@@ -331,6 +385,11 @@ export class BookMirror {
         st.book.tick = prev.tick;
         return;
       }
+      st.negRiskKnown = true; // proven with the rest of the hashed fields
+    } else if (inferTick) {
+      // unchecked: a guess is no better than not knowing
+      st.tickSize = prev.tickSize;
+      st.book.tick = prev.tick;
     }
     this.notify(st, ++this.seq);
   }
@@ -362,11 +421,13 @@ export class BookMirror {
         this.recent1 = this.recent0;
         this.recent0 = st;
       }
-      if (!st.live && !(this.seeding && !st.everSnapshot && this.seed(st, ev, nowMs))) {
+      if (!st.live && !(this.seeding && st.seedable && this.seed(st, ev, nowMs))) {
         st.stats.ignoredDeltas++;
         continue;
       }
-      if ((st.skipSameTs || tsMs < st.snapshotTsMs) && this.alreadyInSnapshot(st, tsMs, c.hash)) {
+      // "" is no hash, as on a snapshot (the decoders give undefined for it; other producers may not)
+      const hash = c.hash || undefined;
+      if ((st.skipSameTs || tsMs < st.snapshotTsMs) && this.alreadyInSnapshot(st, tsMs, hash)) {
         st.stats.ignoredDeltas++;
         continue;
       }
@@ -382,12 +443,12 @@ export class BookMirror {
         continue;
       }
       if (!st.inGroup) this.openGroup(st, tsStr);
-      if (c.hash !== undefined) {
-        if (st.runHash === undefined) st.runHash = c.hash;
-        else if (c.hash !== st.runHash) {
+      if (hash !== undefined) {
+        if (st.runHash === undefined) st.runHash = hash;
+        else if (hash !== st.runHash) {
           // a new hash in the group: the run before it must be the book after its own message
           if (st.groupSampled && !this.checkRun(st, 'inconsistent_group')) continue;
-          st.runHash = c.hash;
+          st.runHash = hash;
           st.runEntries = 0;
         }
         st.runEntries++;
@@ -525,6 +586,34 @@ export class BookMirror {
 
   /** Hashes the book against `expected`; on failure tries to recover the hashed last_trade_price, else goes out of sync. */
   private checkHash(st: TokenSync, timestamp: string, expected: string, reason: OutOfSyncReason, quietFail = false): boolean {
+    const got = this.hashOrRecover(st, timestamp, expected);
+    if (got === undefined) return true;
+    if (!quietFail) this.hashFailed(st, timestamp, expected, got, reason);
+    return false;
+  }
+
+  /** A failed check: counted, and the token out of sync. */
+  private hashFailed(st: TokenSync, timestamp: string, expected: string, got: string, reason: OutOfSyncReason): void {
+    st.stats.mismatches++;
+    if (reason === 'inconsistent_group') st.stats.inconsistentGroups++;
+    st.lastMismatch = { timestamp, expected, computed: got };
+    this.outOfSync(st, reason, true, timestamp, expected, got);
+  }
+
+  /** Whether the book verifies with the other neg_risk (then kept); st.negRisk is unchanged when not. */
+  private verifiesWithOtherNegRisk(st: TokenSync, timestamp: string, expected: string): boolean {
+    st.negRisk = !st.negRisk;
+    if (this.hashOrRecover(st, timestamp, expected) === undefined) return true;
+    st.negRisk = !st.negRisk;
+    return false;
+  }
+
+  /**
+   * Hashes the book against `expected`, recovering the hashed last_trade_price when only it differs
+   * (counted as verified). Returns undefined when it verifies, else the hash computed with the
+   * fields as they were.
+   */
+  private hashOrRecover(st: TokenSync, timestamp: string, expected: string): string | undefined {
     const b = st.book;
     const meta = { market: st.market, assetId: b.assetId, timestamp, minOrderSize: st.minOrderSize, tickSize: st.tickSize, negRisk: st.negRisk, lastTradePrice: st.lastTradePrice };
     // a trade noted since the last check has most likely moved the hashed price: tried first, once
@@ -536,14 +625,14 @@ export class BookMirror {
         st.lastTradePrice = news;
         st.stats.ltpRecovered++;
         st.stats.hashesVerified++;
-        return true;
+        return undefined;
       }
       meta.lastTradePrice = st.lastTradePrice;
     }
     const got = st.hasher.hash(meta, b);
     if (got === expected) {
       st.stats.hashesVerified++;
-      return true;
+      return undefined;
     }
     // the likely candidates (recent trades, newest first) first: each one SHA-1 where the book lies
     // (no Hash object, no payload string); the rest of the search as before
@@ -552,7 +641,7 @@ export class BookMirror {
       st.lastTradePrice = fast;
       st.stats.ltpRecovered++;
       st.stats.hashesVerified++;
-      return true;
+      return undefined;
     }
     const bb = b.bestBid();
     const ba = b.bestAsk();
@@ -566,14 +655,9 @@ export class BookMirror {
       st.lastTradePrice = ltp;
       st.stats.ltpRecovered++;
       st.stats.hashesVerified++;
-      return true;
+      return undefined;
     }
-    if (quietFail) return false;
-    st.stats.mismatches++;
-    if (reason === 'inconsistent_group') st.stats.inconsistentGroups++;
-    st.lastMismatch = { timestamp, expected, computed: got };
-    this.outOfSync(st, reason, true, timestamp, expected, got);
-    return false;
+    return got;
   }
 
   /**
@@ -598,10 +682,14 @@ export class BookMirror {
     const src = sib.book;
     const dst = st.book;
     mirrorBookInto(src, dst);
+    st.seedable = false;
     dst.tick = src.tick;
     st.tickSize = sib.tickSize;
     st.minOrderSize = sib.minOrderSize;
-    st.negRisk = sib.negRisk;
+    if (!st.negRiskKnown) {
+      st.negRisk = sib.negRisk;
+      st.negRiskKnown = sib.negRiskKnown;
+    }
     st.lastTradePrice = sib.lastTradePrice;
     st.lastTsMs = sib.lastTsMs;
     st.snapshotTsMs = sib.snapshotTsMs;

@@ -5,7 +5,8 @@ import { DenseBook } from './book.js';
 import { BookHasher } from './hash.js';
 import { RecentPrices } from './ltp-recovery.js';
 
-export type OutOfSyncReason = 'hash_mismatch' | 'best_mismatch' | 'inconsistent_group' | 'gap' | 'tick_size_change' | 'reconnect';
+/** `rejected_message`: a price_change of the token the decoder could not take (its update was lost). */
+export type OutOfSyncReason = 'hash_mismatch' | 'best_mismatch' | 'inconsistent_group' | 'gap' | 'tick_size_change' | 'reconnect' | 'rejected_message';
 
 /** What one out-of-sync episode was: the evidence a warn line and /status show. */
 export interface OutOfSyncInfo {
@@ -69,10 +70,14 @@ export class TokenSync {
   minOrderSize: string;
   tickSize = '';
   negRisk = false;
+  /** neg_risk came from metadata, a frame, or a verified hash; otherwise a failing snapshot tries the other value once. */
+  negRiskKnown = false;
   lastTradePrice = '';
   /** True while the book is a verified (or seeded) image of the venue's. */
   live = false;
   everSnapshot = false;
+  /** May still be seeded from its sibling's mirror: never had a snapshot or a seed (seeding is for a first book only). */
+  seedable = true;
   lastTsMs = 0;
   snapshotTsMs = 0;
   /** Hash of the last snapshot: same-timestamp deltas up to the one carrying it are already in it. */

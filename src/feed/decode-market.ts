@@ -1,6 +1,8 @@
 // Market-channel frame decoder, shared by the live feed and replay: one raw frame (a JSON array,
 // an object or the text PONG) in, typed MarketEvents with integer prices/sizes out. Hand-written
 // checks instead of a schema per frame; a bad frame or event is counted and skipped, never thrown.
+// A skipped price_change is an update lost: the tokens it names (or its market's, when no token id
+// can be read) are handed to the caller (RejectedTokens), whose books must not stay in sync.
 import type { Logger } from '../core/log.js';
 import type { BookEvent, MarketEvent, PriceChangeEntry, Side, WireLevel } from '../core/events.js';
 import { DecodeStats, FieldError, optStr, reqStr, toMs, type Json } from './decode-stats.js';
@@ -66,6 +68,12 @@ function decodeBook(o: Json): BookEvent {
   return ev;
 }
 
+/** An entry's or a legacy message's hash; "" is no hash (as on a snapshot). */
+function optHash(o: Json): string | undefined {
+  const v = o.hash;
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
 function entry(c: Json, assetId: string, hash: string | undefined): PriceChangeEntry {
   const ps = c.price;
   const ss = c.size;
@@ -93,30 +101,75 @@ function decodePriceChange(o: Json): MarketEvent {
     for (let i = 0; i < pcs.length; i++) {
       const c = pcs[i] as Json;
       if (typeof c !== 'object' || c === null) throw new FieldError('price_changes');
-      changes[i] = entry(c, assetIdOf(c), optStr(c, 'hash'));
+      changes[i] = entry(c, assetIdOf(c), optHash(c));
     }
     return { type: 'price_change', market, timestampMs, timestampStr: ts, changes, format: 'current' };
   }
   const assetId = assetIdOf(o);
-  const hash = optStr(o, 'hash');
+  const hash = optHash(o);
   const legacy = o.changes;
   if (Array.isArray(legacy)) {
-    // legacy: root asset_id and hash; the hash is the book after the whole message
+    // legacy: root asset_id and hash; the hash is the book after the whole message, so every entry
+    // carries it (as the current format's entries of one batch do): the mirror checks the run of a
+    // message before the next message's first change
     const changes: PriceChangeEntry[] = new Array<PriceChangeEntry>(legacy.length);
     for (let i = 0; i < legacy.length; i++) {
       const c = legacy[i] as Json;
       if (typeof c !== 'object' || c === null) throw new FieldError('changes');
-      changes[i] = entry(c, assetId, i === legacy.length - 1 ? hash : undefined);
+      changes[i] = entry(c, assetId, hash);
     }
     return { type: 'price_change', market, timestampMs, timestampStr: ts, changes, format: 'changes' };
   }
   return { type: 'price_change', market, timestampMs, timestampStr: ts, changes: [entry(o, assetId, hash)], format: 'flat' };
 }
 
+/** The tokens of rejected price_change messages (their books missed an update), filled by decodeMarketFrame. */
+export class RejectedTokens {
+  /** Token ids read from rejected messages (entries' asset_id, or the root one of the older formats), each once. */
+  readonly assetIds: string[] = [];
+  /** Condition ids of rejected messages with an entry whose token id could not be read: every token of the market. */
+  readonly markets: string[] = [];
+  empty(): boolean {
+    return this.assetIds.length === 0 && this.markets.length === 0;
+  }
+  clear(): void {
+    this.assetIds.length = 0;
+    this.markets.length = 0;
+  }
+  /** Notes what can be read of a rejected price_change object. */
+  note(o: Json): void {
+    let unknown = false;
+    const pcs = o.price_changes;
+    if (Array.isArray(pcs)) {
+      for (let i = 0; i < pcs.length; i++) {
+        const c = pcs[i] as unknown;
+        const id = typeof c === 'object' && c !== null ? (c as Json).asset_id : undefined;
+        if (!this.addAsset(id)) unknown = true;
+      }
+    } else if (!this.addAsset(o.asset_id)) unknown = true;
+    const m = o.market;
+    if (unknown && typeof m === 'string' && m !== '' && !this.markets.includes(m)) this.markets.push(m);
+  }
+  private addAsset(id: unknown): boolean {
+    if (typeof id !== 'string' || id === '') return false;
+    if (!this.assetIds.includes(id)) this.assetIds.push(id);
+    return true;
+  }
+}
+
+/** Where decodeEvent notes a rejected price_change (set for one decodeMarketFrame call). */
+let rejectedSink: RejectedTokens | undefined;
+
 function decodeEvent(o: Json): MarketEvent | string {
   switch (o.event_type) {
     case 'price_change':
-      return decodePriceChange(o);
+      if (rejectedSink === undefined) return decodePriceChange(o);
+      try {
+        return decodePriceChange(o);
+      } catch (e) {
+        rejectedSink.note(o);
+        throw e;
+      }
     case 'book':
       return decodeBook(o);
     case 'last_trade_price': {
@@ -199,9 +252,11 @@ function strArray(v: unknown, field: string): string[] {
 
 /**
  * Decodes one raw frame, appending events to `out`. Returns the number appended (0 for PONG or a
- * rejected frame). A bad event inside an array is skipped alone; its siblings still decode.
+ * rejected frame). A bad event inside an array is skipped alone; its siblings still decode. The
+ * tokens of a rejected price_change are added to `rejected` when given (the scanner never rejects:
+ * it declines what it does not take, and the JSON.parse path decides).
  */
-export function decodeMarketFrame(frame: string, out: MarketEvent[], stats: DecodeStats): number {
+export function decodeMarketFrame(frame: string, out: MarketEvent[], stats: DecodeStats, rejected?: RejectedTokens): number {
   if (scanEnabled && frame.charCodeAt(0) === 123 /* { */) {
     // fast path for the common compact object frames; anything unusual declines to JSON.parse
     const ev = scanMarketFrame(frame);
@@ -212,7 +267,13 @@ export function decodeMarketFrame(frame: string, out: MarketEvent[], stats: Deco
       return 1;
     }
   }
-  return decodeFrame(frame, out, stats, decodeEvent);
+  if (rejected === undefined) return decodeFrame(frame, out, stats, decodeEvent);
+  rejectedSink = rejected;
+  try {
+    return decodeFrame(frame, out, stats, decodeEvent);
+  } finally {
+    rejectedSink = undefined;
+  }
 }
 
 /**

@@ -3,11 +3,13 @@
 // books (the simulated venue: the exchange's true view), then applied to the mirror and handed to
 // the engine, in that order. Epochs are per source (the connection that carried the frame; a
 // recording's frames are all source 0): a new epoch of a source is its reconnect, and the books it
-// carries (assetsOf; every book without it) are out of sync until their fresh snapshots.
+// carries (assetsOf; every book without it) are out of sync until their fresh snapshots. A
+// price_change the decoder rejects is an update lost: the tokens it names (its market's when none
+// can be read) go out of sync, with a resync asked, once the rest of its frame is applied.
 import type { BookMirror } from '../book/mirror.js';
 import type { Clock } from '../core/clock.js';
 import type { DecodeStats } from './decode-stats.js';
-import { decodeMarketFrame } from './decode-market.js';
+import { decodeMarketFrame, RejectedTokens } from './decode-market.js';
 import type { MarketEvent, PriceChangeEvent } from '../core/events.js';
 
 /** Where the mirror's events go: the engine (requotes). */
@@ -41,6 +43,8 @@ interface Lagged {
   source: number;
   epoch: number;
   events: MarketEvent[];
+  /** Tokens of the frame's rejected price_change messages, marked after its events. */
+  rejected?: RejectedTokens;
 }
 
 export class MarketPipeline {
@@ -51,6 +55,10 @@ export class MarketPipeline {
   private readonly buf: MarketEvent[] = [];
   private readonly lagged: Lagged[] = [];
   private laggedHead = 0;
+  /** Tokens of the rejected price_change messages of the frame decoded last. */
+  private rejected = new RejectedTokens();
+  /** The frame decoded last had rejected messages and events: marked once those are applied (dispatch). */
+  private rejectsPending = false;
   /** Epoch changes seen (reconnects). */
   reconnects = 0;
 
@@ -62,11 +70,20 @@ export class MarketPipeline {
     this.engine = sinks.engine;
   }
 
-  /** Decodes a frame (counted in stats); the events are valid until the next call. */
+  /**
+   * Decodes a frame (counted in stats); the events are valid until the next call. The tokens of a
+   * rejected price_change are marked out of sync at once when the frame has no event left, else
+   * after its events (dispatch; or at the next decode, when the frame was never dispatched).
+   */
   decode(text: string): MarketEvent[] {
+    if (this.rejectsPending) this.markRejected(this.rejected);
     const out = this.buf;
     out.length = 0;
-    decodeMarketFrame(text, out, this.o.stats);
+    decodeMarketFrame(text, out, this.o.stats, this.rejected);
+    if (!this.rejected.empty()) {
+      if (out.length === 0) this.markRejected(this.rejected);
+      else this.rejectsPending = true;
+    }
     return out;
   }
 
@@ -82,8 +99,28 @@ export class MarketPipeline {
     const venue = this.venue;
     if (venue) for (let i = 0; i < events.length; i++) venue.onMarketEvent(events[i]);
     const lag = this.o.lagMs ?? 0;
-    if (lag > 0 && this.o.clock) this.lagged.push({ at: this.o.clock.now() + lag, source, epoch, events: events.slice() });
-    else this.apply(source, epoch, events);
+    if (lag > 0 && this.o.clock) {
+      const d: Lagged = { at: this.o.clock.now() + lag, source, epoch, events: events.slice() };
+      if (this.rejectsPending) {
+        // the frame's lost updates go with it: this set is the frame's now
+        d.rejected = this.rejected;
+        this.rejected = new RejectedTokens();
+        this.rejectsPending = false;
+      }
+      this.lagged.push(d);
+    } else {
+      this.apply(source, epoch, events);
+      if (this.rejectsPending) this.markRejected(this.rejected);
+    }
+  }
+
+  /** Out of sync, a resync asked: the tokens of rejected price_change messages (their books missed an update). */
+  private markRejected(r: RejectedTokens): void {
+    if (r === this.rejected) this.rejectsPending = false;
+    const mirror = this.o.mirror;
+    mirror.markOutOfSync(r.assetIds, 'rejected_message', true);
+    for (let i = 0; i < r.markets.length; i++) mirror.markMarketOutOfSync(r.markets[i], 'rejected_message', true);
+    r.clear();
   }
 
   /** When the next lagged frame is due (Infinity: none). */
@@ -98,7 +135,9 @@ export class MarketPipeline {
       this.lagged.splice(0, this.laggedHead);
       this.laggedHead = 0;
     }
-    if (d) this.apply(d.source, d.epoch, d.events);
+    if (!d) return;
+    this.apply(d.source, d.epoch, d.events);
+    if (d.rejected) this.markRejected(d.rejected);
   }
 
   /** The time of the last lagged frame (Infinity when none waits). */

@@ -339,8 +339,9 @@ function entry(): PriceChangeEntry | undefined {
       if (v === undefined) return undefined;
       side = v;
     } else if (k === 4) {
-      hash = hashValue();
-      if (hash === undefined) return undefined;
+      const v = hashValue();
+      if (v === undefined) return undefined;
+      if (v !== '') hash = v; // "" is no hash, as in decode-market
     } else {
       const p = optPriceValue();
       if (p === -1 || p === -3) return undefined;

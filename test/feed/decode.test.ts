@@ -69,14 +69,14 @@ describe('market decoder on real and documented frames', () => {
     expect(ev.changes[1]).toMatchObject({ side: 'BUY', price: 5000, size: 340000, bestBid: 6000, bestAsk: 7000, hash: 'af32b3746fff40c76c98021b7f3f07261169dd27' });
   });
 
-  it('price_change legacy changes format: root asset_id, hash on the last entry', () => {
+  it('price_change legacy changes format: root asset_id, its hash on every entry', () => {
     const legacy =
       '{"asset_id":"71321045679252212594626385532706912750332728571942532289631379312455583992563","changes":[{"price":"0.4","side":"SELL","size":"3300"},{"price":"0.5","side":"BUY","size":"0"}],"event_type":"price_change","market":"0x5f65","timestamp":"1729084877448","hash":"3cd4d61e042c81560c9037ece0c61f3b1a8fbbdd"}';
     const [ev] = market(legacy);
     if (ev.type !== 'price_change') throw new Error();
     expect(ev.format).toBe('changes');
     expect(ev.changes.map((c) => [c.assetId.slice(0, 5), c.side, c.price, c.size, c.hash])).toEqual([
-      ['71321', 'SELL', 4000, 330000, undefined],
+      ['71321', 'SELL', 4000, 330000, '3cd4d61e042c81560c9037ece0c61f3b1a8fbbdd'],
       ['71321', 'BUY', 5000, 0, '3cd4d61e042c81560c9037ece0c61f3b1a8fbbdd'],
     ]);
   });
