@@ -14,13 +14,19 @@
 //   event is a price change (captures may snapshot one token only) is seeded from the mirror of
 //   its sibling's book, as the book mirror does.
 // - Our marketable orders take up to the visible size at each level (price-walking) without
-//   changing the external book; an overlay hides what we took until the feed updates that level.
+//   changing the external book; an overlay (sim-book.ts) hides what we took. The recording never
+//   shows our take, so the feed's later updates of those levels are read against it: a decrease
+//   uses up what we took first, an increase is fresh size beside it (snapshots likewise).
 // - Our own orders do not queue behind each other, and do not trade with each other.
 // - Events, synchronously from the clock callback: a resting order gets PLACEMENT (LIVE, with any
 //   size it took on arrival), UPDATE after each maker fill, CANCELLATION on cancel or GTD expiry.
 //   Each fill is a trade event MATCHED, then CONFIRMED settleMs later (at once when 0: the engine
 //   sells the shares of a BUY only once its trade is settled); taking fills (one per level walked)
-//   have no order event of their own. Trade-throughs and quote-throughs fill the whole remainder.
+//   have no order event of their own. A trade through an order's price fills its whole remainder;
+//   external liquidity crossing a resting order (a quote-through) meets it up to the size those
+//   levels show beyond what we took, at the order's price, and is then taken as ours.
+// - Queue position (queue-model.ts) is fed the feed's timestamps: a trade in the timestamp of a
+//   level decrease shown before it is that decrease, not a second one.
 // - Fees: a market with a fee rule (SimMarket.feeRule, from its metadata) charges our TAKER fills
 //   the rule (core/fees.ts ruleFeeMicros) and our MAKER fills nothing, as the venue does; a fill's
 //   feeRateBps is then the effective rate on its notional (effectiveFeeRateBps), so the engine's
@@ -169,9 +175,9 @@ export class SimulatedVenue implements Venue {
       case 'book': {
         const t = this.tokens.get(e.assetId);
         if (!t) return;
-        t.book.snapshot(e.bids, e.asks);
+        t.book.snapshotKeepingTaken(e.bids, e.asks);
         if (e.tickSize !== undefined && e.tickSize > 0) t.market.tick = e.tickSize;
-        for (const r of t.orders) r.q.onSnapshot(t.book.size(r.o.side, r.o.price));
+        for (const r of t.orders) r.q.onSnapshot(t.book.size(r.o.side, r.o.price), e.timestampMs);
         this.quoteThrough(t);
         return;
       }
@@ -198,10 +204,10 @@ export class SimulatedVenue implements Venue {
           }
           if (!t) continue;
           if (!t.book.ready) this.seedFromComplement(t);
-          t.book.set(c.side, c.price, c.size);
+          t.book.change(c.side, c.price, c.size);
           const rs = t.orders;
           if (rs.length === 0) continue;
-          for (let k = 0; k < rs.length; k++) if (rs[k].o.side === c.side && rs[k].o.price === c.price) rs[k].q.onLevel(c.size);
+          for (let k = 0; k < rs.length; k++) if (rs[k].o.side === c.side && rs[k].o.price === c.price) rs[k].q.onLevel(c.size, e.timestampMs);
           if (!touched) touched = [t];
           else if (!touched.includes(t)) touched.push(t);
         }
@@ -209,7 +215,7 @@ export class SimulatedVenue implements Venue {
         return;
       }
       case 'last_trade_price':
-        this.onTrade(e.assetId, e.side, e.price, e.size);
+        this.onTrade(e.assetId, e.side, e.price, e.size, e.timestampMs);
         return;
       case 'tick_size_change': {
         const t = this.tokens.get(e.assetId);
@@ -237,17 +243,17 @@ export class SimulatedVenue implements Venue {
    * 1 - p (and a SELL, SELLs at 1 - p): our orders there rest in the same queue, and share the
    * trade's size beyond it with ours on the printed token.
    */
-  private onTrade(tokenId: string, takerSide: Side, price: number, size: number): void {
+  private onTrade(tokenId: string, takerSide: Side, price: number, size: number, ts: number): void {
     const t = this.tokens.get(tokenId);
     if (!t || !(size > 0)) return;
-    const budget = this.fillsAt(t, opposite(takerSide), price, size, size);
+    const budget = this.fillsAt(t, opposite(takerSide), price, size, size, ts);
     const [a, b] = t.market.tokens;
     const other = this.tokens.get(tokenId === a ? b : a);
-    if (other && other !== t && other.orders.length) this.fillsAt(other, takerSide, PRICE_SCALE - price, size, budget);
+    if (other && other !== t && other.orders.length) this.fillsAt(other, takerSide, PRICE_SCALE - price, size, budget, ts);
   }
 
-  /** Our `side` orders of `t` that a trade at `price` (in t's terms) reaches; returns what is left of `budget`. */
-  private fillsAt(t: SimToken, side: Side, price: number, size: number, budget: number): number {
+  /** Our `side` orders of `t` that a trade at `price` (in t's terms, feed time `ts`) reaches; returns what is left of `budget`. */
+  private fillsAt(t: SimToken, side: Side, price: number, size: number, budget: number, ts: number): number {
     if (!t.orders.length) return budget;
     for (const r of [...t.orders]) {
       const o = r.o;
@@ -256,7 +262,7 @@ export class SimulatedVenue implements Venue {
       if (through) {
         this.fillMaker(t, r, o.originalSize - o.sizeMatched);
       } else if (price === o.price) {
-        const reach = Math.min(r.q.onTrade(size), budget, o.originalSize - o.sizeMatched);
+        const reach = Math.min(r.q.onTrade(size, ts), budget, o.originalSize - o.sizeMatched);
         if (reach > 0) {
           budget -= reach;
           this.fillMaker(t, r, reach);
@@ -266,7 +272,7 @@ export class SimulatedVenue implements Venue {
     return budget;
   }
 
-  /** Our resting orders crossed by the external quote fill at once at their own price. */
+  /** Our resting orders crossed by the external quote fill at once at their own price, up to the crossing size. */
   private quoteThrough(t: SimToken): void {
     if (!t.orders.length) return;
     const bid = t.book.bestBid();
@@ -278,11 +284,24 @@ export class SimulatedVenue implements Venue {
       crossed = o.status === 'LIVE' && (o.side === 'BUY' ? ask <= o.price : bid >= o.price);
     }
     if (!crossed) return;
-    for (const r of [...t.orders]) {
-      const o = r.o;
-      if (o.status !== 'LIVE') continue;
-      if (o.side === 'BUY' ? ask <= o.price : bid >= o.price) this.fillMaker(t, r, o.originalSize - o.sizeMatched);
+    for (const r of [...t.orders]) if (r.o.status === 'LIVE') this.fillMaker(t, r, this.meet(t.book, r.o));
+  }
+
+  /** Takes from the external levels crossing our resting order what they hold beyond our takes, up to its remainder; returns the size. */
+  private meet(book: SimBook, o: SimOrder): number {
+    const buy = o.side === 'BUY';
+    const oppSide = opposite(o.side);
+    let met = 0;
+    for (;;) {
+      const rem = o.originalSize - o.sizeMatched - met;
+      if (rem <= 0) break;
+      const p = buy ? book.bestAsk() : book.bestBid();
+      if (buy ? p > o.price : p < o.price || p === 0) break;
+      const q = Math.min(rem, book.available(oppSide, p));
+      book.take(oppSide, p, q);
+      met += q;
     }
+    return met;
   }
 
   // ---- orders -------------------------------------------------------------------------------

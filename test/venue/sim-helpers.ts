@@ -24,8 +24,8 @@ export function book(assetId: string, bids: Array<[number, number]>, asks: Array
   };
 }
 
-export function trade(assetId: string, side: Side, price: number, size: number): LastTradePriceEvent {
-  return { type: 'last_trade_price', market: M, assetId, side, price, size, feeRateBps: 0, timestampMs: 0 };
+export function trade(assetId: string, side: Side, price: number, size: number, ts = 0): LastTradePriceEvent {
+  return { type: 'last_trade_price', market: M, assetId, side, price, size, feeRateBps: 0, timestampMs: ts };
 }
 
 let cid = 0;

@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { createMarketDecodeStats, decodeMarketFrame } from '../../src/feed/decode-market.js';
 import type { OrderRequest } from '../../src/venue/types.js';
 
-function change(assetId: string, side: Side, price: number, size: number): PriceChangeEvent {
-  return { type: 'price_change', market: M, timestampMs: 0, timestampStr: '0', format: 'current', changes: [{ assetId, side, price, size, priceStr: '', sizeStr: '' }] };
+function change(assetId: string, side: Side, price: number, size: number, ts = 0): PriceChangeEvent {
+  return { type: 'price_change', market: M, timestampMs: ts, timestampStr: String(ts), format: 'current', changes: [{ assetId, side, price, size, priceStr: '', sizeStr: '' }] };
 }
 const setup = (opts: Partial<SimulatedVenueOptions> = {}) => venueWithBook(opts);
 
@@ -90,12 +90,13 @@ describe('SimulatedVenue queue position', () => {
   it('cancellations ahead shrink the queue in proportion; trades at other prices or sides do nothing', async () => {
     const { venue, trades } = setup();
     const id = await placeLive(venue, req({ side: 'BUY', price: 5000, size: 1000 }));
-    venue.onMarketEvent(change(YES, 'BUY', 5000, 5000));
+    venue.onMarketEvent(change(YES, 'BUY', 5000, 5000, 1));
     expect(venue.queuePosition(id)).toBe(5000);
-    venue.onMarketEvent(trade(YES, 'SELL', 5100, 9000)); // above our bid: not ours
-    venue.onMarketEvent(trade(YES, 'BUY', 5000, 9000)); // a taker BUY lifts asks, not bids
+    // (a later timestamp: a trade in the decrease's own timestamp would be what that decrease showed)
+    venue.onMarketEvent(trade(YES, 'SELL', 5100, 9000, 2)); // above our bid: not ours
+    venue.onMarketEvent(trade(YES, 'BUY', 5000, 9000, 2)); // a taker BUY lifts asks, not bids
     expect(trades()).toHaveLength(0);
-    venue.onMarketEvent(trade(YES, 'SELL', 5000, 5600));
+    venue.onMarketEvent(trade(YES, 'SELL', 5000, 5600, 2));
     expect(trades().map((t) => t.size)).toEqual([600]);
   });
 
@@ -124,6 +125,130 @@ describe('SimulatedVenue queue position', () => {
     await placeLive(venue, req({ side: 'BUY', price: 5000, size: 1000 }));
     venue.onMarketEvent(trade(YES, 'SELL', 5000, 600));
     expect(trades().map((t) => t.size)).toEqual([600]);
+  });
+});
+
+describe('SimulatedVenue: a book update reported before its trade', () => {
+  // The real feed sends the book update first (its hash covers a trade not yet announced) and the
+  // emulator prints last_trade_price after the batch: a trade in the timestamp of the decrease it
+  // explains is the same volume, not a second one.
+  it('the decrease and then its trade (same timestamp) advance the queue once: FIFO keeps 4000 ahead, nothing fills', async () => {
+    const { venue, trades } = setup();
+    const id = await placeLive(venue, req({ side: 'BUY', price: 5000, size: 1000 }));
+    expect(venue.queuePosition(id)).toBe(10000);
+    venue.onMarketEvent(change(YES, 'BUY', 5000, 4000, 7));
+    venue.onMarketEvent(trade(YES, 'SELL', 5000, 6000, 7));
+    expect(trades()).toHaveLength(0);
+    expect(venue.queuePosition(id)).toBe(4000);
+    // the next trade meets those 4000 first
+    venue.onMarketEvent(change(YES, 'BUY', 5000, 0, 8));
+    venue.onMarketEvent(trade(YES, 'SELL', 5000, 4500, 8));
+    expect(trades().map((t) => t.size)).toEqual([500]);
+  });
+
+  it('a trade reported after its decrease still reaches us through what was ahead (FIFO), not more', async () => {
+    const { venue, trades } = setup();
+    const id = await placeLive(venue, req({ side: 'BUY', price: 5000, size: 1000 }));
+    // trade first, then its update: 500 left ahead
+    venue.onMarketEvent(trade(YES, 'SELL', 5000, 9500, 1));
+    venue.onMarketEvent(change(YES, 'BUY', 5000, 500, 1));
+    expect(venue.queuePosition(id)).toBe(500);
+    // update first, then its trade of 1000: 500 ahead, 500 reach us
+    venue.onMarketEvent(change(YES, 'BUY', 5000, 0, 2));
+    venue.onMarketEvent(trade(YES, 'SELL', 5000, 1000, 2));
+    expect(trades().map((t) => t.size)).toEqual([500]);
+    expect(venue.queuePosition(id)).toBe(0);
+  });
+
+  it('a decrease with no trade in its timestamp is cancellations: the queue shrinks in proportion, and a later trade is a new one', async () => {
+    const { venue, trades } = setup();
+    const id = await placeLive(venue, req({ side: 'BUY', price: 5000, size: 1000 }));
+    venue.onMarketEvent(change(YES, 'BUY', 5000, 4000, 1));
+    venue.onMarketEvent(trade(YES, 'SELL', 5000, 4200, 2));
+    expect(trades().map((t) => t.size)).toEqual([200]);
+    expect(venue.queuePosition(id)).toBe(0);
+  });
+});
+
+describe('SimulatedVenue: what our takers took stays taken across feed updates', () => {
+  // BUY 200 shares at 0.53 takes 50 at 0.52 and 100 at 0.53, and rests 50 at 0.53. The recording
+  // never shows our take: its later updates of those levels are read against what we took.
+  async function takeAndRest(venue: SimulatedVenue): Promise<string> {
+    const res = await venue.placeOrder(req({ side: 'BUY', price: 5300, size: 20000 }));
+    expect(res).toMatchObject({ ok: true, status: 'live' });
+    return res.orderId as string;
+  }
+  const shown = (ts: ReturnType<typeof setup>['trades']) => ts().map((t) => [t.traderSide, t.price, t.size]);
+
+  it('one share added to a level we emptied: our resting remainder meets that share only', async () => {
+    const { venue, trades } = setup();
+    const id = await takeAndRest(venue);
+    venue.onMarketEvent(change(YES, 'SELL', 5300, 10100));
+    expect(shown(trades)).toEqual([
+      ['TAKER', 5200, 5000],
+      ['TAKER', 5300, 10000],
+      ['MAKER', 5300, 100],
+    ]);
+    expect(venue.order(id)).toMatchObject({ status: 'LIVE', sizeMatched: 15100 });
+    // that share is not met twice
+    venue.onMarketEvent(change(YES, 'BUY', 4900, 100));
+    expect(trades()).toHaveLength(3);
+  });
+
+  it('a decrease of a level we took from uses up what we took first; only a later increase is fresh size', async () => {
+    const { venue, trades } = setup();
+    const id = await takeAndRest(venue);
+    venue.onMarketEvent(change(YES, 'SELL', 5200, 4000));
+    venue.onMarketEvent(change(YES, 'SELL', 5300, 9000));
+    expect(trades()).toHaveLength(2);
+    expect(venue.order(id)).toMatchObject({ status: 'LIVE', sizeMatched: 15000 });
+    venue.onMarketEvent(change(YES, 'SELL', 5300, 9500));
+    expect(shown(trades).slice(2)).toEqual([['MAKER', 5300, 500]]);
+  });
+
+  it('a snapshot is read against what we took too', async () => {
+    const { venue, trades } = setup();
+    await takeAndRest(venue);
+    const bids: Array<[number, number]> = [
+      [5000, 10000],
+      [4900, 20000],
+    ];
+    venue.onMarketEvent(
+      book(YES, bids, [
+        [5200, 5000],
+        [5300, 10000],
+      ]),
+    );
+    expect(trades()).toHaveLength(2);
+    venue.onMarketEvent(
+      book(YES, bids, [
+        [5200, 5000],
+        [5300, 10100],
+      ]),
+    );
+    expect(shown(trades).slice(2)).toEqual([['MAKER', 5300, 100]]);
+  });
+
+  it('our next taker meets only what the feed added', async () => {
+    const { venue, trades } = setup();
+    expect(await venue.placeOrder(req({ side: 'BUY', price: 5300, size: 15000, orderType: 'FAK' }))).toMatchObject({ ok: true, status: 'matched' });
+    venue.onMarketEvent(change(YES, 'SELL', 5300, 10100));
+    expect(await venue.placeOrder(req({ side: 'BUY', price: 5300, size: 1000, orderType: 'FAK' }))).toMatchObject({ ok: true, status: 'matched' });
+    expect(shown(trades).slice(2)).toEqual([['TAKER', 5300, 100]]);
+  });
+
+  it('an ask crossing our resting bid meets it up to its size, at our price; the rest of our bid rests', async () => {
+    const { venue, trades } = setup();
+    const id = await placeLive(venue, req({ side: 'BUY', price: 5100, size: 700 }));
+    venue.onMarketEvent(change(YES, 'SELL', 5100, 300));
+    expect(shown(trades)).toEqual([['MAKER', 5100, 300]]);
+    expect(venue.order(id)).toMatchObject({ status: 'LIVE', sizeMatched: 300 });
+    venue.onMarketEvent(change(YES, 'SELL', 5000, 1000));
+    expect(shown(trades)).toEqual([
+      ['MAKER', 5100, 300],
+      ['MAKER', 5100, 400],
+    ]);
+    expect(venue.order(id)?.status).toBe('MATCHED');
   });
 });
 
