@@ -167,6 +167,7 @@ export class MarketFeed {
       resubscribe: (id) => this.connOf.get(id)?.conn.resubscribe([id]),
       fetchBook: o.fetchBook,
       streaming: (id) => this.connOf.get(id)?.conn.state === 'live',
+      healed: (snapshot, replayed) => this.pipeline.healed(snapshot, replayed),
       log: o.log,
     });
     this.mirror.onOutOfSync((_id, reason) => this.outOfSync.set(reason, (this.outOfSync.get(reason) ?? 0) + 1));

@@ -10,7 +10,7 @@ import type { BookMirror } from '../book/mirror.js';
 import type { Clock } from '../core/clock.js';
 import type { DecodeStats } from './decode-stats.js';
 import { decodeMarketFrame, RejectedTokens } from './decode-market.js';
-import type { MarketEvent, PriceChangeEvent } from '../core/events.js';
+import type { BookEvent, MarketEvent, PriceChangeEvent } from '../core/events.js';
 
 /** Where the mirror's events go: the engine (requotes). */
 export interface MarketEventSink {
@@ -138,6 +138,20 @@ export class MarketPipeline {
     if (!d) return;
     this.apply(d.source, d.epoch, d.events);
     if (d.rejected) this.markRejected(d.rejected);
+  }
+
+  /**
+   * A book the mirror got apart from the stream (a REST resync's snapshot, then the token's deltas
+   * replayed after it): a venue that keeps its own books takes them too, in that order (its book
+   * missed what the mirror's did), and the engine requotes on the snapshot.
+   */
+  healed(snapshot: BookEvent, replayed: readonly PriceChangeEvent[]): void {
+    const venue = this.venue;
+    if (venue) {
+      venue.onMarketEvent(snapshot);
+      for (let i = 0; i < replayed.length; i++) venue.onMarketEvent(replayed[i]);
+    }
+    this.engine?.handleMarketEvent(snapshot);
   }
 
   /** The time of the last lagged frame (Infinity when none waits). */

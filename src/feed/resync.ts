@@ -26,6 +26,12 @@ export interface ResyncOptions {
    * that is down no delta can follow it, and the book would stay frozen but in sync). Default: live.
    */
   streaming?: (assetId: string) => boolean;
+  /**
+   * A REST snapshot was applied to the mirror, then the token's deltas held during the fetch: the
+   * rest of the pipeline (a simulated venue's own book, the engine) must see it as it would an
+   * in-stream one.
+   */
+  healed?: (snapshot: BookEvent, replayed: readonly PriceChangeEvent[]) => void;
   log?: Logger;
 }
 
@@ -202,12 +208,15 @@ export class Resyncer {
     const m = this.o.mirror;
     m.apply(ev);
     // replay what arrived during the fetch, this token's entries only (its sibling already has them)
+    const replayed: PriceChangeEvent[] = [];
     if (held) {
       for (const h of held) {
         const changes = h.changes.filter((c) => c.assetId === assetId);
-        if (changes.length) m.apply({ ...h, changes });
+        if (changes.length) replayed.push({ ...h, changes });
       }
+      for (const r of replayed) m.apply(r);
     }
+    this.o.healed?.(ev, replayed);
   }
 }
 

@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { bookHash } from '../../src/book/hash.js';
 import { MarketFeed, bookEventFromRest } from '../../src/feed/market-feed.js';
+import type { MarketEvent } from '../../src/core/events.js';
 import { startServer, waitFor, type TestServer } from './ws-server.js';
 
 type L = [string, string];
@@ -104,6 +105,27 @@ describe('book resync', () => {
     expect(feed.resync.stats.lastMs).toBeLessThan(1000);
     // no resubscribe was needed
     expect(ws.received.filter((m) => m.includes('"operation":"subscribe"'))).toHaveLength(0);
+  });
+
+  it("'rest': the REST snapshot reaches the simulated venue (then the deltas replayed after it) and the engine, as an in-stream one would", async () => {
+    const v = new Venue();
+    ws = await startServer();
+    ws.onMessage = outOfSyncOnSubscribe(v);
+    const url = await restServer((reply) => {
+      const body = v.rest('120');
+      ws!.sockets[0].send(v.change('130', '0.43', '4'));
+      setTimeout(() => reply(body), 60);
+    });
+    feed = new MarketFeed({ config: { ...config('rest'), urls: { ws: ws.url } as never }, tokens: [A], meta: { [A]: META }, fetchBook: fetchFrom(url) });
+    const venueSaw: string[] = [];
+    const engineSaw: string[] = [];
+    const seen = (e: MarketEvent): string => (e.type === 'book' ? `book@${e.timestampStr}` : e.type === 'price_change' ? `change@${e.timestampStr}` : e.type);
+    feed.pipeline.connect({ venue: { onMarketEvent: (e) => venueSaw.push(seen(e)) }, engine: { handleMarketEvent: (e) => engineSaw.push(seen(e)) } });
+    feed.start();
+    await waitFor(() => feed!.resync.stats.completed === 1, 3000);
+    // in-stream: the book at 100, the bad delta at 110, the delta at 130 (during the fetch); then the REST book at 120 and the 130 delta again
+    expect(venueSaw).toEqual(['book@100', 'change@110', 'change@130', 'book@120', 'change@130']);
+    expect(engineSaw.at(-1)).toBe('book@120');
   });
 
   it("'rest': other tokens' deltas during the fetch are not held, so they cannot crowd out this token's", async () => {
