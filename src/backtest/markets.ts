@@ -4,7 +4,7 @@
 // captures may snapshot only one). The snapshotted token is the one the strategy prices.
 // Recordings carry no fee rule: a market gets one only when the caller knows it (by condition id),
 // and without one the simulated venue charges the configured flat rates (core/fees.ts).
-import type { BookEvent, MarketEvent } from '../core/events.js';
+import type { MarketEvent } from '../core/events.js';
 import type { MarketMeta } from '../engine/strategy.js';
 import type { FeeRule } from '../core/fees.js';
 import { parseSize } from '../core/units.js';
@@ -15,12 +15,27 @@ const DEFAULT_TICK = 100;
 
 export interface Discovered {
   meta: MarketMeta;
-  /** The priced token's first snapshot. */
-  firstBook: BookEvent;
+  /**
+   * The priced token's latest snapshot and its events after it, seen before its market was
+   * complete: the simulated venue, which takes no event of a market it does not know, starts from
+   * the book they make (as the mirror holds it), not from the first snapshot.
+   */
+  backlog: MarketEvent[];
+}
+
+/** Events of a pending market's first token kept at most (a newer snapshot starts over). */
+const MAX_BACKLOG = 10_000;
+
+interface Pending {
+  tokenId: string;
+  tick: number;
+  minSize: number;
+  negRisk: boolean;
+  backlog: MarketEvent[];
 }
 
 export class MarketDiscovery {
-  private readonly pending = new Map<string, { tokenId: string; tick: number; minSize: number; negRisk: boolean; book: BookEvent }>();
+  private readonly pending = new Map<string, Pending>();
   private readonly known = new Set<string>();
   private readonly tokens = new Set<string>();
 
@@ -33,9 +48,16 @@ export class MarketDiscovery {
       const first = this.pending.get(e.market);
       if (!first) return undefined;
       for (const c of e.changes) if (c.assetId !== first.tokenId) return this.complete(e.market, c.assetId);
+      if (first.backlog.length < MAX_BACKLOG) first.backlog.push(e);
       return undefined;
     }
-    if (e.type !== 'book' || this.tokens.has(e.assetId)) return undefined;
+    if (e.type !== 'book') return undefined;
+    if (this.tokens.has(e.assetId)) {
+      // a newer snapshot of a pending market's first token: what came before it is superseded
+      const first = this.pending.get(e.market);
+      if (first?.tokenId === e.assetId) first.backlog = [e];
+      return undefined;
+    }
     const tick = e.tickSize && e.tickSize > 0 ? e.tickSize : DEFAULT_TICK;
     const mos = e.minOrderSizeStr !== undefined ? parseSize(e.minOrderSizeStr) : -1;
     const minSize = mos > 0 ? mos : DEFAULT_MIN_SIZE;
@@ -43,7 +65,7 @@ export class MarketDiscovery {
     if (this.known.has(e.market)) return undefined;
     const first = this.pending.get(e.market);
     if (!first) {
-      this.pending.set(e.market, { tokenId: e.assetId, tick, minSize, negRisk, book: e });
+      this.pending.set(e.market, { tokenId: e.assetId, tick, minSize, negRisk, backlog: [e] });
       this.tokens.add(e.assetId);
       return undefined;
     }
@@ -51,13 +73,13 @@ export class MarketDiscovery {
   }
 
   private complete(market: string, complementId: string): Discovered {
-    const first = this.pending.get(market) as { tokenId: string; tick: number; minSize: number; negRisk: boolean; book: BookEvent };
+    const first = this.pending.get(market) as Pending;
     this.pending.delete(market);
     this.known.add(market);
     this.tokens.add(complementId);
     const meta: MarketMeta = { conditionId: market, tokenId: first.tokenId, complementId, tick: first.tick, minSize: first.minSize, negRisk: first.negRisk };
     const feeRule = this.feeRules?.get(market);
     if (feeRule) meta.feeRule = feeRule;
-    return { meta, firstBook: first.book };
+    return { meta, backlog: first.backlog };
   }
 }

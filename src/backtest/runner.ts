@@ -372,8 +372,8 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
             ? { conditionId: m.conditionId, tokenId: m.tokenId, complementId: m.complementId, feeRule: m.feeRule }
             : { conditionId: m.conditionId, tokenId: m.tokenId, complementId: m.complementId },
         );
-        // the first token's snapshot came before its market was known: the venue needs it too
-        if (!events.includes(found.firstBook)) venue.onMarketEvent(found.firstBook);
+        // the first token's snapshot (and its events after it) came before its market was known: the venue needs them too
+        for (const b of found.backlog) if (!events.includes(b)) venue.onMarketEvent(b);
       }
       pipeline.dispatch(rec.e, events);
     }
