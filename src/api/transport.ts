@@ -334,7 +334,11 @@ export class Transport {
         }
         throw err;
       }
-      if (this.notReadyWaits > 0 && res.status < 300 && method !== 'GET') this.notReadyWaits = 0;
+      // an order request gone through (a place or a cancel; a heartbeat's answer says nothing of the matching engine)
+      if (this.notReadyWaits > 0 && res.status < 300 && kind !== 'read' && !path.endsWith('/heartbeats')) {
+        this.notReadyWaits = 0;
+        this.notReadyUntil = -Infinity;
+      }
       return decodeBody(res.status, res.text, method, path);
     }
   }

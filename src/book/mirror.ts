@@ -682,7 +682,9 @@ export class BookMirror {
     const src = sib.book;
     const dst = st.book;
     mirrorBookInto(src, dst);
-    st.seedable = false;
+    // once where a resync can bring a snapshot of its own (the daemon's feed); a replay has none, so
+    // there a token may be seeded again after going out of sync (its next groups' hashes check it)
+    if (this.opts.onResync) st.seedable = false;
     dst.tick = src.tick;
     st.tickSize = sib.tickSize;
     st.minOrderSize = sib.minOrderSize;

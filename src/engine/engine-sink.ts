@@ -171,9 +171,7 @@ export class EngineSink implements SchedulerSink, FillSink {
     if (err instanceof VenueNotReadyError) {
       // the venue's matching engine restarting took nothing in: ended unsent, not counted against
       // the error rate; their markets quote again once the order scope's wait is over (the limiter)
-      this.together(() => {
-        for (const q of reqs) e.orders.placeResult({ clientId: q.clientId, ok: false, error: 'UNKNOWN', message: `not sent: ${err.message}` }, now);
-      });
+      this.notSent(reqs, err.message);
       this.requoteMarketsOf(reqs.map((q) => q.tokenId));
       return;
     }

@@ -68,20 +68,8 @@ export function riskInputs(
       if (open) for (const o of open) if (o.side === 'BUY') s += sizeToCome(o);
       return s;
     },
-    openSell: (t) => {
-      let s = 0;
-      const open = orders.openOf(t);
-      // as openBuy, the unseen size too (sold, still in the position); of a leaving SELL only that:
-      // those shares are gone, not a promise its replacement makes again
-      if (open) for (const o of open) if (o.side === 'SELL') s += leaving(o, inputs.cancelling) ? (o.unseen ?? 0) : sizeToCome(o);
-      return s;
-    },
-    openSellAll: (t) => {
-      let s = 0;
-      const open = orders.openOf(t);
-      if (open) for (const o of open) if (o.side === 'SELL') s += sizeToCome(o);
-      return s;
-    },
+    openSell: (t) => openSells(orders, t, inputs.cancelling),
+    openSellAll: (t) => openSells(orders, t, undefined),
     openNotional: () => queued.notional + orders.openNotional(),
     openBuyCost: () => queued.buyNotional + orders.openBuyCost(),
     collateral: () => collateral.available(),
@@ -99,6 +87,18 @@ export function riskInputs(
  * token before it in `places`: the venue accepts it while the SELLs being cancelled still rest, so
  * it need not wait for their cancels (OrderScheduler.submit). Into `out` (reused), parallel to `places`.
  */
+/**
+ * What our open SELLs of `tokenId` still sell, with the unseen size (sold, still in the position:
+ * sizeToCome). With `cancelling` (openSell), of a SELL on its way out only its unseen size counts:
+ * those shares are gone, not a promise its replacement makes again; without it (openSellAll), all.
+ */
+function openSells(orders: OrderTracker, tokenId: string, cancelling: readonly TrackedOrder[] | undefined): number {
+  let s = 0;
+  const open = orders.openOf(tokenId);
+  if (open) for (const o of open) if (o.side === 'SELL') s += cancelling !== undefined && leaving(o, cancelling) ? (o.unseen ?? 0) : sizeToCome(o);
+  return s;
+}
+
 export function sellsCovered(orders: OrderTracker, held: (tokenId: string) => number, places: readonly Quote[], out: boolean[]): boolean[] {
   out.length = 0;
   for (let i = 0; i < places.length; i++) {

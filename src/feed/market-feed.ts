@@ -37,6 +37,8 @@ export interface MarketFeedOptions {
   tokens: readonly string[];
   /** Condition ids and credentials for the user channel; no user connection without both. */
   conditionIds?: readonly string[];
+  /** How long a user-channel swap's new connection has to take over (UserChannelOptions.takeoverMs; tests). */
+  userTakeoverMs?: number;
   auth?: UserAuth;
   /** Hash fields the WS book omits (min_order_size, neg_risk, ...), per token. */
   meta?: Readonly<Record<string, TokenMeta>>;
@@ -167,7 +169,7 @@ export class MarketFeed {
       resubscribe: (id) => this.connOf.get(id)?.conn.resubscribe([id]),
       fetchBook: o.fetchBook,
       streaming: (id) => this.connOf.get(id)?.conn.state === 'live',
-      healed: (snapshot, replayed) => this.pipeline.healed(snapshot, replayed),
+      healed: (book) => this.pipeline.healed(book),
       log: o.log,
     });
     this.mirror.onOutOfSync((_id, reason) => this.outOfSync.set(reason, (this.outOfSync.get(reason) ?? 0) + 1));
@@ -180,7 +182,7 @@ export class MarketFeed {
     });
     this.place(o.tokens);
     if (o.auth && o.conditionIds && o.conditionIds.length > 0) {
-      this.userChannel = new UserChannel({ wsUrl: cfg.urls.ws, auth: o.auth, timing: this.timing, stats: this.userStats, log: o.log, random: o.random });
+      this.userChannel = new UserChannel({ wsUrl: cfg.urls.ws, auth: o.auth, timing: this.timing, stats: this.userStats, log: o.log, random: o.random, takeoverMs: o.userTakeoverMs });
       this.userChannel.onState((s) => {
         for (const fn of this.stateListeners) fn('user', s);
       });
@@ -208,11 +210,6 @@ export class MarketFeed {
   get user(): FeedConnection | undefined {
     return this.userChannel?.connection;
   }
-  /** User connections swapped (make-before-break) so far. */
-  get userSwaps(): number {
-    return this.userChannel?.swaps ?? 0;
-  }
-
   onUserEvent(fn: (e: UserEvent) => void): void {
     this.userChannel?.onEvent(fn);
   }
@@ -308,7 +305,8 @@ export class MarketFeed {
       events[n++] = e;
     }
     events.length = n;
-    if (n > 0) this.pipeline.dispatch(f.epoch, events, c.id);
+    // dispatched even when nothing is left: a rejected message of the frame is marked there
+    this.pipeline.dispatch(f.epoch, events, c.id);
   }
 
   private otherCarries(c: MarketConn, assetId: string): boolean {

@@ -141,17 +141,13 @@ export class MarketPipeline {
   }
 
   /**
-   * A book the mirror got apart from the stream (a REST resync's snapshot, then the token's deltas
-   * replayed after it): a venue that keeps its own books takes them too, in that order (its book
-   * missed what the mirror's did), and the engine requotes on the snapshot.
+   * A book the mirror got apart from the stream (a REST resync: its snapshot with the deltas that
+   * came meanwhile applied): a venue that keeps its own books takes it too (its book missed what
+   * the mirror's did), and the engine requotes on it.
    */
-  healed(snapshot: BookEvent, replayed: readonly PriceChangeEvent[]): void {
-    const venue = this.venue;
-    if (venue) {
-      venue.onMarketEvent(snapshot);
-      for (let i = 0; i < replayed.length; i++) venue.onMarketEvent(replayed[i]);
-    }
-    this.engine?.handleMarketEvent(snapshot);
+  healed(book: BookEvent): void {
+    this.venue?.onMarketEvent(book);
+    this.engine?.handleMarketEvent(book);
   }
 
   /** The time of the last lagged frame (Infinity when none waits). */

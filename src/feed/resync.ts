@@ -10,7 +10,8 @@ import { monotonicNow } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
 import { MAX_TIMER_MS } from '../config.js';
 import type { BookMirror, OutOfSyncReason } from '../book/mirror.js';
-import type { BookEvent, PriceChangeEvent } from '../core/events.js';
+import type { BookEvent, PriceChangeEvent, Side, WireLevel } from '../core/events.js';
+import type { DenseBook } from '../book/book.js';
 
 export type ResyncMethod = 'resubscribe' | 'rest';
 
@@ -27,11 +28,13 @@ export interface ResyncOptions {
    */
   streaming?: (assetId: string) => boolean;
   /**
-   * A REST snapshot was applied to the mirror, then the token's deltas held during the fetch: the
-   * rest of the pipeline (a simulated venue's own book, the engine) must see it as it would an
-   * in-stream one.
+   * A REST snapshot was applied to the mirror, then the token's deltas held during the fetch, and
+   * the book is in sync: `book` is the mirror's book now, as a snapshot (the REST one's fields, the
+   * mirror's levels). The rest of the pipeline (a simulated venue's own book, the engine) must see
+   * it as it would an in-stream one. The held deltas are in it, not apart: the venue saw each as it
+   * came, and seeing it again would count its decrease twice (the queue model).
    */
-  healed?: (snapshot: BookEvent, replayed: readonly PriceChangeEvent[]) => void;
+  healed?: (book: BookEvent) => void;
   log?: Logger;
 }
 
@@ -208,16 +211,23 @@ export class Resyncer {
     const m = this.o.mirror;
     m.apply(ev);
     // replay what arrived during the fetch, this token's entries only (its sibling already has them)
-    const replayed: PriceChangeEvent[] = [];
     if (held) {
       for (const h of held) {
         const changes = h.changes.filter((c) => c.assetId === assetId);
-        if (changes.length) replayed.push({ ...h, changes });
+        if (changes.length) m.apply({ ...h, changes });
       }
-      for (const r of replayed) m.apply(r);
     }
-    this.o.healed?.(ev, replayed);
+    const healed = this.o.healed;
+    const book = healed && m.book(assetId);
+    if (healed && book?.inSync()) healed({ ...ev, bids: wireLevelsOf(book, 'BUY'), asks: wireLevelsOf(book, 'SELL') });
   }
+}
+
+/** A book's levels as a snapshot's (wire order, best last). */
+function wireLevelsOf(book: DenseBook, side: Side): WireLevel[] {
+  const out: WireLevel[] = [];
+  book.forEachLevel(side, (price, size, priceStr, sizeStr) => out.push({ price, size, priceStr, sizeStr }));
+  return out;
 }
 
 /** Whether a price_change has an entry for `assetId`. */

@@ -17,12 +17,16 @@ export interface UserChannelOptions {
   stats: DecodeStats;
   log?: Logger;
   random?: () => number;
+  /** How long a swap's new connection has to take over before it is given up (default SWAP_TAKEOVER_MS). */
+  takeoverMs?: number;
 }
 
 /** How long after a user-channel swap the events the old connection delivered are still matched against the new one's (late copies dropped). */
 const SWAP_DEDUPE_LINGER_MS = 30_000;
 /** At most this many events remembered for a swap's matching (a runaway swap stops matching, never grows without bound). */
 const SWAP_DEDUPE_MAX = 50_000;
+/** How long a swap's new connection has to take over before it is given up. */
+const SWAP_TAKEOVER_MS = 60_000;
 
 export class UserChannel {
   /** The channel's connection (a swap replaces it). */
@@ -40,6 +44,10 @@ export class UserChannel {
   private seen: Map<FeedConnection, Map<string, number>> | undefined;
   private seenSize = 0;
   private seenTimer: NodeJS.Timeout | undefined;
+  /** Gives up a swap whose new connection did not take over in time (a venue refusing a second socket per key). */
+  private swapTimer: NodeJS.Timeout | undefined;
+  /** A swap was given up: none is tried again until the current connection opens anew. */
+  private swapsOff = false;
   private readonly listeners: Array<(e: UserEvent) => void> = [];
   private readonly stateListeners: Array<(s: ConnectionState) => void> = [];
   private readonly buf: UserEvent[] = [];
@@ -73,6 +81,8 @@ export class UserChannel {
     this.conn.stop();
     this.next?.stop();
     this.next = undefined;
+    if (this.swapTimer) clearTimeout(this.swapTimer);
+    this.swapTimer = undefined;
     this.endDedupe();
   }
 
@@ -114,7 +124,10 @@ export class UserChannel {
     conn.onFrame((f) => this.frame(conn, f));
     conn.onState((s) => {
       // the open just sent the subscription of the whole wanted set
-      if (s === 'live') this.opened.set(conn, new Set(conn.wantedIds()));
+      if (s === 'live') {
+        this.opened.set(conn, new Set(conn.wantedIds()));
+        if (conn === this.conn) this.swapsOff = false;
+      }
       if (conn === this.next) {
         if (s === 'live') this.handOver(conn);
         return;
@@ -174,7 +187,7 @@ export class UserChannel {
   /** Opens a second connection with the whole list when the open one's subscription lacks some (one swap at a time: the one in progress checks again at its end). */
   private swapIfNeeded(): void {
     const cur = this.conn;
-    if (this.next || !this.started || this.stopping) return;
+    if (this.next || this.swapsOff || !this.started || this.stopping) return;
     // not open: its next open subscribes the whole list
     if (cur.state !== 'live') return;
     const opened = this.opened.get(cur);
@@ -187,6 +200,24 @@ export class UserChannel {
     this.seen ??= new Map();
     this.o.log?.info({ markets: wanted.length }, 'user channel: markets added; a second connection opens with the whole list and takes over once subscribed');
     next.start(wanted);
+    this.swapTimer = setTimeout(() => this.giveUp(next), this.o.takeoverMs ?? SWAP_TAKEOVER_MS);
+    this.swapTimer.unref?.();
+  }
+
+  /**
+   * The new connection did not take over in time: closed, and the old one goes on (the added
+   * markets reach it at its next connect, as before the swap existed); no other swap is tried
+   * until then, so a venue that refuses a second socket is not asked again and again.
+   */
+  private giveUp(next: FeedConnection): void {
+    this.swapTimer = undefined;
+    if (this.next !== next || this.stopping) return;
+    this.next = undefined;
+    next.stop();
+    this.opened.delete(next);
+    this.endDedupe();
+    this.o.log?.warn({ afterMs: this.o.takeoverMs ?? SWAP_TAKEOVER_MS }, 'user channel: the second connection did not take over; markets added reach the venue at the next connect');
+    this.swapsOff = true;
   }
 
   /** The swap's new connection is open: once its subscription is in effect and the old one has delivered what it had, the new one takes over. */
@@ -204,6 +235,8 @@ export class UserChannel {
   private takeOver(next: FeedConnection, old: FeedConnection): void {
     if (this.next !== next || this.conn !== old || this.stopping) return;
     this.next = undefined;
+    if (this.swapTimer) clearTimeout(this.swapTimer);
+    this.swapTimer = undefined;
     this.conn = next;
     // the channel's counters go on from the old connection's
     for (const k of Object.keys(old.counters) as Array<keyof FeedConnection['counters']>) next.counters[k] += old.counters[k];

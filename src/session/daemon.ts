@@ -290,7 +290,8 @@ export class Daemon implements StatusSource {
           this.catchingUp = true;
           log.info('user channel back: looking up what the venue did while it was away before quoting again');
           void lookUps.caughtUp().then(() => {
-            if (gap !== this.userGaps) return;
+            // a later gap waits for its own look-up; a stop ends the wait, not the block
+            if (gap !== this.userGaps || this.stopping) return;
             this.catchingUp = false;
             this.engine.setFeedLive(this.feedLive());
           });

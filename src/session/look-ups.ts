@@ -57,17 +57,24 @@ export class VenueLookUps {
     const told = this.waiting;
     this.waiting = [];
     this.running = this.full(this.sinceMs())
-      .catch((err: unknown) => this.o.log.warn({ err }, 'look-up at the venue failed'))
-      .finally(() => {
-        this.running = undefined;
-        for (const f of told) f();
-      });
+      .then(
+        () => {
+          for (const f of told) f();
+        },
+        (err: unknown) => {
+          // those waiting wait on: the next look-up (soon) may tell them
+          this.waiting.push(...told);
+          this.o.log.warn({ err }, 'look-up at the venue failed');
+        },
+      )
+      .finally(() => (this.running = undefined));
     return this.running;
   }
 
   /**
    * A look-up as soon() starts one, and a promise settled once one that started after this call has
-   * ended, however it ended (or at stop): what the venue did while we were not listening is known.
+   * succeeded (one that fails is followed by another every LOOKUP_GAP_MS), or at stop: what the
+   * venue did while we were not listening is known.
    */
   caughtUp(): Promise<void> {
     if (this.stopped) return Promise.resolve();

@@ -484,4 +484,31 @@ describe('transport: 425 (the venue restarting its matching engine)', () => {
       await t.close();
     }
   });
+
+  it("a heartbeat's success does not end the waits (it says nothing of the matching engine); an order request's does", async () => {
+    const limiter = new Limiter({ clock: new WallClock({ keepAlive: true }) });
+    const scope = limiter.scopesOf('clob', 'POST', '/order')[0].id;
+    let orderStatus = 425;
+    handler = (q, res) =>
+      q.path.endsWith('/heartbeats') ? send(res, 200, { heartbeat_id: 'h' }) : send(res, orderStatus, orderStatus === 425 ? { error: 'Too Early' } : { success: true, orderID: 'o', errorMsg: '' });
+    const t = transport({ limiter });
+    try {
+      await t.request({ method: 'POST', path: '/order', body: { a: 1 } }).catch(() => undefined);
+      const first = limiter.pausedUntil(scope);
+      await t.request({ method: 'POST', path: '/v1/heartbeats', body: { heartbeat_id: '' } });
+      await t.request({ method: 'POST', path: '/order', body: { a: 2 } }).catch(() => undefined);
+      // the second wait is 2 s: the heartbeat between them reset nothing
+      expect(limiter.pausedUntil(scope) - first).toBeGreaterThanOrEqual(2000);
+      // an order request gone through ends the waits: the next 425 waits 1 s again
+      orderStatus = 200;
+      await t.request({ method: 'DELETE', path: '/order', body: { orderID: 'x' } });
+      orderStatus = 425;
+      const before = limiter.clock.now();
+      await t.request({ method: 'DELETE', path: '/order', body: { orderID: 'y' } }).catch(() => undefined);
+      const delScope = limiter.scopesOf('clob', 'DELETE', '/order')[0].id;
+      expect(limiter.pausedUntil(delScope) - before).toBeLessThan(1500);
+    } finally {
+      await t.close();
+    }
+  }, 15_000);
 });

@@ -157,6 +157,37 @@ describe('MarketFeed: user-channel swaps', () => {
     expect(events.sort()).toEqual(['x1', 'y1', 'z1']);
   });
 
+  it('a second connection that never takes over is given up: the first goes on, and the next add swaps no more until it reconnects', async () => {
+    const s = (server = await startServer());
+    const subs = new Map<WebSocket, string[]>();
+    s.onMessage = (ws, text) => {
+      const m = JSON.parse(text) as { type?: string; markets?: string[] };
+      if (m.type === 'user' && !subs.has(ws)) subs.set(ws, [...(m.markets ?? [])].sort());
+    };
+    const open = () => [...subs].filter(([ws]) => ws.readyState === ws.OPEN);
+    const config = loadConfig({ env: {}, overrides: { feed: { pingIntervalMs: 50, pongTimeoutMs: 5000, reconnectBaseMs: 20, reconnectMaxMs: 50 }, log: { level: 'silent' } } });
+    const f = (feed = new MarketFeed({ config: { ...config, urls: { ...config.urls, ws: s.url } }, tokens: [], conditionIds: ['M1'], auth: { apiKey: 'k' }, userTakeoverMs: 300 }));
+    const states: string[] = [];
+    f.onState((ch, st) => ch === 'user' && states.push(st));
+    f.start();
+    await waitFor(() => f.user?.state === 'live' && open().length === 1, 3000);
+    states.length = 0;
+    const first = open()[0][0];
+    // no PING answered: the new connection can never prove its subscription in effect
+    s.answerPing = false;
+    f.addUserMarkets(['M2']);
+    await waitFor(() => open().length === 2, 3000);
+    await waitFor(() => open().length === 1, 3000);
+    expect(open()[0][0]).toBe(first);
+    expect(f.counters().user_ws_swaps ?? 0).toBe(0);
+    // another add: an operation only, no second connection until the first reconnects
+    f.addUserMarkets(['M3']);
+    await sleep(200);
+    expect(s.connections).toBe(2);
+    expect(states).toEqual([]);
+    expect([...f.userMarkets()].sort()).toEqual(['M1', 'M2', 'M3']);
+  });
+
   it('a market added while the user connection is not open goes into its next subscription: no swap', async () => {
     const s = (server = await startServer());
     const subs: string[][] = [];

@@ -60,6 +60,8 @@ interface Proxy {
   holdPlaces: boolean;
   /** Answer 503 to GET /trades and /data/trades (the final look-up cannot settle anything). */
   failTrades: boolean;
+  /** Answer 400 to GET of the open orders and trades lists (a look-up fails at once, no retry). */
+  refuseLookUps: boolean;
   /** Hold GET of the open orders and trades lists (a look-up) until released (forwarded then). */
   holdLookUps: boolean;
   /** Look-up requests held (not yet forwarded). */
@@ -83,6 +85,7 @@ async function startProxy(targetPort: number): Promise<Proxy> {
     holdPlaces: false,
     failTrades: false,
     holdLookUps: false,
+    refuseLookUps: false,
     heldLookUps: 0,
     releaseLookUps: () => {
       p.heldLookUps = 0;
@@ -94,6 +97,12 @@ async function startProxy(targetPort: number): Promise<Proxy> {
   };
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+    if (req.method === 'GET' && /\/(orders|trades)$/.test(path) && p.refuseLookUps) {
+      req.resume();
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'refused by the test' }));
+      return;
+    }
     if (req.method === 'GET' && /\/(orders|trades)$/.test(path) && p.holdLookUps) {
       p.heldLookUps++;
       heldLookUps.push(() => forward(req, res));
@@ -280,6 +289,36 @@ describe('the user channel back after a gap, its look-up slow', () => {
     // the look-up lands: quoting resumes
     p.holdLookUps = false;
     p.releaseLookUps();
+    await until('our quotes resting again', () => ex.openOrders(owner).length > 0, 10_000);
+  }, 60_000);
+});
+
+describe('the user channel back after a gap, its look-up failing', () => {
+  it('places nothing while the look-up fails, and quotes once one succeeds', async () => {
+    const { emu, daemon, proxy, owner } = await launch({ proxy: true, params: { makers: 0, takerRatePerSec: 0 } });
+    const p = proxy as Proxy;
+    const m = emu.markets[0];
+    const token = m.facts.tokens[0];
+    const ex = emu.exchange;
+    ex.split('lifecycle-book', m.conditionId, 100 * SIZE_SCALE);
+    await ex.place('lifecycle-book', { tokenID: token, side: 'BUY', price: 0.4, size: 100, orderType: 'GTC' });
+    await ex.place('lifecycle-book', { tokenID: token, side: 'SELL', price: 0.6, size: 100, orderType: 'GTC' });
+    await until('our quotes resting', () => ex.openOrders(owner).length > 0, 15_000);
+    const userStates: string[] = [];
+    daemon.feed.onState((ch, s) => {
+      if (ch === 'user') userStates.push(s);
+    });
+    // the lists cannot be read: no look-up can tell what happened while the channel was away
+    p.refuseLookUps = true;
+    emu.admin.dropConnections();
+    await until('our quotes pulled', () => ex.openOrders(owner).length === 0, 5000);
+    await until('the user channel live again', () => userStates.includes('down') && daemon.feedStates.user === 'live', 10_000);
+    const backAt = Date.now();
+    // a failed look-up (and its retry 2 s later) lifts nothing
+    await sleep(3000);
+    expect(p.places.filter((t) => t >= backAt)).toEqual([]);
+    expect(ex.openOrders(owner)).toEqual([]);
+    p.refuseLookUps = false;
     await until('our quotes resting again', () => ex.openOrders(owner).length > 0, 10_000);
   }, 60_000);
 });
