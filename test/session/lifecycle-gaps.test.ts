@@ -257,21 +257,30 @@ describe('the user channel back after a gap', () => {
   }, 60_000);
 });
 
+/**
+ * The emulator behind a proxy, a still market (no agents) whose book another account rests at 0.40 /
+ * 0.60, and a daemon quoting it; the user channel's states from then on.
+ */
+async function quotingStill(): Promise<Running & { p: Proxy; userStates: string[] }> {
+  const r = await launch({ proxy: true, params: { makers: 0, takerRatePerSec: 0 } });
+  const m = r.emu.markets[0];
+  const token = m.facts.tokens[0];
+  const ex = r.emu.exchange;
+  ex.split('lifecycle-book', m.conditionId, 100 * SIZE_SCALE);
+  await ex.place('lifecycle-book', { tokenID: token, side: 'BUY', price: 0.4, size: 100, orderType: 'GTC' });
+  await ex.place('lifecycle-book', { tokenID: token, side: 'SELL', price: 0.6, size: 100, orderType: 'GTC' });
+  await until('our quotes resting', () => ex.openOrders(r.owner).length > 0, 15_000);
+  const userStates: string[] = [];
+  r.daemon.feed.onState((ch, s) => {
+    if (ch === 'user') userStates.push(s);
+  });
+  return { ...r, p: r.proxy as Proxy, userStates };
+}
+
 describe('the user channel back after a gap, its look-up slow', () => {
   it('places nothing until the look-up of what happened while it was away has landed', async () => {
-    const { emu, daemon, proxy, owner } = await launch({ proxy: true, params: { makers: 0, takerRatePerSec: 0 } });
-    const p = proxy as Proxy;
-    const m = emu.markets[0];
-    const token = m.facts.tokens[0];
+    const { emu, daemon, p, owner, userStates } = await quotingStill();
     const ex = emu.exchange;
-    ex.split('lifecycle-book', m.conditionId, 100 * SIZE_SCALE);
-    await ex.place('lifecycle-book', { tokenID: token, side: 'BUY', price: 0.4, size: 100, orderType: 'GTC' });
-    await ex.place('lifecycle-book', { tokenID: token, side: 'SELL', price: 0.6, size: 100, orderType: 'GTC' });
-    await until('our quotes resting', () => ex.openOrders(owner).length > 0, 15_000);
-    const userStates: string[] = [];
-    daemon.feed.onState((ch, s) => {
-      if (ch === 'user') userStates.push(s);
-    });
     // every connection drops: the quotes are pulled; the look-up on the user channel's return is held
     p.holdLookUps = true;
     emu.admin.dropConnections();
@@ -295,19 +304,8 @@ describe('the user channel back after a gap, its look-up slow', () => {
 
 describe('the user channel back after a gap, its look-up failing', () => {
   it('places nothing while the look-up fails, and quotes once one succeeds', async () => {
-    const { emu, daemon, proxy, owner } = await launch({ proxy: true, params: { makers: 0, takerRatePerSec: 0 } });
-    const p = proxy as Proxy;
-    const m = emu.markets[0];
-    const token = m.facts.tokens[0];
+    const { emu, daemon, p, owner, userStates } = await quotingStill();
     const ex = emu.exchange;
-    ex.split('lifecycle-book', m.conditionId, 100 * SIZE_SCALE);
-    await ex.place('lifecycle-book', { tokenID: token, side: 'BUY', price: 0.4, size: 100, orderType: 'GTC' });
-    await ex.place('lifecycle-book', { tokenID: token, side: 'SELL', price: 0.6, size: 100, orderType: 'GTC' });
-    await until('our quotes resting', () => ex.openOrders(owner).length > 0, 15_000);
-    const userStates: string[] = [];
-    daemon.feed.onState((ch, s) => {
-      if (ch === 'user') userStates.push(s);
-    });
     // the lists cannot be read: no look-up can tell what happened while the channel was away
     p.refuseLookUps = true;
     emu.admin.dropConnections();
