@@ -337,3 +337,26 @@ export function schedulerRig(limiter: Omit<LimiterOptions, 'clock'> = {}, o: Par
   const s = new OrderScheduler({ venue, limiter: lim, clock, log: o.log ?? silentLogger, sink, maxBatch: 15, singleOverflow: o.singleOverflow ?? true, recordUse: true, maxInFlight: 1000 });
   return { clock, limiter: lim, venue, s, sink };
 }
+
+/** Risk limits for gate tests: roomy, with a quick error-rate breaker; `over` replaces any. */
+export function riskConfig(over: Partial<Config['risk']> = {}): Config['risk'] {
+  return {
+    maxPositionPerToken: 1000,
+    maxPositionPerMarket: 1000,
+    maxTotalNotional: 100_000,
+    maxOrderSize: 500,
+    maxOpenOrders: 40,
+    priceCollar: 0.1,
+    staleBookMs: 1000,
+    dailyLossLimit: 10,
+    errorRateWindowMs: 10_000,
+    errorRateMax: 0.5,
+    errorRateMinSamples: 4,
+    maxFeeRateBps: 1000,
+    collateralReadMs: 30000,
+    ...over,
+  };
+}
+
+/** The one market of gate tests: Y and N, a cent tick, 5 shares minimum. */
+export const GATE_MARKET: MarketMeta = { conditionId: 'm', tokenId: 'Y', complementId: 'N', tick: 100, minSize: 500, negRisk: false };

@@ -10,8 +10,8 @@ import { OrderTracker, type TrackedOrder } from '../../src/engine/orders.js';
 import { Positions } from '../../src/engine/positions.js';
 import { RiskGate } from '../../src/engine/risk.js';
 import { riskInputs } from '../../src/engine/risk-inputs.js';
-import type { MarketMeta, Quote } from '../../src/engine/strategy.js';
-import { N, RecordingVenue, Y, bandsEngine, books, deliver, matchedOrderEvent, settle } from './helpers.js';
+import type { Quote } from '../../src/engine/strategy.js';
+import { GATE_MARKET, N, RecordingVenue, Y, bandsEngine, books, deliver, matchedOrderEvent, riskConfig, settle } from './helpers.js';
 
 const BANDS = [0.01, 0.02, 0.03, 0.04, 0.05].map((distance) => ({ distance, size: 10 }));
 
@@ -88,22 +88,8 @@ describe('risk: the per-market net limit counts both tokens open orders', () => 
 // cancel lands. Holding 100 NO with a SELL of all of them being cancelled, a BUY of 150 YES at a
 // net limit of 50 netted 150 - 100 and went; the SELL filling first leaves the net at 150.
 describe('risk: a SELL of the other token on its way out is no hedge for a BUY', () => {
-  const cfg = {
-    maxPositionPerToken: 1000,
-    maxPositionPerMarket: 50,
-    maxTotalNotional: 100_000,
-    maxOrderSize: 500,
-    maxOpenOrders: 40,
-    priceCollar: 0.1,
-    staleBookMs: 1000,
-    dailyLossLimit: 10,
-    errorRateWindowMs: 10_000,
-    errorRateMax: 0.5,
-    errorRateMinSamples: 4,
-    maxFeeRateBps: 1000,
-    collateralReadMs: 30000,
-  };
-  const m: MarketMeta = { conditionId: 'm', tokenId: 'Y', complementId: 'N', tick: 100, minSize: 500, negRisk: false };
+  const cfg = riskConfig({ maxPositionPerMarket: 50 });
+  const m = GATE_MARKET;
   const buyYes = (shares: number): Quote => ({ tokenId: 'Y', side: 'BUY', price: 4800, size: shares * 100 });
   const sellNo = (shares: number, price = 5200): Quote => ({ tokenId: 'N', side: 'SELL', price, size: shares * 100 });
 

@@ -10,27 +10,13 @@ import { OrderTracker, type TrackedOrder } from '../../src/engine/orders.js';
 import { Positions } from '../../src/engine/positions.js';
 import { RiskGate } from '../../src/engine/risk.js';
 import { riskInputs, sellsCovered } from '../../src/engine/risk-inputs.js';
-import type { MarketMeta, Quote } from '../../src/engine/strategy.js';
+import type { Quote } from '../../src/engine/strategy.js';
 import { reconcileWithVenue } from '../../src/session/startup.js';
 import type { OrderRequest, VenueOrder } from '../../src/venue/types.js';
-import { M, RecordingVenue, Y, bandsEngine, books, deliver, makerTrade, refusedForBalance, settle } from './helpers.js';
+import { GATE_MARKET, M, RecordingVenue, Y, bandsEngine, books, deliver, makerTrade, refusedForBalance, riskConfig, settle } from './helpers.js';
 
-const cfg = {
-  maxPositionPerToken: 1000,
-  maxPositionPerMarket: 1000,
-  maxTotalNotional: 100_000,
-  maxOrderSize: 500,
-  maxOpenOrders: 40,
-  priceCollar: 0.1,
-  staleBookMs: 1000,
-  dailyLossLimit: 10,
-  errorRateWindowMs: 10_000,
-  errorRateMax: 0.5,
-  errorRateMinSamples: 4,
-  maxFeeRateBps: 1000,
-  collateralReadMs: 30000,
-};
-const m: MarketMeta = { conditionId: 'm', tokenId: 'Y', complementId: 'N', tick: 100, minSize: 500, negRisk: false };
+const cfg = riskConfig();
+const m = GATE_MARKET;
 
 /** A tracker and positions holding `held` of each token given, with the risk inputs over them. */
 function state(held: Record<string, number>) {
