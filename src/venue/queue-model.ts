@@ -17,8 +17,13 @@
 // - update first: the unexplained decrease is held as pending cancellations until the feed's
 //   timestamp moves on; a trade in the same timestamp consumes the queue ahead as it stood
 //   (FIFO) and takes its size out of the pending decrease, whose rest then shrinks the queue in
-//   proportion. So a batch gives the same queue in either order. Limitation: a trade printed in a
-//   later timestamp than the decrease it explains is counted again (optimistic).
+//   proportion. So a batch gives the same queue in either order. "The same timestamp" is any
+//   within PAIR_WINDOW_MS of the decrease: the real feed prints a trade up to ~200 ms after the
+//   update that shows it. A trade later than that is a new one (its decrease was cancellations);
+//   one inside it that was in fact new is taken as the decrease (pessimistic, not optimistic).
+
+/** How long after an unexplained decrease a trade at its level is still taken as that decrease. */
+export const PAIR_WINDOW_MS = 500;
 
 export class QueueTracker {
   /** Size ahead of the order at its level, before the pending cancellations. */
@@ -27,7 +32,7 @@ export class QueueTracker {
   levelSize: number;
   /** Traded volume at the level not yet matched by a level update. */
   private unexplainedTraded = 0;
-  /** Decrease of the level in timestamp `pendingTs` that no trade explained yet. */
+  /** Decrease of the level since `pendingTs` (within PAIR_WINDOW_MS) that no trade explained yet. */
   private pendingCancel = 0;
   /** The level those cancellations came out of (after the trades, before them). */
   private pendingBase = 0;
@@ -48,7 +53,7 @@ export class QueueTracker {
   /** A trade of `size` at the order's price against the order's side; returns the part that reaches the order. */
   onTrade(size: number, ts: number): number {
     if (!(size > 0)) return 0;
-    if (this.pendingCancel > 0 && ts !== this.pendingTs) this.flush();
+    if (this.pendingCancel > 0 && (ts - this.pendingTs > PAIR_WINDOW_MS || ts < this.pendingTs)) this.flush();
     const consumed = size < this.front ? size : this.front;
     this.front -= consumed;
     let rest = size;
@@ -65,7 +70,7 @@ export class QueueTracker {
 
   /** The visible level at the order's price is now `newSize` (feed timestamp `ts`). */
   onLevel(newSize: number, ts: number): void {
-    if (this.pendingCancel > 0 && ts !== this.pendingTs) this.flush();
+    if (this.pendingCancel > 0 && (ts - this.pendingTs > PAIR_WINDOW_MS || ts < this.pendingTs)) this.flush();
     const old = this.levelSize;
     this.levelSize = newSize;
     if (newSize < old) {

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { QueueTracker } from '../../src/venue/queue-model.js';
+import { PAIR_WINDOW_MS, QueueTracker } from '../../src/venue/queue-model.js';
 
 type Step = ['trade', number, number] | ['trade', number, number, number] | ['level', number] | ['level', number, number] | ['snapshot', number];
 
@@ -88,21 +88,31 @@ const cases: Array<{ name: string; join: number; steps: Step[]; ahead: number }>
     ahead: 0,
   },
   {
-    name: 'the part of a decrease its trade does not explain is cancellations, once the timestamp moves on',
+    name: 'the part of a decrease its trade does not explain is cancellations, once the pairing window has passed',
     join: 10000,
     steps: [
       ['level', 4000, 2],
       ['trade', 2000, 0, 2],
-      ['trade', 4500, 500, 3],
+      ['trade', 4500, 500, 3 + PAIR_WINDOW_MS],
     ],
     ahead: 0,
   },
   {
-    name: 'a trade in a later timestamp is a new trade',
+    // the real feed prints a trade up to ~200 ms after the book update that already shows it
+    name: 'a trade 200 ms after its decrease is counted once',
     join: 10000,
     steps: [
       ['level', 4000, 2],
-      ['trade', 6000, 2000, 3],
+      ['trade', 6000, 0, 202],
+    ],
+    ahead: 4000,
+  },
+  {
+    name: 'a trade later than PAIR_WINDOW_MS after a decrease is a new trade',
+    join: 10000,
+    steps: [
+      ['level', 4000, 2],
+      ['trade', 6000, 2000, 2 + PAIR_WINDOW_MS + 1],
     ],
     ahead: 0,
   },

@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
 import { SimulatedVenue, type SimulatedVenueOptions } from '../../src/venue/simulated-venue.js';
+import { PAIR_WINDOW_MS } from '../../src/venue/queue-model.js';
 import { M, NO, YES, book, req, trade, venueWithBook } from './sim-helpers.js';
 import type { MarketEvent, PriceChangeEvent, Side } from '../../src/core/events.js';
 import { readFileSync } from 'node:fs';
@@ -92,11 +93,12 @@ describe('SimulatedVenue queue position', () => {
     const id = await placeLive(venue, req({ side: 'BUY', price: 5000, size: 1000 }));
     venue.onMarketEvent(change(YES, 'BUY', 5000, 5000, 1));
     expect(venue.queuePosition(id)).toBe(5000);
-    // (a later timestamp: a trade in the decrease's own timestamp would be what that decrease showed)
-    venue.onMarketEvent(trade(YES, 'SELL', 5100, 9000, 2)); // above our bid: not ours
-    venue.onMarketEvent(trade(YES, 'BUY', 5000, 9000, 2)); // a taker BUY lifts asks, not bids
+    // (past the pairing window: a trade within it of the decrease would be what that decrease showed)
+    const later = 2 + PAIR_WINDOW_MS;
+    venue.onMarketEvent(trade(YES, 'SELL', 5100, 9000, later)); // above our bid: not ours
+    venue.onMarketEvent(trade(YES, 'BUY', 5000, 9000, later)); // a taker BUY lifts asks, not bids
     expect(trades()).toHaveLength(0);
-    venue.onMarketEvent(trade(YES, 'SELL', 5000, 5600, 2));
+    venue.onMarketEvent(trade(YES, 'SELL', 5000, 5600, later));
     expect(trades().map((t) => t.size)).toEqual([600]);
   });
 
@@ -160,11 +162,11 @@ describe('SimulatedVenue: a book update reported before its trade', () => {
     expect(venue.queuePosition(id)).toBe(0);
   });
 
-  it('a decrease with no trade in its timestamp is cancellations: the queue shrinks in proportion, and a later trade is a new one', async () => {
+  it('a decrease with no trade within the pairing window is cancellations: the queue shrinks in proportion, and a later trade is a new one', async () => {
     const { venue, trades } = setup();
     const id = await placeLive(venue, req({ side: 'BUY', price: 5000, size: 1000 }));
     venue.onMarketEvent(change(YES, 'BUY', 5000, 4000, 1));
-    venue.onMarketEvent(trade(YES, 'SELL', 5000, 4200, 2));
+    venue.onMarketEvent(trade(YES, 'SELL', 5000, 4200, 2 + PAIR_WINDOW_MS));
     expect(trades().map((t) => t.size)).toEqual([200]);
     expect(venue.queuePosition(id)).toBe(0);
   });
