@@ -5,23 +5,12 @@
 import { describe, expect, it } from 'vitest';
 import { MarketDiscovery } from '../../src/backtest/markets.js';
 import type { BookEvent, PriceChangeEvent } from '../../src/core/events.js';
+import { M, book as bookOf } from '../venue/sim-helpers.js';
 
-const M = '0xm';
 const A = '111';
 const B = '222';
 
-function book(assetId: string, ts: number): BookEvent {
-  return {
-    type: 'book',
-    market: M,
-    assetId,
-    timestampMs: ts,
-    timestampStr: String(ts),
-    hash: '',
-    bids: [{ price: 4000, size: 1000, priceStr: '0.4', sizeStr: '10' }],
-    asks: [{ price: 6000, size: 1000, priceStr: '0.6', sizeStr: '10' }],
-  };
-}
+const book = (assetId: string, ts: number): BookEvent => bookOf(assetId, [[4000, 1000]], [[6000, 1000]], ts);
 function change(assetIds: string[], ts: number): PriceChangeEvent {
   return {
     type: 'price_change',
