@@ -33,6 +33,13 @@ export function polymarketCredentialsFromEnv(env: NodeJS.ProcessEnv): Polymarket
       "with MAKERD_SIGNATURE_TYPE 0 (EOA) it can only be MAKERD_PRIVATE_KEY's own address: a funder (proxy/safe wallet) needs MAKERD_SIGNATURE_TYPE 1, 2 or 3 (1 POLY_PROXY, 2 POLY_GNOSIS_SAFE, 3 POLY_1271 deposit wallet)",
     );
   }
+  // types 1-3 sign for a wallet the key controls (a proxy, a safe, a deposit wallet): never the key's own address
+  if (signatureType !== 0 && funder !== undefined && pk !== undefined && keyAddress(pk as `0x${string}`).toLowerCase() === funder.toLowerCase()) {
+    throw new ConfigError(
+      'MAKERD_FUNDER',
+      `with MAKERD_SIGNATURE_TYPE ${signatureType} it is the proxy, safe or deposit wallet the key signs for, not MAKERD_PRIVATE_KEY's own address (that is type 0, EOA): every order would be refused as an invalid signature`,
+    );
+  }
   return {
     privateKey: pk as `0x${string}` | undefined,
     apiKey: set(env.MAKERD_API_KEY),

@@ -49,6 +49,18 @@ describe('polymarket credentials from the environment', () => {
     }
   });
 
+  it("types 1, 2 and 3 sign for a wallet that is not the key's own address: the key's address as funder is refused", () => {
+    const own = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+    for (const t of ['1', '2', '3']) {
+      for (const f of [own, own.toLowerCase()]) {
+        const e = refused({ MAKERD_PRIVATE_KEY: PK, MAKERD_FUNDER: f, MAKERD_SIGNATURE_TYPE: t });
+        expect(e.key).toBe('MAKERD_FUNDER');
+        expect(e.reason).toMatch(/proxy|safe|deposit/);
+      }
+      expect(polymarketCredentialsFromEnv({ MAKERD_PRIVATE_KEY: PK, MAKERD_FUNDER: FUNDER, MAKERD_SIGNATURE_TYPE: t })).toMatchObject({ funder: FUNDER });
+    }
+  });
+
   it('a malformed value names its variable and is never echoed', () => {
     const secretish = '0xnot-a-key-but-secret-material-0123456789';
     const e = refused({ MAKERD_PRIVATE_KEY: secretish });

@@ -4,6 +4,8 @@
 // as a region refusal; a venue whose order version is not the one makerd signs (2) fails the version
 // check; keys derive gives back the credentials the venue issued to the wallet.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -135,6 +137,38 @@ describe('makerd doctor', () => {
     expect(missing.code).toBe(1);
     expect(line(missing.out, 'credentials')).toMatch(/needs MAKERD_PRIVATE_KEY, MAKERD_API_KEY, MAKERD_API_SECRET, MAKERD_API_PASSPHRASE/);
   });
+
+  it('posts no heartbeat when the open orders could not be read (orders may rest unseen), and does not call that a pass', async () => {
+    // a proxy in front of the emulator's CLOB: GET /data/orders answers 500, the rest goes through
+    const heartbeats: string[] = [];
+    const proxy = createServer((req, res) => {
+      const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+      if (req.method === 'GET' && path.endsWith('/data/orders')) {
+        req.resume();
+        res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"test"}');
+        return;
+      }
+      if (path.endsWith('/heartbeats')) heartbeats.push(path);
+      const target = new URL(emu.urls.clob);
+      const up = request({ host: target.hostname, port: target.port, method: req.method, path: target.pathname.replace(/\/$/, '') + (req.url ?? ''), headers: req.headers }, (ur) => {
+        res.writeHead(ur.statusCode ?? 502, ur.headers);
+        ur.pipe(res);
+      });
+      up.on('error', () => res.destroy());
+      req.pipe(up);
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    try {
+      const port = (proxy.address() as AddressInfo).port;
+      const r = await run(['doctor', '--markets', emu.markets[0].facts.tokens[0]], polyEnv(`http://127.0.0.1:${port}`));
+      expect(line(r.out, 'credentials')).toMatch(/^FAIL/);
+      expect(line(r.out, 'heartbeat')).toMatch(/^skip .*could not be read/);
+      expect(heartbeats).toEqual([]);
+      expect(r.out.join('\n')).not.toMatch(/every check passed/);
+    } finally {
+      await new Promise<void>((r) => proxy.close(() => r()));
+    }
+  }, 60_000);
 
   it('explains a 403 as the venue refusing the region', async () => {
     const r = await run(['doctor', '--markets', '1'], polyEnv(refusing.url));
