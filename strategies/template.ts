@@ -1,6 +1,7 @@
 // A starting point for your own strategy. Copy this file (into strategies/ to load it by name,
-// or anywhere to load it by path: `"strategy": { "name": "./my-strategy.js" }` after compiling),
-// rename it, and change quote(). The rules:
+// or anywhere to load it by path: `"strategy": { "name": "./my-strategy.js" }` after compiling;
+// outside this repository import the API from 'makerd/strategy' instead of '../src/...', with
+// makerd installed beside it), rename it, and change quote(). The rules:
 //  - quote() returns the orders you WANT resting now; the engine keeps, cancels and places orders
 //    to match (an order already close enough keeps its place in the queue).
 //  - no I/O, no Date.now(), no Math.random(): time is ctx.clock.now(), randomness ctx.rng.

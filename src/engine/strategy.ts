@@ -205,7 +205,7 @@ const pairScratch: [number, number] = [0, 0];
  * The one way a strategy turns a wanted bid and ask on the market's token into quotes: rounds
  * them onto the tick grid away from each other, keeps them off the other side of the book
  * (post-only, passive()), quotes nothing when they then cross, drops a side outside
- * [minBid, maxAsk], and expresses each side the cheapest way (bidQuote / askQuote: a sell of
+ * [minBid, maxAsk] or [tick, 1 - tick], and expresses each side the cheapest way (bidQuote / askQuote: a sell of
  * held shares, else a buy of the other token). Appends to `out` (bid first); returns how many.
  */
 export function quotePair(ctx: StrategyContext, book: BookView, bid: number, ask: number, size: number, out: Quote[], opt?: QuotePairOptions): number {
@@ -214,7 +214,9 @@ export function quotePair(ctx: StrategyContext, book: BookView, bid: number, ask
   if (bidPx >= askPx) return 0;
   const offered = opt?.offered;
   let n = 0;
-  if (bidPx >= (opt?.minBid ?? 0)) {
+  // passive() may push a side off the grid's range (a bid under a best ask of 0.01, an ask over a
+  // best bid of 0.99): that side is left out, not handed to the engine to drop as invalid
+  if (bidPx >= (opt?.minBid ?? 0) && bidPx >= tick) {
     const q = bidQuote(ctx, bidPx, size, offered ? offered.complement : 0);
     if (q) {
       out.push(q);
@@ -222,7 +224,7 @@ export function quotePair(ctx: StrategyContext, book: BookView, bid: number, ask
       if (offered && q.side === 'SELL') offered.complement += size;
     }
   }
-  if (askPx <= (opt?.maxAsk ?? PRICE_SCALE)) {
+  if (askPx <= (opt?.maxAsk ?? PRICE_SCALE) && askPx <= PRICE_SCALE - tick) {
     const q = askQuote(ctx, askPx, size, offered ? offered.token : 0);
     if (q) {
       out.push(q);

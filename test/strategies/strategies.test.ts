@@ -316,6 +316,18 @@ describe('quotePair (the shared quote builder)', () => {
     expect(run(4400, 4800).map((q) => q.price)).toEqual([4400, 10_000 - 5000]);
   });
 
+  it('leaves out a side that passive() would push outside [tick, 1 - tick] (a one-sided book at the edge)', () => {
+    const pair = (b: BookView, bid: number, ask: number): Quote[] => {
+      const out: Quote[] = [];
+      quotePair(ctx({}), b, bid, ask, 1000, out);
+      return out;
+    };
+    // the best ask at 0.01: a bid at or over it would move to 0.00; the ask stays
+    expect(pair(makeBook('Y', [], [[100, 1000]]), 100, 200)).toEqual([{ tokenId: 'N', side: 'BUY', price: 9800, size: 1000 }]);
+    // the best bid at 0.99 and no ask: an ask at or under it would move to 1.00; the bid stays
+    expect(pair(makeBook('Y', [[9900, 1000]], []), 9800, 9900)).toEqual([{ tokenId: 'Y', side: 'BUY', price: 9800, size: 1000 }]);
+  });
+
   it('quotes nothing when the pair still crosses, and drops a side outside the bounds', () => {
     expect(run(5300, 4700)).toEqual([]);
     const out = run(4800, 5200, {}, { minBid: 4900, maxAsk: 5500 });
