@@ -3,7 +3,7 @@
 // we sign, each configured market's tick, neg-risk flag and minimum size, and a heartbeat; one line
 // per check, exit 0 only when every check passes.
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config.js';
+import { loadConfig, type Config } from '../config.js';
 import { ApiError } from '../core/errors.js';
 import { silentLogger } from '../core/log.js';
 import { formatPrice, formatSize } from '../core/units.js';
@@ -12,7 +12,7 @@ import type { ClobProfile } from '../api/clob-profile.js';
 import { clobProfileFromEnv } from '../api/profile-from-env.js';
 import { EXCHANGE_V2, NEG_RISK_EXCHANGE_V2, ORDER_VERSION, exchangeOf, orderVersionProblem } from '../api/polymarket-contracts.js';
 import { CLOCK_SKEW_MS, allowanceOf, spendableCollateral } from '../api/clob-client.js';
-import { marketsFromTokens } from '../session/markets.js';
+import { marketsFromQuery, marketsFromTokens } from '../session/markets.js';
 import { numberFlag, type CommandModule } from './command.js';
 import { heartbeatIdOf } from '../session/heartbeats.js';
 
@@ -49,7 +49,7 @@ function why(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-function checks(profile: ClobProfile, clients: Clients, tokens: readonly string[], maxSkewMs: number, env: NodeJS.ProcessEnv, maxTotalNotional: number): Check[] {
+function checks(profile: ClobProfile, clients: Clients, tokens: readonly string[], maxSkewMs: number, env: NodeJS.ProcessEnv, maxTotalNotional: number, query: Config['marketQuery']): Check[] {
   const clob = clients.clob;
   const poly = profile.name === 'polymarket';
   let openOrders = -1;
@@ -89,8 +89,10 @@ function checks(profile: ClobProfile, clients: Clients, tokens: readonly string[
   out.push({
     name: 'markets',
     run: async () => {
-      if (!tokens.length) return { ok: false, detail: 'no markets configured: give --markets or config.markets' };
-      const metas = await marketsFromTokens(clob, tokens, silentLogger);
+      // as the daemon picks them: the tokens given, else the metadata query
+      if (!tokens.length && !query.enabled) return { ok: false, detail: 'no markets configured: give --markets, config.markets or config.marketQuery' };
+      const metas = tokens.length ? await marketsFromTokens(clob, tokens, silentLogger) : await marketsFromQuery(clients.gamma, query, silentLogger);
+      if (!metas.length) return { ok: false, detail: 'the metadata query (config.marketQuery) picked no market' };
       const lines: string[] = [];
       const exchanges = new Set<string>();
       let ok = true;
@@ -178,7 +180,7 @@ export const command: CommandModule = {
     let failed = 0;
     const skipped: string[] = [];
     try {
-      for (const c of checks(profile, clients, tokens, maxSkewMs, io.env, config.risk.maxTotalNotional)) {
+      for (const c of checks(profile, clients, tokens, maxSkewMs, io.env, config.risk.maxTotalNotional, config.marketQuery)) {
         let r: Result;
         try {
           r = await c.run();

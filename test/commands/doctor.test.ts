@@ -170,6 +170,18 @@ describe('makerd doctor', () => {
     }
   }, 60_000);
 
+  it('checks the markets the metadata query picks when no token is given (as the daemon picks them)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'doctor-query-'));
+    try {
+      const cfg = join(dir, 'config.json');
+      writeFileSync(cfg, JSON.stringify({ marketQuery: { enabled: true, limit: 1 } }));
+      const r = await run(['doctor', '--config', cfg], polyEnv(emu.urls.clob, { MAKERD_GAMMA_URL: emu.urls.gamma }));
+      expect(line(r.out, 'markets')).toMatch(/^ok {3}markets +0x[0-9a-f]+ tick /);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
   it('explains a 403 as the venue refusing the region', async () => {
     const r = await run(['doctor', '--markets', '1'], polyEnv(refusing.url));
     expect(r.code).toBe(1);
