@@ -29,6 +29,13 @@ async function run(argv: string[], env: NodeJS.ProcessEnv = {}) {
 }
 
 describe('makerd markets', () => {
+  it('is a public listing: venue credentials half set (a wallet signature type, no funder) do not refuse it', async () => {
+    handler = (_r, res) => send(res, 200, [gammaMarket]);
+    const r = await run(['markets'], { MAKERD_VENUE: 'polymarket', MAKERD_SIGNATURE_TYPE: '2' });
+    expect(r.errText).toBe('');
+    expect(r.code).toBe(0);
+  });
+
   it('prints a table from the metadata API and sends the filters', async () => {
     handler = (_r, res) => send(res, 200, [gammaMarket, { ...gammaMarket, id: '2', question: 'Second market?', bestBid: 0.1, bestAsk: 0.2 }]);
     const r = await run(['markets', '--active', '--order', 'liquidity', '--limit', '2', '--tag', 'crypto']);

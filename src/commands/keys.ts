@@ -31,7 +31,8 @@ export const command: CommandModule = {
     // a safe integer (9007199254740993 would be read as ...992: another nonce, other credentials)
     const nonce = numberFlag(values.nonce, '--nonce', { min: 0, integer: true }) ?? 0;
     const config = loadConfig({ file: values.config, env: io.env });
-    const creds = polymarketCredentialsFromEnv(io.env);
+    // L1 auth needs the key alone: a signature type or funder not set yet (or wrong) is not this command's business
+    const creds = polymarketCredentialsFromEnv({ MAKERD_PRIVATE_KEY: io.env.MAKERD_PRIVATE_KEY });
     if (!creds.privateKey) throw new ConfigError('MAKERD_PRIVATE_KEY', 'keys derive needs it in the environment (the wallet that signs)');
     const clients = createClients(config);
     try {

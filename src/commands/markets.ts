@@ -4,7 +4,6 @@ import { parseArgs } from 'node:util';
 import { createClients } from '../api/index.js';
 import type { GammaMarket } from '../api/schemas.js';
 import { loadConfig } from '../config.js';
-import { clobProfileFromEnv } from '../api/profile-from-env.js';
 import { createLogger } from '../core/log.js';
 import { UsageError, type CommandModule, numberFlag } from './command.js';
 
@@ -79,7 +78,8 @@ export const command: CommandModule = {
     // retries are logged only when asked for (debug/trace): a failure should print one line
     const level = config.log.level === 'debug' || config.log.level === 'trace' ? config.log.level : 'error';
     const logger = createLogger({ level, destination: { write: (s: string) => io.err(s.trimEnd()) } });
-    const clients = createClients(config, await clobProfileFromEnv(config, io.env), logger);
+    // a public listing (the metadata API): no venue credentials read, so none half-set can refuse it
+    const clients = createClients(config, undefined, logger);
     try {
       const markets = await clients.gamma.listMarkets({
         active: values.active,

@@ -242,4 +242,11 @@ describe('makerd keys derive against the polymarket emulator', () => {
     expect(r.out).toEqual([`export MAKERD_API_KEY=${a.apiKey}`, `export MAKERD_API_SECRET=${a.secret}`, `export MAKERD_API_PASSPHRASE=${a.passphrase}`]);
     expect(r.out.join('\n')).not.toContain(a.privateKey.slice(2));
   });
+
+  it('needs the key alone: a wallet signature type set without its funder yet does not refuse it', async () => {
+    const a = emu.accounts[0];
+    const r = await run(['keys', 'derive'], { MAKERD_CLOB_URL: emu.urls.clob, MAKERD_PRIVATE_KEY: a.privateKey, MAKERD_SIGNATURE_TYPE: '2' });
+    expect(r.code).toBe(0);
+    expect(r.out[0]).toBe(`export MAKERD_API_KEY=${a.apiKey}`);
+  });
 });
