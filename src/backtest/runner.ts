@@ -114,28 +114,20 @@ function watchStrategy(s: LoadedStrategy, errors: StrategyErrors): LoadedStrateg
             throw e;
           }
         };
-        if (inner.onTrade) {
-          const f = inner.onTrade;
-          w.onTrade = (ctx, t) => {
+        // the optional hooks, counted the same way
+        const watched =
+          <A extends unknown[]>(f: (...a: A) => void) =>
+          (...a: A): void => {
             try {
-              f.call(inner, ctx, t);
+              f.apply(inner, a);
             } catch (e) {
               seen(e);
               throw e;
             }
           };
-        }
-        if (inner.onFill) {
-          const f = inner.onFill;
-          w.onFill = (ctx, fill) => {
-            try {
-              f.call(inner, ctx, fill);
-            } catch (e) {
-              seen(e);
-              throw e;
-            }
-          };
-        }
+        if (inner.onTrade) w.onTrade = watched(inner.onTrade);
+        if (inner.onFill) w.onFill = watched(inner.onFill);
+        if (inner.onFillReversed) w.onFillReversed = watched(inner.onFillReversed);
         return w;
       },
     },

@@ -271,15 +271,20 @@ export class EngineSink implements SchedulerSink, FillSink {
       e.unreportedBuys.filled(f.orderId, f.size);
     } else e.unreportedSells.filled(f.orderId, f.size);
     e.missingOrders?.reported(f.orderId);
-    const st = e.marketOf(f.tokenId);
-    if (st && st.strategy.onFill && f.status !== 'FAILED') {
-      // a strategy's throw is its own: the fill is ours (recorded above), and so are the rest of the trade's
-      try {
-        st.strategy.onFill(st.ctx, { tokenId: f.tokenId, side: f.side, price: f.price, size: f.size, timeMs: f.timeMs });
-      } catch (err) {
-        e.counters.errors++;
-        e.log.error({ err, market: st.meta.conditionId, tradeId: f.tradeId, orderId: f.orderId }, 'engine: strategy onFill failed');
-      }
+    if (f.status !== 'FAILED') this.tellStrategy(f, 'onFill');
+  }
+
+  /** Tells the fill's market's strategy (onFill, onFillReversed), if it listens. */
+  private tellStrategy(f: Fill, hook: 'onFill' | 'onFillReversed'): void {
+    const st = this.e.marketOf(f.tokenId);
+    const fn = st?.strategy[hook];
+    if (!st || !fn) return;
+    // a strategy's throw is its own: the fill is ours (recorded already), and so are the rest of the trade's
+    try {
+      fn.call(st.strategy, st.ctx, { tokenId: f.tokenId, side: f.side, price: f.price, size: f.size, timeMs: f.timeMs });
+    } catch (err) {
+      this.e.counters.errors++;
+      this.e.log.error({ err, market: st.meta.conditionId, tradeId: f.tradeId, orderId: f.orderId }, `engine: strategy ${hook} failed`);
     }
   }
 
@@ -292,6 +297,7 @@ export class EngineSink implements SchedulerSink, FillSink {
     if (reversed) {
       this.e.positions.reverseFill(f, fillKey(f.tradeId, f.orderId));
       this.e.log.warn({ ...fillFields(f), position: formatSize(this.e.positions.qty(f.tokenId)) }, 'trade FAILED: fill reversed');
+      this.tellStrategy(f, 'onFillReversed');
     }
     this.journaled(() => this.journal?.fillStatus(f), f);
     // a SELL's proceeds are in the balance once it settles

@@ -111,6 +111,11 @@ export interface Strategy {
   /** One of our orders filled. Optional. */
   onFill?(ctx: StrategyContext, fill: StrategyFill): void;
   /**
+   * A fill onFill told of was taken back: its trade FAILED on chain, and the engine took it out of
+   * the position. Optional (a strategy that counts its own fills needs it).
+   */
+  onFillReversed?(ctx: StrategyContext, fill: StrategyFill): void;
+  /**
    * Optional promise that quote() depends on nothing but the best bid and ask of `book` ('top':
    * and the sizes resting there), ctx.market and ctx.position: no clock, randomness, depth, other
    * book, or state kept between calls. The engine may then skip a requote when none of these nor
