@@ -441,7 +441,16 @@ export class Daemon implements StatusSource {
   private async marketsByQuery(): Promise<MarketMeta[]> {
     const { config, log } = this.o;
     const metas = await marketsFromQuery(this.clients.gamma, config.marketQuery, log);
-    await readFeeRules(this.clients.clob, metas, log);
+    // a rule already known is kept: a refresh reads only the new markets' (at 1,000 markets every
+    // refresh would otherwise send 1,000 requests for rules that do not change)
+    const known = new Map(this.markets.map((m) => [m.conditionId, m.feeRule]));
+    const fresh: MarketMeta[] = [];
+    for (const m of metas) {
+      const rule = known.get(m.conditionId);
+      if (rule) m.feeRule = rule;
+      else fresh.push(m);
+    }
+    await readFeeRules(this.clients.clob, fresh, log);
     return metas;
   }
 

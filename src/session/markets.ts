@@ -89,12 +89,18 @@ export async function marketsFromTokens(clob: ClobClient, tokens: readonly strin
   }
   const metas = [...byCondition.values()];
   await readFeeRules(clob, metas, log);
+  for (const meta of metas) {
+    log.info(
+      { market: meta.conditionId, tokens: [meta.tokenId, meta.complementId], tick: formatPrice(meta.tick), minShares: formatSize(meta.minSize), negRisk: meta.negRisk, feeRule: meta.feeRule },
+      'market resolved',
+    );
+  }
   return metas;
 }
 
 /**
  * Reads each market's fee rule where the profile reads one, into its meta (`feeRule`), a few at a
- * time, and logs each market resolved. With a rule the engine charges takers by it and makers
+ * time. With a rule the engine charges takers by it and makers
  * nothing; without one it books a trade's fee_rate_bps flat on maker fills too (the venue puts its
  * base rate on maker parts: 10% of each maker fill). A missing or malformed answer costs a
  * warning, not the start: the market goes on without a rule (a running engine keeps one it knew).
@@ -112,10 +118,6 @@ export async function readFeeRules(clob: ClobClient, metas: readonly MarketMeta[
         log.warn({ market: meta.conditionId, err }, 'market fee rule unreadable: a rule known before is kept, else fills book the trade fee rate flat (paper: the flat sim fees)');
       }
       if (feeRule) meta.feeRule = feeRule;
-      log.info(
-        { market: meta.conditionId, tokens: [meta.tokenId, meta.complementId], tick: formatPrice(meta.tick), minShares: formatSize(meta.minSize), negRisk: meta.negRisk, feeRule },
-        'market resolved',
-      );
     }
   };
   await Promise.all(Array.from({ length: Math.min(FEE_RULE_CONCURRENCY, metas.length) }, worker));
