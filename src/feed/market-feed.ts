@@ -292,6 +292,8 @@ export class MarketFeed {
   private marketFrame(c: MarketConn, f: RawFrame): void {
     const events = this.pipeline.decode(f.text);
     if (events.length === 0) return;
+    // one connection (most daemons): no other carries anything, so no entry is looked up per frame
+    if (this.conns.length === 1) return this.pipeline.dispatch(f.epoch, events, c.id);
     let n = 0;
     for (let i = 0; i < events.length; i++) {
       const e = events[i];
