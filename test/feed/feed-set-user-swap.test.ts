@@ -103,20 +103,28 @@ function orderFrame(id: string, market: string): string {
   });
 }
 
+/**
+ * A venue that keeps only the first subscription of each user connection (the spec's), the sockets
+ * open with what each subscribed, and a MarketFeed on it (user channel of M1; its user states).
+ */
+async function swapVenue(userTakeoverMs?: number) {
+  const s = (server = await startServer());
+  const subs = new Map<WebSocket, string[]>();
+  s.onMessage = (ws, text) => {
+    const m = JSON.parse(text) as { type?: string; markets?: string[] };
+    if (m.type === 'user' && !subs.has(ws)) subs.set(ws, [...(m.markets ?? [])].sort());
+  };
+  const open = () => [...subs].filter(([ws]) => ws.readyState === ws.OPEN);
+  const config = loadConfig({ env: {}, overrides: { feed: { pingIntervalMs: 50, pongTimeoutMs: 5000, reconnectBaseMs: 20, reconnectMaxMs: 50 }, log: { level: 'silent' } } });
+  const f = (feed = new MarketFeed({ config: { ...config, urls: { ...config.urls, ws: s.url } }, tokens: [], conditionIds: ['M1'], auth: { apiKey: 'k' }, userTakeoverMs }));
+  const states: string[] = [];
+  f.onState((ch, st) => ch === 'user' && states.push(st));
+  return { s, open, f, states };
+}
+
 describe('MarketFeed: user-channel swaps', () => {
   it('events on both connections during a swap are delivered once; adds during a swap make one more swap after it', async () => {
-    const s = (server = await startServer());
-    // a venue that keeps the first subscription of a connection only
-    const subs = new Map<WebSocket, string[]>();
-    s.onMessage = (ws, text) => {
-      const m = JSON.parse(text) as { type?: string; markets?: string[] };
-      if (m.type === 'user' && !subs.has(ws)) subs.set(ws, [...(m.markets ?? [])].sort());
-    };
-    const open = () => [...subs].filter(([ws]) => ws.readyState === ws.OPEN);
-    const config = loadConfig({ env: {}, overrides: { feed: { pingIntervalMs: 50, pongTimeoutMs: 5000, reconnectBaseMs: 20, reconnectMaxMs: 50 }, log: { level: 'silent' } } });
-    const f = (feed = new MarketFeed({ config: { ...config, urls: { ...config.urls, ws: s.url } }, tokens: [], conditionIds: ['M1'], auth: { apiKey: 'k' } }));
-    const states: string[] = [];
-    f.onState((ch, st) => ch === 'user' && states.push(st));
+    const { s, open, f, states } = await swapVenue();
     const events: string[] = [];
     f.onUserEvent((e) => e.type === 'order' && events.push(e.orderId));
     f.start();
@@ -158,17 +166,7 @@ describe('MarketFeed: user-channel swaps', () => {
   });
 
   it('a second connection that never takes over is given up: the first goes on, and the next add swaps no more until it reconnects', async () => {
-    const s = (server = await startServer());
-    const subs = new Map<WebSocket, string[]>();
-    s.onMessage = (ws, text) => {
-      const m = JSON.parse(text) as { type?: string; markets?: string[] };
-      if (m.type === 'user' && !subs.has(ws)) subs.set(ws, [...(m.markets ?? [])].sort());
-    };
-    const open = () => [...subs].filter(([ws]) => ws.readyState === ws.OPEN);
-    const config = loadConfig({ env: {}, overrides: { feed: { pingIntervalMs: 50, pongTimeoutMs: 5000, reconnectBaseMs: 20, reconnectMaxMs: 50 }, log: { level: 'silent' } } });
-    const f = (feed = new MarketFeed({ config: { ...config, urls: { ...config.urls, ws: s.url } }, tokens: [], conditionIds: ['M1'], auth: { apiKey: 'k' }, userTakeoverMs: 300 }));
-    const states: string[] = [];
-    f.onState((ch, st) => ch === 'user' && states.push(st));
+    const { s, open, f, states } = await swapVenue(300);
     f.start();
     await waitFor(() => f.user?.state === 'live' && open().length === 1, 3000);
     states.length = 0;
