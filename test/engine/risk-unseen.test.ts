@@ -140,22 +140,31 @@ function listedMatched(venue: RecordingVenue, o: TrackedOrder, sizeMatched: numb
   venue.trades = async () => [];
 }
 
+/**
+ * An engine holding 10 Y that rests one SELL of all 10 at 0.52 (its strategy's quote() is the
+ * caller's to set after), against a venue whose balance check takes out what `matched` says the
+ * venue matched of our SELLs.
+ */
+async function sellingTen() {
+  const clock = new VirtualClock(1_700_000_000_000);
+  const venue = new RecordingVenue(() => clock.now());
+  const { engine, mirror } = await bandsEngine({ clock, venue, params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 } });
+  engine.positions.apply(Y, 'BUY', 5000, 1000, 0);
+  const matched = new Map<string, number>();
+  const refused = checkSellBalance(venue, () => 1000 - [...matched.values()].reduce((a, b) => a + b, 0), matched);
+  engine.marketOf(Y)!.strategy.quote = () => [{ tokenId: Y, side: 'SELL', price: 5200, size: 1000 }];
+  deliver(mirror, engine, books(4900, 5100, clock.now()));
+  engine.start();
+  await settle(10);
+  const sell = [...engine.orders.open()].find((o) => o.tokenId === Y && o.side === 'SELL')!;
+  return { clock, venue, engine, mirror, matched, refused, sell };
+}
+
 describe('engine: a look-up lists our SELL as partly matched, its trade not come', () => {
   it('holding 10 with a SELL of 10 listed 5 matched: a second SELL of 5 is not sent (the venue would refuse it for balance)', async () => {
-    const clock = new VirtualClock(1_700_000_000_000);
-    const venue = new RecordingVenue(() => clock.now());
-    const { engine, mirror } = await bandsEngine({ clock, venue, params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 } });
-    engine.positions.apply(Y, 'BUY', 5000, 1000, 0);
-    const matched = new Map<string, number>();
-    // 10 held, less what the venue matched of our SELLs
-    const refused = checkSellBalance(venue, () => 1000 - [...matched.values()].reduce((a, b) => a + b, 0), matched);
-    const st = engine.marketOf(Y)!;
+    const { clock, venue, engine, mirror, matched, refused, sell } = await sellingTen();
     let quotes: Quote[] = [{ tokenId: Y, side: 'SELL', price: 5200, size: 1000 }];
-    st.strategy.quote = () => quotes;
-    deliver(mirror, engine, books(4900, 5100, clock.now()));
-    engine.start();
-    await settle(10);
-    const sell = [...engine.orders.open()].find((o) => o.tokenId === Y && o.side === 'SELL')!;
+    engine.marketOf(Y)!.strategy.quote = () => quotes;
     expect(sell?.state).toBe('live');
     matched.set(sell.orderId!, 500);
     listedMatched(venue, sell, 500);
@@ -178,19 +187,9 @@ describe('engine: a look-up lists our SELL as partly matched, its trade not come
   });
 
   it('holding 10 with a SELL of 10 listed 6 matched, then cancelled: its 6 stay sold until the trade comes (no SELL of 10 meanwhile)', async () => {
-    const clock = new VirtualClock(1_700_000_000_000);
-    const venue = new RecordingVenue(() => clock.now());
-    const { engine, mirror } = await bandsEngine({ clock, venue, params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 } });
-    engine.positions.apply(Y, 'BUY', 5000, 1000, 0);
-    const matched = new Map<string, number>();
-    const refused = checkSellBalance(venue, () => 1000 - [...matched.values()].reduce((a, b) => a + b, 0), matched);
-    const st = engine.marketOf(Y)!;
+    const { clock, venue, engine, mirror, matched, refused, sell } = await sellingTen();
     let quotes: Quote[] = [{ tokenId: Y, side: 'SELL', price: 5200, size: 1000 }];
-    st.strategy.quote = () => quotes;
-    deliver(mirror, engine, books(4900, 5100, clock.now()));
-    engine.start();
-    await settle(10);
-    const sell = [...engine.orders.open()].find((o) => o.tokenId === Y && o.side === 'SELL')!;
+    engine.marketOf(Y)!.strategy.quote = () => quotes;
     matched.set(sell.orderId!, 600);
     listedMatched(venue, sell, 600);
     await reconcileWithVenue(engine, venue, 0, silentLogger);
