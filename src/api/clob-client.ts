@@ -260,6 +260,11 @@ export class ClobClient {
     const r = this.profile.collateralBalance;
     return r ? this.call(balanceAllowanceSchema, 'GET', r.path, r.query) : undefined;
   }
+  /** Our balance of a token and the exchanges' allowances of our shares, raw 1e-6 units (ClobProfile.sharesBalance); undefined where the profile has no such read. */
+  async getSharesBalance(tokenId: string): Promise<BalanceAllowance | undefined> {
+    const r = this.profile.sharesBalance?.(tokenId);
+    return r ? this.call(balanceAllowanceSchema, 'GET', r.path, r.query) : undefined;
+  }
   /** Asks the venue to re-read our balance of a token, or of our collateral without one (ClobProfile.balanceRefresh); false where the profile cannot. */
   async refreshBalance(tokenId?: string): Promise<boolean> {
     const r = this.profile.balanceRefresh?.(tokenId);

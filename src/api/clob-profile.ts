@@ -57,6 +57,8 @@ export interface ClobProfile {
    * 1e-6 units); undefined where the profile has none (the spec leaves GET /balances' body open).
    */
   readonly collateralBalance?: Route;
+  /** Our balance of a token and the exchanges' approval of our shares (polymarket: GET /balance-allowance, CONDITIONAL); undefined where the profile has none. */
+  sharesBalance?(tokenId: string): Route;
   /** The venue cancels our orders unless heartbeats keep coming (POST /v1/heartbeats). */
   readonly heartbeats: boolean;
   /** The venue limits each signer's orders and cancels with token buckets (limit-table.ts SIGNER_TIERS). */

@@ -62,6 +62,7 @@ export function polymarketProfile(c: PolymarketCredentials, o: PolymarketProfile
       query: tokenId === undefined ? { asset_type: 'COLLATERAL', signature_type: c.signatureType } : { asset_type: 'CONDITIONAL', token_id: tokenId, signature_type: c.signatureType },
     }),
     collateralBalance: { path: '/balance-allowance', query: { asset_type: 'COLLATERAL', signature_type: c.signatureType } },
+    sharesBalance: (tokenId) => ({ path: '/balance-allowance', query: { asset_type: 'CONDITIONAL', token_id: tokenId, signature_type: c.signatureType } }),
     orderBodies: (orders) => Promise.all(orders.map(sign)),
     userAuth: creds ? { apiKey: creds.key, secret: creds.secret, passphrase: creds.passphrase } : undefined,
     heartbeats: true,

@@ -25,6 +25,8 @@ Checks what a live run needs, against the configured venue (venue.profile, MAKER
                 at any other the venue refuses every order
   markets       each token of --markets (else config.markets): its market, tick, neg-risk flag, minimum size
   balance       polymarket: collateral balance and the allowances of the exchanges those markets use
+  shares        polymarket: those exchanges may move the wallet's shares (setApprovalForAll); else
+                the venue refuses every SELL
   heartbeat     polymarket: the dead-man switch accepts a heartbeat (skipped while orders of ours
                 rest: a heartbeat nobody continues has the venue cancel them ~10 s later)
 One line per check; exit 0 only when every check passes, 1 otherwise. A 403 is explained: the
@@ -49,6 +51,8 @@ function why(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+const exchangeName = (exchange: string): string => (exchange === NEG_RISK_EXCHANGE_V2 ? 'neg-risk exchange' : 'exchange');
+
 function checks(profile: ClobProfile, clients: Clients, tokens: readonly string[], maxSkewMs: number, env: NodeJS.ProcessEnv, maxTotalNotional: number, query: Config['marketQuery']): Check[] {
   const clob = clients.clob;
   const poly = profile.name === 'polymarket';
@@ -56,6 +60,8 @@ function checks(profile: ClobProfile, clients: Clients, tokens: readonly string[
   let negRiskMarkets = 0;
   // the exchanges the markets' orders go to, once every market resolved: the daemon needs only their allowances
   let inUse: Set<string> | undefined;
+  // a token of a market on each exchange in use: the venue reads share approvals per token
+  const tokenOn = new Map<string, string>();
   const out: Check[] = [
     {
       name: 'credentials',
@@ -102,6 +108,7 @@ function checks(profile: ClobProfile, clients: Clients, tokens: readonly string[
         if (neg) negRiskMarkets++;
         // the daemon signs for the market's flag; should /neg-risk disagree, both are asked for
         exchanges.add(exchangeOf(m.negRisk)).add(exchangeOf(neg));
+        for (const e of [exchangeOf(m.negRisk), exchangeOf(neg)]) if (!tokenOn.has(e)) tokenOn.set(e, m.tokenId);
         const agree = tick === m.tick && neg === m.negRisk;
         ok &&= agree;
         lines.push(
@@ -142,6 +149,29 @@ function checks(profile: ClobProfile, clients: Clients, tokens: readonly string[
             ? `; below risk.maxTotalNotional ($${maxTotalNotional}): open BUYs will be capped at the balance`
             : '';
         return { ok: true, detail: `balance ${dollars}, allowances set${capped}` };
+      },
+    });
+    out.push({
+      name: 'shares',
+      run: async () => {
+        // a SELL needs the exchange's approval of the wallet's shares (the conditional tokens'
+        // setApprovalForAll), apart from the collateral allowance: without it the venue refuses
+        // every SELL "not enough balance / allowance", and a daemon holding shares cannot sell them
+        if (!tokenOn.size) return { ok: true, skipped: true, detail: 'no market resolved: the approval is read with one of its tokens' };
+        const missing: string[] = [];
+        for (const [exchange, token] of tokenOn) {
+          const b = await clob.getSharesBalance(token);
+          if (!b) return { ok: false, detail: 'this profile has no share balance read' };
+          if ((allowanceOf(b, exchange) ?? 0n) === 0n) missing.push(exchangeName(exchange));
+        }
+        const names = [...tokenOn.keys()].map(exchangeName).join(' and ');
+        if (missing.length) {
+          return {
+            ok: false,
+            detail: `the wallet has not approved the ${missing.join(' and ')} to move its shares: every SELL would be refused (not enough balance / allowance); approve the conditional tokens from the wallet (setApprovalForAll)`,
+          };
+        }
+        return { ok: true, detail: `the ${names} may move the wallet's shares: SELLs can rest` };
       },
     });
   }

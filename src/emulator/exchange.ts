@@ -96,7 +96,7 @@ export class Exchange {
 
   account(owner: string): Account {
     let a = this.accounts.get(owner);
-    if (!a) this.accounts.set(owner, (a = { cashMicros: this.startCashMicros, allowanceMicros: this.startAllowanceMicros, positions: new Map(), unconfirmedBuys: new Map() }));
+    if (!a) this.accounts.set(owner, (a = { cashMicros: this.startCashMicros, allowanceMicros: this.startAllowanceMicros, sharesApproved: true, positions: new Map(), unconfirmedBuys: new Map() }));
     return a;
   }
 
@@ -122,7 +122,7 @@ export class Exchange {
   /**
    * The venue's balance check of a new order: a BUY's cost fits the cash (or the allowance, if
    * less) its open BUYs leave; a SELL fits the sellable shares its token's open SELLs leave (both
-   * as the live orders promise).
+   * as the live orders promise), and needs the owner's approval of its shares.
    */
   hasFunds(owner: string, tokenId: string, side: Side, price: number, size: number): boolean {
     let promised = 0;
@@ -133,6 +133,8 @@ export class Exchange {
       const a = this.account(owner);
       return Math.min(a.cashMicros, a.allowanceMicros) - promised >= price * size;
     }
+    // the exchange moves shares only with the owner's approval (the conditional tokens' setApprovalForAll)
+    if (!this.account(owner).sharesApproved) return false;
     if (live) for (const o of live.values()) if (o.side === 'SELL' && o.assetId === tokenId) promised += o.originalSize - o.sizeMatched;
     return this.sellableShares(owner, tokenId) - promised >= size;
   }

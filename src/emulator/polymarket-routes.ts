@@ -145,7 +145,11 @@ async function privateRoute(ctx: PolymarketContext, cred: PolyCredential, req: E
   return undefined;
 }
 
-/** Balance in 1e-6 units (pUSD for COLLATERAL, confirmed shares of token_id for CONDITIONAL); the exchanges' collateral allowance the account's (shares' approval, and the adapter's, unlimited). */
+/**
+ * Balance in 1e-6 units (pUSD for COLLATERAL, confirmed shares of token_id for CONDITIONAL). The
+ * exchanges' allowance: of collateral the account's; of shares unlimited when the account approved
+ * them (setApprovalForAll), else 0 (the adapter's the same); the adapter's collateral one unlimited.
+ */
 function balanceAllowance(ex: Exchange, key: string, q: URLSearchParams, update: boolean): EmuReply {
   const type = q.get('asset_type');
   if (type !== 'COLLATERAL' && type !== 'CONDITIONAL') return plainError(400, 'Invalid asset_type: COLLATERAL or CONDITIONAL');
@@ -159,6 +163,8 @@ function balanceAllowance(ex: Exchange, key: string, q: URLSearchParams, update:
   // shares as the balance check counts them: those of trades not yet confirmed are not there yet
   const balance = type === 'COLLATERAL' ? a.cashMicros : ex.sellableShares(key, token) * 10_000;
   // never below zero, as on chain: a BUY that rested past a withdrawal (a test's) and then filled takes cash below it here
-  const allowance = type === 'CONDITIONAL' || a.allowanceMicros === Infinity ? MAX_UINT256 : String(Math.round(a.allowanceMicros));
-  return plain({ balance: String(Math.max(0, Math.round(balance))), allowances: { [EXCHANGE_V2]: allowance, [NEG_RISK_EXCHANGE_V2]: allowance, [NEG_RISK_ADAPTER]: MAX_UINT256 } });
+  const shares = a.sharesApproved ? MAX_UINT256 : '0';
+  const allowance = type === 'CONDITIONAL' ? shares : a.allowanceMicros === Infinity ? MAX_UINT256 : String(Math.round(a.allowanceMicros));
+  const adapter = type === 'CONDITIONAL' ? shares : MAX_UINT256;
+  return plain({ balance: String(Math.max(0, Math.round(balance))), allowances: { [EXCHANGE_V2]: allowance, [NEG_RISK_EXCHANGE_V2]: allowance, [NEG_RISK_ADAPTER]: adapter } });
 }

@@ -71,6 +71,11 @@ export interface Account {
    * ERC-20 allowance is by each transferFrom.
    */
   allowanceMicros: number;
+  /**
+   * Whether the owner has approved the exchanges to move its shares (the conditional tokens'
+   * setApprovalForAll; default true). Without it every SELL is refused for balance / allowance.
+   */
+  sharesApproved: boolean;
   /** Shares held per token, size units, trades counted from MATCHED. */
   positions: Map<string, number>;
   /** Shares per token bought in trades not yet CONFIRMED: held, but not yet sellable (the venue's balance check lags the match). */

@@ -46,7 +46,8 @@ describe('makerd doctor', () => {
     const r = await run(['doctor', '--markets', token], polyEnv(emu.urls.clob));
     expect(r.out.join('\n')).toMatch(/every check passed/);
     expect(r.code).toBe(0);
-    for (const c of ['credentials', 'clock', 'version', 'markets', 'balance', 'heartbeat']) expect(line(r.out, c), c).toMatch(/^ok {3}/);
+    for (const c of ['credentials', 'clock', 'version', 'markets', 'balance', 'shares', 'heartbeat']) expect(line(r.out, c), c).toMatch(/^ok {3}/);
+    expect(line(r.out, 'shares')).toMatch(/^ok {3}shares +the (neg-risk )?exchange may move the wallet's shares: SELLs can rest$/);
     expect(line(r.out, 'version')).toMatch(/^ok {3}version +venue order version 2, the version makerd signs$/);
     expect(line(r.out, 'markets')).toContain(emu.markets[0].conditionId);
     expect(line(r.out, 'markets')).toMatch(/tick 0\.\d+ neg-risk (true|false) min size \d/);
@@ -125,6 +126,31 @@ describe('makerd doctor', () => {
     } finally {
       await proxy.close();
       await negEmu.close();
+    }
+  });
+
+  it('fails when the wallet has not approved the exchange to move its shares (conditional tokens): every SELL would be refused', async () => {
+    // the venue answers SELLs of such a wallet "not enough balance / allowance" (py-clob-client
+    // issues 109, 290; clob-client issue 310); its CONDITIONAL balance-allowance names 0 for the exchanges
+    const token = emu.markets[0].facts.tokens[0];
+    const account = emu.exchange.account(emu.accounts[0].apiKey);
+    account.sharesApproved = false;
+    try {
+      const r = await run(['doctor', '--markets', token], polyEnv(emu.urls.clob));
+      expect(line(r.out, 'shares')).toMatch(
+        /^FAIL shares +the wallet has not approved the (neg-risk )?exchange to move its shares: every SELL would be refused \(not enough balance \/ allowance\); approve the conditional tokens from the wallet \(setApprovalForAll\)$/,
+      );
+      expect(line(r.out, 'balance')).toMatch(/^ok/);
+      expect(r.code).toBe(1);
+      // the emulator refuses such a SELL as the venue does (shares split to the account first)
+      account.positions.set(token, 100);
+      const refused = emu.exchange.hasFunds(emu.accounts[0].apiKey, token, 'SELL', 5000, 10);
+      expect(refused).toBe(false);
+      account.sharesApproved = true;
+      expect(emu.exchange.hasFunds(emu.accounts[0].apiKey, token, 'SELL', 5000, 10)).toBe(true);
+    } finally {
+      account.sharesApproved = true;
+      account.positions.delete(token);
     }
   });
 
