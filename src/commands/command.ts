@@ -1,6 +1,7 @@
 // The shape every command module has: its help text and a main that returns the exit code.
 // The CLI (src/cli.ts) maps names to modules and turns typed errors into one-line messages.
 import { MAX_TIMER_MS } from '../config.js';
+import { ApiError } from '../core/errors.js';
 
 export interface CommandIO {
   out: (line: string) => void;
@@ -58,4 +59,12 @@ export function numberFlag(v: string | undefined, flag: string, rule: NumberFlag
   const article = (w: string) => (/^[aeiou]/.test(w) ? 'an' : 'a');
   const what = rule.positive ? `a positive ${kind}` : rule.min === 0 ? `a non-negative ${kind}` : rule.min !== undefined ? `${article(kind)} ${kind} >= ${rule.min}` : `${article(kind)} ${kind}`;
   throw new UsageError(`${flag} must be ${what}, got '${v}'`);
+}
+
+const REGIONS = 'the venue refused the request (403): it is not offered in some regions (Belgium, France, Singapore, Thailand and mainland China are named) - check where this machine connects from';
+
+/** One clear line for a failed venue call: a 403 explained as a region refusal, else what was asked and answered. */
+export function venueFailure(err: unknown): string {
+  if (err instanceof ApiError) return err.status === 403 ? REGIONS : `${err.method} ${err.path} answered ${err.status}: ${err.apiMessage}`;
+  return err instanceof Error ? err.message : String(err);
 }

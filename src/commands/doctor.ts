@@ -13,7 +13,7 @@ import { clobProfileFromEnv } from '../api/profile-from-env.js';
 import { EXCHANGE_V2, NEG_RISK_EXCHANGE_V2, ORDER_VERSION, exchangeOf, orderVersionProblem } from '../api/polymarket-contracts.js';
 import { CLOCK_SKEW_MS, allowanceOf, spendableCollateral } from '../api/clob-client.js';
 import { marketsFromQuery, marketsFromTokens } from '../session/markets.js';
-import { numberFlag, type CommandModule } from './command.js';
+import { numberFlag, venueFailure, type CommandModule } from './command.js';
 import { heartbeatIdOf } from '../session/heartbeats.js';
 
 const help = `usage: makerd doctor [--config F] [--markets TOKEN,...] [--max-skew-ms N]
@@ -38,17 +38,11 @@ interface Check {
   run: () => Promise<Result>;
 }
 
-const REGIONS = 'the venue refused the request (403): it is not offered in some regions (Belgium, France, Singapore, Thailand and mainland China are named) - check where this machine connects from';
-
 /** One clear line for a failed call. */
 function why(err: unknown): string {
-  if (err instanceof ApiError) {
-    if (err.status === 403) return REGIONS;
-    if (err.status === 401)
-      return `the venue refused the credentials (401: ${err.apiMessage}): check MAKERD_API_KEY, MAKERD_API_SECRET, MAKERD_API_PASSPHRASE and that they belong to MAKERD_PRIVATE_KEY's wallet (makerd keys derive)`;
-    return `${err.method} ${err.path} answered ${err.status}: ${err.apiMessage}`;
-  }
-  return err instanceof Error ? err.message : String(err);
+  if (err instanceof ApiError && err.status === 401)
+    return `the venue refused the credentials (401: ${err.apiMessage}): check MAKERD_API_KEY, MAKERD_API_SECRET, MAKERD_API_PASSPHRASE and that they belong to MAKERD_PRIVATE_KEY's wallet (makerd keys derive)`;
+  return venueFailure(err);
 }
 
 const exchangeName = (exchange: string): string => (exchange === NEG_RISK_EXCHANGE_V2 ? 'neg-risk exchange' : 'exchange');

@@ -7,7 +7,7 @@ import { ConfigError, MakerdError } from '../core/errors.js';
 import { createClients } from '../api/index.js';
 import { l1Headers } from '../api/polymarket-auth.js';
 import { polymarketCredentialsFromEnv } from '../api/polymarket-credentials.js';
-import { UsageError, type CommandModule, numberFlag } from './command.js';
+import { UsageError, type CommandModule, numberFlag, venueFailure } from './command.js';
 
 const help = `usage: makerd keys derive [--config F] [--nonce N]
 
@@ -41,12 +41,25 @@ export const command: CommandModule = {
         return (await clients.clob.transport.request({ method, path, headers })) as KeyAnswer;
       };
       let got: KeyAnswer;
+      // the create's refusal (a wallet that has credentials already, usually) is named should the derive fail too:
+      // a clock the L1 signature's timestamp is refused for, or a region, is then not hidden behind "nothing to derive"
+      let createFailed: unknown;
       try {
         got = await ask('POST', '/auth/api-key');
-      } catch {
+      } catch (e) {
+        createFailed = e;
         got = {};
       }
-      if (typeof got.apiKey !== 'string' || !got.apiKey) got = await ask('GET', '/auth/derive-api-key');
+      if (typeof got.apiKey !== 'string' || !got.apiKey) {
+        try {
+          got = await ask('GET', '/auth/derive-api-key');
+        } catch (e) {
+          if (createFailed === undefined) throw e;
+          const create = venueFailure(createFailed);
+          const derive = venueFailure(e);
+          throw new MakerdError(create === derive ? create : `the venue neither created nor derived the credentials: ${create}; ${derive}`);
+        }
+      }
       if (typeof got.apiKey !== 'string' || typeof got.secret !== 'string' || typeof got.passphrase !== 'string') {
         throw new MakerdError('the venue answered without apiKey, secret and passphrase');
       }

@@ -269,6 +269,38 @@ describe('makerd keys derive against the polymarket emulator', () => {
     expect(r.out.join('\n')).not.toContain(a.privateKey.slice(2));
   });
 
+  it('names the create\'s refusal when the derive fails too (a create refused for a clock or region is not hidden behind "no key to derive")', async () => {
+    const a = emu.accounts[0];
+    const asked: string[] = [];
+    const venue = await startServer((r, res) => {
+      asked.push(`${r.method} ${r.path}`);
+      if (r.path === '/auth/api-key') return send(res, 401, { error: 'Invalid L1 Request headers' });
+      return send(res, 400, { error: 'Could not derive api key!' });
+    });
+    try {
+      const r = await run(['keys', 'derive'], { MAKERD_CLOB_URL: venue.url, MAKERD_PRIVATE_KEY: a.privateKey });
+      expect(asked).toEqual(['POST /auth/api-key', 'GET /auth/derive-api-key']);
+      expect(r.code).toBe(1);
+      const text = r.out.join('\n');
+      expect(text).toContain('POST /auth/api-key answered 401: Invalid L1 Request headers');
+      expect(text).toContain('GET /auth/derive-api-key answered 400: Could not derive api key!');
+      expect(text).not.toContain(a.privateKey.slice(2));
+    } finally {
+      await venue.close();
+    }
+  });
+
+  it('explains a 403 on the create as the venue refusing the region', async () => {
+    const venue = await startServer((_r, res) => send(res, 403, { error: 'Trading restricted in your region' }));
+    try {
+      const r = await run(['keys', 'derive'], { MAKERD_CLOB_URL: venue.url, MAKERD_PRIVATE_KEY: emu.accounts[0].privateKey });
+      expect(r.code).toBe(1);
+      expect(r.out.join('\n')).toMatch(/403.*not offered in some regions/);
+    } finally {
+      await venue.close();
+    }
+  });
+
   it('needs the key alone: a wallet signature type set without its funder yet does not refuse it', async () => {
     const a = emu.accounts[0];
     const r = await run(['keys', 'derive'], { MAKERD_CLOB_URL: emu.urls.clob, MAKERD_PRIVATE_KEY: a.privateKey, MAKERD_SIGNATURE_TYPE: '2' });
