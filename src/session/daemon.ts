@@ -83,6 +83,8 @@ export class Daemon implements StatusSource {
   store!: Store;
   /** This process's hold on its store (store-lock.ts), released at stop. */
   private storeLock: StoreLock | undefined;
+  /** Paper mode's simulated venue (the shares restored from its store are given to it). */
+  private paperVenue: SimulatedVenue | undefined;
   /** Set once start-up reconciles with the venue: from then the account's orders are ours to cancel at stop. */
   private managesOrders = false;
   /** Set once the engine quotes (after start-up's reconciliation): a user channel back then is looked up after. */
@@ -196,6 +198,7 @@ export class Daemon implements StatusSource {
       // or a restart's orders and trades would take the ids of the last run's stored ones
       const idPrefix = `sim-${this.clock.now().toString(36)}-`;
       const sim = simulatedVenueFromConfig(config.sim, this.clock, this.markets.map(simMarketOf), log.child({ part: 'sim' }), undefined, idPrefix);
+      this.paperVenue = sim;
       this.venue = this.metrics.tapPlaces(sim);
     }
     const dbPath = live ? config.store.path : config.store.path.replace(/(\.sqlite)?$/, '-paper.sqlite');
@@ -348,6 +351,8 @@ export class Daemon implements StatusSource {
     const since = this.recoveryWindowStart();
     restoreFromStore(this.engine, this.store.ordersToRestore(since), this.store.eachFill());
     this.engine.restoreLastMarks(this.store.keptMarks());
+    // a paper run's shares bought by an earlier run: its new simulated venue holds them too (settled), or it refuses every SELL of them
+    if (this.paperVenue) for (const [tokenId, p] of this.engine.positions.entries()) if (p.qty > 0) this.paperVenue.holdShares(tokenId, p.qty);
     // from here the account's orders are this process's to manage: a stop cancels them
     this.managesOrders = true;
     await this.unlessStopped(lookUps.full(since));

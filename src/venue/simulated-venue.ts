@@ -32,6 +32,9 @@
 //   feeRateBps is then the effective rate on its notional (effectiveFeeRateBps), so the engine's
 //   feeMicros(price, size, feeRateBps) books the same amount. A market without one charges the
 //   flat makerFeeBps / takerFeeBps on notional (units.ts feeMicros), as before.
+// - Balances, as the venue checks them: a SELL needs settled shares (a BUY's count from its
+//   CONFIRMED; holdShares for those held before) its token's resting SELLs do not promise already;
+//   a BUY, with cashMicros, collateral its resting BUYs leave.
 import type { Config } from '../config.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
@@ -87,6 +90,12 @@ export interface SimulatedVenueOptions {
    * collateral() reads it. Undefined: unlimited, no collateral read.
    */
   cashMicros?: number;
+  /**
+   * Refuse a SELL beyond our settled shares of its token, less what its resting SELLs promise
+   * (INVALID_ORDER_NOT_ENOUGH_BALANCE, as the venue does); default true. Off where the caller
+   * checks shares of its own (the emulator's replay desk: its Exchange's).
+   */
+  checkSellShares?: boolean;
 }
 
 /** The venue from the `sim` config section (feedLatencyMs is the driver's, see above). */
@@ -133,6 +142,10 @@ export class SimulatedVenue implements Venue {
   private seq = 0;
   /** Our collateral now (SimulatedVenueOptions.cashMicros): fills move it; undefined = unlimited. */
   private cash: number | undefined;
+  /** Shares of each token we hold, size units: a BUY fill's count from its MATCHED, a SELL fill's are gone. */
+  private readonly held = new Map<string, number>();
+  /** Shares per token bought in trades not yet CONFIRMED: held, not yet ours to sell (the venue's balance check lags the match). */
+  private readonly unsettled = new Map<string, number>();
   /** Present when the collateral is limited (Venue.collateral). */
   readonly collateral?: () => Promise<number>;
 
@@ -436,6 +449,8 @@ export class SimulatedVenue implements Venue {
     if (r.postOnly && crosses) return this.rejected(r, 'INVALID_POST_ONLY_ORDER');
     if (r.orderType === 'FOK' && this.takeable(book, r) < r.size) return this.rejected(r, 'FOK_ORDER_NOT_FILLED_ERROR');
     if (buy && this.cash !== undefined && this.restingBuyCost() + r.price * r.size > this.cash) return this.rejected(r, 'INVALID_ORDER_NOT_ENOUGH_BALANCE');
+    // as the venue: a SELL needs settled shares its token's resting SELLs do not promise already
+    if (!buy && this.opts.checkSellShares !== false && this.sellableShares(t, r.tokenId) < r.size) return this.rejected(r, 'INVALID_ORDER_NOT_ENOUGH_BALANCE');
     this.clientIds.add(r.clientId);
     this.ledger.stats.placed++;
 
@@ -539,12 +554,16 @@ export class SimulatedVenue implements Venue {
     o.associateTrades.push(f.tradeId);
     this.ledger.addFill(f);
     if (this.cash !== undefined) this.cash += (o.side === 'BUY' ? -price * size : price * size) - micros;
+    const bought = o.side === 'BUY';
+    add(this.held, o.tokenId, bought ? size : -size);
     const owner = this.opts.owner ?? 'sim';
     this.ledger.emit(tradeEvent(f, o, owner, 'MATCHED', otherBps, now));
     const settleMs = this.opts.settleMs ?? 0;
     if (settleMs > 0) {
+      if (bought) add(this.unsettled, o.tokenId, size);
       const timer = this.clock.schedule(now + settleMs, () => {
         this.settling.delete(timer);
+        if (bought) add(this.unsettled, o.tokenId, -size);
         this.ledger.emit(tradeEvent(f, o, owner, 'CONFIRMED', otherBps, this.clock.now()));
       });
       this.settling.add(timer);
@@ -588,6 +607,22 @@ export class SimulatedVenue implements Venue {
     this.ledger.emit(orderEvent(o, 'CANCELLATION', this.clock.now()));
   }
 
+  /** Shares of the token a new SELL may promise: settled ones, less what its resting SELLs promise. */
+  /**
+   * Shares of a token held from before this venue's first fill (a paper run's restored positions),
+   * settled: a SELL may promise them.
+   */
+  holdShares(tokenId: string, size: number): void {
+    if (!(Number.isSafeInteger(size) && size >= 0)) throw new RangeError(`holdShares ${tokenId}: ${size} is not a whole number of size units`);
+    add(this.held, tokenId, size);
+  }
+
+  private sellableShares(t: SimToken, tokenId: string): number {
+    let promised = 0;
+    for (const { o } of t.orders) if (o.side === 'SELL' && o.status === 'LIVE') promised += o.originalSize - o.sizeMatched;
+    return (this.held.get(tokenId) ?? 0) - (this.unsettled.get(tokenId) ?? 0) - promised;
+  }
+
   /** What our resting BUYs promise, micro-dollars (walked only when the collateral is limited). */
   private restingBuyCost(): number {
     let sum = 0;
@@ -616,6 +651,12 @@ export class SimulatedVenue implements Venue {
   private nextId(kind: string): string {
     return `${this.opts.idPrefix ?? 'sim-'}${kind}${++this.seq}`;
   }
+}
+
+function add(m: Map<string, number>, key: string, v: number): void {
+  const n = (m.get(key) ?? 0) + v;
+  if (n === 0) m.delete(key);
+  else m.set(key, n);
 }
 
 function notCancelled(ids: string[], reason: string): CancelResult {

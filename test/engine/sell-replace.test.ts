@@ -76,6 +76,7 @@ describe('a SELL replaced while the cancel of the one it replaces is in flight',
     };
     // 10 YES shares held: the strategy's ask is a SELL of all 10
     engine.positions.apply(Y, 'BUY', 5000, 1000, 0);
+    venue.holdShares(Y, 1000);
     deliver(mirror, engine, books(4900, 5100, clock.now()), venue);
     engine.start();
     await advance(100);

@@ -68,6 +68,9 @@ describe('SimBook over a real recording', () => {
       });
       venue.onMarketEvent(events[0]);
       venue.onMarketEvent(mirror(events[0] as BookEvent, B));
+      // shares of both tokens for the SELLs
+      venue.holdShares(A, 500);
+      venue.holdShares(B, 500);
       const ids: string[] = [];
       for (const [token, side, price] of [
         [A, 'BUY', 5400],
@@ -118,6 +121,7 @@ describe('SimBook over a real recording', () => {
     expect(venue.stats().seeded).toBe(1);
     // B's touch is A's mirrored: bid 0.45 x 33 (A's ask 0.55), ask 0.46 x 63.96 (A's bid 0.54)
     const bid = await venue.placeOrder({ clientId: 'bid', tokenId: B, side: 'BUY', price: 4500, size: 500, orderType: 'GTC', postOnly: true });
+    venue.holdShares(B, 500);
     const ask = await venue.placeOrder({ clientId: 'ask', tokenId: B, side: 'SELL', price: 4600, size: 500, orderType: 'GTC', postOnly: true });
     expect(bid.ok && ask.ok).toBe(true);
     expect(venue.queuePosition(bid.orderId as string)).toBe(3300);

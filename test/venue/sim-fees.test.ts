@@ -50,6 +50,7 @@ describe('SimulatedVenue fees under a market fee rule', () => {
 
   it('charges a taker SELL on the second token by the same rule at its own price', async () => {
     const { venue } = setup({ feeRule: { rate: 0.07, exponent: 1 } });
+    venue.holdShares(NO, 3333);
     await venue.placeOrder(req({ tokenId: NO, side: 'SELL', price: 4800, size: 3333, orderType: 'FAK' }));
     const [f] = venue.fills();
     expect([f.tokenId, f.liquidity, f.price, f.size]).toEqual([NO, 'TAKER', 4800, 3333]);

@@ -59,6 +59,34 @@ describe('SimulatedVenue queue position', () => {
     expect((await venue.trades(0)).map((t) => t.status)).toEqual(['CONFIRMED']);
   });
 
+  it('a SELL beyond the settled shares held, less what resting SELLs promise, is refused for balance, as on the venue', async () => {
+    const { venue, clock } = setup({ settleMs: 1000 });
+    // no shares: refused (the venue answers "not enough balance / allowance")
+    expect(await venue.placeOrder(req({ side: 'SELL', price: 6000, size: 500 }))).toMatchObject({ ok: false, error: 'INVALID_ORDER_NOT_ENOUGH_BALANCE' });
+    // 20 shares bought: held from the MATCHED, sellable only from the CONFIRMED
+    await placeLive(venue, req({ side: 'BUY', price: 5000, size: 2000 }));
+    venue.onMarketEvent(trade(YES, 'SELL', 5000, 40000));
+    expect(await venue.placeOrder(req({ side: 'SELL', price: 6000, size: 500 }))).toMatchObject({ ok: false, error: 'INVALID_ORDER_NOT_ENOUGH_BALANCE' });
+    clock.advanceTo(clock.now() + 1000);
+    const first = await placeLive(venue, req({ side: 'SELL', price: 6000, size: 1200 }));
+    // the resting SELL promises 12 of the 20: 10 more do not fit, 8 do; the other token's shares are its own
+    expect(await venue.placeOrder(req({ side: 'SELL', price: 6100, size: 1000 }))).toMatchObject({ ok: false, error: 'INVALID_ORDER_NOT_ENOUGH_BALANCE' });
+    expect(await venue.placeOrder(req({ side: 'SELL', price: 6000, size: 500, tokenId: NO }))).toMatchObject({ ok: false, error: 'INVALID_ORDER_NOT_ENOUGH_BALANCE' });
+    const second = await placeLive(venue, req({ side: 'SELL', price: 6100, size: 800 }));
+    expect(await venue.placeOrder(req({ side: 'SELL', price: 6100, size: 500 }))).toMatchObject({ ok: false, error: 'INVALID_ORDER_NOT_ENOUGH_BALANCE' });
+    // cancelled, its promise is free again
+    await venue.cancelOrders([first]);
+    await placeLive(venue, req({ side: 'SELL', price: 6200, size: 1200 }));
+    // sold, their shares are gone: a trade through 0.62 fills both resting SELLs, and nothing is left to sell
+    venue.onMarketEvent(trade(YES, 'BUY', 6200, 80000));
+    expect(venue.order(second)?.status).toBe('MATCHED');
+    expect(await venue.placeOrder(req({ side: 'SELL', price: 6300, size: 500 }))).toMatchObject({ ok: false, error: 'INVALID_ORDER_NOT_ENOUGH_BALANCE' });
+    expect(venue.stats()).toMatchObject({ rejected: 6, rejectedForBalance: 6 });
+    // shares held from before (a paper run's restored positions) are sellable at once
+    venue.holdShares(NO, 500);
+    await placeLive(venue, req({ side: 'SELL', price: 6000, size: 500, tokenId: NO }));
+  });
+
   it('sim.cashUsd: a BUY beyond the collateral its resting BUYs leave is refused, as on the venue; fills move the collateral; collateral() reads it', async () => {
     const { venue } = setup({ cashMicros: 6_000_000 });
     expect(await venue.collateral?.()).toBe(6_000_000);
@@ -66,7 +94,8 @@ describe('SimulatedVenue queue position', () => {
     const id = await placeLive(venue, req({ side: 'BUY', price: 4900, size: 1000 }));
     expect(await venue.placeOrder(req({ side: 'BUY', price: 3000, size: 500, tokenId: NO }))).toMatchObject({ ok: false, error: 'INVALID_ORDER_NOT_ENOUGH_BALANCE' });
     await placeLive(venue, req({ side: 'BUY', price: 2000, size: 500, tokenId: NO }));
-    // a SELL needs no collateral
+    // a SELL needs no collateral (shares held)
+    venue.holdShares(YES, 500);
     expect((await venue.placeOrder(req({ side: 'SELL', price: 6000, size: 500 }))).ok).toBe(true);
     // the $4.90 BUY fills: its cost leaves the collateral, and its promise with it
     venue.onMarketEvent(trade(YES, 'SELL', 4900, 30000));
@@ -104,6 +133,7 @@ describe('SimulatedVenue queue position', () => {
 
   it('fills at once on a trade through its price, at its own price', async () => {
     const { venue, trades } = setup();
+    venue.holdShares(YES, 800);
     const id = await placeLive(venue, req({ side: 'SELL', price: 5200, size: 800 }));
     expect(venue.queuePosition(id)).toBe(5000);
     venue.onMarketEvent(trade(YES, 'BUY', 5300, 100));
@@ -302,6 +332,7 @@ describe('SimulatedVenue taking and rejections', () => {
   ];
   it.each(cases)('%s', async (_n, r, expected) => {
     const { venue, trades } = setup();
+    venue.holdShares(YES, 20_000); // the SELL cases' shares
     const res = await venue.placeOrder(req(r));
     expect(res).toMatchObject(expected);
     const filled = trades().reduce((s, t) => s + t.size, 0);
@@ -415,6 +446,7 @@ describe('SimulatedVenue: a trade printed on one token fills our orders on the o
 
   it('a taker SELL of NO reaches our resting YES SELL (a merge), and the other side never', async () => {
     const { venue, trades } = setup();
+    venue.holdShares(YES, 500);
     // YES ask 0.52 holds 50 shares ahead (the mirror of the NO bid 0.48)
     const id = await placeLive(venue, req({ tokenId: YES, side: 'SELL', price: 5200, size: 500 }));
     venue.onMarketEvent(trade(NO, 'BUY', 4800, 99999)); // a BUY of NO does not meet a SELL of YES
@@ -485,6 +517,7 @@ describe('SimulatedVenue latency, cancels and expiry', () => {
     expect((await p3).canceled).toEqual([b, c]);
     const cancels = events.filter((e) => e.type === 'order' && e.kind === 'CANCELLATION').map((e) => (e.type === 'order' ? e.orderId : ''));
     expect(cancels).toEqual([a, b, c]);
+    venue.holdShares(YES, 500);
     const d = await placeLive(venue, req({ side: 'SELL', price: 6000, size: 500 }));
     const p4 = venue.cancelAll();
     clock.advanceTo(clock.now() + 5);
