@@ -14,7 +14,8 @@
 //   event is a price change (captures may snapshot one token only) is seeded from the mirror of
 //   its sibling's book, as the book mirror does.
 // - Our marketable orders take up to the visible size at each level (price-walking) without
-//   changing the external book; an overlay (sim-book.ts) hides what we took. The recording never
+//   changing the external book; an overlay (sim-book.ts) hides what we took, on the other token's
+//   book too (its level at 1 - p, the other side, holds the same orders). The recording never
 //   shows our take, so the feed's later updates of those levels are read against it: a decrease
 //   uses up what we took first, an increase is fresh size beside it (snapshots likewise).
 // - Our own orders do not queue behind each other, and do not trade with each other.
@@ -242,9 +243,8 @@ export class SimulatedVenue implements Venue {
 
   /** A token never snapshotted starts as the mirror of its sibling's book, once that one is known. */
   private seedFromComplement(t: SimToken): void {
-    const [a, b] = t.market.tokens;
-    const sibling = this.tokens.get(t === this.tokens.get(a) ? b : a);
-    if (sibling && sibling !== t && sibling.book.ready) {
+    const sibling = this.sibling(t);
+    if (sibling && sibling.book.ready) {
       t.book.seedFromComplement(sibling.book);
       this.ledger.stats.seeded++;
     }
@@ -502,6 +502,9 @@ export class SimulatedVenue implements Venue {
   private take(t: SimToken, o: SimOrder): void {
     const book = t.book;
     const oppSide = opposite(o.side);
+    // a level of one token's book is the other's at 1 - p, the other side (YES asks at p are NO
+    // bids at 1 - p, and the reverse): what we take here is gone there too
+    const sibling = this.sibling(t);
     for (;;) {
       const rem = o.originalSize - o.sizeMatched;
       if (rem === 0) break;
@@ -509,8 +512,16 @@ export class SimulatedVenue implements Venue {
       if (o.side === 'BUY' ? p > o.price : p < o.price || p === 0) break;
       const q = Math.min(rem, book.available(oppSide, p));
       book.take(oppSide, p, q);
+      sibling?.book.take(o.side, PRICE_SCALE - p, q);
       this.recordFill(t, o, q, p, 'TAKER');
     }
+  }
+
+  /** The other token of the token's market, when known. */
+  private sibling(t: SimToken): SimToken | undefined {
+    const [a, b] = t.market.tokens;
+    const other = this.tokens.get(t === this.tokens.get(a) ? b : a);
+    return other === t ? undefined : other;
   }
 
   private fillMaker(t: SimToken, r: { o: SimOrder; q: QueueTracker }, size: number): void {

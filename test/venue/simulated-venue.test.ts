@@ -405,6 +405,23 @@ describe('SimulatedVenue complement tokens', () => {
   });
 });
 
+describe('SimulatedVenue: what our takers take from one token is gone from the other', () => {
+  it("a BUY of YES that took the 0.52 ask took the NO bid at 0.48 too (one book's level is the other's, mirrored)", async () => {
+    const { venue, trades } = setup();
+    venue.holdShares(NO, 5000);
+    // YES asks 0.52 x 50 = the NO bid 0.48 x 50 (NO BUYs at 0.48 match YES BUYs at 0.52: a mint)
+    expect(await venue.placeOrder(req({ tokenId: YES, side: 'BUY', price: 5200, size: 5000, orderType: 'FAK' }))).toMatchObject({ ok: true, status: 'matched' });
+    expect(trades().map((t) => [t.assetId, t.price, t.size])).toEqual([[YES, 5200, 5000]]);
+    // the same 50 shares cannot be sold to again from the NO side: the NO bid left is 0.47
+    expect(await venue.placeOrder(req({ tokenId: NO, side: 'SELL', price: 4800, size: 5000, orderType: 'FAK' }))).toMatchObject({ ok: true, status: 'unmatched' });
+    expect(await venue.placeOrder(req({ tokenId: NO, side: 'SELL', price: 4700, size: 5000, orderType: 'FAK' }))).toMatchObject({ ok: true, status: 'matched' });
+    expect(trades().map((t) => [t.assetId, t.price, t.size])).toEqual([
+      [YES, 5200, 5000],
+      [NO, 4700, 5000],
+    ]);
+  });
+});
+
 describe('SimulatedVenue: a trade printed on one token fills our orders on the other', () => {
   // The venue matches a BUY of YES at p with a BUY of NO at 1 - p (and a SELL with a SELL), and
   // prints the trade once, on the taker's token (every real capture; the emulator too). An ask
