@@ -45,6 +45,8 @@ export interface BacktestResult {
     fills: number;
     requotes: number;
     invalidQuotes: number;
+    /** Quotes left out beyond reconciler.maxOrdersPerSide, per requote. */
+    quotesCut: number;
     errors: number;
     /** Of those, the strategy's own throws, and the first one's message: only when there were any (the key is absent otherwise). */
     strategyErrors?: { count: number; first: string };
@@ -113,6 +115,7 @@ export function buildResult(p: ResultParts): BacktestResult {
       fills: er.fills,
       requotes: p.engine.counters.requotes,
       invalidQuotes: p.engine.counters.invalidQuotes,
+      quotesCut: p.engine.counters.quotesCut,
       errors: p.engine.counters.errors,
       ...(p.strategyErrors && p.strategyErrors.count > 0 ? { strategyErrors: { count: p.strategyErrors.count, first: String(p.strategyErrors.first) } } : {}),
       halted: er.halted ?? null,

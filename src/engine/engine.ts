@@ -161,6 +161,7 @@ export class Engine {
     requotes: 0,
     skippedRequotes: 0,
     invalidQuotes: 0,
+    quotesCut: 0,
     heldSelfCross: 0,
     heldForCancel: 0,
     sellWaits: 0,

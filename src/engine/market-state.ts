@@ -46,6 +46,8 @@ export interface MarketState {
   strategyError: StrategyError | undefined;
   /** When the market's dropped invalid quotes were last logged (once a minute). */
   invalidLoggedMs: number;
+  /** When quotes beyond reconciler.maxOrdersPerSide were last logged for this market. */
+  cutLoggedMs: number;
   /** The strategy's onTrade failures, and when they were last logged (once a minute). */
   onTradeFailures: number;
   onTradeLoggedMs: number;
@@ -132,6 +134,7 @@ export function createMarketState(terms: MarketMeta, d: MarketStateDeps): Market
     suspended: failed,
     strategyError: undefined,
     invalidLoggedMs: -Infinity,
+    cutLoggedMs: -Infinity,
     onTradeFailures: 0,
     onTradeLoggedMs: -Infinity,
     removed: false,

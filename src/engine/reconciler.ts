@@ -28,6 +28,10 @@ export interface ReconcileResult {
   places: Quote[];
   /** Wanted quotes satisfied by an order we have (working or in flight). */
   kept: number;
+  /** Wanted quotes left out, beyond maxOrdersPerSide on their side (the best are kept). */
+  cut: number;
+  /** The most quotes one side wanted (after merging one price's), when any were cut. */
+  cutFrom: number;
 }
 
 /** What the reconciler may do with an order. */
@@ -78,15 +82,22 @@ export class Reconciler {
 
   constructor(private readonly cfg: ReconcilerConfig) {}
 
+  /** The most orders kept on one token's side. */
+  get maxOrdersPerSide(): number {
+    return this.cfg.maxOrdersPerSide;
+  }
+
   /**
    * `wanted` and `orders` may cover several tokens (a market's both outcomes); each token+side is
    * reconciled on its own, in the order the pair first appears. `tickOf` gives each token's tick.
    */
   reconcile(wanted: readonly Quote[], orders: Iterable<TrackedOrder>, tickOf: (tokenId: string) => number, out?: ReconcileResult): ReconcileResult {
-    const res = out ?? { cancels: [], places: [], kept: 0 };
+    const res = out ?? { cancels: [], places: [], kept: 0, cut: 0, cutFrom: 0 };
     res.cancels.length = 0;
     res.places.length = 0;
     res.kept = 0;
+    res.cut = 0;
+    res.cutFrom = 0;
     this.nGroups = 0;
     for (let i = 0; i < wanted.length; i++) {
       const q = wanted[i];
@@ -130,7 +141,11 @@ export class Reconciler {
   private side(g: SideGroup, tick: number, res: ReconcileResult): void {
     const cfg = this.cfg;
     const want = mergeSamePrice(g.want.sort(g.side === 'BUY' ? bidsFirst : asksFirst));
-    if (want.length > cfg.maxOrdersPerSide) want.length = cfg.maxOrdersPerSide;
+    if (want.length > cfg.maxOrdersPerSide) {
+      res.cut += want.length - cfg.maxOrdersPerSide;
+      if (want.length > res.cutFrom) res.cutFrom = want.length;
+      want.length = cfg.maxOrdersPerSide;
+    }
     // The orders it may keep: working ones first, then in-flight ones (index j past nWorking).
     const working = g.working;
     const inflight = g.inflight;

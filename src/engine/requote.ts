@@ -26,6 +26,7 @@ export interface RequoteCounters {
   requotes: number;
   skippedRequotes: number;
   invalidQuotes: number;
+  quotesCut: number;
   heldSelfCross: number;
   heldForCancel: number;
   errors: number;
@@ -60,7 +61,7 @@ const STRATEGY_LOG_MS = 60_000;
 
 export class Requoter {
   private readonly reconciler: Reconciler;
-  private readonly recon: ReconcileResult = { cancels: [], places: [], kept: 0 };
+  private readonly recon: ReconcileResult = { cancels: [], places: [], kept: 0, cut: 0, cutFrom: 0 };
   private readonly wanted: Quote[] = [];
   private readonly cancelTargets: CancelTarget[] = [];
   private readonly accepted: Quote[] = [];
@@ -134,6 +135,14 @@ export class Requoter {
     this.d.log.warn({ market: st.meta.conditionId, invalid, quote: first?.quote, why: first?.why }, 'engine: strategy quotes dropped as invalid');
   }
 
+  /** Counts quotes the side cap left out; logs it once a minute per market (five bands configured, three quoted, is otherwise unseen). */
+  private quotesCut(st: MarketState, r: ReconcileResult, now: number): void {
+    this.d.counters.quotesCut += r.cut;
+    if (now - st.cutLoggedMs < STRATEGY_LOG_MS) return;
+    st.cutLoggedMs = now;
+    this.d.log.warn({ market: st.meta.conditionId, wanted: r.cutFrom, kept: this.reconciler.maxOrdersPerSide, cut: r.cut }, 'engine: strategy quotes beyond reconciler.maxOrdersPerSide left out');
+  }
+
   run(st: MarketState): void {
     const d = this.d;
     const now = d.clock.now();
@@ -203,6 +212,7 @@ export class Requoter {
       }
     }
     const r = this.reconciler.reconcile(wanted, own, tickOf, this.recon);
+    if (r.cut > 0) this.quotesCut(st, r, now);
     if (inputs && !block) {
       if (canRecord && invalid === 0 && r.cancels.length === 0 && r.places.length === 0) {
         inputs.record(m, book, tickOf(m.tokenId), tickOf(m.complementId), this.held(m), own);

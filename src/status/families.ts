@@ -201,6 +201,7 @@ export function registerFamilies(reg: Registry, d: StatusSource): () => void {
   counter('engine_invalid_quotes', 'Quotes of the strategy dropped as invalid (a side, price, size or token the market cannot take; the log names the first and why).', [], () =>
     one(ec().invalidQuotes),
   );
+  counter('engine_quotes_cut', 'Quotes of the strategy left out beyond reconciler.maxOrdersPerSide on their side (the best kept), per requote.', [], () => one(ec().quotesCut));
   counter('engine_held_places', 'Places held back by the engine: crossing our own order (self_cross), a SELL needing the shares of a SELL being cancelled (for_cancel).', ['kind'], () => [
     [{ kind: 'self_cross' }, ec().heldSelfCross],
     [{ kind: 'for_cancel' }, ec().heldForCancel],

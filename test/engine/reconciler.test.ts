@@ -208,6 +208,6 @@ describe('reconciler', () => {
     expect(r.cancels.map((o) => o.orderId)).toEqual(['a']);
     // Third call: nothing wanted, no orders: nothing to do.
     r = rec.reconcile([], [], tick);
-    expect(r).toEqual({ cancels: [], places: [], kept: 0 });
+    expect(r).toEqual({ cancels: [], places: [], kept: 0, cut: 0, cutFrom: 0 });
   });
 });

@@ -122,6 +122,36 @@ describe('engine: a strategy that misbehaves', () => {
     await engine.stop();
   });
 
+  it('quotes beyond reconciler.maxOrdersPerSide on a side are left out, the best kept: counted, and logged once a minute per market', async () => {
+    const lines: Array<{ level: number; msg: string; wanted?: number; kept?: number; side?: string }> = [];
+    const log = createLogger({ level: 'info', destination: { write: (s: string) => void lines.push(JSON.parse(s) as (typeof lines)[number]) } });
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new RecordingVenue(() => clock.now());
+    // five bands, three kept per side
+    const bands = [1, 2, 3, 4, 5].map((k) => ({ distance: 0.01 * k, size: 10 }));
+    const { engine, mirror } = await bandsEngine({ clock, venue, log, params: { ...PARAMS, bands }, reconciler: { maxOrdersPerSide: 3 } });
+    deliver(mirror, engine, books(4900, 5100, clock.now()));
+    engine.start();
+    await settle(10);
+    const bids = placed(venue).filter((p) => p.side === 'BUY' && p.tokenId === Y);
+    expect(bids.map((p) => p.price)).toEqual([4900, 4800, 4700]);
+    expect(engine.counters.quotesCut).toBeGreaterThanOrEqual(4); // two per side
+    const warned = () => lines.filter((l) => l.msg === 'engine: strategy quotes beyond reconciler.maxOrdersPerSide left out');
+    expect(warned()).toHaveLength(1);
+    expect(warned()[0]).toMatchObject({ level: 40, wanted: 5, kept: 3 });
+    for (let i = 0; i < 3; i++) {
+      clock.advanceTo(clock.now() + 100);
+      deliver(mirror, engine, books(4800 - i * 100, 5100, clock.now()));
+      await settle(10);
+    }
+    expect(warned()).toHaveLength(1);
+    clock.advanceTo(clock.now() + 60_000);
+    deliver(mirror, engine, books(4000, 5100, clock.now()));
+    await settle(10);
+    expect(warned()).toHaveLength(2);
+    await engine.stop();
+  });
+
   it("a strategy's onTrade that throws: the market is still requoted on the trade, and the error logged once, not per trade", async () => {
     const lines: Array<{ level: number; msg: string }> = [];
     const log = createLogger({ level: 'info', destination: { write: (s: string) => void lines.push(JSON.parse(s) as (typeof lines)[number]) } });
