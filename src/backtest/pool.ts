@@ -1,6 +1,8 @@
 // A small pool of forked worker processes (node:child_process) for grid sweeps: each worker
-// takes one job at a time over IPC and answers with a JSON-able value. A worker that dies mid-job
-// fails that job only; the others carry on. Results come back in job order.
+// process takes one job over IPC, answers with a JSON-able value and exits; a fresh one takes the
+// next, so nothing a job leaves in its process (a strategy module's own variables) reaches another
+// and each result is the one a run on its own gives. A worker that dies mid-job fails that job
+// only; the others carry on. Results come back in job order.
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -50,7 +52,8 @@ export async function runInWorkers<J, R>(jobs: J[], opts: PoolOptions): Promise<
           if (m.id !== current) return;
           finish(current, m.ok ? { ok: true, value: m.value } : { ok: false, error: m.error });
           current = -1;
-          dispatch();
+          // one job per process: it exits, and 'exit' starts the next one's
+          child.disconnect();
         });
         child.on('error', (e) => {
           if (current >= 0) finish(current, { ok: false, error: `worker failed: ${e.message}` });
@@ -62,9 +65,9 @@ export async function runInWorkers<J, R>(jobs: J[], opts: PoolOptions): Promise<
           if (current >= 0) {
             finish(current, { ok: false, error: `worker exited (${signal ?? `code ${code}`}) during the job` });
             current = -1;
-            // a fresh worker for the rest, if any remain
-            if (next < jobs.length) return start();
           }
+          // a fresh worker for the next job, if any remain
+          if (next < jobs.length) return start();
           resolveWorker();
         });
         dispatch();

@@ -12,6 +12,8 @@ import { stressSyntheticParams } from '../../src/emulator/agents.js';
 
 // the forked workers run the TypeScript sources through this loader (vitest does it in-process)
 const execArgv = ['--import', fileURLToPath(new URL('./register-ts.mjs', import.meta.url))];
+/** Only the first market created in its process quotes (module-level state). */
+const MODULE_STATE = fileURLToPath(new URL('../fixtures/strategies/module-state.mjs', import.meta.url));
 /** create() throws when params.x equals params.failOn. */
 const CREATE_THROWS = fileURLToPath(new URL('../fixtures/strategies/create-throws.mjs', import.meta.url));
 
@@ -32,6 +34,16 @@ describe('grid sweep in worker processes', () => {
     await expect(runSweep({ data: [rec], config: config(), axes: parseGridSpec('skewPerShare=0,0.001;minSpread=0.01,-5'), outDir: out, workers: 2, execArgv })).rejects.toBeInstanceOf(GridSpecError);
     expect(existsSync(out)).toBe(false);
   });
+
+  it("each combination runs in a process of its own: a strategy's module-level state does not carry into the next (one worker, three combinations)", async () => {
+    const cfg = config({ strategy: { name: MODULE_STATE, params: {} } });
+    const res = await runSweep({ data: [rec], config: cfg, axes: parseGridSpec('x=0,1,2'), outDir: join(dir, 'module-state'), workers: 1, execArgv });
+    const fills = [...res.ranked].sort((a, b) => a.index - b.index).map((r) => r.total?.fills);
+    // the same run three times (x is not read): as a backtest of its own
+    const alone = await runBacktest({ data: [rec], config: cfg });
+    expect(alone.result.total.fills).toBeGreaterThan(0);
+    expect(fills).toEqual([alone.result.total.fills, alone.result.total.fills, alone.result.total.fills]);
+  }, 60_000);
 
   it('a rerun into the same folder links no stale report: a combination that fails this time has no report left', async () => {
     const out = join(dir, 'rerun');
