@@ -249,10 +249,11 @@ function csvCell(v: unknown): string {
 
 /** Ranked rows as CSV: rank, the grid parameters, the metrics, and an error column. */
 export function gridCsv(axes: GridAxis[], ranked: GridRow[]): string {
-  const head = ['rank', ...axes.map((a) => a.name), ...METRICS.map(([n]) => n), 'error'];
+  // grid: the combination's place in grid order, the n of its folder grid/<n> and its report's title
+  const head = ['rank', 'grid', ...axes.map((a) => a.name), ...METRICS.map(([n]) => n), 'error'];
   const lines = [head.map(csvCell).join(',')];
   ranked.forEach((r, i) => {
-    const cells: unknown[] = [i + 1, ...axes.map((a) => r.combo[a.name])];
+    const cells: unknown[] = [i + 1, r.index, ...axes.map((a) => r.combo[a.name])];
     for (const [, f] of METRICS) cells.push(r.total ? f(r.total) : '');
     cells.push(r.error ?? '');
     lines.push(cells.map(csvCell).join(','));
@@ -262,13 +263,14 @@ export function gridCsv(axes: GridAxis[], ranked: GridRow[]): string {
 
 const clip = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
-/** The ranking for the terminal: rank, parameters, PnL, drawdown, fills, uptime. */
+/** The ranking for the terminal: rank, the combination's grid/<n>, parameters, PnL, drawdown, fills, uptime. */
 export function gridTableRows(axes: GridAxis[], ranked: GridRow[]): string[][] {
-  const rows = [['#', ...axes.map((a) => a.name), 'pnl $', 'max dd', 'fills', 'maker', 'uptime', 'orders']];
+  const rows = [['rank', 'grid', ...axes.map((a) => a.name), 'pnl $', 'max dd', 'fills', 'maker', 'uptime', 'orders']];
   ranked.forEach((r, i) => {
     const t = r.total;
     rows.push([
       String(i + 1),
+      String(r.index),
       ...axes.map((a) => String(r.combo[a.name])),
       t ? t.pnl.total.toFixed(4) : `error: ${clip(oneLine(r.error ?? '?'), 100)}`,
       t ? t.maxDrawdown.toFixed(4) : '',

@@ -294,12 +294,13 @@ function gridSpecFailed(io: CommandIO, e: GridSpecError): number {
  * make the exit 1; with --allow-strategy-errors, each combination whose strategy threw gets a line.
  */
 function gridErrors(io: CommandIO, outDir: string, ranked: GridRow[], allowStrategyErrors: boolean): number {
-  const label = (r: GridRow, i: number): string =>
-    `combination #${i + 1} (${Object.entries(r.combo)
+  // named as its report's title and folder name it (grid #n, grid/<n>), not by rank
+  const label = (r: GridRow): string =>
+    `grid #${r.index} (${Object.entries(r.combo)
       .map(([k, v]) => `${k}=${String(v)}`)
       .join(', ')})`;
   if (allowStrategyErrors) {
-    ranked.forEach((r, i) => {
+    ranked.forEach((r) => {
       if (!r.total) return;
       let se: { count: number; first: string } | undefined;
       try {
@@ -307,7 +308,7 @@ function gridErrors(io: CommandIO, outDir: string, ranked: GridRow[], allowStrat
       } catch {
         se = undefined;
       }
-      if (se) io.err(`${label(r, i)}: the strategy threw ${se.count} time${se.count === 1 ? '' : 's'} (first: ${se.first.replace(/^\w*Error: /, '')}); tolerated`);
+      if (se) io.err(`${label(r)}: the strategy threw ${se.count} time${se.count === 1 ? '' : 's'} (first: ${se.first.replace(/^\w*Error: /, '')}); tolerated`);
     });
   }
   const failed = ranked.filter((r) => !r.total).length;

@@ -95,7 +95,7 @@ describe('grid sweep in worker processes', () => {
     }
     const ranks = [...index.matchAll(/<tr><td>(\d+)<\/td>/g)].map((m) => Number(m[1]));
     expect(ranks).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(csv[0].startsWith('rank,skewPerShare,bands.0.distance,total_pnl')).toBe(true);
+    expect(csv[0].startsWith('rank,grid,skewPerShare,bands.0.distance,total_pnl')).toBe(true);
     // a combination run in a worker is byte-identical to the same run in this process
     const idx = 5; // skewPerShare=0.001, bands.0.distance=0.04
     const combo = res.ranked.find((r) => r.index === idx)!.combo;

@@ -70,11 +70,12 @@ describe('ranking and CSV', () => {
   it('writes a header, one line per combination and quotes cells that need it', () => {
     const csv = gridCsv(parseGridSpec('s=1,2,3,4,5'), rankRows(rows));
     const lines = csv.trimEnd().split('\n');
-    expect(lines[0].split(',').slice(0, 4)).toEqual(['rank', 's', 'total_pnl', 'realized_pnl']);
+    // rank, then the combination's folder (grid/<n>: its report), then its parameters
+    expect(lines[0].split(',').slice(0, 5)).toEqual(['rank', 'grid', 's', 'total_pnl', 'realized_pnl']);
     expect(lines).toHaveLength(6);
-    expect(lines[1].startsWith('1,4,3,')).toBe(true);
-    // rank, s, 19 empty metrics, the error
-    expect(lines[5]).toBe(`5,3,${','.repeat(19)}"boom, ""bad"""`);
+    expect(lines[1].startsWith('1,3,4,3,')).toBe(true);
+    // rank, grid, s, 19 empty metrics, the error
+    expect(lines[5]).toBe(`5,2,3,${','.repeat(19)}"boom, ""bad"""`);
   });
 });
 

@@ -91,8 +91,10 @@ describe('backtest: a strategy that throws', () => {
     expect(r.status).toBe(1);
     expect(r.stderr).not.toMatch(STACK);
     // the table keeps its shape: one row per combination, the error in the pnl column
-    const rows = r.stdout.split('\n').filter((l) => /^\d+ +\d+ /.test(l));
+    const rows = r.stdout.split('\n').filter((l) => /^\d+ +\d+ +\d+ /.test(l));
     expect(rows).toHaveLength(2);
+    // rank, then the folder of the combination's report (grid/<n>, n in grid order: x=1 is 0), then x
+    expect(rows.map((l) => l.split(/ +/).slice(1, 3).join(' ')).sort()).toEqual(['0 1', '1 2']);
     for (const row of rows) expect(row).toMatch(/error: the strategy threw \d+ times \(first: boom from the strategy\)/);
     expect(r.stderr).toMatch(/2 of 2 combinations failed/);
     const csv = readFileSync(join(out, 'grid.csv'), 'utf8');
@@ -100,11 +102,12 @@ describe('backtest: a strategy that throws', () => {
 
     const allowed = spawnSync(process.execPath, [...args, '--allow-strategy-errors'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
     expect(allowed.status).toBe(0);
-    const okRows = allowed.stdout.split('\n').filter((l) => /^\d+ +\d+ /.test(l));
+    const okRows = allowed.stdout.split('\n').filter((l) => /^\d+ +\d+ +\d+ /.test(l));
     expect(okRows).toHaveLength(2);
     for (const row of okRows) expect(row).toMatch(/ 0\.0000 /);
-    expect(allowed.stderr).toMatch(/^combination #\d+ \(x=1\): the strategy threw \d+ times \(first: boom from the strategy\); tolerated$/m);
-    expect(allowed.stderr).toMatch(/^combination #\d+ \(x=2\): the strategy threw \d+ times/m);
+    // named as its report is (grid #n, the folder grid/<n>), whatever its rank
+    expect(allowed.stderr).toMatch(/^grid #0 \(x=1\): the strategy threw \d+ times \(first: boom from the strategy\); tolerated$/m);
+    expect(allowed.stderr).toMatch(/^grid #1 \(x=2\): the strategy threw \d+ times/m);
   }, 120_000);
 });
 
