@@ -4,7 +4,7 @@
 // captures may snapshot only one). The snapshotted token is the one the strategy prices.
 // Recordings carry no fee rule: a market gets one only when the caller knows it (by condition id),
 // and without one the simulated venue charges the configured flat rates (core/fees.ts).
-import type { MarketEvent } from '../core/events.js';
+import type { BookEvent, MarketEvent, WireLevel } from '../core/events.js';
 import type { MarketMeta } from '../engine/strategy.js';
 import type { FeeRule } from '../core/fees.js';
 import { parseSize } from '../core/units.js';
@@ -23,7 +23,11 @@ export interface Discovered {
   backlog: MarketEvent[];
 }
 
-/** Events of a pending market's first token kept at most (a newer snapshot starts over). */
+/**
+ * Events of a pending market's first token kept at most (a newer snapshot starts over); past it
+ * they are folded into the one snapshot they make (foldBacklog), so a market whose second token
+ * shows up late still hands over its latest book.
+ */
 const MAX_BACKLOG = 10_000;
 
 interface Pending {
@@ -48,7 +52,8 @@ export class MarketDiscovery {
       const first = this.pending.get(e.market);
       if (!first) return undefined;
       for (const c of e.changes) if (c.assetId !== first.tokenId) return this.complete(e.market, c.assetId);
-      if (first.backlog.length < MAX_BACKLOG) first.backlog.push(e);
+      if (first.backlog.length >= MAX_BACKLOG) first.backlog = [foldBacklog(first.backlog, first.tokenId)];
+      first.backlog.push(e);
       return undefined;
     }
     if (e.type !== 'book') return undefined;
@@ -82,4 +87,33 @@ export class MarketDiscovery {
     if (feeRule) meta.feeRule = feeRule;
     return { meta, backlog: first.backlog };
   }
+}
+
+/**
+ * The book a backlog makes (its first event a snapshot of `tokenId`, then that token's changes),
+ * as one snapshot at the last event's time: the events applied in order, as the simulated venue
+ * applies them.
+ */
+function foldBacklog(backlog: readonly MarketEvent[], tokenId: string): BookEvent {
+  const first = backlog[0] as BookEvent;
+  const bids = new Map<number, WireLevel>();
+  const asks = new Map<number, WireLevel>();
+  for (const l of first.bids) bids.set(l.price, l);
+  for (const l of first.asks) asks.set(l.price, l);
+  let last: MarketEvent = first;
+  for (let i = 1; i < backlog.length; i++) {
+    const e = backlog[i];
+    if (e.type !== 'price_change') continue;
+    last = e;
+    for (const c of e.changes) {
+      if (c.assetId !== tokenId) continue;
+      const side = c.side === 'BUY' ? bids : asks;
+      if (c.size > 0) side.set(c.price, { price: c.price, size: c.size, priceStr: c.priceStr, sizeStr: c.sizeStr });
+      else side.delete(c.price);
+    }
+  }
+  // wire order: bids ascending, asks descending (the best last)
+  const ts = last.type === 'price_change' ? { timestampMs: last.timestampMs, timestampStr: last.timestampStr } : {};
+  // no hash: the venue's hash is of the first snapshot's book, not of this one
+  return { ...first, ...ts, hash: '', bids: [...bids.values()].sort((a, b) => a.price - b.price), asks: [...asks.values()].sort((a, b) => b.price - a.price) };
 }

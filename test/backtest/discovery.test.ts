@@ -39,6 +39,44 @@ describe('backtest: market discovery', () => {
     expect(found?.backlog).toEqual([b2, c2]);
   });
 
+  it('a first token that waits past the backlog bound hands over the book its events make (folded into one snapshot), its latest changes included', () => {
+    const d = new MarketDiscovery();
+    expect(d.see(book(A, 1))).toBeUndefined();
+    const at = (ts: number, side: 'BUY' | 'SELL', price: number, size: number): PriceChangeEvent => ({
+      ...change([A], ts),
+      changes: [{ assetId: A, side, price, size, priceStr: String(price / 10_000), sizeStr: String(size / 100) }],
+    });
+    // 25,000 changes of A's 0.41 bid, the last one 25,000 units; then its 0.40 bid goes and a 0.59 ask comes
+    const n = 25_000;
+    for (let i = 1; i <= n; i++) expect(d.see(at(1 + i, 'BUY', 4100, i))).toBeUndefined();
+    d.see(at(n + 2, 'BUY', 4000, 0));
+    d.see(at(n + 3, 'SELL', 5900, 700));
+    const found = d.see(change([B], n + 4));
+    expect(found?.backlog.length).toBeLessThanOrEqual(10_001);
+    // the book the backlog makes, applied in order as the simulated venue applies it
+    const bids = new Map<number, number>();
+    const asks = new Map<number, number>();
+    for (const e of found?.backlog ?? []) {
+      if (e.type === 'book') {
+        bids.clear();
+        asks.clear();
+        for (const l of e.bids) bids.set(l.price, l.size);
+        for (const l of e.asks) asks.set(l.price, l.size);
+      } else if (e.type === 'price_change') {
+        for (const c of e.changes) {
+          const m = c.side === 'BUY' ? bids : asks;
+          if (c.size > 0) m.set(c.price, c.size);
+          else m.delete(c.price);
+        }
+      }
+    }
+    expect([...bids]).toEqual([[4100, n]]);
+    expect([...asks].sort((x, y) => x[0] - y[0])).toEqual([
+      [5900, 700],
+      [6000, 1000],
+    ]);
+  });
+
   it('a market both of whose snapshots come at once hands over the first alone', () => {
     const d = new MarketDiscovery();
     const a = book(A, 1);
