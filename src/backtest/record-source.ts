@@ -6,7 +6,7 @@ import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_thread
 import { fileURLToPath } from 'node:url';
 import type { MarketEvent } from '../core/events.js';
 import { DecodeStats } from '../feed/decode-stats.js';
-import { decodeMarketFrame, marketScanEnabled, scanEscapedFrame, takeScanned } from '../feed/decode-market.js';
+import { decodeMarketFrame, marketScanEnabled, RejectedTokens, scanEscapedFrame, takeScanned } from '../feed/decode-market.js';
 import { PRICES_CHANNEL } from '../feed/channels.js';
 import { isEscaped, readRecordingBatches } from '../feed/replay.js';
 import type { EncodedEvents } from '../feed/event-codec.js';
@@ -16,6 +16,8 @@ import type { EventEncoder } from '../feed/event-encoder.js';
 export const KIND_MARKET = 0;
 export const KIND_PRICE = 1;
 export const KIND_OTHER = 2;
+/** On the thread boundary only: a market record with rejected price_change tokens after its events (read back as KIND_MARKET). */
+const KIND_MARKET_REJECTED = 3;
 
 /** One record; the chunk reuses the object (valid until its next call). */
 export interface SourcedRecord {
@@ -30,6 +32,8 @@ export interface SourcedRecord {
   f: string;
   /** The decoded events of a market record (empty otherwise). */
   events: MarketEvent[];
+  /** The tokens of its rejected price_change messages (their books missed an update; empty otherwise). */
+  rejected: RejectedTokens;
 }
 
 export interface RecordChunk {
@@ -37,7 +41,7 @@ export interface RecordChunk {
 }
 
 function emptyRecord(): SourcedRecord {
-  return { file: 0, t: 0, e: 0, kind: KIND_OTHER, bytes: 0, f: '', events: [] };
+  return { file: 0, t: 0, e: 0, kind: KIND_OTHER, bytes: 0, f: '', events: [], rejected: new RejectedTokens() };
 }
 
 /** A recording that could not be read to its end (a corrupt or truncated gzip): the rest of it was skipped. */
@@ -79,6 +83,7 @@ export async function* inlineRecords(paths: readonly string[], stats: DecodeStat
           out.e = rec.e;
           out.f = '';
           out.events.length = 0;
+          if (!out.rejected.empty()) out.rejected.clear();
           if (isEscaped(rec)) {
             out.kind = KIND_MARKET;
             out.bytes = bytes ? batch.lineBytes : 0;
@@ -87,7 +92,7 @@ export async function* inlineRecords(paths: readonly string[], stats: DecodeStat
             out.bytes = bytes ? batch.lineBytes : 0;
             if (rec.k === 'market') {
               out.kind = KIND_MARKET;
-              decodeMarketFrame(rec.f, out.events, stats);
+              decodeMarketFrame(rec.f, out.events, stats, out.rejected);
             } else if (rec.k === PRICES_CHANNEL) {
               out.kind = KIND_PRICE;
               out.f = rec.f;
@@ -114,7 +119,8 @@ export interface DecodeCounts {
 
 /** Appends one record to a chunk's encoding (the reader thread's side). */
 export function encodeRecord(enc: EventEncoder, r: SourcedRecord): void {
-  enc.num(r.kind);
+  const rejects = r.kind === KIND_MARKET && !r.rejected.empty();
+  enc.num(rejects ? KIND_MARKET_REJECTED : r.kind);
   enc.num(r.file);
   enc.num(r.t);
   enc.num(r.e);
@@ -123,6 +129,12 @@ export function encodeRecord(enc: EventEncoder, r: SourcedRecord): void {
   else if (r.kind === KIND_MARKET) {
     enc.num(r.events.length);
     for (let i = 0; i < r.events.length; i++) enc.event(r.events[i]);
+    if (rejects) {
+      enc.num(r.rejected.assetIds.length);
+      for (const a of r.rejected.assetIds) enc.str(a);
+      enc.num(r.rejected.markets.length);
+      for (const m of r.rejected.markets) enc.str(m);
+    }
   }
 }
 
@@ -183,17 +195,23 @@ export async function* threadedRecords(paths: readonly string[], stats: DecodeSt
   const chunk: RecordChunk = {
     next(): SourcedRecord | undefined {
       if (!dec.more()) return undefined;
-      out.kind = dec.num();
+      const kind = dec.num();
+      out.kind = kind === KIND_MARKET_REJECTED ? KIND_MARKET : kind;
       out.file = dec.num();
       out.t = dec.num();
       out.e = dec.num();
       out.bytes = dec.num();
       out.f = '';
       out.events.length = 0;
+      if (!out.rejected.empty()) out.rejected.clear();
       if (out.kind === KIND_PRICE) out.f = dec.str();
       else if (out.kind === KIND_MARKET) {
         const n = dec.num();
         for (let i = 0; i < n; i++) out.events.push(dec.event());
+        if (kind === KIND_MARKET_REJECTED) {
+          for (let i = dec.num(); i > 0; i--) out.rejected.assetIds.push(dec.str());
+          for (let i = dec.num(); i > 0; i--) out.rejected.markets.push(dec.str());
+        }
       }
       return out;
     },

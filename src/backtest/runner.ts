@@ -347,6 +347,8 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
         continue;
       }
       const events = rec.events;
+      // a rejected price_change: its tokens' books missed an update (out of sync, as live)
+      if (!rec.rejected.empty()) pipeline.rejectedElsewhere(rec.rejected, events.length > 0);
       if (events.length === 0) continue;
       for (let i = 0; i < events.length; i++) {
         const found = discovery.see(events[i]);

@@ -136,6 +136,11 @@ export class RejectedTokens {
     this.assetIds.length = 0;
     this.markets.length = 0;
   }
+  /** Adds another set's tokens and markets (a frame decoded elsewhere: a backtest's reader). */
+  add(o: { readonly assetIds: readonly string[]; readonly markets: readonly string[] }): void {
+    for (let i = 0; i < o.assetIds.length; i++) this.addAsset(o.assetIds[i]);
+    for (let i = 0; i < o.markets.length; i++) if (!this.markets.includes(o.markets[i])) this.markets.push(o.markets[i]);
+  }
   /** Notes what can be read of a rejected price_change object. */
   note(o: Json): void {
     let unknown = false;

@@ -87,6 +87,19 @@ export class MarketPipeline {
     return out;
   }
 
+  /**
+   * The tokens of the rejected price_change messages of a frame decoded elsewhere (a backtest's
+   * reader), taken as decode() takes its own: marked at once when the frame has no event left,
+   * else after its events (dispatch).
+   */
+  rejectedElsewhere(r: RejectedTokens, hasEvents: boolean): void {
+    if (this.rejectsPending) this.markRejected(this.rejected);
+    if (r.empty()) return;
+    this.rejected.add(r);
+    if (hasEvents) this.rejectsPending = true;
+    else this.markRejected(this.rejected);
+  }
+
   /** One raw frame of `source`'s connection `epoch`: decoded once and dispatched. Returns how many events it held. */
   frame(epoch: number, text: string, source = 0): number {
     const events = this.decode(text);

@@ -15,6 +15,7 @@ import { stressSyntheticParams } from '../../src/emulator/agents.js';
 import { config, tempDir } from './helpers.js';
 import { setMarketScan } from '../../src/feed/decode-market.js';
 import { readerThreadsRunning } from '../../src/backtest/record-source.js';
+import { createLogger } from '../../src/core/log.js';
 
 const execArgv = ['--import', fileURLToPath(new URL('./register-ts.mjs', import.meta.url))];
 let dir = '';
@@ -99,6 +100,36 @@ describe('backtest reader thread', () => {
     expect(c.thread).toBe(c.inline);
     expect(c.threadOut.result.feed.records).toBeGreaterThan(100);
     expect(c.threadOut.result.feed.records).toBeLessThan(b.threadOut.result.feed.records / 2);
+  }, 60_000);
+
+  it('puts a token out of sync when its price_change is rejected (its book missed an update), as live does, in both readers', async () => {
+    const plain = join(dir, 'syn.jsonl');
+    const good = readFileSync(plain, 'utf8')
+      .split('\n')
+      .filter((l) => l);
+    // a price_change of the first snapshotted token, its price unreadable: JSON.parse takes it, the decoder rejects it
+    const first = good.map((l) => JSON.parse(l) as { t: number; f: { event_type?: string; asset_id?: string; market?: string } }).find((r) => r.f.event_type === 'book');
+    if (!first?.f.asset_id) throw new Error('no snapshot in the recording');
+    const at = (JSON.parse(good[200]) as { t: number }).t;
+    const bad = {
+      t: at,
+      e: 1,
+      k: 'market',
+      f: { event_type: 'price_change', market: first.f.market, timestamp: String(at), price_changes: [{ asset_id: first.f.asset_id, price: 'abc', size: '10', side: 'BUY', hash: '' }] },
+    };
+    const file = join(dir, 'rejected.jsonl');
+    writeFileSync(file, [...good.slice(0, 200), JSON.stringify(bad), ...good.slice(200, 400)].join('\n') + '\n');
+    for (const readerThread of [false, true]) {
+      const lines: Array<{ msg: string; assetId?: string; reason?: string }> = [];
+      const log = createLogger({ level: 'info', destination: { write: (s: string) => void lines.push(JSON.parse(s) as (typeof lines)[number]) } });
+      const out = await runBacktest({ data: [file], config: config(), log, readerThread, readerThreadOptions: { execArgv } });
+      expect(out.result.feed.rejected, `readerThread ${readerThread}`).toBe(1);
+      const marked = lines.filter((l) => l.msg === 'book out of sync: rejected_message');
+      expect(
+        marked.map((l) => l.assetId),
+        `readerThread ${readerThread}`,
+      ).toEqual([first.f.asset_id]);
+    }
   }, 60_000);
 
   it('stops the thread when the backtest stops early (a strategy whose create() throws)', async () => {
