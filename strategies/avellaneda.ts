@@ -1,6 +1,7 @@
 // Avellaneda-Stoikov (2008): quote around a reservation price r = s - q*gamma*sigma^2*tau with a
 // total spread gamma*sigma^2*tau + (2/gamma)*ln(1 + gamma/kappa). sigma^2 is estimated online from
-// mid changes (per second), kappa from public trades (distances from mid are ~ exponential with
+// the mid sampled once a second of the strategy's clock (so the estimate does not depend on how
+// often quote() is called: paper and backtest call it at different rates), kappa from public trades (distances from mid are ~ exponential with
 // rate kappa, so kappa = 1 / mean distance). tau is the time left to the market's end (capped),
 // or a fixed rolling horizon. Prices are fractions of 1 here; the engine's units are converted.
 import { z } from 'zod';
@@ -27,7 +28,7 @@ export const params = z
     horizonSec: z.number().positive().default(3600).describe('the horizon tau in seconds'),
     sigmaPerSec: z.number().positive().default(0.001).describe('starting volatility of the mid per second (price), used until samples arrive'),
     kappa: z.number().positive().default(100).describe('starting order-arrival decay (1 / mean trade distance from the mid), used until trades arrive'),
-    volAlpha: z.number().gt(0).max(1).default(0.05).describe('EWMA weight of the newest sample in the volatility estimate'),
+    volAlpha: z.number().gt(0).max(1).default(0.05).describe('EWMA weight of the newest one-second sample in the volatility estimate'),
     kappaAlpha: z.number().gt(0).max(1).default(0.05).describe('EWMA weight of the newest trade in the kappa estimate'),
     minSpread: z.number().nonnegative().default(0.01).describe("the quotes' total spread is at least this (price)"),
     maxSpread: z.number().positive().max(1).default(0.2).describe("the quotes' total spread is at most this (price)"),
@@ -38,6 +39,9 @@ export const params = z
   .describe('Avellaneda-Stoikov: quotes around an inventory-adjusted reservation price with volatility and order-arrival estimated online.');
 export type AvellanedaParams = z.infer<typeof params>;
 
+/** The volatility estimate samples the mid once per this many ms of the clock (its variance is per second). */
+const SAMPLE_MS = 1000;
+
 export class Avellaneda implements Strategy {
   private readonly p: AvellanedaParams;
   private readonly out: Quote[] = [];
@@ -46,8 +50,12 @@ export class Avellaneda implements Strategy {
   variance: number;
   /** Mean distance of trades from the mid (price fraction). */
   meanDistance: number;
+  /** The mid as of the last quote() call, and that call's time. */
   private lastMid = NaN;
   private lastMidMs = 0;
+  /** The mid at the last grid second sampled (NaN before the first), and that second (ms / SAMPLE_MS). */
+  private gridMid = NaN;
+  private gridSec = -Infinity;
 
   constructor(p: AvellanedaParams) {
     this.p = p;
@@ -73,18 +81,30 @@ export class Avellaneda implements Strategy {
     this.meanDistance += this.p.kappaAlpha * (d - this.meanDistance);
   }
 
+  /**
+   * The mid at each whole second of the clock is the one the last call before it saw (the mid
+   * moves only with the book, and quote() follows every book change); each second's change is a
+   * variance sample. The seconds in [last call, this call) all saw the last call's mid: the first
+   * of them may be a change, the others are not (their samples are 0: one power, however long the gap).
+   */
   private observeMid(mid: number, now: number): void {
     if (this.lastMid === this.lastMid && now > this.lastMidMs) {
-      const dt = (now - this.lastMidMs) / 1000;
-      const dm = (mid - this.lastMid) / PRICE_SCALE;
-      // Per-second variance sample; tiny dt is floored so bursts do not explode the estimate.
-      const sample = (dm * dm) / Math.max(dt, 0.05);
-      this.variance += this.p.volAlpha * (sample - this.variance);
+      const from = Math.max(Math.ceil(this.lastMidMs / SAMPLE_MS), this.gridSec + 1);
+      const to = Math.ceil(now / SAMPLE_MS) - 1;
+      if (to >= from) {
+        const a = this.p.volAlpha;
+        // the first second sampled ever has no second before it: no sample
+        if (this.gridMid === this.gridMid) {
+          const dm = (this.lastMid - this.gridMid) / PRICE_SCALE;
+          this.variance += a * (dm * dm - this.variance);
+        }
+        if (to > from) this.variance *= Math.pow(1 - a, to - from);
+        this.gridMid = this.lastMid;
+        this.gridSec = to;
+      }
     }
-    if (now > this.lastMidMs || this.lastMid !== this.lastMid) {
-      this.lastMid = mid;
-      this.lastMidMs = now;
-    }
+    if (now > this.lastMidMs || this.lastMid !== this.lastMid) this.lastMidMs = now;
+    this.lastMid = mid;
   }
 
   quote(ctx: StrategyContext, book: BookView): readonly Quote[] {

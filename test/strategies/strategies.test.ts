@@ -231,6 +231,56 @@ describe('avellaneda-stoikov', () => {
     expect(s.variance).toBeCloseTo(4e-4, 4);
   });
 
+  it('estimates the same volatility however often quote() is called over the same mid path (paper and backtest call it at different rates)', () => {
+    const p = {
+      gamma: 0.1,
+      size: 5,
+      horizon: 'rolling' as const,
+      horizonSec: 600,
+      sigmaPerSec: 0.001,
+      kappa: 100,
+      volAlpha: 0.2,
+      kappaAlpha: 0.5,
+      minSpread: 0,
+      maxSpread: 1,
+      minPrice: 0,
+      maxPrice: 1,
+    };
+    // the mid (bid + 0.01) moves at these times (ms) to these bids; quiet in between
+    const path: Array<[number, number]> = [
+      [0, 4900],
+      [300, 5000],
+      [1700, 4800],
+      [2200, 5100],
+      [5000, 5000],
+      [9050, 5200],
+      [12_000, 5200],
+    ];
+    const run = (extraEveryMs: number): number => {
+      const s = new Avellaneda(p);
+      const clock = new VirtualClock(0);
+      const c = ctx({}, {}, clock, {});
+      let k = 0;
+      let bid = path[0][1];
+      for (let t = 0; t <= path[path.length - 1][0]; t += 10) {
+        let changed = false;
+        while (k < path.length && path[k][0] === t) {
+          bid = path[k++][1];
+          changed = true;
+        }
+        // called on every change; the busy caller also every extraEveryMs with the mid unchanged
+        if (!changed && !(extraEveryMs > 0 && t % extraEveryMs === 0)) continue;
+        clock.advanceTo(t);
+        s.quote(c, makeBook('Y', [[bid, 1000]], [[bid + 200, 1000]]));
+      }
+      return s.variance;
+    };
+    const sparse = run(0);
+    expect(sparse).not.toBeCloseTo(0.001 * 0.001, 8); // it learned from the path
+    expect(run(10)).toBeCloseTo(sparse, 12);
+    expect(run(250)).toBeCloseTo(sparse, 12);
+  });
+
   it('with horizon "end" the inventory skew shrinks as the market end approaches', async () => {
     const { module, params } = await loadStrategy('avellaneda', { gamma: 1, sigmaPerSec: 0.002, horizon: 'end', horizonSec: 3600, size: 5, maxSpread: 0.5 });
     const m2 = { ...meta, endMs: 1_000_000 + 3_600_000 };
