@@ -560,7 +560,7 @@ export class Daemon implements StatusSource {
         }
       };
       if (this.engine) attempt('the final PnL snapshot', () => this.snapshot('final'));
-      attempt('ending the run', () => this.store.endRun(reason));
+      attempt('ending the run', () => this.store.endRun(reason, unwritten.length === 0));
       attempt('closing the store', () => this.store.close());
     }
     this.storeLock?.release();

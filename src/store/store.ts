@@ -230,9 +230,15 @@ export class Store implements Journal, DayStarts {
     return this.runId;
   }
 
-  endRun(reason: string): void {
+  /**
+   * Ends the run: its end time is the last activity the next start looks up from (lastActivityMs).
+   * `complete` false (records the store never took): the reason only, no end time, so that window
+   * starts from the last record the store did take and the venue's trades since are looked up.
+   */
+  endRun(reason: string, complete = true): void {
     if (this.runId === null) return;
-    this.db.prepare(`UPDATE runs SET ended_ms = ?, end_reason = ? WHERE id = ?`).run(this.now(), reason, this.runId);
+    if (complete) this.db.prepare(`UPDATE runs SET ended_ms = ?, end_reason = ? WHERE id = ?`).run(this.now(), reason, this.runId);
+    else this.db.prepare(`UPDATE runs SET end_reason = ? WHERE id = ?`).run(`${reason} (records unwritten)`, this.runId);
   }
 
   orderChanged(o: TrackedOrder): void {

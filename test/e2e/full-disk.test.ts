@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/core/log.js';
 import { Daemon } from '../../src/session/daemon.js';
+import { Store } from '../../src/store/store.js';
 import { bounded, KEY, setup, storedFills, until, venueFills, type Env, useTestScope } from './harness.js';
 import { urlsEnv } from '../../src/emulator/server.js';
 
@@ -72,9 +73,10 @@ describe('a full disk', () => {
     }
   }, 60_000);
 
-  it('a stop with records still unwritten reports them instead of passing as clean', async () => {
+  it('a stop with records still unwritten reports them instead of passing as clean, and does not mark the run ended', async () => {
     const e = await setup();
-    const d = start(e, join(e.dir, 'stuck.sqlite'));
+    const path = join(e.dir, 'stuck.sqlite');
+    const d = start(e, path);
     try {
       await bounded(d.start(), 15_000, 'start');
       await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0, 8000);
@@ -83,6 +85,18 @@ describe('a full disk', () => {
       const rep = await bounded(d.stop('test'), 15_000, 'stop');
       expect(rep.unwritten.length).toBeGreaterThan(0);
       expect(rep.unwritten.every((r) => r.kind === 'order' || r.kind === 'fill' || r.kind === 'fillStatus')).toBe(true);
+      // the next start looks up what happened since the last record the store took, not since the
+      // stop: a run end stamped after records the store never took would move its window past them
+      const next = new Store(path, silentLogger);
+      try {
+        const run = next.db.prepare('SELECT ended_ms AS endedMs, end_reason AS reason FROM runs ORDER BY id DESC LIMIT 1').get() as { endedMs: number | null; reason: string };
+        expect(run).toEqual({ endedMs: null, reason: 'test (records unwritten)' });
+        const stored = next.db.prepare('SELECT MAX(t) AS t FROM (SELECT MAX(updated_ms) AS t FROM orders UNION ALL SELECT MAX(time_ms) FROM fills)').get() as { t: number };
+        next.startRun('live', 'bands', [e.token]);
+        expect(next.lastActivityMs()).toBe(stored.t);
+      } finally {
+        next.close();
+      }
     } finally {
       await d.stop('test');
     }
