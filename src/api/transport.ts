@@ -317,6 +317,9 @@ export class Transport {
           },
           'rate limited (429)',
         );
+        // a submit is not retried: the venue took nothing, and this signed quote would go out stale
+        // after the wait; the scope's pause holds the caller's newest until then (as after a 425)
+        if (submit) throw new RateLimitError(method, path, resetAt, true);
         const pauseLeft = resetAt !== undefined ? resetAt - now : 0;
         // a paused scope makes the limiter's acquire wait out pauseLeft, so only the rest of the
         // backoff is slept here; with nothing paused this sleep is the only wait the venue's reset gets

@@ -32,14 +32,19 @@ export class ApiError extends MakerdError {
   }
 }
 
-/** 429 until the retry budget ran out. */
+/**
+ * 429 until the retry budget ran out; or, `notSent`, a 429 on an order submit, never retried: the
+ * venue took nothing, and the same signed quote sent after the wait would be stale (the caller's
+ * newest goes once the scope's pause is over).
+ */
 export class RateLimitError extends ApiError {
   constructor(
     method: string,
     path: string,
     readonly resetAtMs: number | undefined,
+    readonly notSent = false,
   ) {
-    super(429, 'RATE_LIMITED', 'rate limited after all retries', method, path);
+    super(429, 'RATE_LIMITED', notSent ? 'rate limited (429): not sent, not retried' : 'rate limited after all retries', method, path);
   }
 }
 

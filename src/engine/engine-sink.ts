@@ -1,7 +1,7 @@
 // The engine's side of the scheduler and the fill ledger: records orders before they are sent,
 // applies REST results to the order state machine, feeds the error-rate breaker, and turns
 // fills into positions, journal rows and strategy callbacks.
-import { AmbiguousSubmitError, VenueNotReadyError } from '../core/errors.js';
+import { AmbiguousSubmitError, RateLimitError, VenueNotReadyError } from '../core/errors.js';
 import type { UserEvent, UserTradeEvent } from '../core/events.js';
 import type { OrderRequest, PlaceResult, CancelResult } from '../venue/types.js';
 import type { Quote } from './strategy.js';
@@ -168,9 +168,10 @@ export class EngineSink implements SchedulerSink, FillSink {
   placeFailed(reqs: readonly OrderRequest[], err: unknown): void {
     const e = this.e;
     const now = e.clock.now();
-    if (err instanceof VenueNotReadyError) {
-      // the venue's matching engine restarting took nothing in: ended unsent, not counted against
-      // the error rate; their markets quote again once the order scope's wait is over (the limiter)
+    if (err instanceof VenueNotReadyError || (err instanceof RateLimitError && err.notSent)) {
+      // the venue's matching engine restarting (425), or a rate limit (429), took nothing in: ended
+      // unsent, not counted against the error rate; their markets quote again once the order
+      // scope's wait is over (the limiter), with the newest quote
       this.notSent(reqs, err.message);
       this.requoteMarketsOf(reqs.map((q) => q.tokenId));
       return;

@@ -337,13 +337,19 @@ describe('transport: 429', () => {
     expect(limiter.pausedUntil('clob')).toBe(0);
     expect(limiter.pausedUntil('general')).toBe(0);
   });
-  it('POST /order 429 is retried (nothing was accepted)', async () => {
+  it('POST /order 429 is not retried: nothing was accepted, and the same quote sent seconds later would be stale (the caller sends its newest after the pause)', async () => {
     let n = 0;
     const r = await run({ method: 'POST', path: '/order', body: {} }, (_q, res) =>
-      ++n === 1 ? send(res, 429, { error: 'slow down' }) : send(res, 200, { success: true, orderID: 'o1', errorMsg: '' }),
+      ++n === 1 ? send(res, 429, { error: 'slow down' }, { 'Retry-After': '1' }) : send(res, 200, { success: true, orderID: 'o1', errorMsg: '' }),
     );
-    expect(r.result).toMatchObject({ orderID: 'o1' });
-    expect(r.count).toBe(2);
+    expect(r.error).toBeInstanceOf(RateLimitError);
+    expect((r.error as RateLimitError).notSent).toBe(true);
+    expect(r.count).toBe(1);
+    // a read is still retried after the wait
+    n = 0;
+    const read = await run({ method: 'GET', path: '/book', query: { token_id: '1' } }, (_q, res) => (++n === 1 ? send(res, 429, { error: 'slow down' }) : send(res, 200, { bids: [], asks: [] })));
+    expect(read.count).toBe(2);
+    expect(read.result).toEqual({ bids: [], asks: [] });
   });
   // the venue's per-signer order and cancel buckets (docs.polymarket.com/api-reference/trading-rate-limits):
   // a 429 names its wait in Retry-After (seconds) and Poly-RateLimit-Reset (epoch seconds), not X-RateLimit-Reset
@@ -359,10 +365,10 @@ describe('transport: 429', () => {
           : send(res, 200, []),
       { limiter },
     );
-    expect(r.result).toEqual([]);
-    expect(r.count).toBe(2);
-    // the retry waited for the venue's time, not the backoff alone
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
+    // not retried (see above): the bucket waits the venue's time
+    expect(r.error).toBeInstanceOf(RateLimitError);
+    expect(r.count).toBe(1);
+    expect(limiter.pausedUntil('signer:orders') - limiter.clock.now()).toBeGreaterThan(800);
     // the order bucket is paused, and POST /order draws from it too; the cancel bucket is not, nor any per-IP window
     const held = (method: string, path: string) => limiter.scopesOf('clob', method, path).some((s) => limiter.pausedUntil(s.id) > t0);
     expect(held('POST', '/orders')).toBe(true);
@@ -384,9 +390,12 @@ describe('transport: 429', () => {
         ++n === 1 ? send(res, 429, { error: 'Too Many Requests' }, { 'Retry-After': '1', 'Poly-RateLimit-Reset': String(aheadS() + 1), 'Poly-RateLimit-Tier': 'standard' }) : send(res, 200, []),
       { limiter, http: { ...testHttp, placeDeadlineMs: 5000 } },
     );
-    expect(r.error).toBeUndefined();
-    expect(r.result).toEqual([]);
-    expect(r.count).toBe(2);
+    expect(r.error).toBeInstanceOf(RateLimitError);
+    expect(r.count).toBe(1);
+    // the bucket waits its Retry-After (1 s), not the absolute reset read on our clock (6 s)
+    const left = limiter.pausedUntil('signer:orders') - limiter.clock.now();
+    expect(left).toBeGreaterThan(800);
+    expect(left).toBeLessThanOrEqual(1000);
   });
   it('per-signer headers that make no sense move nothing far: an unknown tier is ignored, a wild balance is taken down to 10 bursts of debt at most', async () => {
     const clock = new WallClock({ keepAlive: true });

@@ -77,6 +77,25 @@ describe('faults', () => {
     expect(await bounded(daemon.exited, 15_000, 'exit')).toBe(0);
   }, 45_000);
 
+  it('a 429 on a place is not retried with the stale quote: the places end unsent (not refusals), and the newest quote goes once the pause is over', async () => {
+    const e = await setup();
+    // a breaker this quick would trip on a few failures: unsent places must not count as any
+    const daemon = spawnDaemon(e, { risk: { errorRateMinSamples: 4, errorRateMax: 0.5, errorRateWindowMs: 60_000 } });
+    await bounded(daemon.ready, 15_000, 'ready');
+    await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0, 8000);
+    const url = daemon.statusUrl();
+    const before = new Set(e.emu.exchange.openOrders(KEY).map((o) => o.id));
+    e.emu.admin.set({ http429Next: 6 });
+    await until('places ended unsent on a 429', () => daemon.output.some((l) => /"msg":"places not sent"/.test(l) && /429/.test(l)), 20_000, 50);
+    await until('an order placed after the pause', () => e.emu.exchange.openOrders(KEY).some((o) => !before.has(o.id)), 20_000, 50);
+    const st = (await (await fetch(`${url}/status`)).json()) as Status;
+    expect(st.haltReason).toBeNull();
+    expect(st.quoting).toBe(true);
+    expect(daemon.output.filter((l) => l.includes('order rejected'))).toEqual([]);
+    kill(daemon, 'SIGTERM');
+    expect(await bounded(daemon.exited, 15_000, 'exit')).toBe(0);
+  }, 60_000);
+
   it.each(['spec', 'polymarket'] as const)(
     "%s: the venue's matching-engine restart (425 on every order request) waits it out: no halt, nothing counted as refused, quoting resumes",
     async (profile) => {
