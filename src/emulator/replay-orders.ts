@@ -7,7 +7,15 @@ import { VirtualClock } from '../core/clock.js';
 import type { MarketEvent, UserEvent } from '../core/events.js';
 import { SimulatedVenue, type SimMarket } from '../venue/simulated-venue.js';
 
+/** Desks made by this process: with the start time, each desk's ids are its own. */
+let desks = 0;
+
 export class ReplayOrderDesk {
+  /**
+   * Tags this desk's ids: a second run over the same recording must not hand out the first's again
+   * (a daemon store kept across rehearsals would take them for the first run's orders and trades).
+   */
+  private readonly runTag = `${Date.now().toString(36)}.${(++desks).toString(36)}`;
   private readonly venues = new Map<string, SimulatedVenue>();
   private readonly listeners: Array<(owner: string, e: UserEvent) => void> = [];
   /** Market time of the replay; venues time GTD expiry and fills by it. */
@@ -40,7 +48,7 @@ export class ReplayOrderDesk {
         // the Exchange checks SELLs against the owner's shares (its split ones too) before they come here
         checkSellShares: false,
         owner,
-        idPrefix: '0x' + hex64('replay:' + owner).slice(0, 12) + '-',
+        idPrefix: '0x' + hex64(`replay:${owner}:${this.runTag}`).slice(0, 12) + '-',
       });
       const venue = v;
       venue.onUserEvent((e) => {

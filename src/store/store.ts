@@ -186,6 +186,7 @@ export class Store implements Journal, DayStarts {
          ON CONFLICT(client_id) DO UPDATE SET order_id = excluded.order_id, filled = excluded.filled, state = excluded.state,
            error = excluded.error, updated_ms = excluded.updated_ms`,
       ),
+      releaseOrderId: d.prepare(`UPDATE orders SET order_id = NULL WHERE order_id = ? AND client_id <> ?`),
       insertFill: d.prepare(
         `INSERT OR IGNORE INTO fills (trade_id, order_id, token_id, market, side, price, size, fee, liquidity, status, time_ms, recorded_ms)
          VALUES (@trade_id, @order_id, @token_id, @market, @side, @price, @size, @fee, @liquidity, @status, @time_ms, @recorded_ms)`,
@@ -242,7 +243,7 @@ export class Store implements Journal, DayStarts {
   }
 
   orderChanged(o: TrackedOrder): void {
-    this.st.upsertOrder.run({
+    const row = {
       client_id: o.clientId,
       order_id: o.orderId ?? null,
       run_id: this.runId,
@@ -256,7 +257,17 @@ export class Store implements Journal, DayStarts {
       error: o.error ?? null,
       created_ms: o.createdMs,
       updated_ms: o.updatedMs,
-    });
+    };
+    try {
+      this.st.upsertOrder.run(row);
+    } catch (e) {
+      // the venue id is another stored row's: the same venue order, known now under this client id
+      // (start-up adopted an order the store had settled as finished). The id goes to this row; the
+      // failed write would otherwise block every record after it for good
+      if (o.orderId === undefined || (e as { code?: string }).code !== 'SQLITE_CONSTRAINT_UNIQUE' || !String(e).includes('orders.order_id')) throw e;
+      this.st.releaseOrderId.run(o.orderId, o.clientId);
+      this.st.upsertOrder.run(row);
+    }
   }
 
   /** Writes a fill once; returns false when it was already there. Positions and cash follow in the same transaction. */

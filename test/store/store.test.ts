@@ -234,6 +234,23 @@ describe('store', () => {
     s.close();
   });
 
+  it('an order written with a venue id a stored row of another client id holds takes the id (one venue order, adopted again): the write goes through, nothing after it blocks', () => {
+    // found in review: UNIQUE(order_id) failed the write, every later record queued behind it, and
+    // the store took nothing more for the rest of the process (a halt no retry could lift)
+    const path = tmpDb();
+    let s = new Store(path, silentLogger);
+    s.startRun('live', 'bands', ['Y']);
+    s.orderChanged({ clientId: 'c1', orderId: 'o9', tokenId: 'Y', market: 'm', side: 'SELL', price: 5600, size: 500, filled: 0, state: 'rejected', createdMs: 1, updatedMs: 2 });
+    // the venue lists o9 open: start-up adopts it under a client id of its own
+    s.orderChanged({ clientId: 'adopted-o9', orderId: 'o9', tokenId: 'Y', market: 'm', side: 'SELL', price: 5600, size: 500, filled: 0, state: 'live', createdMs: 3, updatedMs: 3 });
+    s.fill(fill({ orderId: 'o9', side: 'SELL', price: 5600, size: 200, tradeId: 't9', timeMs: 4 }));
+    s.close();
+    s = new Store(path, silentLogger);
+    expect(s.openOrders().map((o) => [o.clientId, o.orderId, o.state])).toEqual([['adopted-o9', 'o9', 'live']]);
+    expect(s.fills().map((f) => f.tradeId)).toEqual(['t9']);
+    s.close();
+  });
+
   it('PnL snapshots record cash plus holdings', () => {
     const s = new Store(tmpDb(), silentLogger);
     s.fill(fill());
