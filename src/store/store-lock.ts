@@ -1,17 +1,20 @@
-// One daemon per store: a lock file beside the database (<db>.lock, holding the owner's pid and,
-// on Linux, its command line), taken before the store opens and removed at stop. A second daemon on
-// the same store would adopt the first's orders, write the same rows, and at its own stop send a
-// cancel-all, which is account-wide: the first daemon's quotes gone. A lock whose pid is not
-// running (a SIGKILL, a crash), is this process's own (a container restarts with the same pid), or
-// now runs another command line (a reboot gave the pid to another program) is taken over.
-import { openSync, readFileSync, rmSync, writeSync, closeSync } from 'node:fs';
+// One daemon per store: a second daemon on the same store would adopt the first's orders, write the
+// same rows, and at its own stop send a cancel-all, which is account-wide: the first's quotes gone.
+// The lock is the kernel's: SQLite's exclusive lock on <db>.lock (a database of its own, kept in
+// exclusive locking mode for the process's life), so it holds whatever pids the processes have (two
+// containers on one volume may both be pid 1) and is released however the holder dies (a SIGKILL
+// too); no pid check, no race between two takers. <db>.lock.pid names the holder for the refusal.
+// The file is never removed: a holder that unlinked it at release could leave a later taker
+// locking a file nobody else opens. A text lock an older makerd left is read the old way.
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 
 export class StoreLockedError extends Error {
   constructor(
     readonly lockPath: string,
     readonly pid: number,
   ) {
-    super(`in use by another makerd (pid ${pid}; its lock ${lockPath})`);
+    super(`in use by another makerd (${Number.isSafeInteger(pid) ? `pid ${pid}` : 'pid unknown'}; its lock ${lockPath})`);
     this.name = 'StoreLockedError';
   }
 }
@@ -35,50 +38,77 @@ function commandLine(pid: number | 'self'): string | undefined {
   }
 }
 
-/** Whether the lock's holder still runs: its pid runs and, when the lock names a command line, runs that one. */
-function holding(pid: number, cmd: string | undefined): boolean {
-  if (!running(pid)) return false;
-  if (cmd === undefined || cmd === '') return true; // an older lock: the pid alone
+/**
+ * An older makerd's text lock (its pid, and on Linux its command line): held while that pid runs
+ * that command line; taken over when it is gone, is ours (a container restarted with the same pid),
+ * or the pid now runs another program (a reboot). Returns the holder's pid, or undefined when stale.
+ */
+function textLockHolder(path: string): number | undefined {
+  let pid = NaN;
+  let cmd: string | undefined;
+  try {
+    const [first, ...rest] = readFileSync(path, 'latin1').split('\n');
+    pid = Number.parseInt(first, 10);
+    cmd = rest.join('\n');
+  } catch {
+    return undefined;
+  }
+  if (!(Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && running(pid))) return undefined;
+  if (cmd === undefined || cmd === '') return pid;
   const now = commandLine(pid);
-  return now === undefined || now === cmd;
+  return now === undefined || now === cmd ? pid : undefined;
 }
 
-export class StoreLock {
-  private constructor(private readonly path: string) {}
+const isCode = (e: unknown, code: string): boolean => (e as { code?: string }).code === code;
 
-  /** Takes the lock of the store at `dbPath`; throws StoreLockedError when a running process holds it. */
+export class StoreLock {
+  private constructor(
+    private readonly db: Database.Database,
+    private readonly pidPath: string,
+  ) {}
+
+  /** Takes the lock of the store at `dbPath`; throws StoreLockedError while another process (or another taker in this one) holds it. */
   static acquire(dbPath: string): StoreLock {
     const path = `${dbPath}.lock`;
+    const pidPath = `${path}.pid`;
     for (let attempt = 0; attempt < 2; attempt++) {
+      let db: Database.Database | undefined;
       try {
-        const fd = openSync(path, 'wx');
-        try {
-          const cmd = commandLine('self');
-          // latin1 both ways: the command line is read as bytes, and written back byte for byte
-          writeSync(fd, cmd === undefined ? String(process.pid) : `${process.pid}\n${cmd}`, null, 'latin1');
-        } finally {
-          closeSync(fd);
-        }
-        return new StoreLock(path);
+        db = new Database(path, { timeout: 0 });
+        db.pragma('locking_mode = EXCLUSIVE');
+        // the first write takes the exclusive lock, kept until the connection closes
+        db.exec('CREATE TABLE IF NOT EXISTS holder (pid INTEGER NOT NULL); DELETE FROM holder;');
+        db.prepare('INSERT INTO holder (pid) VALUES (?)').run(process.pid);
       } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+        db?.close();
+        if (isCode(e, 'SQLITE_BUSY')) throw new StoreLockedError(path, heldBy(pidPath));
+        if (!isCode(e, 'SQLITE_NOTADB')) throw e;
+        // an older makerd's text lock
+        const pid = textLockHolder(path);
+        if (pid !== undefined) throw new StoreLockedError(path, pid);
+        rmSync(path, { force: true });
+        continue;
       }
-      let pid = NaN;
-      let cmd: string | undefined;
-      try {
-        const [first, ...rest] = readFileSync(path, 'latin1').split('\n');
-        pid = Number.parseInt(first, 10);
-        cmd = rest.join('\n');
-      } catch {
-        // gone meanwhile, or unreadable: taken over below
-      }
-      if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && holding(pid, cmd)) throw new StoreLockedError(path, pid);
-      rmSync(path, { force: true }); // stale: its process is gone
+      const cmd = commandLine('self');
+      // latin1 both ways: the command line is read as bytes, and written back byte for byte
+      writeFileSync(pidPath, cmd === undefined ? `${process.pid}\n` : `${process.pid}\n${cmd}`, 'latin1');
+      return new StoreLock(db, pidPath);
     }
     throw new StoreLockedError(path, NaN);
   }
 
   release(): void {
-    rmSync(this.path, { force: true });
+    // the name first: once the lock is free, the next holder writes its own
+    rmSync(this.pidPath, { force: true });
+    this.db.close();
+  }
+}
+
+/** The holder's pid as it wrote it beside the lock (NaN when unknown). */
+function heldBy(pidPath: string): number {
+  try {
+    return Number.parseInt(readFileSync(pidPath, 'latin1').split('\n')[0], 10);
+  } catch {
+    return NaN;
   }
 }
