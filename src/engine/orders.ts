@@ -261,7 +261,7 @@ export class OrderTracker {
     this.setFilled(o, filled);
     if (filled >= o.size) this.move(o, 'filled', nowMs);
     else if (o.state === 'live') this.move(o, 'partially_filled', nowMs);
-    else o.updatedMs = nowMs;
+    else this.filledMoved(o, nowMs);
   }
 
   /** A user-channel order event. Ambiguous orders are matched by their terms (the venue never saw our client id). */
@@ -299,11 +299,15 @@ export class OrderTracker {
     }
     // a fill recovered for an order already stored as filled (a crash between the two, before
     // they were one write) cannot fill it twice
+    const before = o.filled;
     this.setFilled(o, o.state === 'filled' ? Math.min(o.size, o.filled + add) : o.filled + add);
     if (o.filled >= o.size) {
       if (o.state !== 'filled') this.move(o, 'filled', nowMs);
+      else if (o.filled !== before) this.filledMoved(o, nowMs);
     } else if (o.state === 'live' || o.state === 'pending_new' || o.state === 'ambiguous') {
       this.move(o, 'partially_filled', nowMs);
+    } else if (o.filled !== before) {
+      this.filledMoved(o, nowMs);
     } else {
       o.updatedMs = nowMs;
     }
@@ -314,9 +318,11 @@ export class OrderTracker {
   reverseFill(orderId: string, size: number, nowMs: number): TrackedOrder | undefined {
     const o = this.byOrderId.get(orderId);
     if (!o) return undefined;
+    const before = o.filled;
     this.setFilled(o, Math.max(0, o.filled - size));
     if (o.state === 'filled') this.move(o, o.filled > 0 ? 'partially_filled' : 'live', nowMs);
     else if (o.state === 'partially_filled' && o.filled === 0) this.move(o, 'live', nowMs);
+    else if (o.filled !== before) this.filledMoved(o, nowMs);
     else o.updatedMs = nowMs;
     return o;
   }
@@ -464,6 +470,12 @@ export class OrderTracker {
       if (o.side === 'BUY') this.openBuyCostSum += o.price * (o.filled - filled);
     }
     o.filled = filled;
+  }
+
+  /** `filled` changed and the state did not: told all the same (the journal stores every change of filled). */
+  private filledMoved(o: TrackedOrder, nowMs: number): void {
+    o.updatedMs = nowMs;
+    this.emit(o, o.state);
   }
 
   private emit(o: TrackedOrder, from: OrderState): void {

@@ -43,6 +43,29 @@ describe('order state machine', () => {
     expect(o.filled).toBe(300);
   });
 
+  it('every change of filled is told (the journal stores it), a fill that leaves the state as it was included', () => {
+    // found in review: a second partial fill changed only `filled`, nothing was told, the store kept
+    // the first one's; a restart then restored a phantom resting size
+    const tr = new OrderTracker();
+    const seen: Array<[string, number]> = [];
+    tr.onChange((o) => seen.push([o.state, o.filled]));
+    tr.create({ clientId: 'c1', ...base });
+    tr.placeResult({ clientId: 'c1', ok: true, orderId: 'X', status: 'live' }, 1);
+    tr.applyFill('X', 300, 2);
+    tr.applyFill('X', 300, 3);
+    const o = tr.get('c1') as TrackedOrder;
+    tr.matchedAtLeast(o, 800, 4);
+    tr.reverseFill('X', 100, 5);
+    expect(seen).toEqual([
+      ['pending_new', 0],
+      ['live', 0],
+      ['partially_filled', 300],
+      ['partially_filled', 600],
+      ['partially_filled', 800],
+      ['partially_filled', 700],
+    ]);
+  });
+
   it('rejected by the venue', () => {
     const tr = new OrderTracker();
     const o = tr.create({ clientId: 'c1', ...base });
