@@ -213,6 +213,17 @@ export class Limiter {
     if (this.queued > 0) this.pump();
   }
 
+  /**
+   * The server counts a scope's window full until resetAtMs (a 429 with nothing remaining): ours is
+   * made full too, its slots coming back one at a time from then (SlidingWindow.saturate). A
+   * per-signer bucket is not a window: its remaining tokens come in its own header.
+   */
+  saturate(scope: Scope, resetAtMs: number): void {
+    if (scope.bucket) return;
+    const w = this.window(scope);
+    if (w instanceof SlidingWindow) w.saturate(this.clock.now(), resetAtMs);
+  }
+
   pausedUntil(scopeId: string): number {
     return this.paused.get(scopeId) ?? 0;
   }

@@ -60,6 +60,30 @@ export class SlidingWindow {
     return this.count < this.limit ? nowMs : this.ring[this.head] + this.windowMs + this.holdMs;
   }
 
+  /**
+   * The server says this window is full until resetAtMs (a 429 with nothing remaining) while this
+   * log may hold fewer grants (another process on the key): the log is made full so that its slots
+   * come back one at a time from resetAtMs, one per windowMs / limit, as a full sliding window's do,
+   * and no grant of ours leaves before it would have. Not all at once at the reset: a queue drained
+   * then into a window the server still counts full would be answered 429 request by request.
+   */
+  saturate(nowMs: number, resetAtMs: number): void {
+    this.evict(nowMs);
+    if (this.count >= this.limit || !(resetAtMs > nowMs)) return;
+    const span = this.windowMs + this.holdMs;
+    const step = this.windowMs / this.limit;
+    const missing = this.limit - this.count;
+    // rank k leaves at the later of the server's k-th slot and our own k-th grant's leaving (ours ranked last)
+    const leave = new Float64Array(this.limit);
+    for (let k = 0; k < this.limit; k++) {
+      const ours = k >= missing ? this.ring[(this.head + k - missing) % this.limit] + span : -Infinity;
+      leave[k] = Math.max(resetAtMs + k * step, ours);
+    }
+    for (let k = 0; k < this.limit; k++) this.ring[k] = leave[k] - span;
+    this.head = 0;
+    this.count = this.limit;
+  }
+
   /** Remaining slots at nowMs (for X-RateLimit-Remaining). */
   remaining(nowMs: number): number {
     return this.limit - this.used(nowMs);

@@ -306,6 +306,8 @@ export class Transport {
         // a trading 429 that names no scope of ours is the venue's per-signer bucket: it holds every endpoint the bucket spans
         const held = limitHeader === undefined && bucket ? bucket : scope;
         if (resetAt !== undefined && held !== undefined) limiter.pause(held.id, resetAt);
+        // nothing remaining: the venue's window is full, whatever ours holds (another process on the key)
+        if (resetAt !== undefined && scope !== undefined && header(res.headers, 'x-ratelimit-remaining')?.trim() === '0') limiter.saturate(scope, resetAt);
         this.log.warn(
           {
             method,

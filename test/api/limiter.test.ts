@@ -17,6 +17,29 @@ describe('SlidingWindow', () => {
     expect(w.used(1000)).toBe(3);
     expect(w.remaining(2021)).toBe(3);
   });
+  it('saturate(): the server says the window is full until a reset (our log short of its: another process on the key); its slots come back one at a time from then, never all at once', () => {
+    const w = new SlidingWindow(10, 1000);
+    w.record(0); // one real grant of ours, leaving at 1000
+    w.saturate(100, 300);
+    expect(w.used(100)).toBe(10);
+    // nothing before the reset; then one slot per window / limit (100 ms)
+    const free: number[] = [];
+    for (let t = 100; t <= 2000; t += 10) {
+      while (w.tryAcquire(t)) free.push(t);
+    }
+    expect(free.slice(0, 4)).toEqual([300, 400, 500, 600]);
+    // our own grant's slot counts until it leaves, as ever: never more than 10 in a window
+    for (let i = 0; i < free.length; i++) expect(free.filter((t) => t > free[i] - 1000 && t <= free[i]).length).toBeLessThanOrEqual(10);
+    // a window already full, or a reset already past, changes nothing
+    const full = new SlidingWindow(2, 1000);
+    full.record(0);
+    full.record(5);
+    full.saturate(10, 500);
+    expect(full.nextFreeAt(10)).toBe(1000);
+    const past = new SlidingWindow(2, 1000);
+    past.saturate(10, 5);
+    expect(past.used(10)).toBe(0);
+  });
   it('rejects bad parameters', () => {
     expect(() => new SlidingWindow(0, 10)).toThrow(RangeError);
     expect(() => new SlidingWindow(2, 0)).toThrow(RangeError);

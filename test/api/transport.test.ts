@@ -292,6 +292,14 @@ describe('transport: 429', () => {
     expect(Date.now() - t0).toBeGreaterThanOrEqual(140);
     expect(limiter.pausedUntil('clob:GET /book')).toBeGreaterThan(0);
     expect(limiter.pausedUntil('clob')).toBe(0);
+    // the venue's window is full (Remaining 0) though ours held one request: ours is counted full
+    // too, its slots coming back one per 10 s / 100 from the reset, not all at once (each of a
+    // drained queue would be answered 429 again)
+    const book = limiter.scopesOf('clob', 'GET', '/book').find((s) => s.id === 'clob:GET /book');
+    if (!book) throw new Error('no GET /book scope');
+    const now = limiter.clock.now();
+    expect(limiter.window(book).used(now)).toBe(100);
+    expect(limiter.window(book).nextFreeAt(now) - now).toBeGreaterThan(40);
   });
   it('the 429 pauses the scope whose limit X-RateLimit-Limit names', async () => {
     let n = 0;
