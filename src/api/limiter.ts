@@ -166,9 +166,44 @@ export class Limiter {
     return w;
   }
 
-  /** Resolves when the request may be sent; it then already counts in every scope. */
-  acquire(scopes: ReadonlyArray<Scope>, priority: number = PRIORITY.normal, cost = 1): Promise<void> {
-    return new Promise((resolve, reject) => this.submit(scopes, priority, resolve, cost, reject));
+  /**
+   * Resolves when the request may be sent; it then already counts in every scope. `signal`: the
+   * caller gives up (its deadline): a wait still queued leaves the queue and rejects, so it takes
+   * no slot later (a throttled scope's capacity is what is short then) and holds up nothing behind it.
+   */
+  acquire(scopes: ReadonlyArray<Scope>, priority: number = PRIORITY.normal, cost = 1, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const e = this.enqueue(scopes, priority, resolve, cost, reject);
+      if (e && signal) {
+        const drop = (): void => {
+          if (this.withdraw(e)) reject(signal.reason);
+        };
+        signal.addEventListener('abort', drop, { once: true });
+        // granted: the listener is no longer needed
+        e.grant = () => {
+          signal.removeEventListener('abort', drop);
+          resolve();
+        };
+      }
+    });
+  }
+
+  /** Takes a queued entry out (true), or false when it is no longer queued (granted, refused). */
+  private withdraw(e: Entry): boolean {
+    for (const q of this.queues) {
+      const i = q.indexOf(e);
+      if (i < 0) continue;
+      q.splice(i, 1);
+      this.queued--;
+      // what waited behind it on its scopes may go now
+      this.pump();
+      return true;
+    }
+    return false;
   }
 
   /**
@@ -192,18 +227,25 @@ export class Limiter {
    * when the tier falls while it waits, so it holds no scope.
    */
   submit(scopes: ReadonlyArray<Scope>, priority: number, grant: () => void, cost = 1, refuse?: (err: Error) => void): void {
+    this.enqueue(scopes, priority, grant, cost, refuse);
+  }
+
+  /** submit(), returning the entry while it waits in the queue (undefined: granted or refused already). */
+  private enqueue(scopes: ReadonlyArray<Scope>, priority: number, grant: () => void, cost: number, refuse?: (err: Error) => void): Entry | undefined {
     if (this.tryAcquire(scopes, cost)) {
       grant();
-      return;
+      return undefined;
     }
     const windows = scopes.map((s) => this.window(s));
     const ids = scopes.map((s) => s.id);
     const e: Entry = { windows, ids, cost, grant, refuse };
-    if (this.overBurst(e)) return;
+    if (this.overBurst(e)) return undefined;
     const level = Math.min(LEVELS - 1, Math.max(0, Math.trunc(priority)));
     this.queues[level].push(e);
     this.queued++;
     this.pump();
+    // granted in that pump: nothing left to withdraw
+    return this.queues[level].includes(e) ? e : undefined;
   }
 
   /** Stops granting on a scope until untilMs (a 429 answered with X-RateLimit-Reset). */

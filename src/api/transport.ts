@@ -265,15 +265,21 @@ export class Transport {
     for (let attempt = 1; ; attempt++) {
       // granted at once: no await, so the request is dispatched in the caller's turn (a quote
       // leaves with the frame that caused it); otherwise wait in the limiter's queue (never sent
-      // when the deadline comes first: the slot it is granted later goes unused)
-      if (
-        !limiter.tryAcquire(scopes, cost) &&
-        (await settleWithin(
-          limiter.acquire(scopes, priority, cost).then(() => true),
+      // when the deadline comes first: the wait then leaves the queue, taking no slot later)
+      if (!limiter.tryAcquire(scopes, cost)) {
+        const giveUp = new AbortController();
+        const granted = await settleWithin(
+          limiter.acquire(scopes, priority, cost, giveUp.signal).then(
+            () => true,
+            (e: unknown) => (giveUp.signal.aborted ? false : Promise.reject(e)),
+          ),
           deadlineAt - performance.now(),
-        )) !== true
-      )
-        throw overdue();
+        );
+        if (granted !== true) {
+          giveUp.abort();
+          throw overdue();
+        }
+      }
       let res: RawResponse;
       try {
         res = await this.send(spec, bodyText, deadlineAt);

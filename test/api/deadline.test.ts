@@ -78,3 +78,28 @@ describe('transport: an overall deadline per kind of call', () => {
     expect(r.ms).toBeLessThan(1400);
   });
 });
+
+describe('transport: a deadline that comes while the request waits for a rate-limit slot', () => {
+  it('ends the wait: the request leaves the limiter queue and takes no slot when the scope frees', async () => {
+    // found in review: the wait stayed queued, and when the pause ended it was granted a slot it
+    // never used, ahead of the requests still wanted (a cancel-all retried every second added one each time)
+    const clock = new WallClock({ keepAlive: true });
+    const limiter = new Limiter({ clock });
+    const t = new Transport({ api: 'clob', baseUrl: srv.url, http: { ...testHttp, ...deadlines }, retry: testRetry, limiter });
+    try {
+      limiter.pause('clob:DELETE /order:burst', clock.now() + 2000);
+      const before = srv.requests.length;
+      const t0 = Date.now();
+      const err = await t.request({ method: 'DELETE', path: '/order', body: { orderID: 'x' } }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(DeadlineError);
+      expect(Date.now() - t0).toBeLessThan(1500);
+      expect(limiter.waiting).toBe(0);
+      const scope = limiter.scopesOf('clob', 'DELETE', '/order').find((s) => s.id === 'clob:DELETE /order:burst');
+      if (!scope) throw new Error('no DELETE /order scope');
+      expect(limiter.window(scope).used(clock.now())).toBe(0);
+      expect(srv.requests.length).toBe(before);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -226,6 +226,27 @@ describe('Limiter behaviour', () => {
     clock.advanceTo(free);
     expect(order).toEqual([`cancel@${free}`, `place@${free}`]);
   });
+  it("a wait given up (its signal aborted: the caller's deadline) leaves the queue: it takes no slot later, and what waits behind it goes first", async () => {
+    const clock = new VirtualClock(1000);
+    const limiter = new Limiter({ clock });
+    const book = scopesFor('clob', 'GET', '/book');
+    limiter.pause('clob:GET /book', 5000);
+    const ac = new AbortController();
+    const given = limiter.acquire(book, PRIORITY.normal, 1, ac.signal);
+    let later = -1;
+    limiter.submit(book, PRIORITY.normal, () => (later = clock.now()));
+    expect(limiter.waiting).toBe(2);
+    ac.abort();
+    await expect(given).rejects.toThrow();
+    expect(limiter.waiting).toBe(1);
+    clock.advanceTo(5000);
+    expect(later).toBe(5000);
+    const w = limiter.window(book.find((s) => s.id === 'clob:GET /book') as Scope);
+    expect(w.used(5000)).toBe(1); // the one that still wanted it
+    // a signal already aborted is refused at once, and queues nothing
+    await expect(limiter.acquire(book, PRIORITY.normal, 1, AbortSignal.abort())).rejects.toThrow();
+    expect(limiter.waiting).toBe(0);
+  });
   it('pause() blocks a scope until the given time, then the queue drains', async () => {
     const clock = new VirtualClock(1000);
     const limiter = new Limiter({ clock });
