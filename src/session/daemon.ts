@@ -605,10 +605,33 @@ export class Daemon implements StatusSource {
     }
     // A fill matched just before the cancel may still be on its way over the user channel:
     // ask the venue for the run's trades so the store has every fill before it closes.
-    await reconcileWithVenue(this.engine, this.venue, this.startedMs - HOUR, log).catch((err: unknown) => log.warn({ err }, 'final trade reconciliation failed'));
+    const reconciled = await reconcileWithVenue(this.engine, this.venue, this.startedMs - HOUR, log).then(
+      () => true,
+      (err: unknown) => {
+        log.warn({ err }, 'final trade reconciliation failed');
+        return false;
+      },
+    );
+    // an order that look-up found resting which the list above did not show (a place that landed
+    // after it was read, bound now): cancelled by id too, reported if the venue does not confirm it
+    let late: string[] = [];
+    if (left && reconciled) {
+      const listed = new Set(left);
+      for (const o of this.engine.orders.open()) if (o.orderId !== undefined && !listed.has(o.orderId)) late.push(o.orderId);
+    }
+    if (late.length) {
+      log.warn({ late: late.length }, 'stopping: orders the final look-up found resting; cancelling them by id');
+      try {
+        const r = await this.venue.cancelOrders(late);
+        const done = new Set(r.canceled);
+        late = late.filter((id) => !done.has(id));
+      } catch (err) {
+        log.error({ err }, 'final cancel of the orders the look-up found failed');
+      }
+    }
     // the venue's list unread: every order we still hold open is unconfirmed; read, it cannot name
     // a place never answered (no venue id yet), which may still rest there
-    return left ? [...left, ...this.trackedOpen(true)] : this.trackedOpen();
+    return left ? [...left, ...late, ...this.trackedOpen(true)] : this.trackedOpen();
   }
 
   /** Orders we hold as not finished: venue ids, or client:ID where the place was never answered (only those: `unanswered`). */
