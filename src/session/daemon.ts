@@ -595,13 +595,7 @@ export class Daemon implements StatusSource {
     }
     if (left?.length) {
       log.warn({ left: left.length }, 'orders still open after cancel-all; cancelling them by id');
-      try {
-        const r = await this.venue.cancelOrders(left);
-        const done = new Set(r.canceled);
-        left = left.filter((id) => !done.has(id));
-      } catch (err) {
-        log.error({ err }, 'final cancel failed');
-      }
+      left = await this.cancelLeft(left, 'final cancel failed');
     }
     // A fill matched just before the cancel may still be on its way over the user channel:
     // ask the venue for the run's trades so the store has every fill before it closes.
@@ -621,17 +615,23 @@ export class Daemon implements StatusSource {
     }
     if (late.length) {
       log.warn({ late: late.length }, 'stopping: orders the final look-up found resting; cancelling them by id');
-      try {
-        const r = await this.venue.cancelOrders(late);
-        const done = new Set(r.canceled);
-        late = late.filter((id) => !done.has(id));
-      } catch (err) {
-        log.error({ err }, 'final cancel of the orders the look-up found failed');
-      }
+      late = await this.cancelLeft(late, 'final cancel of the orders the look-up found failed');
     }
     // the venue's list unread: every order we still hold open is unconfirmed; read, it cannot name
     // a place never answered (no venue id yet), which may still rest there
     return left ? [...left, ...late, ...this.trackedOpen(true)] : this.trackedOpen();
+  }
+
+  /** Cancels these orders by id at stop; returns those the venue did not confirm cancelled (all of them when the call failed). */
+  private async cancelLeft(ids: string[], failed: string): Promise<string[]> {
+    try {
+      const r = await this.venue.cancelOrders(ids);
+      const done = new Set(r.canceled);
+      return ids.filter((id) => !done.has(id));
+    } catch (err) {
+      this.o.log.error({ err }, failed);
+      return ids;
+    }
   }
 
   /** Orders we hold as not finished: venue ids, or client:ID where the place was never answered (only those: `unanswered`). */

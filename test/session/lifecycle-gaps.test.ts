@@ -396,17 +396,18 @@ describe("the venue's dead-man switch not known to be armed", () => {
 });
 
 describe('a stop with a place unanswered', () => {
-  it("reports the unanswered place (client:ID) though the venue's list was read, when the last look-up could not settle it", async () => {
-    const { emu, daemon, proxy, owner } = await launch({
-      proxy: true,
-      params: stressSyntheticParams,
-      // the held place is cut by its deadline inside the shutdown bound
-      overrides: { http: { placeDeadlineMs: 1500 } },
-    });
-    const p = proxy as Proxy;
-    await until('our quotes resting', () => emu.exchange.openOrders(owner).length > 0, 15_000);
+  /** A daemon quoting through the proxy, a place of its held unanswered (cut by its deadline inside the shutdown bound). */
+  async function withPlaceHeld(): Promise<Running & { p: Proxy }> {
+    const r = await launch({ proxy: true, params: stressSyntheticParams, overrides: { http: { placeDeadlineMs: 1500 } } });
+    const p = r.proxy as Proxy;
+    await until('our quotes resting', () => r.emu.exchange.openOrders(r.owner).length > 0, 15_000);
     p.holdPlaces = true;
     await until('a place held', () => p.held > 0, 10_000);
+    return { ...r, p };
+  }
+
+  it("reports the unanswered place (client:ID) though the venue's list was read, when the last look-up could not settle it", async () => {
+    const { emu, daemon, p, owner } = await withPlaceHeld();
     const unanswered = [...daemon.engine.orders.open()].filter((o) => o.orderId === undefined).map((o) => `client:${o.clientId}`);
     expect(unanswered.length).toBeGreaterThan(0);
     // the list of open orders reads, the trades do not: nothing tells whether the place landed
@@ -420,15 +421,7 @@ describe('a stop with a place unanswered', () => {
   it('cancels by id a place that landed after the final list was read, which the last look-up then found resting (the stop does not end with it resting)', async () => {
     // found in review: the last look-up bound it (live, with its venue id), and the stop reported
     // only orders without one: exit 0, "unconfirmed 0", an order resting (no dead-man switch here)
-    const { emu, daemon, proxy, owner } = await launch({
-      proxy: true,
-      params: stressSyntheticParams,
-      overrides: { http: { placeDeadlineMs: 1500 } },
-    });
-    const p = proxy as Proxy;
-    await until('our quotes resting', () => emu.exchange.openOrders(owner).length > 0, 15_000);
-    p.holdPlaces = true;
-    await until('a place held', () => p.held > 0, 10_000);
+    const { emu, daemon, p, owner } = await withPlaceHeld();
     p.landHeldAfterNextList = true;
     const rep: StopReport = await bounded(daemon.stop('test'), 20_000, 'stop');
     expect(p.landHeldAfterNextList).toBe(false); // the held places did land, after the list
