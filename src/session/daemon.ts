@@ -593,6 +593,8 @@ export class Daemon implements StatusSource {
     } catch (err) {
       log.warn({ err }, "stopping: the venue's open orders could not be read");
     }
+    // every order the list showed, cancelled by id below or not: the look-up's finds are checked against it
+    const listed = new Set(left);
     if (left?.length) {
       log.warn({ left: left.length }, 'orders still open after cancel-all; cancelling them by id');
       left = await this.cancelLeft(left, 'final cancel failed');
@@ -610,7 +612,6 @@ export class Daemon implements StatusSource {
     // after it was read, bound now): cancelled by id too, reported if the venue does not confirm it
     let late: string[] = [];
     if (left && reconciled) {
-      const listed = new Set(left);
       for (const o of this.engine.orders.open()) if (o.orderId !== undefined && !listed.has(o.orderId)) late.push(o.orderId);
     }
     if (late.length) {

@@ -297,11 +297,16 @@ export class SimulatedVenue implements Venue {
       crossed = o.status === 'LIVE' && (o.side === 'BUY' ? ask <= o.price : bid >= o.price);
     }
     if (!crossed) return;
-    for (const r of [...t.orders]) if (r.o.status === 'LIVE') this.fillMaker(t, r, this.meet(t.book, r.o));
+    for (const r of [...t.orders]) if (r.o.status === 'LIVE') this.fillMaker(t, r, this.meet(t, r.o));
   }
 
-  /** Takes from the external levels crossing our resting order what they hold beyond our takes, up to its remainder; returns the size. */
-  private meet(book: SimBook, o: SimOrder): number {
+  /**
+   * Takes from the external levels crossing our resting order what they hold beyond our takes, up
+   * to its remainder, from the other token's mirrored levels too (as take does); returns the size.
+   */
+  private meet(t: SimToken, o: SimOrder): number {
+    const book = t.book;
+    const sibling = this.sibling(t);
     const buy = o.side === 'BUY';
     const oppSide = opposite(o.side);
     let met = 0;
@@ -312,6 +317,7 @@ export class SimulatedVenue implements Venue {
       if (buy ? p > o.price : p < o.price || p === 0) break;
       const q = Math.min(rem, book.available(oppSide, p));
       book.take(oppSide, p, q);
+      sibling?.book.take(o.side, PRICE_SCALE - p, q);
       met += q;
     }
     return met;

@@ -422,6 +422,30 @@ describe('SimulatedVenue: what our takers take from one token is gone from the o
   });
 });
 
+describe('SimulatedVenue: liquidity that crosses our resting orders on both tokens is met once', () => {
+  it('a YES ask at 0.51 and its mirror, the NO bid at 0.49, crossing our YES BUY 0.51 and NO SELL 0.49, fill 50 shares in all, not 100', async () => {
+    const { venue, trades } = setup();
+    venue.holdShares(NO, 5000);
+    const yesBid = await placeLive(venue, req({ tokenId: YES, side: 'BUY', price: 5100, size: 5000 }));
+    const noAsk = await placeLive(venue, req({ tokenId: NO, side: 'SELL', price: 4900, size: 5000 }));
+    // one update shows the same 50 shares on both books (a NO BUY at 0.49 is a YES SELL at 0.51)
+    venue.onMarketEvent({
+      type: 'price_change',
+      market: M,
+      timestampMs: 1,
+      timestampStr: '1',
+      format: 'current',
+      changes: [
+        { assetId: YES, side: 'SELL', price: 5100, size: 5000, priceStr: '', sizeStr: '' },
+        { assetId: NO, side: 'BUY', price: 4900, size: 5000, priceStr: '', sizeStr: '' },
+      ],
+    });
+    const filled = trades().reduce((s, t) => s + t.size, 0);
+    expect(filled).toBe(5000);
+    expect([venue.order(yesBid)?.sizeMatched ?? 0, venue.order(noAsk)?.sizeMatched ?? 0].sort()).toEqual([0, 5000]);
+  });
+});
+
 describe('SimulatedVenue: a trade printed on one token fills our orders on the other', () => {
   // The venue matches a BUY of YES at p with a BUY of NO at 1 - p (and a SELL with a SELL), and
   // prints the trade once, on the taker's token (every real capture; the emulator too). An ask
