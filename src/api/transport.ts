@@ -189,6 +189,8 @@ export class Transport {
   private readonly sleep: (ms: number) => Promise<void>;
   private closed = false;
   /** 425s (the venue's matching engine restarting): how many waits in a row, and until when the current one holds (limiter clock). */
+  /** Order submits answered 429 in a row (a submit that goes through ends the run): each pauses longer. */
+  private submit429s = 0;
   private notReadyWaits = 0;
   private notReadyUntil = -Infinity;
   /** Told of every attempt (undefined: nothing is measured). */
@@ -326,8 +328,16 @@ export class Transport {
           'rate limited (429)',
         );
         // a submit is not retried: the venue took nothing, and this signed quote would go out stale
-        // after the wait; the scope's pause holds the caller's newest until then (as after a 425)
-        if (submit) throw new RateLimitError(method, path, resetAt, true);
+        // after the wait; the scope's pause holds the caller's newest until then (as after a 425).
+        // Always a pause, at least a backoff growing with the 429s in a row: a 429 naming no reset
+        // (or no scope of ours) would otherwise have the newest quote resent at the debounce
+        if (submit) {
+          this.submit429s++;
+          const until = Math.max(resetAt ?? 0, now + this.backoffMs(Math.min(this.submit429s, 16)));
+          const target = held ?? bucket ?? scopes.find((s) => s !== CLOB_GENERAL && s !== GENERAL);
+          if (target) limiter.pause(target.id, until);
+          throw new RateLimitError(method, path, until, true);
+        }
         const pauseLeft = resetAt !== undefined ? resetAt - now : 0;
         // a paused scope makes the limiter's acquire wait out pauseLeft, so only the rest of the
         // backoff is slept here; with nothing paused this sleep is the only wait the venue's reset gets
@@ -345,6 +355,7 @@ export class Transport {
         }
         throw err;
       }
+      if (submit && res.status < 300) this.submit429s = 0;
       // an order request gone through (a place or a cancel; a heartbeat's answer says nothing of the matching engine)
       if (this.notReadyWaits > 0 && res.status < 300 && kind !== 'read' && !path.endsWith('/heartbeats')) {
         this.notReadyWaits = 0;

@@ -359,6 +359,35 @@ describe('transport: 429', () => {
     expect(read.count).toBe(2);
     expect(read.result).toEqual({ bids: [], asks: [] });
   });
+  it('a POST /order 429 naming no reset still pauses the order scope, longer at each 429 in a row (the newest quote would otherwise be resent at the debounce, ten times a second)', async () => {
+    const limiter = new Limiter({ clock: new WallClock({ keepAlive: true }) });
+    const t = transport({ limiter });
+    const held = () => Math.max(...limiter.scopesOf('clob', 'POST', '/order').map((s) => limiter.pausedUntil(s.id))) - limiter.clock.now();
+    try {
+      handler = (_q, res) => send(res, 429, { error: 'slow down' });
+      const waits: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        // each once the previous pause is over (the scheduler waits for it)
+        const wait = held();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait + 5));
+        const err = await t.request({ method: 'POST', path: '/order', body: {} }).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(RateLimitError);
+        waits.push(held());
+      }
+      expect(waits[0]).toBeGreaterThan(0);
+      expect(waits[1]).toBeGreaterThan(waits[0]);
+      expect(waits[2]).toBeGreaterThan(waits[1]);
+      // one that goes through ends the run: the next 429 waits the first step again
+      handler = (_q, res) => send(res, 200, { success: true, orderID: 'o1', errorMsg: '' });
+      await new Promise((r) => setTimeout(r, held() + 5));
+      await t.request({ method: 'POST', path: '/order', body: {} });
+      handler = (_q, res) => send(res, 429, { error: 'slow down' });
+      await t.request({ method: 'POST', path: '/order', body: {} }).catch(() => undefined);
+      expect(held()).toBeLessThanOrEqual(waits[0] + 5);
+    } finally {
+      await t.close();
+    }
+  });
   // the venue's per-signer order and cancel buckets (docs.polymarket.com/api-reference/trading-rate-limits):
   // a 429 names its wait in Retry-After (seconds) and Poly-RateLimit-Reset (epoch seconds), not X-RateLimit-Reset
   it('a per-signer 429 (Retry-After, Poly-RateLimit-Reset) pauses every endpoint of that bucket until then', async () => {
