@@ -1,12 +1,13 @@
 // One daemon per store: a second daemon on the same store would adopt the first's orders, write the
 // same rows, and at its own stop send a cancel-all, which is account-wide: the first's quotes gone.
-// The lock is the kernel's: SQLite's exclusive lock on <db>.lock (a database of its own, kept in
+// The lock is the kernel's: SQLite's exclusive lock on <db>.lock.db (a database of its own, kept in
 // exclusive locking mode for the process's life), so it holds whatever pids the processes have (two
 // containers on one volume may both be pid 1) and is released however the holder dies (a SIGKILL
-// too); no pid check, no race between two takers. <db>.lock.pid names the holder for the refusal.
-// The file is never removed: a holder that unlinked it at release could leave a later taker
-// locking a file nobody else opens. A text lock an older makerd left is read the old way.
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+// too); no race between two takers. That file is never removed: a holder that unlinked it could
+// leave a later taker locking a file nobody else opens. The holder also writes the text lock older
+// makerds take (<db>.lock: pid and command line), which names it in a refusal and keeps them out;
+// one an older makerd holds is honoured while its process runs.
+import { closeSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import Database from 'better-sqlite3';
 
 export class StoreLockedError extends Error {
@@ -64,50 +65,73 @@ const isCode = (e: unknown, code: string): boolean => (e as { code?: string }).c
 export class StoreLock {
   private constructor(
     private readonly db: Database.Database,
-    private readonly pidPath: string,
+    private readonly textPath: string,
   ) {}
 
   /** Takes the lock of the store at `dbPath`; throws StoreLockedError while another process (or another taker in this one) holds it. */
   static acquire(dbPath: string): StoreLock {
-    const path = `${dbPath}.lock`;
-    const pidPath = `${path}.pid`;
-    for (let attempt = 0; attempt < 2; attempt++) {
-      let db: Database.Database | undefined;
-      try {
-        db = new Database(path, { timeout: 0 });
-        db.pragma('locking_mode = EXCLUSIVE');
-        // the first write takes the exclusive lock, kept until the connection closes
-        db.exec('CREATE TABLE IF NOT EXISTS holder (pid INTEGER NOT NULL); DELETE FROM holder;');
-        db.prepare('INSERT INTO holder (pid) VALUES (?)').run(process.pid);
-      } catch (e) {
-        db?.close();
-        if (isCode(e, 'SQLITE_BUSY')) throw new StoreLockedError(path, heldBy(pidPath));
-        if (!isCode(e, 'SQLITE_NOTADB')) throw e;
-        // an older makerd's text lock
-        const pid = textLockHolder(path);
-        if (pid !== undefined) throw new StoreLockedError(path, pid);
-        rmSync(path, { force: true });
-        continue;
-      }
-      const cmd = commandLine('self');
-      // latin1 both ways: the command line is read as bytes, and written back byte for byte
-      writeFileSync(pidPath, cmd === undefined ? `${process.pid}\n` : `${process.pid}\n${cmd}`, 'latin1');
-      return new StoreLock(db, pidPath);
+    const textPath = `${dbPath}.lock`;
+    const kernelPath = `${dbPath}.lock.db`;
+    let db: Database.Database | undefined;
+    try {
+      db = new Database(kernelPath, { timeout: 0 });
+      db.pragma('locking_mode = EXCLUSIVE');
+      // the first write takes the exclusive lock, kept until the connection closes
+      db.exec('CREATE TABLE IF NOT EXISTS holder (pid INTEGER NOT NULL); DELETE FROM holder;');
+      db.prepare('INSERT INTO holder (pid) VALUES (?)').run(process.pid);
+    } catch (e) {
+      db?.close();
+      if (isCode(e, 'SQLITE_BUSY')) throw new StoreLockedError(kernelPath, textLockPid(textPath));
+      throw e;
     }
-    throw new StoreLockedError(path, NaN);
+    try {
+      writeTextLock(textPath);
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+    return new StoreLock(db, textPath);
   }
 
   release(): void {
-    // the name first: once the lock is free, the next holder writes its own
-    rmSync(this.pidPath, { force: true });
-    this.db.close();
+    // the text first: once the kernel lock is free, the next holder writes its own
+    try {
+      rmSync(this.textPath, { force: true });
+    } finally {
+      this.db.close();
+    }
   }
 }
 
-/** The holder's pid as it wrote it beside the lock (NaN when unknown). */
-function heldBy(pidPath: string): number {
+/**
+ * Writes the text lock older makerds take (held by the kernel lock, so no other makerd of ours
+ * writes it meanwhile): created anew, or over one whose holder is gone; one an older makerd running
+ * holds is not ours to take (StoreLockedError).
+ */
+function writeTextLock(path: string): void {
+  const cmd = commandLine('self');
+  // latin1 both ways: the command line is read as bytes, and written back byte for byte
+  const text = cmd === undefined ? String(process.pid) : `${process.pid}\n${cmd}`;
   try {
-    return Number.parseInt(readFileSync(pidPath, 'latin1').split('\n')[0], 10);
+    const fd = openSync(path, 'wx');
+    try {
+      writeSync(fd, text, null, 'latin1');
+    } finally {
+      closeSync(fd);
+    }
+    return;
+  } catch (e) {
+    if (!isCode(e, 'EEXIST')) throw e;
+  }
+  const pid = textLockHolder(path);
+  if (pid !== undefined) throw new StoreLockedError(path, pid);
+  writeFileSync(path, text, 'latin1');
+}
+
+/** The pid a text lock names (NaN when unreadable or none). */
+function textLockPid(path: string): number {
+  try {
+    return Number.parseInt(readFileSync(path, 'latin1').split('\n')[0], 10);
   } catch {
     return NaN;
   }

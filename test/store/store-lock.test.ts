@@ -1,9 +1,10 @@
 // One daemon per store (store-lock.ts): the lock is the kernel's (SQLite's exclusive lock on
-// <db>.lock), held while the process lives and released when it dies however it dies, so a
+// <db>.lock.db), held while the process lives and released when it dies however it dies, so a
 // second process is refused while the first runs (its pid named), whatever pids the two have
 // (two containers on one volume may both be pid 1), and takes the lock once the first is gone (a
-// SIGKILL included). A lock file an older makerd left (text: a pid and a command line) is
-// refused while that process runs, taken over otherwise. Real processes.
+// SIGKILL included). The text lock older makerds read (<db>.lock: a pid and a command line) is
+// written too, so they are refused; one an older makerd holds is honoured while its process runs,
+// taken over otherwise. Real processes.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -77,18 +78,19 @@ describe('store lock', () => {
   it('does not go by pids: a holder whose recorded pid is ours (two containers, both pid 1) is still refused', async () => {
     const path = db();
     await holder(path);
-    // what a process with our pid in another container would have written beside its lock
-    writeFileSync(`${path}.lock.pid`, `${process.pid}\n`);
+    // the text a process with our pid in another container would have written
+    writeFileSync(`${path}.lock`, `${process.pid}\n`);
     expect(refusal(path)).toBeInstanceOf(StoreLockedError);
   }, 30_000);
 
   it('in one process: a second taker is refused until the first releases', () => {
     const path = db();
     const a = StoreLock.acquire(path);
-    expect(readFileSync(`${path}.lock.pid`, 'latin1').split('\n')[0]).toBe(String(process.pid));
+    // the text an older makerd reads: our pid (running: it is refused) and command line
+    expect(readFileSync(`${path}.lock`, 'latin1').split('\n')[0]).toBe(String(process.pid));
     expect(refusal(path)?.pid).toBe(process.pid);
     a.release();
-    expect(existsSync(`${path}.lock.pid`)).toBe(false);
+    expect(existsSync(`${path}.lock`)).toBe(false);
     StoreLock.acquire(path).release();
   });
 
@@ -98,6 +100,7 @@ describe('store lock', () => {
     children.push(other);
     writeFileSync(`${path}.lock`, String(other.pid));
     expect(refusal(path)?.pid).toBe(other.pid);
+    expect(refusal(path)?.pid).toBe(other.pid); // the refusal left no kernel lock behind
     const gone = spawnSync(process.execPath, ['-e', '0']).pid;
     for (const text of [String(gone), String(process.pid), 'not a pid', '']) {
       writeFileSync(`${path}.lock`, text);
