@@ -64,7 +64,15 @@ export const command: CommandModule = {
           io.err(`makerd run: stopping (${why}) did not finish within ${boundMs} ms; exiting`);
           process.exit(1);
         }, boundMs);
-        stopping = daemon.stop(why).finally(() => clearTimeout(guard));
+        // a stop that throws still ends in an exit code (1) and tells the records the store never took
+        stopping = daemon
+          .stop(why)
+          .catch((err: unknown): StopReport => {
+            log.error({ err }, 'stopping failed');
+            process.exitCode = 1;
+            return { unconfirmed: [], unwritten: daemon.unwrittenRecords() };
+          })
+          .finally(() => clearTimeout(guard));
       }
       return stopping;
     };

@@ -563,7 +563,12 @@ export class Daemon implements StatusSource {
       attempt('ending the run', () => this.store.endRun(reason, unwritten.length === 0));
       attempt('closing the store', () => this.store.close());
     }
-    this.storeLock?.release();
+    // a lock that cannot be released (a disk gone bad) must not fail the stop: its records are reported below
+    try {
+      this.storeLock?.release();
+    } catch (err) {
+      log.error({ err: String(err) }, 'stopping: releasing the store lock failed');
+    }
     // close() abandons any call still in flight (a venue that never answers)
     await Promise.allSettled([this.venue?.close(), this.status?.close(), this.clients?.close()]);
     this.loopDelay.stop();
@@ -621,6 +626,11 @@ export class Daemon implements StatusSource {
     // the venue's list unread: every order we still hold open is unconfirmed; read, it cannot name
     // a place never answered (no venue id yet), which may still rest there
     return left ? [...left, ...late, ...this.trackedOpen(true)] : this.trackedOpen();
+  }
+
+  /** Records the store has not taken yet (none before the store opened). */
+  unwrittenRecords(): readonly JournalRecord[] {
+    return (this.journal as StoreJournal | undefined)?.pending() ?? [];
   }
 
   /** Cancels these orders by id at stop; returns those the venue did not confirm cancelled (all of them when the call failed). */

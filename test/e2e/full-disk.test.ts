@@ -6,6 +6,7 @@
 import { specProfile } from '../../src/api/clob-profile.js';
 import { describe, it, expect } from 'vitest';
 import { join } from 'node:path';
+import { mkdirSync, rmSync } from 'node:fs';
 import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/core/log.js';
 import { Daemon } from '../../src/session/daemon.js';
@@ -99,6 +100,27 @@ describe('a full disk', () => {
       }
     } finally {
       await d.stop('test');
+    }
+  }, 60_000);
+
+  it('a store lock that cannot be released (a disk gone bad) does not fail the stop: it still ends, with its records reported', async () => {
+    // found in review: the release threw, the stop's promise rejected before the records were
+    // reported, and `makerd run` waited on it until pm2 killed it
+    const e = await setup();
+    const path = join(e.dir, 'bad.sqlite');
+    const d = start(e, path);
+    try {
+      await bounded(d.start(), 15_000, 'start');
+      await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0, 8000);
+      d.store.db.pragma(`max_page_count = ${d.store.db.pragma('page_count', { simple: true }) as number}`);
+      await until('a record unwritten', () => d.journal.pending().length > 0, 30_000, 50);
+      // the text lock cannot be removed: a directory stands in its place
+      rmSync(`${path}.lock`, { force: true });
+      mkdirSync(`${path}.lock`);
+      const rep = await bounded(d.stop('test'), 15_000, 'stop');
+      expect(rep.unwritten.length).toBeGreaterThan(0);
+    } finally {
+      await d.stop('test').catch(() => undefined);
     }
   }, 60_000);
 });
