@@ -104,6 +104,8 @@ export class MarketFeed {
   readonly mirror: BookMirror;
   /** The market connections, in opening order. */
   private readonly conns: MarketConn[] = [];
+  /** The counters of market connections closed (their markets all gone): the totals never go down. */
+  private readonly closedCounters: Record<string, number> = {};
   private readonly connOf = new Map<string, MarketConn>();
   private nextConnId = 0;
   private readonly bound: number;
@@ -352,6 +354,13 @@ export class MarketFeed {
   marketStates(): ConnectionState[] {
     return this.conns.map((c) => c.conn.state);
   }
+  /** Each counter of the market connections summed, those closed included (a counter never goes down). */
+  marketCounterTotals(): Record<string, number> {
+    const out: Record<string, number> = { ...this.closedCounters };
+    for (const c of this.conns) for (const [k, v] of Object.entries(c.conn.counters)) out[k] = (out[k] ?? 0) + v;
+    return out;
+  }
+
   /** The market connections (tests, status): their ids, states and assets. */
   marketConnections(): ReadonlyArray<{ id: number; conn: FeedConnection; assets: ReadonlySet<string> }> {
     return this.conns;
@@ -452,6 +461,7 @@ export class MarketFeed {
         continue;
       }
       this.conns.splice(this.conns.indexOf(c), 1);
+      for (const [k, v] of Object.entries(c.conn.counters)) this.closedCounters[k] = (this.closedCounters[k] ?? 0) + v;
       c.conn.stop();
     }
     this.reportState();
@@ -465,7 +475,7 @@ export class MarketFeed {
     const out: Record<string, number> = {};
     for (const [k, v] of Object.entries(this.marketStats.counters())) out[`market_decode_${k}`] = v;
     for (const [k, v] of Object.entries(this.userStats.counters())) out[`user_decode_${k}`] = v;
-    for (const c of this.conns) for (const [k, v] of Object.entries(c.conn.counters)) out[`market_ws_${k}`] = (out[`market_ws_${k}`] ?? 0) + v;
+    for (const [k, v] of Object.entries(this.marketCounterTotals())) out[`market_ws_${k}`] = v;
     out.market_ws_connections = this.conns.length;
     out.book_quiet_refreshes = this.quietRefreshes;
     out.book_dropped_unknown_token = this.mirror.droppedUnknown;

@@ -260,14 +260,14 @@ function quoteSides(q: MarketQuote, bid: number, ask: number): Sample[] {
 
 /** The feed's connection and decoder counters, one family per meaning, by channel (market, user). */
 function registerFeedFamilies(gauge: Family, counter: Family, d: StatusSource): void {
-  const conns = () => {
-    const market = d.feed.marketConnections().map((c) => c.conn.counters);
-    const user = d.feed.user ? [d.feed.user.counters] : [];
-    return { market, user };
-  };
+  // the market channel's totals count its closed connections too: a counter never goes down
+  const totals = (): Record<string, Record<string, number>> => ({ market: d.feed.marketCounterTotals(), user: d.feed.user ? { ...d.feed.user.counters } : {} });
   type ConnKey = 'frames' | 'bytes' | 'pongs' | 'reconnects' | 'stale' | 'probes' | 'probesAnswered' | 'pingsSent';
-  const conn = (name: string, key: ConnKey, help: string) => counter(name, help, ['channel'], () => Object.entries(conns()).map(([channel, cs]) => [{ channel }, cs.reduce((a, c) => a + c[key], 0)]));
-  gauge('feed_connections', 'WebSocket connections open or opening, per channel.', ['channel'], () => Object.entries(conns()).map(([channel, cs]) => [{ channel }, cs.length]));
+  const conn = (name: string, key: ConnKey, help: string) => counter(name, help, ['channel'], () => Object.entries(totals()).map(([channel, t]) => [{ channel }, t[key] ?? 0]));
+  gauge('feed_connections', 'WebSocket connections open or opening, per channel.', ['channel'], () => [
+    [{ channel: 'market' }, d.feed.marketConnections().length],
+    [{ channel: 'user' }, d.feed.user ? 1 : 0],
+  ]);
   conn('feed_frames', 'frames', 'WebSocket frames received (data and PONG), per channel.');
   conn('feed_received_bytes', 'bytes', 'Text received on the WebSockets (UTF-16 code units: bytes for ASCII JSON), per channel.');
   conn('feed_pongs', 'pongs', 'PONG answers received, per channel.');

@@ -88,4 +88,28 @@ describe('status: markets that leave the set', () => {
       await r.close();
     }
   }, 90_000);
+
+  it('keeps the feed counters of a market connection closed with its markets: a counter never goes down (Prometheus would read a reset)', async () => {
+    // one market per connection: dropping a market closes its connection
+    const r = await startDaemon(2, { seed: 5, trade: 2, overrides: { feed: { maxAssetsPerConnection: 2 } } });
+    const d = r.daemon;
+    try {
+      const sample = async (name: string): Promise<number> => {
+        const text = await (await fetch(`${r.url}/metrics`)).text();
+        const line = text.split('\n').find((l) => l.startsWith(`${name}{channel="market"}`));
+        return Number(line?.split(' ').pop() ?? NaN);
+      };
+      expect(d.feed.marketConnections()).toHaveLength(2);
+      await until('frames on both connections', () => d.feed.marketConnections().every((c) => c.conn.counters.frames > 0));
+      const before = await sample('makerd_feed_frames_total');
+      expect(before).toBeGreaterThan(0);
+      const [mA, mB] = d.markets;
+      d.setMarkets([mB]);
+      await until('A dropped and its connection closed', () => d.engine.marketOf(mA.tokenId) === undefined && d.feed.marketConnections().length === 1);
+      expect(await sample('makerd_feed_frames_total')).toBeGreaterThanOrEqual(before);
+      expect(d.feed.counters().market_ws_frames).toBeGreaterThanOrEqual(before);
+    } finally {
+      await r.close();
+    }
+  }, 45_000);
 });
