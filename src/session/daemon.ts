@@ -91,6 +91,8 @@ export class Daemon implements StatusSource {
   private quotingStarted = false;
   /** The user channel is back and the look-up of its gap has not landed yet (no quoting: feedLive). */
   private catchingUp = false;
+  /** Since when (clock ms) quoting waits for the look-up of a user-channel gap; undefined when it does not (status: /health). */
+  catchingUpSinceMs: number | undefined;
   /** User-channel returns so far: a look-up that lands for an earlier one does not end a later one's wait. */
   private userGaps = 0;
   prices: CryptoPriceStream | undefined;
@@ -291,11 +293,13 @@ export class Daemon implements StatusSource {
         if (s === 'live' && this.feedStates.user !== 'live' && this.quotingStarted) {
           const gap = ++this.userGaps;
           this.catchingUp = true;
+          this.catchingUpSinceMs ??= this.clock.now();
           log.info('user channel back: looking up what the venue did while it was away before quoting again');
           void lookUps.caughtUp().then(() => {
             // a later gap waits for its own look-up; a stop ends the wait, not the block
             if (gap !== this.userGaps || this.stopping) return;
             this.catchingUp = false;
+            this.catchingUpSinceMs = undefined;
             this.engine.setFeedLive(this.feedLive());
           });
         }

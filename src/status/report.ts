@@ -14,6 +14,9 @@ export interface Health {
   reasons: string[];
 }
 
+/** How long the look-up after a user-channel gap may take before /health counts it (it is retried every 2 s). */
+export const CATCH_UP_GRACE_MS = 5000;
+
 export function health(d: StatusSource): Health {
   const reasons: string[] = [];
   const conns = d.feed.marketStates();
@@ -31,6 +34,12 @@ export function health(d: StatusSource): Health {
     }
   }
   if (d.engine?.risk.halted) reasons.push(`halted: ${d.engine.risk.halted}`);
+  // the user channel is live again but nothing is quoted until the look-up of its gap succeeds: a
+  // look-up is a round trip, so only one that keeps failing is a reason
+  const since = d.catchingUpSinceMs;
+  if (since !== undefined && now - since >= CATCH_UP_GRACE_MS) {
+    reasons.push(`user channel back ${Math.round((now - since) / 1000)} s ago: the look-up of what the venue did while it was away has not succeeded; quoting nothing`);
+  }
   // a market quoting nothing for a cause of its own, not the feed's or the venue's
   for (const m of d.markets) {
     const st = d.engine?.markets.get(m.conditionId);

@@ -29,6 +29,8 @@ export interface StatusSource {
   readonly clients: { readonly limiter: Limiter };
   /** The venue's dead-man switch (polymarket profile, live); undefined elsewhere. */
   readonly heartbeats?: { failing(): string | undefined };
+  /** Since when quoting waits for the look-up of a user-channel gap (clock ms); undefined when it does not. */
+  readonly catchingUpSinceMs?: number;
   /** Our clock minus the venue's at the last read, ms (live, polymarket profile); undefined before it or elsewhere. */
   readonly clockSkewMs?: number;
   /** The event-loop lag monitor (the daemon's); /status shows it under process.loop. */

@@ -349,8 +349,23 @@ describe('the user channel back after a gap, its look-up failing', () => {
     await sleep(3000);
     expect(p.places.filter((t) => t >= backAt)).toEqual([]);
     expect(ex.openOrders(owner)).toEqual([]);
+    // and /health says so (found in review: it was 200, every feed live, while nothing was quoted)
+    const healthOf = async () => {
+      const r = await fetch(`${daemon.status.url}/health`, { signal: AbortSignal.timeout(5000) });
+      return { status: r.status, reasons: ((await r.json()) as { reasons: string[] }).reasons };
+    };
+    const h = await until(
+      '/health unhealthy while catching up',
+      async () => {
+        const x = await healthOf();
+        return x.status === 503 ? x : undefined;
+      },
+      10_000,
+    );
+    expect(h.reasons.join('; ')).toMatch(/user channel back .* look-up .* not succeeded/);
     p.refuseLookUps = false;
     await until('our quotes resting again', () => ex.openOrders(owner).length > 0, 10_000);
+    await until('/health healthy again', async () => (await healthOf()).status === 200, 10_000);
   }, 60_000);
 });
 
