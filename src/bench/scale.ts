@@ -21,7 +21,8 @@
 // RSS < 600 MB, CPU < 0.5 core, lag p99 < 5 ms, no 429. MAKERD_BENCH_SCALE_NODE_ARGS (e.g.
 // "--cpu-prof --cpu-prof-dir=/tmp/prof") and MAKERD_BENCH_SCALE_LOG (a file for the daemon's log)
 // help profiling. After the window, one GET /metrics: its time (metricsMs), the longest the
-// daemon's loop was held meanwhile (metricsLoopMaxMs: one turn of the scrape) and its size (metricsKb).
+// daemon's loop was held meanwhile (metricsLoopMaxMs: one turn of the scrape) and its size (metricsKb);
+// then one full GET /status the same way (statusMs, statusKb, statusLoopMaxMs: built in one turn).
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -312,7 +313,12 @@ async function runMarkets(n: number, windowS: number): Promise<Record<string, un
     const metricsText = await (await fetch(`${statusUrl}/metrics`, { signal: AbortSignal.timeout(30_000) })).text();
     const metricsMs = performance.now() - m0;
     // the longest the daemon's loop was held while it answered (one turn of the scrape: status/families.ts)
-    const metricsLoopMaxMs = (await brief(statusUrl)).process.loop?.maxMs ?? null;
+    const metricsLoopMaxMs = (await brief(statusUrl, true)).process.loop?.maxMs ?? null;
+    // one full GET /status (every token, order and position: what an operator's poller reads), likewise
+    const s0 = performance.now();
+    const statusText = await (await fetch(`${statusUrl}/status`, { signal: AbortSignal.timeout(30_000) })).text();
+    const statusMs = performance.now() - s0;
+    const statusLoopMaxMs = (await brief(statusUrl)).process.loop?.maxMs ?? null;
     const r2 = (x: number) => Math.round(x * 100) / 100;
     const res = {
       markets: n,
@@ -365,6 +371,9 @@ async function runMarkets(n: number, windowS: number): Promise<Record<string, un
       allQuotedInWarmup,
       emuCpuCores: r2((ecpu1 - ecpu0) / wallS),
       metricsMs: r2(metricsMs),
+      statusMs: r2(statusMs),
+      statusKb: Math.round(statusText.length / 1024),
+      statusLoopMaxMs,
       metricsLoopMaxMs: metricsLoopMaxMs === null ? null : r2(metricsLoopMaxMs),
       metricsKb: Math.round(Buffer.byteLength(metricsText) / 1024),
     };
