@@ -610,19 +610,20 @@ export class Daemon implements StatusSource {
     }
     // A fill matched just before the cancel may still be on its way over the user channel:
     // ask the venue for the run's trades so the store has every fill before it closes.
-    const reconciled = await reconcileWithVenue(this.engine, this.venue, this.startedMs - HOUR, log).then(
+    const finalListed: string[] = [];
+    const reconciled = await reconcileWithVenue(this.engine, this.venue, this.startedMs - HOUR, log, finalListed).then(
       () => true,
       (err: unknown) => {
         log.warn({ err }, 'final trade reconciliation failed');
         return false;
       },
     );
-    // an order that look-up found resting which the list above did not show (a place that landed
-    // after it was read, bound now): cancelled by id too, reported if the venue does not confirm it
+    // an order that look-up's list shows resting which the list above did not (a place that landed
+    // after it was read): cancelled by id too, reported if the venue does not confirm it. The
+    // venue's list decides, not our tracker: an order we still hold open may be one the cancel-all
+    // took whose end no answer told us yet
     let late: string[] = [];
-    if (left && reconciled) {
-      for (const o of this.engine.orders.open()) if (o.orderId !== undefined && !listed.has(o.orderId)) late.push(o.orderId);
-    }
+    if (left && reconciled) late = finalListed.filter((id) => !listed.has(id));
     if (late.length) {
       log.warn({ late: late.length }, 'stopping: orders the final look-up found resting; cancelling them by id');
       late = await this.cancelLeft(late, 'final cancel of the orders the look-up found failed');

@@ -131,7 +131,7 @@ async function confirmGone(venue: Venue, missing: readonly TrackedOrder[], log: 
   return gone;
 }
 
-export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: number, log: Logger): Promise<ReconcileReport> {
+export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: number, log: Logger, openIds?: string[]): Promise<ReconcileReport> {
   const rep: ReconcileReport = { venueOrders: 0, adopted: 0, bound: 0, cancelledForeign: 0, settled: 0, missedFills: 0, statusMoves: 0 };
   const now = () => engine.clock.now();
   const startedMs = now();
@@ -141,6 +141,8 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
   const movedWhileListed = new Set<TrackedOrder>();
   for (const o of engine.orders.open()) if (o.updatedMs >= startedMs) movedWhileListed.add(o);
   rep.venueOrders = venueOrders.length;
+  // the ids the venue lists open, for a caller that acts on them (a stop: what still rests)
+  if (openIds) for (const vo of venueOrders) openIds.push(vo.orderId);
   const seen = new Set<string>();
   const foreign: string[] = [];
   // our orders the list shows, with the venue's size matched: what they filled is raised to it
