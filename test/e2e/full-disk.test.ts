@@ -25,6 +25,17 @@ function start(e: Env, db: string): Daemon {
   return new Daemon({ config, venue: specProfile(KEY), log: silentLogger, tokens: [e.token], statusPort: 0 });
 }
 
+/** A daemon quoting on its own store at `name`, then the store capped at its size until a record is left unwritten. */
+async function withRecordUnwritten(e: Env, name: string): Promise<{ d: Daemon; path: string }> {
+  const path = join(e.dir, name);
+  const d = start(e, path);
+  await bounded(d.start(), 15_000, 'start');
+  await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0, 8000);
+  d.store.db.pragma(`max_page_count = ${d.store.db.pragma('page_count', { simple: true }) as number}`);
+  await until('a record unwritten', () => d.journal.pending().length > 0, 30_000, 50);
+  return { d, path };
+}
+
 async function health(d: Daemon): Promise<{ status: number; reasons: string[] }> {
   const r = await fetch(`${d.status.url}/health`);
   return { status: r.status, reasons: ((await r.json()) as { reasons: string[] }).reasons };
@@ -76,13 +87,8 @@ describe('a full disk', () => {
 
   it('a stop with records still unwritten reports them instead of passing as clean, and does not mark the run ended', async () => {
     const e = await setup();
-    const path = join(e.dir, 'stuck.sqlite');
-    const d = start(e, path);
+    const { d, path } = await withRecordUnwritten(e, 'stuck.sqlite');
     try {
-      await bounded(d.start(), 15_000, 'start');
-      await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0, 8000);
-      d.store.db.pragma(`max_page_count = ${d.store.db.pragma('page_count', { simple: true }) as number}`);
-      await until('a record unwritten', () => d.journal.pending().length > 0, 30_000, 50);
       const rep = await bounded(d.stop('test'), 15_000, 'stop');
       expect(rep.unwritten.length).toBeGreaterThan(0);
       expect(rep.unwritten.every((r) => r.kind === 'order' || r.kind === 'fill' || r.kind === 'fillStatus')).toBe(true);
@@ -107,13 +113,8 @@ describe('a full disk', () => {
     // found in review: the release threw, the stop's promise rejected before the records were
     // reported, and `makerd run` waited on it until pm2 killed it
     const e = await setup();
-    const path = join(e.dir, 'bad.sqlite');
-    const d = start(e, path);
+    const { d, path } = await withRecordUnwritten(e, 'bad.sqlite');
     try {
-      await bounded(d.start(), 15_000, 'start');
-      await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0, 8000);
-      d.store.db.pragma(`max_page_count = ${d.store.db.pragma('page_count', { simple: true }) as number}`);
-      await until('a record unwritten', () => d.journal.pending().length > 0, 30_000, 50);
       // the text lock cannot be removed: a directory stands in its place
       rmSync(`${path}.lock`, { force: true });
       mkdirSync(`${path}.lock`);
