@@ -121,7 +121,7 @@ function checks(profile: ClobProfile, clients: Clients, tokens: readonly string[
         if (!b) return { ok: false, detail: 'this profile has no balance read' };
         const allowance = (exchange: string): bigint => allowanceOf(b, exchange) ?? 0n;
         const balance = BigInt(b.balance);
-        const exchanges = [['exchange', EXCHANGE_V2] as const, ['neg-risk exchange', NEG_RISK_EXCHANGE_V2] as const];
+        const exchanges = [EXCHANGE_V2, NEG_RISK_EXCHANGE_V2].map((a) => [exchangeName(a), a] as const);
         // markets resolved: only their exchanges (a neg-risk-only wallet need not approve the other);
         // else, as ever, the plain exchange and the neg-risk one if a market seen was neg-risk
         const need = inUse ? exchanges.filter(([, a]) => inUse?.has(a)) : exchanges.filter(([n]) => n === 'exchange' || negRiskMarkets > 0);
@@ -152,11 +152,16 @@ function checks(profile: ClobProfile, clients: Clients, tokens: readonly string[
         // setApprovalForAll), apart from the collateral allowance: without it the venue refuses
         // every SELL "not enough balance / allowance", and a daemon holding shares cannot sell them
         if (!tokenOn.size) return { ok: true, skipped: true, detail: 'no market resolved: the approval is read with one of its tokens' };
+        // the answer's shape for shares is in no real capture: only an allowance named 0 fails; one
+        // not named at all (per exchange or as a lone figure) proves nothing either way
         const missing: string[] = [];
+        const unnamed: string[] = [];
         for (const [exchange, token] of tokenOn) {
           const b = await clob.getSharesBalance(token);
           if (!b) return { ok: false, detail: 'this profile has no share balance read' };
-          if ((allowanceOf(b, exchange) ?? 0n) === 0n) missing.push(exchangeName(exchange));
+          const a = allowanceOf(b, exchange);
+          if (a === undefined) unnamed.push(exchangeName(exchange));
+          else if (a === 0n) missing.push(exchangeName(exchange));
         }
         const names = [...tokenOn.keys()].map(exchangeName).join(' and ');
         if (missing.length) {
@@ -165,6 +170,7 @@ function checks(profile: ClobProfile, clients: Clients, tokens: readonly string[
             detail: `the wallet has not approved the ${missing.join(' and ')} to move its shares: every SELL would be refused (not enough balance / allowance); approve the conditional tokens from the wallet (setApprovalForAll)`,
           };
         }
+        if (unnamed.length) return { ok: true, skipped: true, detail: `the venue's answer names no allowance of the wallet's shares for the ${unnamed.join(' and ')}` };
         return { ok: true, detail: `the ${names} may move the wallet's shares: SELLs can rest` };
       },
     });

@@ -154,6 +154,35 @@ describe('makerd doctor', () => {
     }
   });
 
+  it("reads the share approval in every shape the venue's answer may take: per exchange, one lone allowance, or none named (then the check is skipped, not failed)", async () => {
+    // the CONDITIONAL answer's shape is not in a real capture: a proxy rewrites the emulator's
+    const shapes: Array<[string, (b: Record<string, unknown>) => Record<string, unknown>, RegExp]> = [
+      ['lone allowance 0', (b) => ({ balance: b.balance, allowance: '0' }), /^FAIL shares +the wallet has not approved/],
+      ['lone allowance unlimited', (b) => ({ balance: b.balance, allowance: '115792089237316195423570985008687907853269984665640564039457584007913129639935' }), /^ok {3}shares /],
+      ['no allowance named', (b) => ({ balance: b.balance }), /^skip shares +the venue's answer names no allowance of the wallet's shares for the (neg-risk )?exchange/],
+    ];
+    const base = new URL(emu.urls.clob).origin;
+    for (const [name, rewrite, want] of shapes) {
+      const proxy = await startServer((r, res) => {
+        const headers = Object.fromEntries(Object.entries(r.headers).filter(([k, v]) => k !== 'host' && k !== 'content-length' && typeof v === 'string')) as Record<string, string>;
+        const url = `${base}${r.path}${r.query.size ? `?${r.query.toString()}` : ''}`;
+        void fetch(url, { method: r.method, headers, body: r.method === 'GET' || r.method === 'HEAD' ? undefined : r.body, signal: AbortSignal.timeout(5000) })
+          .then(async (up) => {
+            const text = await up.text();
+            if (!r.path.endsWith('/balance-allowance') || r.query.get('asset_type') !== 'CONDITIONAL' || up.status !== 200) return send(res, up.status, text);
+            send(res, 200, rewrite(JSON.parse(text) as Record<string, unknown>));
+          })
+          .catch((e: unknown) => send(res, 502, { error: String(e) }));
+      });
+      try {
+        const r = await run(['doctor', '--markets', emu.markets[0].facts.tokens[0]], polyEnv(`${proxy.url}/clob`));
+        expect(line(r.out, 'shares'), name).toMatch(want);
+      } finally {
+        await proxy.close();
+      }
+    }
+  });
+
   it('fails with one clear line for a wrong secret, and for missing credentials', async () => {
     const token = emu.markets[0].facts.tokens[0];
     const wrong = await run(['doctor', '--markets', token], polyEnv(emu.urls.clob, { MAKERD_API_SECRET: Buffer.from('not the secret').toString('base64') }));
