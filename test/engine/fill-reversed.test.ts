@@ -2,18 +2,12 @@
 // FAILED on chain and the engine took it out of the position, so a strategy counting its own fills
 // would otherwise drift from ctx.position.
 import { describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../src/core/clock.js';
 import type { StrategyFill } from '../../src/engine/strategy.js';
-import { RecordingVenue, Y, bandsEngine, books, deliver, makerTrade, settle } from './helpers.js';
+import { RecordingVenue, Y, makerTrade, quotingEngine } from './helpers.js';
 
 describe('engine: a fill reversed', () => {
   it('the strategy hears of it, once, with the fill it was told of', async () => {
-    const clock = new VirtualClock(1_700_000_000_000);
-    const venue = new RecordingVenue(() => clock.now());
-    const { engine, mirror } = await bandsEngine({ clock, venue, params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 } });
-    deliver(mirror, engine, books(4900, 5100, clock.now()));
-    engine.start();
-    await settle(10);
+    const { clock, engine } = await quotingEngine((now) => new RecordingVenue(now));
     const bid = [...engine.orders.open()].find((o) => o.tokenId === Y && o.side === 'BUY');
     expect(bid?.orderId).toBeDefined();
     const st = engine.marketOf(Y)!;

@@ -360,3 +360,17 @@ export function riskConfig(over: Partial<Config['risk']> = {}): Config['risk'] {
 
 /** The one market of gate tests: Y and N, a cent tick, 5 shares minimum. */
 export const GATE_MARKET: MarketMeta = { conditionId: 'm', tokenId: 'Y', complementId: 'N', tick: 100, minSize: 500, negRisk: false };
+
+/** One band 0.02 from the mid, 10 shares, no skew: the engine tests' usual strategy. */
+export const ONE_BAND = { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 };
+
+/** A bands engine (ONE_BAND) over the venue `makeVenue` gives, on books 0.49 / 0.51, started and settled: quoting. */
+export async function quotingEngine<V extends Venue>(makeVenue: (now: () => number) => V): Promise<{ clock: VirtualClock; venue: V; engine: Engine; mirror: BookMirror }> {
+  const clock = new VirtualClock(1_700_000_000_000);
+  const venue = makeVenue(() => clock.now());
+  const { engine, mirror } = await bandsEngine({ clock, venue, params: ONE_BAND });
+  deliver(mirror, engine, books(4900, 5100, clock.now()));
+  engine.start();
+  await settle(10);
+  return { clock, venue, engine, mirror };
+}

@@ -3,17 +3,11 @@
 // check (one per requote) re-marked every such token ever traded, so a daemon rotating markets for
 // weeks spent more and more of its loop on them.
 import { describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../src/core/clock.js';
-import { RecordingVenue, bandsEngine, books, deliver, settle } from './helpers.js';
+import { RecordingVenue, quotingEngine } from './helpers.js';
 
 describe('running PnL: tokens held outside every market', () => {
   it('are re-marked when they move, not at every reading; the value stays equal to the full one', async () => {
-    const clock = new VirtualClock(1_700_000_000_000);
-    const venue = new RecordingVenue(() => clock.now());
-    const { engine, mirror } = await bandsEngine({ clock, venue, params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 } });
-    deliver(mirror, engine, books(4900, 5100, clock.now()));
-    engine.start();
-    await settle(10);
+    const { engine } = await quotingEngine((now) => new RecordingVenue(now));
     const orphans = ['901', '902', '903', '904', '905'];
     for (const t of orphans) engine.positions.apply(t, 'BUY', 4000, 1000, 0);
     engine.restoreLastMarks(new Map(orphans.map((t) => [t, 4500])));

@@ -4,9 +4,8 @@
 // error rate: a stall of some seconds with a moving book halted the daemon ("order error rate
 // 70% over 20 orders"), where it should quote again once the venue answers.
 import { describe, it, expect } from 'vitest';
-import { VirtualClock } from '../../src/core/clock.js';
 import type { CancelResult } from '../../src/venue/types.js';
-import { RecordingVenue, settle, books, deliver, bandsEngine } from './helpers.js';
+import { RecordingVenue, settle, books, deliver, quotingEngine } from './helpers.js';
 
 /** Cancels (one by one, batched, all) fail while `stalled`, as past their deadline. */
 class StallingVenue extends RecordingVenue {
@@ -29,12 +28,7 @@ class StallingVenue extends RecordingVenue {
 
 describe('engine: cancels a stalled venue did not confirm', () => {
   it('are left to the cancel-all: a moving book does not resend them, the error rate does not halt, quoting resumes when it lands', async () => {
-    const clock = new VirtualClock(1_700_000_000_000);
-    const venue = new StallingVenue(() => clock.now());
-    const { engine, mirror } = await bandsEngine({ clock, venue, params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 } });
-    deliver(mirror, engine, books(4900, 5100, clock.now()));
-    engine.start();
-    await settle(10);
+    const { clock, venue, engine, mirror } = await quotingEngine((now) => new StallingVenue(now));
     expect(venue.live.size).toBe(2);
     venue.stalled = true;
     // 40 book moves over 4 s of a stalled venue
@@ -83,12 +77,7 @@ class MuteCancelVenue extends RecordingVenue {
 
 describe('engine: a cancel answer that names none of the orders asked', () => {
   it('leaves them to the cancel-all, not "being cancelled" for the rest of the run while they rest', async () => {
-    const clock = new VirtualClock(1_700_000_000_000);
-    const venue = new MuteCancelVenue(() => clock.now());
-    const { engine, mirror } = await bandsEngine({ clock, venue, params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 } });
-    deliver(mirror, engine, books(4900, 5100, clock.now()));
-    engine.start();
-    await settle(10);
+    const { clock, venue, engine, mirror } = await quotingEngine((now) => new MuteCancelVenue(now));
     const first = [...venue.live.keys()].sort();
     expect(first).toHaveLength(2);
     venue.mute = true;
@@ -133,12 +122,7 @@ class SlowCancelAllVenue extends RecordingVenue {
 
 describe('engine: a cancel that fails while a cancel-all is on its way', () => {
   it("is not taken as confirmed by that cancel-all's answer: another cancel-all follows for it", async () => {
-    const clock = new VirtualClock(1_700_000_000_000);
-    const venue = new SlowCancelAllVenue(() => clock.now());
-    const { engine, mirror } = await bandsEngine({ clock, venue, params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 } });
-    deliver(mirror, engine, books(4900, 5100, clock.now()));
-    engine.start();
-    await settle(10);
+    const { venue, engine } = await quotingEngine((now) => new SlowCancelAllVenue(now));
     const [a, b] = [...engine.orders.open()].map((o) => o.orderId!).sort();
     // a's cancel fails: a cancel-all goes out and waits at the venue; b's POST reached it later
     venue.late.add(b);

@@ -4,22 +4,16 @@
 // strategy offers the ask as a BUY of the complement until the trade settles, then sells the
 // shares; the risk gate blocks a SELL of them from any strategy (sell_awaits_settlement).
 import { describe, it, expect } from 'vitest';
-import { VirtualClock } from '../../src/core/clock.js';
 import type { UserTradeEvent, TradeStatus } from '../../src/core/events.js';
 import type { TrackedOrder } from '../../src/engine/orders.js';
-import { RecordingVenue, settle, books, deliver, bandsEngine, makerTrade, Y } from './helpers.js';
+import { RecordingVenue, settle, books, deliver, makerTrade, Y, quotingEngine } from './helpers.js';
 
 /** Our resting BUY of YES filled whole, as a maker, in trade t1 with the given status. */
 const filled = (o: TrackedOrder, status: TradeStatus): UserTradeEvent => makerTrade('t1', o.orderId as string, 'BUY', status, 0, { price: o.price, size: o.size });
 
 describe('engine: shares bought in a trade not yet settled', () => {
   it('quotes the ask as a BUY of the complement until the trade settles, then as a SELL of the shares', async () => {
-    const clock = new VirtualClock(1_700_000_000_000);
-    const venue = new RecordingVenue(() => clock.now());
-    const { engine, mirror } = await bandsEngine({ clock, venue, params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 } });
-    deliver(mirror, engine, books(4900, 5100, clock.now()));
-    engine.start();
-    await settle(10);
+    const { clock, venue, engine, mirror } = await quotingEngine((now) => new RecordingVenue(now));
     const open = () => [...engine.orders.open()].map((o) => `${o.tokenId === Y ? 'Y' : 'N'} ${o.side} ${o.price}`).sort();
     expect(open()).toEqual(['N BUY 4800', 'Y BUY 4800']);
     const bid = [...engine.orders.open()].find((o) => o.tokenId === Y && o.side === 'BUY') as TrackedOrder;
