@@ -2,26 +2,13 @@ import { describe, it, expect } from 'vitest';
 import { RiskGate, type RiskInputs } from '../../src/engine/risk.js';
 import { silentLogger } from '../../src/core/log.js';
 import type { MarketMeta, Quote } from '../../src/engine/strategy.js';
-import { emptyRiskInputs, makeBook } from './helpers.js';
+import { emptyRiskInputs, makeBook, riskConfig } from './helpers.js';
 import { OrderTracker } from '../../src/engine/orders.js';
 import { Positions } from '../../src/engine/positions.js';
 import { riskInputs } from '../../src/engine/risk-inputs.js';
 
-const cfg = {
-  maxPositionPerToken: 100,
-  maxPositionPerMarket: 80,
-  maxTotalNotional: 200,
-  maxOrderSize: 50,
-  maxOpenOrders: 4,
-  priceCollar: 0.1,
-  staleBookMs: 1000,
-  dailyLossLimit: 10,
-  errorRateWindowMs: 10_000,
-  errorRateMax: 0.5,
-  errorRateMinSamples: 4,
-  maxFeeRateBps: 1000,
-  collateralReadMs: 30000,
-};
+// tight limits, the rest as the gate tests' usual (helpers.ts riskConfig)
+const cfg = riskConfig({ maxPositionPerToken: 100, maxPositionPerMarket: 80, maxTotalNotional: 200, maxOrderSize: 50, maxOpenOrders: 4 });
 const m: MarketMeta = { conditionId: 'm', tokenId: 'Y', complementId: 'N', tick: 100, minSize: 500, negRisk: false };
 
 const inputs = (over: Partial<RiskInputs> = {}): RiskInputs => emptyRiskInputs(5000, over);
