@@ -101,3 +101,13 @@ export function batchMessages(v: VenueBook, ts: string, changes: Change[], hashe
     return pc(ts, [{ a: v.asset, p: c.p, s: c.s, side: c.side, hash, bb: top.bb, ba: top.ba }]);
   });
 }
+
+/** A two-level book of the mirror tests: bids ascending, asks descending (wire order). */
+export const BIDS: L[] = [
+  ['0.4', '100'],
+  ['0.45', '20.5'],
+];
+export const ASKS: L[] = [
+  ['0.6', '7'],
+  ['0.55', '12'],
+];

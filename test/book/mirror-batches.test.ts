@@ -3,16 +3,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { BookMirror } from '../../src/book/mirror.js';
 import { BookHasher, bookHash } from '../../src/book/hash.js';
-import { META, VenueBook, batchMessages, bookMsg, decode, pc, setup, type Change, type L } from './helpers.js';
+import { META, VenueBook, batchMessages, bookMsg, decode, pc, setup, type Change, type L, BIDS, ASKS } from './helpers.js';
 
-const BIDS: L[] = [
-  ['0.4', '100'],
-  ['0.45', '20.5'],
-];
-const ASKS: L[] = [
-  ['0.6', '7'],
-  ['0.55', '12'],
-];
 // a batch that moves the top on both sides, then back
 const BATCH: Change[] = [
   { side: 'BUY', p: '0.47', s: '3' },

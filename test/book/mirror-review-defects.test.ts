@@ -10,22 +10,13 @@ import { createMarketDecodeStats, decodeMarketFrame, RejectedTokens, setMarketSc
 import { MarketPipeline } from '../../src/feed/market-pipeline.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import type { MarketEvent } from '../../src/core/events.js';
-import { VenueBook, bookMsg, decode, h, pc, setup, type L } from './helpers.js';
+import { VenueBook, bookMsg, decode, h, pc, setup, BIDS, ASKS } from './helpers.js';
 
 const fx = new URL('../fixtures/polymarket/', import.meta.url);
 const read = (p: string) => readFileSync(new URL(p, fx), 'utf8');
 
 const PT_A = '98022490269692409998126496127597032490334070080325855126491859374983463996227';
 const PT_B = '53831553061883006530739877284105938919721408776239639687877978808906551086026';
-
-const BIDS: L[] = [
-  ['0.4', '100'],
-  ['0.45', '20.5'],
-];
-const ASKS: L[] = [
-  ['0.6', '7'],
-  ['0.55', '12'],
-];
 
 afterEach(() => setMarketScan(true));
 

@@ -3,16 +3,7 @@
 // frame's hashed fields are not adopted, and tokens nobody subscribed to get no book.
 import { describe, expect, it } from 'vitest';
 import { BookMirror, type OutOfSyncReason } from '../../src/book/mirror.js';
-import { bookMsg, decode, h, type L } from './helpers.js';
-
-const BIDS: L[] = [
-  ['0.4', '100'],
-  ['0.45', '20.5'],
-];
-const ASKS: L[] = [
-  ['0.6', '7'],
-  ['0.55', '12'],
-];
+import { bookMsg, decode, h, BIDS, ASKS } from './helpers.js';
 
 function strict() {
   const resyncs: Array<[string, OutOfSyncReason]> = [];
