@@ -40,6 +40,25 @@ function polyEnv(clob: string, over: Record<string, string> = {}): Record<string
 
 const line = (out: string[], check: string) => out.find((l) => new RegExp(`^(ok  |FAIL|skip) ${check} `).test(l)) ?? '';
 
+/**
+ * A proxy in front of an emulator's CLOB whose GET /balance-allowance answers `rewrite` changes
+ * (given the asset type and the parsed body; the rest passes as is): a venue answering otherwise.
+ */
+async function balanceProxy(clobUrl: string, rewrite: (assetType: string | null, body: Record<string, unknown>) => unknown): Promise<TestServer> {
+  const base = new URL(clobUrl).origin;
+  return startServer((r, res) => {
+    const headers = Object.fromEntries(Object.entries(r.headers).filter(([k, v]) => k !== 'host' && k !== 'content-length' && typeof v === 'string')) as Record<string, string>;
+    const url = `${base}${r.path}${r.query.size ? `?${r.query.toString()}` : ''}`;
+    void fetch(url, { method: r.method, headers, body: r.method === 'GET' || r.method === 'HEAD' ? undefined : r.body, signal: AbortSignal.timeout(5000) })
+      .then(async (up) => {
+        const text = await up.text();
+        if (!r.path.endsWith('/balance-allowance') || up.status !== 200) return send(res, up.status, text);
+        send(res, 200, rewrite(r.query.get('asset_type'), JSON.parse(text) as Record<string, unknown>));
+      })
+      .catch((e: unknown) => send(res, 502, { error: String(e) }));
+  });
+}
+
 describe('makerd doctor', () => {
   it('passes every check against the polymarket emulator with a seeded account', async () => {
     const token = emu.markets[0].facts.tokens[0];
@@ -95,20 +114,7 @@ describe('makerd doctor', () => {
     // (a wallet that approved the neg-risk exchange only): a proxy in front of the emulator zeroes it
     const negEmu = await startEmulator({ profile: 'polymarket', seed: 4, markets: 2 });
     negEmu.markets[0].facts.negRisk = true;
-    const base = new URL(negEmu.urls.clob).origin;
-    const proxy = await startServer((r, res) => {
-      const headers = Object.fromEntries(Object.entries(r.headers).filter(([k, v]) => k !== 'host' && k !== 'content-length' && typeof v === 'string')) as Record<string, string>;
-      const url = `${base}${r.path}${r.query.size ? `?${r.query.toString()}` : ''}`;
-      void fetch(url, { method: r.method, headers, body: r.method === 'GET' || r.method === 'HEAD' ? undefined : r.body, signal: AbortSignal.timeout(5000) })
-        .then(async (up) => {
-          const text = await up.text();
-          if (!r.path.endsWith('/balance-allowance') || up.status !== 200) return send(res, up.status, text);
-          const b = JSON.parse(text) as { allowances: Record<string, string> };
-          b.allowances[EXCHANGE_V2] = '0';
-          send(res, 200, b);
-        })
-        .catch((e: unknown) => send(res, 502, { error: String(e) }));
-    });
+    const proxy = await balanceProxy(negEmu.urls.clob, (_type, b) => ({ ...b, allowances: { ...(b.allowances as Record<string, string>), [EXCHANGE_V2]: '0' } }));
     try {
       const env = { ...accountEnv(negEmu.accounts[0]), MAKERD_CLOB_URL: `${proxy.url}/clob` };
       const [neg, plain] = negEmu.markets.map((m) => m.facts.tokens[0]);
@@ -161,19 +167,8 @@ describe('makerd doctor', () => {
       ['lone allowance unlimited', (b) => ({ balance: b.balance, allowance: '115792089237316195423570985008687907853269984665640564039457584007913129639935' }), /^ok {3}shares /],
       ['no allowance named', (b) => ({ balance: b.balance }), /^skip shares +the venue's answer names no allowance of the wallet's shares for the (neg-risk )?exchange/],
     ];
-    const base = new URL(emu.urls.clob).origin;
     for (const [name, rewrite, want] of shapes) {
-      const proxy = await startServer((r, res) => {
-        const headers = Object.fromEntries(Object.entries(r.headers).filter(([k, v]) => k !== 'host' && k !== 'content-length' && typeof v === 'string')) as Record<string, string>;
-        const url = `${base}${r.path}${r.query.size ? `?${r.query.toString()}` : ''}`;
-        void fetch(url, { method: r.method, headers, body: r.method === 'GET' || r.method === 'HEAD' ? undefined : r.body, signal: AbortSignal.timeout(5000) })
-          .then(async (up) => {
-            const text = await up.text();
-            if (!r.path.endsWith('/balance-allowance') || r.query.get('asset_type') !== 'CONDITIONAL' || up.status !== 200) return send(res, up.status, text);
-            send(res, 200, rewrite(JSON.parse(text) as Record<string, unknown>));
-          })
-          .catch((e: unknown) => send(res, 502, { error: String(e) }));
-      });
+      const proxy = await balanceProxy(emu.urls.clob, (type, b) => (type === 'CONDITIONAL' ? rewrite(b) : b));
       try {
         const r = await run(['doctor', '--markets', emu.markets[0].facts.tokens[0]], polyEnv(`${proxy.url}/clob`));
         expect(line(r.out, 'shares'), name).toMatch(want);
