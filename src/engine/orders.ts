@@ -184,7 +184,16 @@ export class OrderTracker {
   }
 
   /** Resumes tracking an order from the store (startup), in whatever state it was left. */
+  /** Orders restored from the store: sent by an earlier process, whose answers will never come. */
+  private readonly restored = new WeakSet<TrackedOrder>();
+
+  /** Whether `o` came from the store (an earlier process's), not from this process's requests. */
+  isRestored(o: TrackedOrder): boolean {
+    return this.restored.has(o);
+  }
+
   restore(o: TrackedOrder): void {
+    this.restored.add(o);
     this.byClient.set(o.clientId, o);
     if (o.orderId) this.byOrderId.set(o.orderId, o);
     if (!TERMINAL.has(o.state)) {

@@ -250,9 +250,11 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
     if (o.orderId && seen.has(o.orderId)) continue;
     if (o.createdMs >= startedMs) continue; // sent while the query ran
     if (movedWhileListed.has(o)) continue;
-    // A request may still be on its way: leave recent in-flight orders to their answers.
+    // A request may still be on its way: leave recent in-flight orders to their answers. One an
+    // earlier process sent (restored) will get no answer: it waits as long as an unanswered place
     const inFlight = o.state === 'pending_new' || o.state === 'pending_cancel';
-    if (inFlight && o.updatedMs > startedMs - IN_FLIGHT_GRACE_MS) continue;
+    const grace = engine.orders.isRestored(o) ? AMBIGUOUS_GRACE_MS : IN_FLIGHT_GRACE_MS;
+    if (inFlight && o.updatedMs > startedMs - grace) continue;
     if (o.state === 'ambiguous' && o.updatedMs > startedMs - AMBIGUOUS_GRACE_MS) continue;
     missing.push(o);
   }

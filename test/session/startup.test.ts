@@ -179,6 +179,25 @@ describe('startup reconciliation', () => {
     expect(engine.orders.get('fresh')?.orderId).toBe('NEW');
   });
 
+  it("a place a killed process left in flight gets the unanswered grace (2 s), not an in-flight one's (10 s): its sender is gone, no answer will come", async () => {
+    // found in CI: a restart and a stop within 10 s reported such an order as possibly resting
+    // (exit 1) though the venue listed nothing, twice
+    const { engine, venue, clock } = await setup();
+    const t = clock.now();
+    restoreFromStore(
+      engine,
+      [stored('dead-old', { state: 'pending_new', createdMs: t - 3000, updatedMs: t - 3000 }), stored('dead-new', { state: 'pending_new', price: 4700, createdMs: t - 1000, updatedMs: t - 1000 })],
+      [],
+    );
+    venue.openOrders = async () => [];
+    venue.trades = async () => [];
+    const rep = await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(rep.settled).toBe(1);
+    expect(engine.orders.get('dead-old')?.state).toBe('rejected');
+    // one younger than the grace may still land: left to the next look-up
+    expect(engine.orders.get('dead-new')?.state).toBe('pending_new');
+  });
+
   it('binds, adopts, cancels foreign orders, settles vanished ones and records missed fills once', async () => {
     const { engine, venue, clock } = await setup();
     restoreFromStore(
