@@ -80,10 +80,7 @@ export class MarketPipeline {
     const out = this.buf;
     out.length = 0;
     decodeMarketFrame(text, out, this.o.stats, this.rejected);
-    if (!this.rejected.empty()) {
-      if (out.length === 0) this.markRejected(this.rejected);
-      else this.rejectsPending = true;
-    }
+    this.rejectedOfFrame(out.length > 0);
     return out;
   }
 
@@ -94,8 +91,13 @@ export class MarketPipeline {
    */
   rejectedElsewhere(r: RejectedTokens, hasEvents: boolean): void {
     if (this.rejectsPending) this.markRejected(this.rejected);
-    if (r.empty()) return;
     this.rejected.add(r);
+    this.rejectedOfFrame(hasEvents);
+  }
+
+  /** The frame's rejected tokens (this.rejected): marked now when it has no event, else once its events are applied. */
+  private rejectedOfFrame(hasEvents: boolean): void {
+    if (this.rejected.empty()) return;
     if (hasEvents) this.rejectsPending = true;
     else this.markRejected(this.rejected);
   }
