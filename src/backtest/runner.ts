@@ -18,6 +18,7 @@ import type { DenseBook } from '../book/book.js';
 import { VirtualClock } from '../core/clock.js';
 import { SeededRng } from '../core/rng.js';
 import { Engine } from '../engine/engine.js';
+import { notQuotes } from '../engine/quote-checks.js';
 import type { Fill } from '../engine/fills.js';
 import { loadStrategy, type LoadedStrategy } from '../strategy/loader.js';
 import { Limiter } from '../api/limiter.js';
@@ -107,12 +108,17 @@ function watchStrategy(s: LoadedStrategy, errors: StrategyErrors): LoadedStrateg
         // the instance itself is the prototype: its other members (reads, state) are untouched
         const w = Object.create(inner) as typeof inner;
         w.quote = (ctx, book) => {
+          let qs;
           try {
-            return inner.quote(ctx, book);
+            qs = inner.quote(ctx, book);
           } catch (e) {
             seen(e);
             throw e;
           }
+          // what the engine refuses as no quotes (an async quote) fails the run as a throw does
+          const notArray = notQuotes(qs);
+          if (notArray) seen(notArray);
+          return qs;
         };
         // the optional hooks, counted the same way
         const watched =

@@ -5,6 +5,16 @@ import { PRICE_SCALE } from '../core/units.js';
 import type { MarketMeta, Quote } from './strategy.js';
 import { TERMINAL, type TrackedOrder } from './orders.js';
 
+/** What quote() gave when it is not an array of quotes (an async quote, a missing return), or undefined when it is an array. */
+export function notQuotes(qs: unknown): TypeError | undefined {
+  if (Array.isArray(qs)) return undefined;
+  const promise = qs !== null && typeof qs === 'object' && typeof (qs as { then?: unknown }).then === 'function';
+  // its rejection would end the process as an unhandled one; the failure is counted by the caller
+  if (promise) (qs as PromiseLike<unknown>).then(undefined, () => undefined);
+  const what = qs === null ? 'null' : promise ? 'a Promise (quote() must not be async)' : typeof qs;
+  return new TypeError(`quote() returned ${what}, not an array of quotes`);
+}
+
 /** Why a quote cannot reach the reconciler, or undefined when it can (the complement block aside). */
 export function quoteProblem(q: Quote, m: MarketMeta, tick: number): string | undefined {
   if (q === null || typeof q !== 'object') return 'not a quote object';

@@ -13,7 +13,7 @@ import type { RiskGate } from './risk.js';
 import { sellsCovered, type EngineRiskInputs } from './risk-inputs.js';
 import type { CancelTarget, OrderScheduler } from './scheduler.js';
 import type { MarketBooks, MarketState } from './market-state.js';
-import { crossesOwn, crossesQuotes, firstInvalid, validQuotes } from './quote-checks.js';
+import { crossesOwn, crossesQuotes, firstInvalid, notQuotes, validQuotes } from './quote-checks.js';
 import type { CancelAllRetry } from './cancel-all-retry.js';
 import type { Held } from './quote-inputs.js';
 import type { Config } from '../config.js';
@@ -196,8 +196,8 @@ export class Requoter {
       try {
         const complementBlock = () => d.risk.tokenBlock(m.complementId, books.book(m.complementId) ?? books.book(m.tokenId), feedLive, now);
         const qs = st.strategy.quote(st.ctx, book);
-        if (!Array.isArray(qs))
-          throw new TypeError(`quote() returned ${qs === null ? 'null' : typeof qs === 'object' && 'then' in qs ? 'a Promise (quote() must not be async)' : typeof qs}, not an array of quotes`);
+        const notArray = notQuotes(qs);
+        if (notArray) throw notArray;
         invalid = validQuotes(qs, m, tickOf, complementBlock, wanted);
         if (invalid > 0) this.invalidQuotes(st, qs, invalid, now);
         if (st.strategyError) {

@@ -39,6 +39,7 @@ function oneLine(r: Ran): string {
 }
 
 const throwing = join(ROOT, 'test/fixtures/strategies/throwing.mjs');
+const asyncQuote = join(ROOT, 'test/fixtures/strategies/async-quote.mjs');
 let dir = '';
 beforeAll(() => {
   dir = tempDir('data-tools');
@@ -61,6 +62,17 @@ describe('backtest: a strategy that throws', () => {
     expect(allowed.code).toBe(0);
     expect(allowed.err.match(/boom from the strategy/g)).toHaveLength(1);
     expect(allowed.out).toContain(`strategy errors: ${errors}`);
+  }, 60_000);
+
+  it('a quote() that returns no array (an async quote) is a strategy failure too: exit 1, counted in result.json', async () => {
+    const out = join(dir, 'bt-async');
+    const r = await run(['backtest', '--data', SAMPLE, '--strategy', asyncQuote, '--out', out]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/makerd backtest: the strategy threw \d+ times; the first:/);
+    expect(r.err).toMatch(/quote\(\) returned a Promise \(quote\(\) must not be async\)/);
+    const engine = JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')).engine as { errors: number; strategyErrors?: { count: number } };
+    expect(engine.strategyErrors?.count).toBe(engine.errors);
+    expect(engine.errors).toBeGreaterThan(100);
   }, 60_000);
 
   it('a run without errors prints no error line and says 0 strategy errors', async () => {

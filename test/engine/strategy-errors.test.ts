@@ -69,3 +69,32 @@ describe("engine: a strategy that failed, then a block of the engine's own", () 
     await engine.stop();
   });
 });
+
+describe('engine: an async quote() that rejects', () => {
+  it('is a strategy failure named as async, and its rejection is caught (not an unhandled rejection that ends the daemon)', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (r: unknown): void => void unhandled.push(r);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const clock = new VirtualClock(1_700_000_000_000);
+      const venue = new RecordingVenue(() => clock.now());
+      const { engine, mirror } = await bandsEngine({ clock, venue, params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 } });
+      const st = engine.marketOf(Y)!;
+      (st.strategy as { quote: unknown }).quote = async () => {
+        await Promise.resolve();
+        throw new Error('async strategy bug');
+      };
+      deliver(mirror, engine, books(4900, 5100, clock.now()));
+      engine.start();
+      await settle(10);
+      await new Promise((r) => setImmediate(r));
+      expect(st.strategyError?.message).toMatch(/quote\(\) returned a Promise \(quote\(\) must not be async\)/);
+      expect([...engine.orders.open()]).toHaveLength(0);
+      await engine.stop();
+      await new Promise((r) => setImmediate(r));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+});
