@@ -135,9 +135,13 @@ export interface StrategyModule<P = unknown> {
 
 /** Rounds a price down (bids) or up (asks) to the tick, kept inside [tick, 1 - tick]. */
 export function toTick(price: number, tick: number, side: Side): number {
+  return clampPrice(onTick(price, tick, side), tick > 0 ? tick : 1);
+}
+
+/** Rounds a price down (bids) or up (asks) to the tick, wherever that is. */
+function onTick(price: number, tick: number, side: Side): number {
   const t = tick > 0 ? tick : 1;
-  const p = side === 'BUY' ? Math.floor(price / t + 1e-9) * t : Math.ceil(price / t - 1e-9) * t;
-  return clampPrice(p, t);
+  return side === 'BUY' ? Math.floor(price / t + 1e-9) * t : Math.ceil(price / t - 1e-9) * t;
 }
 
 /** `x` raised to `lo`, then lowered to `hi` (so `hi` wins when lo > hi). */
@@ -215,13 +219,14 @@ const pairScratch: [number, number] = [0, 0];
  */
 export function quotePair(ctx: StrategyContext, book: BookView, bid: number, ask: number, size: number, out: Quote[], opt?: QuotePairOptions): number {
   const tick = ctx.market.tick;
-  const [bidPx, askPx] = passive(toTick(bid, tick, 'BUY'), toTick(ask, tick, 'SELL'), book, tick, pairScratch);
+  // not moved to the edge: a side wanted beyond it (an ask at 1.02) would give away the edge asked for
+  const [bidPx, askPx] = passive(onTick(bid, tick, 'BUY'), onTick(ask, tick, 'SELL'), book, tick, pairScratch);
   if (bidPx >= askPx) return 0;
   const offered = opt?.offered;
   let n = 0;
-  // passive() may push a side off the grid's range (a bid under a best ask of 0.01, an ask over a
-  // best bid of 0.99): that side is left out, not handed to the engine to drop as invalid
-  if (bidPx >= (opt?.minBid ?? 0) && bidPx >= tick) {
+  // a side outside the grid's range, wanted there or pushed there by passive() (a bid under a best
+  // ask of 0.01), is left out, not handed to the engine to drop as invalid
+  if (bidPx >= (opt?.minBid ?? 0) && bidPx >= tick && bidPx <= PRICE_SCALE - tick) {
     const q = bidQuote(ctx, bidPx, size, offered ? offered.complement : 0);
     if (q) {
       out.push(q);
@@ -229,7 +234,7 @@ export function quotePair(ctx: StrategyContext, book: BookView, bid: number, ask
       if (offered && q.side === 'SELL') offered.complement += size;
     }
   }
-  if (askPx <= (opt?.maxAsk ?? PRICE_SCALE) && askPx <= PRICE_SCALE - tick) {
+  if (askPx <= (opt?.maxAsk ?? PRICE_SCALE) && askPx <= PRICE_SCALE - tick && askPx >= tick) {
     const q = askQuote(ctx, askPx, size, offered ? offered.token : 0);
     if (q) {
       out.push(q);

@@ -378,6 +378,21 @@ describe('quotePair (the shared quote builder)', () => {
     expect(pair(makeBook('Y', [[9900, 1000]], []), 9800, 9900)).toEqual([{ tokenId: 'Y', side: 'BUY', price: 9800, size: 1000 }]);
   });
 
+  it('leaves out a side wanted beyond [tick, 1 - tick] instead of moving it to the edge (where it gives away the edge asked for)', () => {
+    const pair = (b: BookView, bid: number, ask: number): Quote[] => {
+      const out: Quote[] = [];
+      quotePair(ctx({}), b, bid, ask, 1000, out);
+      return out;
+    };
+    // fair 0.97, distance 0.05: the ask wanted at 1.02 is no ask at 0.99 (a BUY of NO at 0.01)
+    expect(pair(makeBook('Y', [[9600, 1000]], [[9800, 1000]]), 9200, 10_200)).toEqual([{ tokenId: 'Y', side: 'BUY', price: 9200, size: 1000 }]);
+    // fair 0.03: the bid wanted at -0.02 is no bid at 0.01
+    expect(pair(makeBook('Y', [[200, 1000]], [[400, 1000]]), -200, 800)).toEqual([{ tokenId: 'N', side: 'BUY', price: 9200, size: 1000 }]);
+    // rounding onto the grid decides: a bid wanted at 0.0099 rounds down to 0.00, out; at 0.0100 it stays
+    expect(pair(makeBook('Y', [[200, 1000]], [[400, 1000]]), 99, 800).map((q) => q.side + q.price)).toEqual(['BUY9200']);
+    expect(pair(makeBook('Y', [[200, 1000]], [[400, 1000]]), 100, 800).map((q) => q.side + q.price)).toEqual(['BUY100', 'BUY9200']);
+  });
+
   it('quotes nothing when the pair still crosses, and drops a side outside the bounds', () => {
     expect(run(5300, 4700)).toEqual([]);
     const out = run(4800, 5200, {}, { minBid: 4900, maxAsk: 5500 });
