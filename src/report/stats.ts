@@ -47,6 +47,8 @@ export class StatsCollector {
   private drawdown = 0;
   private invNotional = 0; // micros, sum |pos| x mid
   private maxInvNotional = 0;
+  /** Time of the totals' last change not yet checked (checkTotals), NaN when none. */
+  private repricedAt = NaN;
   private nextSampleAt = NaN;
   private lastSampleEquity = 0;
   private nSamples = 0;
@@ -88,7 +90,10 @@ export class StatsCollector {
       this.nextSampleAt = t + this.ratioIntervalMs;
       this.equitySeries.add(t, 0);
     }
-    if (Number.isNaN(this.nowMs) || t > this.nowMs) this.nowMs = t;
+    if (Number.isNaN(this.nowMs) || t > this.nowMs) {
+      this.checkTotals();
+      this.nowMs = t;
+    }
     while (this.nextSampleAt <= t) {
       const d = this.equity - this.lastSampleEquity;
       this.lastSampleEquity = this.equity;
@@ -100,14 +105,26 @@ export class StatsCollector {
     }
   }
 
-  /** Replaces one token's equity contribution and re-checks the totals. */
+  /** Replaces one token's equity contribution; the totals are checked once the instant is over (checkTotals). */
   private reprice(s: TokenTally, t: number, before: number, notionalBefore: number): void {
     this.equity += s.equity() - before;
     this.invNotional += notional(s) - notionalBefore;
+    s.noteEquity();
+    this.repricedAt = t;
+  }
+
+  /**
+   * Peak, drawdown, inventory peak and the equity chart, from the totals after every change of one
+   * instant: a frame repricing YES and then NO (a hedged pair) passes through a state that never
+   * was, one token moved and not the other, and would show as a drawdown and a spike.
+   */
+  private checkTotals(): void {
+    const t = this.repricedAt;
+    if (Number.isNaN(t)) return;
+    this.repricedAt = NaN;
     if (this.invNotional > this.maxInvNotional) this.maxInvNotional = this.invNotional;
     if (this.equity > this.peak) this.peak = this.equity;
     if (this.peak - this.equity > this.drawdown) this.drawdown = this.peak - this.equity;
-    s.noteEquity();
     this.equitySeries.add(t, this.equity);
     this.drawdownSeries.add(t, this.equity - this.peak);
   }
@@ -230,6 +247,7 @@ export class StatsCollector {
   finish(endMs?: number): StatsResult {
     const end = endMs ?? (Number.isNaN(this.nowMs) ? 0 : this.nowMs);
     if (!Number.isNaN(this.startMs)) this.at(end);
+    this.checkTotals();
     this.endMs = end;
     const start = Number.isNaN(this.startMs) ? end : this.startMs;
     const tokens: TokenResult[] = [];

@@ -22,6 +22,49 @@ function scenario(ratioIntervalMs = 60_000): StatsCollector {
   return s;
 }
 
+describe('StatsCollector: the totals at one instant', () => {
+  it('a hedged YES+NO pair repriced by one frame (both tokens at one time) shows no drawdown and no inventory peak in between', () => {
+    const s = new StatsCollector();
+    const f = (tokenId: string, timeMs: number): FillRecord => ({
+      timeMs,
+      tokenId,
+      side: 'BUY',
+      price: 5000,
+      size: 10_000,
+      fee: 0,
+      liquidity: 'MAKER',
+      tradeId: `t-${tokenId}`,
+      orderId: `o-${tokenId}`,
+    });
+    s.market('Y', 'N', 0);
+    s.mark('Y', 0, 4900, 5100);
+    s.mark('N', 0, 4900, 5100);
+    s.fill(f('Y', 1000));
+    s.fill(f('N', 1000));
+    // one frame moves YES to 0.55 and NO to 0.45: the pair is worth 1 throughout
+    s.mark('Y', 2000, 5400, 5600);
+    s.mark('N', 2000, 4400, 4600);
+    s.mark('Y', 3000, 5900, 6100);
+    s.mark('N', 3000, 3900, 4100);
+    const r = s.finish(4000);
+    expect(r.total.maxDrawdown).toBe(0);
+    expect(r.total.maxInventoryNotional).toBe(100);
+    expect(r.total.pnl.total).toBe(0);
+    // the equity chart has no spike either
+    const eq = s.charts().equity;
+    for (const v of [...eq.min, ...eq.max]) if (v !== null) expect(Math.abs(v)).toBeLessThan(1e-9);
+  });
+
+  it('a loss at a later instant still counts against the peak of the earlier one', () => {
+    const s = new StatsCollector();
+    s.mark(A, 0, 4900, 5100);
+    s.fill(fill(1000, 'BUY', 5000, 1000));
+    s.mark(A, 2000, 5900, 6100); // +1.00
+    s.mark(A, 3000, 4900, 5100); // back to 0
+    expect(s.finish(4000).total.maxDrawdown).toBe(1);
+  });
+});
+
 describe('StatsCollector', () => {
   it('computes PnL, fees, inventory, drawdown, uptime and risk ratio for a hand-checked run', () => {
     const r = scenario().finish(5000);
