@@ -211,6 +211,14 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
       else if (e.type === 'price_change') {
         let last = '';
         for (const c of e.changes) if (c.assetId !== last) markToken((last = c.assetId), t);
+      } else if (e.type === 'market_resolved') {
+        // valued at what they pay from here, whatever a book still shows (as the engine does)
+        for (const a of e.assetIds) {
+          const v = engine.settledMark(a);
+          if (v === undefined) continue;
+          settled.add(a);
+          stats.mark(a, t, v, v);
+        }
       }
     },
   };
@@ -221,7 +229,9 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
   // the last two tokens answer almost every lookup (a binary market's entries alternate)
   let mark0: { book: DenseBook; bid: number; ask: number } | undefined;
   let mark1: { book: DenseBook; bid: number; ask: number } | undefined;
+  const settled = new Set<string>();
   const markToken = (assetId: string, t: number): void => {
+    if (settled.size > 0 && settled.has(assetId)) return;
     let m = mark0;
     if (m === undefined || m.book.assetId !== assetId) {
       m = mark1;

@@ -4,7 +4,7 @@
 // scheduler sends. A mode is only a choice of clock, event source and venue.
 import type { Logger } from '../core/log.js';
 import type { Config } from '../config.js';
-import type { CryptoPriceEvent, LastTradePriceEvent, MarketEvent, UserEvent } from '../core/events.js';
+import type { CryptoPriceEvent, LastTradePriceEvent, MarketEvent, MarketLifecycleEvent, UserEvent } from '../core/events.js';
 import type { BookView } from '../book/view.js';
 import type { Venue } from '../venue/types.js';
 import type { Limiter } from '../api/limiter.js';
@@ -121,6 +121,8 @@ export class Engine {
    * holding keeps that value rather than falling to cost, until a book marks it again.
    */
   private readonly lastMarks = new Map<string, number>();
+  /** Tokens of resolved markets at what they pay (1 the winner, 0 the other), ahead of any book or last mark. */
+  private readonly settledMarks = new Map<string, number>();
   /** What a market's requote sends (requote.ts); when it runs (requote-timing.ts). */
   private readonly requoter: Requoter;
   private readonly timing: RequoteTiming;
@@ -484,6 +486,7 @@ export class Engine {
           const st = this.markets.get(e.market);
           if (st) {
             st.resolved = true;
+            this.settle(st, e);
             this.requote(st);
           }
           break;
@@ -495,6 +498,26 @@ export class Engine {
       this.counters.errors++;
       this.log.error({ err, type: e.type }, 'engine: market event failed');
     }
+  }
+
+  /**
+   * A resolved market's tokens are marked at what they pay, the winner (named by token, else by
+   * outcome) at 1 and the other at 0: the last mid would keep a losing holding's stake in the PnL
+   * and the daily-loss check. A resolution naming neither token changes no mark.
+   */
+  private settle(st: MarketState, e: MarketLifecycleEvent): void {
+    const i = e.winningOutcome === undefined ? -1 : e.outcomes.indexOf(e.winningOutcome);
+    const winner = e.winningAssetId ?? (i >= 0 ? e.assetIds[i] : undefined);
+    const { tokenId, complementId } = st.meta;
+    if (winner !== tokenId && winner !== complementId) return;
+    this.settledMarks.set(winner, PRICE_SCALE);
+    this.settledMarks.set(winner === tokenId ? complementId : tokenId, 0);
+    this.markMoved(tokenId);
+  }
+
+  /** What a token of a resolved market pays (price units: 10000 the winner, 0 the other), undefined before. */
+  settledMark(tokenId: string): number | undefined {
+    return this.settledMarks.get(tokenId);
   }
 
   /** The strategy's onTrade; a throw is counted and logged once a minute per market, and the trade still requotes it. */
@@ -661,6 +684,10 @@ export class Engine {
    * 1 - mid, both of bookFor (without our own orders where the venue's books show them).
    */
   mark(tokenId: string): number {
+    if (this.settledMarks.size > 0) {
+      const s = this.settledMarks.get(tokenId);
+      if (s !== undefined) return s;
+    }
     const m = this.midOf(tokenId);
     if (m === m) return m;
     const st = this.byToken.get(tokenId);
