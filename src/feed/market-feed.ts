@@ -129,6 +129,8 @@ export class MarketFeed {
   private quietTimer: NodeJS.Timeout | null = null;
   /** When each quiet book was last asked for (its snapshot may take a moment). */
   private readonly quietAsked = new Map<string, number>();
+  /** When refreshQuiet first saw a token of a live connection without a book in sync (asked for again after quietMs). */
+  private readonly unsyncedSince = new Map<string, number>();
   /** Quiet books asked for again (refreshQuietMs). */
   quietRefreshes = 0;
   private stopping = false;
@@ -384,15 +386,31 @@ export class MarketFeed {
       this.quietTimer.unref?.();
     }
   }
-  /** Asks a live connection again for its books that no event updated for `quietMs` (see refreshQuietMs). */
+  /**
+   * Asks a live connection again for its books that no event updated for `quietMs` (see
+   * refreshQuietMs), and for those still without a book in sync after `quietMs` live: a snapshot
+   * the venue left out of its answer to a (re)subscribe is otherwise never asked for again.
+   */
   private refreshQuiet(quietMs: number): void {
     const now = this.o.now?.() ?? Date.now();
     for (const c of this.conns) {
-      if (c.conn.state !== 'live') continue;
+      if (c.conn.state !== 'live') {
+        for (const id of c.assets) this.unsyncedSince.delete(id);
+        continue;
+      }
       const ask: string[] = [];
       for (const id of c.assets) {
         const b = this.mirror.book(id);
-        if (!b || !b.inSync() || now - b.updatedAt() < quietMs) continue;
+        if (!b || !b.inSync()) {
+          // counted from the first check that sees it live and out of sync, then once a period
+          const since = this.unsyncedSince.get(id);
+          if (since === undefined) this.unsyncedSince.set(id, now);
+          if (since === undefined || now - since < quietMs) continue;
+          this.unsyncedSince.set(id, now);
+        } else {
+          this.unsyncedSince.delete(id);
+          if (now - b.updatedAt() < quietMs) continue;
+        }
         if (now - (this.quietAsked.get(id) ?? -Infinity) < quietMs) continue;
         this.quietAsked.set(id, now);
         ask.push(id);
@@ -450,6 +468,7 @@ export class MarketFeed {
       if (!c) continue;
       this.connOf.delete(id);
       this.quietAsked.delete(id);
+      this.unsyncedSince.delete(id);
       c.assets.delete(id);
       const list = by.get(c);
       if (list) list.push(id);
