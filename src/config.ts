@@ -9,7 +9,28 @@ import { LOG_LEVELS } from './core/log.js';
 import { jsonProblem } from './core/json-problem.js';
 import cron from 'node-cron';
 
-const url = z.string().url();
+/**
+ * A base URL of one of `schemes`. zod's url() takes any scheme URL.canParse does (`localhost:8080/x`
+ * parses with the scheme "localhost:"), which undici (http) or ws (WebSocket) later throws on far
+ * from the key that caused it. Credentials in it are refused: the transports use the origin only
+ * (they would never be sent), and doctor prints the URL. No message echoes the value, which may
+ * hold a password.
+ */
+function baseUrl(...schemes: string[]) {
+  const want = schemes.map((s) => `${s}//`).join(' or ');
+  return z.string().superRefine((s, ctx) => {
+    if (!URL.canParse(s)) return void ctx.addIssue({ code: 'custom', message: `not a URL: a base URL starting with ${want}` });
+    const u = new URL(s);
+    if (!schemes.includes(u.protocol)) return void ctx.addIssue({ code: 'custom', message: `must start with ${want}, not ${u.protocol}` });
+    if (u.username !== '' || u.password !== '') {
+      ctx.addIssue({ code: 'custom', message: 'must not hold a user name or password (they would never be sent: credentials come from the environment, MAKERD_API_KEY and the like)' });
+    }
+  });
+}
+const httpUrl = baseUrl('http:', 'https:');
+const wsUrl = baseUrl('ws:', 'wss:');
+/** The seeded generator (core/rng.ts) keeps 32 bits: a larger seed would replay a smaller one's run. */
+export const MAX_SEED = 4_294_967_295;
 const posInt = z.number().int().positive();
 const nonNegInt = z.number().int().nonnegative();
 const nonNeg = z.number().nonnegative();
@@ -42,7 +63,7 @@ export const configSchema = z.strictObject({
     order: z.enum(['volume', 'liquidity']),
     limit: posInt,
   }),
-  urls: z.strictObject({ clob: url, gamma: url, data: url, content: url, ws: url, priceFeed: url }),
+  urls: z.strictObject({ clob: httpUrl, gamma: httpUrl, data: httpUrl, content: httpUrl, ws: wsUrl, priceFeed: wsUrl }),
   http: z.strictObject({
     connectTimeoutMs: timerMs,
     headersTimeoutMs: timerMs,
@@ -132,7 +153,7 @@ export const configSchema = z.strictObject({
   /** The status server: port (0 = any free one) and host (127.0.0.1; another address is the user's choice, warned about in the log). */
   status: z.strictObject({ port: z.number().int().min(0).max(65535), host: z.string().min(1) }),
   sim: z.strictObject({
-    seed: z.number().int(),
+    seed: z.number().int().min(0).max(MAX_SEED, `at most ${MAX_SEED}: the seeded generator keeps 32 bits, a larger seed would replay a smaller one's run`),
     feedLatencyMs: timerMsF,
     orderLatencyMs: timerMsF,
     cancelLatencyMs: timerMsF,

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../config.js';
-import { UsageError, type CommandIO, type CommandModule, numberFlag, TIMER_S } from './command.js';
+import { UsageError, type CommandIO, type CommandModule, numberFlag, seedFlag, TIMER_S } from './command.js';
 import { runBacktest, StrategyCreateError, type BacktestResult, type StrategyErrors } from '../backtest/runner.js';
 import type { ReadError } from '../backtest/record-source.js';
 import { clearResults, rateLimitLine, writeReport, writeResultJson } from '../backtest/output.js';
@@ -107,12 +107,14 @@ export const command: CommandModule = {
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean);
+    // "," passes the presence check but names nothing: refused before the previous results are cleared
+    if (data.length === 0) throw new UsageError(`--data names no file, got '${values.data}' (F[,F2...]: recordings, comma-separated)`);
     for (const f of data) {
       const bad = inputFileProblem(f);
       if (bad) return fail(io, `--data: ${bad}: ${f}`, 2);
     }
-    const seed = numberFlag(values.seed, '--seed', { min: 0 });
-    if (seed !== undefined && !Number.isInteger(seed)) throw new UsageError('--seed must be an integer');
+    // sim.seed's range: the seeded generator keeps 32 bits (a larger seed replays a smaller one's run)
+    const seed = seedFlag(values.seed, '--seed');
     const workers = numberFlag(values.workers, '--workers', { min: 0 });
     if (workers !== undefined && (!Number.isInteger(workers) || workers < 1)) throw new UsageError('--workers must be a positive integer');
 

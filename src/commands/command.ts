@@ -1,6 +1,6 @@
 // The shape every command module has: its help text and a main that returns the exit code.
 // The CLI (src/cli.ts) maps names to modules and turns typed errors into one-line messages.
-import { MAX_TIMER_MS } from '../config.js';
+import { MAX_SEED, MAX_TIMER_MS } from '../config.js';
 import { ApiError } from '../core/errors.js';
 
 export interface CommandIO {
@@ -59,6 +59,31 @@ export function numberFlag(v: string | undefined, flag: string, rule: NumberFlag
   const article = (w: string) => (/^[aeiou]/.test(w) ? 'an' : 'a');
   const what = rule.positive ? `a positive ${kind}` : rule.min === 0 ? `a non-negative ${kind}` : rule.min !== undefined ? `${article(kind)} ${kind} >= ${rule.min}` : `${article(kind)} ${kind}`;
   throw new UsageError(`${flag} must be ${what}, got '${v}'`);
+}
+
+/**
+ * A seed flag: an integer 0..MAX_SEED, as sim.seed. The seeded generator keeps 32 bits, so a larger
+ * seed would silently replay a smaller one's run (4294967297 is 1).
+ */
+export function seedFlag(v: string | undefined, flag: string): number | undefined {
+  return numberFlag(v, flag, { min: 0, integer: true, max: MAX_SEED });
+}
+
+/**
+ * A list of token ids (--markets T1,T2): undefined when absent, else trimmed decimal strings; a
+ * list naming nothing ("", ",") or a non-numeric id is a UsageError naming the flag, before any
+ * request (never a silent fall back to the config's markets, nor " 222" sent to the venue).
+ */
+export function tokenIdsFlag(v: string | undefined, flag: string): string[] | undefined {
+  if (v === undefined) return undefined;
+  const tokens = v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (tokens.length === 0) throw new UsageError(`${flag} names no token id, got '${v}' (T1,T2: token ids, comma-separated)`);
+  const bad = tokens.find((t) => !/^\d+$/.test(t));
+  if (bad !== undefined) throw new UsageError(`${flag} takes token ids (decimal strings), comma-separated, got '${bad}'`);
+  return tokens;
 }
 
 const REGIONS = 'the venue refused the request (403): it is not offered in some regions (Belgium, France, Singapore, Thailand and mainland China are named) - check where this machine connects from';

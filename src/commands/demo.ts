@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../config.js';
+import { loadConfig, MAX_SEED } from '../config.js';
 import { ConfigError, MakerdError } from '../core/errors.js';
 import { createLogger, envLogLevel } from '../core/log.js';
 import { formatPrice, formatSize } from '../core/units.js';
@@ -90,15 +90,19 @@ export const command: CommandModule = {
       allowPositionals: false,
     });
     const duration = numberFlag(values.duration, '--duration', { positive: true, max: TIMER_S });
-    const seed = numberFlag(values.seed, '--seed', { positive: true, integer: true }) ?? 1;
+    // positive, as ever; at most MAX_SEED: the generator keeps 32 bits (a larger seed replays a smaller one's market)
+    const seed = numberFlag(values.seed, '--seed', { positive: true, integer: true, max: MAX_SEED }) ?? 1;
     const interval = numberFlag(values.interval, '--interval', { positive: true, max: TIMER_S }) ?? 3;
     // the configuration checked before anything starts: a bad one exits 2 with nothing left running
     const level = envLogLevel(io.env, 'warn');
     const overrides = (market: string) => ({ mode: 'live' as const, markets: [market] });
-    const statusPort = io.env.MAKERD_STATUS_PORT ?? '0';
+    // empty is unset, as loadConfig reads them: '' kept here would pass loadConfig by and leave the
+    // daemon's defaults, its real store (data/makerd.sqlite, then owned by the demo's key) and port 9464
+    const statusPort = io.env.MAKERD_STATUS_PORT || '0';
+    const db = io.env.MAKERD_DB || undefined;
     loadConfig({ env: { ...io.env, MAKERD_STATUS_PORT: statusPort }, overrides: overrides('1') });
     // the store's folder made before the emulator starts: a TMPDIR that is not there is a config error with nothing to stop
-    const tmp = io.env.MAKERD_DB ? undefined : demoFolder();
+    const tmp = db ? undefined : demoFolder();
     const removeTmp = (): void => {
       if (tmp) rmSync(tmp, { recursive: true, force: true });
     };
@@ -114,7 +118,7 @@ export const command: CommandModule = {
       const env: NodeJS.ProcessEnv = {
         ...io.env,
         ...urlsEnv(emu.urls),
-        MAKERD_DB: io.env.MAKERD_DB ?? join(tmp as string, 'demo.sqlite'),
+        MAKERD_DB: db ?? join(tmp as string, 'demo.sqlite'),
         MAKERD_STATUS_PORT: statusPort,
       };
       const config = loadConfig({ env, overrides: overrides(m.tokens[0]) });

@@ -13,7 +13,7 @@ import { clobProfileFromEnv } from '../api/profile-from-env.js';
 import { EXCHANGE_V2, NEG_RISK_EXCHANGE_V2, ORDER_VERSION, exchangeOf, orderVersionProblem } from '../api/polymarket-contracts.js';
 import { CLOCK_SKEW_MS, allowanceOf, spendableCollateral } from '../api/clob-client.js';
 import { marketsFromQuery, marketsFromTokens } from '../session/markets.js';
-import { numberFlag, venueFailure, type CommandModule } from './command.js';
+import { numberFlag, tokenIdsFlag, venueFailure, type CommandModule } from './command.js';
 import { heartbeatIdOf } from '../session/heartbeats.js';
 
 const help = `usage: makerd doctor [--config F] [--markets TOKEN,...] [--max-skew-ms N]
@@ -201,10 +201,12 @@ export const command: CommandModule = {
   help,
   async main(argv, io) {
     const { values } = parseArgs({ args: argv, options: { config: { type: 'string' }, markets: { type: 'string' }, 'max-skew-ms': { type: 'string' } }, strict: true, allowPositionals: false });
-    const config = loadConfig({ file: values.config, env: io.env });
+    // flags checked before anything is asked of the venue, as run checks them (one parser)
+    const given = tokenIdsFlag(values.markets, '--markets');
     const maxSkewMs = numberFlag(values['max-skew-ms'], '--max-skew-ms', { min: 0, integer: true }) ?? CLOCK_SKEW_MS;
+    const config = loadConfig({ file: values.config, env: io.env });
     const profile = await clobProfileFromEnv(config, io.env);
-    const tokens = values.markets ? values.markets.split(',').filter(Boolean) : config.markets;
+    const tokens = given ?? config.markets;
     const clients = createClients(config, profile);
     io.out(`makerd doctor: venue profile ${profile.name}, CLOB ${config.urls.clob}`);
     let failed = 0;

@@ -11,7 +11,8 @@ import { startEmulator, type EmulatorOptions } from '../emulator/server.js';
 import { writeSyntheticRecording } from '../emulator/recording-writer.js';
 import type { FaultConfig } from '../emulator/faults.js';
 import { parseTickSize } from '../emulator/tick-rule.js';
-import { UsageError, type CommandModule, numberFlag, TIMER_S } from './command.js';
+import { UsageError, type CommandModule, numberFlag, seedFlag, TIMER_S } from './command.js';
+import { HEARTBEAT_TIMEOUT_MS } from '../emulator/polymarket-heartbeats.js';
 import { outputFileProblem, systemErrorLine } from './paths.js';
 
 const help = `usage: makerd emulator [--port P] [--synthetic SEED] [--markets N] [--speed X] [--activity X]
@@ -68,7 +69,8 @@ Each variant a client must also accept (wire-formats.md 5.4):
                        with 429, Retry-After and Poly-RateLimit-Reset; answers name Poly-RateLimit-Tier and
                        -Remaining. Off by default
   --heartbeat-timeout-ms N   polymarket profile: once a key has sent a heartbeat, this long without a
-                       valid one cancels all its open orders (default 15000: 10 s + 5 s buffer)
+                       valid one cancels all its open orders (default ${HEARTBEAT_TIMEOUT_MS}: the venue's documented
+                       window, without the buffer it may add)
   --allow-short-sells  accept a SELL without the shares for it. By default a SELL is refused
                        (INVALID_ORDER_NOT_ENOUGH_BALANCE; polymarket: "not enough balance / allowance")
                        unless the shares of CONFIRMED trades cover it and every open SELL of the token:
@@ -86,7 +88,9 @@ Each variant a client must also accept (wire-formats.md 5.4):
                        polymarket profile adds "accounts": [{address, privateKey, signatureType, funder?,
                        apiKey, secret, passphrase}], test keys made from the seed)
   --write F --duration S   writes S seconds of synthetic market time to F (recorder lines; gzip
-                       when F ends in .gz) as fast as possible, then exits; --markets N of them
+                       when F ends in .gz) as fast as possible, then exits; --markets N of them.
+                       Takes only --synthetic, --markets and --activity besides: any other option
+                       is refused (no server runs for it to apply to)
   --fault-latency-ms N, --fault-500-rate X, --fault-429-rate X, --fault-silent   faults from the start
   --fault-cancel-trickle-ms N, --fault-read-trickle-ms N   CLOB DELETEs / GETs stall: not carried
                     out, answered one byte every N ms, never finished
@@ -105,6 +109,9 @@ function parseTickFault(v: string): { tick: string; afterS: number } {
   // a delay past what a timer holds would fire at once
   return { tick, afterS: numberFlag(at, '--fault-tick-size @S', { min: 0, max: TIMER_S }) ?? 0 };
 }
+
+/** The options a --write applies; any other given with it is refused (it would be ignored). */
+const WRITE_OPTIONS = new Set(['write', 'duration', 'synthetic', 'markets', 'activity']);
 
 export const command: CommandModule = {
   summary: 'run the exchange emulator (synthetic market, every API, WS feeds, faults)',
@@ -148,8 +155,13 @@ export const command: CommandModule = {
     });
     if (values.replay !== undefined && values.synthetic !== undefined) throw new UsageError('--replay and --synthetic exclude each other');
     if (values.replay !== undefined && values.write !== undefined) throw new UsageError('--write makes a synthetic recording; it does not take --replay');
+    if (values.write !== undefined) {
+      // checked before the write's own flags: an option it would not apply is never silently dropped
+      const ignored = Object.entries(values).find(([k, v]) => v !== undefined && !WRITE_OPTIONS.has(k));
+      if (ignored) throw new UsageError(`--${ignored[0]} does not apply to --write (it writes a recording: no server runs); --write takes --synthetic, --markets, --activity and --duration`);
+    }
     // counts, seeds and ports are integers: a fraction is refused, never truncated
-    const seed = numberFlag(values.synthetic, '--synthetic', { min: 0, integer: true }) ?? 1;
+    const seed = seedFlag(values.synthetic, '--synthetic') ?? 1;
     const markets = numberFlag(values.markets, '--markets', { min: 1, integer: true }) ?? 1;
     const activity = numberFlag(values.activity, '--activity', { min: 0.001 });
     const params = activity === undefined ? undefined : { activity };

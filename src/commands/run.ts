@@ -9,7 +9,7 @@ import { clobProfileFromEnv } from '../api/profile-from-env.js';
 import { ConfigError, MakerdError } from '../core/errors.js';
 import { createLogger } from '../core/log.js';
 import { Daemon, StartAbortedError, type StopReport } from '../session/daemon.js';
-import { UsageError, type CommandModule } from './command.js';
+import { tokenIdsFlag, UsageError, type CommandModule } from './command.js';
 
 const help = `usage: makerd run [--config F] [--mode live|paper] [--markets T1,T2]
 
@@ -36,16 +36,8 @@ export const command: CommandModule = {
       allowPositionals: false,
     });
     if (values.mode !== undefined && values.mode !== 'live' && values.mode !== 'paper') throw new UsageError(`--mode must be live or paper, got ${values.mode}`);
-    const tokens =
-      values.markets === undefined
-        ? undefined
-        : values.markets
-            .split(',')
-            .map((s) => s.trim())
-            .filter(Boolean);
-    // given but naming nothing ("", ","): a usage error, not a silent fall back to the config's markets
-    if (tokens?.length === 0) throw new UsageError(`--markets names no token id, got '${values.markets}' (T1,T2: token ids, comma-separated)`);
-    if (tokens && tokens.some((t) => !/^\d+$/.test(t))) throw new UsageError('--markets takes token ids (decimal strings), comma-separated');
+    // the parser doctor uses too: trimmed, a list naming nothing or a non-numeric id refused (exit 2)
+    const tokens = tokenIdsFlag(values.markets, '--markets');
     // pm2 runs `makerd run --config config/local.json`: a missing file is refused in one line (exit 2)
     if (values.config !== undefined && !existsSync(values.config)) {
       throw new ConfigError('--config', `${values.config} does not exist (copy config/default.json there and keep what you change; README "pm2")`);
