@@ -67,6 +67,14 @@ export interface BacktestOutput {
   timing: { wallMs: number; records: number; events: number; eventsPerSec: number };
   /** What the strategy threw (result.json has the count and the first message when any). */
   strategyErrors: StrategyErrors;
+  /** Files that started before the one before them ended, moved in time to follow it (result.json: feed.shiftedFiles, the count). */
+  shifted: ShiftedFile[];
+}
+
+/** A file of the run moved later in time (`shiftMs`) to follow the one before it (index `file` in the data list). */
+export interface ShiftedFile {
+  file: number;
+  shiftMs: number;
 }
 
 /** The strategy's own throws (quote, onTrade, onFill), which the engine catches and counts among its errors. */
@@ -298,6 +306,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
   };
   const chunks = useThread ? threadedRecords(o.data, decodeStats, { ...o.readerThreadOptions, bytes, onReadError }) : inlineRecords(o.data, decodeStats, { bytes, onReadError });
   let file = -1;
+  const shifted: ShiftedFile[] = [];
   let offset = 0;
   let first = true;
   for await (const chunk of chunks) {
@@ -332,6 +341,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
           if (started && rec.t < clock.now()) {
             offset = clock.now() + 1 - rec.t;
             shiftedFiles++;
+            shifted.push({ file, shiftMs: offset });
           }
         }
       }
@@ -417,5 +427,6 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
     charts: stats.charts(),
     timing: { wallMs, records, events: decodeStats.events, eventsPerSec: wallMs > 0 ? (decodeStats.events * 1000) / wallMs : 0 },
     strategyErrors,
+    shifted,
   };
 }

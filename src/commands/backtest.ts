@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../config.js';
 import { UsageError, type CommandIO, type CommandModule, numberFlag, seedFlag, TIMER_S } from './command.js';
-import { runBacktest, StrategyCreateError, type BacktestResult, type StrategyErrors } from '../backtest/runner.js';
+import { runBacktest, StrategyCreateError, type BacktestResult, type ShiftedFile, type StrategyErrors } from '../backtest/runner.js';
 import type { ReadError } from '../backtest/record-source.js';
 import { clearResults, rateLimitLine, writeReport, writeResultJson } from '../backtest/output.js';
 import { inputFileProblem, outputDirProblem, systemErrorLine } from './paths.js';
@@ -71,6 +71,20 @@ function parseParams(s: string | undefined): Record<string, unknown> | undefined
   }
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new UsageError('--params must be a JSON object');
   return v as Record<string, unknown>;
+}
+
+/**
+ * Files replayed later than they were recorded, to follow the one before them: deliberate for a
+ * recording replayed twice, a scrambled market for a rotated one listed by a shell glob (rec.1,
+ * rec.10, rec.2), whose result would look plausible. Said on stderr, file by file.
+ */
+function shiftedLines(io: CommandIO, data: readonly string[], shifted: readonly ShiftedFile[]): void {
+  for (const s of shifted.slice(0, 5)) {
+    const name = (i: number): string => `${data[i]} (file ${i + 1})`;
+    io.err(`makerd backtest: WARNING: ${name(s.file)} starts before ${name(s.file - 1)} ended: replayed ${(s.shiftMs / 1000).toFixed(1)} s later, to follow it`);
+  }
+  if (shifted.length > 5) io.err(`makerd backtest: WARNING: ${shifted.length - 5} more files shifted so (feed.shiftedFiles in result.json)`);
+  if (shifted.length > 0) io.err('files replay in the order given: a rotated recording in its order is rec.jsonl.gz, rec.1.jsonl.gz, rec.2.jsonl.gz, ... (a shell glob puts rec.10 before rec.2)');
 }
 
 export const command: CommandModule = {
@@ -220,6 +234,7 @@ export const command: CommandModule = {
       const what = allowStrategyErrors ? 'tolerated (--allow-strategy-errors)' : 'exit 1 (--allow-strategy-errors accepts such a run)';
       io.err(`makerd backtest: the strategy threw ${se.count} time${se.count === 1 ? '' : 's'}; the first:\n${strategyStack(se.first)}\n${what}`);
     }
+    shiftedLines(io, data, out.shifted);
     io.out(summaryTable({ startMs: r.period.startMs, endMs: r.period.endMs, total: r.total, tokens: r.tokens }));
     io.out(rateLimitLine(r));
     if (r.inputs.sim.cashUsd > 0) io.out(collateralLine(r));

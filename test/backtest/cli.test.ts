@@ -36,6 +36,18 @@ describe('makerd backtest (CLI)', () => {
     expect(existsSync(join(dir, 'report.html'))).toBe(true);
   }, 30_000);
 
+  it('files replayed out of order (one starting before the one before it ended) are named on stderr, not only counted in result.json', async () => {
+    const dir = tempDir('cli-shifted');
+    // a rotated recording named by a shell glob comes out as rec.1, rec.10, rec.2: here, the same file twice
+    const r = await run(['backtest', '--data', `${SAMPLE},${SAMPLE}`, '--out', dir]);
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/WARNING: .*sample-synthetic\.jsonl\.gz \(file 2\) starts before .*sample-synthetic\.jsonl\.gz \(file 1\) ended: replayed [\d.]+ s later, to follow it/);
+    expect(r.err).toMatch(/in the order given/);
+    expect(JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')).feed.shiftedFiles).toBe(1);
+    const once = await run(['backtest', '--data', SAMPLE, '--out', tempDir('cli-once')]);
+    expect(once.err).toBe('');
+  }, 60_000);
+
   it('--cash USD: the simulated venue refuses BUYs beyond the collateral, as the venue does; the risk gate keeps BUYs within it, so none is refused', async () => {
     const backtest = async (extra: string[]) => {
       const dir = tempDir('cli-cash');
