@@ -6,7 +6,7 @@ import { loadConfig, type Config } from '../config.js';
 import { createLogger, type Logger } from '../core/log.js';
 import { FeedConnection } from '../feed/connection.js';
 import { channelOptions } from '../feed/channels.js';
-import { Recorder } from '../feed/recorder.js';
+import { MAX_BUFFERED, Recorder } from '../feed/recorder.js';
 import { CryptoPriceStream, PRICES_CHANNEL } from '../feed/price-stream.js';
 import { UsageError, type CommandIO, type CommandModule, numberFlag, TIMER_S } from './command.js';
 import { newRecordingProblem, systemErrorLine } from './paths.js';
@@ -114,7 +114,10 @@ export async function recordUntil(r: RecordRun, io: CommandIO, signal: AbortSign
   let lastPrinted = 0;
   const status = (final: boolean) => {
     const up = Math.round((Date.now() - started) / 1000);
-    const errors = rec.stats.errors ? ` write-errors=${rec.stats.errors} (${rec.lastError?.message ?? ''}) dropped=${rec.stats.dropped}` : '';
+    // frames not recorded: lost to a write error, or not taken while the disk did not keep up
+    const { errors: failed, dropped, droppedSlow } = rec.stats;
+    const slow = droppedSlow ? ` (${droppedSlow} for a slow disk)` : '';
+    const errors = failed ? ` write-errors=${failed} (${rec.lastError?.message ?? ''}) dropped=${dropped}${slow}` : dropped ? ` dropped=${dropped}${slow}` : '';
     const line = `record: ${conn.state} frames=${rec.stats.frames} bytes=${rec.stats.bytes} files=${rec.stats.files} reconnects=${Math.max(0, conn.epoch - 1)} uptime=${up}s${errors}`;
     if (tty && !final) process.stderr.write(`\r${line}\x1b[K`);
     else if (final || Date.now() - lastPrinted >= 10_000) {
@@ -140,9 +143,13 @@ export async function recordUntil(r: RecordRun, io: CommandIO, signal: AbortSign
   const { errors, dropped } = rec.stats;
   if (errors > 0) {
     // the recording has a hole or lost its tail: never a success
-    const lost = `${errors} write error${errors === 1 ? '' : 's'}, ${dropped} frame${dropped === 1 ? '' : 's'} dropped after ${errors === 1 ? 'it' : 'them'}; the file is incomplete`;
+    const lost = `${errors} write error${errors === 1 ? '' : 's'}, ${dropped} frame${dropped === 1 ? '' : 's'} not recorded; the file is incomplete`;
     const write = `write failed: ${rec.lastErrorPath ?? r.out}: ${rec.lastError?.message ?? 'unknown error'} (${lost})`;
     failure = failure ? `${write}; and ${failure}` : write;
+  } else if (rec.stats.droppedSlow > 0) {
+    // a hole as much as a write error's: never a success either
+    const slow = `${rec.stats.droppedSlow} frame${rec.stats.droppedSlow === 1 ? '' : 's'} not recorded: the disk did not keep up (more than ${MAX_BUFFERED / 1048576} MiB waiting to be written); the file has holes`;
+    failure = failure ? `${slow}; and ${failure}` : slow;
   }
   return { frames: rec.stats.frames, bytes: rec.stats.bytes, files: rec.stats.files, reconnects: Math.max(0, conn.epoch - 1), dataFrames, writeErrors: errors, dropped, failure };
 }

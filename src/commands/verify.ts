@@ -1,7 +1,8 @@
 // makerd verify F: replays a recording (recorder lines or a plain raw-frame capture, plain or gz)
 // through the shared market decoder and the book mirror, and reports per token the hash checks,
 // mismatches and gaps. Exit 1 on any hash or best-bid/ask mismatch, or when the file could not be
-// read to its end; 0 otherwise.
+// read to its end; 0 otherwise. A new connection epoch is a reconnect, as in the backtest and live
+// (market-pipeline.ts): every book out of sync, groups pending on the old connection dropped.
 import { parseArgs } from 'node:util';
 import { BookMirror } from '../book/mirror.js';
 import { formatPrice } from '../core/units.js';
@@ -23,7 +24,9 @@ fails on the hashed last_trade_price (3 decimals, possibly not yet announced, or
 1 - p) is recovered, not a mismatch. Deltas older than the snapshot that contains them, or sent
 before a token's first snapshot, are counted as ignored: their hashes describe a book never held.
 The last group is checked at the end of the file: a recording cut inside a batch fails there, as
-nothing tells a cut batch from a corrupted hash.
+nothing tells a cut batch from a corrupted hash. A recorded reconnect (a new connection epoch) is
+handled as live: a batch the old connection cut is dropped unchecked, and the books wait for their
+next snapshots. Groups are timed by the recorded receive times (one quiet for 250 ms is checked).
   --min-order-size S  min_order_size used in the book hash (WS frames omit it; default 5)
   --neg-risk          hash with neg_risk true (WS frames omit it; default false)
   --json              print one JSON object instead of the table
@@ -54,17 +57,28 @@ export const command: CommandModule = {
     }
     const mos = values['min-order-size'];
     if (mos !== undefined && !/^\d+(\.\d+)?$/.test(mos)) throw new UsageError(`--min-order-size must be a decimal, got ${mos}`);
-    const mirror = new BookMirror({ verifyEvery: 1, now: () => 0, defaultMinOrderSize: mos ?? '5', defaultNegRisk: values['neg-risk'] ?? false });
+    // the mirror's clock is the recording's receive time (never going back), so a group with no
+    // message for a while closes idle as it does live
+    let nowMs = 0;
+    const mirror = new BookMirror({ verifyEvery: 1, now: () => nowMs, defaultMinOrderSize: mos ?? '5', defaultNegRisk: values['neg-risk'] ?? false });
     const stats = createMarketDecodeStats();
     const frames = new Map<string, number>();
     const out: MarketEvent[] = [];
     const seen = new Set<string>();
     let total = 0;
+    let epoch: number | undefined;
     let readError: string | undefined;
     try {
       for await (const r of readRecording(file, (e) => (readError = e.message))) {
         if (r.k !== 'market') continue;
         total++;
+        if (r.t > nowMs) nowMs = r.t;
+        if (r.e !== epoch) {
+          // a reconnect, as live (market-pipeline.ts): what the old connection left pending (a batch
+          // it cut) is dropped unchecked, and every book waits for its next snapshot
+          if (epoch !== undefined) mirror.markAllOutOfSync('reconnect', false);
+          epoch = r.e;
+        }
         out.length = 0;
         decodeMarketFrame(r.f, out, stats);
         seen.clear();

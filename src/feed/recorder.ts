@@ -19,6 +19,13 @@
 // killed recorder loses at most that second (replay.ts reads a file cut short up to its last
 // complete line); a write error (disk full) kills the current file: later frames are dropped and
 // counted as such until the next rotation opens a new file.
+// Accounting: a frame counts as recorded (stats.frames) only once its bytes are written: a plain
+// file's line by its write callback, a .gz's frames by the first sync flush after them once the
+// flush's compressed bytes are written (or the file's 'finish'). What a failed file held unwritten
+// is dropped, so frames + dropped = frames handed once close() resolves.
+// Backpressure: a disk that does not keep up (a stalled mount, a pipe nobody reads) must not fill
+// the memory: past maxBuffered bytes waiting in the compressor and the file streams, a frame is
+// dropped (stats.droppedSlow); writing resumes by itself once the buffer drains below it.
 import { createWriteStream, existsSync, readdirSync, statSync, type WriteStream } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { constants as zlibConstants, createGzip, type Gzip } from 'node:zlib';
@@ -30,7 +37,12 @@ export interface RecorderOptions {
   rotateBytes?: number;
   /** Rotate when the UTC hour of the receive time changes. */
   rotateHourly?: boolean;
+  /** Bytes that may wait unwritten (compressor and file streams) before frames are dropped; default MAX_BUFFERED. */
+  maxBuffered?: number;
 }
+
+/** Default RecorderOptions.maxBuffered: what a slow disk may hold in memory before frames are dropped. */
+export const MAX_BUFFERED = 64 * 1024 * 1024;
 
 const EXT = /(\.jsonl\.gz|\.json\.gz|\.gz|\.jsonl|\.json|\.ndjson)$/;
 
@@ -134,47 +146,75 @@ export function recordLineV1(f: RawFrame, kind: string): string {
   return `{"t":${f.t},"e":${f.epoch},"k":${JSON.stringify(kind)},"f":${JSON.stringify(f.text)}}\n`;
 }
 
+/** A file being written, with the frames handed to it that are not yet confirmed on disk. */
+interface OpenFile {
+  sink: WriteStream;
+  gz: Gzip | null;
+  /** Frames (and their line bytes) handed, neither confirmed written nor dropped yet. */
+  frames: number;
+  bytes: number;
+  /** .gz: of those, the ones handed since the last sync flush began. */
+  segFrames: number;
+  segBytes: number;
+  /** .gz: sync flushes in order, each confirming its frames once the compressed bytes up to `at` are written (Infinity: not done). */
+  marks: Array<{ at: number; frames: number; bytes: number }>;
+  /** .gz: compressed bytes handed to the file stream, and of them written. */
+  out: number;
+  written: number;
+  /** A write failed: what it held is dropped, and nothing more is confirmed. */
+  failed: boolean;
+}
+
+/** Bytes a file holds unwritten: in the compressor (both sides) and in the file stream. */
+const unwritten = (f: OpenFile): number => (f.failed ? 0 : (f.gz ? f.gz.writableLength + f.gz.readableLength : 0) + f.sink.writableLength);
+
 export class Recorder {
-  private sink: WriteStream | null = null;
-  private gz: Gzip | null = null;
-  /** The current file failed a write: its streams are destroyed; frames are dropped until the next file. */
-  private dead = false;
-  /** What the current file was handed (see openNext). */
-  private file = { frames: 0, bytes: 0 };
+  private cur: OpenFile | null = null;
+  /** Files still closing after a rotation: what they hold counts toward maxBuffered too. */
+  private readonly closingFiles = new Set<OpenFile>();
   /** Pending sync flush of the current .gz (set while it holds unflushed frames). */
   private flushTimer: NodeJS.Timeout | undefined;
   private fileIndex = -1;
   private fileBytes = 0;
   private fileHour = -1;
   private readonly closing: Array<Promise<void>> = [];
-  /** frames/bytes: lines handed to a working file; dropped: lines lost to a failed one (after its error). */
-  readonly stats = { frames: 0, bytes: 0, files: 0, path: '', errors: 0, dropped: 0 };
+  private readonly maxBuffered: number;
+  /**
+   * frames/bytes: lines confirmed written; dropped: lines lost (to a failed file, or not taken:
+   * droppedSlow, the disk did not keep up). Lines in between are on their way to the disk.
+   */
+  readonly stats = { frames: 0, bytes: 0, files: 0, path: '', errors: 0, dropped: 0, droppedSlow: 0 };
   /** Last write error (disk full, permissions, a file that exists); writing continues into the next file on rotation. */
   lastError: Error | undefined;
   /** The file of the last write error. */
   lastErrorPath: string | undefined;
 
-  constructor(private readonly o: RecorderOptions) {}
+  constructor(private readonly o: RecorderOptions) {
+    this.maxBuffered = o.maxBuffered ?? MAX_BUFFERED;
+  }
+
+  /** Bytes handed to the files and not yet written (compressors and file streams). */
+  get buffered(): number {
+    let n = this.cur ? unwritten(this.cur) : 0;
+    for (const f of this.closingFiles) n += unwritten(f);
+    return n;
+  }
 
   /**
    * Creates the first file now (write() does it on the first frame otherwise), so a path that
    * cannot be written fails before anything is received: rejects with the file system's error.
    */
   async open(): Promise<void> {
-    if (this.sink !== null) return;
-    this.openNext(-1);
-    const sink = this.sink as WriteStream | null;
-    if (sink === null) return;
+    if (this.cur !== null) return;
+    const { sink, gz } = this.openNext(-1);
     try {
       await new Promise<void>((resolve, reject) => {
         sink.once('ready', () => resolve());
         sink.once('error', reject);
       });
     } catch (e) {
-      this.sink = null;
-      this.gz?.destroy();
-      this.gz = null;
-      this.dead = false;
+      this.cur = null;
+      gz?.destroy();
       this.stopFlushTimer();
       this.stats.files--;
       this.fileIndex--;
@@ -184,26 +224,33 @@ export class Recorder {
 
   write(f: RawFrame, kind: string): void {
     const hour = Math.floor(f.t / 3_600_000);
-    if (this.sink === null) this.openNext(hour);
+    let file = this.cur;
+    if (file === null) file = this.openNext(hour);
     else if (this.fileHour < 0)
       this.fileHour = hour; // opened by open(), before the first frame
-    else if (this.o.rotateHourly && hour !== this.fileHour) this.rotate(hour);
+    else if (this.o.rotateHourly && hour !== this.fileHour) file = this.rotate(hour);
     const line = recordLine(f, kind);
     const bytes = Buffer.byteLength(line);
     // a dropped line counts toward the size too, so rotation by size still moves on to a new file
     this.fileBytes += bytes;
     // the stream is destroyed at once on a failed write, its 'error' event comes a tick later
-    if (this.dead || this.sink!.destroyed) {
+    if (file.failed || file.sink.destroyed) this.stats.dropped++;
+    else if (this.buffered >= this.maxBuffered) {
+      // the disk does not keep up: dropped rather than held in memory, until the buffer drains
       this.stats.dropped++;
+      this.stats.droppedSlow++;
     } else {
-      if (this.gz) {
-        this.gz.write(line);
+      file.frames++;
+      file.bytes += bytes;
+      if (file.gz) {
+        file.gz.write(line);
+        file.segFrames++;
+        file.segBytes += bytes;
         this.flushSoon();
-      } else this.sink!.write(line);
-      this.stats.frames++;
-      this.stats.bytes += bytes;
-      this.file.frames++;
-      this.file.bytes += bytes;
+      } else
+        file.sink.write(line, (e) => {
+          if (!e) this.confirm(file, 1, bytes);
+        });
     }
     if (this.o.rotateBytes && this.fileBytes >= this.o.rotateBytes) this.rotate(hour);
   }
@@ -215,53 +262,80 @@ export class Recorder {
     this.closing.length = 0;
   }
 
-  private rotate(hour: number): void {
+  private rotate(hour: number): OpenFile {
     this.closing.push(this.closeCurrent());
-    this.openNext(hour);
+    return this.openNext(hour);
   }
 
-  private openNext(hour: number): void {
+  private openNext(hour: number): OpenFile {
     this.fileIndex++;
     const path = rotatedPath(this.o.out, this.fileIndex);
     const sink = createWriteStream(path, { flags: openFlags(path) });
     const gz = path.endsWith('.gz') ? createGzip() : null;
-    const file = { frames: 0, bytes: 0 };
-    let opened = false;
-    sink.once('open', () => (opened = true));
+    const file: OpenFile = { sink, gz, frames: 0, bytes: 0, segFrames: 0, segBytes: 0, marks: [], out: 0, written: 0, failed: false };
     const failed = (e: Error): void => {
+      if (file.failed) return;
       // a write error must not crash the recorder loop: count it and keep the process alive
       this.stats.errors++;
       this.lastError = e;
       this.lastErrorPath = path;
-      if (!opened) {
-        // never opened (EEXIST, EACCES): nothing handed to it reached the disk
-        this.stats.frames -= file.frames;
-        this.stats.bytes -= file.bytes;
-        this.stats.dropped += file.frames;
-        file.frames = 0;
-        file.bytes = 0;
-      }
+      // what it held unwritten (file stream, compressor) never reaches the disk
+      this.lose(file);
+      file.failed = true;
       // the file is lost from here: stop both streams, so nothing piles up in the compressor
       gz?.destroy();
       sink.destroy();
-      if (this.sink === sink) {
-        this.dead = true;
-        this.stopFlushTimer();
-      }
+      if (this.cur === file) this.stopFlushTimer();
     };
     sink.on('error', failed);
+    // ended and every write done: all it was handed is on disk
+    sink.once('finish', () => this.confirm(file, file.frames, file.bytes));
+    // closed without that (destroyed): whatever it still held is lost
+    sink.once('close', () => this.lose(file));
     if (gz) {
       gz.on('error', failed);
-      gz.pipe(sink);
+      // by hand rather than pipe(): the compressed bytes written are counted (sync flush marks)
+      gz.on('data', (chunk: Buffer) => {
+        file.out += chunk.length;
+        sink.write(chunk, (e) => {
+          if (e) return;
+          file.written += chunk.length;
+          this.settleMarks(file);
+        });
+      });
+      gz.once('end', () => sink.end());
     }
-    this.sink = sink;
-    this.gz = gz;
-    this.file = file;
-    this.dead = false;
+    this.cur = file;
     this.fileBytes = 0;
     this.fileHour = hour;
     this.stats.files++;
     this.stats.path = path;
+    return file;
+  }
+
+  /** Counts frames of `file` as recorded: their bytes are written. */
+  private confirm(file: OpenFile, frames: number, bytes: number): void {
+    if (file.failed) return;
+    file.frames -= frames;
+    file.bytes -= bytes;
+    this.stats.frames += frames;
+    this.stats.bytes += bytes;
+  }
+
+  /** Counts what `file` holds unconfirmed as dropped. */
+  private lose(file: OpenFile): void {
+    this.stats.dropped += file.frames;
+    file.frames = file.bytes = file.segFrames = file.segBytes = 0;
+    file.marks.length = 0;
+  }
+
+  /** Confirms the frames of the sync flushes whose compressed bytes are all written. */
+  private settleMarks(file: OpenFile): void {
+    const m = file.marks;
+    while (m.length > 0 && m[0].at <= file.written) {
+      const k = m.shift() as { frames: number; bytes: number };
+      this.confirm(file, k.frames, k.bytes);
+    }
   }
 
   /** Schedules a sync flush of the current .gz, unless one is pending: at most one a period, none while idle. */
@@ -269,8 +343,18 @@ export class Recorder {
     if (this.flushTimer !== undefined) return;
     this.flushTimer = setTimeout(() => {
       this.flushTimer = undefined;
-      const gz = this.gz;
-      if (gz && !this.dead && !gz.destroyed) gz.flush(zlibConstants.Z_SYNC_FLUSH);
+      const file = this.cur;
+      const gz = file?.gz;
+      if (!file || !gz || file.failed || gz.destroyed) return;
+      // the frames handed so far go with this flush; later ones with the next
+      const mark = { at: Infinity, frames: file.segFrames, bytes: file.segBytes };
+      file.segFrames = file.segBytes = 0;
+      file.marks.push(mark);
+      gz.flush(zlibConstants.Z_SYNC_FLUSH, () => {
+        // zlib pushes a flush's output before its callback: by now handed on (out) or still waiting to be
+        mark.at = file.out + gz.readableLength;
+        this.settleMarks(file);
+      });
     }, GZ_FLUSH_MS);
     // the recorder's owner decides how long the process lives, not a pending flush
     this.flushTimer.unref();
@@ -282,23 +366,27 @@ export class Recorder {
   }
 
   private closeCurrent(): Promise<void> {
-    const sink = this.sink;
-    const gz = this.gz;
-    this.sink = null;
-    this.gz = null;
-    this.dead = false;
+    const file = this.cur;
+    this.cur = null;
     this.stopFlushTimer(); // gz.end() below flushes everything
-    if (!sink) return Promise.resolve();
-    // a failed file has nothing left to write, and its 'close'/'error' may have fired already:
-    // waiting for them would never end
-    if (sink.destroyed || sink.closed) {
+    if (!file) return Promise.resolve();
+    const { sink, gz } = file;
+    // a failed file that has closed already: waiting for its 'close' would never end
+    if (sink.closed) {
       gz?.destroy();
       return Promise.resolve();
     }
+    this.closingFiles.add(file);
     return new Promise<void>((resolve) => {
-      sink.once('close', () => resolve());
-      sink.once('error', () => resolve());
-      if (gz) gz.end();
+      const done = (): void => {
+        this.closingFiles.delete(file);
+        resolve();
+      };
+      sink.once('close', done);
+      sink.once('error', done);
+      // destroyed (failed): its 'close' follows, nothing left to write
+      if (file.failed || sink.destroyed) gz?.destroy();
+      else if (gz) gz.end();
       else sink.end();
     });
   }

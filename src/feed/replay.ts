@@ -273,7 +273,8 @@ class ChunkLines implements RecordBatch {
  * lines split by hand (no readline, no promise per line). A consumer that must not let other work
  * run between frames (the backtest) loops over a batch synchronously. A gzip file cut short (a
  * recorder killed mid-write) yields every complete line, then reports the error to `onError`
- * instead of throwing.
+ * instead of throwing. A last line without a newline that a cut left unfinished is not yielded
+ * (keepLastLine): a file reads back up to its last complete line.
  */
 export async function* readRecordingBatches(path: string, onError?: (e: Error) => void): AsyncGenerator<RecordBatch> {
   const gz = await isGzip(path);
@@ -282,6 +283,8 @@ export async function* readRecordingBatches(path: string, onError?: (e: Error) =
   const input: AsyncIterable<Buffer> = gunzip ? file.pipe(gunzip) : file;
   const lines = new ChunkLines();
   let rest: Buffer | undefined; // the unfinished last line of the previous chunk(s)
+  let prev: Buffer | undefined; // the last complete non-empty line: whose format the file is in
+  let cut = false; // gunzip stopped early: the text ends where the data broke off
   try {
     try {
       for await (const chunk of input) {
@@ -299,20 +302,60 @@ export async function* readRecordingBatches(path: string, onError?: (e: Error) =
         }
         const end = Math.max(from, chunk.lastIndexOf(NL) + 1);
         rest = end < chunk.length ? chunk.subarray(end) : undefined;
+        prev = lastLine(chunk, from, end) ?? (head && lastLine(head, 0, head.length + 1)) ?? prev;
         lines.load(head, chunk, from, end);
         yield lines;
       }
     } catch (e) {
       if (!gunzip) throw e;
+      cut = true;
       onError?.(e as Error); // end with what was decompressed
     }
-    if (rest !== undefined) {
+    if (rest !== undefined && keepLastLine(rest, prev, cut)) {
       lines.load(undefined, rest, 0, rest.length);
       yield lines;
     }
   } finally {
     file.destroy();
     gunzip?.destroy();
+  }
+}
+
+/** The last non-empty line of buf[from, end) (end: just past a newline, or past a line's end), without \n and \r. */
+function lastLine(buf: Buffer, from: number, end: number): Buffer | undefined {
+  for (let e = end - 1; e >= from;) {
+    const s = e > from ? buf.lastIndexOf(NL, e - 1) : -1;
+    const st = s >= from ? s + 1 : from;
+    const z = e > st && buf[e - 1] === 13 ? e - 1 : e;
+    if (z > st) return buf.subarray(st, z);
+    e = st - 1;
+  }
+  return undefined;
+}
+
+/**
+ * Whether a last line that has no newline is read. The recorder ends every line with one, so in
+ * its format (the line before is a recorder line, or there is none and this one starts as one) a
+ * line without it was cut (a killed recorder, a full disk), as is any line gunzip broke off: read
+ * only when it is a whole record. A raw capture's last line (a hand-made file) is read as it is.
+ */
+function keepLastLine(rest: Buffer, prev: Buffer | undefined, cut: boolean): boolean {
+  const line = rest.toString('utf8').replace(/\r$/, '');
+  if (wholeRecord(line)) return true;
+  if (cut) return false;
+  if (prev === undefined) return !line.startsWith('{"t":');
+  const p = prev.toString('utf8');
+  return !(rawRecorderLine(p) || recorderMarketLine(p) || wholeRecord(p));
+}
+
+/** A recorder line (either version, any spelling parseRecordLine takes as one) whose JSON is whole. */
+function wholeRecord(line: string): boolean {
+  if (!line.startsWith('{"t":')) return false;
+  try {
+    const o = JSON.parse(line) as { t?: unknown; f?: unknown };
+    return typeof o.t === 'number' && (typeof o.f === 'string' || (typeof o.f === 'object' && o.f !== null));
+  } catch {
+    return false;
   }
 }
 

@@ -1,6 +1,8 @@
 // The recorder on a failing disk, beside earlier recordings, and killed mid-run: a write error
-// (ENOSPC, simulated with a symlink to /dev/full, whose writes all fail so) stops the counting and
-// the writing into the dead file, and close() still settles; an existing file is never truncated;
+// (ENOSPC, simulated with a symlink to /dev/full, whose writes all fail so) stops the writing into
+// the dead file, the frames it lost (still buffered, or in the compressor) count as dropped, never
+// as recorded, and close() still settles; on a working disk every frame handed counts as recorded
+// once close() resolves; an existing file is never truncated;
 // a .gz is flushed about once a second, so what is on disk reads back without close().
 // Real files in a temporary folder, no mocks; every wait is bounded.
 import { randomBytes } from 'node:crypto';
@@ -8,7 +10,7 @@ import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Recorder, rotatedPath } from '../../src/feed/recorder.js';
+import { Recorder, recordLine, rotatedPath } from '../../src/feed/recorder.js';
 import { readRecording, type ReplayRecord } from '../../src/feed/replay.js';
 import { waitFor } from './ws-server.js';
 
@@ -59,12 +61,21 @@ describe('recorder: a write error (disk full)', () => {
 
   it.each(['rec.jsonl', 'rec.jsonl.gz'])('%s: frames after the error are dropped and counted as such, not as recorded', async (name) => {
     const rec = await failing(name);
-    const { frames: counted, bytes } = rec.stats;
+    const { frames: counted, bytes, dropped } = rec.stats;
     for (let i = 0; i < 50; i++) rec.write({ text: frames[i % frames.length], t: 10_000 + i, epoch: 1 }, 'market');
     expect(rec.stats.frames).toBe(counted);
     expect(rec.stats.bytes).toBe(bytes);
-    expect(rec.stats.dropped).toBe(50);
+    expect(rec.stats.dropped).toBe(dropped + 50);
     await settles(rec.close(), 2000);
+  });
+
+  it.each(['rec.jsonl', 'rec.jsonl.gz'])('%s: the frames the failed file held never count as recorded', async (name) => {
+    const rec = await failing(name);
+    expect(await settles(rec.close(), 2000)).toBe(true);
+    // none of the 100 reached the disk: buffered in the stream or the compressor when it failed
+    expect(rec.stats.frames).toBe(0);
+    expect(rec.stats.bytes).toBe(0);
+    expect(rec.stats.dropped).toBe(100);
   });
 
   it('a rotation after the error settles and records into the next file', async () => {
@@ -79,10 +90,30 @@ describe('recorder: a write error (disk full)', () => {
     rec.write({ text: frames[2], t: 3_600_000, epoch: 1 }, 'market'); // next hour: a new file
     rec.write({ text: frames[3], t: 3_600_001, epoch: 1 }, 'market');
     expect(await settles(rec.close(), 2000)).toBe(true);
-    expect(rec.stats.dropped).toBe(1);
+    // frames[0], lost in the failed file, and frames[1], handed after the error
+    expect(rec.stats.dropped).toBe(2);
     expect(rec.stats.errors).toBe(1);
     const back = await collect(readRecording(rotatedPath(out, 1)));
     expect(back.map((r) => r.f)).toEqual([frames[2], frames[3]]);
+  });
+});
+
+describe('recorder: a working disk', () => {
+  it.each(['rec.jsonl', 'rec.jsonl.gz'])('%s: after close() every frame handed is recorded, counted and read back', async (name) => {
+    const out = join(dirOf(), name);
+    const rec = new Recorder({ out });
+    await rec.open();
+    let bytes = 0;
+    frames.forEach((text, i) => {
+      const f = { text, t: 1_000 + i, epoch: 1 };
+      bytes += Buffer.byteLength(recordLine(f, 'market'));
+      rec.write(f, 'market');
+    });
+    // a plain file's lines count as each write completes; a .gz's by its sync flush or its close
+    if (!name.endsWith('.gz')) await waitFor(() => rec.stats.frames === frames.length, 3000);
+    expect(await settles(rec.close(), 2000)).toBe(true);
+    expect(rec.stats).toMatchObject({ frames: frames.length, bytes, dropped: 0, errors: 0 });
+    expect((await collect(readRecording(out))).map((r) => r.f)).toEqual(frames);
   });
 });
 
@@ -123,6 +154,8 @@ describe('recorder: a .gz on disk while recording', () => {
       back = await collect(readRecording(out, () => undefined));
     }
     expect(back.map((r) => r.f)).toEqual(some);
+    // and counted as recorded once the flush after them is written, before any close
+    await waitFor(() => rec.stats.frames === some.length, 3000);
     // later frames are flushed too, by the next period
     rec.write({ text: frames[10], t: 2_000, epoch: 1 }, 'market');
     const end2 = Date.now() + 3000;

@@ -1,10 +1,12 @@
 // The recording reader splits lines by hand over 1 MiB chunks: lines that span chunk boundaries
 // (one longer than a whole chunk), multi-byte UTF-8 cut by a boundary, CRLF, empty lines, a last
-// line without a newline, plain and gzip, and a gzip file cut short.
+// line without a newline, plain and gzip, and a gzip file cut short; a recording cut inside its
+// last line (a killed recorder, a full disk) reads back up to its last complete line.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { constants, gunzipSync, gzipSync } from 'node:zlib';
+import { constants, createGzip, gunzipSync, gzipSync } from 'node:zlib';
+import { recordLine, recordLineV1 } from '../../src/feed/recorder.js';
 import { describe, expect, it } from 'vitest';
 import { readRecording, readRecordingBatches, type ReplayRecord } from '../../src/feed/replay.js';
 
@@ -85,5 +87,62 @@ describe('recording reader', () => {
     // every complete line, and the cut one after them when its start parses as a record
     expect(back.length).toBeGreaterThanOrEqual(want);
     expect(back.slice(0, want).map((r) => r.f)).toEqual(frames.slice(0, want));
+  });
+});
+
+/** A gzip stream of `text` sync-flushed and cut there: no trailer, so gunzip ends with an error after all of `text`. */
+async function gzipCut(text: string): Promise<Buffer> {
+  const gz = createGzip();
+  const out: Buffer[] = [];
+  gz.on('data', (b: Buffer) => out.push(b));
+  gz.write(text);
+  await new Promise<void>((r) => gz.flush(constants.Z_SYNC_FLUSH, () => r()));
+  gz.destroy();
+  return Buffer.concat(out);
+}
+
+describe('recording reader: a last line without its newline', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'reader-cut-'));
+  const frames = Array.from({ length: 11 }, (_, i) => JSON.stringify([{ event_type: 'book', asset_id: '7', i, bids: [{ price: '0.4', size: '1' }] }]));
+  const recLines = (v1: boolean) => frames.map((f, i) => (v1 ? recordLineV1 : recordLine)({ text: f, t: 1_000 + i, epoch: 1 }, 'market'));
+
+  it.each([
+    ['plain', false],
+    ['plain', true],
+    ['gzip', false],
+    ['gzip', true],
+  ] as const)('%s (v1 lines: %s): 10 recorder lines and half an 11th read back as the 10', async (kind, v1) => {
+    const lines = recLines(v1);
+    const text = lines.slice(0, 10).join('') + lines[10].slice(0, Math.floor(lines[10].length / 2));
+    const path = join(dir, `cut-${v1 ? 1 : 2}.jsonl${kind === 'gzip' ? '.gz' : ''}`);
+    writeFileSync(path, kind === 'gzip' ? await gzipCut(text) : text);
+    const errors: string[] = [];
+    const back = await collect(readRecording(path, (e) => errors.push(e.message)));
+    expect(back.map((r) => r.f)).toEqual(frames.slice(0, 10));
+    expect(errors.length).toBe(kind === 'gzip' ? 1 : 0);
+  });
+
+  it.each(['plain', 'gzip'])('%s: a raw capture cut by gunzip, or cut in a first recorder line, yields no fragment', async (kind) => {
+    if (kind === 'gzip') {
+      const path = join(dir, 'raw-cut.jsonl.gz');
+      writeFileSync(path, await gzipCut(frames.slice(0, 3).join('\n') + '\n' + frames[3].slice(0, 20)));
+      expect((await collect(readRecording(path, () => undefined))).map((r) => r.f)).toEqual(frames.slice(0, 3));
+    } else {
+      const path = join(dir, 'first-cut.jsonl');
+      writeFileSync(path, recLines(false)[0].slice(0, 40));
+      expect(await collect(readRecording(path))).toEqual([]);
+    }
+  });
+
+  it.each(['plain', 'gzip'])('%s: 10 complete lines without a final newline read back as 10 (a hand-made file)', async (kind) => {
+    const path = join(dir, `whole.jsonl${kind === 'gzip' ? '.gz' : ''}`);
+    const text = recLines(false).slice(0, 10).join('').slice(0, -1);
+    writeFileSync(path, kind === 'gzip' ? gzipSync(text) : text);
+    expect((await collect(readRecording(path))).map((r) => r.f)).toEqual(frames.slice(0, 10));
+    // a raw capture too (its last frame kept as it is)
+    const raw = join(dir, `whole-raw.jsonl${kind === 'gzip' ? '.gz' : ''}`);
+    const rawText = frames.slice(0, 10).join('\n');
+    writeFileSync(raw, kind === 'gzip' ? gzipSync(rawText) : rawText);
+    expect((await collect(readRecording(raw))).map((r) => r.f)).toEqual(frames.slice(0, 10));
   });
 });

@@ -1,11 +1,14 @@
 // `makerd verify` through the real CLI dispatch on the polytope capture (exit 0, every hash),
-// on a copy with one tampered hash (exit 1), and as a recorder-format gz file (exit 0).
+// on a copy with one tampered hash (exit 1), as a recorder-format gz file (exit 0), and across a
+// recorded reconnect that cut a batch (exit 0: the cut group is dropped with the old connection).
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { cli } from '../../src/cli.js';
+import { recordLine } from '../../src/feed/recorder.js';
+import { VenueBook, pc } from '../book/helpers.js';
 
 const fixture = new URL('../fixtures/polymarket/polytope/market_39.jsonl', import.meta.url).pathname;
 
@@ -76,6 +79,26 @@ describe('makerd verify', () => {
     expect(j.frames).toBeGreaterThan(5);
     expect(j.frames).toBeLessThan(39);
     expect(r.err.join('\n')).toContain('read stopped early');
+  });
+
+  it('a batch cut by a reconnect is dropped with its connection, not checked against the next snapshot', async () => {
+    const venue = new VenueBook('7', [['0.4', '10']], [['0.6', '10']]);
+    const first = JSON.stringify(venue.snapshot('1000'));
+    // a batch of two messages, each carrying the hash of the book after the whole batch
+    venue.set('BUY', '0.41', '5');
+    venue.set('BUY', '0.42', '5');
+    const after = venue.hash('2000');
+    const half = JSON.stringify(pc('2000', [{ a: '7', p: '0.41', s: '5', side: 'BUY', hash: after }]));
+    // the connection dropped before the second message; the new one starts with a fresh book
+    const again = JSON.stringify(venue.snapshot('3000'));
+    const lines = [recordLine({ text: first, t: 1_000, epoch: 1 }, 'market'), recordLine({ text: half, t: 2_000, epoch: 1 }, 'market'), recordLine({ text: again, t: 6_000, epoch: 2 }, 'market')];
+    const p = join(mkdtempSync(join(tmpdir(), 'verify-')), 'reconnect.jsonl');
+    writeFileSync(p, lines.join(''));
+    const r = await run(['verify', p, '--json']);
+    const j = JSON.parse(r.out[0]) as { ok: boolean; tokens: Array<{ mismatches: number; snapshots: number; hashesVerified: number; inSync: boolean }> };
+    expect(j.tokens[0]).toMatchObject({ mismatches: 0, snapshots: 2, hashesVerified: 2, inSync: true });
+    expect(j.ok).toBe(true);
+    expect(r.code).toBe(0);
   });
 
   it('bad usage exits 2', async () => {
