@@ -100,7 +100,7 @@ describe('every command, run as a process, prints no secret', () => {
     [['run', '--mode', 'live', '--markets', '1'], 8000],
     [['run', '--mode', 'paper', '--markets', '1'], 8000],
     [['markets', '--limit', '1'], 8000],
-    [['record', '--markets', '1', '--out', join(dir, 'rec.jsonl'), '--duration', '1'], 8000],
+    [['record', '--markets', '1', '--out', join(dir, 'rec.jsonl'), '--duration', '1', '--no-market-meta'], 8000],
     [['verify', join(dir, 'missing.jsonl')], 8000],
     [['backtest', '--data', join(dir, 'missing.jsonl')], 8000],
     [['demo', '--duration', '2', '--interval', '1'], 15000],

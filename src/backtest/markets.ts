@@ -1,9 +1,11 @@
 // Finds the binary markets of a recording as it streams: a market is known once a book snapshot
 // of one token and a second token of the same condition id have been seen, in a snapshot (the
 // subscribe snapshot usually carries both) or in a price_change (which names both tokens; real
-// captures may snapshot only one). The snapshotted token is the one the strategy prices.
-// Recordings carry no fee rule: a market gets one only when the caller knows it (by condition id),
-// and without one the simulated venue charges the configured flat rates (core/fees.ts).
+// captures may snapshot only one). What a recording's metadata line says of the market (`makerd
+// record` writes one: feed/market-meta-line.ts) decides the priced token (the first outcome, as
+// live), the tick, minimum size, neg_risk, end time and fee rule; without one the snapshotted
+// token is priced, and a market gets a fee rule only when the caller knows it (by condition id):
+// without one the simulated venue charges the configured flat rates (core/fees.ts).
 import type { BookEvent, MarketEvent, WireLevel } from '../core/events.js';
 import type { MarketMeta } from '../engine/strategy.js';
 import type { FeeRule } from '../core/fees.js';
@@ -42,9 +44,16 @@ export class MarketDiscovery {
   private readonly pending = new Map<string, Pending>();
   private readonly known = new Set<string>();
   private readonly tokens = new Set<string>();
+  /** Markets a metadata line described, by condition id. */
+  private readonly declared = new Map<string, MarketMeta>();
 
   /** `feeRules`: fee rules known from market metadata, by condition id. */
   constructor(private readonly feeRules?: ReadonlyMap<string, FeeRule>) {}
+
+  /** A recording's metadata of a market (feed/market-meta-line.ts): used when its market completes, if its tokens are the market's. */
+  declare(meta: MarketMeta): void {
+    if (!this.known.has(meta.conditionId)) this.declared.set(meta.conditionId, meta);
+  }
 
   /** Looks at one event; returns the market it completes (with the first token's snapshot), if any. */
   see(e: MarketEvent): Discovered | undefined {
@@ -82,7 +91,10 @@ export class MarketDiscovery {
     this.pending.delete(market);
     this.known.add(market);
     this.tokens.add(complementId);
-    const meta: MarketMeta = { conditionId: market, tokenId: first.tokenId, complementId, tick: first.tick, minSize: first.minSize, negRisk: first.negRisk };
+    const said = this.declared.get(market);
+    this.declared.delete(market);
+    const same = said !== undefined && (said.tokenId === first.tokenId ? said.complementId === complementId : said.tokenId === complementId && said.complementId === first.tokenId);
+    const meta: MarketMeta = same && said ? { ...said } : { conditionId: market, tokenId: first.tokenId, complementId, tick: first.tick, minSize: first.minSize, negRisk: first.negRisk };
     const feeRule = this.feeRules?.get(market);
     if (feeRule) meta.feeRule = feeRule;
     return { meta, backlog: first.backlog };

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { MarketEvent } from '../core/events.js';
 import { DecodeStats } from '../feed/decode-stats.js';
 import { decodeMarketFrame, marketScanEnabled, RejectedTokens, scanEscapedFrame, takeScanned } from '../feed/decode-market.js';
-import { PRICES_CHANNEL } from '../feed/channels.js';
+import { META_CHANNEL, PRICES_CHANNEL } from '../feed/channels.js';
 import { isEscaped, readRecordingBatches } from '../feed/replay.js';
 import type { EncodedEvents } from '../feed/event-codec.js';
 import { EventDecoder } from '../feed/event-decoder.js';
@@ -16,6 +16,8 @@ import type { EventEncoder } from '../feed/event-encoder.js';
 export const KIND_MARKET = 0;
 export const KIND_PRICE = 1;
 export const KIND_OTHER = 2;
+/** A market's metadata line (feed/market-meta-line.ts), its frame in `f`. */
+export const KIND_META = 4;
 /** On the thread boundary only: a market record with rejected price_change tokens after its events (read back as KIND_MARKET). */
 const KIND_MARKET_REJECTED = 3;
 
@@ -28,7 +30,7 @@ export interface SourcedRecord {
   kind: number;
   /** Its line's bytes in the file, newline included (progress display). */
   bytes: number;
-  /** The frame text of a price-stream record ('' otherwise). */
+  /** The frame text of a price-stream or metadata record ('' otherwise). */
   f: string;
   /** The decoded events of a market record (empty otherwise). */
   events: MarketEvent[];
@@ -96,6 +98,9 @@ export async function* inlineRecords(paths: readonly string[], stats: DecodeStat
             } else if (rec.k === PRICES_CHANNEL) {
               out.kind = KIND_PRICE;
               out.f = rec.f;
+            } else if (rec.k === META_CHANNEL) {
+              out.kind = KIND_META;
+              out.f = rec.f;
             } else out.kind = KIND_OTHER;
           }
           return out;
@@ -125,7 +130,7 @@ export function encodeRecord(enc: EventEncoder, r: SourcedRecord): void {
   enc.num(r.t);
   enc.num(r.e);
   enc.num(r.bytes);
-  if (r.kind === KIND_PRICE) enc.str(r.f);
+  if (r.kind === KIND_PRICE || r.kind === KIND_META) enc.str(r.f);
   else if (r.kind === KIND_MARKET) {
     enc.num(r.events.length);
     for (let i = 0; i < r.events.length; i++) enc.event(r.events[i]);
@@ -204,7 +209,7 @@ export async function* threadedRecords(paths: readonly string[], stats: DecodeSt
       out.f = '';
       out.events.length = 0;
       if (!out.rejected.empty()) out.rejected.clear();
-      if (out.kind === KIND_PRICE) out.f = dec.str();
+      if (out.kind === KIND_PRICE || out.kind === KIND_META) out.f = dec.str();
       else if (out.kind === KIND_MARKET) {
         const n = dec.num();
         for (let i = 0; i < n; i++) out.events.push(dec.event());

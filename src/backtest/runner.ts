@@ -25,11 +25,12 @@ import { Limiter } from '../api/limiter.js';
 import { simMarketOf, simulatedVenueFromConfig } from '../venue/simulated-venue.js';
 import { StatsCollector, type ChartData } from '../report/stats.js';
 import { MarketDiscovery } from './markets.js';
+import { parseMetaFrame } from '../feed/market-meta-line.js';
 import type { FeeRule } from '../core/fees.js';
 import { StatsJournal } from './journal.js';
 import { RateUse } from './rate-use.js';
 import { contentSize, type ProgressSink } from './progress.js';
-import { KIND_OTHER, KIND_PRICE, inlineRecords, readerThreadBuilt, threadedRecords, type ReadError, type ReaderThreadOptions } from './record-source.js';
+import { KIND_META, KIND_OTHER, KIND_PRICE, inlineRecords, readerThreadBuilt, threadedRecords, type ReadError, type ReaderThreadOptions } from './record-source.js';
 import { buildResult, type BacktestResult } from './result.js';
 
 export type { BacktestResult } from './result.js';
@@ -328,6 +329,13 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
       const isPrice = rec.kind === KIND_PRICE;
       if (rec.kind === KIND_OTHER) {
         otherChannels++;
+        continue;
+      }
+      if (rec.kind === KIND_META) {
+        // the market as the recorder knew it: priced token, end, fee rule (before its first frame)
+        const m = parseMetaFrame(rec.f);
+        if (typeof m === 'string') decodeStats.reject(`market_meta: ${m}`, rec.f);
+        else discovery.declare(m);
         continue;
       }
       if (first) {

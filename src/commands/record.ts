@@ -7,11 +7,18 @@ import { createLogger, type Logger } from '../core/log.js';
 import { FeedConnection } from '../feed/connection.js';
 import { channelOptions } from '../feed/channels.js';
 import { MAX_BUFFERED, Recorder } from '../feed/recorder.js';
+import { META_CHANNEL } from '../feed/channels.js';
+import { metaFrame } from '../feed/market-meta-line.js';
+import type { MarketMeta } from '../engine/strategy.js';
+import { createClients, type Clients } from '../api/index.js';
+import { clobProfileFromEnv } from '../api/profile-from-env.js';
+import { marketsFromTokens } from '../session/markets.js';
+import { settleWithin } from '../core/clock.js';
 import { CryptoPriceStream, PRICES_CHANNEL } from '../feed/price-stream.js';
 import { UsageError, type CommandIO, type CommandModule, numberFlag, TIMER_S } from './command.js';
 import { newRecordingProblem, systemErrorLine } from './paths.js';
 
-const help = `usage: makerd record --markets T1,T2 --out FILE [--prices S1,S2] [--config FILE] [--rotate-mb N] [--rotate-hourly] [--duration S] [--first-frame-timeout S]
+const help = `usage: makerd record --markets T1,T2 --out FILE [--prices S1,S2] [--config FILE] [--rotate-mb N] [--rotate-hourly] [--duration S] [--first-frame-timeout S] [--no-market-meta]
 
 Records every raw market-channel frame for the given token ids as lines
 {"t":<receive ms>,"e":<connection epoch>,"k":"market","f":<raw frame as is>} (a frame that is not a
@@ -24,6 +31,10 @@ one-line JSON object or array: "f":"<frame as a JSON string>"); gzipped when FIL
   --first-frame-timeout S
                      fail when no market frame (other than PONG) came within S seconds of the start:
                      the feed is unreachable or the token ids are unknown (default 30; 0 = wait forever)
+  --no-market-meta   skip the look-up of the markets' metadata at the CLOB (urls.clob): by default
+                     one line per market ("k":"meta": priced token, tick, minimum size, neg_risk,
+                     end time, fee rule) comes first, so a backtest quotes them as live does; when
+                     the look-up fails the recording goes on without it, with a warning
 Rotated files insert a sequence number before the extension: rec.jsonl.gz, rec.1.jsonl.gz, rec.2.jsonl.gz ...
 The WS base URL comes from the config (urls.ws, or MAKERD_WS_URL).
 A .gz is flushed about once a second, so a killed run loses at most its last second.
@@ -43,6 +54,8 @@ export interface RecordRun {
   log?: Logger;
   /** Stop and fail when no market data frame came within this many ms of the start (0/undefined: never). */
   firstFrameTimeoutMs?: number;
+  /** The markets' metadata, written first (channel "meta": feed/market-meta-line.ts) for a backtest to quote them as live. */
+  meta?: readonly MarketMeta[];
 }
 
 export interface RecordOutcome {
@@ -75,6 +88,7 @@ export async function recordUntil(r: RecordRun, io: CommandIO, signal: AbortSign
   );
   const rec = new Recorder({ out: r.out, rotateBytes: r.rotateBytes, rotateHourly: r.rotateHourly });
   await rec.open();
+  for (const m of r.meta ?? []) rec.write({ text: metaFrame(m), t: Date.now(), epoch: 0 }, META_CHANNEL);
   const conn = new FeedConnection(opts);
   let dataFrames = 0;
   let marketData = 0;
@@ -154,6 +168,23 @@ export async function recordUntil(r: RecordRun, io: CommandIO, signal: AbortSign
   return { frames: rec.stats.frames, bytes: rec.stats.bytes, files: rec.stats.files, reconnects: Math.max(0, conn.epoch - 1), dataFrames, writeErrors: errors, dropped, failure };
 }
 
+/** How long the metadata look-up may take before the recording starts without it. */
+const META_LOOKUP_MS = 20_000;
+
+/** The markets of `tokens` as the daemon would quote them (the CLOB's metadata), or why not. */
+async function lookUpMarkets(config: Config, env: NodeJS.ProcessEnv, tokens: readonly string[], log: Logger): Promise<MarketMeta[] | string> {
+  let clients: Clients | undefined;
+  try {
+    clients = createClients(config, await clobProfileFromEnv(config, env), log);
+    const metas = await settleWithin(marketsFromTokens(clients.clob, tokens, log), META_LOOKUP_MS);
+    return metas ?? `no answer within ${META_LOOKUP_MS / 1000} s`;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  } finally {
+    await clients?.close().catch(() => undefined);
+  }
+}
+
 export const command: CommandModule = {
   summary: 'record raw market frames (with receive times) to a JSON-lines file',
   help,
@@ -169,6 +200,7 @@ export const command: CommandModule = {
         'rotate-hourly': { type: 'boolean' },
         duration: { type: 'string' },
         'first-frame-timeout': { type: 'string' },
+        'no-market-meta': { type: 'boolean' },
       },
     });
     const markets = (values.markets ?? '')
@@ -187,7 +219,23 @@ export const command: CommandModule = {
       return 2;
     }
     const config = loadConfig({ file: values.config, env: io.env });
+    // one connection carries them all: past the bound the venue serves some and drops the rest
+    const most = config.feed.maxAssetsPerConnection;
+    if (markets.length > most)
+      throw new UsageError(
+        `--markets names ${markets.length} tokens; record keeps them on one connection, which carries at most feed.maxAssetsPerConnection (${most}): split them over several record runs`,
+      );
     const log = createLogger({ level: config.log.level, name: 'record' });
+    // before the recording (and its --duration) starts: the lines go first in the file
+    let meta: MarketMeta[] = [];
+    if (values['no-market-meta'] !== true) {
+      const found = await lookUpMarkets(config, io.env, markets, log);
+      if (typeof found === 'string')
+        io.err(
+          `makerd record: WARNING: market metadata not recorded (${found}): a backtest of this recording prices the token whose book comes first and knows no end time or fee rule (--no-market-meta skips the look-up)`,
+        );
+      else meta = found;
+    }
     const ac = new AbortController();
     const stop = () => ac.abort();
     process.once('SIGINT', stop);
@@ -211,6 +259,7 @@ export const command: CommandModule = {
             rotateHourly: values['rotate-hourly'],
             log,
             firstFrameTimeoutMs: firstFrameS * 1000,
+            meta,
           },
           io,
           ac.signal,

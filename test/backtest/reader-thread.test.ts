@@ -13,6 +13,8 @@ import { resultJson } from '../../src/backtest/output.js';
 import { recordLine, writeSyntheticRecording } from '../../src/emulator/recording-writer.js';
 import { stressSyntheticParams } from '../../src/emulator/agents.js';
 import { config, tempDir } from './helpers.js';
+import { metaFrame } from '../../src/feed/market-meta-line.js';
+import { recordLine as recorderLine } from '../../src/feed/recorder.js';
 import { setMarketScan } from '../../src/feed/decode-market.js';
 import { readerThreadsRunning } from '../../src/backtest/record-source.js';
 import { createLogger } from '../../src/core/log.js';
@@ -130,6 +132,18 @@ describe('backtest reader thread', () => {
         `readerThread ${readerThread}`,
       ).toEqual([first.f.asset_id]);
     }
+  }, 60_000);
+
+  it("carries a recording's market metadata lines: the declared token priced in both readers", async () => {
+    const lines = readFileSync(gz.replace(/\.gz$/, ''), 'utf8').split('\n').filter(Boolean);
+    const firstBook = lines.map((l) => (JSON.parse(l) as { f: unknown }).f).find((f) => Array.isArray(f)) as Array<{ market: string; asset_id: string }>;
+    const [a, b] = firstBook;
+    const meta = metaFrame({ conditionId: a.market, tokenId: b.asset_id, complementId: a.asset_id, tick: 100, minSize: 500, negRisk: false, endMs: 1_900_000_000_000 });
+    const withMeta = join(dir, 'with-meta.jsonl');
+    writeFileSync(withMeta, recorderLine({ text: meta, t: 1, epoch: 0 }, 'meta') + lines.join('\n') + '\n');
+    const r = await both({ data: [withMeta], config: config() });
+    expect(r.thread).toBe(r.inline);
+    expect(r.threadOut.result.markets[0]).toMatchObject({ tokenId: b.asset_id, complementId: a.asset_id });
   }, 60_000);
 
   it('stops the thread when the backtest stops early (a strategy whose create() throws)', async () => {

@@ -183,18 +183,43 @@ describe('record: fails when it records nothing', () => {
     await emu.close();
   });
 
-  it('records the emulator and exits 0', async () => {
+  it("records the emulator and exits 0, the market's metadata first (from urls.clob)", async () => {
     const out = join(dir, 'ok.jsonl');
-    const r = await run(['record', '--markets', emu.markets[0].facts.tokens[0], '--out', out, '--config', cfg, '--duration', '1'], { MAKERD_WS_URL: emu.urls.ws });
+    const [yes, no] = emu.markets[0].facts.tokens;
+    // the NO token named: the metadata still prices YES, the market's first outcome, as live does
+    const r = await run(['record', '--markets', no, '--out', out, '--config', cfg, '--duration', '1'], { MAKERD_WS_URL: emu.urls.ws, MAKERD_CLOB_URL: emu.urls.clob });
     expect(r.code).toBe(0);
     expect(r.err).toMatch(/frames=[1-9]/);
-    expect(readFileSync(out, 'utf8').length).toBeGreaterThan(0);
+    expect(r.err).not.toMatch(/WARNING/);
+    const lines = readFileSync(out, 'utf8').trim().split('\n');
+    const first = JSON.parse(lines[0]) as { k: string; f: { event_type: string; tokenId: string; complementId: string; conditionId: string } };
+    expect(first.k).toBe('meta');
+    expect(first.f).toMatchObject({ event_type: 'makerd_market', tokenId: yes, complementId: no, conditionId: emu.markets[0].facts.conditionId });
+    expect(JSON.parse(lines[1]).k).toBe('market');
   }, 10_000);
+
+  it('a metadata look-up that fails is a warning: the recording goes on without it', async () => {
+    const out = join(dir, 'nometa.jsonl');
+    const r = await run(['record', '--markets', emu.markets[0].facts.tokens[0], '--out', out, '--config', cfg, '--duration', '1'], {
+      MAKERD_WS_URL: emu.urls.ws,
+      MAKERD_CLOB_URL: `http://127.0.0.1:${await closedPort()}`,
+    });
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/^makerd record: WARNING: market metadata not recorded \(.+\): a backtest of this recording prices the token whose book comes first/m);
+    expect(readFileSync(out, 'utf8')).not.toMatch(/"k":"meta"/);
+  }, 10_000);
+
+  it('more tokens than one connection carries (feed.maxAssetsPerConnection) is a usage error', async () => {
+    const many = Array.from({ length: 201 }, (_, i) => String(1000 + i)).join(',');
+    const r = await run(['record', '--markets', many, '--out', join(dir, 'many.jsonl'), '--config', cfg, '--duration', '1']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--markets names 201 tokens; record keeps them on one connection, which carries at most feed.maxAssetsPerConnection \(200\)/);
+  });
 
   it('an unwritable --out fails at once with one line naming the path', async () => {
     for (const out of ['/nonexistent/dir/r.jsonl', dir]) {
       const t0 = Date.now();
-      const r = await run(['record', '--markets', emu.markets[0].facts.tokens[0], '--out', out, '--config', cfg, '--duration', '5'], { MAKERD_WS_URL: emu.urls.ws });
+      const r = await run(['record', '--markets', emu.markets[0].facts.tokens[0], '--out', out, '--config', cfg, '--duration', '5', '--no-market-meta'], { MAKERD_WS_URL: emu.urls.ws });
       expect(r.code, out).toBe(2);
       expect(oneLine(r)).toMatch(new RegExp(`^makerd record: --out ${out.replace(/[/.]/g, '\\$&')}: `));
       expect(Date.now() - t0).toBeLessThan(2_000);
@@ -204,7 +229,7 @@ describe('record: fails when it records nothing', () => {
   it('an unreachable feed fails after --first-frame-timeout', async () => {
     const port = await closedPort();
     const t0 = Date.now();
-    const r = await run(['record', '--markets', '123', '--out', join(dir, 'unreachable.jsonl'), '--config', cfg, '--first-frame-timeout', '1'], {
+    const r = await run(['record', '--markets', '123', '--out', join(dir, 'unreachable.jsonl'), '--config', cfg, '--first-frame-timeout', '1', '--no-market-meta'], {
       MAKERD_WS_URL: `ws://127.0.0.1:${port}`,
     });
     expect(r.code).toBe(1);
@@ -215,12 +240,12 @@ describe('record: fails when it records nothing', () => {
   }, 10_000);
 
   it('an unknown token fails after --first-frame-timeout; a run that recorded nothing exits 1', async () => {
-    const r = await run(['record', '--markets', '999999', '--out', join(dir, 'unknown.jsonl'), '--config', cfg, '--first-frame-timeout', '1'], { MAKERD_WS_URL: emu.urls.ws });
+    const r = await run(['record', '--markets', '999999', '--out', join(dir, 'unknown.jsonl'), '--config', cfg, '--first-frame-timeout', '1', '--no-market-meta'], { MAKERD_WS_URL: emu.urls.ws });
     expect(r.code).toBe(1);
     expect(r.err).not.toMatch(STACK);
     expect(r.err.trim().split('\n').at(-1)).toMatch(/^makerd record: no frame within 1 s: connected to ws:\/\/127\.0\.0\.1:\d+\/ws\/market, but nothing came for 999999 \(unknown token ids\?\)$/);
 
-    const short = await run(['record', '--markets', '999999', '--out', join(dir, 'none.jsonl'), '--config', cfg, '--duration', '1'], { MAKERD_WS_URL: emu.urls.ws });
+    const short = await run(['record', '--markets', '999999', '--out', join(dir, 'none.jsonl'), '--config', cfg, '--duration', '1', '--no-market-meta'], { MAKERD_WS_URL: emu.urls.ws });
     expect(short.code).toBe(1);
     expect(short.err.trim().split('\n').at(-1)).toMatch(/^makerd record: recorded 0 frames in 1 s/);
   }, 10_000);

@@ -58,7 +58,7 @@ describe('makerd record: a write error (disk full)', () => {
     async (name) => {
       const out = join(dir, name);
       symlinkSync('/dev/full', out);
-      const r = await makerd(['record', '--markets', token, '--out', out, '--config', cfg, '--duration', '2'], { MAKERD_WS_URL: emu.urls.ws });
+      const r = await makerd(['record', '--markets', token, '--out', out, '--config', cfg, '--duration', '2', '--no-market-meta'], { MAKERD_WS_URL: emu.urls.ws });
       expect(r.code, r.errLines.join('\n')).toBe(1);
       const last = r.errLines.at(-1) ?? '';
       expect(last).toMatch(/^makerd record: write failed: .*ENOSPC: no space left on device/);
@@ -75,7 +75,7 @@ describe('makerd record: --out /dev/stdout', () => {
     const file = join(dir, 'stdout.jsonl');
     const fd = openSync(file, 'w');
     try {
-      const proc = spawn(process.execPath, [CLI, 'record', '--markets', token, '--out', '/dev/stdout', '--config', cfg, '--duration', '2'], {
+      const proc = spawn(process.execPath, [CLI, 'record', '--markets', token, '--out', '/dev/stdout', '--config', cfg, '--duration', '2', '--no-market-meta'], {
         env: { PATH: process.env.PATH ?? '', MAKERD_WS_URL: emu.urls.ws },
         stdio: ['ignore', fd, 'pipe'],
       });
@@ -107,7 +107,7 @@ describe('makerd record: an earlier recording', () => {
   it('an --out that exists is refused before connecting (exit 2, one line naming it) and left as it was', async () => {
     const out = join(dir, 'yesterday.jsonl.gz');
     writeFileSync(out, 'the capture of yesterday');
-    const r = await run(['record', '--markets', token, '--out', out, '--config', cfg, '--duration', '5']);
+    const r = await run(['record', '--markets', token, '--out', out, '--config', cfg, '--duration', '5', '--no-market-meta']);
     expect(r.code).toBe(2);
     expect(r.err).toHaveLength(1);
     expect(r.err[0]).toMatch(new RegExp(`^makerd record: --out ${out.replace(/[/.]/g, '\\$&')}: exists`));
@@ -119,7 +119,7 @@ describe('makerd record: an earlier recording', () => {
     const out = join(dir, 'rot.jsonl');
     const sibling = rotatedPath(out, 1);
     writeFileSync(sibling, 'hour 2 of yesterday\n');
-    const r = await run(['record', '--markets', token, '--out', out, '--config', cfg, '--duration', '5', '--rotate-hourly']);
+    const r = await run(['record', '--markets', token, '--out', out, '--config', cfg, '--duration', '5', '--rotate-hourly', '--no-market-meta']);
     expect(r.code).toBe(2);
     expect(r.err).toHaveLength(1);
     expect(r.err[0]).toMatch(new RegExp(`^makerd record: --out ${out.replace(/[/.]/g, '\\$&')}: ${sibling.replace(/[/.]/g, '\\$&')} exists`));

@@ -82,7 +82,11 @@ describe('makerd record', () => {
     const cfg = join(dir, 'cfg.json');
     writeFileSync(cfg, JSON.stringify({ log: { level: 'silent' }, feed: { pingIntervalMs: 20, reconnectBaseMs: 10, reconnectMaxMs: 20 } }));
     const err: string[] = [];
-    const done = cli(['record', '--markets', '7', '--out', out, '--config', cfg, '--duration', '1'], { out: () => {}, err: (l) => err.push(l), env: { MAKERD_WS_URL: server.url } });
+    const done = cli(['record', '--markets', '7', '--out', out, '--config', cfg, '--duration', '1', '--no-market-meta'], {
+      out: () => {},
+      err: (l) => err.push(l),
+      env: { MAKERD_WS_URL: server.url },
+    });
     await waitFor(() => server!.connections === 1 && server!.received.length >= 2);
     server.sockets[0].terminate();
     expect(await done).toBe(0);
