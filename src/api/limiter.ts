@@ -13,6 +13,13 @@ import { TokenBucket } from './token-bucket.js';
 
 /** How long a grant is held past its window: 2% of it, at most 500 ms. */
 const HOLD_SHARE = 0.02;
+/**
+ * How far apart requests granted together may reach the venue: a per-signer bucket taken from full
+ * refills only after this long (TokenBucket's fullHoldMs). While the first request is on its way
+ * the venue's bucket is still full and loses the refill our count would have; a later request
+ * would find fewer tokens than we counted, and a place is not sent again after a 429.
+ */
+const ARRIVAL_JITTER_MS = 50;
 const HOLD_MAX_MS = 500;
 
 /** How long the limiter holds a grant past a window of `windowMs` (the venue counts it on arrival, after our grant). */
@@ -133,7 +140,7 @@ export class Limiter {
 
   private bucketOf(b: SignerBucket): TokenBucket {
     let t = this.buckets.get(b);
-    if (!t) this.buckets.set(b, (t = new TokenBucket(...this.bucketParams(b))));
+    if (!t) this.buckets.set(b, (t = new TokenBucket(...this.bucketParams(b), ARRIVAL_JITTER_MS)));
     return t;
   }
 

@@ -10,9 +10,15 @@ export class TokenBucket {
   private tokens: number;
   private at = -Infinity;
 
+  /**
+   * `fullHoldMs`: after a spend from a full bucket, no refill for this long (the client's count of
+   * the venue's bucket: the venue takes the spend only when the request arrives, and a full bucket
+   * there gains nothing meanwhile). 0 for the venue's own bucket (the emulator).
+   */
   constructor(
     public burst: number,
     public ratePerMs: number,
+    private readonly fullHoldMs = 0,
   ) {
     if (!(burst >= 1) || !(ratePerMs > 0)) throw new RangeError(`a token bucket needs burst >= 1 and a positive rate, got ${burst}, ${ratePerMs}`);
     this.tokens = burst;
@@ -52,14 +58,17 @@ export class TokenBucket {
   /** Spends `cost` tokens; the caller checked hasRoom at the same instant. */
   record(nowMs: number, cost = 1): void {
     this.refill(nowMs);
+    const full = this.tokens >= this.burst - EPS;
     this.tokens -= cost;
+    if (full && this.fullHoldMs > 0) this.at = nowMs + this.fullHoldMs;
   }
 
   /** Earliest time >= nowMs with `cost` tokens (a whole ms, past any float edge); Infinity when cost exceeds the burst. */
   nextFreeAt(nowMs: number, cost = 1): number {
     if (cost > this.burst) return Infinity;
     const t = this.available(nowMs);
-    return t >= cost - EPS ? nowMs : nowMs + Math.ceil((cost - t) / this.ratePerMs);
+    // refill starts again at `at` when a hold (fullHoldMs) puts it ahead of now
+    return t >= cost - EPS ? nowMs : Math.max(nowMs, this.at) + Math.ceil((cost - t) / this.ratePerMs);
   }
 
   /** Takes the venue's count when it has fewer tokens than this bucket (Poly-RateLimit-Remaining): never more. */

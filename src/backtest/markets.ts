@@ -2,7 +2,7 @@
 // of one token and a second token of the same condition id have been seen, in a snapshot (the
 // subscribe snapshot usually carries both) or in a price_change (which names both tokens; real
 // captures may snapshot only one). What a recording's metadata line says of the market (`makerd
-// record` writes one: feed/market-meta-line.ts) decides the priced token (the first outcome, as
+// record` writes one: backtest/market-meta-line.ts) decides the priced token (the first outcome, as
 // live), the tick, minimum size, neg_risk, end time and fee rule; without one the snapshotted
 // token is priced, and a market gets a fee rule only when the caller knows it (by condition id):
 // without one the simulated venue charges the configured flat rates (core/fees.ts).
@@ -50,7 +50,7 @@ export class MarketDiscovery {
   /** `feeRules`: fee rules known from market metadata, by condition id. */
   constructor(private readonly feeRules?: ReadonlyMap<string, FeeRule>) {}
 
-  /** A recording's metadata of a market (feed/market-meta-line.ts): used when its market completes, if its tokens are the market's. */
+  /** A recording's metadata of a market (backtest/market-meta-line.ts): used when its market completes, if its tokens are the market's. */
   declare(meta: MarketMeta): void {
     if (!this.known.has(meta.conditionId)) this.declared.set(meta.conditionId, meta);
   }

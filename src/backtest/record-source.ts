@@ -16,7 +16,7 @@ import type { EventEncoder } from '../feed/event-encoder.js';
 export const KIND_MARKET = 0;
 export const KIND_PRICE = 1;
 export const KIND_OTHER = 2;
-/** A market's metadata line (feed/market-meta-line.ts), its frame in `f`. */
+/** A market's metadata line (backtest/market-meta-line.ts), its frame in `f`. */
 export const KIND_META = 4;
 /** On the thread boundary only: a market record with rejected price_change tokens after its events (read back as KIND_MARKET). */
 const KIND_MARKET_REJECTED = 3;

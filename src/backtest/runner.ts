@@ -25,7 +25,7 @@ import { Limiter } from '../api/limiter.js';
 import { simMarketOf, simulatedVenueFromConfig } from '../venue/simulated-venue.js';
 import { StatsCollector, type ChartData } from '../report/stats.js';
 import { MarketDiscovery } from './markets.js';
-import { parseMetaFrame } from '../feed/market-meta-line.js';
+import { parseMetaFrame } from './market-meta-line.js';
 import type { FeeRule } from '../core/fees.js';
 import { StatsJournal } from './journal.js';
 import { RateUse } from './rate-use.js';

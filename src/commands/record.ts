@@ -8,7 +8,7 @@ import { FeedConnection } from '../feed/connection.js';
 import { channelOptions } from '../feed/channels.js';
 import { MAX_BUFFERED, Recorder } from '../feed/recorder.js';
 import { META_CHANNEL } from '../feed/channels.js';
-import { metaFrame } from '../feed/market-meta-line.js';
+import { metaFrame } from '../backtest/market-meta-line.js';
 import type { MarketMeta } from '../engine/strategy.js';
 import { createClients, type Clients } from '../api/index.js';
 import { clobProfileFromEnv } from '../api/profile-from-env.js';
@@ -54,7 +54,7 @@ export interface RecordRun {
   log?: Logger;
   /** Stop and fail when no market data frame came within this many ms of the start (0/undefined: never). */
   firstFrameTimeoutMs?: number;
-  /** The markets' metadata, written first (channel "meta": feed/market-meta-line.ts) for a backtest to quote them as live. */
+  /** The markets' metadata, written first (channel "meta": backtest/market-meta-line.ts) for a backtest to quote them as live. */
   meta?: readonly MarketMeta[];
 }
 

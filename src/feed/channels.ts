@@ -9,7 +9,7 @@ export type ChannelKind = 'market' | 'user' | 'all';
 
 /** The channel name of the price stream's lines in a recording (`makerd record --prices`). */
 export const PRICES_CHANNEL = 'prices';
-/** The channel ("k") of a recording's market metadata lines (feed/market-meta-line.ts). */
+/** The channel ("k") of a recording's market metadata lines (backtest/market-meta-line.ts). */
 export const META_CHANNEL = 'meta';
 
 export interface UserAuth {

@@ -44,6 +44,23 @@ describe('TokenBucket', () => {
     b.retune(10_000, 600, 0.4);
     expect(b.nextFreeAt(10_000, 100)).toBe(10_250);
   });
+  it("the client's count (fullHoldMs): a spend from full refills only after the hold, the venue's own bucket at once", () => {
+    // the venue's bucket gains nothing while full; our first request reaches it up to 50 ms late
+    const ours = new TokenBucket(60, 0.04, 50);
+    const venue = new TokenBucket(60, 0.04);
+    ours.record(0, 60);
+    venue.record(0, 60);
+    expect(ours.available(40)).toBe(0);
+    expect(venue.available(40)).toBeCloseTo(1.6, 9);
+    expect(ours.nextFreeAt(0, 15)).toBe(50 + 375);
+    expect(ours.hasRoom(424, 15)).toBe(false);
+    expect(ours.hasRoom(425, 15)).toBe(true);
+    // a spend from a bucket that is not full holds nothing
+    ours.record(425, 15);
+    expect(ours.nextFreeAt(425, 1)).toBe(450);
+    // the whole burst may still go at once
+    expect(new TokenBucket(60, 0.04, 50).hasRoom(0, 60)).toBe(true);
+  });
   it('a request queued for a bucket whose tier then falls below its cost is refused, and holds back nothing behind it', async () => {
     const clock = new VirtualClock(0);
     const limiter = new Limiter({ clock, signerTier: 'gold' });
@@ -172,13 +189,13 @@ describe("makerd's client on the venue's buckets", () => {
       const res = await Promise.all(batches(emu.markets[0], 8, 'p').map((b) => venue.placeOrders(b)));
       const ms = Date.now() - t0;
       expect(res.flat().filter((r) => r.ok)).toHaveLength(120);
-      // At most one 429, retried: the client spends a batch's tokens when it grants it, the venue
-      // when the batch arrives; eight batches at once arrive late by different amounts on a loaded
-      // machine, and a bucket the venue still holds full loses that refill. The client's 2% rate
-      // margin covers a few ms of that difference, not every CI run's (known, left: see the notes).
-      expect(statuses.filter((s) => s === 429).length).toBeLessThanOrEqual(1);
-      // 60 beyond the burst at 160/s: at least 375 ms
-      expect(ms).toBeGreaterThanOrEqual(370);
+      // No 429 (a place is not sent again after one): the client spends a batch's tokens when it
+      // grants it, the venue when the batch arrives; eight batches at once arrive late by different
+      // amounts on a loaded machine, and a bucket the venue still holds full loses that refill. The
+      // client's bucket, taken from full, refills only 50 ms later (ARRIVAL_JITTER_MS) for that.
+      expect(statuses.filter((s) => s === 429)).toEqual([]);
+      // 60 beyond the burst at 160/s, after the 50 ms hold: at least 425 ms
+      expect(ms).toBeGreaterThanOrEqual(420);
       expect(clients.limiter.signerTier).toBe('standard');
       await venue.cancelAll();
     } finally {
@@ -203,8 +220,11 @@ describe("makerd's client on the venue's buckets", () => {
   it("a cancel-all's after-the-fact debit: its answer's Poly-RateLimit-Remaining is negative, the client's cancel bucket takes the debt, and the next cancel waits it out with no 429", async () => {
     const { clients, venue, statuses } = makerdFor(emu, emu.accounts[1], SCALE);
     try {
-      // 150 resting orders: more than the 120-token cancel burst
-      const res = await Promise.all(batches(emu.markets[0], 10, 'd').map((b) => venue.placeOrders(b)));
+      // 150 resting orders: more than the 120-token cancel burst. Placed one batch after another: at
+      // once, on a loaded machine, the venue's bucket could see them arrive faster than the client
+      // granted them, and a 429 on a place is not retried (the set-up, not this test's claim)
+      const res = [];
+      for (const b of batches(emu.markets[0], 10, 'd')) res.push(await venue.placeOrders(b));
       expect(res.flat().filter((r) => r.ok)).toHaveLength(150);
       // the claim here is the cancels' debt: the placing above is the next test's (paced places)
       statuses.length = 0;

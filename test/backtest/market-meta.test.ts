@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MarketDiscovery } from '../../src/backtest/markets.js';
 import { runBacktest } from '../../src/backtest/runner.js';
-import { metaFrame, parseMetaFrame } from '../../src/feed/market-meta-line.js';
+import { metaFrame, parseMetaFrame } from '../../src/backtest/market-meta-line.js';
 import { recordLine } from '../../src/feed/recorder.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
 import { recordLine as marketLine } from '../../src/emulator/recording-writer.js';

@@ -13,7 +13,7 @@ import { resultJson } from '../../src/backtest/output.js';
 import { recordLine, writeSyntheticRecording } from '../../src/emulator/recording-writer.js';
 import { stressSyntheticParams } from '../../src/emulator/agents.js';
 import { config, tempDir } from './helpers.js';
-import { metaFrame } from '../../src/feed/market-meta-line.js';
+import { metaFrame } from '../../src/backtest/market-meta-line.js';
 import { recordLine as recorderLine } from '../../src/feed/recorder.js';
 import { setMarketScan } from '../../src/feed/decode-market.js';
 import { readerThreadsRunning } from '../../src/backtest/record-source.js';
