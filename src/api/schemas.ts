@@ -1,7 +1,7 @@
 // zod schemas of the response shapes wire-formats.md documents, and their conversion to integer
 // units (src/core/units.ts) where callers compute with prices and sizes. Unknown fields pass.
 import { z } from 'zod';
-import { parsePrice, parseSize, priceFromNumber } from '../core/units.js';
+import { parsePrice, parseSize, parseWireSize, priceFromNumber } from '../core/units.js';
 
 const str = z.string();
 const numOrStr = z.union([z.number(), z.string()]);
@@ -166,7 +166,7 @@ function toLevels(ls: Array<{ price: string; size: string }>): Level[] | string 
   const out: Level[] = [];
   for (const l of ls) {
     const price = parsePrice(l.price);
-    const size = parseSize(l.size);
+    const size = parseWireSize(l.size);
     if (price < 0 || size < 0) return `bad level ${JSON.stringify(l)}`;
     out.push({ price, size });
   }

@@ -85,6 +85,18 @@ export function parseSize(s: string): number {
   return parseFixed(s, SIZE_DECIMALS, false);
 }
 
+/**
+ * A size the venue sent for a book level or trade: parseSize, except that a size above zero but
+ * under half a unit ("0.004", a remainder of a 6-decimal fill) is 1 unit, not 0: a level the venue
+ * shows must stay in the book (its text is hashed, and a size of 0 removes it: the hash could then
+ * never verify), and a trade that happened is not one of size 0.
+ */
+export function parseWireSize(s: string): number {
+  const v = parseSize(s);
+  return v === 0 && NONZERO_DIGIT.test(s) ? 1 : v;
+}
+const NONZERO_DIGIT = /[1-9]/;
+
 /** A JSON number price such as the tick-size endpoint's 0.01 -> 100; -1 when not a finite price. */
 export function priceFromNumber(x: number): number {
   if (!Number.isFinite(x) || x < 0 || x > 1) return -1;

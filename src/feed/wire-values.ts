@@ -1,7 +1,7 @@
 // Wire value parsers both market decode paths share (the JSON.parse path and the frame scanner):
 // prices, sizes and timestamps from their wire strings, and the recent-id cache that hands on
 // an equal token/market id string seen before.
-import { parsePrice, parseSize } from '../core/units.js';
+import { parsePrice, parseWireSize } from '../core/units.js';
 import { FieldError, reqStr, toMs, type Json } from './decode-stats.js';
 
 /** Unix-ms wire string -> number, without a regex (hot path). */
@@ -116,7 +116,7 @@ export function price(s: unknown, field: string): number {
 export function size(s: unknown, field: string): number {
   if (typeof s !== 'string') throw new FieldError(field);
   let v = quickSize(s);
-  if (v < 0) v = parseSize(s);
+  if (v < 0) v = parseWireSize(s);
   if (v < 0) throw new FieldError(field);
   return v;
 }
@@ -127,8 +127,8 @@ export function priceOrNeg(s: string): number {
   return v < 0 ? parsePrice(s) : v;
 }
 
-/** Size units of a wire size string, -1 when parseSize would reject it. */
+/** Size units of a wire size string (parseWireSize: a tiny nonzero size is 1 unit), -1 when parseSize would reject it. */
 export function sizeOrNeg(s: string): number {
   const v = quickSize(s);
-  return v < 0 ? parseSize(s) : v;
+  return v < 0 ? parseWireSize(s) : v;
 }
