@@ -164,7 +164,12 @@ export class Daemon implements StatusSource {
       if (problem) throw new MakerdError(problem);
     }
     this.markets = await this.unlessStopped(this.resolveMarkets());
-    if (!this.markets.length) throw new ConfigError('markets', 'none to quote: give --markets, config.markets, or enable config.marketQuery');
+    if (!this.markets.length) {
+      // the query's answer can change by the next start (a hiccup, a maintenance window): exit 1, which
+      // pm2 restarts, not 2, which it never does
+      if (this.byQuery()) throw new MakerdError('the market query (config.marketQuery) found no market to quote: none open that passes its filters, or the metadata API between two answers');
+      throw new ConfigError('markets', 'none to quote: give --markets, config.markets, or enable config.marketQuery');
+    }
     const tokens = this.markets.flatMap((m) => [m.tokenId, m.complementId]);
     const meta: Record<string, TokenMeta> = {};
     for (const m of this.markets) for (const t of [m.tokenId, m.complementId]) meta[t] = tokenMetaOf(m);
@@ -446,6 +451,11 @@ export class Daemon implements StatusSource {
     return [];
   }
 
+  /** Whether the markets come from the metadata query (no token ids given). */
+  private byQuery(): boolean {
+    return !this.o.tokens?.length && !this.o.config.markets.length && this.o.config.marketQuery.enabled;
+  }
+
   /** The metadata query's markets with each one's fee rule (as marketsFromTokens reads it): the engine charges maker fills by it. */
   private async marketsByQuery(): Promise<MarketMeta[]> {
     const { config, log } = this.o;
@@ -496,9 +506,8 @@ export class Daemon implements StatusSource {
    * now, added and removed while running (market-set.ts); else the same tokens' fresh terms.
    */
   async refreshMarkets(): Promise<MarketSetChange> {
-    const { config, log } = this.o;
-    const byQuery = !this.o.tokens?.length && !config.markets.length && config.marketQuery.enabled;
-    const fresh = byQuery
+    const { log } = this.o;
+    const fresh = this.byQuery()
       ? await this.marketsByQuery()
       : await marketsFromTokens(
           this.clients.clob,

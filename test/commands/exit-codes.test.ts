@@ -144,6 +144,14 @@ describe('makerd run: a failure to start is one line and a non-zero exit within 
     oneLine(r, /^makerd: invalid config: markets: none to quote: give --markets, config\.markets, or enable config\.marketQuery$/);
   });
 
+  it('the market query finds no market at start-up: exit 1, not 2 (pm2 stops for good on 2; a venue between two answers gets another start)', async () => {
+    const cfg = join(dir, 'query-none.json');
+    writeFileSync(cfg, JSON.stringify({ marketQuery: { enabled: true, active: true, minVolume: 1e15, minLiquidity: 0, order: 'volume', limit: 5 } }));
+    const r = await makerd(['run', '--mode', 'paper', '--config', cfg], env());
+    expect(r.code).toBe(1);
+    oneLine(r, /^makerd run: the market query \(config\.marketQuery\) found no market to quote/);
+  });
+
   it('live mode without MAKERD_API_KEY: exit 2', async () => {
     const r = await makerd(['run', '--mode', 'live', '--markets', token], env());
     expect(r.code).toBe(2);
