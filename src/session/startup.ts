@@ -24,6 +24,8 @@ export interface ReconcileReport {
   adopted: number;
   bound: number;
   cancelledForeign: number;
+  /** Our orders in markets no longer quoted (the set changed across a kill): cancelled, none left resting unmanaged. */
+  cancelledOrphans: number;
   settled: number;
   missedFills: number;
   /** Known fills whose status the venue had moved on (CONFIRMED, FAILED). */
@@ -131,8 +133,35 @@ async function confirmGone(venue: Venue, missing: readonly TrackedOrder[], log: 
   return gone;
 }
 
+/**
+ * Our orders the venue lists in markets the engine no longer quotes: restored after a kill while
+ * the market set changed (a market query, other --markets). No requote walks them, so they would
+ * rest at their old prices, fill, and be kept alive by the heartbeats until the next stop: they are
+ * cancelled. One the venue does not confirm stays working here and is cancelled again next time.
+ */
+async function cancelOrphans(engine: Engine, venue: Venue, listed: ReadonlyArray<[TrackedOrder, number]>, log: Logger): Promise<number> {
+  const orphans = listed.map(([o]) => o).filter((o) => o.orderId !== undefined && !TERMINAL.has(o.state) && o.state !== 'pending_cancel' && !engine.marketOf(o.tokenId));
+  if (orphans.length === 0) return 0;
+  const now = engine.clock.now();
+  for (const o of orphans) engine.orders.cancelSent(o, now);
+  let canceled: string[] = [];
+  try {
+    canceled = (await venue.cancelOrders(orphans.map((o) => o.orderId as string))).canceled;
+  } catch (err) {
+    log.warn({ err, orders: orphans.length }, 'reconcile: cancelling our orders in markets no longer quoted failed; tried again at the next look-up');
+  }
+  const done = new Set(canceled);
+  for (const o of orphans) {
+    const id = o.orderId as string;
+    if (done.has(id)) engine.orders.canceled(id, engine.clock.now());
+    else engine.orders.cancelRefused(id, 'cancel of an order in a market no longer quoted not confirmed', engine.clock.now());
+  }
+  log.warn({ orders: orphans.length, canceled: canceled.length, markets: [...new Set(orphans.map((o) => o.market))] }, 'reconcile: our orders in markets no longer quoted cancelled');
+  return canceled.length;
+}
+
 export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: number, log: Logger, openIds?: string[]): Promise<ReconcileReport> {
-  const rep: ReconcileReport = { venueOrders: 0, adopted: 0, bound: 0, cancelledForeign: 0, settled: 0, missedFills: 0, statusMoves: 0 };
+  const rep: ReconcileReport = { venueOrders: 0, adopted: 0, bound: 0, cancelledForeign: 0, cancelledOrphans: 0, settled: 0, missedFills: 0, statusMoves: 0 };
   const now = () => engine.clock.now();
   const startedMs = now();
   const [venueOrders, trades] = await Promise.all([venue.openOrders(), venue.trades(sinceMs)]);
@@ -273,6 +302,7 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
       log.warn({ err, orders: foreign.length }, 'reconcile: cancelling unknown orders failed');
     }
   }
+  rep.cancelledOrphans = await cancelOrphans(engine, venue, listed, log);
   rep.statusMoves = statusMoves;
   if (unknownTrades) log.warn({ trades: unknownTrades }, 'reconcile: trades in our markets name orders we do not know');
   log.info({ ...rep }, 'reconciled with the venue');

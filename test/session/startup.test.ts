@@ -8,7 +8,7 @@ import { silentLogger } from '../../src/core/log.js';
 import { loadConfig } from '../../src/config.js';
 import { AmbiguousSubmitError } from '../../src/core/errors.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
-import type { TrackedOrder } from '../../src/engine/orders.js';
+import { TERMINAL, type TrackedOrder } from '../../src/engine/orders.js';
 import type { Fill } from '../../src/engine/fills.js';
 import type { Venue, VenueOrder, VenueTrade } from '../../src/venue/types.js';
 import { RecordingVenue, settle, testEngine } from '../engine/helpers.js';
@@ -218,7 +218,7 @@ describe('startup reconciliation', () => {
     ];
     venue.trades = async () => trades;
     const rep = await reconcileWithVenue(engine, venue, 0, silentLogger);
-    expect(rep).toEqual({ venueOrders: 4, adopted: 1, bound: 1, cancelledForeign: 0, settled: 0, missedFills: 1, statusMoves: 0 });
+    expect(rep).toEqual({ venueOrders: 4, adopted: 1, bound: 1, cancelledForeign: 0, cancelledOrphans: 0, settled: 0, missedFills: 1, statusMoves: 0 });
     expect(engine.orders.get('amb')?.orderId).toBe('V2');
     expect(engine.orders.get('amb')?.state).toBe('live');
     expect(engine.orders.byVenueId('V3')?.state).toBe('live'); // adopted: the reconciler decides
@@ -231,6 +231,27 @@ describe('startup reconciliation', () => {
     expect(again.missedFills).toBe(0);
     expect(engine.positions.qty('Y')).toBe(1100);
     void clock;
+  });
+
+  it('an order of ours in a market no longer quoted (a restart after a kill, the market set changed) is cancelled, not left resting unmanaged', async () => {
+    const { engine, venue } = await setup();
+    restoreFromStore(engine, [stored('mine', { orderId: 'V1' }), stored('old', { orderId: 'V7', tokenId: 'Z', market: 'OLD', price: 3000 })], []);
+    venue.live.set('V7', { clientId: 'old', tokenId: 'Z', side: 'BUY', price: 3000, size: 1000, orderType: 'GTC', postOnly: true });
+    venue.openOrders = async () => [vo('V1', 'Y', 4800), { ...vo('V7', 'Z', 3000), market: 'OLD' }];
+    const rep = await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(rep.cancelledOrphans).toBe(1);
+    expect(venue.calls.filter((c) => c.kind === 'cancelOrders').map((c) => c.ids)).toEqual([['V7']]);
+    expect(engine.orders.get('old')?.state).toBe('canceled');
+    // ours in a quoted market stays for the reconciler
+    expect(engine.orders.get('mine')?.state).toBe('live');
+    // a cancel the venue does not confirm leaves it to be cancelled again at the next look-up
+    const { engine: e2, venue: v2 } = await setup();
+    restoreFromStore(e2, [stored('old', { orderId: 'V7', tokenId: 'Z', market: 'OLD', price: 3000 })], []);
+    v2.openOrders = async () => [{ ...vo('V7', 'Z', 3000), market: 'OLD' }];
+    expect((await reconcileWithVenue(e2, v2, 0, silentLogger)).cancelledOrphans).toBe(0);
+    expect(TERMINAL.has(e2.orders.get('old')!.state)).toBe(false);
+    await reconcileWithVenue(e2, v2, 0, silentLogger);
+    expect(v2.calls.filter((c) => c.kind === 'cancelOrders')).toHaveLength(2);
   });
 
   it("an adopted order's fills listed with it are counted once: its filled is the venue's size matched, not that plus its trades", async () => {
