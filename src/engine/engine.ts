@@ -389,7 +389,10 @@ export class Engine {
     this.ticks.clear(st);
     this.markets.delete(conditionId);
     for (const t of [st.meta.tokenId, st.meta.complementId]) {
-      const m = this.positions.has(t) ? this.mark(t) : NaN;
+      // a held token keeps its mark (a resolved one what it pays); a flat one needs none, and
+      // keeping one per token ever traded would grow for as long as markets rotate
+      const m = this.positions.qty(t) !== 0 ? this.mark(t) : NaN;
+      this.settledMarks.delete(t);
       if (m === m) {
         this.lastMarks.set(t, m);
         this.o.onLastMark?.(t, m);

@@ -118,4 +118,31 @@ describe('engine: the market set changes while running', () => {
     expect(second.engine.mark(A.tokenId)).toBe(5000);
     expect(second.engine.pnlMicros()).toBe(pnl);
   });
+
+  it('a dropped market keeps the mark of a held token only (a resolved one at what it pays), none of a flat one, and forgets its resolution', async () => {
+    const kept = new Map<string, number>();
+    const { engine, mirror, venue } = await setup({ onLastMark: (t, m) => void kept.set(t, m) });
+    // A: bought and sold back (flat); B: held, and B's market resolves for its other token
+    engine.positions.apply(A.tokenId, 'BUY', 4000, 1000, 0);
+    engine.positions.apply(A.tokenId, 'SELL', 4100, 1000, 0);
+    engine.positions.apply(B.tokenId, 'BUY', 4000, 1000, 0);
+    const resolved = {
+      type: 'market_resolved' as const,
+      market: B.conditionId,
+      question: '',
+      slug: '',
+      assetIds: [B.tokenId, B.complementId],
+      outcomes: ['Yes', 'No'],
+      winningAssetId: B.complementId,
+      timestampMs: 1,
+    };
+    deliver(mirror, engine, [resolved], venue);
+    expect(engine.mark(B.tokenId)).toBe(0);
+    for (const m of [A, B]) engine.retireMarket(m.conditionId);
+    await settle(10);
+    expect(engine.dropMarket(A.conditionId)).toBe(true);
+    expect(engine.dropMarket(B.conditionId)).toBe(true);
+    expect([...kept]).toEqual([[B.tokenId, 0]]);
+    expect(engine.settledMark(B.tokenId)).toBeUndefined();
+  });
 });
