@@ -42,6 +42,8 @@ export function registerFamilies(reg: Registry, d: StatusSource): () => void {
   const perToken = (f: (v: TokenView) => Iterable<Sample>) => async () => (await views()).flatMap((v) => [...f(v)]);
   const at = (v: TokenView, extra: Labels = {}): Labels => ({ market: v.market, token: v.token, ...extra });
 
+  // what the series are of: a paper run's PnL must not pass for live on a dashboard or in an alert
+  gauge('info', 'Always 1; its labels say what runs: mode (live or paper) and the venue profile.', ['mode', 'profile'], () => [[{ mode: d.mode, profile: d.config.venue.profile }, 1]]);
   gauge('healthy', '1 when GET /health is 200: feeds live, books in sync and fresh, not halted, store and cancels settled.', [], () => one(health(d).ok));
   gauge('quoting', '1 while quoting: started, not stopping or halted, and at least one market not blocked (0 while quotes are pulled).', [], () => {
     const e = d.engine;

@@ -132,6 +132,9 @@ describe('GET /metrics', () => {
     for (const n of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_p99_seconds']) expect(byName.has(n), n).toBe(true);
     expect(values(byName.get('makerd_healthy'))).toEqual([1]);
     expect(values(byName.get('makerd_quoting'))).toEqual([1]);
+    // what runs: a paper run's PnL must not pass for live on a dashboard
+    const info = byName.get('makerd_info')?.metrics ?? [];
+    expect(info.map((m) => ({ ...m.labels, value: m.value }))).toEqual([{ mode: 'live', profile: 'spec', value: '1' }]);
   });
 
   it('every metric the Grafana dashboard queries is exposed, with the labels it matches on', async () => {
