@@ -18,6 +18,7 @@
 // caller's fetchBook, whichever book.resync names first, the other after book.resyncTimeoutMs).
 import type { Config } from '../config.js';
 import type { Logger } from '../core/log.js';
+import type { Clock } from '../core/clock.js';
 import type { DenseBook } from '../book/book.js';
 import { BookMirror, type MirrorOptions, type OutOfSyncReason, type TokenMeta } from '../book/mirror.js';
 import { Resyncer } from './resync.js';
@@ -53,6 +54,11 @@ export interface MarketFeedOptions {
    * daemon passes half of staleBookMs; absent: off.
    */
   refreshQuietMs?: number;
+  /**
+   * Paper mode's sim.feedLatencyMs: the mirror and the engine see each frame this long after the
+   * venue sink (the simulated venue), on `clock`, as a backtest does. Absent or 0: at once.
+   */
+  lag?: { ms: number; clock: Clock };
   random?: () => number;
   log?: Logger;
 }
@@ -183,6 +189,7 @@ export class MarketFeed {
       stats: this.marketStats,
       observe: (e) => this.resync.observe(e),
       assetsOf: (source) => this.conns.find((c) => c.id === source)?.assets ?? [],
+      ...(o.lag && o.lag.ms > 0 ? { lagMs: o.lag.ms, clock: o.lag.clock, lagTimers: true } : {}),
     });
     this.place(o.tokens);
     if (o.auth && o.conditionIds && o.conditionIds.length > 0) {
@@ -428,6 +435,7 @@ export class MarketFeed {
     if (this.quietTimer) clearInterval(this.quietTimer);
     this.quietTimer = null;
     this.resync.stop();
+    this.pipeline.stop();
     for (const c of this.conns) c.conn.stop();
     this.userChannel?.stop();
   }

@@ -34,6 +34,11 @@ export interface MarketPipelineOptions {
    */
   lagMs?: number;
   clock?: Clock;
+  /**
+   * Real time (paper mode): the lagged frames are handed on by the clock's timers, each when due,
+   * instead of by an owner moving virtual time (a backtest calls deliverNext itself).
+   */
+  lagTimers?: boolean;
   /** The assets a source (connection) carries; undefined: a reconnect of any source is every book's. */
   assetsOf?: (source: number) => Iterable<string>;
 }
@@ -123,6 +128,7 @@ export class MarketPipeline {
         this.rejectsPending = false;
       }
       this.lagged.push(d);
+      if (this.o.lagTimers) this.armLag();
     } else {
       this.apply(source, epoch, events);
       if (this.rejectsPending) this.markRejected(this.rejected);
@@ -136,6 +142,29 @@ export class MarketPipeline {
     mirror.markOutOfSync(r.assetIds, 'rejected_message', true);
     for (let i = 0; i < r.markets.length; i++) mirror.markMarketOutOfSync(r.markets[i], 'rejected_message', true);
     r.clear();
+  }
+
+  /** The timer handing on lagged frames (lagTimers): armed for the earliest, while any waits. */
+  private lagTimer: number | undefined;
+  private armLag(): void {
+    const clock = this.o.clock;
+    if (this.lagTimer !== undefined || !clock) return;
+    const at = this.nextDueAt();
+    if (at === Infinity) return;
+    this.lagTimer = clock.schedule(at, () => {
+      this.lagTimer = undefined;
+      const now = clock.now();
+      while (this.nextDueAt() <= now) this.deliverNext();
+      this.armLag();
+    });
+  }
+
+  /** Stops handing on lagged frames (lagTimers): what still waits is dropped with the feed. */
+  stop(): void {
+    if (this.lagTimer !== undefined) this.o.clock?.cancel(this.lagTimer);
+    this.lagTimer = undefined;
+    this.lagged.length = 0;
+    this.laggedHead = 0;
   }
 
   /** When the next lagged frame is due (Infinity: none). */

@@ -185,6 +185,8 @@ export class Daemon implements StatusSource {
       now: () => this.clock.now(),
       // a quiet market's book is asked for again before the risk gate would call it stale
       refreshQuietMs: Math.round(config.risk.staleBookMs / 2),
+      // paper: our view lags the simulated venue's as a backtest's does (live: the venue is real)
+      ...(live ? {} : { lag: { ms: config.sim.feedLatencyMs, clock: this.clock } }),
       log: log.child({ part: 'feed' }),
     });
     // our own fills are the likeliest hashed last_trade_price after a trade of ours
