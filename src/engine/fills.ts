@@ -118,6 +118,13 @@ export class FillLedger {
     return n;
   }
 
+  /** The fills held whose status may still move (MATCHED, RETRYING). */
+  unsettledFills(): Fill[] {
+    const out: Fill[] = [];
+    for (const f of this.fills.values()) if (!settled(f.status)) out.push(f);
+    return out;
+  }
+
   /** Keeps unminedBuys as a fill appears (`from` undefined) or changes status. */
   private mined(f: Fill, from: TradeStatus | undefined, to: TradeStatus): void {
     if (f.side !== 'BUY') return;

@@ -363,7 +363,7 @@ export class Daemon implements StatusSource {
     restoreFromStore(this.engine, this.store.ordersToRestore(since), this.store.eachFill());
     this.engine.restoreLastMarks(this.store.keptMarks());
     // a paper run's shares bought by an earlier run: its new simulated venue holds them too (settled), or it refuses every SELL of them
-    if (this.paperVenue) for (const [tokenId, p] of this.engine.positions.entries()) if (p.qty > 0) this.paperVenue.holdShares(tokenId, p.qty);
+    if (this.paperVenue) this.resumePaper(this.paperVenue);
     // from here the account's orders are this process's to manage: a stop cancels them
     this.managesOrders = true;
     await this.unlessStopped(lookUps.full(since));
@@ -451,6 +451,21 @@ export class Daemon implements StatusSource {
     if (tokens.length) return marketsFromTokens(this.clients.clob, tokens, log);
     if (config.marketQuery.enabled) return this.marketsByQuery();
     return [];
+  }
+
+  /**
+   * A paper run restarted on its store: its new simulated venue takes over what the earlier run's
+   * had. The shares bought (settled: a SELL may promise them, else every SELL of them is refused),
+   * the collateral the fills moved (else sim.cashUsd came back whole at each restart), and the
+   * fills a stop left MATCHED are CONFIRMED (no venue is left to settle them: they stayed unsellable
+   * for good under sim.settleMs).
+   */
+  private resumePaper(venue: SimulatedVenue): void {
+    const e = this.engine;
+    for (const [tokenId, p] of e.positions.entries()) if (p.qty > 0) venue.holdShares(tokenId, p.qty);
+    venue.spendCash(e.positions.cash);
+    const now = this.clock.now();
+    for (const f of e.ledger.unsettledFills()) e.atomically(() => e.ledger.venueStatus(f.tradeId, f.orderId, 'CONFIRMED', now));
   }
 
   /** Whether the markets come from the metadata query (no token ids given). */

@@ -634,6 +634,16 @@ export class SimulatedVenue implements Venue {
     add(this.held, tokenId, size);
   }
 
+  /**
+   * Collateral an earlier run's fills moved (a paper restart: the cash change of the positions
+   * restored from its store), micro-dollars; nothing when the collateral is unlimited. Without it a
+   * restart gave back the whole sim.cashUsd on top of the shares it had bought.
+   */
+  spendCash(deltaMicros: number): void {
+    if (!Number.isSafeInteger(deltaMicros)) throw new RangeError(`spendCash: ${deltaMicros} is not a whole number of micro-dollars`);
+    if (this.cash !== undefined) this.cash += deltaMicros;
+  }
+
   private sellableShares(t: SimToken, tokenId: string): number {
     let promised = 0;
     for (const { o } of t.orders) if (o.side === 'SELL' && o.status === 'LIVE') promised += o.originalSize - o.sizeMatched;
