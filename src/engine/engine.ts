@@ -337,7 +337,11 @@ export class Engine {
   addMarket(meta: MarketMeta): void {
     const existing = this.markets.get(meta.conditionId);
     if (existing) {
-      refreshMeta(existing, meta);
+      // the tick the feed announced (a tick_size_change, a snapshot) is newer than a metadata
+      // refresh's, which may lag the CLOB: the strategy would round to the old grid, every quote
+      // then refused as off the book's tick
+      const bookTick = this.o.books.book(meta.tokenId)?.tick ?? 0;
+      refreshMeta(existing, bookTick > 0 && bookTick !== meta.tick ? { ...meta, tick: bookTick } : meta);
       if (existing.removed) {
         // back in the set before it was dropped: quoting again
         existing.removed = false;

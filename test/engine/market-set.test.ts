@@ -102,6 +102,18 @@ describe('engine: the market set changes while running', () => {
     expect(engine.mark(A.tokenId)).toBe(6000);
   });
 
+  it("a refresh naming an older tick than the feed announced keeps the feed's (the metadata API lags the CLOB)", async () => {
+    const { engine, mirror, venue, clock } = await setup();
+    const change = { type: 'tick_size_change' as const, market: A.conditionId, assetId: A.tokenId, oldTickSize: 100, newTickSize: 10, newTickSizeStr: '0.001', timestampMs: clock.now() };
+    deliver(mirror, engine, [change, { ...change, assetId: A.complementId }], venue);
+    expect(engine.marketOf(A.tokenId)?.meta.tick).toBe(10);
+    engine.addMarket({ ...A, tick: 100, endMs: 123 });
+    const meta = engine.marketOf(A.tokenId)?.meta;
+    expect(meta?.tick).toBe(10);
+    // the rest of the refresh is taken
+    expect(meta?.endMs).toBe(123);
+  });
+
   it("a dropped market's last mark is kept for a restart: the holding is not revalued at cost", async () => {
     const kept = new Map<string, number>();
     const first = await setup({ onLastMark: (t, m) => void kept.set(t, m) });
