@@ -403,6 +403,7 @@ export class Engine {
       }
       this.byToken.delete(t);
       this.missingOrders?.forget(t);
+      this.positions.forget(t);
       if (this.positions.has(t)) this.runningPnl.orphan(t);
     }
     return true;
@@ -410,6 +411,11 @@ export class Engine {
 
   /** Whether every holding had a mark at the last revaluation (the loss check waits for them: RiskGate.checkLoss). */
   private readonly holdingsMarked = (): boolean => this.positions.heldAtCost() === 0;
+
+  /** Forgets the positions of tokens outside the quoted markets held no more (a restart: the store's fills bring back every token ever traded). */
+  forgetFlatOutside(): void {
+    for (const [t, p] of [...this.positions.entries()]) if (p.qty === 0 && !this.byToken.has(t)) this.positions.forget(t);
+  }
 
   /** The marks held tokens of dropped markets kept before a restart (onLastMark): valued at them, not at cost. */
   restoreLastMarks(marks: ReadonlyMap<string, number>): void {

@@ -30,6 +30,11 @@ export class FillUndo {
     return n;
   }
 
+  /** Whether a fill of the token is remembered (one may still fail, or follows one that may). */
+  has(tokenId: string): boolean {
+    return this.log.has(tokenId);
+  }
+
   /** Before a fill is folded into `p`: remembered when it may fail, or when an earlier fill of the token may. */
   before(tokenId: string, key: string, side: Side, price: number, size: number, p: CostBasis, mayFail: boolean): void {
     let l = this.log.get(tokenId);

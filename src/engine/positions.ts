@@ -138,6 +138,23 @@ export class Positions {
     this.spent += sign * (fee + (side === 'BUY' ? notional : 0));
   }
 
+  /**
+   * Forgets a token held no more whose fills cannot fail any more (its market left the set): kept,
+   * every token ever traded stayed listed, and each /status and /metrics read walked them all, for
+   * as long as markets rotate. Its realized PnL stays in the cash. False (kept) otherwise.
+   */
+  forget(tokenId: string): boolean {
+    const p = this.tokens.get(tokenId);
+    if (!p || p.qty !== 0 || this.undo.has(tokenId)) return false;
+    const e = this.entry.get(tokenId) as ValuedPosition;
+    this.held -= e.value;
+    if (e.atCost) this.atCost--;
+    this.tokens.delete(tokenId);
+    this.entry.delete(tokenId);
+    this.list.splice(this.list.indexOf(e), 1);
+    return true;
+  }
+
   /** Whether the token has a position entry (held or once held). */
   has(tokenId: string): boolean {
     return this.tokens.has(tokenId);

@@ -361,6 +361,7 @@ export class Daemon implements StatusSource {
     // Startup reconciliation before the first quote, over a window that covers the downtime.
     const since = this.recoveryWindowStart();
     restoreFromStore(this.engine, this.store.ordersToRestore(since), this.store.eachFill());
+    this.engine.forgetFlatOutside();
     this.engine.restoreLastMarks(this.store.keptMarks());
     // a paper run's shares bought by an earlier run: its new simulated venue holds them too (settled), or it refuses every SELL of them
     if (this.paperVenue) this.resumePaper(this.paperVenue);

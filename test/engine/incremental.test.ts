@@ -202,12 +202,37 @@ describe('Positions running PnL', () => {
           if (pos.has(m) && !Number.isNaN(mark(m))) everMarked.add(m);
         }
         moved.clear();
+        // a flat token forgotten (its market left): the sums do not move; a held one is kept
+        if (r.next() < 0.05) {
+          const flat = pos.has(t) && pos.qty(t) === 0;
+          expect(pos.forget(t)).toBe(flat);
+          if (flat) {
+            expect(pos.has(t)).toBe(false);
+            everMarked.delete(t);
+          }
+        }
         expect(pos.runningPnl()).toBe(pos.pnl(mark));
         // the holdings valued at cost (no mark, never one), counted as they are revalued
         expect(pos.heldAtCost()).toBe([...pos.entries()].filter(([tok, p]) => p.qty !== 0 && Number.isNaN(mark(tok)) && !everMarked.has(tok)).length);
       }
     });
   }
+});
+
+describe('Positions.forget', () => {
+  it('keeps a flat token while a fill of it may still fail (its reversal needs the basis), forgets it once settled', () => {
+    const pos = new Positions();
+    pos.applyFill({ tokenId: 'T', side: 'BUY', price: 5000, size: 1000, fee: 0 }, 'k1', true);
+    pos.applyFill({ tokenId: 'T', side: 'SELL', price: 5200, size: 1000, fee: 0 }, 'k2', false);
+    expect(pos.qty('T')).toBe(0);
+    expect(pos.forget('T')).toBe(false);
+    pos.settleFill('T', 'k1');
+    const cash = pos.cash;
+    expect(pos.forget('T')).toBe(true);
+    expect(pos.has('T')).toBe(false);
+    expect(pos.cash).toBe(cash);
+    expect(pos.runningPnl()).toBe(5200 * 1000 - 5000 * 1000);
+  });
 });
 
 describe('Engine running PnL', () => {

@@ -156,5 +156,10 @@ describe('engine: the market set changes while running', () => {
     expect(engine.dropMarket(B.conditionId)).toBe(true);
     expect([...kept]).toEqual([[B.tokenId, 0]]);
     expect(engine.settledMark(B.tokenId)).toBeUndefined();
+    // the flat token is forgotten (its realized PnL stays in the cash), the held one kept
+    const pnl = engine.pnlMicros();
+    expect(engine.results().positions.map((p) => p.tokenId)).toEqual([B.tokenId]);
+    expect(engine.positions.cash).toBe(-4000 * 1000 + 4100 * 1000 - 4000 * 1000);
+    expect(engine.runningPnlMicros()).toBe(pnl);
   });
 });

@@ -254,6 +254,29 @@ describe('startup reconciliation', () => {
     expect(v2.calls.filter((c) => c.kind === 'cancelOrders')).toHaveLength(2);
   });
 
+  it('a restart forgets the flat positions of tokens outside the quoted markets (the store brings back every token ever traded), keeps held ones', async () => {
+    const { engine } = await setup();
+    const fill = (tradeId: string, tokenId: string, side: 'BUY' | 'SELL', size: number): Fill => ({
+      tradeId,
+      orderId: `o-${tradeId}`,
+      tokenId,
+      market: 'OLD',
+      side,
+      price: 4000,
+      size,
+      fee: 0,
+      liquidity: 'MAKER',
+      status: 'CONFIRMED',
+      timeMs: 5,
+    });
+    restoreFromStore(engine, [], [fill('t1', 'Z', 'BUY', 500), fill('t2', 'Z', 'SELL', 500), fill('t3', 'W', 'BUY', 500), fill('t4', 'Y', 'BUY', 500), fill('t5', 'Y', 'SELL', 500)]);
+    const pnl = engine.pnlMicros();
+    engine.forgetFlatOutside();
+    // Z: flat, not quoted: gone; W: held; Y: flat but quoted
+    expect([...engine.positions.entries()].map(([t]) => t).sort()).toEqual(['W', 'Y']);
+    expect(engine.pnlMicros()).toBe(pnl);
+  });
+
   it("an adopted order's fills listed with it are counted once: its filled is the venue's size matched, not that plus its trades", async () => {
     const { engine, venue } = await setup();
     // an order of ours the store lost, partly filled while we were away: the venue lists it with
