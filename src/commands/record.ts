@@ -33,8 +33,9 @@ one-line JSON object or array: "f":"<frame as a JSON string>"); gzipped when FIL
                      the feed is unreachable or the token ids are unknown (default 30; 0 = wait forever)
   --no-market-meta   skip the look-up of the markets' metadata at the CLOB (urls.clob): by default
                      one line per market ("k":"meta": priced token, tick, minimum size, neg_risk,
-                     end time, fee rule) comes first, so a backtest quotes them as live does; when
-                     the look-up fails the recording goes on without it, with a warning
+                     end time, fee rule) comes first, so a backtest quotes them as live does, and
+                     both tokens of each market are recorded; when the look-up fails the recording
+                     goes on without it (the tokens given only), with a warning
 Rotated files insert a sequence number before the extension: rec.jsonl.gz, rec.1.jsonl.gz, rec.2.jsonl.gz ...
 The WS base URL comes from the config (urls.ws, or MAKERD_WS_URL).
 A .gz is flushed about once a second, so a killed run loses at most its last second.
@@ -236,6 +237,11 @@ export const command: CommandModule = {
         );
       else meta = found;
     }
+    // both tokens of each market: a backtest prices the first outcome (the metadata's), whose book
+    // a recording of the other alone would never hold (the market would quote nothing)
+    const tokens = [...new Set([...markets, ...meta.flatMap((m) => [m.tokenId, m.complementId])])];
+    if (tokens.length > most)
+      throw new UsageError(`--markets: their markets hold ${tokens.length} tokens, more than one connection carries (feed.maxAssetsPerConnection ${most}): split them over several record runs`);
     const ac = new AbortController();
     const stop = () => ac.abort();
     process.once('SIGINT', stop);
@@ -252,7 +258,7 @@ export const command: CommandModule = {
         res = await recordUntil(
           {
             config,
-            markets,
+            markets: tokens,
             prices,
             out: values.out,
             rotateBytes: mb === undefined ? undefined : Math.round(mb * 1024 * 1024),

@@ -196,7 +196,16 @@ describe('record: fails when it records nothing', () => {
     expect(first.k).toBe('meta');
     expect(first.f).toMatchObject({ event_type: 'makerd_market', tokenId: yes, complementId: no, conditionId: emu.markets[0].facts.conditionId });
     expect(JSON.parse(lines[1]).k).toBe('market');
-  }, 10_000);
+    // both tokens of the market are recorded (the metadata names the other): its backtest prices
+    // YES, whose book it holds (a recording of NO alone left YES bookless: the market quoted nothing)
+    const books = lines.map((l) => JSON.parse(l) as { k: string; f: unknown }).filter((r) => r.k === 'market');
+    const assets = new Set(books.flatMap((r) => (Array.isArray(r.f) ? r.f : [r.f]).map((e) => (e as { asset_id?: string }).asset_id).filter(Boolean)));
+    expect([...assets].sort()).toEqual([yes, no].sort());
+    const bt = await run(['backtest', '--data', out, '--out', join(dir, 'bt-meta')]);
+    expect(bt.code, bt.err).toBe(0);
+    const result = JSON.parse(readFileSync(join(dir, 'bt-meta', 'result.json'), 'utf8')) as { markets: Array<{ tokenId: string }> };
+    expect(result.markets.map((m) => m.tokenId)).toEqual([yes]);
+  }, 20_000);
 
   it('a metadata look-up that fails is a warning: the recording goes on without it', async () => {
     const out = join(dir, 'nometa.jsonl');
