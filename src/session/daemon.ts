@@ -465,6 +465,9 @@ export class Daemon implements StatusSource {
     const e = this.engine;
     for (const [tokenId, p] of e.positions.entries()) if (p.qty > 0) venue.holdShares(tokenId, p.qty);
     venue.spendCash(e.positions.cash);
+    const cashUsd = this.o.config.sim.cashUsd;
+    if (cashUsd > 0 && cashUsd * 1e6 + e.positions.cash < 0)
+      this.o.log.warn({ cashUsd, spentUsd: -e.positions.cash / 1e6 }, 'paper: the earlier runs on this store spent more than sim.cashUsd: no collateral left, no BUY is placed');
     const now = this.clock.now();
     for (const f of e.ledger.unsettledFills()) e.atomically(() => e.ledger.venueStatus(f.tradeId, f.orderId, 'CONFIRMED', now));
   }

@@ -641,7 +641,8 @@ export class SimulatedVenue implements Venue {
    */
   spendCash(deltaMicros: number): void {
     if (!Number.isSafeInteger(deltaMicros)) throw new RangeError(`spendCash: ${deltaMicros} is not a whole number of micro-dollars`);
-    if (this.cash !== undefined) this.cash += deltaMicros;
+    // never below 0: an earlier run with more cash, or unlimited, may have spent more than this one has
+    if (this.cash !== undefined) this.cash = Math.max(0, this.cash + deltaMicros);
   }
 
   private sellableShares(t: SimToken, tokenId: string): number {

@@ -107,6 +107,19 @@ describe('SimulatedVenue queue position', () => {
     expect(setup().venue.collateral).toBeUndefined();
   });
 
+  it("spendCash (a paper restart): an earlier run's fills move the collateral, never below 0 (a run with more cash or none before)", async () => {
+    const { venue } = setup({ cashMicros: 6_000_000 });
+    venue.spendCash(-2_500_000);
+    expect(await venue.collateral?.()).toBe(3_500_000);
+    venue.spendCash(-10_000_000);
+    expect(await venue.collateral?.()).toBe(0);
+    expect(await venue.placeOrder(req({ side: 'BUY', price: 100, size: 500 }))).toMatchObject({ ok: false, error: 'INVALID_ORDER_NOT_ENOUGH_BALANCE' });
+    // unlimited: nothing to move
+    const free = setup().venue;
+    free.spendCash(-10_000_000);
+    expect(free.collateral).toBeUndefined();
+  });
+
   it('sim.settleMs: a venue closed before a fill settles emits nothing after close (no event for a stopped engine)', async () => {
     const { venue, events, clock } = setup({ settleMs: 3000 });
     await placeLive(venue, req({ side: 'BUY', price: 5000, size: 1000 }));
