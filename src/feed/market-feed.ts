@@ -189,7 +189,7 @@ export class MarketFeed {
       stats: this.marketStats,
       observe: (e) => this.resync.observe(e),
       assetsOf: (source) => this.conns.find((c) => c.id === source)?.assets ?? [],
-      ...(o.lag && o.lag.ms > 0 ? { lagMs: o.lag.ms, clock: o.lag.clock, lagTimers: true } : {}),
+      ...(o.lag && o.lag.ms > 0 ? { lagMs: o.lag.ms, clock: o.lag.clock, lagTimers: true, log: o.log } : {}),
     });
     this.place(o.tokens);
     if (o.auth && o.conditionIds && o.conditionIds.length > 0) {

@@ -8,6 +8,7 @@
 // can be read) go out of sync, with a resync asked, once the rest of its frame is applied.
 import type { BookMirror } from '../book/mirror.js';
 import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/log.js';
 import type { DecodeStats } from './decode-stats.js';
 import { decodeMarketFrame, RejectedTokens } from './decode-market.js';
 import type { BookEvent, MarketEvent, PriceChangeEvent } from '../core/events.js';
@@ -39,6 +40,8 @@ export interface MarketPipelineOptions {
    * instead of by an owner moving virtual time (a backtest calls deliverNext itself).
    */
   lagTimers?: boolean;
+  /** Where a lagged frame's failure is said (lagTimers: it runs from a timer, where a throw would end the process). */
+  log?: Logger;
   /** The assets a source (connection) carries; undefined: a reconnect of any source is every book's. */
   assetsOf?: (source: number) => Iterable<string>;
 }
@@ -154,7 +157,14 @@ export class MarketPipeline {
     this.lagTimer = clock.schedule(at, () => {
       this.lagTimer = undefined;
       const now = clock.now();
-      while (this.nextDueAt() <= now) this.deliverNext();
+      while (this.nextDueAt() <= now) {
+        // as a socket's frame listener does: one frame's failure is logged, the next ones still go
+        try {
+          this.deliverNext();
+        } catch (err) {
+          this.o.log?.error({ err }, 'market pipeline: a lagged frame failed');
+        }
+      }
       this.armLag();
     });
   }

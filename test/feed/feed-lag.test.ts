@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MarketFeed } from '../../src/feed/market-feed.js';
 import { WallClock } from '../../src/core/clock.js';
+import { silentLogger } from '../../src/core/log.js';
 import type { MarketEvent } from '../../src/core/events.js';
 import { bookFrame, startServer, waitFor, type TestServer } from './ws-server.js';
 
@@ -41,16 +42,58 @@ describe('MarketFeed with a feed lag (paper)', () => {
     expect(feed.book(A)?.inSync()).toBe(true);
   });
 
-  it('without a lag both see the frame at once (live)', async () => {
+  it('without a lag the engine sees the frame in the same turn as the venue (live)', async () => {
     server = await startServer();
     server.onMessage = (ws, text) => {
       if (text.includes('assets_ids')) ws.send(bookFrame(A, '100'));
     };
     feed = new MarketFeed({ config: { ...config, urls: { ws: server.url } as never }, tokens: [A], meta: {} });
-    let engine = 0;
-    feed.pipeline.connect({ venue: { onMarketEvent: () => expect(engine).toBe(0) }, engine: { handleMarketEvent: () => void engine++ } });
+    const order: string[] = [];
+    let sameTurn = false;
+    feed.pipeline.connect({
+      venue: {
+        onMarketEvent: () => {
+          order.push('venue');
+          sameTurn = true;
+          queueMicrotask(() => (sameTurn = false));
+        },
+      },
+      engine: { handleMarketEvent: () => void order.push(sameTurn && feed!.book(A)?.inSync() === true ? 'engine, same turn, book in sync' : 'engine, later') },
+    });
     feed.start();
-    await waitFor(() => engine === 1, 3000);
-    expect(feed.book(A)?.inSync()).toBe(true);
+    await waitFor(() => order.length === 2, 3000);
+    // the same synchronous dispatch: the mirror applied the frame before the engine saw it
+    expect(order).toEqual(['venue', 'engine, same turn, book in sync']);
+  });
+
+  it("a lagged frame's failure (a throw in the engine) is logged and the next lagged frames still go", async () => {
+    server = await startServer();
+    server.onMessage = (ws, text) => {
+      if (!text.includes('assets_ids')) return;
+      ws.send(bookFrame(A, '100'));
+      setTimeout(() => ws.send(bookFrame(A, '200')), 50);
+    };
+    const errors: string[] = [];
+    const log = { ...silentLogger, error: (_o: unknown, msg?: string) => void errors.push(String(msg)) } as typeof silentLogger;
+    feed = new MarketFeed({ config: { ...config, urls: { ws: server.url } as never }, tokens: [A], meta: {}, lag: { ms: 100, clock: new WallClock() }, log });
+    const uncaught: unknown[] = [];
+    const onUncaught = (e: unknown): void => void uncaught.push(e);
+    process.on('uncaughtException', onUncaught);
+    try {
+      let seen = 0;
+      feed.pipeline.connect({
+        engine: {
+          handleMarketEvent: () => {
+            if (++seen === 1) throw new Error('engine bug');
+          },
+        },
+      });
+      feed.start();
+      await waitFor(() => seen === 2, 3000);
+      expect(errors).toEqual(['market pipeline: a lagged frame failed']);
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
   });
 });
