@@ -393,9 +393,10 @@ export class Engine {
     this.ticks.clear(st);
     this.markets.delete(conditionId);
     for (const t of [st.meta.tokenId, st.meta.complementId]) {
-      // a held token keeps its mark (a resolved one what it pays); a flat one needs none, and
-      // keeping one per token ever traded would grow for as long as markets rotate
-      const m = this.positions.qty(t) !== 0 ? this.mark(t) : NaN;
+      // a held token keeps its mark (a resolved one what it pays), as does a flat one whose fill
+      // may still fail (the holding would come back); others need none, and keeping one per token
+      // ever traded would grow for as long as markets rotate
+      const m = this.positions.mayHold(t) ? this.mark(t) : NaN;
       this.settledMarks.delete(t);
       if (m === m) {
         this.lastMarks.set(t, m);
@@ -419,7 +420,8 @@ export class Engine {
 
   /** The marks held tokens of dropped markets kept before a restart (onLastMark): valued at them, not at cost. */
   restoreLastMarks(marks: ReadonlyMap<string, number>): void {
-    for (const [t, m] of marks) if (Number.isFinite(m) && !this.lastMarks.has(t)) this.lastMarks.set(t, m);
+    // only for what is held or may be again: the store keeps older rows of tokens long flat
+    for (const [t, m] of marks) if (Number.isFinite(m) && !this.lastMarks.has(t) && this.positions.mayHold(t)) this.lastMarks.set(t, m);
     this.runningPnl.remarkAll();
   }
 

@@ -155,6 +155,11 @@ export class Positions {
     return true;
   }
 
+  /** Whether the token is held, or may be again (a fill of it may still fail): what a mark is kept for. */
+  mayHold(tokenId: string): boolean {
+    return this.qty(tokenId) !== 0 || this.undo.has(tokenId);
+  }
+
   /** Whether the token has a position entry (held or once held). */
   has(tokenId: string): boolean {
     return this.tokens.has(tokenId);

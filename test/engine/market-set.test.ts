@@ -102,6 +102,23 @@ describe('engine: the market set changes while running', () => {
     expect(engine.mark(A.tokenId)).toBe(6000);
   });
 
+  it('a flat token whose SELL may still fail keeps its mark when its market is dropped (the holding would come back)', async () => {
+    const kept = new Map<string, number>();
+    const { engine } = await setup({ onLastMark: (t, m) => void kept.set(t, m) });
+    engine.positions.applyFill({ tokenId: A.tokenId, side: 'BUY', price: 4000, size: 1000, fee: 0 }, 'b', false);
+    engine.positions.applyFill({ tokenId: A.tokenId, side: 'SELL', price: 4100, size: 1000, fee: 0 }, 's', true); // MATCHED, not settled
+    engine.retireMarket(A.conditionId);
+    await settle(10);
+    expect(engine.dropMarket(A.conditionId)).toBe(true);
+    expect(kept.get(A.tokenId)).toBe(5000);
+    expect(engine.positions.has(A.tokenId)).toBe(true);
+    // after a restart only marks of what is held or may be again are taken back
+    const second = await setup({ markets: [B] });
+    second.engine.restoreLastMarks(new Map([[A.tokenId, 5000]]));
+    second.engine.positions.apply(A.tokenId, 'BUY', 4000, 1000, 0);
+    expect(second.engine.mark(A.tokenId)).toBeNaN();
+  });
+
   it("a refresh naming an older tick than the feed announced keeps the feed's (the metadata API lags the CLOB)", async () => {
     const { engine, mirror, venue, clock } = await setup();
     const change = { type: 'tick_size_change' as const, market: A.conditionId, assetId: A.tokenId, oldTickSize: 100, newTickSize: 10, newTickSizeStr: '0.001', timestampMs: clock.now() };
