@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { apiKeyFromEnv, deepMerge, loadConfig, parseWith } from '../src/config.js';
-import { ConfigError } from '../src/core/errors.js';
+import { configError } from './config/helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'makerd-config-'));
 let n = 0;
@@ -12,15 +12,6 @@ function file(content: unknown): string {
   const p = join(dir, `c${n++}.json`);
   writeFileSync(p, typeof content === 'string' ? content : JSON.stringify(content));
   return p;
-}
-function configError(f: () => unknown): ConfigError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof ConfigError) return e;
-    throw e;
-  }
-  throw new Error('expected a ConfigError');
 }
 
 describe('loadConfig', () => {

@@ -4,7 +4,6 @@
 // exits 1, with --grid too; `verify` exits 1 though what it read verified; the emulator's replay
 // counts it. Real files in a temp dir; every wait is bounded.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +15,7 @@ import { stressSyntheticParams } from '../../src/emulator/agents.js';
 import { ReplayFeed, scanRecording } from '../../src/emulator/replay-market.js';
 import { readerThreadsRunning } from '../../src/backtest/record-source.js';
 import { cli } from '../../src/cli.js';
-import { assertBuilt, CLI } from '../e2e/harness.js';
+import { assertBuilt, runCli } from '../e2e/harness.js';
 import { config, tempDir } from './helpers.js';
 
 const execArgv = ['--import', fileURLToPath(new URL('./register-ts.mjs', import.meta.url))];
@@ -102,25 +101,7 @@ interface Run {
 
 /** `node dist/cli.js ...args`, killed and failed past `boundMs`. */
 function makerd(args: string[], boundMs = 60_000): Promise<Run> {
-  const proc = spawn(process.execPath, [CLI, ...args], {
-    cwd: dir,
-    env: { PATH: process.env.PATH ?? '', ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  proc.stdout.on('data', (b: Buffer) => (stdout += b.toString('utf8')));
-  proc.stderr.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => {
-      proc.kill('SIGKILL');
-      reject(new Error(`makerd ${args.join(' ')} still running after ${boundMs} ms:\n${stderr}`));
-    }, boundMs);
-    proc.once('close', (code) => {
-      clearTimeout(t);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runCli(args, { env: process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}, cwd: dir, boundMs });
 }
 
 describe('makerd backtest (compiled CLI) over a recording that cannot be read to its end', () => {

@@ -3,7 +3,6 @@
 // or any file is touched. In-process through cli() where that shows it; the compiled CLI
 // (`node dist/cli.js`, built first) where the process's own exit and output are the point. Loopback
 // only, every wait bounded.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +11,7 @@ import { cli } from '../../src/cli.js';
 import { tokenIdsFlag, UsageError } from '../../src/commands/command.js';
 import { HEARTBEAT_TIMEOUT_MS } from '../../src/emulator/polymarket-heartbeats.js';
 import { send, startServer, type TestServer } from '../api/http-server.js';
-import { assertBuilt, CLI, ROOT } from '../e2e/harness.js';
+import { assertBuilt, ROOT, runCli } from '../e2e/harness.js';
 
 const SAMPLE = join(ROOT, 'data', 'sample-synthetic.jsonl.gz');
 let dir = '';
@@ -35,21 +34,7 @@ interface Spawned {
 
 /** `node dist/cli.js ...args` in `cwd`; killed and failed past `boundMs`. */
 function makerd(args: string[], cwd: string, env: Record<string, string>, boundMs = 15_000): Promise<Spawned> {
-  const proc = spawn(process.execPath, [CLI, ...args], { cwd, env: { PATH: process.env.PATH ?? '', TMPDIR: dir, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  proc.stdout.on('data', (b: Buffer) => (stdout += b.toString('utf8')));
-  proc.stderr.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => {
-      proc.kill('SIGKILL');
-      reject(new Error(`makerd ${args.join(' ')} still running after ${boundMs} ms:\n${stderr.slice(-2000)}\n${stdout.slice(-2000)}`));
-    }, boundMs);
-    proc.once('close', (code) => {
-      clearTimeout(t);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runCli(args, { env: { TMPDIR: dir, ...env }, cwd, boundMs });
 }
 
 /** A stack frame line ("    at f (file:1:2)"), as an internal error prints. */

@@ -3,12 +3,11 @@
 // trace, and the process gone at once: never a server left listening with nobody to stop it, nor
 // a delay past what Node's timers hold (2^31 ms) that fires at once. Real processes
 // (`node dist/cli.js`, built first); every wait is bounded.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, CLI } from '../e2e/harness.js';
+import { assertBuilt, runCli } from '../e2e/harness.js';
 
 interface Result {
   code: number | null;
@@ -24,23 +23,9 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'makerd-cli-input-'));
 });
 
-/** Runs `node dist/cli.js ...args`; kills it and fails past `boundMs`. */
+/** Runs `node dist/cli.js ...args` in the test folder; kills it and fails past `boundMs`. */
 function makerd(args: string[], env: Record<string, string> = {}, boundMs = 10_000): Promise<Result> {
-  const proc = spawn(process.execPath, [CLI, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '', TMPDIR: dir, MAKERD_STATUS_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  proc.stdout.on('data', (b: Buffer) => (stdout += b.toString('utf8')));
-  proc.stderr.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => {
-      proc.kill('SIGKILL');
-      reject(new Error(`makerd ${args.join(' ')} still running after ${boundMs} ms:\n${stderr.slice(-2000)}\n${stdout.slice(-2000)}`));
-    }, boundMs);
-    proc.once('close', (code) => {
-      clearTimeout(t);
-      resolve({ code, stdout, stderr, errLines: stderr.split('\n').filter((l) => l.trim() !== '') });
-    });
-  });
+  return runCli(args, { env: { TMPDIR: dir, MAKERD_STATUS_PORT: '0', ...env }, cwd: dir, boundMs });
 }
 
 /** Exit 2, no stack trace, the first line of stderr matching `first`. */

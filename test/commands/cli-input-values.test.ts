@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../../src/cli.js';
 import { loadConfig } from '../../src/config.js';
-import { ConfigError } from '../../src/core/errors.js';
+import { configError } from '../config/helpers.js';
 
 interface Ran {
   code: number;
@@ -25,16 +25,6 @@ async function run(args: string[], env: Record<string, string> = {}): Promise<Ra
   const err: string[] = [];
   const code = await cli(args, { out: (l) => void out.push(l), err: (l) => void err.push(l), env: { ...OFFLINE, ...env } });
   return { code, out: out.join('\n'), err: err.join('\n') };
-}
-
-function configError(f: () => unknown): ConfigError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof ConfigError) return e;
-    throw e;
-  }
-  throw new Error('expected a ConfigError');
 }
 
 let dir = '';

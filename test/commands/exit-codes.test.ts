@@ -4,7 +4,6 @@
 // Real processes (`node dist/cli.js`, built by npm test) against an emulator and servers on
 // 127.0.0.1, port 0; every wait is bounded.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -12,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cli } from '../../src/cli.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
-import { assertBuilt, CLI, ROOT } from '../e2e/harness.js';
+import { assertBuilt, ROOT, runCli } from '../e2e/harness.js';
 import { urlsEnv } from '../../src/emulator/server.js';
 
 interface Result {
@@ -24,24 +23,9 @@ interface Result {
   ms: number;
 }
 
-/** Runs `node dist/cli.js ...args`; kills it and fails past `boundMs`. */
+/** Runs `node dist/cli.js ...args` in the test folder; kills it and fails past `boundMs`. */
 function makerd(args: string[], env: Record<string, string> = {}, boundMs = 20_000): Promise<Result> {
-  const started = Date.now();
-  const proc = spawn(process.execPath, [CLI, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  proc.stdout.on('data', (b: Buffer) => (stdout += b.toString('utf8')));
-  proc.stderr.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => {
-      proc.kill('SIGKILL');
-      reject(new Error(`makerd ${args.join(' ')} still running after ${boundMs} ms:\n${stderr}\n${stdout.slice(-2000)}`));
-    }, boundMs);
-    proc.once('close', (code) => {
-      clearTimeout(t);
-      resolve({ code, stdout, stderr, errLines: stderr.split('\n').filter((l) => l.trim() !== ''), ms: Date.now() - started });
-    });
-  });
+  return runCli(args, { env, cwd: dir, boundMs });
 }
 
 /** One line on stderr matching `re`, and no stack trace anywhere. */

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../../src/cli.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
 import { rotatedPath } from '../../src/feed/recorder.js';
-import { assertBuilt, CLI } from '../e2e/harness.js';
+import { assertBuilt, CLI, runCli } from '../e2e/harness.js';
 
 interface Ran {
   code: number | null;
@@ -21,19 +21,7 @@ interface Ran {
 
 /** Runs `node dist/cli.js ...args`; kills it and fails past `boundMs`. */
 function makerd(args: string[], env: Record<string, string>, boundMs = 15_000): Promise<Ran> {
-  const proc = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  proc.stderr.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => {
-      proc.kill('SIGKILL');
-      reject(new Error(`makerd ${args.join(' ')} still running after ${boundMs} ms:\n${stderr}`));
-    }, boundMs);
-    proc.once('close', (code) => {
-      clearTimeout(t);
-      resolve({ code, errLines: stderr.split('\n').filter(Boolean) });
-    });
-  });
+  return runCli(args, { env, boundMs });
 }
 
 let emu: RunningEmulator;

@@ -8,17 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, MAX_SEED } from '../../src/config.js';
-import { ConfigError } from '../../src/core/errors.js';
-
-function configError(f: () => unknown): ConfigError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof ConfigError) return e;
-    throw e;
-  }
-  throw new Error('expected a ConfigError');
-}
+import { configError } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'makerd-config-urls-'));
 let n = 0;

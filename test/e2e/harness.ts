@@ -116,6 +116,39 @@ export function spawnDaemon(env: Env, config: Record<string, unknown> = {}, mode
   return d;
 }
 
+/** What a run of the compiled CLI left: its exit code, output, stderr's non-empty lines and how long it took. */
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  errLines: string[];
+  ms: number;
+}
+
+/**
+ * `node dist/cli.js ...args` as its own process, with only PATH and `env` in its environment (and
+ * `cwd`); killed, and the promise failed, past `boundMs`.
+ */
+export function runCli(args: string[], o: { env?: Record<string, string>; cwd?: string; boundMs?: number } = {}): Promise<CliRun> {
+  const started = Date.now();
+  const boundMs = o.boundMs ?? 15_000;
+  const proc = spawn(process.execPath, [CLI, ...args], { cwd: o.cwd, env: { PATH: process.env.PATH ?? '', ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout.on('data', (b: Buffer) => (stdout += b.toString('utf8')));
+  proc.stderr.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`makerd ${args.join(' ')} still running after ${boundMs} ms:\n${stderr.slice(-2000)}\n${stdout.slice(-2000)}`));
+    }, boundMs);
+    proc.once('close', (code) => {
+      clearTimeout(t);
+      resolve({ code, stdout, stderr, errLines: stderr.split('\n').filter((l) => l.trim() !== ''), ms: Date.now() - started });
+    });
+  });
+}
+
 export async function bounded<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let t: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, rej) => (t = setTimeout(() => rej(new Error(`timed out after ${ms} ms: ${what}`)), ms)));

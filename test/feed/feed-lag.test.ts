@@ -7,7 +7,7 @@ import { MarketFeed } from '../../src/feed/market-feed.js';
 import { WallClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/log.js';
 import type { MarketEvent } from '../../src/core/events.js';
-import { bookFrame, startServer, waitFor, type TestServer } from './ws-server.js';
+import { bookFrame, startServer, waitFor, type TestServer, feedConfig } from './ws-server.js';
 
 let server: TestServer | undefined;
 let feed: MarketFeed | undefined;
@@ -17,19 +17,13 @@ afterEach(async () => {
 });
 
 const A = '1111';
-const config = {
-  urls: { ws: '' } as never,
-  feed: { pingIntervalMs: 20, pongTimeoutMs: 1000, quietMs: 5000, probeTimeoutMs: 1000, reconnectBaseMs: 10, reconnectMaxMs: 40, priceFeedPingIntervalMs: 20, priceSymbols: [] },
-  book: { verifyEvery: 0, resync: 'resubscribe' as const, resyncTimeoutMs: 1500, groupIdleMs: 100 },
-};
-
 describe('MarketFeed with a feed lag (paper)', () => {
   it('the venue sink gets each frame at once, the mirror and the engine the lag later, in order', async () => {
     server = await startServer();
     server.onMessage = (ws, text) => {
       if (text.includes('assets_ids')) ws.send(bookFrame(A, '100'));
     };
-    feed = new MarketFeed({ config: { ...config, urls: { ws: server.url } as never }, tokens: [A], meta: {}, lag: { ms: 300, clock: new WallClock() } });
+    feed = new MarketFeed({ config: feedConfig(server.url), tokens: [A], meta: {}, lag: { ms: 300, clock: new WallClock() } });
     const venueAt: number[] = [];
     const engineAt: number[] = [];
     feed.pipeline.connect({ venue: { onMarketEvent: () => void venueAt.push(performance.now()) }, engine: { handleMarketEvent: (_e: MarketEvent) => void engineAt.push(performance.now()) } });
@@ -47,7 +41,7 @@ describe('MarketFeed with a feed lag (paper)', () => {
     server.onMessage = (ws, text) => {
       if (text.includes('assets_ids')) ws.send(bookFrame(A, '100'));
     };
-    feed = new MarketFeed({ config: { ...config, urls: { ws: server.url } as never }, tokens: [A], meta: {} });
+    feed = new MarketFeed({ config: feedConfig(server.url), tokens: [A], meta: {} });
     const order: string[] = [];
     let sameTurn = false;
     feed.pipeline.connect({
@@ -75,7 +69,7 @@ describe('MarketFeed with a feed lag (paper)', () => {
     };
     const errors: string[] = [];
     const log = { ...silentLogger, error: (_o: unknown, msg?: string) => void errors.push(String(msg)) } as typeof silentLogger;
-    feed = new MarketFeed({ config: { ...config, urls: { ws: server.url } as never }, tokens: [A], meta: {}, lag: { ms: 100, clock: new WallClock() }, log });
+    feed = new MarketFeed({ config: feedConfig(server.url), tokens: [A], meta: {}, lag: { ms: 100, clock: new WallClock() }, log });
     const uncaught: unknown[] = [];
     const onUncaught = (e: unknown): void => void uncaught.push(e);
     process.on('uncaughtException', onUncaught);

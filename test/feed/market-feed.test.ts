@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { bookHash } from '../../src/book/hash.js';
 import { MarketFeed } from '../../src/feed/market-feed.js';
 import type { MarketEvent } from '../../src/core/events.js';
-import { startServer, waitFor, type TestServer } from './ws-server.js';
+import { startServer, waitFor, type TestServer, feedConfig } from './ws-server.js';
 
 let server: TestServer | undefined;
 let feed: MarketFeed | undefined;
@@ -45,12 +45,6 @@ function change(ts: string, hash: string): string {
     event_type: 'price_change',
   });
 }
-const config = {
-  urls: { ws: '' } as never,
-  feed: { pingIntervalMs: 20, pongTimeoutMs: 1000, quietMs: 5000, probeTimeoutMs: 1000, reconnectBaseMs: 10, reconnectMaxMs: 40, priceFeedPingIntervalMs: 20, priceSymbols: [] },
-  book: { verifyEvery: 1, resync: 'resubscribe' as const, resyncTimeoutMs: 1500, groupIdleMs: 100 },
-};
-
 describe('MarketFeed', () => {
   it('survives bad frames, detects a wrong hash, resyncs by resubscribing', async () => {
     server = await startServer();
@@ -68,7 +62,7 @@ describe('MarketFeed', () => {
         }
       }
     };
-    feed = new MarketFeed({ config: { ...config, urls: { ws: server.url } as never }, tokens: [A], meta: { [A]: META } });
+    feed = new MarketFeed({ config: feedConfig(server.url, 1), tokens: [A], meta: { [A]: META } });
     const events: MarketEvent[] = [];
     const oos: string[] = [];
     let updates = 0;
@@ -95,7 +89,7 @@ describe('MarketFeed', () => {
     server.onMessage = (ws, text) => {
       if (text.includes('assets_ids')) ws.send(snapshot('100').replace(/"hash":"[0-9a-f]+"/, `"hash":"${'0'.repeat(40)}"`));
     };
-    feed = new MarketFeed({ config: { ...config, urls: { ws: server.url } as never }, tokens: [A], meta: { [A]: META } });
+    feed = new MarketFeed({ config: feedConfig(server.url, 1), tokens: [A], meta: { [A]: META } });
     feed.start();
     await waitFor(() => feed!.mirror.stats(A)?.mismatches === 2, 3000);
     await new Promise((r) => setTimeout(r, 400));
@@ -118,7 +112,7 @@ describe('MarketFeed', () => {
         ws.send(change('200', bookHash({ assetId: A, timestamp: '200', bids, asks: [['0.55', '3']], ...META })));
       }
     };
-    feed = new MarketFeed({ config: { ...config, urls: { ws: server.url } as never }, tokens: [A], meta: { [A]: META } });
+    feed = new MarketFeed({ config: feedConfig(server.url, 1), tokens: [A], meta: { [A]: META } });
     feed.start();
     await waitFor(() => feed!.mirror.stats(A)?.deltas === 1, 2000);
     expect(feed.mirror.stats(A)!.hashesVerified).toBe(1);
@@ -135,7 +129,7 @@ describe('MarketFeed', () => {
       for (let i = 0; i < 50; i++) ws.send(snapshot('100').replaceAll(A, `9${i}`)); // nobody asked for these
       ws.send(snapshot('110'));
     };
-    feed = new MarketFeed({ config: { ...config, urls: { ws: server.url } as never }, tokens: [A], meta: { [A]: META } });
+    feed = new MarketFeed({ config: feedConfig(server.url, 1), tokens: [A], meta: { [A]: META } });
     feed.start();
     await waitFor(() => feed!.book(A)?.inSync() === true, 3000);
     const c = feed.counters();

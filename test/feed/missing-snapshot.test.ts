@@ -4,7 +4,7 @@
 // reconnect, which on a busy connection may never come. Loopback ws server; bounded waits.
 import { afterEach, describe, expect, it } from 'vitest';
 import { MarketFeed } from '../../src/feed/market-feed.js';
-import { bookFrame, startServer, waitFor, type TestServer } from './ws-server.js';
+import { bookFrame, startServer, waitFor, type TestServer, feedConfig } from './ws-server.js';
 
 let server: TestServer | undefined;
 let feed: MarketFeed | undefined;
@@ -15,11 +15,6 @@ afterEach(async () => {
 
 const A = '1111';
 const B = '2222';
-const config = {
-  urls: { ws: '' } as never,
-  feed: { pingIntervalMs: 20, pongTimeoutMs: 1000, quietMs: 5000, probeTimeoutMs: 1000, reconnectBaseMs: 10, reconnectMaxMs: 40, priceFeedPingIntervalMs: 20, priceSymbols: [] },
-  book: { verifyEvery: 0, resync: 'resubscribe' as const, resyncTimeoutMs: 1500, groupIdleMs: 100 },
-};
 const subscribes = (s: TestServer): string[][] => s.received.filter((m) => m.includes('assets_ids') && !m.includes('"unsubscribe"')).map((m) => (JSON.parse(m) as { assets_ids: string[] }).assets_ids);
 
 describe('MarketFeed: a snapshot left out', () => {
@@ -33,7 +28,7 @@ describe('MarketFeed: a snapshot left out', () => {
       // the answer to the resubscribe after the reconnect leaves B out; later answers do not
       for (const id of ids) if (!(answers === 2 && id === B)) ws.send(bookFrame(id, String(1000 * answers)));
     };
-    feed = new MarketFeed({ config: { ...config, urls: { ws: server.url } as never }, tokens: [A, B], meta: {}, refreshQuietMs: 300 });
+    feed = new MarketFeed({ config: feedConfig(server.url), tokens: [A, B], meta: {}, refreshQuietMs: 300 });
     feed.start();
     await waitFor(() => feed!.book(A)?.inSync() === true && feed!.book(B)?.inSync() === true, 3000);
     server.sockets[0].terminate();
@@ -54,7 +49,7 @@ describe('MarketFeed: a snapshot left out', () => {
       if (!text.includes('assets_ids')) return;
       for (const id of (JSON.parse(text) as { assets_ids: string[] }).assets_ids) if (id !== B) ws.send(bookFrame(id));
     };
-    feed = new MarketFeed({ config: { ...config, urls: { ws: server.url } as never }, tokens: [A, B], meta: {}, refreshQuietMs: 300 });
+    feed = new MarketFeed({ config: feedConfig(server.url), tokens: [A, B], meta: {}, refreshQuietMs: 300 });
     feed.start();
     await waitFor(() => feed!.book(A)?.inSync() === true, 3000);
     await new Promise((r) => setTimeout(r, 1400));

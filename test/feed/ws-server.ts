@@ -60,3 +60,12 @@ export async function waitFor(cond: () => boolean, ms = 2000): Promise<void> {
 export function bookFrame(assetId: string, ts = '1779862954465'): string {
   return JSON.stringify([{ market: '0xm', asset_id: assetId, timestamp: ts, hash: '', bids: [{ price: '0.4', size: '10' }], asks: [{ price: '0.6', size: '10' }], event_type: 'book' }]);
 }
+
+/** A MarketFeed's config for the feed tests, against `url`: fast timers, hashes checked every `verifyEvery` (0: none). */
+export function feedConfig(url: string, verifyEvery = 0) {
+  return {
+    urls: { ws: url } as never,
+    feed: { pingIntervalMs: 20, pongTimeoutMs: 1000, quietMs: 5000, probeTimeoutMs: 1000, reconnectBaseMs: 10, reconnectMaxMs: 40, priceFeedPingIntervalMs: 20, priceSymbols: [] },
+    book: { verifyEvery, resync: 'resubscribe' as const, resyncTimeoutMs: 1500, groupIdleMs: 100 },
+  };
+}
