@@ -298,6 +298,12 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
     try {
       const r = await venue.cancelOrders(foreign);
       rep.cancelledForeign = r.canceled.length;
+      // said every time: orders keep coming from elsewhere when another process trades this key
+      if (r.canceled.length)
+        log.warn(
+          { orders: r.canceled.length },
+          'reconcile: cancelled orders this daemon did not place in its markets (placed by hand, or by another process trading this key: two daemons must not trade one key)',
+        );
     } catch (err) {
       log.warn({ err, orders: foreign.length }, 'reconcile: cancelling unknown orders failed');
     }

@@ -277,6 +277,19 @@ describe('startup reconciliation', () => {
     expect(engine.pnlMicros()).toBe(pnl);
   });
 
+  it('orders it did not place, cancelled at a look-up, are said at WARN each time (another process trading this key keeps making them)', async () => {
+    const { engine, venue } = await setup();
+    const warned: string[] = [];
+    const log = { ...silentLogger, warn: (_o: unknown, msg?: string) => void warned.push(String(msg)) } as typeof silentLogger;
+    for (const round of [1, 2]) {
+      const id = `F${round}`;
+      venue.live.set(id, { clientId: 'theirs', tokenId: 'X', side: 'BUY', price: 100, size: 1000, orderType: 'GTC', postOnly: true });
+      venue.openOrders = async () => [vo(id, 'X', 100)];
+      expect((await reconcileWithVenue(engine, venue, 0, log)).cancelledForeign).toBe(1);
+    }
+    expect(warned.filter((m) => /did not place .*another process trading this key/.test(m))).toHaveLength(2);
+  });
+
   it("an adopted order's fills listed with it are counted once: its filled is the venue's size matched, not that plus its trades", async () => {
     const { engine, venue } = await setup();
     // an order of ours the store lost, partly filled while we were away: the venue lists it with
