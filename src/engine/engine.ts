@@ -328,6 +328,8 @@ export class Engine {
         this.risk.summarize(now);
         this.orders.prune(now - 600_000);
         this.ledger.prune();
+        // an order forgotten takes its count of refused trades with it (else one entry per order, for good)
+        for (const id of this.badTradesByOrder.keys()) if (!this.orders.byVenueId(id)) this.badTradesByOrder.delete(id);
       },
     });
     for (const m of o.markets) this.addMarket(m);
