@@ -11,8 +11,9 @@ import { setFlagsFromString } from 'node:v8';
 export const BACKTEST_HEAP_GROWING_PERCENT = 50;
 
 /**
- * Sets the growth for the whole process (V8 flags are per process: every thread's heap, a grid's
- * workers included). Returns what puts V8's own choice back, for a process that goes on to other work.
+ * Sets the growth for the whole process (V8 flags are per process: every thread's heap; a grid's
+ * worker processes get the flag on their command line, pool.ts). Returns what puts V8's own choice
+ * back, for a process that goes on to other work.
  */
 export function limitHeapGrowth(): () => void {
   setFlagsFromString(`--heap-growing-percent=${BACKTEST_HEAP_GROWING_PERCENT}`);

@@ -10,7 +10,7 @@ export function resultJson(r: BacktestResult): string {
 }
 
 /** Writes `text` to `path` whole or not at all (a run killed mid-write leaves the old file or none, never half of one). */
-async function writeWhole(path: string, text: string): Promise<void> {
+export async function writeWhole(path: string, text: string): Promise<void> {
   const tmp = `${path}.tmp`;
   await writeFile(tmp, text);
   await rename(tmp, path);

@@ -5,6 +5,7 @@
 // only; the others carry on. Results come back in job order.
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { BACKTEST_HEAP_GROWING_PERCENT } from './heap-growth.js';
 
 export interface WorkerRequest<J> {
   id: number;
@@ -24,6 +25,12 @@ export interface PoolOptions {
   /** Called as each job finishes (index in the job list). */
   onDone?: (index: number, outcome: JobOutcome<unknown>) => void;
 }
+
+/** How long a worker has to exit after its answer (pool.ts disconnects it) before it is killed. */
+const WORKER_EXIT_MS = 2000;
+
+/** What every worker runs with beside the caller's flags: the backtest's heap growth (V8 flags are per process). */
+const WORKER_FLAGS = [`--heap-growing-percent=${BACKTEST_HEAP_GROWING_PERCENT}`];
 
 export function defaultWorkerPath(): string {
   const self = fileURLToPath(import.meta.url);
@@ -47,13 +54,16 @@ export async function runInWorkers<J, R>(jobs: J[], opts: PoolOptions): Promise<
       let child: ChildProcess;
       let current = -1;
       const start = (): void => {
-        child = fork(path, [], { execArgv: opts.execArgv ?? process.execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'], serialization: 'json' });
+        child = fork(path, [], { execArgv: [...(opts.execArgv ?? process.execArgv), ...WORKER_FLAGS], stdio: ['ignore', 'ignore', 'inherit', 'ipc'], serialization: 'json' });
         child.on('message', (m: WorkerReply<R>) => {
           if (m.id !== current) return;
           finish(current, m.ok ? { ok: true, value: m.value } : { ok: false, error: m.error });
           current = -1;
-          // one job per process: it exits, and 'exit' starts the next one's
-          child.disconnect();
+          // one job per process: it exits, and 'exit' starts the next one's; one that stays up
+          // (a user strategy's own timer or socket) is ended, or its slot would wait for good
+          const done = child;
+          done.disconnect();
+          setTimeout(() => done.exitCode === null && done.signalCode === null && done.kill('SIGKILL'), WORKER_EXIT_MS).unref();
         });
         child.on('error', (e) => {
           if (current >= 0) finish(current, { ok: false, error: `worker failed: ${e.message}` });

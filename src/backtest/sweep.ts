@@ -8,14 +8,15 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import type { Config } from '../config.js';
 import type { TotalResult } from '../report/stats.js';
 import { renderGridIndex } from '../report/grid-index.js';
 import { loadStrategyModule } from '../strategy/loader.js';
 import { expandGrid, gridCsv, rankRows, validateGrid, type GridAxis, type GridRow } from './grid.js';
 import { runInWorkers } from './pool.js';
-import type { ReportOptions } from './output.js';
+import { writeWhole, type ReportOptions } from './output.js';
+import type { ShiftedFile } from './runner.js';
 
 export interface GridJob {
   data: string[];
@@ -31,6 +32,8 @@ export interface GridJobResult {
   total: TotalResult;
   wallMs: number;
   events: number;
+  /** Files replayed shifted to follow the one before them (the same for every combination: they replay the same files). */
+  shifted: ShiftedFile[];
 }
 
 export interface SweepOptions {
@@ -52,6 +55,8 @@ export interface SweepResult {
   csvPath: string;
   indexPath: string;
   workers: number;
+  /** Files replayed shifted to follow the one before them (from the first combination that ran). */
+  shifted: ShiftedFile[];
 }
 
 /** 'a=1, b=x' */
@@ -76,9 +81,11 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
     },
   }));
   // A failed run writes no files and the index links whatever report.html it finds: empty the
-  // folders this sweep fills (grid/0 .. grid/N-1, after validation) so a rerun into the same --out
-  // never links a combination that failed this time to the previous sweep's report.
-  await Promise.all(combos.map((_combo, i) => rm(join(o.outDir, 'grid', String(i)), { recursive: true, force: true })));
+  // folders this sweep fills (after validation) so a rerun into the same --out never links a
+  // combination that failed this time to the previous sweep's report.
+  // The earlier sweep's ranking and every folder of it go too: an interrupted rerun must not leave
+  // its index and csv naming the earlier grid while linking this one's reports.
+  await Promise.all([join(o.outDir, 'grid'), join(o.outDir, 'grid.csv'), join(o.outDir, 'index.html')].map((p) => rm(p, { recursive: true, force: true })));
   const workers = Math.max(1, Math.min(o.workers ?? availableParallelism(), combos.length));
   let done = 0;
   const outcomes = await runInWorkers<GridJob, GridJobResult>(jobs, {
@@ -90,7 +97,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
   const ranked = rankRows(rows);
   await mkdir(o.outDir, { recursive: true });
   const csvPath = join(o.outDir, 'grid.csv');
-  await writeFile(csvPath, gridCsv(o.axes, ranked));
+  await writeWhole(csvPath, gridCsv(o.axes, ranked));
   const indexPath = join(o.outDir, 'index.html');
   const html = renderGridIndex({
     title: `makerd grid sweep: ${o.config.strategy.name}`,
@@ -106,6 +113,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
     // a combination whose run failed before its files were written has no report
     href: (i) => (existsSync(join(o.outDir, 'grid', String(i), 'report.html')) ? `grid/${i}/report.html` : undefined),
   });
-  await writeFile(indexPath, html);
-  return { ranked, csvPath, indexPath, workers };
+  await writeWhole(indexPath, html);
+  const firstRun = outcomes.find((r) => r.ok);
+  return { ranked, csvPath, indexPath, workers, shifted: firstRun?.ok ? firstRun.value.shifted : [] };
 }

@@ -19,11 +19,15 @@ async function handle(m: WorkerRequest<GridJob>): Promise<WorkerReply<GridJobRes
     }
     const se = out.strategyErrors;
     if (se.count > 0 && !m.job.allowStrategyErrors) return { id: m.id, ok: false, error: strategyErrorsLine(se) };
-    return { id: m.id, ok: true, value: { total: out.result.total, wallMs: out.timing.wallMs, events: out.timing.events } };
+    return { id: m.id, ok: true, value: { total: out.result.total, wallMs: out.timing.wallMs, events: out.timing.events, shifted: out.shifted } };
   } catch (e) {
     return { id: m.id, ok: false, error: e instanceof Error ? e.message : String(e) };
   }
 }
+
+// the pool gone (its process killed, a SIGTERM to it alone): nothing would read this worker's
+// answer, and its files would land after the sweep ended; after an answer, the pool's own disconnect
+process.on('disconnect', () => process.exit(0));
 
 process.on('message', (m: WorkerRequest<GridJob>) => {
   void handle(m).then((reply) => process.send?.(reply));

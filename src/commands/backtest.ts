@@ -190,6 +190,7 @@ export const command: CommandModule = {
         throw e;
       }
       if (showProgress) process.stderr.write('\n');
+      shiftedLines(io, data, res.shifted);
       io.out(textTable(gridTableRows(axes, res.ranked)));
       io.out(`\n${res.ranked.length} combinations on ${res.workers} workers in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       io.out(`wrote ${res.indexPath} and ${res.csvPath} (each combination's result.json and report.html under ${outDir}/grid/<n>/)`);

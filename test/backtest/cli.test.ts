@@ -3,9 +3,11 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cli } from '../../src/cli.js';
+import { spawnSync } from 'node:child_process';
 import { tempDir } from './helpers.js';
 
 const SAMPLE = fileURLToPath(new URL('../../data/sample-synthetic.jsonl.gz', import.meta.url));
+const ROOT_DIR = fileURLToPath(new URL('../..', import.meta.url));
 
 async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];
@@ -46,6 +48,15 @@ describe('makerd backtest (CLI)', () => {
     expect(JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')).feed.shiftedFiles).toBe(1);
     const once = await run(['backtest', '--data', SAMPLE, '--out', tempDir('cli-once')]);
     expect(once.err).toBe('');
+    // a grid sweep over the same files says it too (once, not per combination)
+    if (!existsSync(join(ROOT_DIR, 'dist/cli.js'))) throw new Error('run npm run build first');
+    const g = spawnSync(process.execPath, ['dist/cli.js', 'backtest', '--data', `${SAMPLE},${SAMPLE}`, '--out', tempDir('cli-shifted-grid'), '--grid', 'skewPerShare=0,0.001', '--workers', '2'], {
+      cwd: ROOT_DIR,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(g.status, g.stderr).toBe(0);
+    expect(g.stderr.match(/WARNING: .*\(file 2\) starts before/g)).toHaveLength(1);
   }, 60_000);
 
   it('--cash USD: the simulated venue refuses BUYs beyond the collateral, as the venue does; the risk gate keeps BUYs within it, so none is refused', async () => {

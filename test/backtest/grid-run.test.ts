@@ -67,6 +67,17 @@ describe('grid sweep in worker processes', () => {
     }
   }, 60_000);
 
+  it("a rerun with a smaller grid leaves none of the earlier sweep's folders, index or csv behind", async () => {
+    const out = join(dir, 'shrink');
+    const cfg = config({ strategy: { name: CREATE_THROWS, params: { failOn: -1 } } });
+    await runSweep({ data: [rec], config: cfg, axes: parseGridSpec('x=0,1,2'), outDir: out, workers: 2, execArgv });
+    expect(existsSync(join(out, 'grid', '2', 'report.html'))).toBe(true);
+    const second = await runSweep({ data: [rec], config: cfg, axes: parseGridSpec('x=5'), outDir: out, workers: 1, execArgv });
+    expect(second.ranked).toHaveLength(1);
+    for (const i of ['1', '2']) expect(existsSync(join(out, 'grid', i))).toBe(false);
+    expect(readFileSync(join(out, 'grid.csv'), 'utf8').trimEnd().split('\n')).toHaveLength(2);
+  }, 60_000);
+
   it('runs every combination in parallel workers, ranks them, writes grid.csv; a worker result is the in-process one; an array element is swept by path', async () => {
     const axes = parseGridSpec('skewPerShare=0,0.001;bands.0.distance=0.01,0.02,0.04');
     const cfg = config({ sim: { orderLatencyMs: 30, cancelLatencyMs: 30 } });
