@@ -1,6 +1,6 @@
 // The CLOB (order-book trading) API, all 25 endpoints of spec 4.1. Book and quote prices come
 // back in integer units; order bodies are formatted from integer units. Shapes: src/api/README.md.
-import { ResponseShapeError } from '../core/errors.js';
+import { ApiError, ResponseShapeError } from '../core/errors.js';
 import { ACCOUNT_MAX_PAGES, cursorItems, validate } from './paginate.js';
 import {
   bookSchema,
@@ -187,6 +187,16 @@ export class ClobClient {
   getOrder(orderId: string): Promise<OpenOrder> {
     const r = this.profile.order(orderId);
     return this.call(openOrderSchema, 'GET', r.path, r.query);
+  }
+  /** One order by id, or null when the venue answers that it has none (404, an empty body or null); any other answer that is no order throws. */
+  async findOrder(orderId: string): Promise<OpenOrder | null> {
+    const r = this.profile.order(orderId);
+    try {
+      return await this.call(openOrderSchema.nullable(), 'GET', r.path, r.query);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) return null;
+      throw e;
+    }
   }
   getOrders(q: OrdersQuery & { next_cursor?: string } = {}): Promise<Page<OpenOrder>> {
     return this.call(orderPage, 'GET', this.profile.openOrdersPath, { ...q });

@@ -6,7 +6,7 @@ import { tickDecimals, unixToMs } from '../core/units.js';
 import type { UserEvent, Side } from '../core/events.js';
 import { spendableCollateral, type ClobClient, type NewOrder } from '../api/clob-client.js';
 import type { ClobProfile } from '../api/clob-profile.js';
-import { AmbiguousSubmitError, ApiError, ResponseShapeError } from '../core/errors.js';
+import { AmbiguousSubmitError, ResponseShapeError } from '../core/errors.js';
 import type { CancelResponse, OpenOrder, OrderResponse, Trade } from '../api/schemas.js';
 import { priceUnits, sizeUnits } from '../api/schemas.js';
 import { refusalOf, rejectCodeOf } from './rejections.js';
@@ -176,14 +176,12 @@ export class LiveVenue implements Venue {
   }
 
   async lookUpOrder(orderId: string): Promise<VenueOrder | null> {
-    let w: OpenOrder;
-    try {
-      w = await this.o.clob.getOrder(orderId);
-    } catch (e) {
-      // not found, or an answer that is no order (a venue may answer an unknown id with null): not open there
-      if ((e instanceof ApiError && e.status === 404) || e instanceof ResponseShapeError) return null;
-      throw e;
-    }
+    // not found (404, null, an empty body): not open there. An answer that is no order (an HTML
+    // page, a drifted shape) tells nothing: it throws, and the order is kept as it was
+    const w = await this.o.clob.findOrder(orderId);
+    if (w === null) return null;
+    // another order's answer (a path the id could change) is not this one's
+    if (w.id !== orderId) throw new ResponseShapeError('GET', 'order', `asked for order ${orderId.slice(0, 80)}, the answer is order ${String(w.id).slice(0, 80)}`);
     const v = toVenueOrder(w);
     return v.unreadable || !ENDED.test(v.status) ? v : null;
   }

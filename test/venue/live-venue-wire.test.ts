@@ -99,3 +99,35 @@ describe("LiveVenue: a cancel answer whose lists are null (a Go server's nil sli
     }
   });
 });
+
+describe('LiveVenue: a look-up answer that is no order', () => {
+  it('null, an empty body or a 404 is "not there"; an HTML page, a drifted shape or another order\'s answer throws (the order is kept, not settled as gone)', async () => {
+    let answer: (res: Parameters<Parameters<typeof startServer>[0]>[1], id: string) => void = () => undefined;
+    const { clients, venue } = await venueWith((req, res) => {
+      if (req.method === 'GET' && req.path === '/order') answer(res, req.query.get('id') ?? '');
+      else send(res, 404, { error: 'not found' });
+    });
+    try {
+      answer = (res) => send(res, 200, null);
+      expect(await venue.lookUpOrder('0xa')).toBeNull();
+      answer = (res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('');
+      };
+      expect(await venue.lookUpOrder('0xa')).toBeNull();
+      answer = (res) => send(res, 404, { error: 'order not found' });
+      expect(await venue.lookUpOrder('0xa')).toBeNull();
+      answer = (res) => {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end('<html>down for maintenance</html>');
+      };
+      await expect(venue.lookUpOrder('0xa')).rejects.toThrow(/unexpected response shape/);
+      answer = (res, id) => send(res, 200, { ...order(id, 'LIVE'), side: 'buy' });
+      await expect(venue.lookUpOrder('0xa')).rejects.toThrow(/unexpected response shape/);
+      answer = (res) => send(res, 200, order('0xother', 'CANCELED'));
+      await expect(venue.lookUpOrder('0xa')).rejects.toThrow(/asked for order 0xa, the answer is order 0xother/);
+    } finally {
+      await clients.close();
+    }
+  });
+});
