@@ -50,9 +50,11 @@ export function polymarketProfile(c: PolymarketCredentials, o: PolymarketProfile
     name: 'polymarket',
     // the official client signs the endpoint without its query string, the body as sent
     authHeaders: (method, path, bodyText) => (address && creds ? l2Headers(address, creds, Math.floor(now() / 1000), method, path, bodyText) : undefined),
-    market: (conditionId) => ({ path: `/markets/${conditionId}` }),
-    marketInfo: (conditionId) => ({ path: `/clob-markets/${conditionId}` }),
-    order: (orderId) => ({ path: `/data/order/${orderId}` }),
+    // ids from answers and the feed are encoded into the path: one holding '/', '..' or '?' must not
+    // reach another resource (the official client puts them in as they are; hex ids are unchanged)
+    market: (conditionId) => ({ path: `/markets/${encodeURIComponent(conditionId)}` }),
+    marketInfo: (conditionId) => ({ path: `/clob-markets/${encodeURIComponent(conditionId)}` }),
+    order: (orderId) => ({ path: `/data/order/${encodeURIComponent(orderId)}` }),
     openOrdersPath: '/data/orders',
     tradesPath: '/data/trades',
     cancelOrdersBody: (orderIds) => orderIds,

@@ -83,6 +83,12 @@ describe('the polymarket profile of the CLOB client', () => {
     for (const r of got) await expectOfficialL2(r);
     // no Bearer key in this profile
     expect(got.every((r) => r.headers.authorization === undefined)).toBe(true);
+    // an id that would move the path elsewhere stays inside its path segment (still signed as sent)
+    const n = srv.requests.length;
+    await clob.findOrder('x/../../markets/0xcond?y=1').catch(() => undefined);
+    const odd = srv.requests[n];
+    expect(odd.path).toBe('/clob/data/order/x%2F..%2F..%2Fmarkets%2F0xcond%3Fy%3D1');
+    await expectOfficialL2(odd);
   });
 
   it('posts signed V2 orders owned by the API key, for the exchange of each market, and reads {"error"} refusals as typed refusals', async () => {
