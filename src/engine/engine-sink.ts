@@ -196,9 +196,15 @@ export class EngineSink implements SchedulerSink, FillSink {
     });
   }
 
-  canceled(orderIds: readonly string[], res: CancelResult): void {
+  /**
+   * A cancel's answer for `orderIds` (`all`: a cancel-all's, which may name any order). An id the
+   * answer names that was not asked about is not taken: a venue naming other orders canceled would
+   * end orders of ours still resting.
+   */
+  canceled(orderIds: readonly string[], res: CancelResult, all = false): void {
     const e = this.e;
     const now = e.clock.now();
+    if (!all) res = askedOnly(orderIds, res, e.log);
     // an id the answer names in neither list was not cancelled as far as we know: it may still
     // rest, so it is the cancel-all's, as after a failed cancel (left pending, no requote would cancel it again)
     let unnamed: string[] | undefined;
@@ -342,4 +348,13 @@ function inOrder(reqs: readonly OrderRequest[], results: readonly PlaceResult[])
   if (reqs.length !== results.length) return false;
   for (let i = 0; i < reqs.length; i++) if (reqs[i].clientId !== results[i].clientId) return false;
   return true;
+}
+
+/** The part of a cancel answer about the ids asked for; the rest is said once and left out. */
+function askedOnly(orderIds: readonly string[], res: CancelResult, log: Logger): CancelResult {
+  const asked = new Set(orderIds);
+  const other = [...res.canceled, ...Object.keys(res.notCanceled)].filter((id) => !asked.has(id));
+  if (other.length === 0) return res;
+  log.warn({ asked: orderIds.length, other: other.slice(0, 20) }, 'cancel answer names orders not asked about: left out');
+  return { canceled: res.canceled.filter((id) => asked.has(id)), notCanceled: Object.fromEntries(Object.entries(res.notCanceled).filter(([id]) => asked.has(id))) };
 }

@@ -26,7 +26,8 @@ export interface SchedulerSink {
   notSent(reqs: readonly OrderRequest[], why: string): void;
   /** Just before sending: mark the orders pending_cancel. */
   prepareCancels(orderIds: readonly string[]): void;
-  canceled(orderIds: readonly string[], res: CancelResult): void;
+  /** A cancel answer; `all`: a cancel-all's (it may name any order). */
+  canceled(orderIds: readonly string[], res: CancelResult, all?: boolean): void;
   cancelFailed(orderIds: readonly string[], err: unknown): void;
 }
 
@@ -245,7 +246,7 @@ export class OrderScheduler {
         venueCall(() => this.o.venue.cancelAll()).then(
           (res) => {
             this.inFlight--;
-            this.o.sink.canceled(res.canceled, res);
+            this.o.sink.canceled(res.canceled, res, true);
             resolve(res);
             this.pump();
           },
