@@ -11,12 +11,19 @@ function isEnvelope(b: unknown): b is Obj {
   return b.success ? 'data' in b : isObj(b.error);
 }
 
+/**
+ * A venue's text as far as we keep it: it goes into logs, error lines and the store (an order's
+ * refusal reason), so a 20 MB message must not.
+ */
+const MAX_VENUE_TEXT = 500;
+const cut = (t: string): string => (t.length > MAX_VENUE_TEXT ? `${t.slice(0, MAX_VENUE_TEXT)}...` : t);
+
 function bareMessage(body: unknown, text: string): string {
   if (isObj(body)) {
     for (const k of ['error', 'errorMsg', 'message']) {
       const v = body[k];
-      if (typeof v === 'string' && v.length) return v;
-      if (isObj(v) && typeof v.message === 'string') return v.message;
+      if (typeof v === 'string' && v.length) return cut(v);
+      if (isObj(v) && typeof v.message === 'string') return cut(v.message);
     }
   }
   if (typeof body === 'string') return body.slice(0, 200);
@@ -43,12 +50,12 @@ export function decodeBody(status: number, text: string, method: string, path: s
   if (json && isEnvelope(body)) {
     if (body.success === true && ok) return body.data;
     const err = isObj(body.error) ? body.error : {};
-    const code = typeof err.code === 'string' && err.code ? err.code : `HTTP_${status}`;
-    const message = typeof err.message === 'string' ? err.message : bareMessage(body, text);
+    const code = typeof err.code === 'string' && err.code ? cut(err.code) : `HTTP_${status}`;
+    const message = typeof err.message === 'string' ? cut(err.message) : bareMessage(body, text);
     throw new ApiError(status, code, message, method, path);
   }
   if (ok) return body;
-  const code = isObj(body) && typeof body.code === 'string' && body.code ? body.code : `HTTP_${status}`;
+  const code = isObj(body) && typeof body.code === 'string' && body.code ? cut(body.code) : `HTTP_${status}`;
   throw new ApiError(status, code, bareMessage(body, text), method, path, body);
 }
 

@@ -34,11 +34,22 @@ export async function* cursorItems<T>(fetchPage: (cursor: string | undefined) =>
   throw new PageLimitError(maxPages);
 }
 
-/** Every item of an offset-paginated list; stops on a page shorter than `limit`. */
+/**
+ * Every item of an offset-paginated list; stops on a page shorter than `limit`. A full page that
+ * repeats the one before (a server ignoring the offset) is a ResponseShapeError: else the walk went
+ * on to maxPages, a start-up spending half an hour in the rate limit before it failed.
+ */
 export async function* offsetItems<T>(fetchPage: (offset: number, limit: number) => Promise<T[]>, limit: number, startOffset = 0, maxPages = 10_000): AsyncGenerator<T> {
   let offset = startOffset;
+  let last = '';
   for (let n = 0; n < maxPages; n++) {
     const items = await fetchPage(offset, limit);
+    if (items.length >= limit) {
+      // its first and last items stand for the page
+      const ends = JSON.stringify([items[0], items[items.length - 1]]);
+      if (ends === last) throw new ResponseShapeError('GET', `(offset ${offset})`, `the page at offset ${offset} repeats the one before it: the server ignores the offset`);
+      last = ends;
+    }
     yield* items;
     if (items.length < limit) return;
     offset += items.length;

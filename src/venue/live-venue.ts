@@ -49,7 +49,8 @@ function toMs(v: unknown): number {
 
 function cancelResult(r: CancelResponse): CancelResult {
   const notCanceled: Record<string, string> = {};
-  for (const [id, why] of Object.entries(r.not_canceled ?? {})) notCanceled[id] = typeof why === 'string' ? why : JSON.stringify(why);
+  // a reason is kept as the order's error (the store): as far as the envelope keeps a venue's text
+  for (const [id, why] of Object.entries(r.not_canceled ?? {})) notCanceled[id] = (typeof why === 'string' ? why : (JSON.stringify(why) ?? '')).slice(0, 500);
   return { canceled: r.canceled, notCanceled };
 }
 

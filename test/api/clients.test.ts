@@ -359,6 +359,28 @@ describe('GammaClient (every endpoint)', () => {
       await s.close();
     }
   });
+  it('offset pagination fails at once on a server that ignores the offset (the same full page again), not after 10,000 pages', async () => {
+    const s = await startServer((_r, res) =>
+      send(res, 200, [
+        { ...gammaMarket, id: '1' },
+        { ...gammaMarket, id: '2' },
+      ]),
+    );
+    const g = new GammaClient(new Transport({ api: 'gamma', baseUrl: s.url, http: testHttp, retry: testRetry, limiter: new Limiter({ clock: new WallClock({ keepAlive: true }) }) }));
+    try {
+      const ids: string[] = [];
+      await expect(
+        (async () => {
+          for await (const m of g.iterateMarkets({ active: true }, 2)) ids.push(m.id);
+        })(),
+      ).rejects.toThrow(/repeats the one before it: the server ignores the offset/);
+      expect(ids).toEqual(['1', '2']);
+      expect(s.requests).toHaveLength(2);
+    } finally {
+      await g.transport.close();
+      await s.close();
+    }
+  });
 });
 
 describe('DataClient and ContentClient (every endpoint)', () => {

@@ -35,3 +35,15 @@ describe('venue refusals: order version mismatch', () => {
     expect(rejectCodeOf('invalid signature')).toBe('UNKNOWN');
   });
 });
+
+describe('venue refusals: a huge message', () => {
+  it('is cut to 500 characters before it reaches an error, a log line or the store (bare, envelope and code alike)', () => {
+    const big = 'x'.repeat(20_000);
+    for (const text of [JSON.stringify({ error: big }), JSON.stringify({ success: false, error: { code: big, message: big } }), JSON.stringify({ error: { message: big } })]) {
+      const e = refusedWith(400, text) as { apiMessage: string; code: string; message: string };
+      expect(e.apiMessage.length).toBeLessThanOrEqual(503);
+      expect(e.code.length).toBeLessThanOrEqual(503);
+      expect(e.message.length).toBeLessThan(1200);
+    }
+  });
+});
