@@ -16,6 +16,8 @@ function isEnvelope(b: unknown): b is Obj {
  * refusal reason), so a 20 MB message must not.
  */
 const MAX_VENUE_TEXT = 500;
+/** The longest failure body kept whole on its error (ApiError.body). */
+const MAX_BODY_KEPT = 4096;
 const cut = (t: string): string => (t.length > MAX_VENUE_TEXT ? `${t.slice(0, MAX_VENUE_TEXT)}...` : t);
 
 function bareMessage(body: unknown, text: string): string {
@@ -56,7 +58,9 @@ export function decodeBody(status: number, text: string, method: string, path: s
   }
   if (ok) return body;
   const code = isObj(body) && typeof body.code === 'string' && body.code ? cut(body.code) : `HTTP_${status}`;
-  throw new ApiError(status, code, bareMessage(body, text), method, path, body);
+  // the parsed body rides on the error (a heartbeat refusal names the id to go on with) and is
+  // logged with it: only while it is small
+  throw new ApiError(status, code, bareMessage(body, text), method, path, text.length <= MAX_BODY_KEPT ? body : undefined);
 }
 
 const MAX_PAUSE_MS = 15 * 60_000;

@@ -45,8 +45,9 @@ export async function* offsetItems<T>(fetchPage: (offset: number, limit: number)
   for (let n = 0; n < maxPages; n++) {
     const items = await fetchPage(offset, limit);
     if (items.length >= limit) {
-      // its first and last items stand for the page
-      const ends = JSON.stringify([items[0], items[items.length - 1]]);
+      // its first and last items stand for the page, by id where they have one (a market's
+      // volume and prices move between two answers of a server ignoring the offset)
+      const ends = JSON.stringify([identity(items[0]), identity(items[items.length - 1])]);
       if (ends === last) throw new ResponseShapeError('GET', `(offset ${offset})`, `the page at offset ${offset} repeats the one before it: the server ignores the offset`);
       last = ends;
     }
@@ -55,4 +56,13 @@ export async function* offsetItems<T>(fetchPage: (offset: number, limit: number)
     offset += items.length;
   }
   throw new PageLimitError(maxPages);
+}
+
+/** What an item of a list is, for the repeat check: its id when it has one, else the whole item. */
+function identity(item: unknown): unknown {
+  if (typeof item === 'object' && item !== null) {
+    const o = item as Record<string, unknown>;
+    for (const k of ['id', 'condition_id', 'conditionId', 'transactionHash', 'slug']) if (typeof o[k] === 'string' || typeof o[k] === 'number') return o[k];
+  }
+  return item;
 }

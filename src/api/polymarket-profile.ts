@@ -52,9 +52,9 @@ export function polymarketProfile(c: PolymarketCredentials, o: PolymarketProfile
     authHeaders: (method, path, bodyText) => (address && creds ? l2Headers(address, creds, Math.floor(now() / 1000), method, path, bodyText) : undefined),
     // ids from answers and the feed are encoded into the path: one holding '/', '..' or '?' must not
     // reach another resource (the official client puts them in as they are; hex ids are unchanged)
-    market: (conditionId) => ({ path: `/markets/${encodeURIComponent(conditionId)}` }),
-    marketInfo: (conditionId) => ({ path: `/clob-markets/${encodeURIComponent(conditionId)}` }),
-    order: (orderId) => ({ path: `/data/order/${encodeURIComponent(orderId)}` }),
+    market: (conditionId) => ({ path: `/markets/${segment(conditionId)}` }),
+    marketInfo: (conditionId) => ({ path: `/clob-markets/${segment(conditionId)}` }),
+    order: (orderId) => ({ path: `/data/order/${segment(orderId)}` }),
     openOrdersPath: '/data/orders',
     tradesPath: '/data/trades',
     cancelOrdersBody: (orderIds) => orderIds,
@@ -74,4 +74,10 @@ export function polymarketProfile(c: PolymarketCredentials, o: PolymarketProfile
     makerAddress: (c.funder ?? address)?.toLowerCase(),
     cannotTrade: missing.length ? `live mode on the polymarket profile needs ${missing.join(', ')} in the environment (makerd keys derive prints the API lines)` : undefined,
   };
+}
+
+/** An id as one path segment, encoded; '.' and '..' are refused (a URL normalises them away, %2E too). */
+function segment(id: string): string {
+  if (id === '.' || id === '..' || id === '') throw new RangeError(`'${id}' is not an id: it cannot be one path segment`);
+  return encodeURIComponent(id);
 }

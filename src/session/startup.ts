@@ -302,7 +302,7 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
       if (r.canceled.length)
         log.warn(
           { orders: r.canceled.length },
-          'reconcile: cancelled orders this daemon did not place in its markets (placed by hand, or by another process trading this key: two daemons must not trade one key)',
+          'reconcile: cancelled orders this daemon did not place, outside its markets (placed by hand, or by another process trading this key: two daemons must not trade one key)',
         );
     } catch (err) {
       log.warn({ err, orders: foreign.length }, 'reconcile: cancelling unknown orders failed');

@@ -86,7 +86,7 @@ export class LiveVenue implements Venue {
     const status = res.status && STATUSES.has(res.status.toLowerCase()) ? (res.status.toLowerCase() as PlaceStatus) : undefined;
     return ok
       ? { clientId: r.clientId, ok: true, orderId: res.orderID as string, status: status ?? 'live' }
-      : { clientId: r.clientId, ok: false, error: rejectCodeOf(res.errorMsg ?? undefined), message: res.errorMsg || 'refused' };
+      : { clientId: r.clientId, ok: false, error: rejectCodeOf(res.errorMsg ?? undefined), message: (res.errorMsg || 'refused').slice(0, 500) };
   }
 
   /**

@@ -359,13 +359,15 @@ describe('GammaClient (every endpoint)', () => {
       await s.close();
     }
   });
-  it('offset pagination fails at once on a server that ignores the offset (the same full page again), not after 10,000 pages', async () => {
-    const s = await startServer((_r, res) =>
+  it('offset pagination fails at once on a server that ignores the offset (the same full page again, its live figures moved), not after 10,000 pages', async () => {
+    let n = 0;
+    const s = await startServer((_r, res) => {
+      n++;
       send(res, 200, [
-        { ...gammaMarket, id: '1' },
-        { ...gammaMarket, id: '2' },
-      ]),
-    );
+        { ...gammaMarket, id: '1', volume24hr: n },
+        { ...gammaMarket, id: '2', volume24hr: n },
+      ]);
+    });
     const g = new GammaClient(new Transport({ api: 'gamma', baseUrl: s.url, http: testHttp, retry: testRetry, limiter: new Limiter({ clock: new WallClock({ keepAlive: true }) }) }));
     try {
       const ids: string[] = [];

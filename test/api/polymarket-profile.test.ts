@@ -89,6 +89,10 @@ describe('the polymarket profile of the CLOB client', () => {
     const odd = srv.requests[n];
     expect(odd.path).toBe('/clob/data/order/x%2F..%2F..%2Fmarkets%2F0xcond%3Fy%3D1');
     await expectOfficialL2(odd);
+    // a dot segment (which a URL normalises away, %2E too) is refused, nothing sent
+    const before = srv.requests.length;
+    for (const id of ['..', '.']) await expect(clob.findOrder(id)).rejects.toThrow(/is not an id/);
+    expect(srv.requests.length).toBe(before);
   });
 
   it('posts signed V2 orders owned by the API key, for the exchange of each market, and reads {"error"} refusals as typed refusals', async () => {

@@ -287,7 +287,7 @@ describe('startup reconciliation', () => {
       venue.openOrders = async () => [vo(id, 'X', 100)];
       expect((await reconcileWithVenue(engine, venue, 0, log)).cancelledForeign).toBe(1);
     }
-    expect(warned.filter((m) => /did not place .*another process trading this key/.test(m))).toHaveLength(2);
+    expect(warned.filter((m) => /did not place, outside its markets .*another process trading this key/.test(m))).toHaveLength(2);
   });
 
   it("an adopted order's fills listed with it are counted once: its filled is the venue's size matched, not that plus its trades", async () => {

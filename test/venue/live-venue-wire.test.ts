@@ -131,3 +131,19 @@ describe('LiveVenue: a look-up answer that is no order', () => {
     }
   });
 });
+
+describe('LiveVenue: a refusal inside a place answer', () => {
+  it("its text is cut to 500 characters (it becomes the order's stored refusal and a WARN line)", async () => {
+    const { clients, venue } = await venueWith((req, res) => {
+      if (req.method === 'POST' && req.path === '/orders') send(res, 200, [{ success: false, errorMsg: 'x'.repeat(20_000), orderID: '', status: '' }]);
+      else send(res, 404, { error: 'not found' });
+    });
+    try {
+      const [r] = await venue.placeOrders([{ clientId: 'c1', tokenId: YES, side: 'BUY', price: 4000, size: 500, orderType: 'GTC', postOnly: true }]);
+      expect(r.ok).toBe(false);
+      expect(r.message?.length).toBe(500);
+    } finally {
+      await clients.close();
+    }
+  });
+});

@@ -44,6 +44,10 @@ describe('venue refusals: a huge message', () => {
       expect(e.apiMessage.length).toBeLessThanOrEqual(503);
       expect(e.code.length).toBeLessThanOrEqual(503);
       expect(e.message.length).toBeLessThan(1200);
+      // the parsed body rides on the error only while small: it is logged with it
+      expect(JSON.stringify((e as { body?: unknown }).body ?? null).length).toBeLessThan(5000);
     }
+    // a small one is kept (a heartbeat refusal names the id to go on with)
+    expect((refusedWith(400, JSON.stringify({ error: 'Invalid Heartbeat ID', heartbeat_id: 'h2' })) as { body?: unknown }).body).toEqual({ error: 'Invalid Heartbeat ID', heartbeat_id: 'h2' });
   });
 });
