@@ -18,6 +18,8 @@ export type GridValue = number | string | boolean;
 export interface GridAxis {
   name: string;
   values: GridValue[];
+  /** The values as written (trimmed): what a parameter the schema wants as text takes ('007' stays '007'). */
+  raw?: string[];
 }
 
 const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
@@ -43,13 +45,14 @@ export function parseGridSpec(spec: string): GridAxis[] {
     const name = part.slice(0, eq).trim();
     if (!NAME.test(name)) throw new GridSpecError(`--grid: bad parameter path '${name}' (fields joined by dots, a list element by its index: bands.0.distance)`);
     if (axes.some((a) => a.name === name)) throw new GridSpecError(`--grid: '${name}' given twice`);
-    const values = part
+    const raw = part
       .slice(eq + 1)
       .split(',')
-      .map((v) => parseValue(v, name));
-    const seen = new Set(values.map((v) => JSON.stringify(v)));
-    if (seen.size !== values.length) throw new GridSpecError(`--grid: repeated value for '${name}'`);
-    axes.push({ name, values });
+      .map((v) => v.trim());
+    const values = raw.map((v) => parseValue(v, name));
+    // the same text twice; values equal once read as numbers ('1.0' and '1') are checked against the schema (validateGrid)
+    if (new Set(raw).size !== raw.length) throw new GridSpecError(`--grid: repeated value for '${name}'`);
+    axes.push({ name, values, raw });
   }
   if (!axes.length) throw new GridSpecError('--grid: no parameters');
   return axes;
@@ -160,7 +163,9 @@ export function validateGrid(axes: GridAxis[], strategy: Pick<StrategyModule, 'n
   const typed = axes.map((a) => {
     const leaf = root ? checkPath(a.name, root, resolved, strategy.name) : undefined;
     const text = leaf !== undefined && (leaf.type === 'string' || (leaf.enum !== undefined && leaf.enum.every((v) => typeof v === 'string')));
-    return text ? { name: a.name, values: a.values.map(String) } : a;
+    const t = text ? { name: a.name, values: a.raw ?? a.values.map(String) } : a;
+    if (new Set(t.values.map((v) => JSON.stringify(v))).size !== t.values.length) throw new GridSpecError(`--grid: repeated value for '${a.name}'`);
+    return t;
   });
   const out: Obj[] = [];
   for (const combo of expandGrid(typed)) {

@@ -28,14 +28,14 @@ function total(pnl: number, dd: number): TotalResult {
 describe('grid spec', () => {
   it('parses names and typed values in order', () => {
     expect(parseGridSpec('gamma=0.05,0.1,0.2;spread=2,4')).toEqual([
-      { name: 'gamma', values: [0.05, 0.1, 0.2] },
-      { name: 'spread', values: [2, 4] },
+      { name: 'gamma', values: [0.05, 0.1, 0.2], raw: ['0.05', '0.1', '0.2'] },
+      { name: 'spread', values: [2, 4], raw: ['2', '4'] },
     ]);
     expect(parseGridSpec(' fair = mid , microprice ; skew=true,false ;')).toEqual([
-      { name: 'fair', values: ['mid', 'microprice'] },
-      { name: 'skew', values: [true, false] },
+      { name: 'fair', values: ['mid', 'microprice'], raw: ['mid', 'microprice'] },
+      { name: 'skew', values: [true, false], raw: ['true', 'false'] },
     ]);
-    expect(parseGridSpec('a.b=-1,1e-3')).toEqual([{ name: 'a.b', values: [-1, 0.001] }]);
+    expect(parseGridSpec('a.b=-1,1e-3')).toEqual([{ name: 'a.b', values: [-1, 0.001], raw: ['-1', '1e-3'] }]);
   });
 
   it('rejects malformed specs with a typed error', () => {
@@ -84,8 +84,8 @@ describe('ranking and CSV', () => {
 describe('grid paths and validation against the strategy schema', () => {
   it('parses paths with array indexes, and refuses malformed ones', () => {
     expect(parseGridSpec('bands.0.distance=0.01,0.02;bands.12.size=5')).toEqual([
-      { name: 'bands.0.distance', values: [0.01, 0.02] },
-      { name: 'bands.12.size', values: [5] },
+      { name: 'bands.0.distance', values: [0.01, 0.02], raw: ['0.01', '0.02'] },
+      { name: 'bands.12.size', values: [5], raw: ['5'] },
     ]);
     for (const bad of ['0.x=1', 'bands..distance=1', 'bands.01.size=1', 'bands.-1.size=1', 'bands.0.=1']) {
       expect(() => parseGridSpec(bad), bad).toThrow(GridSpecError);
@@ -178,6 +178,11 @@ describe('grid paths and validation against the strategy schema', () => {
       { label: '1', n: 2 },
       { label: 'true', n: 2 },
     ]);
+    // as written: not read as a number first ('007' was '7', '1.0' and '1' one value, a long id rounded)
+    const id = '71321045679252212594626385532706912750332728571942532289631379312455583992563';
+    expect(validateGrid(parseGridSpec(`label=007,0.10,1.0,1,${id}`), s, {}).map((p) => p.label)).toEqual(['007', '0.10', '1.0', '1', id]);
+    // for a number the same value twice is still refused
+    expect(() => validateGrid(parseGridSpec('n=1.0,1'), s, {})).toThrow(/repeated value for 'n'/);
   });
 
   it('prints one line per row in the terminal table, even for a multi-line error', () => {
