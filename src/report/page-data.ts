@@ -25,8 +25,10 @@ export interface PageData {
   markouts: Array<{ horizonMs: number; fills: number; binWidth: number; bins: Array<[number, number]>; clipped: number }>;
 }
 
+/** A token id shortened for a table or a label; control characters (a recording's id is anyone's text: terminal escapes) shown as '?'. */
 export function shortId(id: string): string {
-  return id.length > 14 ? `${id.slice(0, 6)}…${id.slice(-6)}` : id;
+  const s = id.length > 14 ? `${id.slice(0, 6)}…${id.slice(-6)}` : id;
+  return s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
 }
 
 function fillCount(f: FillMarks[]): number {

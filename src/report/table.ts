@@ -1,5 +1,6 @@
 // Plain-text tables for the terminal: the backtest summary and the grid ranking.
 import type { StatsResult } from './stats.js';
+import { shortId } from './page-data.js';
 
 /** Left-aligns the first column, right-aligns the rest. */
 export function textTable(rows: string[][]): string {
@@ -17,10 +18,6 @@ export function textTable(rows: string[][]): string {
 
 function pct(x: number): string {
   return `${(x * 100).toFixed(1)}%`;
-}
-
-function shortId(id: string): string {
-  return id.length > 14 ? `${id.slice(0, 6)}…${id.slice(-6)}` : id;
 }
 
 export function summaryTable(s: StatsResult): string {

@@ -144,6 +144,14 @@ describe('HTML report', () => {
     expect(lines.some((l) => l.startsWith('TOTAL'))).toBe(true);
     expect(text).toMatch(/Sharpe-like ratio per 60s interval/);
   });
+
+  it("a token id holding terminal escapes (a recording is anyone's text) reaches the table without them", () => {
+    const s = new StatsCollector();
+    s.mark('\u001b[2J\u001b]0;x\u0007', 0, 4900, 5100);
+    const text = summaryTable(s.finish(1000));
+    expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+    expect(text).toMatch(/\?\[2J\?\]0;x\?/);
+  });
 });
 
 // The page's script run by a real browser: every chart is built (the script sets data-charts on
