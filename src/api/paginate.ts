@@ -16,18 +16,27 @@ export function validate<T>(schema: z.ZodType<T>, value: unknown, method: string
 /** Pages a walk over our open orders may take (trades: 5x); a cursor that never ends is an error, not 10,000 requests. */
 export const ACCOUNT_MAX_PAGES = 100;
 
+/** The longest cursor taken: each is kept for the repeat check and sent back in the next URL. */
+const MAX_CURSOR = 1024;
+
 /**
  * Every item of a cursor-paginated endpoint, page by page; stops at "LTE=", an empty cursor or a
- * repeat. More than maxPages pages is a PageLimitError: a caller never acts on a list cut short.
+ * repeat. More than maxPages pages is a PageLimitError: a caller never acts on a list cut short;
+ * so is more than maxItems items (pages are capped in bytes, not in count: a server sending full
+ * pages without end would fill the memory before maxPages). A cursor past 1 KB is no cursor.
  */
-export async function* cursorItems<T>(fetchPage: (cursor: string | undefined) => Promise<Page<T>>, startCursor?: string, maxPages = 10_000): AsyncGenerator<T> {
+export async function* cursorItems<T>(fetchPage: (cursor: string | undefined) => Promise<Page<T>>, startCursor?: string, maxPages = 10_000, maxItems = 1_000_000): AsyncGenerator<T> {
   let cursor = startCursor;
   const seen = new Set<string>();
+  let items = 0;
   for (let n = 0; n < maxPages; n++) {
     const page = await fetchPage(cursor);
+    items += page.data.length;
+    if (items > maxItems) throw new PageLimitError(n + 1, `more than ${maxItems} items`);
     yield* page.data;
     const next = page.next_cursor;
     if (!next || next === END_CURSOR || seen.has(next)) return;
+    if (next.length > MAX_CURSOR) throw new ResponseShapeError('GET', '(cursor page)', `next_cursor of ${next.length} characters: no cursor is that long`);
     seen.add(next);
     cursor = next;
   }

@@ -129,7 +129,11 @@ export class InvariantError extends MakerdError {}
 
 /** A paginated walk did not end within its page bound (a cursor that never ends). */
 export class PageLimitError extends MakerdError {
-  constructor(readonly maxPages: number) {
-    super(`pagination did not end within ${maxPages} pages`);
+  constructor(
+    readonly maxPages: number,
+    /** What ran over, when not the page count (the items). */
+    what?: string,
+  ) {
+    super(what === undefined ? `pagination did not end within ${maxPages} pages` : `pagination stopped after ${maxPages} pages: ${what}`);
   }
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClobClient } from '../../src/api/clob-client.js';
+import { cursorItems } from '../../src/api/paginate.js';
 import { GammaClient } from '../../src/api/gamma-client.js';
 import { DataClient } from '../../src/api/data-client.js';
 import { ContentClient } from '../../src/api/content-client.js';
@@ -300,6 +301,37 @@ describe('cursor pagination across pages', () => {
       await c.close();
       await s.close();
     }
+  });
+
+  it('a cursor past 1 KB is refused, and a walk past its item bound stops (pages are capped in bytes, not count)', async () => {
+    let n = 0;
+    const s = await startServer((_r, res) => {
+      n++;
+      send(res, 200, { success: true, data: { data: [{ condition_id: `m${n}` }], next_cursor: n === 1 ? 'x'.repeat(2000) : 'LTE=' } });
+    });
+    const cfg = loadConfig({ env: { MAKERD_CLOB_URL: s.url } });
+    const c = createClients({ ...cfg, retry: testRetry, http: testHttp });
+    try {
+      await expect(
+        (async () => {
+          for await (const m of c.clob.iterateMarkets()) void m;
+        })(),
+      ).rejects.toThrow(/next_cursor of 2000 characters/);
+      expect(s.requests).toHaveLength(1);
+    } finally {
+      await c.close();
+      await s.close();
+    }
+    // the bound on items: a server paging full pages without end
+    let k = 0;
+    const endless = cursorItems(async () => ({ data: Array.from({ length: 100 }, () => k++), next_cursor: `c${k}` }), undefined, 10_000, 1000);
+    const got: number[] = [];
+    await expect(
+      (async () => {
+        for await (const x of endless) got.push(x);
+      })(),
+    ).rejects.toThrow(/pagination stopped after 11 pages: more than 1000 items/);
+    expect(got).toHaveLength(1000);
   });
 });
 
