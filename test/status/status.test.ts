@@ -49,8 +49,13 @@ describe('GET /status', () => {
       expect(b.feeds.reconnects).toEqual({ market: 0, user: 0 });
       expect(b.feeds.frames.market).toBeGreaterThan(0);
       expect(b.process.rssMb).toBeGreaterThan(10);
-      // the full view keeps its lists, and has the process section too
-      const full = await status(d);
+      // the full view keeps its lists, and has the process section too (the lag monitor's first
+      // sample needs two of its 10 ms ticks: a start on a loaded machine may be read before them)
+      let full = await status(d);
+      for (const until = Date.now() + 2000; full.process.loop.samples === 0 && Date.now() < until;) {
+        await sleep(20);
+        full = await status(d);
+      }
       expect(full.tokens).toHaveLength(4);
       expect(full.openOrders).toHaveLength(4);
       expect(full.counts).toBeUndefined();
