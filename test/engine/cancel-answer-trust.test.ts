@@ -2,28 +2,11 @@
 // (or a proxy) answering a cancel of one order with others' ids as canceled ended orders of ours
 // that still rested, untracked from then on. A cancel-all's answer may name any order.
 import { describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../src/core/clock.js';
-import { M, RecordingVenue, Y, bandsEngine, books, deliver, settle } from './helpers.js';
+import { M, RecordingVenue, TWO_BANDS, Y, quotingEngine, settle } from './helpers.js';
 
 describe('engine: a cancel answer naming other orders', () => {
   it('takes only the orders asked about; the others keep resting as tracked', async () => {
-    const clock = new VirtualClock(1_700_000_000_000);
-    const venue = new RecordingVenue(() => clock.now());
-    const { engine, mirror } = await bandsEngine({
-      clock,
-      venue,
-      params: {
-        fair: 'mid',
-        bands: [
-          { distance: 0.02, size: 10 },
-          { distance: 0.04, size: 10 },
-        ],
-        skewPerShare: 0,
-      },
-    });
-    deliver(mirror, engine, books(4900, 5100, clock.now()));
-    engine.start();
-    await settle(10);
+    const { engine, venue } = await quotingEngine((now) => new RecordingVenue(now), TWO_BANDS);
     const bids = [...engine.orders.open()].filter((o) => o.side === 'BUY' && o.tokenId === Y);
     expect(bids).toHaveLength(2);
     const [a, b] = bids;

@@ -364,11 +364,24 @@ export const GATE_MARKET: MarketMeta = { conditionId: 'm', tokenId: 'Y', complem
 /** One band 0.02 from the mid, 10 shares, no skew: the engine tests' usual strategy. */
 export const ONE_BAND = { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 };
 
-/** A bands engine (ONE_BAND) over the venue `makeVenue` gives, on books 0.49 / 0.51, started and settled: quoting. */
-export async function quotingEngine<V extends Venue>(makeVenue: (now: () => number) => V): Promise<{ clock: VirtualClock; venue: V; engine: Engine; mirror: BookMirror }> {
+/** Two bands 0.02 and 0.04 from the mid, 10 shares each, no skew: two bids and two asks. */
+export const TWO_BANDS = {
+  fair: 'mid',
+  bands: [
+    { distance: 0.02, size: 10 },
+    { distance: 0.04, size: 10 },
+  ],
+  skewPerShare: 0,
+};
+
+/** A bands engine (`params`, ONE_BAND by default) over the venue `makeVenue` gives, on books 0.49 / 0.51, started and settled: quoting. */
+export async function quotingEngine<V extends Venue>(
+  makeVenue: (now: () => number) => V,
+  params: Record<string, unknown> = ONE_BAND,
+): Promise<{ clock: VirtualClock; venue: V; engine: Engine; mirror: BookMirror }> {
   const clock = new VirtualClock(1_700_000_000_000);
   const venue = makeVenue(() => clock.now());
-  const { engine, mirror } = await bandsEngine({ clock, venue, params: ONE_BAND });
+  const { engine, mirror } = await bandsEngine({ clock, venue, params });
   deliver(mirror, engine, books(4900, 5100, clock.now()));
   engine.start();
   await settle(10);

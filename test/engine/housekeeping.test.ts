@@ -10,7 +10,7 @@ import { loadStrategy } from '../../src/strategy/loader.js';
 import { loadConfig } from '../../src/config.js';
 import { HOUSEKEEPING_SLICES } from '../../src/engine/engine.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
-import { ONE_BAND, RecordingVenue, bandsEngine, books, deliver, settle, testEngine } from './helpers.js';
+import { RecordingVenue, quotingEngine, settle, testEngine } from './helpers.js';
 
 const N = 20;
 const markets: MarketMeta[] = Array.from({ length: N }, (_, i) => ({ conditionId: `0xm${i}`, tokenId: `${i}1`, complementId: `${i}2`, tick: 100, minSize: 500, negRisk: false }));
@@ -72,12 +72,7 @@ describe('engine housekeeping', () => {
 
 describe('engine housekeeping: counts of refused trades', () => {
   it('the count kept per order of refused trades goes with the order (it grew by one entry per order, for good)', async () => {
-    const clock = new VirtualClock(1_700_000_000_000);
-    const venue = new RecordingVenue(() => clock.now());
-    const { engine, mirror } = await bandsEngine({ clock, venue, params: ONE_BAND });
-    deliver(mirror, engine, books(4900, 5100, clock.now()));
-    engine.start();
-    await settle(10);
+    const { clock, engine } = await quotingEngine((now) => new RecordingVenue(now));
     const counts = (engine as unknown as { badTradesByOrder: Map<string, number> }).badTradesByOrder;
     const mine = [...engine.orders.open()][0].orderId!;
     engine.badTrade('not-ours-any-more', 'price', {});

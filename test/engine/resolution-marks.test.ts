@@ -2,9 +2,8 @@
 // last mid. A holding of the losing token kept its last mid (0.61) in the PnL and the daily-loss
 // check, a loss of the whole stake unseen; a backtest ended with it as unrealized profit.
 import { describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../src/core/clock.js';
 import type { MarketLifecycleEvent } from '../../src/core/events.js';
-import { M, N, ONE_BAND, RecordingVenue, Y, bandsEngine, books, deliver, makerTrade, settle } from './helpers.js';
+import { M, N, RecordingVenue, Y, books, deliver, makerTrade, quotingEngine, settle } from './helpers.js';
 
 function resolved(t: number, winner: { asset?: string; outcome?: string }): MarketLifecycleEvent {
   return {
@@ -22,12 +21,7 @@ function resolved(t: number, winner: { asset?: string; outcome?: string }): Mark
 
 /** An engine holding 10 YES bought at our bid, the book then at 0.60 / 0.62. */
 async function holdingYes() {
-  const clock = new VirtualClock(1_700_000_000_000);
-  const venue = new RecordingVenue(() => clock.now());
-  const { engine, mirror } = await bandsEngine({ clock, venue, params: ONE_BAND });
-  deliver(mirror, engine, books(4900, 5100, clock.now()));
-  engine.start();
-  await settle(10);
+  const { clock, engine, mirror } = await quotingEngine((now) => new RecordingVenue(now));
   const bid = [...engine.orders.open()].find((o) => o.side === 'BUY' && o.tokenId === Y)!;
   engine.handleUserEvent(makerTrade('t1', bid.orderId!, 'BUY', 'MATCHED', clock.now(), { price: bid.price, size: 1000 }));
   expect(engine.positions.qty(Y)).toBe(1000);

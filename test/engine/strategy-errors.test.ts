@@ -4,27 +4,11 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
 import { createLogger } from '../../src/core/log.js';
-import { RecordingVenue, Y, bandsEngine, books, deliver, makerTrade, settle } from './helpers.js';
+import { RecordingVenue, TWO_BANDS, Y, bandsEngine, books, deliver, makerTrade, quotingEngine, settle } from './helpers.js';
 
 describe("engine: a strategy's onFill that throws", () => {
   it('loses no fill: a trade filling two of our orders records both, and the error is counted', async () => {
-    const clock = new VirtualClock(1_700_000_000_000);
-    const venue = new RecordingVenue(() => clock.now());
-    const { engine, mirror } = await bandsEngine({
-      clock,
-      venue,
-      params: {
-        fair: 'mid',
-        bands: [
-          { distance: 0.02, size: 10 },
-          { distance: 0.04, size: 10 },
-        ],
-        skewPerShare: 0,
-      },
-    });
-    deliver(mirror, engine, books(4900, 5100, clock.now()));
-    engine.start();
-    await settle(10);
+    const { clock, engine } = await quotingEngine((now) => new RecordingVenue(now), TWO_BANDS);
     const bids = [...engine.orders.open()].filter((o) => o.side === 'BUY' && o.tokenId === Y);
     expect(bids).toHaveLength(2);
     const st = engine.marketOf(Y)!;
