@@ -5,7 +5,8 @@
 // feed, and whenever it recorded nothing; a missing input or a bad output path is one line, exit 2.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -217,6 +218,32 @@ describe('record: fails when it records nothing', () => {
     expect(r.err).toMatch(/^makerd record: WARNING: market metadata not recorded \(.+\): a backtest of this recording prices the token whose book comes first/m);
     expect(readFileSync(out, 'utf8')).not.toMatch(/"k":"meta"/);
   }, 10_000);
+
+  it('a metadata look-up the CLOB never answers is cut by the read deadline: a warning, and the recording goes on', async () => {
+    // accepts the request, never answers
+    const silent = createHttpServer(() => undefined);
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const slowCfg = join(dir, 'record-slow.json');
+    writeFileSync(
+      slowCfg,
+      JSON.stringify({ log: { level: 'silent' }, feed: { reconnectBaseMs: 50, reconnectMaxMs: 100 }, http: { readDeadlineMs: 300 }, retry: { baseMs: 10, maxMs: 20, attempts: 1 } }),
+    );
+    try {
+      const out = join(dir, 'slow-meta.jsonl');
+      const t0 = Date.now();
+      const r = await run(['record', '--markets', emu.markets[0].facts.tokens[0], '--out', out, '--config', slowCfg, '--duration', '1'], {
+        MAKERD_WS_URL: emu.urls.ws,
+        MAKERD_CLOB_URL: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+      });
+      expect(r.code).toBe(0);
+      expect(r.err).toMatch(/^makerd record: WARNING: market metadata not recorded/m);
+      expect(readFileSync(out, 'utf8')).toMatch(/"k":"market"/);
+      expect(Date.now() - t0).toBeLessThan(8000);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((r) => silent.close(() => r()));
+    }
+  }, 15_000);
 
   it('more tokens than one connection carries (feed.maxAssetsPerConnection) is a usage error', async () => {
     const many = Array.from({ length: 201 }, (_, i) => String(1000 + i)).join(',');
