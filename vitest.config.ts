@@ -28,7 +28,7 @@ export default defineConfig({
     pool: 'forks',
     // a worker's files share its module cache: each file imported its modules afresh (127 s of the
     // suite's 222 s of work summed over workers; 14 s shared, wall 222 s -> 156 s). The files leave
-    // no module state behind: what they change (the scanner switch, spies, env) they restore.
+    // no module state behind: what they change (spies, env) they restore.
     isolate: false,
     // 3 on 2 cores: the end-to-end files mostly wait on sockets and timers (wall 152 s -> 98 s, same results)
     maxWorkers: 3,

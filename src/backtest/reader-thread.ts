@@ -4,7 +4,6 @@
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { DecodeStats } from '../feed/decode-stats.js';
 import { EventEncoder } from '../feed/event-encoder.js';
-import { setMarketScan } from '../feed/decode-market.js';
 import { encodeRecord, inlineRecords, type ReadError, type ReaderMessage } from './record-source.js';
 
 /**
@@ -24,8 +23,7 @@ class ForwardedStats extends DecodeStats {
 }
 
 async function main(port: NonNullable<typeof parentPort>): Promise<void> {
-  const { paths, scan, bytes, chunks } = workerData as { paths: string[]; scan: boolean; bytes: boolean; chunks: MessagePort };
-  setMarketScan(scan);
+  const { paths, bytes, chunks } = workerData as { paths: string[]; bytes: boolean; chunks: MessagePort };
   const stats = new ForwardedStats('market');
   const enc = new EventEncoder();
   let credit = AHEAD;

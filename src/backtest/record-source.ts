@@ -6,9 +6,9 @@ import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_thread
 import { fileURLToPath } from 'node:url';
 import type { MarketEvent } from '../core/events.js';
 import { DecodeStats } from '../feed/decode-stats.js';
-import { decodeMarketFrame, marketScanEnabled, RejectedTokens, scanEscapedFrame, takeScanned } from '../feed/decode-market.js';
+import { decodeMarketFrame, RejectedTokens } from '../feed/decode-market.js';
 import { META_CHANNEL, PRICES_CHANNEL } from '../feed/channels.js';
-import { isEscaped, readRecordingBatches } from '../feed/replay.js';
+import { readRecordingBatches } from '../feed/replay.js';
 import type { EncodedEvents } from '../feed/event-codec.js';
 import { EventDecoder } from '../feed/event-decoder.js';
 import type { EventEncoder } from '../feed/event-encoder.js';
@@ -69,16 +69,13 @@ export interface SourceOptions {
 export async function* inlineRecords(paths: readonly string[], stats: DecodeStats, o: SourceOptions = {}): AsyncGenerator<RecordChunk> {
   const bytes = o.bytes === true;
   const out = emptyRecord();
-  // a market line in the recorder's version-1 shape is scanned still escaped in its line
-  let scanned: MarketEvent | undefined;
-  const take = (line: string, from: number, to: number): boolean => (scanned = scanEscapedFrame(line, from, to)) !== undefined;
   for (let file = 0; file < paths.length; file++) {
     const path = paths[file];
     const onError = o.onReadError && ((e: Error): void => o.onReadError?.({ file: path, message: e.message }));
     for await (const batch of readRecordingBatches(path, onError)) {
       yield {
         next(): SourcedRecord | undefined {
-          const rec = batch.nextEscaped(take);
+          const rec = batch.nextReused();
           if (rec === undefined) return undefined;
           out.file = file;
           out.t = rec.t;
@@ -86,23 +83,17 @@ export async function* inlineRecords(paths: readonly string[], stats: DecodeStat
           out.f = '';
           out.events.length = 0;
           if (!out.rejected.empty()) out.rejected.clear();
-          if (isEscaped(rec)) {
+          out.bytes = bytes ? batch.lineBytes : 0;
+          if (rec.k === 'market') {
             out.kind = KIND_MARKET;
-            out.bytes = bytes ? batch.lineBytes : 0;
-            takeScanned(scanned as MarketEvent, out.events, stats);
-          } else {
-            out.bytes = bytes ? batch.lineBytes : 0;
-            if (rec.k === 'market') {
-              out.kind = KIND_MARKET;
-              decodeMarketFrame(rec.f, out.events, stats, out.rejected);
-            } else if (rec.k === PRICES_CHANNEL) {
-              out.kind = KIND_PRICE;
-              out.f = rec.f;
-            } else if (rec.k === META_CHANNEL) {
-              out.kind = KIND_META;
-              out.f = rec.f;
-            } else out.kind = KIND_OTHER;
-          }
+            decodeMarketFrame(rec.f, out.events, stats, out.rejected);
+          } else if (rec.k === PRICES_CHANNEL) {
+            out.kind = KIND_PRICE;
+            out.f = rec.f;
+          } else if (rec.k === META_CHANNEL) {
+            out.kind = KIND_META;
+            out.f = rec.f;
+          } else out.kind = KIND_OTHER;
           return out;
         },
       };
@@ -177,7 +168,7 @@ export function readerThreadsRunning(): number {
 export async function* threadedRecords(paths: readonly string[], stats: DecodeStats, o: ReaderThreadOptions = {}): AsyncGenerator<RecordChunk> {
   const { port1: chunks, port2 } = new MessageChannel();
   const worker = new Worker(readerThreadPath(), {
-    workerData: { paths, scan: marketScanEnabled(), bytes: o.bytes === true, chunks: port2 },
+    workerData: { paths, bytes: o.bytes === true, chunks: port2 },
     transferList: [port2],
     execArgv: o.execArgv ?? [],
     stdout: false,

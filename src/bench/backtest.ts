@@ -26,7 +26,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readRecordingBatches } from '../feed/replay.js';
 import { runBacktest } from '../backtest/runner.js';
-import { setMarketScan } from '../feed/decode-market.js';
 import { loadConfig } from '../config.js';
 import { limitHeapGrowth } from '../backtest/heap-growth.js';
 
@@ -90,12 +89,6 @@ export async function run(): Promise<Record<string, unknown>> {
     const backtestCpu = cpuSec(process.cpuUsage(bc0));
     clearInterval(sampler);
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
-    // the same backtest with the scanner off (every frame through JSON.parse): what the scanner is worth
-    setMarketScan(false);
-    const nc0 = process.cpuUsage();
-    const noScan = await runBacktest({ data: files, config });
-    const noScanCpu = cpuSec(process.cpuUsage(nc0));
-    setMarketScan(true);
     restoreHeapGrowth();
     const cli = cliBacktest(files, dir, out.result.total.fills);
     const floorV1 = await floor(filesV1);
@@ -124,10 +117,6 @@ export async function run(): Promise<Record<string, unknown>> {
       backtestCpuSec: Math.round(backtestCpu * 1000) / 1000,
       parseOnlyCpuSec: Math.round(floorCpu * 1000) / 1000,
       ratioCpu: Math.round((sink / floorCpu > 0 ? r.feed.events / backtestCpu / (sink / floorCpu) : 0) * 1000) / 1000,
-      // issue 11: the scanner (feed/scan-market.ts) stays only if it saves at least 10% of the backtest's CPU
-      noScannerCpuSec: Math.round(noScanCpu * 1000) / 1000,
-      scannerSaving: Math.round((1 - backtestCpu / noScanCpu) * 1000) / 1000,
-      noScannerSameResult: JSON.stringify(noScan.result) === JSON.stringify(r),
       peakRssMb: Math.round(peakRss / 1048576),
       rssBeforeMb: Math.round(rss0 / 1048576),
       processMaxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),

@@ -8,7 +8,6 @@ import type { BookEvent, MarketEvent, PriceChangeEntry, Side, WireLevel } from '
 import { DecodeStats, FieldError, optStr, reqStr, toMs, type Json } from './decode-stats.js';
 import { decodeFrame } from './decode-frame.js';
 import { price, recentAssets, recentMarkets, size, tsMs } from './wire-values.js';
-import { scanEscapedMarketFrame, scanMarketFrame } from './scan-market.js';
 
 const assetIdOf = (o: Json): string => recentAssets.get(o, 'asset_id');
 const marketOf = (o: Json): string => recentMarkets.get(o, 'market');
@@ -258,20 +257,9 @@ function strArray(v: unknown, field: string): string[] {
 /**
  * Decodes one raw frame, appending events to `out`. Returns the number appended (0 for PONG or a
  * rejected frame). A bad event inside an array is skipped alone; its siblings still decode. The
- * tokens of a rejected price_change are added to `rejected` when given (the scanner never rejects:
- * it declines what it does not take, and the JSON.parse path decides).
+ * tokens of a rejected price_change are added to `rejected` when given.
  */
 export function decodeMarketFrame(frame: string, out: MarketEvent[], stats: DecodeStats, rejected?: RejectedTokens): number {
-  if (scanEnabled && frame.charCodeAt(0) === 123 /* { */) {
-    // fast path for the common compact object frames; anything unusual declines to JSON.parse
-    const ev = scanMarketFrame(frame);
-    if (ev !== undefined) {
-      stats.frames++;
-      out.push(ev);
-      stats.events++;
-      return 1;
-    }
-  }
   if (rejected === undefined) return decodeFrame(frame, out, stats, decodeEvent);
   rejectedSink = rejected;
   try {
@@ -279,33 +267,4 @@ export function decodeMarketFrame(frame: string, out: MarketEvent[], stats: Deco
   } finally {
     rejectedSink = undefined;
   }
-}
-
-/**
- * The event of a frame still JSON-escaped in a recorder line (text[from, to) is the body of its
- * "f" string) when the scanner takes it whole; undefined otherwise (then unescape the line and
- * decode the frame with decodeMarketFrame). Counts nothing: pass the event to takeScanned.
- */
-export function scanEscapedFrame(text: string, from: number, to: number): MarketEvent | undefined {
-  return scanEnabled ? scanEscapedMarketFrame(text, from, to) : undefined;
-}
-
-/** Appends a scanned event as decodeMarketFrame would have (same counts); returns 1. */
-export function takeScanned(ev: MarketEvent, out: MarketEvent[], stats: DecodeStats): number {
-  stats.frames++;
-  out.push(ev);
-  stats.events++;
-  return 1;
-}
-
-let scanEnabled = true;
-
-/** Turns the scanner fast path on or off (tests compare both paths; the output must not differ). */
-export function setMarketScan(on: boolean): void {
-  scanEnabled = on;
-}
-
-/** Whether the scanner fast path is on (a reader thread is started with the same setting). */
-export function marketScanEnabled(): boolean {
-  return scanEnabled;
 }

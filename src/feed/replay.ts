@@ -23,34 +23,10 @@ export interface ReplayRecord {
 }
 
 /**
- * A market-channel recorder line whose frame was left JSON-escaped inside it (see
- * RecordBatch.nextEscaped): line.slice(from, to) is the body of its "f" string. The batch reuses
- * one object: valid until its next call.
- */
-export interface EscapedRecord {
-  readonly escaped: true;
-  t: number;
-  e: number;
-  k: 'market';
-  line: string;
-  from: number;
-  to: number;
-}
-
-export function isEscaped(r: ReplayRecord | EscapedRecord): r is EscapedRecord {
-  return (r as EscapedRecord).escaped === true;
-}
-
-/** The frame text of an escaped record (what ReplayRecord.f would be). */
-export function escapedFrame(r: EscapedRecord): string {
-  return JSON.parse(r.line.slice(r.from - 1, r.to + 1)) as string;
-}
-
-/**
  * Whether `line` is a recorder line of the market channel in the recorder's own shape,
  * `{"t":<int>,"e":<int>,"k":"market","f":"<body>"}` (integers of at most 15 digits without a
- * leading zero, an optional \r after); then its fields are in wt, we, wFrom, wTo. Whether the
- * body is a valid JSON string body is not checked here (scanEscapedMarketFrame proves it).
+ * leading zero, an optional \r after): a version-1 line, which tells the file's format (keepLastLine).
+ * Whether the body is a valid JSON string body is not checked here.
  */
 function recorderMarketLine(line: string): boolean {
   let n = line.length;
@@ -58,21 +34,15 @@ function recorderMarketLine(line: string): boolean {
   if (line.slice(0, 5) !== '{"t":') return false;
   let i = uint(line, 5);
   if (i < 0) return false;
-  wt = num;
   if (line.slice(i, i + 5) !== ',"e":') return false;
   i = uint(line, i + 5);
   if (i < 0) return false;
-  we = num;
   if (line.slice(i, i + K_MARKET_F.length) !== K_MARKET_F) return false;
-  wFrom = i + K_MARKET_F.length;
-  wTo = n - 2;
-  return wTo >= wFrom && line.charCodeAt(wTo) === 34 && line.charCodeAt(wTo + 1) === 125;
+  const from = i + K_MARKET_F.length;
+  const to = n - 2;
+  return to >= from && line.charCodeAt(to) === 34 && line.charCodeAt(to + 1) === 125;
 }
 const K_MARKET_F = ',"k":"market","f":"';
-let wt = 0;
-let we = 0;
-let wFrom = 0;
-let wTo = 0;
 let num = 0;
 
 /** A JSON integer of 1..15 digits at line[i..) (value in num): the index after it, -1 for anything else. */
@@ -181,14 +151,11 @@ const NL = 0x0a;
 export interface RecordBatch {
   next(): ReplayRecord | undefined;
   /**
-   * Like next(), for a reader that can take a frame still escaped in its line: a market-channel
-   * version-1 recorder line in the recorder's own shape is offered to `take(line, from, to)`
-   * (line.slice(from, to) is the body of its "f" string); when take returns true (it could read the
-   * body and so proved it valid) the record comes back as the batch's EscapedRecord, else as next()
-   * makes it. A version-2 line comes back as one ReplayRecord the batch reuses (valid until its
-   * next call), its frame sliced from the line (nothing parsed, nothing copied).
+   * Like next(), for a reader that is done with each record before the next: a version-2 line
+   * comes back as one ReplayRecord the batch reuses (valid until its next call), its frame sliced
+   * from the line (nothing parsed, nothing copied); any other as next() makes it.
    */
-  nextEscaped(take: (line: string, from: number, to: number) => boolean): ReplayRecord | EscapedRecord | undefined;
+  nextReused(): ReplayRecord | undefined;
   /** The bytes in the file of the line the last record came from, its newline included (a progress display). */
   readonly lineBytes: number;
 }
@@ -209,7 +176,6 @@ class ChunkLines implements RecordBatch {
     this.end = end;
   }
   private readonly reused: ReplayRecord = { t: 0, e: 0, k: '', f: '' };
-  private readonly escaped: EscapedRecord = { escaped: true, t: 0, e: 0, k: 'market', line: '', from: 0, to: 0 };
   next(): ReplayRecord | undefined {
     for (let line = this.line(); line !== undefined; line = this.line()) {
       const r = this.record(line);
@@ -217,7 +183,7 @@ class ChunkLines implements RecordBatch {
     }
     return undefined;
   }
-  nextEscaped(take: (line: string, from: number, to: number) => boolean): ReplayRecord | EscapedRecord | undefined {
+  nextReused(): ReplayRecord | undefined {
     for (let line = this.line(); line !== undefined; line = this.line()) {
       if (line.length > 0 && line.charCodeAt(line.length - 1) === 13) line = line.slice(0, -1);
       if (rawRecorderLine(line)) {
@@ -227,16 +193,6 @@ class ChunkLines implements RecordBatch {
         r.k = rk;
         r.f = line.slice(rFrom, line.length - 1);
         this.prevT = rt;
-        return r;
-      }
-      if (recorderMarketLine(line) && take(line, wFrom, wTo)) {
-        const r = this.escaped;
-        r.t = wt;
-        r.e = we;
-        r.line = line;
-        r.from = wFrom;
-        r.to = wTo;
-        this.prevT = wt;
         return r;
       }
       const r = this.record(line);

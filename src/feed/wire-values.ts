@@ -1,6 +1,5 @@
-// Wire value parsers both market decode paths share (the JSON.parse path and the frame scanner):
-// prices, sizes and timestamps from their wire strings, and the recent-id cache that hands on
-// an equal token/market id string seen before.
+// Wire value parsers of the market decoder: prices, sizes and timestamps from their wire strings,
+// and the recent-id cache that hands on an equal token/market id string seen before.
 import { parsePrice, parseWireSize } from '../core/units.js';
 import { FieldError, reqStr, toMs, type Json } from './decode-stats.js';
 
@@ -57,17 +56,17 @@ export const recentAssets = new RecentIds();
 export const recentMarkets = new RecentIds();
 
 /**
- * The common wire price "0.d" .. "0.dddd" at s[a..b) in price units without the general parser;
- * -1 for any other shape (then parsePrice decides). Same value as parsePrice for every string it accepts.
+ * The common wire price "0.d" .. "0.dddd" in price units without the general parser; -1 for any
+ * other shape (then parsePrice decides). Same value as parsePrice for every string it accepts.
  */
-export function quickPrice(s: string, a = 0, b = s.length): number {
-  const n = b - a;
-  if (n < 3 || n > 6 || s.charCodeAt(a) !== 48 || s.charCodeAt(a + 1) !== 46) return -1;
+function quickPrice(s: string): number {
+  const n = s.length;
+  if (n < 3 || n > 6 || s.charCodeAt(0) !== 48 || s.charCodeAt(1) !== 46) return -1;
   let v = 0;
   for (let i = 2; i < 6; i++) {
     let d = 0;
     if (i < n) {
-      d = s.charCodeAt(a + i) - 48;
+      d = s.charCodeAt(i) - 48;
       if (d < 0 || d > 9) return -1;
     }
     v = v * 10 + d;
@@ -76,16 +75,16 @@ export function quickPrice(s: string, a = 0, b = s.length): number {
 }
 
 /**
- * The common wire size "123" / "123.4" / "123.45" (at most 9 whole digits) at s[a..b) in size units
- * without the general parser; -1 for any other shape (then parseSize decides, e.g. rounding past 2 decimals).
+ * The common wire size "123" / "123.4" / "123.45" (at most 9 whole digits) in size units without
+ * the general parser; -1 for any other shape (then parseSize decides, e.g. rounding past 2 decimals).
  */
-export function quickSize(s: string, a = 0, b = s.length): number {
-  const n = b - a;
+function quickSize(s: string): number {
+  const n = s.length;
   if (n === 0 || n > 12) return -1;
   let whole = 0;
   let i = 0;
   for (; i < n; i++) {
-    const c = s.charCodeAt(a + i);
+    const c = s.charCodeAt(i);
     if (c === 46) break;
     if (c < 48 || c > 57) return -1;
     whole = whole * 10 + (c - 48);
@@ -94,11 +93,11 @@ export function quickSize(s: string, a = 0, b = s.length): number {
   if (i === n) return whole * 100;
   const fd = n - i - 1; // digits after the dot
   if (fd < 1 || fd > 2) return -1;
-  const x = s.charCodeAt(a + i + 1) - 48;
+  const x = s.charCodeAt(i + 1) - 48;
   if (x < 0 || x > 9) return -1;
   let frac = x * 10;
   if (fd === 2) {
-    const y = s.charCodeAt(a + i + 2) - 48;
+    const y = s.charCodeAt(i + 2) - 48;
     if (y < 0 || y > 9) return -1;
     frac += y;
   }
@@ -119,16 +118,4 @@ export function size(s: unknown, field: string): number {
   if (v < 0) v = parseWireSize(s);
   if (v < 0) throw new FieldError(field);
   return v;
-}
-
-/** Price units of a wire price string, -1 when parsePrice would reject it. */
-export function priceOrNeg(s: string): number {
-  const v = quickPrice(s);
-  return v < 0 ? parsePrice(s) : v;
-}
-
-/** Size units of a wire size string (parseWireSize: a tiny nonzero size is 1 unit), -1 when parseSize would reject it. */
-export function sizeOrNeg(s: string): number {
-  const v = quickSize(s);
-  return v < 0 ? parseWireSize(s) : v;
 }

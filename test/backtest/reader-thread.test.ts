@@ -15,7 +15,6 @@ import { stressSyntheticParams } from '../../src/emulator/agents.js';
 import { config, tempDir } from './helpers.js';
 import { metaFrame } from '../../src/backtest/market-meta-line.js';
 import { recordLine as recorderLine } from '../../src/feed/recorder.js';
-import { setMarketScan } from '../../src/feed/decode-market.js';
 import { readerThreadsRunning } from '../../src/backtest/record-source.js';
 import { createLogger } from '../../src/core/log.js';
 
@@ -75,15 +74,6 @@ describe('backtest reader thread', () => {
     expect(r.feed.otherChannels).toBe(1);
     expect(r.feed.priceEvents).toBe(1);
     expect(r.total.orders).toBeGreaterThan(0);
-    // with the scanner off (the thread is started with the same setting): the same result again
-    setMarketScan(false);
-    try {
-      const n = await both({ data: [mixed], config: cfg });
-      expect(n.thread).toBe(n.inline);
-      expect(n.thread).toBe(m.thread);
-    } finally {
-      setMarketScan(true);
-    }
   }, 60_000);
 
   it('gives the same result over a real capture, two files back to back and a gzip file cut short', async () => {

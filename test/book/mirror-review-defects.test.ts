@@ -3,10 +3,10 @@
 // out of sync, the tick known from metadata reaches the book, a legacy message's root hash covers
 // all of its entries ("" is no hash), and a neg-risk book verifies when neg_risk is not known.
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BookMirror, type OutOfSyncReason } from '../../src/book/mirror.js';
 import { bookHash } from '../../src/book/hash.js';
-import { createMarketDecodeStats, decodeMarketFrame, RejectedTokens, setMarketScan } from '../../src/feed/decode-market.js';
+import { createMarketDecodeStats, decodeMarketFrame, RejectedTokens } from '../../src/feed/decode-market.js';
 import { MarketPipeline } from '../../src/feed/market-pipeline.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import type { MarketEvent } from '../../src/core/events.js';
@@ -17,8 +17,6 @@ const read = (p: string) => readFileSync(new URL(p, fx), 'utf8');
 
 const PT_A = '98022490269692409998126496127597032490334070080325855126491859374983463996227';
 const PT_B = '53831553061883006530739877284105938919721408776239639687877978808906551086026';
-
-afterEach(() => setMarketScan(true));
 
 function corrupt(hash: string): string {
   return (hash[0] === '0' ? '1' : '0') + hash.slice(1);
@@ -120,17 +118,14 @@ describe('a rejected price_change puts its tokens out of sync (defect 2)', () =>
     ['a bad side', frame({}, { side: 'buy' })],
   ];
 
-  it.each(cases)('%s: the entry token goes out of sync (resync asked), the other stays, with the scanner on and off', (_n, bad) => {
-    for (const scan of [true, false]) {
-      setMarketScan(scan);
-      const { m, p, stats, resyncs } = pipeline();
-      expect(p.frame(1, bad)).toBe(0);
-      expect(stats.rejected()).toBe(1);
-      expect(m.book('A')!.inSync()).toBe(false);
-      expect(m.syncInfo('A')!.reason).toBe('rejected_message');
-      expect(resyncs).toEqual([['A', 'rejected_message']]);
-      expect(m.book('B')!.inSync()).toBe(true);
-    }
+  it.each(cases)('%s: the entry token goes out of sync (resync asked), the other stays', (_n, bad) => {
+    const { m, p, stats, resyncs } = pipeline();
+    expect(p.frame(1, bad)).toBe(0);
+    expect(stats.rejected()).toBe(1);
+    expect(m.book('A')!.inSync()).toBe(false);
+    expect(m.syncInfo('A')!.reason).toBe('rejected_message');
+    expect(resyncs).toEqual([['A', 'rejected_message']]);
+    expect(m.book('B')!.inSync()).toBe(true);
   });
 
   it('entries of both tokens: both out of sync', () => {
@@ -213,22 +208,19 @@ describe('a rejected price_change puts its tokens out of sync (defect 2)', () =>
     expect(m.syncInfo('A')!.reason).toBe('rejected_message');
   });
 
-  it('the decoder names the tokens alike with the scanner on and off; a good frame names none', () => {
-    for (const scan of [true, false]) {
-      setMarketScan(scan);
-      const r = new RejectedTokens();
-      const out: MarketEvent[] = [];
-      decodeMarketFrame(frame({}, { size: '1e-7' }), out, createMarketDecodeStats(), r);
-      expect(out).toEqual([]);
-      expect({ markets: r.markets, assetIds: r.assetIds }).toEqual({ markets: [], assetIds: ['A'] });
-      r.clear();
-      decodeMarketFrame(frame({}, { asset_id: 7 }), out, createMarketDecodeStats(), r);
-      expect({ markets: r.markets, assetIds: r.assetIds }).toEqual({ markets: ['0xm'], assetIds: [] });
-      r.clear();
-      decodeMarketFrame(frame({}), out, createMarketDecodeStats(), r);
-      expect(out).toHaveLength(1);
-      expect(r.empty()).toBe(true);
-    }
+  it('the decoder names the tokens; a good frame names none', () => {
+    const r = new RejectedTokens();
+    const out: MarketEvent[] = [];
+    decodeMarketFrame(frame({}, { size: '1e-7' }), out, createMarketDecodeStats(), r);
+    expect(out).toEqual([]);
+    expect({ markets: r.markets, assetIds: r.assetIds }).toEqual({ markets: [], assetIds: ['A'] });
+    r.clear();
+    decodeMarketFrame(frame({}, { asset_id: 7 }), out, createMarketDecodeStats(), r);
+    expect({ markets: r.markets, assetIds: r.assetIds }).toEqual({ markets: ['0xm'], assetIds: [] });
+    r.clear();
+    decodeMarketFrame(frame({}), out, createMarketDecodeStats(), r);
+    expect(out).toHaveLength(1);
+    expect(r.empty()).toBe(true);
   });
 });
 
@@ -320,11 +312,8 @@ describe('legacy changes messages and empty hashes (defect 4)', () => {
     const h1 = v.hash('20');
     for (const [p, s, side] of m2) v.set(side, p, s);
     const h2 = v.hash('20');
-    for (const scan of [true, false]) {
-      setMarketScan(scan);
-      const events = [...decode(legacy('20', m1, h1)), ...decode(legacy('20', m2, h2))];
-      for (const e of events) if (e.type === 'price_change') expect(e.changes.map((c) => c.hash)).toEqual(e.changes.map(() => (e === events[0] ? h1 : h2)));
-    }
+    const events = [...decode(legacy('20', m1, h1)), ...decode(legacy('20', m2, h2))];
+    for (const e of events) if (e.type === 'price_change') expect(e.changes.map((c) => c.hash)).toEqual(e.changes.map(() => (e === events[0] ? h1 : h2)));
     feed(legacy('20', m1, h1));
     feed(legacy('20', m2, h2));
     m.flush();
@@ -332,21 +321,18 @@ describe('legacy changes messages and empty hashes (defect 4)', () => {
     expect(m.stats('A')).toMatchObject({ mismatches: 0, inconsistentGroups: 0, hashesVerified: 3, entriesVerified: 4 });
   });
 
-  it('"hash":"" on an entry is no hash (as on a snapshot), with the scanner on and off', () => {
-    for (const scan of [true, false]) {
-      setMarketScan(scan);
-      const { m, feed, oos } = setup();
-      feed([bookMsg('A', '10', BIDS, ASKS)]);
-      const msg = pc('20', [{ a: 'A', p: '0.46', s: '5', side: 'BUY', bb: '0.46', ba: '0.55' }]);
-      (msg.price_changes[0] as Record<string, unknown>).hash = '';
-      const [e] = decode(msg);
-      if (e.type !== 'price_change') throw new Error();
-      expect(e.changes[0].hash).toBeUndefined();
-      feed(msg);
-      feed(legacy('30', [['0.47', '1', 'BUY']], ''));
-      m.flush();
-      expect(oos).toEqual([]);
-      expect(m.stats('A')).toMatchObject({ deltas: 2, mismatches: 0, hashesVerified: 1 });
-    }
+  it('"hash":"" on an entry is no hash (as on a snapshot)', () => {
+    const { m, feed, oos } = setup();
+    feed([bookMsg('A', '10', BIDS, ASKS)]);
+    const msg = pc('20', [{ a: 'A', p: '0.46', s: '5', side: 'BUY', bb: '0.46', ba: '0.55' }]);
+    (msg.price_changes[0] as Record<string, unknown>).hash = '';
+    const [e] = decode(msg);
+    if (e.type !== 'price_change') throw new Error();
+    expect(e.changes[0].hash).toBeUndefined();
+    feed(msg);
+    feed(legacy('30', [['0.47', '1', 'BUY']], ''));
+    m.flush();
+    expect(oos).toEqual([]);
+    expect(m.stats('A')).toMatchObject({ deltas: 2, mismatches: 0, hashesVerified: 1 });
   });
 });

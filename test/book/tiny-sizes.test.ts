@@ -1,12 +1,12 @@
 // A level whose size is above zero but under half a unit (0.005 share: "0.004", what a 6-decimal
 // fill can leave resting) stays in the book: it was parsed as 0, which removes a level, so the
 // hashed book never matched the venue's and the token stayed out of sync for as long as the level
-// rested (every resync brought the same snapshot back). Both decoders (the scanner and JSON.parse),
-// the mirror with every hash verified, and the REST snapshot's parser.
-import { afterEach, describe, expect, it } from 'vitest';
+// rested (every resync brought the same snapshot back). The decoder, the mirror with every hash
+// verified, and the REST snapshot's parser.
+import { describe, expect, it } from 'vitest';
 import { BookMirror } from '../../src/book/mirror.js';
 import { bookHash } from '../../src/book/hash.js';
-import { createMarketDecodeStats, decodeMarketFrame, marketScanEnabled, setMarketScan } from '../../src/feed/decode-market.js';
+import { createMarketDecodeStats, decodeMarketFrame } from '../../src/feed/decode-market.js';
 import type { MarketEvent } from '../../src/core/events.js';
 import { parseWireSize } from '../../src/core/units.js';
 
@@ -29,12 +29,8 @@ function change(ts: string, price: string, size: string, bids: Lv, asks: Lv): st
   });
 }
 
-const scan = marketScanEnabled();
-afterEach(() => setMarketScan(scan));
-
 describe('book levels under half a unit', () => {
-  it.each([true, false])('stay in the book and verify (scanner %s)', (scanner) => {
-    setMarketScan(scanner);
+  it('stay in the book and verify', () => {
     const m = new BookMirror({ verifyEvery: 1, now: () => 0 });
     const stats = createMarketDecodeStats();
     const feed = (frame: string): void => {

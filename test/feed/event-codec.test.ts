@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createMarketDecodeStats, decodeMarketFrame, setMarketScan } from '../../src/feed/decode-market.js';
+import { createMarketDecodeStats, decodeMarketFrame } from '../../src/feed/decode-market.js';
 import type { EncodedEvents } from '../../src/feed/event-codec.js';
 import { EventDecoder } from '../../src/feed/event-decoder.js';
 import { EventEncoder } from '../../src/feed/event-encoder.js';
@@ -54,18 +54,11 @@ function roundTrip(events: MarketEvent[], per: number): MarketEvent[] {
 }
 
 describe('event codec', () => {
-  it('gives back every event of the real captures as decoded, with the scanner and without', () => {
-    for (const scan of [true, false]) {
-      setMarketScan(scan);
-      try {
-        const events = decodeAll(realFrames());
-        const types = new Set(events.map((e) => e.type));
-        for (const t of ['book', 'price_change', 'last_trade_price', 'tick_size_change', 'best_bid_ask', 'new_market', 'market_resolved']) expect(types, t).toContain(t);
-        expect(roundTrip(events, 7)).toStrictEqual(events);
-      } finally {
-        setMarketScan(true);
-      }
-    }
+  it('gives back every event of the real captures as decoded', () => {
+    const events = decodeAll(realFrames());
+    const types = new Set(events.map((e) => e.type));
+    for (const t of ['book', 'price_change', 'last_trade_price', 'tick_size_change', 'best_bid_ask', 'new_market', 'market_resolved']) expect(types, t).toContain(t);
+    expect(roundTrip(events, 7)).toStrictEqual(events);
   });
 
   it('gives back a synthetic recording, names sent once and reused across batches', async () => {

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordLine, recordLineV1 } from '../../src/feed/recorder.js';
-import { escapedFrame, isEscaped, parseRecordLine, readRecording, readRecordingBatches } from '../../src/feed/replay.js';
-import { createMarketDecodeStats, decodeMarketFrame, scanEscapedFrame } from '../../src/feed/decode-market.js';
+import { parseRecordLine, readRecording, readRecordingBatches } from '../../src/feed/replay.js';
+import { createMarketDecodeStats, decodeMarketFrame } from '../../src/feed/decode-market.js';
 import { writeSyntheticRecording } from '../../src/emulator/recording-writer.js';
 import { stressSyntheticParams } from '../../src/emulator/agents.js';
 import { runBacktest } from '../../src/backtest/runner.js';
@@ -38,12 +38,11 @@ async function records(path: string): Promise<Array<{ t: number; e: number; k: s
   return out;
 }
 
-/** The same, read as the backtest reads (nextEscaped: escaped scan of version-1 lines, sliced frames of version-2 lines). */
+/** The same, read as the backtest reads (nextReused: one reused record, version-2 frames sliced from their lines). */
 async function backtestRecords(path: string): Promise<Array<{ t: number; e: number; k: string; f: string }>> {
   const out = [];
-  const take = (line: string, from: number, to: number): boolean => scanEscapedFrame(line, from, to) !== undefined;
   for await (const b of readRecordingBatches(path)) {
-    for (let r = b.nextEscaped(take); r !== undefined; r = b.nextEscaped(take)) out.push({ t: r.t, e: r.e, k: r.k, f: isEscaped(r) ? escapedFrame(r) : r.f });
+    for (let r = b.nextReused(); r !== undefined; r = b.nextReused()) out.push({ t: r.t, e: r.e, k: r.k, f: r.f });
   }
   return out;
 }
