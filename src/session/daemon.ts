@@ -87,6 +87,13 @@ export class Daemon implements StatusSource {
   private paperVenue: SimulatedVenue | undefined;
   /** Set once start-up reconciles with the venue: from then the account's orders are ours to cancel at stop. */
   private managesOrders = false;
+  /**
+   * Start-up's check with the venue has read its trades since the store's last activity: only then
+   * does this run's end count as activity (a run stopped before it leaves no end time).
+   */
+  private reconciled = false;
+  /** Where start-up's check reads trades from (recoveryStart): a stop before that check succeeds reads from there too. */
+  private startupSinceMs: number | undefined;
   /** Set once the engine quotes (after start-up's reconciliation): a user channel back then is looked up after. */
   private quotingStarted = false;
   /** The user channel is back and the look-up of its gap has not landed yet (no quoting: feedLive). */
@@ -359,7 +366,7 @@ export class Daemon implements StatusSource {
       await this.unlessStopped(this.heartbeats.start());
     }
     // Startup reconciliation before the first quote, over a window that covers the downtime.
-    const since = this.recoveryWindowStart();
+    const since = (this.startupSinceMs = this.recoveryWindowStart());
     restoreFromStore(this.engine, this.store.ordersToRestore(since), this.store.eachFill());
     this.engine.forgetFlatOutside();
     this.engine.restoreLastMarks(this.store.keptMarks());
@@ -368,6 +375,7 @@ export class Daemon implements StatusSource {
     // from here the account's orders are this process's to manage: a stop cancels them
     this.managesOrders = true;
     await this.unlessStopped(lookUps.full(since));
+    this.reconciled = true;
     // the collateral our BUYs may promise, known before the first quote (a failure is logged: not capped)
     await this.unlessStopped(this.engine.collateral.read());
     this.engine.start();
@@ -594,7 +602,8 @@ export class Daemon implements StatusSource {
         }
       };
       if (this.engine) attempt('the final PnL snapshot', () => this.snapshot('final'));
-      attempt('ending the run', () => this.store.endRun(reason, unwritten.length === 0));
+      const unstamped = unwritten.length ? 'records unwritten' : this.reconciled ? undefined : 'stopped before its check with the venue';
+      attempt('ending the run', () => this.store.endRun(reason, unstamped));
       attempt('closing the store', () => this.store.close());
     }
     // a lock that cannot be released (a disk gone bad) must not fail the stop: its records are reported below
@@ -638,10 +647,14 @@ export class Daemon implements StatusSource {
       log.warn({ left: left.length }, 'orders still open after cancel-all; cancelling them by id');
       left = await this.cancelLeft(left, 'final cancel failed');
     }
-    // A fill matched just before the cancel may still be on its way over the user channel:
-    // ask the venue for the run's trades so the store has every fill before it closes.
+    // A fill matched just before the cancel may still be on its way over the user channel: ask the
+    // venue for the trades not yet read so the store has every fill before it closes. Since the last
+    // look-up that succeeded (not the whole run: days of trades would not fit the shutdown bound),
+    // or, when start-up's check never did, over its window (a crash's downtime before this run: an
+    // order that rested through it is settled by the list below, and its fill must be read with it)
     const finalListed: string[] = [];
-    const reconciled = await reconcileWithVenue(this.engine, this.venue, this.startedMs - HOUR, log, finalListed).then(
+    const finalSince = this.lookUps?.checkedFromMs() ?? this.startupSinceMs ?? this.startedMs - HOUR;
+    const reconciled = await reconcileWithVenue(this.engine, this.venue, finalSince, log, finalListed).then(
       () => true,
       (err: unknown) => {
         log.warn({ err }, 'final trade reconciliation failed');

@@ -46,6 +46,11 @@ export class VenueLookUps {
     return rep;
   }
 
+  /** Whence every trade has been read (the last success's start less the overlap); undefined before any success. */
+  checkedFromMs(): number | undefined {
+    return this.lastOkStartMs === -Infinity ? undefined : this.lastOkStartMs - LOOKUP_OVERLAP_MS;
+  }
+
   /** Where an asked-for look-up starts reading trades: since the last success less the overlap, at most an hour back. */
   sinceMs(): number {
     return Math.max(this.o.clock.now() - HOUR, this.lastOkStartMs - LOOKUP_OVERLAP_MS);

@@ -233,13 +233,15 @@ export class Store implements Journal, DayStarts {
 
   /**
    * Ends the run: its end time is the last activity the next start looks up from (lastActivityMs).
-   * `complete` false (records the store never took): the reason only, no end time, so that window
-   * starts from the last record the store did take and the venue's trades since are looked up.
+   * With `unstamped` (why the end time would mislead: records the store never took, a start stopped
+   * before its check with the venue) the reason only, `unstamped` after it, and no end time: the
+   * next start's window then begins from the last record the store did take, so the venue's trades
+   * since (a crash's downtime before this run) are looked up.
    */
-  endRun(reason: string, complete = true): void {
+  endRun(reason: string, unstamped?: string): void {
     if (this.runId === null) return;
-    if (complete) this.db.prepare(`UPDATE runs SET ended_ms = ?, end_reason = ? WHERE id = ?`).run(this.now(), reason, this.runId);
-    else this.db.prepare(`UPDATE runs SET end_reason = ? WHERE id = ?`).run(`${reason} (records unwritten)`, this.runId);
+    if (unstamped === undefined) this.db.prepare(`UPDATE runs SET ended_ms = ?, end_reason = ? WHERE id = ?`).run(this.now(), reason, this.runId);
+    else this.db.prepare(`UPDATE runs SET end_reason = ? WHERE id = ?`).run(`${reason} (${unstamped})`, this.runId);
   }
 
   orderChanged(o: TrackedOrder): void {
