@@ -204,6 +204,7 @@ export class FillLedger {
       return 0;
     }
     if (e.status !== 'FAILED') c.size = withinRounding(o, c.size);
+    if (c.size === 0) return this.underHalfUnit();
     // a trade first seen as FAILED moves nothing: recorded without the size check
     const problem = fillProblem(o, c, this.maxFeeRateBps, e.status !== 'FAILED');
     if (problem !== undefined) {
@@ -233,6 +234,17 @@ export class FillLedger {
     return 1;
   }
 
+  /**
+   * A piece of a trade of ours under half a unit (0.005 share: a 6-decimal remainder such as
+   * "0.003", rounded to 0 on our 0.01 grid) moves nothing and is counted here, not refused: a refusal
+   * asks for a look-up, which refuses it again, and two refusals suspend the market's quoting.
+   */
+  underHalfUnitPieces = 0;
+  private underHalfUnit(): number {
+    this.underHalfUnitPieces++;
+    return 0;
+  }
+
   /** A fill found by reconciliation (GET /trades) that the user channel never delivered. */
   record(f: Fill, nowMs: number, feeRateBps = 0): boolean {
     const k = fillKey(f.tradeId, f.orderId);
@@ -242,6 +254,7 @@ export class FillLedger {
       const size = withinRounding(o, f.size);
       if (size !== f.size) f = { ...f, size, fee: this.feeOf(f.tokenId, f.price, size, feeRateBps, f.liquidity) };
     }
+    if (o && f.size === 0) return this.underHalfUnit() > 0;
     const problem = o && fillProblem(o, { tokenId: f.tokenId, side: undefined, price: f.price, size: f.size, feeRateBps, liquidity: f.liquidity }, this.maxFeeRateBps, false);
     if (problem) {
       this.refused++;
@@ -286,7 +299,9 @@ export class FillLedger {
  */
 function withinRounding(o: TrackedOrder, size: number): number {
   const left = sizeToCome(o);
-  return left > 0 && size > left && size - left <= ROUNDING_SLACK ? left : size;
+  // an order filled already (its pieces rounded up to its size): a piece of one unit is the rounding of a 6-decimal remainder
+  if (left === 0) return size === 1 ? 0 : size;
+  return size > left && size - left <= ROUNDING_SLACK ? left : size;
 }
 
 /** Size units a fill may round past its order's remainder (withinRounding): half a unit per piece, ten pieces. */

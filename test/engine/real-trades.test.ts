@@ -115,4 +115,42 @@ describe('real trades', () => {
     expect(over.refused).toHaveLength(1);
     expect(over.filled).toBe(500);
   });
+
+  it('a piece under half a unit (a 6-decimal remainder: 0.003 between 5.002 and 4.995) is no bad trade: the order fills to its size, by the user channel and by the REST list', () => {
+    // found in review: the piece rounded to 0, was refused as an implausible size, asked for a
+    // look-up that refused it again, and the second refusal suspended the market's quoting
+    const [t] = trades(FILES[0]).trades;
+    const m = t.makerOrders[0];
+    const raw = JSON.parse(
+      readFileSync(new URL(FILES[0], FIX), 'utf8')
+        .split('\n')
+        .find((l) => l.includes('"maker_orders"')) as string,
+    ) as Record<string, unknown> & { maker_orders: Array<Record<string, unknown>> };
+    const side = m.side ?? (m.assetId === t.assetId ? (t.side === 'BUY' ? 'SELL' : 'BUY') : t.side);
+    const orders = new OrderTracker();
+    orders.create({ clientId: 'c', tokenId: m.assetId, market: t.market, side, price: m.price, size: 1000, createdMs: 0 });
+    orders.placeResult({ clientId: 'c', ok: true, orderId: m.orderId, status: 'live' }, 1);
+    const refused: string[] = [];
+    const fills: Fill[] = [];
+    const ledger = new FillLedger(orders, { onFill: (f) => fills.push(f), onFillStatus: () => undefined, onBadTrade: (_id, problem) => refused.push(problem) });
+    const out: UserEvent[] = [];
+    const st = createUserDecodeStats();
+    ['5.002', '0.003', '4.995'].forEach((amount, i) => decodeUserFrame(JSON.stringify({ ...raw, id: `d-${i}`, maker_orders: [{ ...raw.maker_orders[0], matched_amount: amount }] }), out, st));
+    for (const e of out) if (e.type === 'trade') ledger.onTrade({ ...e, status: 'MATCHED' }, 2);
+    expect(st.rejected()).toBe(0);
+    expect(refused).toEqual([]);
+    expect(fills.map((f) => f.size)).toEqual([500, 500]);
+    expect(orders.byVenueId(m.orderId)?.filled).toBe(1000);
+    // a last piece that rounds to one unit past the filled order (9.995 -> 10.00, then 0.005 -> 0.01): rounding, not refused
+    decodeUserFrame(JSON.stringify({ ...raw, id: 'd-over', maker_orders: [{ ...raw.maker_orders[0], matched_amount: '0.005' }] }), out, st);
+    const over = out[out.length - 1];
+    if (over.type === 'trade') ledger.onTrade({ ...over, status: 'MATCHED' }, 3);
+    expect(refused).toEqual([]);
+    expect(orders.byVenueId(m.orderId)?.filled).toBe(1000);
+    // the same piece again, as the venue's trade list gives it to a look-up: nothing refused, nothing moved
+    const piece = fills[0];
+    expect(ledger.record({ ...piece, tradeId: 'd-1', size: 0, fee: 0 }, 3, 0)).toBe(false);
+    expect(refused).toEqual([]);
+    expect(orders.byVenueId(m.orderId)?.filled).toBe(1000);
+  });
 });
