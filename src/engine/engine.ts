@@ -14,7 +14,7 @@ import type { LoadedStrategy } from './strategy.js';
 import type { MarketMeta } from './strategy.js';
 import { OrderTracker, sizeToCome, type TrackedOrder } from './orders.js';
 import { FillLedger, flatFee, type FillFee } from './fills.js';
-import { ruleFeeMicros } from '../core/fees.js';
+import { ruleFeeMicros, type FeeRule } from '../core/fees.js';
 import { Positions } from './positions.js';
 import { ReferencePrices } from './reference-prices.js';
 import { RiskGate, type DayStarts } from './risk.js';
@@ -33,6 +33,9 @@ import { MissingOrderWatch } from './missing-orders.js';
 import { Requoter } from './requote.js';
 import { RequoteTiming } from './requote-timing.js';
 import { PRICE_SCALE } from '../core/units.js';
+
+/** Dropped markets' tokens whose fee rules are kept for late fills (a few KB; markets rotate for as long as the daemon runs). */
+const DROPPED_FEE_RULES = 1024;
 
 export type { MarketBooks, MarketState } from './market-state.js';
 export type { EngineResults } from './engine-results.js';
@@ -123,6 +126,11 @@ export class Engine {
   private readonly lastMarks = new Map<string, number>();
   /** Tokens of resolved markets at what they pay (1 the winner, 0 the other), ahead of any book or last mark. */
   private readonly settledMarks = new Map<string, number>();
+  /**
+   * The fee rules of dropped markets' tokens, for their late fills (a trade matched before the
+   * cancel, found by the lingering user channel or a look-up): the newest DROPPED_FEE_RULES tokens.
+   */
+  private readonly droppedFeeRules = new Map<string, FeeRule>();
   /** What a market's requote sends (requote.ts); when it runs (requote-timing.ts). */
   private readonly requoter: Requoter;
   private readonly timing: RequoteTiming;
@@ -405,11 +413,19 @@ export class Engine {
         this.o.onLastMark?.(t, m);
       }
       this.byToken.delete(t);
+      this.keepDroppedFeeRule(t, st.meta.feeRule);
       this.missingOrders?.forget(t);
       this.positions.forget(t);
       if (this.positions.has(t)) this.runningPnl.orphan(t);
     }
     return true;
+  }
+
+  private keepDroppedFeeRule(tokenId: string, rule: FeeRule | undefined): void {
+    this.droppedFeeRules.delete(tokenId);
+    if (rule === undefined) return;
+    this.droppedFeeRules.set(tokenId, rule);
+    if (this.droppedFeeRules.size > DROPPED_FEE_RULES) this.droppedFeeRules.delete(this.droppedFeeRules.keys().next().value as string);
   }
 
   /** Whether every holding had a mark at the last revaluation (the loss check waits for them: RiskGate.checkLoss). */
@@ -740,7 +756,8 @@ export class Engine {
    * book 10% of each maker fill's notional); else the trade's rate on the notional.
    */
   readonly fillFee: FillFee = (tokenId, price, size, feeRateBps, liquidity) => {
-    const rule = this.byToken.get(tokenId)?.meta.feeRule;
+    const st = this.byToken.get(tokenId);
+    const rule = st ? st.meta.feeRule : this.droppedFeeRules.get(tokenId);
     if (rule === undefined) return flatFee(tokenId, price, size, feeRateBps, liquidity);
     if (liquidity === 'MAKER') return 0;
     // numbers the rule cannot take belong to a trade the fill checks refuse: no throw before they run

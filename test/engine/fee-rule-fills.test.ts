@@ -59,4 +59,27 @@ describe('fills on a market with a fee rule', () => {
     expect(engine.positions.cash - cash).toBe(-5100 * 1000 - ruleFeeMicros(5100, 1000, RULE));
     await engine.stop();
   });
+
+  it("a maker fill that arrives after its market was dropped still books the market's rule (no fee), not fee_rate_bps of its notional", async () => {
+    // found in review: the rule was found through the market's state, which dropMarket deletes; a
+    // rotating market's late fill (the user channel lingers for them, a look-up finds them) was
+    // booked at the trade's 1000 bps: 10% of its notional, against the daily-loss limit
+    const { engine, clock } = await onFeeMarket();
+    engine.start();
+    await settle(10);
+    const bid = [...engine.orders.open()].find((o) => o.side === 'BUY' && o.tokenId === Y);
+    expect(bid).toBeDefined();
+    engine.retireMarket(M);
+    await settle(10);
+    expect(engine.dropMarket(M)).toBe(true);
+    expect(engine.marketOf(Y)).toBeUndefined();
+    const t = makerTrade('t3', bid!.orderId!, 'BUY', 'MATCHED', clock.now(), { price: bid!.price, size: 1000 });
+    t.feeRateBps = 1000;
+    t.makerOrders[0].feeRateBps = 1000;
+    const cash = engine.positions.cash;
+    engine.handleUserEvent(t);
+    expect(engine.positions.qty(Y)).toBe(1000);
+    expect(engine.positions.cash - cash).toBe(-bid!.price * 1000);
+    await engine.stop();
+  });
 });
