@@ -91,7 +91,7 @@ function checks(profile: ClobProfile, clients: Clients, tokens: readonly string[
     run: async () => {
       // as the daemon picks them: the tokens given, else the metadata query
       if (!tokens.length && !query.enabled) return { ok: false, detail: 'no markets configured: give --markets, config.markets or config.marketQuery' };
-      const metas = tokens.length ? await marketsFromTokens(clob, tokens, silentLogger) : await marketsFromQuery(clients.gamma, query, silentLogger);
+      const metas = tokens.length ? await marketsFromTokens(clob, tokens, silentLogger) : await marketsFromQuery(clients.gamma, clob, query, silentLogger);
       if (!metas.length) return { ok: false, detail: 'the metadata query (config.marketQuery) picked no market' };
       const lines: string[] = [];
       const exchanges = new Set<string>();

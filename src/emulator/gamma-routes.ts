@@ -41,7 +41,7 @@ export function gammaMarketJson(m: EmuMarket, index: number): Record<string, unk
     closed: false,
     archived: false,
     restricted: false,
-    negRisk: false,
+    negRisk: m.facts.negRisk,
     enableOrderBook: true,
     acceptingOrders: true,
     orderPriceMinTickSize: m.facts.tick / PRICE_SCALE,
@@ -81,7 +81,7 @@ export function eventJson(m: EmuMarket, index: number): Record<string, unknown> 
     closed: false,
     startDate: '2026-01-01T00:00:00Z',
     endDate: '2030-01-01T00:00:00Z',
-    negRisk: false,
+    negRisk: m.facts.negRisk,
     tags: [TAG],
     markets: [gammaMarketJson(m, index)],
   };

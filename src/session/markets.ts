@@ -55,8 +55,20 @@ async function listedMarkets(clob: ClobClient, tokens: readonly string[], log: L
   return found;
 }
 
+/** A market's terms before its neg_risk is known (the answers may leave it out: negRiskOf asks). */
+type MetaDraft = Omit<MarketMeta, 'negRisk'> & { negRisk: boolean | undefined };
+
+/**
+ * A market's neg_risk: as its answers gave it, else the CLOB's GET /neg-risk. Never guessed: a
+ * neg-risk market taken as not one signs every order for the main exchange (refused as an invalid
+ * signature) and checks its allowance on the wrong one.
+ */
+async function negRiskOf(clob: ClobClient, m: MetaDraft): Promise<MarketMeta> {
+  return { ...m, negRisk: m.negRisk ?? (await clob.getNegRisk(m.tokenId)) };
+}
+
 /** A market's terms from its CLOB market object, the book's where the market omits them. */
-function metaOf(m: ClobMarket, book: Book | undefined, token: string): MarketMeta {
+function metaOf(m: ClobMarket, book: Book | undefined, token: string): MetaDraft {
   const conditionId = m.condition_id;
   const ids = (m.tokens ?? []).map((t) => t.token_id);
   if (ids.length !== 2) throw new MakerdError(`market ${conditionId} of token ${token} is not a binary market (${ids.length} tokens)`);
@@ -68,14 +80,14 @@ function metaOf(m: ClobMarket, book: Book | undefined, token: string): MarketMet
     complementId: ids[1],
     tick: tickFromMarket > 0 ? tickFromMarket : (book?.tickSize ?? DEFAULT_TICK),
     minSize: minFromMarket > 0 ? minFromMarket : (book?.minOrderSize ?? DEFAULT_MIN_SIZE),
-    negRisk: m.neg_risk ?? book?.negRisk ?? false,
+    negRisk: m.neg_risk ?? book?.negRisk,
     endMs: endMsOf((m as Record<string, unknown>).end_date_iso),
   };
 }
 
 /** Resolves token ids to markets; a token whose market has no second token is an error. */
 export async function marketsFromTokens(clob: ClobClient, tokens: readonly string[], log: Logger): Promise<MarketMeta[]> {
-  const byCondition = new Map<string, MarketMeta>();
+  const byCondition = new Map<string, MetaDraft>();
   const listed = tokens.length >= LIST_FROM_TOKENS ? await listedMarkets(clob, tokens, log) : new Map<string, ClobMarket>();
   for (const token of tokens) {
     const fromList = listed.get(token);
@@ -87,7 +99,8 @@ export async function marketsFromTokens(clob: ClobClient, tokens: readonly strin
     if (byCondition.has(book.market)) continue;
     byCondition.set(book.market, metaOf(await clob.getMarket(book.market), book, token));
   }
-  const metas = [...byCondition.values()];
+  const metas: MarketMeta[] = [];
+  for (const m of byCondition.values()) metas.push(await negRiskOf(clob, m));
   await readFeeRules(clob, metas, log);
   for (const meta of metas) {
     log.info(
@@ -124,7 +137,7 @@ export async function readFeeRules(clob: ClobClient, metas: readonly MarketMeta[
 }
 
 /** Markets from the metadata API by the configured query (active, volume/liquidity floors, order, limit). */
-export async function marketsFromQuery(gamma: GammaClient, q: Config['marketQuery'], log: Logger): Promise<MarketMeta[]> {
+export async function marketsFromQuery(gamma: GammaClient, clob: ClobClient, q: Config['marketQuery'], log: Logger): Promise<MarketMeta[]> {
   const out: MarketMeta[] = [];
   // offset pages over an order that moves while they are read (volume) can repeat a market
   const seen = new Set<string>();
@@ -137,15 +150,20 @@ export async function marketsFromQuery(gamma: GammaClient, q: Config['marketQuer
     const tick = m.orderPriceMinTickSize !== undefined ? priceFromNumber(m.orderPriceMinTickSize) : -1;
     const min = m.orderMinSize !== undefined ? sizeFromNumber(m.orderMinSize) : -1;
     seen.add(m.conditionId);
-    out.push({
+    const draft: MetaDraft = {
       conditionId: m.conditionId,
       tokenId: m.clobTokenIds[0],
       complementId: m.clobTokenIds[1],
       tick: tick > 0 ? tick : DEFAULT_TICK,
       minSize: min > 0 ? min : DEFAULT_MIN_SIZE,
-      negRisk: m.negRisk ?? false,
+      negRisk: m.negRisk,
       endMs: endMsOf(m.endDate),
-    });
+    };
+    try {
+      out.push(await negRiskOf(clob, draft));
+    } catch (err) {
+      log.warn({ market: m.conditionId, err }, 'market left out: its neg_risk is not in the metadata and GET /neg-risk did not tell');
+    }
   }
   log.info({ markets: out.map((m) => m.conditionId) }, 'markets from the metadata query');
   return out;

@@ -2,11 +2,12 @@
 // read (volume: a trade between two pages), a market can come twice. It is quoted once.
 import { describe, expect, it } from 'vitest';
 import type { GammaClient } from '../../src/api/gamma-client.js';
+import type { ClobClient } from '../../src/api/clob-client.js';
 import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/core/log.js';
 import { marketsFromQuery } from '../../src/session/markets.js';
 
-const market = (i: number) => ({ conditionId: `0xc${i}`, clobTokenIds: [`${i}1`, `${i}2`], volumeNum: 100 - i, liquidityNum: 1000, orderPriceMinTickSize: 0.01, orderMinSize: 5 });
+const market = (i: number) => ({ conditionId: `0xc${i}`, clobTokenIds: [`${i}1`, `${i}2`], volumeNum: 100 - i, liquidityNum: 1000, orderPriceMinTickSize: 0.01, orderMinSize: 5, negRisk: false });
 
 describe('marketsFromQuery', () => {
   it('takes a market repeated across pages once, and still fills the limit', async () => {
@@ -18,7 +19,8 @@ describe('marketsFromQuery', () => {
       },
     } as unknown as GammaClient;
     const q = { ...loadConfig({ env: {} }).marketQuery, enabled: true, order: 'volume' as const, limit: 4 };
-    const got = await marketsFromQuery(gamma, q, silentLogger);
+    // every market names its neg_risk: the CLOB is not asked
+    const got = await marketsFromQuery(gamma, {} as ClobClient, q, silentLogger);
     expect(got.map((m) => m.conditionId)).toEqual(['0xc0', '0xc1', '0xc2', '0xc3']);
   });
 });

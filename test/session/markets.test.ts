@@ -9,7 +9,9 @@ import { polymarketProfile } from '../../src/api/polymarket-profile.js';
 import { Transport } from '../../src/api/transport.js';
 import { WallClock } from '../../src/core/clock.js';
 import { createLogger } from '../../src/core/log.js';
-import { marketsFromTokens } from '../../src/session/markets.js';
+import { marketsFromQuery, marketsFromTokens } from '../../src/session/markets.js';
+import { GammaClient } from '../../src/api/gamma-client.js';
+import { loadConfig } from '../../src/config.js';
 import { send, startServer, testHttp, testRetry, type TestServer } from '../api/http-server.js';
 
 const PK = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80' as const;
@@ -18,22 +20,58 @@ const NO = '222';
 const book = { market: '0xcond', asset_id: YES, timestamp: '1', hash: '', bids: [], asks: [], min_order_size: '5', tick_size: '0.01', neg_risk: false };
 const market = { condition_id: '0xcond', tokens: [{ token_id: YES }, { token_id: NO }], minimum_tick_size: 0.01, minimum_order_size: 5, neg_risk: false };
 
+// markets whose answers leave out neg_risk (the CLOB's GET /neg-risk tells: NR1's is one, BAD1's answers 500)
+const nrBook = { market: '0xnr', asset_id: 'NR1', timestamp: '1', hash: '', bids: [], asks: [], min_order_size: '5', tick_size: '0.01' };
+const nrMarket = { condition_id: '0xnr', tokens: [{ token_id: 'NR1' }, { token_id: 'NR2' }], minimum_tick_size: 0.01, minimum_order_size: 5 };
+const gammaMarket = (id: string, tokens: string[], negRisk?: boolean) => ({
+  id: `${id}-gamma`,
+  conditionId: id,
+  clobTokenIds: JSON.stringify(tokens),
+  volumeNum: 1000,
+  liquidityNum: 1000,
+  orderPriceMinTickSize: 0.01,
+  orderMinSize: 5,
+  ...(negRisk === undefined ? {} : { negRisk }),
+});
+
 let srv: TestServer;
+let gammaSrv: TestServer;
 let clob: ClobClient;
+let gamma: GammaClient;
 let info: (res: ServerResponse) => void = (res) => send(res, 404, { error: 'market not found' });
 beforeAll(async () => {
   srv = await startServer((r, res) => {
+    if (r.path === '/book' && r.query.get('token_id') === 'NR1') return send(res, 200, nrBook);
     if (r.path === '/book') return send(res, 200, book);
     if (r.path === '/markets/0xcond') return send(res, 200, market);
     if (r.path === '/clob-markets/0xcond') return info(res);
+    if (r.path === '/markets/0xnr') return send(res, 200, nrMarket);
+    if (r.path === '/neg-risk') {
+      const t = r.query.get('token_id');
+      if (t === 'NR1' || t === 'Q1') return send(res, 200, { neg_risk: true });
+      if (t === 'P1') return send(res, 200, { neg_risk: false });
+      return send(res, 500, { error: 'down' });
+    }
+    if (r.path.startsWith('/clob-markets/')) return send(res, 404, { error: 'market not found' });
     send(res, 404, { error: 'no route' });
   });
+  gammaSrv = await startServer((r, res) => {
+    if (r.path === '/markets' && r.query.get('offset') === '0') {
+      return send(res, 200, [gammaMarket('0xq', ['Q1', 'Q2']), gammaMarket('0xp', ['P1', 'P2']), gammaMarket('0xbad', ['BAD1', 'BAD2']), gammaMarket('0xk', ['K1', 'K2'], true)]);
+    }
+    if (r.path === '/markets') return send(res, 200, []);
+    send(res, 404, { error: 'no route' });
+  });
+  gamma = new GammaClient(
+    new Transport({ api: 'gamma', baseUrl: gammaSrv.url, http: testHttp, retry: { ...testRetry, attempts: 1 }, limiter: new Limiter({ clock: new WallClock({ keepAlive: true }) }) }),
+  );
   const profile = polymarketProfile({ privateKey: PK, apiKey: 'k', apiSecret: 'c2VjcmV0', apiPassphrase: 'p', signatureType: 0 });
   const limiter = new Limiter({ clock: new WallClock({ keepAlive: true }) });
   clob = new ClobClient(new Transport({ api: 'clob', baseUrl: srv.url, http: testHttp, retry: { ...testRetry, attempts: 1 }, limiter, auth: profile.authHeaders }), profile);
 });
 afterAll(async () => {
   await srv.close();
+  await gammaSrv.close();
 });
 
 function capture() {
@@ -61,5 +99,26 @@ describe('marketsFromTokens on the polymarket profile', () => {
       expect(m.feeRule).toBeUndefined();
       expect(lines.filter((l) => l.includes('"level":40') && l.includes('fee rule'))).toHaveLength(1);
     }
+  });
+});
+
+describe('a market whose answers leave out neg_risk', () => {
+  // found in review: it was taken as false, and every order of a neg-risk market was then signed
+  // for the main exchange (refused as an invalid signature), its allowance checked on the wrong one
+  it('from token ids: GET /neg-risk decides', async () => {
+    const [m] = await marketsFromTokens(clob, ['NR1'], capture().log);
+    expect(m).toMatchObject({ conditionId: '0xnr', tokenId: 'NR1', complementId: 'NR2', negRisk: true });
+  });
+
+  it('from the metadata query: GET /neg-risk decides; a market it cannot tell is left out with a warning', async () => {
+    const { log, lines } = capture();
+    const q = { ...loadConfig({ env: {} }).marketQuery, enabled: true, limit: 10 };
+    const got = await marketsFromQuery(gamma, clob, q, log);
+    expect(got.map((m) => [m.conditionId, m.negRisk])).toEqual([
+      ['0xq', true],
+      ['0xp', false],
+      ['0xk', true],
+    ]);
+    expect(lines.filter((l) => l.includes('"level":40') && l.includes('0xbad') && l.includes('neg_risk'))).toHaveLength(1);
   });
 });
