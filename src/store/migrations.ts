@@ -1,6 +1,7 @@
 // Schema migrations, applied in order; PRAGMA user_version holds the last one applied. Append a
 // new entry to change the schema; never edit one that has shipped.
 import type Database from 'better-sqlite3';
+import { MakerdError } from '../core/errors.js';
 
 const MIGRATIONS: string[] = [
   // 1: runs, orders, fills, positions, account, PnL snapshots
@@ -112,6 +113,10 @@ const MIGRATIONS: string[] = [
 
 export function migrate(db: Database.Database): number {
   const current = db.pragma('user_version', { simple: true }) as number;
+  // a later makerd's store (a rollback after an upgrade): its tables may mean what this one does not know
+  if (current > MIGRATIONS.length) {
+    throw new MakerdError(`the store's schema version ${current} is newer than this makerd's ${MIGRATIONS.length}: a later makerd wrote it; run that one, or give this one a database of its own`);
+  }
   for (let v = current; v < MIGRATIONS.length; v++) {
     db.transaction(() => {
       db.exec(MIGRATIONS[v]);

@@ -7,7 +7,8 @@
 // leave a later taker locking a file nobody else opens. The holder also writes the text lock older
 // makerds take (<db>.lock: pid and command line), which names it in a refusal and keeps them out;
 // one an older makerd holds is honoured while its process runs.
-import { closeSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, realpathSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 
 export class StoreLockedError extends Error {
@@ -60,6 +61,19 @@ function textLockHolder(path: string): number | undefined {
   return now === undefined || now === cmd ? pid : undefined;
 }
 
+/** The store's path with every symlink resolved: the file's own when it exists, else its folder's (the file is yet to be made there). */
+function realStorePath(dbPath: string): string {
+  try {
+    return realpathSync(dbPath);
+  } catch {
+    try {
+      return join(realpathSync(dirname(dbPath)), basename(dbPath));
+    } catch {
+      return dbPath;
+    }
+  }
+}
+
 const isCode = (e: unknown, code: string): boolean => (e as { code?: string }).code === code;
 
 export class StoreLock {
@@ -70,8 +84,10 @@ export class StoreLock {
 
   /** Takes the lock of the store at `dbPath`; throws StoreLockedError while another process (or another taker in this one) holds it. */
   static acquire(dbPath: string): StoreLock {
-    const textPath = `${dbPath}.lock`;
-    const kernelPath = `${dbPath}.lock.db`;
+    // beside the real file, however the path reaches it (SQLite follows a symlink to the file it opens)
+    const real = realStorePath(dbPath);
+    const textPath = `${real}.lock`;
+    const kernelPath = `${real}.lock.db`;
     let db: Database.Database | undefined;
     try {
       db = new Database(kernelPath, { timeout: 0 });

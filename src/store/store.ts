@@ -16,6 +16,9 @@ import type { Fill } from '../engine/fills.js';
 import { migrate } from './migrations.js';
 import { emptyBasis, foldFill, type CostBasis } from '../core/accounting.js';
 
+/** How long a write waits on a lock another process holds before it fails (SQLITE_BUSY), ms. */
+const BUSY_TIMEOUT_MS = 100;
+
 /** One write of the engine's journal (journal.ts queues them; writeBatch stores them together). */
 export type JournalRecord = { kind: 'order'; order: TrackedOrder } | { kind: 'fill'; fill: Fill } | { kind: 'fillStatus'; fill: Fill };
 
@@ -174,10 +177,18 @@ export class Store implements Journal, DayStarts {
   ) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 5000');
-    migrate(this.db);
+    try {
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = NORMAL');
+      // the store is this process's alone (store-lock.ts): a lock held elsewhere (an operator's
+      // sqlite3 left in a write transaction) fails a write at once, to be retried (journal.ts),
+      // instead of blocking the event loop (heartbeats, feeds, a halt's cancel-all) for seconds
+      this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      migrate(this.db);
+    } catch (e) {
+      this.db.close();
+      throw e;
+    }
     const d = this.db;
     this.st = {
       upsertOrder: d.prepare(
