@@ -37,6 +37,7 @@ import { AMBIGUOUS_GRACE_MS, reconcileWithVenue, recoveryStart, restoreFromStore
 import { HOUR, VenueLookUps } from './look-ups.js';
 import type { MarketMeta } from '../engine/strategy.js';
 import type { MarketState } from '../engine/market-state.js';
+import { TERMINAL, type TrackedOrder } from '../engine/orders.js';
 
 export interface DaemonOptions {
   config: Config;
@@ -625,9 +626,9 @@ export class Daemon implements StatusSource {
   private async cancelEverything(): Promise<string[]> {
     const log = this.o.log;
     for (const t of this.tasks) await t.stop();
-    // a start that failed before reconciling (a store in use, a status port taken) cancels nothing:
-    // a cancel-all is account-wide, and the orders may be another daemon's
-    if (!this.engine || !this.managesOrders) return [];
+    // a start that failed before reconciling (a store in use, a status port taken) sends no
+    // cancel-all: it is account-wide, and the orders may be another daemon's
+    if (!this.engine || !this.managesOrders) return this.cancelStoredOpen();
     await this.engine.stop();
     // a place with no clear answer may still land at the venue: the youngest is given the look-ups'
     // grace before the list is read, so the list shows it (cancelled by id) or the look-up settles it
@@ -682,6 +683,29 @@ export class Daemon implements StatusSource {
   }
 
   /** Cancels these orders by id at stop; returns those the venue did not confirm cancelled (all of them when the call failed). */
+  /**
+   * A live start stopped before it managed the account's orders: those its store's earlier runs
+   * left open (a run killed with quotes resting) are ours (the store's lock is held, its owner is
+   * this account), cancelled by id; those the venue does not confirm, and places never answered
+   * (no id to cancel by), are reported. Nothing when the store was not opened as ours.
+   */
+  private async cancelStoredOpen(): Promise<string[]> {
+    if (this.o.config.mode !== 'live' || this.store === undefined || this.venue === undefined) return [];
+    let open: TrackedOrder[];
+    try {
+      open = this.store.ordersToRestore(Number.MAX_SAFE_INTEGER).filter((o) => !TERMINAL.has(o.state));
+    } catch (err) {
+      this.o.log.error({ err }, "stopping: the store's open orders could not be read");
+      return [];
+    }
+    if (open.length === 0) return [];
+    const ids = open.flatMap((o) => (o.orderId === undefined ? [] : [o.orderId]));
+    const unanswered = open.flatMap((o) => (o.orderId === undefined ? [`client:${o.clientId}`] : []));
+    this.o.log.warn({ orders: ids.length, unanswered: unanswered.length }, "stopping before managing the account's orders: cancelling by id those an earlier run of this store left open");
+    const left = ids.length ? await this.cancelLeft(ids, 'cancel of the orders an earlier run left open failed') : [];
+    return [...left, ...unanswered];
+  }
+
   private async cancelLeft(ids: string[], failed: string): Promise<string[]> {
     try {
       const r = await this.venue.cancelOrders(ids);

@@ -1,0 +1,67 @@
+// A start that stops before it manages the account's orders (the status port taken: exit 2, which
+// pm2 does not restart; an operator's stop during start-up) after a run of its store was killed
+// with quotes resting: those orders are ours (the store's lock is held, its owner is this account),
+// so they are cancelled by id; never a cancel-all, the account may hold orders that are not ours.
+// Found in review: they were left resting, unmanaged, and nothing said so.
+import { createServer } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { specProfile } from '../../src/api/clob-profile.js';
+import { loadConfig } from '../../src/config.js';
+import { silentLogger } from '../../src/core/log.js';
+import { Daemon } from '../../src/session/daemon.js';
+import { urlsEnv } from '../../src/emulator/server.js';
+import { bounded, kill, KEY, setup, spawnDaemon, until, useTestScope } from './harness.js';
+import Database from 'better-sqlite3';
+
+useTestScope();
+
+describe('a start stopped before it manages the orders', () => {
+  it("cancels by id the orders its store's killed run left resting, and only those", async () => {
+    const e = await setup();
+    const first = spawnDaemon(e);
+    await bounded(first.ready, 15_000, 'first ready');
+    // killed once its quotes rest and its store knows them by their venue ids
+    const stored = (): Set<string> => {
+      const db = new Database(e.db, { readonly: true, fileMustExist: true });
+      try {
+        return new Set((db.prepare("SELECT order_id AS id FROM orders WHERE state IN ('live','partially_filled') AND order_id IS NOT NULL").all() as Array<{ id: string }>).map((r) => r.id));
+      } finally {
+        db.close();
+      }
+    };
+    await until(
+      'quotes resting and stored',
+      () => {
+        const open = e.emu.exchange.openOrders(KEY);
+        const known = stored();
+        return open.length > 0 && open.every((o) => known.has(o.id));
+      },
+      15_000,
+      50,
+    );
+    kill(first, 'SIGKILL');
+    await bounded(first.exited, 5000, 'killed');
+    const resting = e.emu.exchange.openOrders(KEY).map((o) => o.id);
+    expect(resting.length).toBeGreaterThan(0);
+    // an order of the account that no run of this store placed
+    const placed = await e.emu.exchange.place(KEY, { tokenID: e.token, side: 'BUY', price: '0.01', size: '5', orderType: 'GTC' });
+    const foreign = String(placed.orderID);
+    expect(foreign).not.toBe('');
+
+    const busy = createServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+    const port = (busy.address() as { port: number }).port;
+    try {
+      const config = loadConfig({ env: { ...urlsEnv(e.emu.urls), MAKERD_DB: e.db }, overrides: { mode: 'live', log: { level: 'silent' } } });
+      const d = new Daemon({ config, venue: specProfile(KEY), log: silentLogger, tokens: [e.token], statusPort: port });
+      await expect(bounded(d.start(), 15_000, 'start')).rejects.toThrow(/status\.port/);
+      const report = await bounded(d.stop('start-up failed'), 30_000, 'stop');
+      expect(report.unconfirmed).toEqual([]);
+      const open = e.emu.exchange.openOrders(KEY).map((o) => o.id);
+      expect(open.filter((id) => resting.includes(id))).toEqual([]);
+      expect(open).toContain(foreign);
+    } finally {
+      busy.close();
+    }
+  }, 60_000);
+});
