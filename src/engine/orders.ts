@@ -209,7 +209,17 @@ export class OrderTracker {
 
   placeResult(r: PlaceResult, nowMs: number): void {
     const o = this.byClient.get(r.clientId);
-    if (!o || (o.state !== 'pending_new' && o.state !== 'ambiguous')) return;
+    if (!o) return;
+    if (o.state !== 'pending_new' && o.state !== 'ambiguous') {
+      // bound by a guess by terms (another order of ours with the same terms, landing late), which
+      // moved it on: the answer's id is the venue's word for this one; the guessed order goes back
+      // to being unknown (a look-up finds it)
+      if (r.ok && r.orderId && r.orderId !== o.orderId && this.guessed.has(o)) {
+        this.bindId(o, r.orderId, true, nowMs);
+        this.emit(o, o.state);
+      }
+      return;
+    }
     if (!r.ok) {
       o.error = r.message && r.message !== r.error ? `${r.error ?? 'UNKNOWN'}: ${r.message}` : r.error;
       this.move(o, 'rejected', nowMs);

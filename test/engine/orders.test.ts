@@ -152,6 +152,25 @@ describe('order state machine', () => {
     expect(q.orderId).toBeUndefined();
   });
 
+  it("a guess by terms yields to the order's own REST answer, even once the guess moved it: the answer's id is kept, the guessed one let go", () => {
+    // found in review: an order of ours we do not know (a place settled as never landed, landing
+    // late) announced itself with p's terms, so p was bound to it and moved to live; p's own answer
+    // (P1) was then dropped, and P1 rested unmanaged while cancelling p cancelled the other order
+    const tr = new OrderTracker();
+    const p = tr.create({ clientId: 'p', ...base });
+    tr.orderEvent(orderEv('A', 'PLACEMENT', 'LIVE', 0), 2);
+    expect(p.orderId).toBe('A');
+    expect(p.state).toBe('live');
+    tr.placeResult({ clientId: 'p', ok: true, orderId: 'P1', status: 'live' }, 3);
+    expect(p.orderId).toBe('P1');
+    expect(tr.byVenueId('P1')).toBe(p);
+    expect(tr.byVenueId('A')).toBeUndefined();
+    expect(p.state).toBe('live');
+    // a sure binding stays: a later answer naming another id changes nothing
+    tr.placeResult({ clientId: 'p', ok: true, orderId: 'P2', status: 'live' }, 4);
+    expect(p.orderId).toBe('P1');
+  });
+
   it('user-channel cancellation ends the order', () => {
     const tr = new OrderTracker();
     const o = tr.create({ clientId: 'c1', ...base });
