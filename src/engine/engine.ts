@@ -82,6 +82,12 @@ export interface EngineOptions {
   /** An order became ambiguous (a place with no clear answer): the owner looks it up at the venue soon. */
   onAmbiguous?: () => void;
   /**
+   * The user channel told of an order of the account we do not track (a place settled as never
+   * landed that landed late; another process on the key): the owner looks the account's orders up
+   * at the venue, which adopts or cancels it. Not set: the periodic look-up finds it.
+   */
+  onUnknownOrder?: () => void;
+  /**
    * A book (live venue: it shows our orders) held less at a level than our resting orders there
    * for MISSING_GRACE_MS: a fill or cancel the user channel did not report. The owner looks our
    * orders and trades up at the venue (the daemon: a reconciliation). Not set: not watched.
@@ -575,6 +581,7 @@ export class Engine {
         const known = this.orders.byVenueId(e.orderId);
         const was = known?.state;
         const o = this.orders.orderEvent(e, now);
+        if (o === undefined) this.o.onUnknownOrder?.();
         // the venue says MATCHED; the trade that fills it is reported on its own, maybe later
         if (o && o.state === 'filled' && was !== 'filled') this.matchedUnreported(o, sizeToCome(o));
         const st = o && this.byToken.get(o.tokenId);

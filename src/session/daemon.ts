@@ -284,6 +284,8 @@ export class Daemon implements StatusSource {
       onBadTrade: () => void this.lookUps?.now(),
       // An unclear submit is settled in seconds: the venue's open orders bind it or show it never rested.
       onAmbiguous: () => this.lookUps?.soon(1000),
+      // an order of the account we do not track: the look-up adopts it (our markets) or cancels it
+      onUnknownOrder: () => this.lookUps?.soon(1000),
       // A book holding less than our resting orders: a fill or cancel the user channel did not report.
       onOrdersMissing: () => this.lookUps?.soon(0),
       // the venue cancels our orders ~10 s after the last accepted heartbeat: once a heartbeat and
