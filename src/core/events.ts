@@ -153,6 +153,8 @@ export interface MakerOrderFill {
   assetId: string;
   price: number;
   matchedAmount: number;
+  /** matched_amount exactly, millionths of a share, when finer than 0.01 share (units.ts sizeMicrosIfFiner). */
+  matchedMicros?: number;
   feeRateBps: number;
   outcome: string;
   side?: Side;
@@ -168,6 +170,8 @@ export interface UserTradeEvent {
   side: Side;
   price: number;
   size: number;
+  /** size exactly, millionths of a share, when finer than 0.01 share (units.ts sizeMicrosIfFiner). */
+  sizeMicros?: number;
   feeRateBps: number;
   status: TradeStatus;
   traderSide: 'TAKER' | 'MAKER';

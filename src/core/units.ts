@@ -80,6 +80,20 @@ export function parsePriceRounded(s: string): number {
   return v > PRICE_SCALE ? -1 : v;
 }
 
+/**
+ * A wire size's exact amount in millionths of a share (the venue's on-chain unit), when it says
+ * more than the 0.01-share grid does ("9.996" -> 9996000); undefined for a size of at most two
+ * decimals (or their zeros after: "9.990"), and for anything but 1..6 decimals of plain digits.
+ */
+export function sizeMicrosIfFiner(s: string): number | undefined {
+  const dot = s.indexOf('.');
+  if (dot < 1 || s.length - dot - 1 > 6 || s.length - dot - 1 < 3 || !/^\d+\.\d+$/.test(s)) return undefined;
+  const frac = s.slice(dot + 1);
+  if (/^0*$/.test(frac.slice(2))) return undefined;
+  const v = Number(s.slice(0, dot)) * 1e6 + Number(frac.padEnd(6, '0'));
+  return Number.isSafeInteger(v) ? v : undefined;
+}
+
 /** "39183.01" -> 3918301 (hundredths of a share, rounded half up past two decimals); -1 when malformed. */
 export function parseSize(s: string): number {
   return parseFixed(s, SIZE_DECIMALS, false);

@@ -145,7 +145,7 @@ export class Engine {
    * on chain; none while a refused SELL's wait runs (balance-backoff.ts).
    */
   private readonly sellable = (tokenId: string): number =>
-    this.balanceWait.waiting(tokenId) ? 0 : Math.max(0, this.positions.qty(tokenId) - this.ledger.unminedBought(tokenId) - this.unreportedSells.shares(tokenId));
+    this.balanceWait.waiting(tokenId) ? 0 : Math.max(0, this.positions.qty(tokenId) - this.positions.overstated(tokenId) - this.ledger.unminedBought(tokenId) - this.unreportedSells.shares(tokenId));
   /** Shares of SELLs that ended matched, sold with the trade not yet reported (unreported-fills.ts). */
   readonly unreportedSells: UnreportedFills;
   /** Shares of BUYs that ended matched, bought with the trade not yet reported: held, for the position limits. */

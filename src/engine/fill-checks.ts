@@ -12,6 +12,8 @@ export interface FillClaim {
   side: Side | undefined;
   price: number;
   size: number;
+  /** The size exactly, millionths of a share, when the venue's is finer than 0.01 share. */
+  micros?: number;
   feeRateBps: number;
   liquidity: 'MAKER' | 'TAKER';
 }

@@ -13,6 +13,8 @@ export interface Fill {
   side: Side;
   price: number;
   size: number;
+  /** The venue's size exactly, millionths of a share, when finer than 0.01 share (`size` is rounded: positions.ts overstated). */
+  sizeMicros?: number;
   /** Micro-dollars. */
   fee: number;
   liquidity: 'MAKER' | 'TAKER';
@@ -182,9 +184,9 @@ export class FillLedger {
 
   /** Returns how many of our fills the event created or changed: the taker's part, then each maker's. */
   onTrade(e: UserTradeEvent, nowMs: number): number {
-    let n = this.orderPart(e, e.takerOrderId, { tokenId: e.assetId, side: e.side, price: e.price, size: e.size, feeRateBps: e.feeRateBps, liquidity: 'TAKER' }, nowMs);
+    let n = this.orderPart(e, e.takerOrderId, { tokenId: e.assetId, side: e.side, price: e.price, size: e.size, micros: e.sizeMicros, feeRateBps: e.feeRateBps, liquidity: 'TAKER' }, nowMs);
     for (const m of e.makerOrders) {
-      n += this.orderPart(e, m.orderId, { tokenId: m.assetId, side: m.side, price: m.price, size: m.matchedAmount, feeRateBps: m.feeRateBps, liquidity: 'MAKER' }, nowMs);
+      n += this.orderPart(e, m.orderId, { tokenId: m.assetId, side: m.side, price: m.price, size: m.matchedAmount, micros: m.matchedMicros, feeRateBps: m.feeRateBps, liquidity: 'MAKER' }, nowMs);
     }
     return n;
   }
@@ -225,6 +227,7 @@ export class FillLedger {
       status: e.status,
       timeMs: e.matchTimeMs || e.timestampMs || nowMs,
     };
+    if (c.micros !== undefined) f.sizeMicros = c.micros;
     this.fills.set(k, f);
     this.total++;
     this.mined(f, undefined, f.status);

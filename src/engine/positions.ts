@@ -30,7 +30,12 @@ export interface FillTerms {
   price: number;
   size: number;
   fee: number;
+  /** The venue's size exactly, millionths of a share, when finer than `size`'s 0.01 share. */
+  sizeMicros?: number;
 }
+
+/** Millionths of a share in a size unit (0.01 share). */
+const MICROS_PER_UNIT = 10_000;
 
 /** Integers in range or nothing: a NaN or Infinity here would disarm every limit computed from it. */
 function checkUnits(tokenId: string, price: number, size: number, fee: number): void {
@@ -45,6 +50,8 @@ export class Positions {
   private readonly list: Array<ValuedPosition> = [];
   private readonly entry = new Map<string, ValuedPosition>();
   private readonly undo = new FillUndo();
+  /** Per token, millionths of a share the position counts beyond the venue's exact fills (their sizes rounded to 0.01; negative: fewer). */
+  private readonly rounding = new Map<string, number>();
   /**
    * Sum of the list's values: the holdings as last revalued (revalue), so the running PnL
    * (runningPnl) costs O(1) and the owner revalues only the tokens whose mark or position moved.
@@ -102,6 +109,26 @@ export class Positions {
     checkUnits(f.tokenId, f.price, f.size, f.fee);
     this.undo.before(f.tokenId, key, f.side, f.price, f.size, this.get(f.tokenId), mayFail);
     this.fold(f.tokenId, f.side, f.price, f.size, f.fee, 1);
+    this.countRounding(f, 1);
+  }
+
+  /** What a fill's size rounding added to the position (BUY) or took from it (SELL), millionths of a share. */
+  private countRounding(f: FillTerms, sign: 1 | -1): void {
+    const exact = f.sizeMicros;
+    if (exact === undefined || !Number.isSafeInteger(exact)) return;
+    const added = (f.size * MICROS_PER_UNIT - exact) * (f.side === 'BUY' ? 1 : -1) * sign;
+    const v = (this.rounding.get(f.tokenId) ?? 0) + added;
+    if (v === 0) this.rounding.delete(f.tokenId);
+    else this.rounding.set(f.tokenId, v);
+  }
+
+  /**
+   * Size units the position counts beyond what the venue holds for us (its fills' sizes rounded up
+   * to 0.01 share): not ours to sell. 0 when the rounding took as much as it added.
+   */
+  overstated(tokenId: string): number {
+    const v = this.rounding.get(tokenId) ?? 0;
+    return v > 0 ? Math.ceil(v / MICROS_PER_UNIT) : 0;
   }
 
   /** The fill `key` settled (CONFIRMED): it will not be reversed. */
@@ -116,6 +143,7 @@ export class Positions {
    */
   reverseFill(f: FillTerms, key: string): void {
     checkUnits(f.tokenId, f.price, f.size, f.fee);
+    this.countRounding(f, -1);
     const p = this.get(f.tokenId);
     if (!this.undo.undo(f.tokenId, key, p)) return this.fold(f.tokenId, f.side, f.price, f.size, f.fee, -1);
     this.book(f.side, f.price, f.size, f.fee, -1);
@@ -151,6 +179,7 @@ export class Positions {
     if (e.atCost) this.atCost--;
     this.tokens.delete(tokenId);
     this.entry.delete(tokenId);
+    this.rounding.delete(tokenId);
     this.list.splice(this.list.indexOf(e), 1);
     return true;
   }

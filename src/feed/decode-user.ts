@@ -2,7 +2,7 @@
 // statuses kept as sent incl. CANCELED_<reason>) and `trade` events (every status, maker_orders)
 // into typed events with integer prices/sizes. Time fields arrive in seconds or ms: normalised to ms.
 import type { Logger } from '../core/log.js';
-import { MAX_SIZE_UNITS, parsePrice, parsePriceRounded, parseSize, sizeFromNumber } from '../core/units.js';
+import { MAX_SIZE_UNITS, parsePrice, parsePriceRounded, parseSize, sizeFromNumber, sizeMicrosIfFiner } from '../core/units.js';
 import { tradeStatusOf, type MakerOrderFill, type OrderEventKind, type Side, type UserEvent, type UserOrderEvent, type UserTradeEvent } from '../core/events.js';
 import { DecodeStats, FieldError, optStr, reqStr, toMs, type Json } from './decode-stats.js';
 import { decodeFrame } from './decode-frame.js';
@@ -96,6 +96,8 @@ function makerOrder(m: unknown, stats: DecodeStats): MakerOrderFill {
     owner: optStr(o, 'owner') ?? '',
   };
   if (o.side !== undefined) fill.side = side(o.side, 'maker_orders.side');
+  const exact = typeof o.matched_amount === 'string' ? sizeMicrosIfFiner(o.matched_amount) : undefined;
+  if (exact !== undefined) fill.matchedMicros = exact;
   return fill;
 }
 
@@ -129,6 +131,8 @@ function decodeTrade(o: Json, stats: DecodeStats): UserTradeEvent {
   };
   const tx = optStr(o, 'transaction_hash');
   if (tx) ev.transactionHash = tx;
+  const exact = typeof o.size === 'string' ? sizeMicrosIfFiner(o.size) : undefined;
+  if (exact !== undefined) ev.sizeMicros = exact;
   return ev;
 }
 

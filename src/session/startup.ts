@@ -263,6 +263,7 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
       status: tradeStatus(t.status),
       timeMs: t.timeMs,
     };
+    if (t.sizeMicros !== undefined) f.sizeMicros = t.sizeMicros;
     if (engine.atomically(() => engine.ledger.record(f, now(), t.feeRateBps))) rep.missedFills++;
   }
   for (const [o, matched] of listed) {

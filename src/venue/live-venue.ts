@@ -10,7 +10,7 @@ import { AmbiguousSubmitError, ResponseShapeError } from '../core/errors.js';
 import type { CancelResponse, OpenOrder, OrderResponse, Trade } from '../api/schemas.js';
 import { priceUnits, sizeUnits } from '../api/schemas.js';
 import { refusalOf, rejectCodeOf } from './rejections.js';
-import { microsToDollars, parsePriceRounded } from '../core/units.js';
+import { microsToDollars, parsePriceRounded, sizeMicrosIfFiner } from '../core/units.js';
 import type { CancelResult, OrderRequest, PlaceResult, PlaceStatus, Venue, VenueOrder, VenueTrade } from './types.js';
 
 export interface LiveVenueOptions {
@@ -264,7 +264,21 @@ function expandTrade(t: Trade, profile: ClobProfile, out: VenueTrade[]): void {
   // A trade we were a maker in (trader_side MAKER) names someone else's taker order: not one of
   // ours to recover (start-up reconciliation would warn of an order it does not know).
   if (typeof x.taker_order_id === 'string' && x.trader_side !== 'MAKER' && price >= 0 && size >= 0) {
-    out.push({ tradeId: t.id, orderId: x.taker_order_id, tokenId: t.asset_id, market, side: t.side, price, size, feeRateBps: fee, status, liquidity: 'TAKER', timeMs });
+    const exact = typeof t.size === 'string' ? sizeMicrosIfFiner(t.size) : undefined;
+    out.push({
+      tradeId: t.id,
+      orderId: x.taker_order_id,
+      tokenId: t.asset_id,
+      market,
+      side: t.side,
+      price,
+      size,
+      ...(exact === undefined ? {} : { sizeMicros: exact }),
+      feeRateBps: fee,
+      status,
+      liquidity: 'TAKER',
+      timeMs,
+    });
   }
   const makers = Array.isArray(x.maker_orders) ? (x.maker_orders as Array<Record<string, unknown>>) : [];
   for (const m of makers) {
@@ -277,6 +291,7 @@ function expandTrade(t: Trade, profile: ClobProfile, out: VenueTrade[]): void {
     // Older trades omit the maker's side: against the same token the maker took the other side;
     // on the complement token (a mint or merge match) it did the same as the taker.
     const side: Side = m.side === 'BUY' || m.side === 'SELL' ? m.side : tokenId !== t.asset_id ? t.side : t.side === 'BUY' ? 'SELL' : 'BUY';
+    const exact = typeof m.matched_amount === 'string' ? sizeMicrosIfFiner(m.matched_amount) : undefined;
     out.push({
       tradeId: t.id,
       orderId: m.order_id,
@@ -285,6 +300,7 @@ function expandTrade(t: Trade, profile: ClobProfile, out: VenueTrade[]): void {
       side,
       price: mp,
       size: ms,
+      ...(exact === undefined ? {} : { sizeMicros: exact }),
       feeRateBps: Number(m.fee_rate_bps ?? 0) || 0,
       status,
       liquidity: 'MAKER',

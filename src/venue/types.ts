@@ -67,6 +67,8 @@ export interface VenueTrade {
   side: Side;
   price: number;
   size: number;
+  /** The size exactly, millionths of a share, when the venue's is finer than 0.01 share. */
+  sizeMicros?: number;
   feeRateBps: number;
   status: string;
   liquidity: 'MAKER' | 'TAKER';

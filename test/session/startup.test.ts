@@ -608,6 +608,26 @@ describe('reconciliation through the live venue, over a loopback CLOB serving ca
       await close();
     }
   });
+  it("a listed trade finer than 0.01 share keeps its exact size: the position knows what the rounding added (not the venue's to sell)", async () => {
+    const order = fixture('nautilus_trader/rust_test_data/http_open_order.json') as { id: string; asset_id: string };
+    const page = fixture('nautilus_trader/rust_test_data/http_trades_page.json') as { data: Array<Record<string, unknown>> };
+    const fine = { ...page, data: page.data.map((t) => ({ ...t, size: '9.9960' })) };
+    const { venue, engine, close } = await liveOver((req, res) => {
+      if (req.path === '/orders' || req.path === '/data/orders') send(res, 200, { data: [order], next_cursor: 'LTE=' });
+      else if (req.path === '/trades' || req.path === '/data/trades') send(res, 200, fine);
+      else send(res, 404, { error: 'not found' });
+    }, order.asset_id);
+    try {
+      const trades = await venue.trades(0);
+      expect(trades.map((t) => [t.size, t.sizeMicros])).toEqual([[1000, 9_996_000]]);
+      const rep = await reconcileWithVenue(engine, venue, 0, silentLogger);
+      expect(rep.missedFills).toBe(1);
+      expect(engine.positions.qty(order.asset_id)).toBe(1000);
+      expect(engine.positions.overstated(order.asset_id)).toBe(1);
+    } finally {
+      await close();
+    }
+  });
   it('an order a paged list skips (the list moved under the walk) is asked for by id before it is settled: one the venue shows open stays, one it does not know ends', async () => {
     const open = fixture('nautilus_trader/rust_test_data/http_open_order.json') as Record<string, unknown> & { asset_id: string };
     const order = (id: string) => ({ ...open, id, size_matched: '0', status: 'LIVE' });
