@@ -158,6 +158,11 @@ interface Issue {
  * parameter and the value (ConfigError when the base params themselves are invalid).
  */
 export function validateGrid(axes: GridAxis[], strategy: Pick<StrategyModule, 'name' | 'params'>, base: Obj): Obj[] {
+  return typedGrid(axes, strategy, base).params;
+}
+
+/** validateGrid's params, and the axes with each value as its run takes it (text where the schema wants text): what the ranking names. */
+export function typedGrid(axes: GridAxis[], strategy: Pick<StrategyModule, 'name' | 'params'>, base: Obj): { params: Obj[]; axes: GridAxis[] } {
   const resolved = parseWith(strategy.params, base, 'strategy.params');
   const root = paramsJsonSchema(strategy.params);
   const typed = axes.map((a) => {
@@ -174,7 +179,7 @@ export function validateGrid(axes: GridAxis[], strategy: Pick<StrategyModule, 'n
     if (!r.success) throw new GridSpecError(comboError(r.error.issues as Issue[], typed, combo, strategy.name));
     out.push(params);
   }
-  return out;
+  return { params: out, axes: typed };
 }
 
 function comboError(issues: Issue[], axes: GridAxis[], combo: Record<string, GridValue>, strategy: string): string {

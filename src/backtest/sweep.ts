@@ -13,7 +13,7 @@ import type { Config } from '../config.js';
 import type { TotalResult } from '../report/stats.js';
 import { renderGridIndex } from '../report/grid-index.js';
 import { loadStrategyModule } from '../strategy/loader.js';
-import { expandGrid, gridCsv, rankRows, validateGrid, type GridAxis, type GridRow } from './grid.js';
+import { expandGrid, gridCsv, rankRows, typedGrid, type GridAxis, type GridRow } from './grid.js';
 import { runInWorkers } from './pool.js';
 import { writeWhole, type ReportOptions } from './output.js';
 import type { ShiftedFile } from './runner.js';
@@ -67,9 +67,10 @@ export function comboLabel(combo: Record<string, unknown>): string {
 }
 
 export async function runSweep(o: SweepOptions): Promise<SweepResult> {
-  const combos = expandGrid(o.axes);
   const { module } = await loadStrategyModule(o.config.strategy.name);
-  const params = validateGrid(o.axes, module, o.config.strategy.params);
+  // each value as its run takes it ('007' stays text where the schema wants text): what the csv and index name
+  const { params, axes } = typedGrid(o.axes, module, o.config.strategy.params);
+  const combos = expandGrid(axes);
   const jobs: GridJob[] = combos.map((_combo, i) => ({
     data: o.data,
     config: { ...o.config, strategy: { name: o.config.strategy.name, params: params[i] } },
@@ -97,7 +98,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
   const ranked = rankRows(rows);
   await mkdir(o.outDir, { recursive: true });
   const csvPath = join(o.outDir, 'grid.csv');
-  await writeWhole(csvPath, gridCsv(o.axes, ranked));
+  await writeWhole(csvPath, gridCsv(axes, ranked));
   const indexPath = join(o.outDir, 'index.html');
   const html = renderGridIndex({
     title: `makerd grid sweep: ${o.config.strategy.name}`,
@@ -105,10 +106,10 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
       ['data', o.data.join(', ')],
       ['strategy', o.config.strategy.name],
       ['base params', JSON.stringify(o.config.strategy.params)],
-      ['grid', o.axes.map((a) => `${a.name}=${a.values.map(String).join(',')}`).join('; ')],
+      ['grid', axes.map((a) => `${a.name}=${a.values.map(String).join(',')}`).join('; ')],
       ['combinations', `${combos.length} (${ranked.filter((r) => !r.total).length} failed)`],
     ],
-    axes: o.axes,
+    axes,
     ranked,
     // a combination whose run failed before its files were written has no report
     href: (i) => (existsSync(join(o.outDir, 'grid', String(i), 'report.html')) ? `grid/${i}/report.html` : undefined),

@@ -67,6 +67,18 @@ describe('grid sweep in worker processes', () => {
     }
   }, 60_000);
 
+  it('a text parameter is named as written in the csv and the index (007 is not 7), as its run got it', async () => {
+    const out = join(dir, 'text');
+    const cfg = config({ strategy: { name: CREATE_THROWS, params: { failOn: -1 } } });
+    const res = await runSweep({ data: [rec], config: cfg, axes: parseGridSpec('label=007,7'), outDir: out, workers: 1, execArgv });
+    expect(res.ranked.map((r) => r.combo.label).sort()).toEqual(['007', '7']);
+    const [head, ...lines] = readFileSync(join(out, 'grid.csv'), 'utf8').trimEnd().split('\n');
+    const col = head.split(',').indexOf('label');
+    const cells = lines.map((l) => l.split(',')[col]);
+    expect(cells.sort()).toEqual(['007', '7']);
+    expect(readFileSync(res.indexPath, 'utf8')).toContain('label=007');
+  }, 60_000);
+
   it("a rerun with a smaller grid leaves none of the earlier sweep's folders, index or csv behind", async () => {
     const out = join(dir, 'shrink');
     const cfg = config({ strategy: { name: CREATE_THROWS, params: { failOn: -1 } } });
