@@ -284,8 +284,11 @@ export class Daemon implements StatusSource {
       onBadTrade: () => void this.lookUps?.now(),
       // An unclear submit is settled in seconds: the venue's open orders bind it or show it never rested.
       onAmbiguous: () => this.lookUps?.soon(1000),
-      // an order of the account we do not track: the look-up adopts it (our markets) or cancels it
-      onUnknownOrder: () => this.lookUps?.soon(1000),
+      // an order of the account we do not track: the look-up adopts it (our markets) or cancels it;
+      // not before start-up's own check (the store's orders not yet restored would be adopted anew)
+      onUnknownOrder: () => {
+        if (this.reconciled) this.lookUps?.soon(1000);
+      },
       // A book holding less than our resting orders: a fill or cancel the user channel did not report.
       onOrdersMissing: () => this.lookUps?.soon(0),
       // the venue cancels our orders ~10 s after the last accepted heartbeat: once a heartbeat and
@@ -656,7 +659,10 @@ export class Daemon implements StatusSource {
     // or, when start-up's check never did, over its window (a crash's downtime before this run: an
     // order that rested through it is settled by the list below, and its fill must be read with it)
     const finalListed: string[] = [];
-    const finalSince = this.lookUps?.checkedFromMs() ?? this.startupSinceMs ?? this.startedMs - HOUR;
+    const checked = this.lookUps?.checkedFromMs();
+    const startup = this.startupSinceMs ?? this.startedMs - HOUR;
+    // a look-up that went through before start-up's check did (an hour back at most) does not cover its window
+    const finalSince = this.reconciled ? (checked ?? startup) : Math.min(checked ?? Infinity, startup);
     const reconciled = await reconcileWithVenue(this.engine, this.venue, finalSince, log, finalListed).then(
       () => true,
       (err: unknown) => {

@@ -14,6 +14,7 @@ import { Store } from '../../src/store/store.js';
 import { urlsEnv } from '../../src/emulator/server.js';
 import { bounded, KEY, setup, useTestScope } from './harness.js';
 import { LiveVenue } from '../../src/venue/live-venue.js';
+import type { VenueLookUps } from '../../src/session/look-ups.js';
 import { LOOKUP_OVERLAP_MS } from '../../src/session/look-ups.js';
 
 useTestScope();
@@ -42,13 +43,16 @@ describe('a start stopped before its check with the venue', () => {
     });
     before.close();
 
-    // start-up's read of the trades fails (a 5xx, a timeout): its check with the venue never completes
+    // start-up's read of the trades fails (a 5xx, a timeout): its check with the venue never
+    // completes; a look-up asked for meanwhile (an hour back at most) goes through first
     const reads: Array<{ since: number; ok: boolean }> = [];
     const trades = LiveVenue.prototype.trades;
-    LiveVenue.prototype.trades = function (this: LiveVenue, sinceMs: number) {
+    let d: Daemon | undefined;
+    LiveVenue.prototype.trades = async function (this: LiveVenue, sinceMs: number) {
       if (reads.length === 0) {
         reads.push({ since: sinceMs, ok: false });
-        return Promise.reject(new Error('venue unavailable'));
+        await (d as unknown as { lookUps: VenueLookUps }).lookUps.now();
+        throw new Error('venue unavailable');
       }
       const r = { since: sinceMs, ok: false };
       reads.push(r);
@@ -59,16 +63,18 @@ describe('a start stopped before its check with the venue', () => {
     };
     try {
       const config = loadConfig({ env: { ...urlsEnv(e.emu.urls), MAKERD_DB: e.db }, overrides: { mode: 'live', log: { level: 'silent' } } });
-      const d = new Daemon({ config, venue: specProfile(KEY), log: silentLogger, tokens: [e.token], statusPort: 0 });
+      d = new Daemon({ config, venue: specProfile(KEY), log: silentLogger, tokens: [e.token], statusPort: 0 });
       await expect(bounded(d.start(), 15_000, 'start')).rejects.toThrow(/venue unavailable/);
       await bounded(d.stop('start-up failed'), 30_000, 'stop');
     } finally {
       LiveVenue.prototype.trades = trades;
     }
-    // the stop's own read covered the crash's downtime, and went through
-    expect(reads.length).toBe(2);
+    // the look-up's read went through, an hour back; the stop's own covered the crash's downtime, and went through
+    expect(reads.length).toBe(3);
     expect(reads[1].ok).toBe(true);
-    expect(reads[1].since).toBeLessThanOrEqual(crashedAt - HOUR);
+    expect(reads[1].since).toBeGreaterThan(crashedAt);
+    expect(reads[2].ok).toBe(true);
+    expect(reads[2].since).toBeLessThanOrEqual(crashedAt - HOUR);
 
     const after = new Store(e.db, silentLogger);
     try {
