@@ -690,12 +690,12 @@ export class Daemon implements StatusSource {
     return (this.journal as StoreJournal | undefined)?.pending() ?? [];
   }
 
-  /** Cancels these orders by id at stop; returns those the venue did not confirm cancelled (all of them when the call failed). */
   /**
    * A live start stopped before it managed the account's orders: those its store's earlier runs
    * left open (a run killed with quotes resting) are ours (the store's lock is held, its owner is
-   * this account), cancelled by id; those the venue does not confirm, and places never answered
-   * (no id to cancel by), are reported. Nothing when the store was not opened as ours.
+   * this account), cancelled by id; those still resting after it are reported. A place never
+   * answered has no id to cancel by (the venue's dead-man switch or the next start settles it).
+   * Nothing when the store was not opened as ours.
    */
   private async cancelStoredOpen(): Promise<string[]> {
     if (this.o.config.mode !== 'live' || this.store === undefined || this.venue === undefined) return [];
@@ -706,14 +706,23 @@ export class Daemon implements StatusSource {
       this.o.log.error({ err }, "stopping: the store's open orders could not be read");
       return [];
     }
-    if (open.length === 0) return [];
     const ids = open.flatMap((o) => (o.orderId === undefined ? [] : [o.orderId]));
-    const unanswered = open.flatMap((o) => (o.orderId === undefined ? [`client:${o.clientId}`] : []));
-    this.o.log.warn({ orders: ids.length, unanswered: unanswered.length }, "stopping before managing the account's orders: cancelling by id those an earlier run of this store left open");
-    const left = ids.length ? await this.cancelLeft(ids, 'cancel of the orders an earlier run left open failed') : [];
-    return [...left, ...unanswered];
+    if (ids.length === 0) return [];
+    this.o.log.warn({ orders: ids.length }, "stopping before managing the account's orders: cancelling by id those an earlier run of this store left open");
+    const left = await this.cancelLeft(ids, 'cancel of the orders an earlier run left open failed');
+    if (left.length === 0) return [];
+    // not cancelled by this answer: those the venue already ended (a dead-man switch, a fill) are
+    // not resting; its list decides (unread: all are reported)
+    try {
+      const resting = new Set((await this.venue.openOrders()).map((o) => o.orderId));
+      return left.filter((id) => resting.has(id));
+    } catch (err) {
+      this.o.log.warn({ err }, "stopping: the venue's open orders could not be read");
+      return left;
+    }
   }
 
+  /** Cancels these orders by id at stop; returns those the venue did not confirm cancelled (all of them when the call failed). */
   private async cancelLeft(ids: string[], failed: string): Promise<string[]> {
     try {
       const r = await this.venue.cancelOrders(ids);

@@ -10,58 +10,77 @@ import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/core/log.js';
 import { Daemon } from '../../src/session/daemon.js';
 import { urlsEnv } from '../../src/emulator/server.js';
-import { bounded, kill, KEY, setup, spawnDaemon, until, useTestScope } from './harness.js';
+import { bounded, kill, KEY, setup, spawnDaemon, until, useTestScope, type Env } from './harness.js';
+import type { StopReport } from '../../src/session/daemon.js';
 import Database from 'better-sqlite3';
 
 useTestScope();
 
+/** A run of the store killed (SIGKILL) once its quotes rest and its store knows them by their venue ids: those ids. */
+async function killedWithQuotes(e: Env): Promise<string[]> {
+  const first = spawnDaemon(e);
+  await bounded(first.ready, 15_000, 'first ready');
+  const stored = (): Set<string> => {
+    const db = new Database(e.db, { readonly: true, fileMustExist: true });
+    try {
+      return new Set((db.prepare("SELECT order_id AS id FROM orders WHERE state IN ('live','partially_filled') AND order_id IS NOT NULL").all() as Array<{ id: string }>).map((r) => r.id));
+    } finally {
+      db.close();
+    }
+  };
+  await until(
+    'quotes resting and stored',
+    () => {
+      const open = e.emu.exchange.openOrders(KEY);
+      const known = stored();
+      return open.length > 0 && open.every((o) => known.has(o.id));
+    },
+    15_000,
+    50,
+  );
+  kill(first, 'SIGKILL');
+  await bounded(first.exited, 5000, 'killed');
+  return e.emu.exchange.openOrders(KEY).map((o) => o.id);
+}
+
+/** A daemon on the store that cannot listen on its status port (taken): its start fails after the store is opened as ours. */
+async function failedStart(e: Env): Promise<StopReport> {
+  const busy = createServer();
+  await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+  const port = (busy.address() as { port: number }).port;
+  try {
+    const config = loadConfig({ env: { ...urlsEnv(e.emu.urls), MAKERD_DB: e.db }, overrides: { mode: 'live', log: { level: 'silent' } } });
+    const d = new Daemon({ config, venue: specProfile(KEY), log: silentLogger, tokens: [e.token], statusPort: port });
+    await expect(bounded(d.start(), 15_000, 'start')).rejects.toThrow(/status\.port/);
+    return await bounded(d.stop('start-up failed'), 30_000, 'stop');
+  } finally {
+    busy.close();
+  }
+}
+
 describe('a start stopped before it manages the orders', () => {
   it("cancels by id the orders its store's killed run left resting, and only those", async () => {
     const e = await setup();
-    const first = spawnDaemon(e);
-    await bounded(first.ready, 15_000, 'first ready');
-    // killed once its quotes rest and its store knows them by their venue ids
-    const stored = (): Set<string> => {
-      const db = new Database(e.db, { readonly: true, fileMustExist: true });
-      try {
-        return new Set((db.prepare("SELECT order_id AS id FROM orders WHERE state IN ('live','partially_filled') AND order_id IS NOT NULL").all() as Array<{ id: string }>).map((r) => r.id));
-      } finally {
-        db.close();
-      }
-    };
-    await until(
-      'quotes resting and stored',
-      () => {
-        const open = e.emu.exchange.openOrders(KEY);
-        const known = stored();
-        return open.length > 0 && open.every((o) => known.has(o.id));
-      },
-      15_000,
-      50,
-    );
-    kill(first, 'SIGKILL');
-    await bounded(first.exited, 5000, 'killed');
-    const resting = e.emu.exchange.openOrders(KEY).map((o) => o.id);
+    const resting = await killedWithQuotes(e);
     expect(resting.length).toBeGreaterThan(0);
     // an order of the account that no run of this store placed
     const placed = await e.emu.exchange.place(KEY, { tokenID: e.token, side: 'BUY', price: '0.01', size: '5', orderType: 'GTC' });
     const foreign = String(placed.orderID);
     expect(foreign).not.toBe('');
+    const report = await failedStart(e);
+    expect(report.unconfirmed).toEqual([]);
+    const open = e.emu.exchange.openOrders(KEY).map((o) => o.id);
+    expect(open.filter((id) => resting.includes(id))).toEqual([]);
+    expect(open).toContain(foreign);
+  }, 60_000);
 
-    const busy = createServer();
-    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
-    const port = (busy.address() as { port: number }).port;
-    try {
-      const config = loadConfig({ env: { ...urlsEnv(e.emu.urls), MAKERD_DB: e.db }, overrides: { mode: 'live', log: { level: 'silent' } } });
-      const d = new Daemon({ config, venue: specProfile(KEY), log: silentLogger, tokens: [e.token], statusPort: port });
-      await expect(bounded(d.start(), 15_000, 'start')).rejects.toThrow(/status\.port/);
-      const report = await bounded(d.stop('start-up failed'), 30_000, 'stop');
-      expect(report.unconfirmed).toEqual([]);
-      const open = e.emu.exchange.openOrders(KEY).map((o) => o.id);
-      expect(open.filter((id) => resting.includes(id))).toEqual([]);
-      expect(open).toContain(foreign);
-    } finally {
-      busy.close();
-    }
+  it('reports none of them when the venue already ended them (a dead-man switch): its list shows none resting', async () => {
+    const e = await setup();
+    const resting = await killedWithQuotes(e);
+    expect(resting.length).toBeGreaterThan(0);
+    await e.emu.exchange.cancel(KEY, resting);
+    expect(e.emu.exchange.openOrders(KEY)).toEqual([]);
+    const report = await failedStart(e);
+    expect(report.unconfirmed).toEqual([]);
   }, 60_000);
 });
