@@ -494,7 +494,9 @@ export class Daemon implements StatusSource {
   /** The metadata query's markets with each one's fee rule (as marketsFromTokens reads it): the engine charges maker fills by it. */
   private async marketsByQuery(): Promise<MarketMeta[]> {
     const { config, log } = this.o;
-    const metas = await marketsFromQuery(this.clients.gamma, this.clients.clob, config.marketQuery, log);
+    // a market already quoted keeps its neg_risk (asked for once; a failed ask on a refresh would drop it)
+    const quoted = new Map(this.markets.map((m) => [m.conditionId, m]));
+    const metas = await marketsFromQuery(this.clients.gamma, this.clients.clob, config.marketQuery, log, (id) => quoted.get(id)?.negRisk);
     // a rule already known is kept: a refresh reads only the new markets' (at 1,000 markets every
     // refresh would otherwise send 1,000 requests for rules that do not change)
     const known = new Map(this.markets.map((m) => [m.conditionId, m.feeRule]));

@@ -136,8 +136,18 @@ export async function readFeeRules(clob: ClobClient, metas: readonly MarketMeta[
   await Promise.all(Array.from({ length: Math.min(FEE_RULE_CONCURRENCY, metas.length) }, worker));
 }
 
-/** Markets from the metadata API by the configured query (active, volume/liquidity floors, order, limit). */
-export async function marketsFromQuery(gamma: GammaClient, clob: ClobClient, q: Config['marketQuery'], log: Logger): Promise<MarketMeta[]> {
+/**
+ * Markets from the metadata API by the configured query (active, volume/liquidity floors, order,
+ * limit). `knownNegRisk`: a market's neg_risk known from before (a refresh), used where the metadata
+ * leaves it out before the CLOB is asked.
+ */
+export async function marketsFromQuery(
+  gamma: GammaClient,
+  clob: ClobClient,
+  q: Config['marketQuery'],
+  log: Logger,
+  knownNegRisk: (conditionId: string) => boolean | undefined = () => undefined,
+): Promise<MarketMeta[]> {
   const out: MarketMeta[] = [];
   // offset pages over an order that moves while they are read (volume) can repeat a market
   const seen = new Set<string>();
@@ -156,7 +166,7 @@ export async function marketsFromQuery(gamma: GammaClient, clob: ClobClient, q: 
       complementId: m.clobTokenIds[1],
       tick: tick > 0 ? tick : DEFAULT_TICK,
       minSize: min > 0 ? min : DEFAULT_MIN_SIZE,
-      negRisk: m.negRisk,
+      negRisk: m.negRisk ?? knownNegRisk(m.conditionId),
       endMs: endMsOf(m.endDate),
     };
     try {

@@ -120,5 +120,13 @@ describe('a market whose answers leave out neg_risk', () => {
       ['0xk', true],
     ]);
     expect(lines.filter((l) => l.includes('"level":40') && l.includes('0xbad') && l.includes('neg_risk'))).toHaveLength(1);
+    // a refresh keeps what it knew of a quoted market: one failed ask does not drop it
+    const again = await marketsFromQuery(gamma, clob, q, capture().log, (id) => (id === '0xbad' ? false : undefined));
+    expect(again.map((m) => [m.conditionId, m.negRisk])).toEqual([
+      ['0xq', true],
+      ['0xp', false],
+      ['0xbad', false],
+      ['0xk', true],
+    ]);
   });
 });
