@@ -2,7 +2,7 @@
 // applies REST results to the order state machine, feeds the error-rate breaker, and turns
 // fills into positions, journal rows and strategy callbacks.
 import { AmbiguousSubmitError, RateLimitError, VenueNotReadyError } from '../core/errors.js';
-import type { UserEvent, UserTradeEvent } from '../core/events.js';
+import type { Side, UserEvent, UserTradeEvent } from '../core/events.js';
 import type { OrderRequest, PlaceResult, CancelResult } from '../venue/types.js';
 import type { Quote } from './strategy.js';
 import type { SchedulerSink } from './scheduler.js';
@@ -297,6 +297,10 @@ export class EngineSink implements SchedulerSink, FillSink {
 
   onBadTrade(orderId: string, problem: string, trade: unknown): void {
     this.e.badTrade(orderId, problem, trade);
+  }
+
+  onRoundedAway(tokenId: string, side: Side, micros: number): void {
+    this.e.positions.roundedAway(tokenId, side, micros);
   }
 
   onFillStatus(f: Fill, reversed: boolean): void {

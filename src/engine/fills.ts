@@ -29,6 +29,8 @@ export interface FillSink {
   onFillStatus(f: Fill, reversed: boolean): void;
   /** A trade naming our order failed the checks (fill-checks.ts): it was not taken as a fill. */
   onBadTrade?(orderId: string, problem: string, trade: unknown): void;
+  /** A piece of our order under half a unit, no fill on the 0.01 grid: its exact shares, millionths (Positions.roundedAway). */
+  onRoundedAway?(tokenId: string, side: Side, micros: number): void;
 }
 
 /** A fill's key: its trade and our order (one trade fills several orders; an order fills in several trades). */
@@ -206,7 +208,7 @@ export class FillLedger {
       return 0;
     }
     if (e.status !== 'FAILED') c.size = withinRounding(o, c.size);
-    if (c.size === 0) return this.underHalfUnit();
+    if (c.size === 0) return this.underHalfUnit(k, o, c.micros, e.status);
     // a trade first seen as FAILED moves nothing: recorded without the size check
     const problem = fillProblem(o, c, this.maxFeeRateBps, e.status !== 'FAILED');
     if (problem !== undefined) {
@@ -239,14 +241,19 @@ export class FillLedger {
 
   /**
    * A piece of a trade of ours under half a unit (0.005 share: a 6-decimal remainder such as
-   * "0.003", rounded to 0 on our 0.01 grid) moves nothing and is counted here, not refused: a refusal
-   * asks for a look-up, which refuses it again, and two refusals suspend the market's quoting.
+   * "0.003", rounded to 0 on our 0.01 grid) is no fill on our grid, and no bad trade either: a
+   * refusal asks for a look-up, which refuses it again, and two refusals suspend the market's
+   * quoting. Its exact shares did move the wallet: they go to the position's rounding count
+   * (FillSink.onRoundedAway), once per trade and order (the newest ROUNDED_AWAY_KEPT remembered).
    */
-  underHalfUnitPieces = 0;
-  private underHalfUnit(): number {
-    this.underHalfUnitPieces++;
+  private underHalfUnit(k: string, o: TrackedOrder, micros: number | undefined, status: TradeStatus): number {
+    if (micros === undefined || micros <= 0 || status === 'FAILED' || this.roundedAway.has(k)) return 0;
+    this.roundedAway.add(k);
+    if (this.roundedAway.size > ROUNDED_AWAY_KEPT) this.roundedAway.delete(this.roundedAway.values().next().value as string);
+    this.sink.onRoundedAway?.(o.tokenId, o.side, micros);
     return 0;
   }
+  private readonly roundedAway = new Set<string>();
 
   /** A fill found by reconciliation (GET /trades) that the user channel never delivered. */
   record(f: Fill, nowMs: number, feeRateBps = 0): boolean {
@@ -257,7 +264,7 @@ export class FillLedger {
       const size = withinRounding(o, f.size);
       if (size !== f.size) f = { ...f, size, fee: this.feeOf(f.tokenId, f.price, size, feeRateBps, f.liquidity) };
     }
-    if (o && f.size === 0) return this.underHalfUnit() > 0;
+    if (o && f.size === 0) return this.underHalfUnit(k, o, f.sizeMicros, f.status) > 0;
     const problem = o && fillProblem(o, { tokenId: f.tokenId, side: undefined, price: f.price, size: f.size, feeRateBps, liquidity: f.liquidity }, this.maxFeeRateBps, false);
     if (problem) {
       this.refused++;
@@ -306,6 +313,9 @@ function withinRounding(o: TrackedOrder, size: number): number {
   if (left === 0) return size === 1 ? 0 : size;
   return size > left && size - left <= ROUNDING_SLACK ? left : size;
 }
+
+/** Pieces rounded to nothing remembered, so one seen again (the user channel, then a look-up) counts once. */
+const ROUNDED_AWAY_KEPT = 10_000;
 
 /** Size units a fill may round past its order's remainder (withinRounding): half a unit per piece, ten pieces. */
 const ROUNDING_SLACK = 5;

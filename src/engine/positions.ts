@@ -122,6 +122,11 @@ export class Positions {
     else this.rounding.set(f.tokenId, v);
   }
 
+  /** A piece of our fill rounded to nothing on the 0.01 grid: its exact shares (millionths) moved the wallet, not the position. */
+  roundedAway(tokenId: string, side: Side, micros: number): void {
+    if (Number.isSafeInteger(micros) && micros > 0) this.countRounding({ tokenId, side, price: 0, size: 0, fee: 0, sizeMicros: micros }, 1);
+  }
+
   /**
    * Size units the position counts beyond what the venue holds for us (its fills' sizes rounded up
    * to 0.01 share): not ours to sell. 0 when the rounding took as much as it added.

@@ -67,4 +67,24 @@ describe('fills finer than 0.01 share', () => {
     expect(venue.calls.flatMap((c) => c.reqs ?? []).filter((r) => r.tokenId === Y && r.side === 'SELL')).toEqual([]);
     await engine.stop();
   });
+
+  it('a piece rounded to nothing (0.003) still counts: pieces of 5.002, 0.003 and 4.995 are the 10 shares the wallet holds, none overstated; seen twice, once', async () => {
+    const { engine } = await quotingEngine((now) => new RecordingVenue(now));
+    const bid = [...engine.orders.open()].find((o) => o.tokenId === Y && o.side === 'BUY') as TrackedOrder;
+    const pieces: Array<[string, number, number]> = [
+      ['p0', 500, 5_002_000],
+      ['p1', 0, 3_000],
+      ['p2', 500, 4_995_000],
+    ];
+    for (const [id, size, micros] of pieces) {
+      const t = makerTrade(id, bid.orderId as string, 'BUY', 'MINED', 0, { price: bid.price, size });
+      t.makerOrders[0].matchedMicros = micros;
+      engine.handleUserEvent(t);
+      if (id === 'p1') engine.handleUserEvent(t);
+    }
+    expect(engine.positions.qty(Y)).toBe(1000);
+    expect(engine.orders.byVenueId(bid.orderId as string)?.filled).toBe(1000);
+    expect(engine.positions.overstated(Y)).toBe(0);
+    await engine.stop();
+  });
 });
