@@ -213,8 +213,10 @@ export class OrderTracker {
     if (o.state !== 'pending_new' && o.state !== 'ambiguous') {
       // bound by a guess by terms (another order of ours with the same terms, landing late), which
       // moved it on: the answer's id is the venue's word for this one; the guessed order goes back
-      // to being unknown (a look-up finds it)
-      if (r.ok && r.orderId && r.orderId !== o.orderId && this.guessed.has(o)) {
+      // to being unknown (a look-up finds it). Not once fills of the guessed order were counted on
+      // it: they are that order's, and the answer's order would start with them (its own refused
+      // past its size); then the answer's order is the unknown one, adopted by a look-up
+      if (r.ok && r.orderId && r.orderId !== o.orderId && this.guessed.has(o) && o.filled === 0 && !o.unseen) {
         this.bindId(o, r.orderId, true, nowMs);
         this.emit(o, o.state);
       }

@@ -169,6 +169,15 @@ describe('order state machine', () => {
     // a sure binding stays: a later answer naming another id changes nothing
     tr.placeResult({ clientId: 'p', ok: true, orderId: 'P2', status: 'live' }, 4);
     expect(p.orderId).toBe('P1');
+    // a guess that counted fills of the guessed order keeps it: the answer's order would start with
+    // those fills; it is the unknown one then (a look-up adopts it)
+    const q = tr.create({ clientId: 'q', ...base, price: 4000 });
+    tr.orderEvent(orderEv('B', 'PLACEMENT', 'LIVE', 0, { price: 4000 }), 5);
+    expect(q.orderId).toBe('B');
+    tr.applyFill('B', 400, 6);
+    tr.placeResult({ clientId: 'q', ok: true, orderId: 'Q1', status: 'live' }, 7);
+    expect(q.orderId).toBe('B');
+    expect(tr.byVenueId('Q1')).toBeUndefined();
   });
 
   it('user-channel cancellation ends the order', () => {
