@@ -34,7 +34,7 @@ import { loadStrategy } from '../strategy/loader.js';
 import { marketsFromQuery, marketsFromTokens, readFeeRules, tokenMetaOf } from './markets.js';
 import { MarketSet, type MarketSetChange } from './market-set.js';
 import { AMBIGUOUS_GRACE_MS, reconcileWithVenue, recoveryStart, restoreFromStore } from './startup.js';
-import { HOUR, VenueLookUps } from './look-ups.js';
+import { HOUR, LOOKUP_OVERLAP_MS, VenueLookUps } from './look-ups.js';
 import type { MarketMeta } from '../engine/strategy.js';
 import type { MarketState } from '../engine/market-state.js';
 import { TERMINAL, type TrackedOrder } from '../engine/orders.js';
@@ -298,7 +298,7 @@ export class Daemon implements StatusSource {
       // requotes a tenth of the markets every tenth of its period
       realTime: true,
     });
-    const lookUps = (this.lookUps = new VenueLookUps({ engine: this.engine, venue: this.venue, clock: this.clock, log }));
+    const lookUps = (this.lookUps = new VenueLookUps({ engine: this.engine, venue: this.venue, clock: this.clock, log, onRead: (since, through) => this.tradesRead(since, through) }));
     this.marketSet = new MarketSet(this.markets, { feed: this.feed, engine: this.engine, venue: this.venue, log, now: () => this.clock.now() });
     this.tasks.push({ stop: () => this.marketSet.stop() });
     this.store.startRun(config.mode, strategy.module.name, tokens);
@@ -373,6 +373,9 @@ export class Daemon implements StatusSource {
     }
     // Startup reconciliation before the first quote, over a window that covers the downtime.
     const since = (this.startupSinceMs = this.recoveryWindowStart());
+    // a store that never noted it: what start-up assumes read (before its window) is noted as read,
+    // so that this run's own writes (a cancel-all's) cannot move the next window past its own
+    if (this.store.tradesReadThrough() === undefined) this.tradesRead(since, since);
     restoreFromStore(this.engine, this.store.ordersToRestore(since), this.store.eachFill());
     this.engine.forgetFlatOutside();
     this.engine.restoreLastMarks(this.store.keptMarks());
@@ -428,7 +431,22 @@ export class Daemon implements StatusSource {
 
   /** Where start-up looks for trades (recoveryStart). */
   private recoveryWindowStart(): number {
-    return recoveryStart(this.clock.now(), this.o.config.daemon.recoveryWindowMs, this.store.lastActivityMs());
+    return recoveryStart(this.clock.now(), this.o.config.daemon.recoveryWindowMs, this.store.recoveryAnchorMs());
+  }
+
+  /**
+   * The venue's trades from `sinceMs` to `throughMs` were read and their fills stored: the store notes
+   * them read through `throughMs` when nothing before `sinceMs` is left unread (a look-up that starts
+   * after the last noted time leaves a gap). A failed write only leaves the next window wider.
+   */
+  private tradesRead(sinceMs: number, throughMs: number): void {
+    try {
+      const noted = this.store.tradesReadThrough();
+      if (noted !== undefined && sinceMs > noted) return;
+      this.store.setTradesReadThrough(throughMs);
+    } catch (err) {
+      this.o.log.warn({ err }, 'store: the time the trades were read through could not be noted; the next start looks further back');
+    }
   }
 
   /**
@@ -665,8 +683,12 @@ export class Daemon implements StatusSource {
     const startup = this.startupSinceMs ?? this.startedMs - HOUR;
     // a look-up that went through before start-up's check did (an hour back at most) does not cover its window
     const finalSince = this.reconciled ? (checked ?? startup) : Math.min(checked ?? Infinity, startup);
+    const finalStart = this.clock.now();
     const reconciled = await reconcileWithVenue(this.engine, this.venue, finalSince, log, finalListed).then(
-      () => true,
+      () => {
+        this.tradesRead(finalSince, finalStart - LOOKUP_OVERLAP_MS);
+        return true;
+      },
       (err: unknown) => {
         log.warn({ err }, 'final trade reconciliation failed');
         return false;

@@ -22,6 +22,8 @@ export interface LookUpsOptions {
   venue: Venue;
   clock: Clock;
   log: Logger;
+  /** A look-up went through: it read the trades from `sinceMs` up to `throughMs` (its start less the overlap). */
+  onRead?: (sinceMs: number, throughMs: number) => void;
 }
 
 export class VenueLookUps {
@@ -43,6 +45,7 @@ export class VenueLookUps {
     const startMs = this.o.clock.now();
     const rep = await reconcileWithVenue(this.o.engine, this.o.venue, sinceMs, this.o.log);
     this.lastOkStartMs = Math.max(this.lastOkStartMs, startMs);
+    this.o.onRead?.(sinceMs, startMs - LOOKUP_OVERLAP_MS);
     return rep;
   }
 

@@ -470,6 +470,29 @@ export class Store implements Journal, DayStarts {
     return rows.map((r) => r.detail).join('; ');
   }
 
+  /**
+   * Whence start-up looks for trades, less its margin (recoveryStart): the time up to which the
+   * venue's trades are known read (tradesReadThrough), else, in a store from before that was kept,
+   * the last thing an earlier run stored. A run's own writes (a cancel-all's order changes) do not
+   * move it past trades nobody read.
+   */
+  recoveryAnchorMs(): number | undefined {
+    return this.tradesReadThrough() ?? this.lastActivityMs();
+  }
+
+  /** Up to when the venue's trades have been read and their fills stored (a look-up that went through); undefined when never noted. */
+  tradesReadThrough(): number | undefined {
+    const r = this.db.prepare(`SELECT value FROM store_meta WHERE key = 'trades_read_through'`).get() as { value: string } | undefined;
+    const v = r === undefined ? NaN : Number(r.value);
+    return Number.isFinite(v) ? v : undefined;
+  }
+
+  /** Notes the venue's trades read up to `ms` (only ever forward). */
+  setTradesReadThrough(ms: number): void {
+    if (!Number.isFinite(ms) || ms <= (this.tradesReadThrough() ?? -Infinity)) return;
+    this.db.prepare(`INSERT INTO store_meta (key, value) VALUES ('trades_read_through', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`).run(String(Math.floor(ms)));
+  }
+
   /** The last thing an earlier run stored (an order change, a fill, a run's end); undefined when nothing. */
   lastActivityMs(): number | undefined {
     const r = this.db.prepare(LAST_ACTIVITY).get(this.runId ?? Number.MAX_SAFE_INTEGER) as { t: number | null };

@@ -12,7 +12,8 @@ import { silentLogger } from '../../src/core/log.js';
 import { Daemon } from '../../src/session/daemon.js';
 import { Store } from '../../src/store/store.js';
 import { urlsEnv } from '../../src/emulator/server.js';
-import { bounded, KEY, setup, useTestScope } from './harness.js';
+import { bounded, KEY, setup, useTestScope, type Env } from './harness.js';
+import { recoveryStart } from '../../src/session/startup.js';
 import { LiveVenue } from '../../src/venue/live-venue.js';
 import type { VenueLookUps } from '../../src/session/look-ups.js';
 import { LOOKUP_OVERLAP_MS } from '../../src/session/look-ups.js';
@@ -21,27 +22,33 @@ useTestScope();
 
 const HOUR = 3_600_000;
 
+/** A run of the store killed three hours ago with an order resting at the venue (no end time: a SIGKILL); when. */
+async function crashedRun(e: Env): Promise<number> {
+  const placed = await e.emu.exchange.place(KEY, { tokenID: e.token, side: 'BUY', price: '0.40', size: '10', orderType: 'GTC' });
+  const crashedAt = Date.now() - 3 * HOUR;
+  const before = new Store(e.db, silentLogger, () => crashedAt);
+  before.startRun('live', 'bands', [e.token]);
+  before.orderChanged({
+    clientId: 'c-1',
+    orderId: String(placed.orderID),
+    tokenId: e.token,
+    market: e.emu.markets[0].facts.conditionId,
+    side: 'BUY',
+    price: 4000,
+    size: 1000,
+    filled: 0,
+    state: 'live',
+    createdMs: crashedAt,
+    updatedMs: crashedAt,
+  });
+  before.close();
+  return crashedAt;
+}
+
 describe('a start stopped before its check with the venue', () => {
   it('leaves its run without an end time, and its stop reads the trades over the crash before it', async () => {
     const e = await setup();
-    // a run killed three hours ago with an order resting (no end time: a SIGKILL)
-    const crashedAt = Date.now() - 3 * HOUR;
-    const before = new Store(e.db, silentLogger, () => crashedAt);
-    before.startRun('live', 'bands', [e.token]);
-    before.orderChanged({
-      clientId: 'c-1',
-      orderId: 'venue-1',
-      tokenId: e.token,
-      market: e.emu.markets[0].facts.conditionId,
-      side: 'BUY',
-      price: 4000,
-      size: 1000,
-      filled: 0,
-      state: 'live',
-      createdMs: crashedAt,
-      updatedMs: crashedAt,
-    });
-    before.close();
+    const crashedAt = await crashedRun(e);
 
     // start-up's read of the trades fails (a 5xx, a timeout): its check with the venue never
     // completes; a look-up asked for meanwhile (an hour back at most) goes through first
@@ -86,6 +93,29 @@ describe('a start stopped before its check with the venue', () => {
     }
   }, 60_000);
 
+  it("when no read of the trades goes through, the next start's window still covers the crash, whatever the stop's cancel-all wrote", async () => {
+    const e = await setup();
+    const crashedAt = await crashedRun(e);
+    const trades = LiveVenue.prototype.trades;
+    LiveVenue.prototype.trades = () => Promise.reject(new Error('venue unavailable'));
+    try {
+      const config = loadConfig({ env: { ...urlsEnv(e.emu.urls), MAKERD_DB: e.db }, overrides: { mode: 'live', log: { level: 'silent' } } });
+      const d = new Daemon({ config, venue: specProfile(KEY), log: silentLogger, tokens: [e.token], statusPort: 0 });
+      await expect(bounded(d.start(), 15_000, 'start')).rejects.toThrow(/venue unavailable/);
+      await bounded(d.stop('start-up failed'), 30_000, 'stop');
+    } finally {
+      LiveVenue.prototype.trades = trades;
+    }
+    const after = new Store(e.db, silentLogger);
+    try {
+      // the stop's cancel-all ended the crashed run's order now: no activity to start the next window from
+      expect(after.lastActivityMs()).toBeGreaterThan(crashedAt + HOUR);
+      expect(recoveryStart(Date.now(), 0, after.recoveryAnchorMs())).toBeLessThanOrEqual(crashedAt - HOUR);
+    } finally {
+      after.close();
+    }
+  }, 60_000);
+
   it('after a start that checked, the stop reads the trades since the last look-up, not the whole run', async () => {
     const e = await setup();
     const config = loadConfig({ env: { ...urlsEnv(e.emu.urls), MAKERD_DB: e.db }, overrides: { mode: 'live', log: { level: 'silent' } } });
@@ -101,6 +131,8 @@ describe('a start stopped before its check with the venue', () => {
     try {
       const last = after.db.prepare('SELECT ended_ms AS endedMs FROM runs ORDER BY id DESC LIMIT 1').get() as { endedMs: number | null };
       expect(last.endedMs).toBeGreaterThanOrEqual(t0);
+      // the reads that went through are noted: the next start looks back from the stop's read
+      expect(after.tradesReadThrough()).toBeGreaterThanOrEqual(Math.max(...since) - LOOKUP_OVERLAP_MS);
     } finally {
       after.close();
     }
