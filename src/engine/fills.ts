@@ -243,8 +243,9 @@ export class FillLedger {
    * A piece of a trade of ours under half a unit (0.005 share: a 6-decimal remainder such as
    * "0.003", rounded to 0 on our 0.01 grid) is no fill on our grid, and no bad trade either: a
    * refusal asks for a look-up, which refuses it again, and two refusals suspend the market's
-   * quoting. Its exact shares did move the wallet: they go to the position's rounding count
-   * (FillSink.onRoundedAway), once per trade and order (the newest ROUNDED_AWAY_KEPT remembered).
+   * quoting. Its exact shares did move the wallet: from the user channel they go to the position's
+   * rounding count (FillSink.onRoundedAway), once per trade and order (the newest ROUNDED_AWAY_KEPT
+   * remembered; a FAILED one is not taken back: under half a unit).
    */
   private underHalfUnit(k: string, o: TrackedOrder, micros: number | undefined, status: TradeStatus): number {
     if (micros === undefined || micros <= 0 || status === 'FAILED' || this.roundedAway.has(k)) return 0;
@@ -264,7 +265,9 @@ export class FillLedger {
       const size = withinRounding(o, f.size);
       if (size !== f.size) f = { ...f, size, fee: this.feeOf(f.tokenId, f.price, size, feeRateBps, f.liquidity) };
     }
-    if (o && f.size === 0) return this.underHalfUnit(k, o, f.sizeMicros, f.status) > 0;
+    // not counted in the rounding tally from here: a look-up re-reads trades of before a restart,
+    // whose other pieces the store holds on the 0.01 grid only (their rounding is not in the tally)
+    if (o && f.size === 0) return this.underHalfUnit(k, o, undefined, f.status) > 0;
     const problem = o && fillProblem(o, { tokenId: f.tokenId, side: undefined, price: f.price, size: f.size, feeRateBps, liquidity: f.liquidity }, this.maxFeeRateBps, false);
     if (problem) {
       this.refused++;

@@ -35,6 +35,7 @@ import { marketsFromQuery, marketsFromTokens, readFeeRules, tokenMetaOf } from '
 import { MarketSet, type MarketSetChange } from './market-set.js';
 import { AMBIGUOUS_GRACE_MS, reconcileWithVenue, recoveryStart, restoreFromStore } from './startup.js';
 import { HOUR, LOOKUP_OVERLAP_MS, VenueLookUps } from './look-ups.js';
+import { TradesReadNote } from './trades-read.js';
 import type { MarketMeta } from '../engine/strategy.js';
 import type { MarketState } from '../engine/market-state.js';
 import { TERMINAL, type TrackedOrder } from '../engine/orders.js';
@@ -95,6 +96,8 @@ export class Daemon implements StatusSource {
   private reconciled = false;
   /** Where start-up's check reads trades from (recoveryStart): a stop before that check succeeds reads from there too. */
   private startupSinceMs: number | undefined;
+  /** Up to when the venue's trades are read, noted in the store (trades-read.ts). */
+  private tradesRead: TradesReadNote | undefined;
   /** Set once the engine quotes (after start-up's reconciliation): a user channel back then is looked up after. */
   private quotingStarted = false;
   /** The user channel is back and the look-up of its gap has not landed yet (no quoting: feedLive). */
@@ -298,7 +301,8 @@ export class Daemon implements StatusSource {
       // requotes a tenth of the markets every tenth of its period
       realTime: true,
     });
-    const lookUps = (this.lookUps = new VenueLookUps({ engine: this.engine, venue: this.venue, clock: this.clock, log, onRead: (since, through) => this.tradesRead(since, through) }));
+    const lookUps = (this.lookUps = new VenueLookUps({ engine: this.engine, venue: this.venue, clock: this.clock, log, onRead: (since, through) => this.tradesRead?.read(since, through) }));
+    this.tradesRead = new TradesReadNote({ store: this.store, catchUp: (fromMs) => lookUps.catchUpFrom(fromMs), log });
     this.marketSet = new MarketSet(this.markets, { feed: this.feed, engine: this.engine, venue: this.venue, log, now: () => this.clock.now() });
     this.tasks.push({ stop: () => this.marketSet.stop() });
     this.store.startRun(config.mode, strategy.module.name, tokens);
@@ -375,7 +379,7 @@ export class Daemon implements StatusSource {
     const since = (this.startupSinceMs = this.recoveryWindowStart());
     // a store that never noted it: what start-up assumes read (before its window) is noted as read,
     // so that this run's own writes (a cancel-all's) cannot move the next window past its own
-    if (this.store.tradesReadThrough() === undefined) this.tradesRead(since, since);
+    if (this.store.tradesReadThrough() === undefined) this.tradesRead.read(since, since);
     restoreFromStore(this.engine, this.store.ordersToRestore(since), this.store.eachFill());
     this.engine.forgetFlatOutside();
     this.engine.restoreLastMarks(this.store.keptMarks());
@@ -432,21 +436,6 @@ export class Daemon implements StatusSource {
   /** Where start-up looks for trades (recoveryStart). */
   private recoveryWindowStart(): number {
     return recoveryStart(this.clock.now(), this.o.config.daemon.recoveryWindowMs, this.store.recoveryAnchorMs());
-  }
-
-  /**
-   * The venue's trades from `sinceMs` to `throughMs` were read and their fills stored: the store notes
-   * them read through `throughMs` when nothing before `sinceMs` is left unread (a look-up that starts
-   * after the last noted time leaves a gap). A failed write only leaves the next window wider.
-   */
-  private tradesRead(sinceMs: number, throughMs: number): void {
-    try {
-      const noted = this.store.tradesReadThrough();
-      if (noted !== undefined && sinceMs > noted) return;
-      this.store.setTradesReadThrough(throughMs);
-    } catch (err) {
-      this.o.log.warn({ err }, 'store: the time the trades were read through could not be noted; the next start looks further back');
-    }
   }
 
   /**
@@ -686,7 +675,7 @@ export class Daemon implements StatusSource {
     const finalStart = this.clock.now();
     const reconciled = await reconcileWithVenue(this.engine, this.venue, finalSince, log, finalListed).then(
       () => {
-        this.tradesRead(finalSince, finalStart - LOOKUP_OVERLAP_MS);
+        this.tradesRead?.read(finalSince, finalStart - LOOKUP_OVERLAP_MS);
         return true;
       },
       (err: unknown) => {

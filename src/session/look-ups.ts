@@ -31,6 +31,8 @@ export class VenueLookUps {
   private stopped = false;
   /** When the last look-up that succeeded (any kind) began: everything before it less the overlap is read. */
   private lastOkStartMs = -Infinity;
+  /** Where the next asked-for look-up reads from instead, when earlier (catchUpFrom); Infinity when none is due. */
+  private catchUpMs = Infinity;
   /** The one look-up waiting to start (soon()), when it is due, and when the last one it started began. */
   private timer: NodeJS.Timeout | undefined;
   private dueMs = Infinity;
@@ -45,6 +47,7 @@ export class VenueLookUps {
     const startMs = this.o.clock.now();
     const rep = await reconcileWithVenue(this.o.engine, this.o.venue, sinceMs, this.o.log);
     this.lastOkStartMs = Math.max(this.lastOkStartMs, startMs);
+    if (sinceMs <= this.catchUpMs) this.catchUpMs = Infinity;
     this.o.onRead?.(sinceMs, startMs - LOOKUP_OVERLAP_MS);
     return rep;
   }
@@ -54,9 +57,15 @@ export class VenueLookUps {
     return this.lastOkStartMs === -Infinity ? undefined : this.lastOkStartMs - LOOKUP_OVERLAP_MS;
   }
 
-  /** Where an asked-for look-up starts reading trades: since the last success less the overlap, at most an hour back. */
+  /** Where an asked-for look-up starts reading trades: since the last success less the overlap, at most an hour back (unless a catch-up asks for more). */
   sinceMs(): number {
-    return Math.max(this.o.clock.now() - HOUR, this.lastOkStartMs - LOOKUP_OVERLAP_MS);
+    return Math.min(this.catchUpMs, Math.max(this.o.clock.now() - HOUR, this.lastOkStartMs - LOOKUP_OVERLAP_MS));
+  }
+
+  /** The next look-up (soon) reads trades from `fromMs`, once: trades no look-up read (a gap longer than the hour). */
+  catchUpFrom(fromMs: number): void {
+    this.catchUpMs = Math.min(this.catchUpMs, fromMs);
+    this.soon(0);
   }
 
   /** One asked-for look-up at a time (a failure is logged); the one running when one is already. */

@@ -1,10 +1,11 @@
 // A start stopped before its check with the venue (an operator's Ctrl-C, a pm2 restart, the
-// start-up bound) must not end its run with a time: the next start looks for trades from an hour
-// before the store's last activity, and a run's end counts as activity. Stamped, it moved that
-// window past the downtime of the crash before it. Its stop's own check read trades from an hour
-// before its start only, and settled the crashed run's order (no longer listed) as cancelled with
-// nothing filled: a fill in that downtime was never read. A stop after a start that did check reads
-// the trades since the last look-up, not the whole run (days of them would not fit the shutdown bound).
+// start-up bound, the check failing). Its stop's own read of the trades covers start-up's window
+// (it read an hour before its start only, and settled the crashed run's order, no longer listed, as
+// cancelled with nothing filled: a fill in that downtime was never read). Its run ends with no time,
+// and the next start looks back from the time the store notes the trades read through, which only
+// reads that went through move (from the last activity, the stop's cancel-all moved that window past
+// the crash's downtime). A stop after a start that did check reads the trades since the last
+// look-up, not the whole run (days of them would not fit the shutdown bound), and notes them read.
 import { describe, it, expect } from 'vitest';
 import { specProfile } from '../../src/api/clob-profile.js';
 import { loadConfig } from '../../src/config.js';
@@ -123,6 +124,9 @@ describe('a start stopped before its check with the venue', () => {
     const t0 = Date.now();
     await bounded(d.start(), 15_000, 'start');
     const since = readsOfTrades(d);
+    // a moment after start-up's read, so that its note and the stop's differ
+    await new Promise((r) => setTimeout(r, 200));
+    const stopAt = Date.now();
     await bounded(d.stop('test'), 30_000, 'stop');
     expect(since.length).toBeGreaterThan(0);
     // start-up's look-up began after t0; the stop's read begins at most the overlap before it
@@ -131,8 +135,8 @@ describe('a start stopped before its check with the venue', () => {
     try {
       const last = after.db.prepare('SELECT ended_ms AS endedMs FROM runs ORDER BY id DESC LIMIT 1').get() as { endedMs: number | null };
       expect(last.endedMs).toBeGreaterThanOrEqual(t0);
-      // the reads that went through are noted: the next start looks back from the stop's read
-      expect(after.tradesReadThrough()).toBeGreaterThanOrEqual(Math.max(...since) - LOOKUP_OVERLAP_MS);
+      // the stop's read went through and is noted: the next start looks back from it
+      expect(after.tradesReadThrough()).toBeGreaterThanOrEqual(stopAt - LOOKUP_OVERLAP_MS);
     } finally {
       after.close();
     }

@@ -68,7 +68,7 @@ describe('fills finer than 0.01 share', () => {
     await engine.stop();
   });
 
-  it('a piece rounded to nothing (0.003) still counts: pieces of 5.002, 0.003 and 4.995 are the 10 shares the wallet holds, none overstated; seen twice, once', async () => {
+  it('a piece rounded to nothing (0.003) still counts: pieces of 5.002, 0.003 and 4.995 are the 10 shares the wallet holds, none overstated', async () => {
     const { engine } = await quotingEngine((now) => new RecordingVenue(now));
     const bid = [...engine.orders.open()].find((o) => o.tokenId === Y && o.side === 'BUY') as TrackedOrder;
     const pieces: Array<[string, number, number]> = [
@@ -80,11 +80,26 @@ describe('fills finer than 0.01 share', () => {
       const t = makerTrade(id, bid.orderId as string, 'BUY', 'MINED', 0, { price: bid.price, size });
       t.makerOrders[0].matchedMicros = micros;
       engine.handleUserEvent(t);
-      if (id === 'p1') engine.handleUserEvent(t);
     }
     expect(engine.positions.qty(Y)).toBe(1000);
     expect(engine.orders.byVenueId(bid.orderId as string)?.filled).toBe(1000);
     expect(engine.positions.overstated(Y)).toBe(0);
+    await engine.stop();
+  });
+
+  it('a piece rounded to nothing seen twice counts once', async () => {
+    const { engine } = await quotingEngine((now) => new RecordingVenue(now));
+    const bid = [...engine.orders.open()].find((o) => o.tokenId === Y && o.side === 'BUY') as TrackedOrder;
+    const piece = (id: string, size: number, micros: number): UserTradeEvent => {
+      const t = makerTrade(id, bid.orderId as string, 'BUY', 'MINED', 0, { price: bid.price, size });
+      t.makerOrders[0].matchedMicros = micros;
+      return t;
+    };
+    // 4.995 counted as 5.00 (+0.005), 0.003 as nothing (-0.003): 0.002 overstated, one unit
+    engine.handleUserEvent(piece('q0', 500, 4_995_000));
+    engine.handleUserEvent(piece('q1', 0, 3_000));
+    engine.handleUserEvent(piece('q1', 0, 3_000));
+    expect(engine.positions.overstated(Y)).toBe(1);
     await engine.stop();
   });
 });

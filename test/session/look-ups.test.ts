@@ -53,6 +53,20 @@ describe('look-ups at the venue', () => {
     expect(reads.at(-1)).toBe(clock.now() - HOUR);
   });
 
+  it('a catch-up reads once from the time asked, then the look-ups read as before; onRead tells each read that went through', async () => {
+    const { clock, lookUps, reads } = await setup();
+    await lookUps.now();
+    const from = clock.now() - 5 * HOUR;
+    lookUps.catchUpFrom(from);
+    clock.advanceTo(clock.now() + 10_000);
+    await lookUps.now();
+    expect(reads.at(-1)).toBe(from);
+    const okAt = clock.now();
+    clock.advanceTo(clock.now() + 10_000);
+    await lookUps.now();
+    expect(reads.at(-1)).toBe(okAt - LOOKUP_OVERLAP_MS);
+  });
+
   it('caughtUp waits for a look-up that started after it was asked, not for the one already running', async () => {
     const { clock, venue, lookUps, reads } = await setup();
     const releases: Array<() => void> = [];

@@ -1,0 +1,49 @@
+// Up to when the venue's trades were read (session/trades-read.ts) on a real store: reads that leave
+// nothing unread move it forward only; one that leaves a gap asks for a catch-up from the noted time
+// instead (a look-up from after it: the look-ups failed past the hour), and after the catch-ups fail
+// the gap is given up on with an error, so that every later start does not read back to it.
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/core/log.js';
+import { Store } from '../../src/store/store.js';
+import { MAX_CATCH_UPS, TradesReadNote } from '../../src/session/trades-read.js';
+import { tempDbs } from '../store/temp-db.js';
+
+const dbPath = tempDbs('trades-read');
+const H = 3_600_000;
+
+describe('the trades-read-through note', () => {
+  it('moves forward with reads that leave nothing unread, asks a catch-up over a gap, gives it up after the catch-ups fail', () => {
+    const store = new Store(dbPath(), createLogger({ level: 'silent' }));
+    const lines: string[] = [];
+    const log = createLogger({ level: 'info', destination: { write: (s: string) => void lines.push(s) } });
+    const asked: number[] = [];
+    const note = new TradesReadNote({ store, catchUp: (from) => asked.push(from), log });
+    try {
+      const t = 1_700_000_000_000;
+      expect(store.tradesReadThrough()).toBeUndefined();
+      note.read(t - 24 * H, t);
+      expect(store.tradesReadThrough()).toBe(t);
+      // overlapping reads move it forward, never back
+      note.read(t - 60_000, t + 120_000);
+      note.read(t - H, t + 60_000);
+      expect(store.tradesReadThrough()).toBe(t + 120_000);
+      // the look-ups failed for two hours: the next read starts an hour back, after the note
+      note.read(t + 3 * H, t + 4 * H);
+      expect(store.tradesReadThrough()).toBe(t + 120_000);
+      expect(asked).toEqual([t + 120_000]);
+      // the catch-up went through: from the note on
+      note.read(t + 120_000, t + 4 * H + 60_000);
+      expect(store.tradesReadThrough()).toBe(t + 4 * H + 60_000);
+      // another gap, whose catch-ups all fail: given up on, with an error naming it
+      const gapFrom = t + 4 * H + 60_000;
+      for (let i = 0; i < MAX_CATCH_UPS; i++) note.read(t + 7 * H, t + 8 * H);
+      expect(store.tradesReadThrough()).toBe(gapFrom);
+      expect(asked).toHaveLength(1 + MAX_CATCH_UPS);
+      note.read(t + 7 * H, t + 8 * H);
+      expect(store.tradesReadThrough()).toBe(t + 8 * H);
+      expect(lines.filter((l) => l.includes('"level":50') && l.includes(String(gapFrom)))).toHaveLength(1);
+    } finally {
+      store.close();
+    }
+  });
+});
