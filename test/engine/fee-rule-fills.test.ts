@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
 import { ruleFeeMicros } from '../../src/core/fees.js';
+import type { UserTradeEvent } from '../../src/core/events.js';
 import { M, N, RecordingVenue, Y, bandsEngine, books, deliver, makerTrade, settle } from './helpers.js';
 
 const RULE = { rate: 0.25, exponent: 2 };
@@ -25,21 +26,30 @@ async function onFeeMarket() {
   return { engine, clock };
 }
 
-describe('fills on a market with a fee rule', () => {
-  it('a maker fill books no fee, whatever fee_rate_bps the trade carries; the venue charges makers nothing', async () => {
-    const { engine, clock } = await onFeeMarket();
-    engine.start();
-    await settle(10);
-    const bid = [...engine.orders.open()].find((o) => o.side === 'BUY' && o.tokenId === Y);
-    expect(bid).toBeDefined();
-    const t = makerTrade('t1', bid!.orderId!, 'BUY', 'MATCHED', clock.now(), { price: bid!.price, size: 1000 });
+/** The quoting engine's bid on a fee market, and its 10-share maker fill in a trade carrying 1000 bps on every part (as the real capture). */
+async function quotingBid() {
+  const { engine, clock } = await onFeeMarket();
+  engine.start();
+  await settle(10);
+  const bid = [...engine.orders.open()].find((o) => o.side === 'BUY' && o.tokenId === Y);
+  if (!bid?.orderId) throw new Error('no bid quoted');
+  const fill = (tradeId: string): UserTradeEvent => {
+    const t = makerTrade(tradeId, bid.orderId as string, 'BUY', 'MATCHED', clock.now(), { price: bid.price, size: 1000 });
     t.feeRateBps = 1000;
     t.makerOrders[0].feeRateBps = 1000;
+    return t;
+  };
+  return { engine, bid, fill };
+}
+
+describe('fills on a market with a fee rule', () => {
+  it('a maker fill books no fee, whatever fee_rate_bps the trade carries; the venue charges makers nothing', async () => {
+    const { engine, bid, fill } = await quotingBid();
     const cash = engine.positions.cash;
-    engine.handleUserEvent(t);
+    engine.handleUserEvent(fill('t1'));
     expect(engine.positions.qty(Y)).toBe(1000);
     // the notional only: 10 shares at the bid
-    expect(engine.positions.cash - cash).toBe(-bid!.price * 1000);
+    expect(engine.positions.cash - cash).toBe(-bid.price * 1000);
     await engine.stop();
   });
 
@@ -64,22 +74,15 @@ describe('fills on a market with a fee rule', () => {
     // found in review: the rule was found through the market's state, which dropMarket deletes; a
     // rotating market's late fill (the user channel lingers for them, a look-up finds them) was
     // booked at the trade's 1000 bps: 10% of its notional, against the daily-loss limit
-    const { engine, clock } = await onFeeMarket();
-    engine.start();
-    await settle(10);
-    const bid = [...engine.orders.open()].find((o) => o.side === 'BUY' && o.tokenId === Y);
-    expect(bid).toBeDefined();
+    const { engine, bid, fill } = await quotingBid();
     engine.retireMarket(M);
     await settle(10);
     expect(engine.dropMarket(M)).toBe(true);
     expect(engine.marketOf(Y)).toBeUndefined();
-    const t = makerTrade('t3', bid!.orderId!, 'BUY', 'MATCHED', clock.now(), { price: bid!.price, size: 1000 });
-    t.feeRateBps = 1000;
-    t.makerOrders[0].feeRateBps = 1000;
     const cash = engine.positions.cash;
-    engine.handleUserEvent(t);
+    engine.handleUserEvent(fill('t3'));
     expect(engine.positions.qty(Y)).toBe(1000);
-    expect(engine.positions.cash - cash).toBe(-bid!.price * 1000);
+    expect(engine.positions.cash - cash).toBe(-bid.price * 1000);
     await engine.stop();
   });
 });

@@ -27,6 +27,40 @@ function trades(file: string): { trades: UserTradeEvent[]; rejected: number } {
   return { trades: out.filter((e): e is UserTradeEvent => e.type === 'trade'), rejected: st.rejected() };
 }
 
+/**
+ * polytrader's real maker trade as a 10-share order of ours (its maker entry's terms), a ledger on
+ * it, and `piece(amount, id)`: the trade again with the maker's matched_amount set, through the
+ * user channel's decoder into the ledger.
+ */
+function pieceRig() {
+  const [t] = trades(FILES[0]).trades;
+  const m = t.makerOrders[0];
+  const raw = JSON.parse(
+    readFileSync(new URL(FILES[0], FIX), 'utf8')
+      .split('\n')
+      .find((l) => l.includes('"maker_orders"')) as string,
+  ) as Record<string, unknown> & { maker_orders: Array<Record<string, unknown>> };
+  const side = m.side ?? (m.assetId === t.assetId ? (t.side === 'BUY' ? 'SELL' : 'BUY') : t.side);
+  const orders = new OrderTracker();
+  orders.create({ clientId: 'c', tokenId: m.assetId, market: t.market, side, price: m.price, size: 1000, createdMs: 0 });
+  orders.placeResult({ clientId: 'c', ok: true, orderId: m.orderId, status: 'live' }, 1);
+  const fills: Fill[] = [];
+  const refused: string[] = [];
+  const ledger = new FillLedger(orders, { onFill: (f) => fills.push(f), onFillStatus: () => undefined, onBadTrade: (_id, problem) => refused.push(problem) });
+  const st = createUserDecodeStats();
+  const decoded: number[] = [];
+  const piece = (amount: string, id: string): void => {
+    const out: UserEvent[] = [];
+    decodeUserFrame(JSON.stringify({ ...raw, id, maker_orders: [{ ...raw.maker_orders[0], matched_amount: amount }] }), out, st);
+    for (const e of out) {
+      if (e.type !== 'trade') continue;
+      decoded.push(e.makerOrders[0].matchedAmount);
+      ledger.onTrade({ ...e, status: 'MATCHED' }, 2);
+    }
+  };
+  return { orderId: m.orderId, orders, ledger, fills, refused, st, decoded, piece, filled: () => orders.byVenueId(m.orderId)?.filled };
+}
+
 describe('real trades', () => {
   it.each(FILES)('%s: decodes whole, and every maker entry is a fill the checks accept', (file) => {
     const r = trades(file);
@@ -58,56 +92,22 @@ describe('real trades', () => {
   it('an order filled in pieces of 6 decimals (as that capture has) fills to its size: the last piece, rounded one unit over, is not refused', () => {
     // found in review: each piece rounds to 0.01 on its own (3.336 -> 3.34), so three pieces of a
     // 10-share order came to 10.01 and the last was refused as beyond what the order had left
-    const [t] = trades(FILES[0]).trades;
-    const m = t.makerOrders[0];
-    const orders = new OrderTracker();
-    const side = m.side ?? (m.assetId === t.assetId ? (t.side === 'BUY' ? 'SELL' : 'BUY') : t.side);
-    orders.create({ clientId: 'c', tokenId: m.assetId, market: t.market, side, price: m.price, size: 1000, createdMs: 0 });
-    orders.placeResult({ clientId: 'c', ok: true, orderId: m.orderId, status: 'live' }, 1);
-    const fills: Fill[] = [];
-    const refused: string[] = [];
-    const ledger = new FillLedger(orders, { onFill: (f) => fills.push(f), onFillStatus: () => undefined, onBadTrade: (_id, problem) => refused.push(problem) });
-    const pieces = ['3.336', '3.336', '3.328'];
-    const out: UserEvent[] = [];
-    const st = createUserDecodeStats();
-    const raw = JSON.parse(
-      readFileSync(new URL(FILES[0], FIX), 'utf8')
-        .split('\n')
-        .find((l) => l.includes('"maker_orders"')) as string,
-    ) as Record<string, unknown> & { maker_orders: Array<Record<string, unknown>> };
-    pieces.forEach((amount, i) => decodeUserFrame(JSON.stringify({ ...raw, id: `piece-${i}`, maker_orders: [{ ...raw.maker_orders[0], matched_amount: amount }] }), out, st));
-    for (const e of out) if (e.type === 'trade') ledger.onTrade({ ...e, status: 'MATCHED' }, 2);
-    expect(out.map((e) => (e.type === 'trade' ? e.makerOrders[0].matchedAmount : 0))).toEqual([334, 334, 333]);
-    expect(refused).toEqual([]);
-    expect(fills.map((f) => f.size)).toEqual([334, 334, 332]);
-    expect(orders.byVenueId(m.orderId)?.filled).toBe(1000);
+    const r = pieceRig();
+    ['3.336', '3.336', '3.328'].forEach((amount, i) => r.piece(amount, `piece-${i}`));
+    expect(r.decoded).toEqual([334, 334, 333]);
+    expect(r.refused).toEqual([]);
+    expect(r.fills.map((f) => f.size)).toEqual([334, 334, 332]);
+    expect(r.filled()).toBe(1000);
     // a piece past a filled order is still refused
-    decodeUserFrame(JSON.stringify({ ...raw, id: 'piece-extra', maker_orders: [{ ...raw.maker_orders[0], matched_amount: '0.02' }] }), out, st);
-    const extra = out[out.length - 1];
-    if (extra.type === 'trade') ledger.onTrade({ ...extra, status: 'MATCHED' }, 3);
-    expect(refused).toHaveLength(1);
+    r.piece('0.02', 'piece-extra');
+    expect(r.refused).toHaveLength(1);
   });
 
   it('five pieces that each round up (2.005 shares) fill a 10-share order to its size; a piece well past it is refused', () => {
-    const [t] = trades(FILES[0]).trades;
-    const m = t.makerOrders[0];
-    const raw = JSON.parse(
-      readFileSync(new URL(FILES[0], FIX), 'utf8')
-        .split('\n')
-        .find((l) => l.includes('"maker_orders"')) as string,
-    ) as Record<string, unknown> & { maker_orders: Array<Record<string, unknown>> };
-    const side = m.side ?? (m.assetId === t.assetId ? (t.side === 'BUY' ? 'SELL' : 'BUY') : t.side);
     const run = (pieces: string[]) => {
-      const orders = new OrderTracker();
-      orders.create({ clientId: 'c', tokenId: m.assetId, market: t.market, side, price: m.price, size: 1000, createdMs: 0 });
-      orders.placeResult({ clientId: 'c', ok: true, orderId: m.orderId, status: 'live' }, 1);
-      const refused: string[] = [];
-      const ledger = new FillLedger(orders, { onFill: () => undefined, onFillStatus: () => undefined, onBadTrade: (_id, problem) => refused.push(problem) });
-      const out: UserEvent[] = [];
-      const st = createUserDecodeStats();
-      pieces.forEach((amount, i) => decodeUserFrame(JSON.stringify({ ...raw, id: `p-${i}`, maker_orders: [{ ...raw.maker_orders[0], matched_amount: amount }] }), out, st));
-      for (const e of out) if (e.type === 'trade') ledger.onTrade({ ...e, status: 'MATCHED' }, 2);
-      return { refused, filled: orders.byVenueId(m.orderId)?.filled };
+      const r = pieceRig();
+      pieces.forEach((amount, i) => r.piece(amount, `p-${i}`));
+      return { refused: r.refused, filled: r.filled() };
     };
     expect(run(['2.005', '2.005', '2.005', '2.005', '1.98'])).toEqual({ refused: [], filled: 1000 });
     // 0.06 share over what is left: more than rounding
@@ -119,38 +119,19 @@ describe('real trades', () => {
   it('a piece under half a unit (a 6-decimal remainder: 0.003 between 5.002 and 4.995) is no bad trade: the order fills to its size, by the user channel and by the REST list', () => {
     // found in review: the piece rounded to 0, was refused as an implausible size, asked for a
     // look-up that refused it again, and the second refusal suspended the market's quoting
-    const [t] = trades(FILES[0]).trades;
-    const m = t.makerOrders[0];
-    const raw = JSON.parse(
-      readFileSync(new URL(FILES[0], FIX), 'utf8')
-        .split('\n')
-        .find((l) => l.includes('"maker_orders"')) as string,
-    ) as Record<string, unknown> & { maker_orders: Array<Record<string, unknown>> };
-    const side = m.side ?? (m.assetId === t.assetId ? (t.side === 'BUY' ? 'SELL' : 'BUY') : t.side);
-    const orders = new OrderTracker();
-    orders.create({ clientId: 'c', tokenId: m.assetId, market: t.market, side, price: m.price, size: 1000, createdMs: 0 });
-    orders.placeResult({ clientId: 'c', ok: true, orderId: m.orderId, status: 'live' }, 1);
-    const refused: string[] = [];
-    const fills: Fill[] = [];
-    const ledger = new FillLedger(orders, { onFill: (f) => fills.push(f), onFillStatus: () => undefined, onBadTrade: (_id, problem) => refused.push(problem) });
-    const out: UserEvent[] = [];
-    const st = createUserDecodeStats();
-    ['5.002', '0.003', '4.995'].forEach((amount, i) => decodeUserFrame(JSON.stringify({ ...raw, id: `d-${i}`, maker_orders: [{ ...raw.maker_orders[0], matched_amount: amount }] }), out, st));
-    for (const e of out) if (e.type === 'trade') ledger.onTrade({ ...e, status: 'MATCHED' }, 2);
-    expect(st.rejected()).toBe(0);
-    expect(refused).toEqual([]);
-    expect(fills.map((f) => f.size)).toEqual([500, 500]);
-    expect(orders.byVenueId(m.orderId)?.filled).toBe(1000);
+    const r = pieceRig();
+    ['5.002', '0.003', '4.995'].forEach((amount, i) => r.piece(amount, `d-${i}`));
+    expect(r.st.rejected()).toBe(0);
+    expect(r.refused).toEqual([]);
+    expect(r.fills.map((f) => f.size)).toEqual([500, 500]);
+    expect(r.filled()).toBe(1000);
     // a last piece that rounds to one unit past the filled order (9.995 -> 10.00, then 0.005 -> 0.01): rounding, not refused
-    decodeUserFrame(JSON.stringify({ ...raw, id: 'd-over', maker_orders: [{ ...raw.maker_orders[0], matched_amount: '0.005' }] }), out, st);
-    const over = out[out.length - 1];
-    if (over.type === 'trade') ledger.onTrade({ ...over, status: 'MATCHED' }, 3);
-    expect(refused).toEqual([]);
-    expect(orders.byVenueId(m.orderId)?.filled).toBe(1000);
+    r.piece('0.005', 'd-over');
+    expect(r.refused).toEqual([]);
+    expect(r.filled()).toBe(1000);
     // the same piece again, as the venue's trade list gives it to a look-up: nothing refused, nothing moved
-    const piece = fills[0];
-    expect(ledger.record({ ...piece, tradeId: 'd-1', size: 0, fee: 0 }, 3, 0)).toBe(false);
-    expect(refused).toEqual([]);
-    expect(orders.byVenueId(m.orderId)?.filled).toBe(1000);
+    expect(r.ledger.record({ ...r.fills[0], tradeId: 'd-1', size: 0, fee: 0 }, 3, 0)).toBe(false);
+    expect(r.refused).toEqual([]);
+    expect(r.filled()).toBe(1000);
   });
 });
