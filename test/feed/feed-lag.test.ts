@@ -2,19 +2,16 @@
 // the mirror and the engine that long after, on the clock's timers, as in a backtest; paper mode
 // saw both at once, so its quotes could never be picked off by a move not yet seen. Loopback ws
 // server, real time; bounded waits.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MarketFeed } from '../../src/feed/market-feed.js';
 import { WallClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/log.js';
 import type { MarketEvent } from '../../src/core/events.js';
-import { bookFrame, startServer, waitFor, type TestServer, feedConfig } from './ws-server.js';
+import { bookFrame, startServer, waitFor, type TestServer, feedConfig, stopAfterEach } from './ws-server.js';
 
 let server: TestServer | undefined;
 let feed: MarketFeed | undefined;
-afterEach(async () => {
-  feed?.stop();
-  await server?.close();
-});
+stopAfterEach(() => ({ feed, server }));
 
 const A = '1111';
 describe('MarketFeed with a feed lag (paper)', () => {

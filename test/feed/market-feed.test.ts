@@ -1,18 +1,15 @@
 // The facade end to end against a loopback server: decoded events and book updates flow, bad
 // frames are counted and the loop survives, a wrong hash makes the token out of sync and the
 // resync resubscribes it; the fresh snapshot brings it back.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bookHash } from '../../src/book/hash.js';
 import { MarketFeed } from '../../src/feed/market-feed.js';
 import type { MarketEvent } from '../../src/core/events.js';
-import { startServer, waitFor, type TestServer, feedConfig } from './ws-server.js';
+import { startServer, waitFor, type TestServer, feedConfig, stopAfterEach } from './ws-server.js';
 
 let server: TestServer | undefined;
 let feed: MarketFeed | undefined;
-afterEach(async () => {
-  feed?.stop();
-  await server?.close();
-});
+stopAfterEach(() => ({ feed, server }));
 
 const A = '1111';
 const META = { market: '0xm', minOrderSize: '5', tickSize: '0.01', negRisk: false, lastTradePrice: '0.5' };

@@ -2,16 +2,13 @@
 // after a reconnect the books wait out of sync for the snapshots the resubscribe brings, and a
 // token left out stayed bookless (its deltas dropped, its market not quoting) until the next
 // reconnect, which on a busy connection may never come. Loopback ws server; bounded waits.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MarketFeed } from '../../src/feed/market-feed.js';
-import { bookFrame, startServer, waitFor, type TestServer, feedConfig } from './ws-server.js';
+import { bookFrame, startServer, waitFor, type TestServer, feedConfig, stopAfterEach } from './ws-server.js';
 
 let server: TestServer | undefined;
 let feed: MarketFeed | undefined;
-afterEach(async () => {
-  feed?.stop();
-  await server?.close();
-});
+stopAfterEach(() => ({ feed, server }));
 
 const A = '1111';
 const B = '2222';

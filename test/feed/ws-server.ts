@@ -1,5 +1,6 @@
 // A scriptable market-channel server on 127.0.0.1:0 for the feed tests: records what clients send
 // and lets each test decide how to answer PINGs and subscriptions.
+import { afterEach } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 
 export interface TestServer {
@@ -68,4 +69,13 @@ export function feedConfig(url: string, verifyEvery = 0) {
     feed: { pingIntervalMs: 20, pongTimeoutMs: 1000, quietMs: 5000, probeTimeoutMs: 1000, reconnectBaseMs: 10, reconnectMaxMs: 40, priceFeedPingIntervalMs: 20, priceSymbols: [] },
     book: { verifyEvery, resync: 'resubscribe' as const, resyncTimeoutMs: 1500, groupIdleMs: 100 },
   };
+}
+
+/** After each test, the feed `get` names stopped and its server closed (the test file's own variables, set by its tests). */
+export function stopAfterEach(get: () => { feed: { stop(): void } | undefined; server: TestServer | undefined }): void {
+  afterEach(async () => {
+    const { feed, server } = get();
+    feed?.stop();
+    await server?.close();
+  });
 }
