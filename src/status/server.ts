@@ -20,6 +20,14 @@ import { LIVE_PAGE } from './page.js';
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 const SAMPLE_MS = 1000;
 
+/** Whether a Host header names this machine's loopback (any port; none at all: an HTTP/1.0 client on the machine). */
+function namesLoopback(hostHeader: string | undefined): boolean {
+  if (hostHeader === undefined) return true;
+  const h = hostHeader.trim().toLowerCase();
+  const name = h.startsWith('[') ? h.slice(1, h.indexOf(']')) : h.replace(/:\d*$/, '');
+  return LOOPBACK.has(name) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
+}
+
 export class StatusServer {
   private server: Server | undefined;
   private sampler: NodeJS.Timeout | undefined;
@@ -35,7 +43,14 @@ export class StatusServer {
 
   /** Listens on host:port (port 0: any free one). A host other than loopback is warned about. */
   listen(port: number, host = '127.0.0.1'): Promise<void> {
+    const loopbackOnly = LOOPBACK.has(host);
     const server = createServer((req, res) => {
+      // on loopback, a request naming another host is a browser sent here by a name an attacker
+      // points at 127.0.0.1 (DNS rebinding): its page would read positions, orders and PnL
+      if (loopbackOnly && !namesLoopback(req.headers.host)) {
+        res.writeHead(421, { 'content-type': 'text/plain' }).end('misdirected request: this status server answers only 127.0.0.1, localhost or [::1]\n');
+        return;
+      }
       const [path, query = ''] = (req.url ?? '/').split('?', 2);
       const fail = (err: unknown) => {
         this.log.error({ err, path }, 'status: handler failed');

@@ -1,5 +1,8 @@
 // status.host: the status server stays on 127.0.0.1 unless the user names another address
-// (MAKERD_STATUS_HOST or status.host), and then the log says what that exposes.
+// (MAKERD_STATUS_HOST or status.host), and then the log says what that exposes. On loopback it
+// answers only requests that name a loopback host: a web page whose name an attacker points at
+// 127.0.0.1 (DNS rebinding) would otherwise read positions, orders and PnL from the browser.
+import { request } from 'node:http';
 import { describe, it, expect } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/core/log.js';
@@ -26,6 +29,27 @@ describe('status.host', () => {
       } finally {
         await run.close();
       }
+    }
+  }, 60_000);
+
+  it('on loopback, refuses a request naming another host (DNS rebinding) and answers loopback names', async () => {
+    const run = await startDaemon(1, {});
+    try {
+      const port = Number(new URL(run.url).port);
+      const get = (host: string | undefined, path = '/status'): Promise<number> =>
+        new Promise((resolve, reject) => {
+          const req = request({ host: '127.0.0.1', port, path, headers: host === undefined ? {} : { host } }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          });
+          req.on('error', reject);
+          req.end();
+        });
+      expect(await get(`attacker.example:${port}`)).toBe(421);
+      expect(await get('attacker.example', '/metrics')).toBe(421);
+      for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`, '127.0.0.1']) expect(await get(host), host).toBe(200);
+    } finally {
+      await run.close();
     }
   }, 60_000);
 });
