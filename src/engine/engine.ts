@@ -427,6 +427,11 @@ export class Engine {
     return true;
   }
 
+  /** A fee rule for a token of no quoted market (the daemon: markets of orders restored after a restart, feeRulesOutside): its late fills pay by it. */
+  keepFeeRule(tokenId: string, rule: FeeRule): void {
+    if (!this.byToken.has(tokenId)) this.keepDroppedFeeRule(tokenId, rule);
+  }
+
   private keepDroppedFeeRule(tokenId: string, rule: FeeRule | undefined): void {
     this.droppedFeeRules.delete(tokenId);
     if (rule === undefined) return;

@@ -31,7 +31,7 @@ import { WallClock, settleWithin } from '../core/clock.js';
 import { SeededRng } from '../core/rng.js';
 import { Engine } from '../engine/engine.js';
 import { loadStrategy } from '../strategy/loader.js';
-import { marketsFromQuery, marketsFromTokens, readFeeRules, tokenMetaOf } from './markets.js';
+import { feeRulesOutside, marketsFromQuery, marketsFromTokens, readFeeRules, tokenMetaOf } from './markets.js';
 import { MarketSet, type MarketSetChange } from './market-set.js';
 import { AMBIGUOUS_GRACE_MS, reconcileWithVenue, recoveryStart, restoreFromStore } from './startup.js';
 import { HOUR, LOOKUP_OVERLAP_MS, VenueLookUps } from './look-ups.js';
@@ -380,7 +380,10 @@ export class Daemon implements StatusSource {
     // a store that never noted it: what start-up assumes read (before its window) is noted as read,
     // so that this run's own writes (a cancel-all's) cannot move the next window past its own
     if (this.store.tradesReadThrough() === undefined) this.tradesRead.read(since, since);
-    restoreFromStore(this.engine, this.store.ordersToRestore(since), this.store.eachFill());
+    const restored = this.store.ordersToRestore(since);
+    restoreFromStore(this.engine, restored, this.store.eachFill());
+    // the markets of restored orders no longer quoted (the set rotated while down): their late fills pay by their fee rules
+    for (const [tokenId, rule] of await this.unlessStopped(feeRulesOutside(this.clients.clob, restored, this.markets, log))) this.engine.keepFeeRule(tokenId, rule);
     this.engine.forgetFlatOutside();
     this.engine.restoreLastMarks(this.store.keptMarks());
     // a paper run's shares bought by an earlier run: its new simulated venue holds them too (settled), or it refuses every SELL of them

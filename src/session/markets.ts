@@ -11,6 +11,7 @@ import { cursorItems } from '../api/paginate.js';
 import type { GammaClient } from '../api/gamma-client.js';
 import { MakerdError } from '../core/errors.js';
 import type { MarketMeta } from '../engine/strategy.js';
+import type { FeeRule } from '../core/fees.js';
 import type { TokenMeta } from '../book/mirror.js';
 
 /** The hash fields of a market's tokens that the WS book omits (the mirror's TokenMeta). */
@@ -120,20 +121,57 @@ export async function marketsFromTokens(clob: ClobClient, tokens: readonly strin
  * Markets from token ids (marketsFromTokens) and from the metadata query (the daemon) alike.
  */
 export async function readFeeRules(clob: ClobClient, metas: readonly MarketMeta[], log: Logger): Promise<void> {
+  const rules = await feeRulesOf(
+    clob,
+    metas.map((m) => m.conditionId),
+    log,
+  );
+  for (const meta of metas) {
+    const rule = rules.get(meta.conditionId);
+    if (rule) meta.feeRule = rule;
+  }
+}
+
+/** Each market's fee rule, FEE_RULE_CONCURRENCY requests at a time; one unreadable is warned about and left out. */
+async function feeRulesOf(clob: ClobClient, conditionIds: readonly string[], log: Logger): Promise<Map<string, FeeRule>> {
+  const out = new Map<string, FeeRule>();
   let next = 0;
   const worker = async () => {
-    while (next < metas.length) {
-      const meta = metas[next++];
-      let feeRule: Awaited<ReturnType<ClobClient['getFeeRule']>>;
+    while (next < conditionIds.length) {
+      const id = conditionIds[next++];
       try {
-        feeRule = await clob.getFeeRule(meta.conditionId);
+        const rule = await clob.getFeeRule(id);
+        if (rule) out.set(id, rule);
       } catch (err) {
-        log.warn({ market: meta.conditionId, err }, 'market fee rule unreadable: a rule known before is kept, else fills book the trade fee rate flat (paper: the flat sim fees)');
+        log.warn({ market: id, err }, 'market fee rule unreadable: a rule known before is kept, else fills book the trade fee rate flat (paper: the flat sim fees)');
       }
-      if (feeRule) meta.feeRule = feeRule;
     }
   };
-  await Promise.all(Array.from({ length: Math.min(FEE_RULE_CONCURRENCY, metas.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(FEE_RULE_CONCURRENCY, conditionIds.length) }, worker));
+  return out;
+}
+
+/**
+ * The fee rules of the markets outside `quoted` that `orders` (restored from the store) are in,
+ * by the orders' tokens: after a restart with the market set rotated, their late fills (start-up's
+ * look-up finds them) pay by the rule, not the trade's fee rate flat (1000 bps on maker parts).
+ */
+export async function feeRulesOutside(clob: ClobClient, orders: ReadonlyArray<{ market: string; tokenId: string }>, quoted: readonly MarketMeta[], log: Logger): Promise<Array<[string, FeeRule]>> {
+  const inSet = new Set(quoted.map((m) => m.conditionId));
+  const tokensOf = new Map<string, Set<string>>();
+  for (const o of orders) {
+    if (inSet.has(o.market) || o.market === '') continue;
+    let tokens = tokensOf.get(o.market);
+    if (!tokens) tokensOf.set(o.market, (tokens = new Set()));
+    tokens.add(o.tokenId);
+  }
+  const rules = await feeRulesOf(clob, [...tokensOf.keys()], log);
+  const out: Array<[string, FeeRule]> = [];
+  for (const [market, tokens] of tokensOf) {
+    const rule = rules.get(market);
+    if (rule) for (const t of tokens) out.push([t, rule]);
+  }
+  return out;
 }
 
 /**

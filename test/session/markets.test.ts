@@ -9,7 +9,7 @@ import { polymarketProfile } from '../../src/api/polymarket-profile.js';
 import { Transport } from '../../src/api/transport.js';
 import { WallClock } from '../../src/core/clock.js';
 import { createLogger } from '../../src/core/log.js';
-import { marketsFromQuery, marketsFromTokens } from '../../src/session/markets.js';
+import { feeRulesOutside, marketsFromQuery, marketsFromTokens } from '../../src/session/markets.js';
 import { GammaClient } from '../../src/api/gamma-client.js';
 import { loadConfig } from '../../src/config.js';
 import { send, startServer, testHttp, testRetry, type TestServer } from '../api/http-server.js';
@@ -128,5 +128,28 @@ describe('a market whose answers leave out neg_risk', () => {
       ['0xbad', false],
       ['0xk', true],
     ]);
+  });
+});
+
+describe('fee rules of markets outside the quoted set', () => {
+  it("are read for the markets restored orders are in (a restart after the set rotated), by their orders' tokens; quoted markets are not asked again", async () => {
+    info = (res) => send(res, 200, { t: [{ t: YES }, { t: NO }], mts: 0.01, fd: { r: 0.25, e: 2 } });
+    const asked = srv.requests.length;
+    const quoted = { conditionId: '0xquoted', tokenId: 'Q1', complementId: 'Q2', tick: 100, minSize: 500, negRisk: false };
+    const rules = await feeRulesOutside(
+      clob,
+      [
+        { market: '0xcond', tokenId: YES },
+        { market: '0xcond', tokenId: NO },
+        { market: '0xquoted', tokenId: 'Q1' },
+      ],
+      [quoted],
+      capture().log,
+    );
+    expect(rules).toEqual([
+      [YES, { rate: 0.25, exponent: 2 }],
+      [NO, { rate: 0.25, exponent: 2 }],
+    ]);
+    expect(srv.requests.slice(asked).map((r) => r.path)).toEqual(['/clob-markets/0xcond']);
   });
 });
