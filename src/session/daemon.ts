@@ -287,11 +287,8 @@ export class Daemon implements StatusSource {
       onBadTrade: () => void this.lookUps?.now(),
       // An unclear submit is settled in seconds: the venue's open orders bind it or show it never rested.
       onAmbiguous: () => this.lookUps?.soon(1000),
-      // an order of the account we do not track: the look-up adopts it (our markets) or cancels it;
-      // not before start-up's own check (the store's orders not yet restored would be adopted anew)
-      onUnknownOrder: () => {
-        if (this.reconciled) this.lookUps?.soon(1000);
-      },
+      // an order of the account we do not track: the look-up adopts it (our markets) or cancels it
+      onUnknownOrder: () => this.lookUps?.soon(1000),
       // A book holding less than our resting orders: a fill or cancel the user channel did not report.
       onOrdersMissing: () => this.lookUps?.soon(0),
       // the venue cancels our orders ~10 s after the last accepted heartbeat: once a heartbeat and
@@ -301,7 +298,14 @@ export class Daemon implements StatusSource {
       // requotes a tenth of the markets every tenth of its period
       realTime: true,
     });
-    const lookUps = (this.lookUps = new VenueLookUps({ engine: this.engine, venue: this.venue, clock: this.clock, log, onRead: (since, through) => this.tradesRead?.read(since, through) }));
+    const lookUps = (this.lookUps = new VenueLookUps({
+      engine: this.engine,
+      venue: this.venue,
+      clock: this.clock,
+      log,
+      onRead: (since, through) => this.tradesRead?.read(since, through),
+      held: true,
+    }));
     this.tradesRead = new TradesReadNote({ store: this.store, catchUp: (fromMs) => lookUps.catchUpFrom(fromMs), log });
     this.marketSet = new MarketSet(this.markets, { feed: this.feed, engine: this.engine, venue: this.venue, log, now: () => this.clock.now() });
     this.tasks.push({ stop: () => this.marketSet.stop() });
@@ -392,6 +396,8 @@ export class Daemon implements StatusSource {
     this.managesOrders = true;
     await this.unlessStopped(lookUps.full(since));
     this.reconciled = true;
+    // look-ups asked for meanwhile (a bad trade, an unknown order on the user channel) run from here on
+    lookUps.open();
     // the collateral our BUYs may promise, known before the first quote (a failure is logged: not capped)
     await this.unlessStopped(this.engine.collateral.read());
     this.engine.start();

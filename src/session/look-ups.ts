@@ -24,6 +24,12 @@ export interface LookUpsOptions {
   log: Logger;
   /** A look-up went through: it read the trades from `sinceMs` up to `throughMs` (its start less the overlap). */
   onRead?: (sinceMs: number, throughMs: number) => void;
+  /**
+   * Look-ups asked for (now, soon) wait until open(): the daemon's, until start-up has restored the
+   * store's orders and checked them with the venue (one before would adopt them anew). full() is
+   * never held: start-up's check is one.
+   */
+  held?: boolean;
 }
 
 export class VenueLookUps {
@@ -39,8 +45,20 @@ export class VenueLookUps {
   private lastSoonMs = -Infinity;
   /** Told when the next look-up that starts has ended (caughtUp). */
   private waiting: Array<() => void> = [];
+  /** Held (LookUpsOptions.held) until open(); whether one was asked for meanwhile. */
+  private held: boolean;
+  private askedWhileHeld = false;
 
-  constructor(private readonly o: LookUpsOptions) {}
+  constructor(private readonly o: LookUpsOptions) {
+    this.held = o.held === true;
+  }
+
+  /** Asked-for look-ups run from now on; one asked for while held starts at once. */
+  open(): void {
+    if (!this.held) return;
+    this.held = false;
+    if (this.askedWhileHeld) this.soon(0);
+  }
 
   /** A reconciliation reading trades from `sinceMs` (start-up, the periodic one); it throws what failed. */
   async full(sinceMs: number): Promise<ReconcileReport> {
@@ -70,6 +88,10 @@ export class VenueLookUps {
 
   /** One asked-for look-up at a time (a failure is logged); the one running when one is already. */
   now(): Promise<unknown> {
+    if (this.held) {
+      this.askedWhileHeld = true;
+      return Promise.resolve();
+    }
     if (this.running || this.stopped) return this.running ?? Promise.resolve();
     const told = this.waiting;
     this.waiting = [];
@@ -108,6 +130,10 @@ export class VenueLookUps {
    */
   soon(delayMs: number): void {
     if (this.stopped) return;
+    if (this.held) {
+      this.askedWhileHeld = true;
+      return;
+    }
     const now = this.o.clock.now();
     const at = Math.max(now + delayMs, this.lastSoonMs + LOOKUP_GAP_MS);
     if (this.timer) {

@@ -52,14 +52,16 @@ describe('a start stopped before its check with the venue', () => {
     const crashedAt = await crashedRun(e);
 
     // start-up's read of the trades fails (a 5xx, a timeout): its check with the venue never
-    // completes; a look-up asked for meanwhile (an hour back at most) goes through first
+    // completes; a look-up meanwhile (an hour back, as the periodic one reads) goes through first. Asked-for
+    // look-ups wait for start-up's check now (VenueLookUps held), so this one is run directly: the stop's
+    // read must not lean on it either way
     const reads: Array<{ since: number; ok: boolean }> = [];
     const trades = LiveVenue.prototype.trades;
     let d: Daemon | undefined;
     LiveVenue.prototype.trades = async function (this: LiveVenue, sinceMs: number) {
       if (reads.length === 0) {
         reads.push({ since: sinceMs, ok: false });
-        await (d as unknown as { lookUps: VenueLookUps }).lookUps.now();
+        await (d as unknown as { lookUps: VenueLookUps }).lookUps.full(Date.now() - HOUR);
         throw new Error('venue unavailable');
       }
       const r = { since: sinceMs, ok: false };

@@ -53,6 +53,29 @@ describe('look-ups at the venue', () => {
     expect(reads.at(-1)).toBe(clock.now() - HOUR);
   });
 
+  it('held (the daemon, until start-up has restored and checked the orders): look-ups asked for wait, and one runs at open()', async () => {
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new RecordingVenue(() => clock.now());
+    const { engine } = await bandsEngine({ clock, venue, params: {} });
+    const reads: number[] = [];
+    venue.trades = async (sinceMs?: number) => {
+      reads.push(sinceMs ?? NaN);
+      return [];
+    };
+    const lookUps = new VenueLookUps({ engine, venue, clock, log: silentLogger, held: true });
+    await lookUps.now();
+    lookUps.soon(0);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(reads).toEqual([]);
+    // start-up's own check is not held
+    await lookUps.full(clock.now() - 2 * HOUR);
+    expect(reads).toEqual([clock.now() - 2 * HOUR]);
+    lookUps.open();
+    for (let i = 0; i < 100 && reads.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(reads).toHaveLength(2);
+    lookUps.stop();
+  });
+
   it('a catch-up reads once from the time asked, then the look-ups read as before; onRead tells each read that went through', async () => {
     const { clock, lookUps, reads } = await setup();
     await lookUps.now();
