@@ -10,6 +10,7 @@ import type { Book, ClobMarket } from '../api/schemas.js';
 import { cursorItems } from '../api/paginate.js';
 import type { GammaClient } from '../api/gamma-client.js';
 import { MakerdError } from '../core/errors.js';
+import { settleWithin } from '../core/clock.js';
 import type { MarketMeta } from '../engine/strategy.js';
 import type { FeeRule } from '../core/fees.js';
 import type { TokenMeta } from '../book/mirror.js';
@@ -38,6 +39,8 @@ const LIST_FROM_TOKENS = 20;
 const LIST_MAX_PAGES = 200;
 /** Fee-rule requests in flight at once (one per market, on the profiles that read one). */
 const FEE_RULE_CONCURRENCY = 8;
+/** How long start-up waits for the fee rules of markets no longer quoted (feeRulesOutside), ms. */
+const FEE_RULES_OUTSIDE_MS = 10_000;
 
 /** The markets of `tokens` found in the venue's market list, by token id (stops once all are found). */
 async function listedMarkets(clob: ClobClient, tokens: readonly string[], log: Logger): Promise<Map<string, ClobMarket>> {
@@ -133,8 +136,7 @@ export async function readFeeRules(clob: ClobClient, metas: readonly MarketMeta[
 }
 
 /** Each market's fee rule, FEE_RULE_CONCURRENCY requests at a time; one unreadable is warned about and left out. */
-async function feeRulesOf(clob: ClobClient, conditionIds: readonly string[], log: Logger): Promise<Map<string, FeeRule>> {
-  const out = new Map<string, FeeRule>();
+async function feeRulesOf(clob: ClobClient, conditionIds: readonly string[], log: Logger, out = new Map<string, FeeRule>()): Promise<Map<string, FeeRule>> {
   let next = 0;
   const worker = async () => {
     while (next < conditionIds.length) {
@@ -155,8 +157,16 @@ async function feeRulesOf(clob: ClobClient, conditionIds: readonly string[], log
  * The fee rules of the markets outside `quoted` that `orders` (restored from the store) are in,
  * by the orders' tokens: after a restart with the market set rotated, their late fills (start-up's
  * look-up finds them) pay by the rule, not the trade's fee rate flat (1000 bps on maker parts).
+ * What `boundMs` gets: a slow venue must not hold start-up past its bound for rules it can do
+ * without (the rest are warned about; their fills book the flat rate).
  */
-export async function feeRulesOutside(clob: ClobClient, orders: ReadonlyArray<{ market: string; tokenId: string }>, quoted: readonly MarketMeta[], log: Logger): Promise<Array<[string, FeeRule]>> {
+export async function feeRulesOutside(
+  clob: ClobClient,
+  orders: ReadonlyArray<{ market: string; tokenId: string }>,
+  quoted: readonly MarketMeta[],
+  log: Logger,
+  boundMs = FEE_RULES_OUTSIDE_MS,
+): Promise<Array<[string, FeeRule]>> {
   const inSet = new Set(quoted.map((m) => m.conditionId));
   const tokensOf = new Map<string, Set<string>>();
   for (const o of orders) {
@@ -165,7 +175,10 @@ export async function feeRulesOutside(clob: ClobClient, orders: ReadonlyArray<{ 
     if (!tokens) tokensOf.set(o.market, (tokens = new Set()));
     tokens.add(o.tokenId);
   }
-  const rules = await feeRulesOf(clob, [...tokensOf.keys()], log);
+  const rules = new Map<string, FeeRule>();
+  if ((await settleWithin(feeRulesOf(clob, [...tokensOf.keys()], log, rules), boundMs)) === undefined) {
+    log.warn({ markets: tokensOf.size, read: rules.size, boundMs }, 'fee rules of the markets restored orders are in: not all read in time; the fills of the rest book the trade fee rate flat');
+  }
   const out: Array<[string, FeeRule]> = [];
   for (const [market, tokens] of tokensOf) {
     const rule = rules.get(market);

@@ -103,7 +103,8 @@ describe('marketsFromTokens on the polymarket profile', () => {
 });
 
 describe('a market whose answers leave out neg_risk', () => {
-  // found in review: it was taken as false, and every order of a neg-risk market was then signed
+  // the official client asks the same (clob-client-v2 client.js getNegRisk: GET /neg-risk?token_id=,
+  // its neg_risk). Found in review: it was taken as false, and every order of a neg-risk market was then signed
   // for the main exchange (refused as an invalid signature), its allowance checked on the wrong one
   it('from token ids: GET /neg-risk decides', async () => {
     const [m] = await marketsFromTokens(clob, ['NR1'], capture().log);
@@ -151,5 +152,15 @@ describe('fee rules of markets outside the quoted set', () => {
       [NO, { rate: 0.25, exponent: 2 }],
     ]);
     expect(srv.requests.slice(asked).map((r) => r.path)).toEqual(['/clob-markets/0xcond']);
+  });
+
+  it('a venue that does not answer holds start-up no longer than the bound: none read, one warning', async () => {
+    info = () => undefined; // never answered (the transport's own deadline is longer than the bound)
+    const { log, lines } = capture();
+    const t0 = performance.now();
+    const rules = await feeRulesOutside(clob, [{ market: '0xcond', tokenId: YES }], [], log, 300);
+    expect(performance.now() - t0).toBeLessThan(3000);
+    expect(rules).toEqual([]);
+    expect(lines.filter((l) => l.includes('"level":40') && l.includes('not all read in time'))).toHaveLength(1);
   });
 });
