@@ -306,7 +306,12 @@ export class Daemon implements StatusSource {
       onRead: (since, through) => this.tradesRead?.read(since, through),
       held: true,
     }));
-    this.tradesRead = new TradesReadNote({ store: this.store, catchUp: (fromMs) => lookUps.catchUpFrom(fromMs), log });
+    this.tradesRead = new TradesReadNote({
+      store: this.store,
+      catchUp: (fromMs) => lookUps.catchUpFrom(fromMs),
+      log,
+      unwritten: () => this.journal.pending().length,
+    });
     this.marketSet = new MarketSet(this.markets, { feed: this.feed, engine: this.engine, venue: this.venue, log, now: () => this.clock.now() });
     this.tasks.push({ stop: () => this.marketSet.stop() });
     this.store.startRun(config.mode, strategy.module.name, tokens);

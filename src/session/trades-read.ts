@@ -23,11 +23,17 @@ export class TradesReadNote {
       /** Asks for a read of the trades from `fromMs` (VenueLookUps.catchUpFrom). */
       catchUp: (fromMs: number) => void;
       log: Logger;
+      /**
+       * Records the journal holds unwritten (StoreJournal.pending): while any is, the note stays, for a
+       * fill a read found may be among them, and a kill before their retry must leave it to the next start's read.
+       */
+      unwritten?: () => number;
     },
   ) {}
 
   /** The trades from `sinceMs` to `throughMs` were read and their fills stored. A failed write only leaves the next window wider. */
   read(sinceMs: number, throughMs: number): void {
+    if ((this.o.unwritten?.() ?? 0) > 0) return;
     try {
       const noted = this.o.store.tradesReadThrough();
       if (noted !== undefined && sinceMs > noted) {

@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/core/log.js';
 import { Store } from '../../src/store/store.js';
 import { MAX_CATCH_UPS, TradesReadNote } from '../../src/session/trades-read.js';
+import { StoreJournal } from '../../src/store/journal.js';
 import { tempDbs } from '../store/temp-db.js';
+import Database from 'better-sqlite3';
 
 const dbPath = tempDbs('trades-read');
 const H = 3_600_000;
@@ -43,6 +45,35 @@ describe('the trades-read-through note', () => {
       expect(store.tradesReadThrough()).toBe(t + 8 * H);
       expect(lines.filter((l) => l.includes('"level":50') && l.includes(String(gapFrom)))).toHaveLength(1);
     } finally {
+      store.close();
+    }
+  });
+
+  it('does not move past fills the journal still holds unwritten: a kill before their retry would leave them unread and unstored', () => {
+    const path = dbPath();
+    const silent = createLogger({ level: 'silent' });
+    const store = new Store(path, silent);
+    const journal = new StoreJournal(store, { log: silent, onFailure: () => undefined });
+    const note = new TradesReadNote({ store, catchUp: () => undefined, log: silent, unwritten: () => journal.pending().length });
+    const other = new Database(path);
+    try {
+      const t = 1_700_000_000_000;
+      note.read(t - H, t);
+      expect(store.tradesReadThrough()).toBe(t);
+      // another program holds the store: a fill a look-up found is kept in memory, unwritten
+      other.exec('BEGIN IMMEDIATE');
+      journal.fill({ tradeId: 'tr1', orderId: 'o1', tokenId: 'tok', market: 'm', side: 'BUY', price: 500, size: 1000, fee: 0, liquidity: 'MAKER', status: 'MATCHED', timeMs: t + 30_000 });
+      other.exec('ROLLBACK');
+      expect(journal.pending()).toHaveLength(1);
+      // that look-up's read ends with the store free again: the note stays where the fill is still unread for a next start
+      note.read(t - 60_000, t + 60_000);
+      expect(store.tradesReadThrough()).toBe(t);
+      // written: the next read moves it
+      expect(journal.retry()).toBe(true);
+      note.read(t - 60_000, t + 90_000);
+      expect(store.tradesReadThrough()).toBe(t + 90_000);
+    } finally {
+      other.close();
       store.close();
     }
   });
