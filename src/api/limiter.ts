@@ -273,6 +273,18 @@ export class Limiter {
     if (w instanceof SlidingWindow) w.saturate(this.clock.now(), resetAtMs);
   }
 
+  /**
+   * The longest a venue can rightly hold a scope: its window's length (every request in it has
+   * left by then), a bucket's refill from the deepest debt we let the venue's count put it in. A
+   * 429's reset past that is a wrong header or a limit we do not know; paused on it, a scope every
+   * cancel shares (the CLOB-wide one) held stale quotes for up to 15 minutes. Asked again later,
+   * the venue answers 429 again, one request per such hold.
+   */
+  longestHoldMs(s: Scope): number {
+    const w = this.window(s);
+    return s.bucket ? (1 + MAX_DEBT_BURSTS) * w.windowMs : w.windowMs;
+  }
+
   pausedUntil(scopeId: string): number {
     return this.paused.get(scopeId) ?? 0;
   }

@@ -308,11 +308,13 @@ export class Transport {
         const times = [resetAtMs(header(res.headers, 'x-ratelimit-reset'), now, epochNow), resetAtMs(header(res.headers, 'poly-ratelimit-reset'), now, epochNow)].filter(
           (t): t is number => t !== undefined,
         );
-        const resetAt = retryAt ?? (times.length ? Math.max(...times) : undefined);
+        const named = retryAt ?? (times.length ? Math.max(...times) : undefined);
         const limitHeader = header(res.headers, 'x-ratelimit-limit');
         const scope = this.limitedScope(scopes, limitHeader);
         // a trading 429 that names no scope of ours is the venue's per-signer bucket: it holds every endpoint the bucket spans
         const held = limitHeader === undefined && bucket ? bucket : scope;
+        // no longer than the held scope can be full (Limiter.longestHoldMs)
+        const resetAt = named !== undefined && held !== undefined ? Math.min(named, now + limiter.longestHoldMs(held)) : named;
         if (resetAt !== undefined && held !== undefined) limiter.pause(held.id, resetAt);
         // nothing remaining: the venue's window is full, whatever ours holds (another process on the key)
         if (resetAt !== undefined && scope !== undefined && header(res.headers, 'x-ratelimit-remaining')?.trim() === '0') limiter.saturate(scope, resetAt);
@@ -333,8 +335,9 @@ export class Transport {
         // (or no scope of ours) would otherwise have the newest quote resent at the debounce
         if (submit) {
           this.submit429s++;
-          const until = Math.max(resetAt ?? 0, now + this.backoffMs(Math.min(this.submit429s, 16)));
           const target = held ?? bucket ?? scopes.find((s) => s !== CLOB_GENERAL && s !== GENERAL);
+          const named429 = resetAt !== undefined && target !== undefined ? Math.min(resetAt, now + limiter.longestHoldMs(target)) : resetAt;
+          const until = Math.max(named429 ?? 0, now + this.backoffMs(Math.min(this.submit429s, 16)));
           if (target) limiter.pause(target.id, until);
           throw new RateLimitError(method, path, until, true);
         }

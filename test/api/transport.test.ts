@@ -325,6 +325,40 @@ describe('transport: 429', () => {
     expect(limiter.pausedUntil('clob:GET /book')).toBeGreaterThan(Date.now());
     expect(limiter.pausedUntil('clob')).toBe(0);
   });
+  it('a 429 pauses a scope no longer than that scope can be full: a 15-minute reset on the CLOB-wide scope (10 s window) held every cancel for 15 minutes', async () => {
+    // found in review: X-RateLimit-Limit 15000 names the CLOB-wide scope, every CLOB request's
+    // (cancels and cancel-all too); its window is 10 s, so a reset 15 min away is a wrong header
+    // or a limit we do not know, and pausing every cancel on it left stale quotes resting
+    const limiter = new Limiter({ clock: new WallClock({ keepAlive: true }) });
+    const r = await run({ method: 'GET', path: '/book' }, (_q, res) => send(res, 429, { error: 'rate limited' }, { 'X-RateLimit-Limit': '15000', 'X-RateLimit-Reset': String(Date.now() + 900_000) }), {
+      limiter,
+    });
+    expect(r.error).toBeInstanceOf(RateLimitError);
+    const now = limiter.clock.now();
+    expect(limiter.pausedUntil('clob')).toBeGreaterThan(now);
+    expect(limiter.pausedUntil('clob') - now).toBeLessThanOrEqual(10_000);
+    // a per-signer bucket at most its refill from the deepest debt a venue's count may put it in
+    const signer = new Limiter({ clock: new WallClock({ keepAlive: true }), signerTier: 'standard' });
+    const c = await run({ method: 'DELETE', path: '/orders', body: ['a'] }, (_q, res) => send(res, 429, { error: 'Too Many Requests' }, { 'Retry-After': '900' }), {
+      limiter: signer,
+    });
+    expect(c.error).toBeInstanceOf(RateLimitError);
+    const bucket = signer.scopesOf('clob', 'DELETE', '/orders').find((x) => x.bucket !== undefined);
+    if (!bucket) throw new Error('no cancel bucket');
+    const left = signer.pausedUntil(bucket.id) - signer.clock.now();
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThanOrEqual(11 * signer.window(bucket).windowMs);
+    expect(left).toBeLessThan(60_000);
+    // a 10-minute window's reset is taken whole
+    const w = new Limiter({ clock: new WallClock({ keepAlive: true }) });
+    const d = await run(
+      { method: 'DELETE', path: '/orders', body: ['a'] },
+      (_q, res) => send(res, 429, { error: 'rate limited' }, { 'X-RateLimit-Limit': '15000', 'X-RateLimit-Reset': String(Date.now() + 300_000) }),
+      { limiter: w },
+    );
+    expect(d.error).toBeInstanceOf(RateLimitError);
+    expect(w.pausedUntil('clob:DELETE /orders:sustained') - w.clock.now()).toBeGreaterThan(250_000);
+  });
   it('a 429 that pauses no scope (GET /data/orders, Retry-After: 2) still holds the retry until then: the venue asked us to wait', async () => {
     const at: number[] = [];
     const limiter = new Limiter({ clock: new WallClock({ keepAlive: true }) });
