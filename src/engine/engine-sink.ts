@@ -245,7 +245,8 @@ export class EngineSink implements SchedulerSink, FillSink {
     e.log.warn({ err, orders: orderIds.length }, 'cancel request failed');
     // The orders may still rest: put them back as working (a cancel-all follows, see below).
     for (const id of orderIds) e.orders.cancelRefused(id, err instanceof Error ? err.message : 'cancel failed', now);
-    this.result(false, now);
+    // a rate limit refused no order of ours (as for places): counted, a minute of them halted for good
+    if (!(err instanceof RateLimitError)) this.result(false, now);
     e.cancelsUnconfirmed(orderIds);
   }
 

@@ -15,6 +15,7 @@ import type { Quote } from './strategy.js';
 import { PRIORITY, type Limiter } from '../api/limiter.js';
 import type { Scope } from '../api/limit-table.js';
 import { PRICE_SCALE } from '../core/units.js';
+import { RateLimitError } from '../core/errors.js';
 
 export interface SchedulerSink {
   /** Just before sending: record the orders (pending_new, stored) and return their requests. */
@@ -95,9 +96,18 @@ export function dependsOnCancel(q: Quote, o: Omit<CancelTarget, 'orderId'>, shar
   return q.side === 'BUY' ? sum >= PRICE_SCALE : sum <= PRICE_SCALE;
 }
 
-/** The scopes of each order endpoint, the venue's per-signer buckets included when it has them. */
 /** How often at most the scheduler says that the per-signer bucket holds intents back. */
 const BUCKET_WARN_MS = 60_000;
+
+/**
+ * The longest a venue's pause on the cancel endpoints (a 429's reset, a 425's wait) may hold the
+ * queued cancels: past it they fail at once, to the cancel-all (a scope of its own), as a cancel
+ * whose call outlives its deadline does. Quotes the market moved through would otherwise rest,
+ * unseen, for as long as the pause (a 10-minute window's reset).
+ */
+export const CANCEL_HOLD_MAX_MS = 5000;
+
+/** The scopes of each order endpoint, the venue's per-signer buckets included when it has them. */
 
 function endpoints(l: Limiter) {
   return {
@@ -381,6 +391,14 @@ export class OrderScheduler {
   private pumpInner(): void {
     const now = this.o.clock.now();
     let wakeAt = Infinity;
+    // the venue holds the cancels: no place goes until they can (its cancel could not follow), and
+    // those it would hold too long fail now
+    const cancelsPausedTo = this.cancelsPausedUntil();
+    if (cancelsPausedTo > now) {
+      if (this.cancelCount > 0 && cancelsPausedTo > now + CANCEL_HOLD_MAX_MS) this.failHeldCancels(cancelsPausedTo);
+      this.arm(cancelsPausedTo);
+      return;
+    }
     // Places that depend on no queued cancel first, when the cancels go in this turn too: a
     // cancel waiting for its window holds every place (no new exposure meanwhile), and one
     // request slot stays for the cancels.
@@ -415,8 +433,32 @@ export class OrderScheduler {
     }
     // The rest after the cancels: no new exposure while a cancel waits for its window, and a
     // market's dependent places once its cancels are answered (done() pumps again then).
-    if (this.cancelCount === 0) wakeAt = Math.min(wakeAt, this.sendPlacesWhileFree(now, false, this.maxInFlight));
+    // one request slot stays for the cancels: a cancel never waits behind places in flight
+    if (this.cancelCount === 0) wakeAt = Math.min(wakeAt, this.sendPlacesWhileFree(now, false, this.maxInFlight - 1));
     this.arm(wakeAt);
+  }
+
+  /** Until when the venue pauses every endpoint a cancel could go on (0: none paused). */
+  private cancelsPausedUntil(): number {
+    const lim = this.o.limiter;
+    const pausedTo = (scopes: readonly Scope[]): number => {
+      let t = 0;
+      for (const sc of scopes) t = Math.max(t, lim.pausedUntil(sc.id));
+      return t;
+    };
+    const batch = pausedTo(this.ep.cancelBatch);
+    return this.o.singleOverflow ? Math.min(batch, pausedTo(this.ep.cancelOne)) : batch;
+  }
+
+  /** Every queued cancel fails as rate limited (the engine's cancel-all follows); the places that waited for them are dropped. */
+  private failHeldCancels(untilMs: number): void {
+    const ids = this.takeCancels(this.cancelCount);
+    const keys = this.cancelKeys.slice();
+    for (const k of keys) this.cancelsOut.set(k, (this.cancelsOut.get(k) ?? 0) + 1);
+    this.o.log.warn({ orders: ids.length, pausedForMs: Math.round(untilMs - this.o.clock.now()) }, 'scheduler: the venue pauses every cancel endpoint; cancels left to the cancel-all');
+    this.o.sink.prepareCancels(ids);
+    this.answered(keys, true);
+    this.o.sink.cancelFailed(ids, new RateLimitError('DELETE', '/orders', untilMs));
   }
 
   /** Sends places (only the independent ones when `earlyOnly`) while windows and `slots` allow; returns when to retry. */

@@ -320,7 +320,7 @@ export function refuseForBalance(venue: RecordingVenue, side: 'BUY' | 'SELL', on
  * simulated venue): its sink makes a request of each quote and otherwise does nothing (tests
  * override what they watch).
  */
-export function schedulerRig(limiter: Omit<LimiterOptions, 'clock'> = {}, o: Partial<Pick<SchedulerOptions, 'singleOverflow' | 'log'>> = {}) {
+export function schedulerRig(limiter: Omit<LimiterOptions, 'clock'> = {}, o: Partial<Pick<SchedulerOptions, 'singleOverflow' | 'log' | 'maxInFlight'>> = {}) {
   const clock = new VirtualClock(1_000_000);
   const lim = new Limiter({ clock, ...limiter });
   const venue = new RecordingVenue(() => clock.now());
@@ -334,7 +334,17 @@ export function schedulerRig(limiter: Omit<LimiterOptions, 'clock'> = {}, o: Par
     canceled: () => {},
     cancelFailed: () => {},
   };
-  const s = new OrderScheduler({ venue, limiter: lim, clock, log: o.log ?? silentLogger, sink, maxBatch: 15, singleOverflow: o.singleOverflow ?? true, recordUse: true, maxInFlight: 1000 });
+  const s = new OrderScheduler({
+    venue,
+    limiter: lim,
+    clock,
+    log: o.log ?? silentLogger,
+    sink,
+    maxBatch: 15,
+    singleOverflow: o.singleOverflow ?? true,
+    recordUse: true,
+    maxInFlight: o.maxInFlight ?? 1000,
+  });
   return { clock, limiter: lim, venue, s, sink };
 }
 

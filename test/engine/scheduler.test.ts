@@ -3,8 +3,10 @@ import { type CancelTarget } from '../../src/engine/scheduler.js';
 import { grantHoldMs } from '../../src/api/limiter.js';
 import { scopesFor } from '../../src/api/limit-table.js';
 import { silentLogger } from '../../src/core/log.js';
+import { RateLimitError } from '../../src/core/errors.js';
+import { schedulerRig } from './helpers.js';
 import type { Quote } from '../../src/engine/strategy.js';
-import { schedulerRig, settle } from './helpers.js';
+import { settle } from './helpers.js';
 
 function setup(opts: { windowScale?: number; scale?: number; singleOverflow?: boolean; log?: typeof silentLogger } = {}) {
   return schedulerRig({ scale: opts.scale ?? 1, windowScale: opts.windowScale ?? 1 }, { singleOverflow: opts.singleOverflow ?? true, log: opts.log });
@@ -125,6 +127,72 @@ describe('order scheduler', () => {
     s.submit('m2', [], quotes(2, 'U'));
     await settle();
     expect(venue.calls.map((c) => c.kind)).toEqual(['placeOrders', 'placeOrder', 'placeOrder']);
+  });
+
+  it("no place goes while the venue pauses the cancel endpoints (a 429's reset, a 425): its cancel could not follow", async () => {
+    // found in review: with no cancel queued (a cancel-all had ended every order) places went out
+    // while DELETE /orders and DELETE /order were paused for minutes
+    const { venue, s, limiter, clock } = setup();
+    const until = clock.now() + 3000;
+    for (const sc of [...limiter.scopesOf('clob', 'DELETE', '/orders'), ...limiter.scopesOf('clob', 'DELETE', '/order')]) {
+      if (sc.id.endsWith(':burst')) limiter.pause(sc.id, until);
+    }
+    s.submit('m', [], quotes(2));
+    await settle();
+    expect(venue.calls).toEqual([]);
+    expect(s.pendingPlaces()).toBe(2);
+    clock.advanceTo(until + 1);
+    await settle();
+    expect(venue.calls.map((c) => [c.kind, c.n])).toEqual([['placeOrders', 2]]);
+    // one cancel endpoint free is enough
+    const one = setup();
+    const b = one.limiter.scopesOf('clob', 'DELETE', '/orders').find((sc) => sc.id.endsWith(':burst'));
+    if (!b) throw new Error('no burst scope');
+    one.limiter.pause(b.id, one.clock.now() + 3000);
+    one.s.submit('m', [], quotes(1));
+    await settle();
+    expect(one.venue.calls.map((c) => c.kind)).toEqual(['placeOrders']);
+  });
+
+  it('cancels a venue pause would hold for longer than a cancel may take fail at once, to the cancel-all: they do not wait minutes in the queue unseen', async () => {
+    const { venue, s, limiter, clock, sink } = setup();
+    const failed: Array<[string[], unknown]> = [];
+    sink.cancelFailed = (ids, err) => void failed.push([ids.slice(), err]);
+    for (const sc of [...limiter.scopesOf('clob', 'DELETE', '/orders'), ...limiter.scopesOf('clob', 'DELETE', '/order')]) {
+      if (sc.id.endsWith(':sustained')) limiter.pause(sc.id, clock.now() + 300_000);
+    }
+    s.submit('m', crossed('a', 'b'), quotes(1));
+    await settle();
+    expect(failed.map(([ids]) => ids)).toEqual([['a', 'b']]);
+    expect(failed[0][1]).toBeInstanceOf(RateLimitError);
+    expect(s.pendingCancels()).toBe(0);
+    // the place that waited for them is dropped (their orders may still rest), none went out
+    expect(s.pendingPlaces()).toBe(0);
+    expect(venue.calls).toEqual([]);
+    // a short pause is waited out
+    const short = setup();
+    const shortFailed: string[][] = [];
+    short.sink.cancelFailed = (ids) => void shortFailed.push(ids.slice());
+    for (const sc of [...short.limiter.scopesOf('clob', 'DELETE', '/orders'), ...short.limiter.scopesOf('clob', 'DELETE', '/order')]) {
+      if (sc.id.endsWith(':burst')) short.limiter.pause(sc.id, short.clock.now() + 2000);
+    }
+    short.s.submit('m', crossed('c'), []);
+    await settle();
+    expect(shortFailed).toEqual([]);
+    short.clock.advanceTo(short.clock.now() + 2001);
+    await settle();
+    expect(short.venue.calls.map((c) => c.kind)).toEqual(['cancelOrders']);
+  });
+
+  it('places leave a request slot to the cancels: a cancel never waits behind places in flight', async () => {
+    const { venue, s } = schedulerRig({}, { maxInFlight: 3 });
+    venue.placeOrders = () => new Promise<never>(() => undefined); // answers that do not come
+    for (let i = 0; i < 5; i++) s.submit(`m${i}`, [], quotes(1, `T${i}`));
+    await settle();
+    expect(s.requestsInFlight()).toBe(2);
+    s.submit('x', [{ orderId: 'z', tokenId: 'X', side: 'SELL', price: 100 }], []);
+    await settle();
+    expect(venue.calls.filter((c) => c.kind === 'cancelOrders').map((c) => c.ids)).toEqual([['z']]);
   });
 
   it('cancel-all drops the unsent intents', async () => {

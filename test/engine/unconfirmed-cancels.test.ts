@@ -5,6 +5,7 @@
 // 70% over 20 orders"), where it should quote again once the venue answers.
 import { describe, it, expect } from 'vitest';
 import type { CancelResult } from '../../src/venue/types.js';
+import { RateLimitError } from '../../src/core/errors.js';
 import { RecordingVenue, settle, books, deliver, quotingEngine } from './helpers.js';
 
 /** Cancels (one by one, batched, all) fail while `stalled`, as past their deadline. */
@@ -141,6 +142,43 @@ describe('engine: a cancel that fails while a cancel-all is on its way', () => {
     // (the venue records a cancel-all when it answers)
     expect(venue.calls.filter((c) => c.kind === 'cancelAll')).toHaveLength(2);
     venue.gated = false;
+    await engine.stop();
+  });
+});
+
+/** Cancels (batched, one by one) answered 429 past their deadline while `limited`; cancel-all has a scope of its own and goes. */
+class RateLimitedCancelVenue extends RecordingVenue {
+  limited = false;
+  override async cancelOrders(ids: string[]): Promise<CancelResult> {
+    if (!this.limited) return super.cancelOrders(ids);
+    this.calls.push({ kind: 'cancelOrders', t: 0, n: ids.length, ids });
+    throw new RateLimitError('DELETE', '/orders', undefined);
+  }
+  override async cancelOrder(id: string): Promise<CancelResult> {
+    return this.cancelOrders([id]);
+  }
+}
+
+describe('engine: cancels answered 429', () => {
+  it('are left to the cancel-all and do not count against the order error rate (a rate limit is not an order refused): a minute of them halted quoting for good', async () => {
+    const { clock, venue, engine, mirror } = await quotingEngine((now) => new RateLimitedCancelVenue(now));
+    const results: boolean[] = [];
+    const record = engine.risk.recordResult.bind(engine.risk);
+    engine.risk.recordResult = (ok, now) => {
+      results.push(ok);
+      return record(ok, now);
+    };
+    venue.limited = true;
+    for (let i = 1; i <= 20; i++) {
+      clock.advanceTo(clock.now() + 1000);
+      const mid = 5000 + (i % 2 === 1 ? 100 : 0);
+      deliver(mirror, engine, books(mid - 100, mid + 100, clock.now()));
+      await settle(10);
+    }
+    expect(venue.calls.filter((c) => c.kind === 'cancelOrders').length).toBeGreaterThan(0);
+    expect(venue.calls.filter((c) => c.kind === 'cancelAll').length).toBeGreaterThan(0);
+    expect(results.filter((ok) => !ok)).toEqual([]);
+    expect(engine.risk.halted).toBeUndefined();
     await engine.stop();
   });
 });
