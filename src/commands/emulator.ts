@@ -32,7 +32,8 @@ Serves on 127.0.0.1, one port (default 0 = any free port):
        "corruptGroupHashNext":1, "balanceLagMs":3000 (a bought share counts toward the SELL balance
        check 3 s after its trade is CONFIRMED: a stale balance cache), "clockAheadMs":10000 (polymarket:
        the venue's clock, GET /time and signed requests' freshness, runs 10 s ahead), "userOpsIgnored":true
-       (the user channel keeps its first subscription, ignoring live markets subscribe/unsubscribe), and the feed's shape: "topsAfterBatch", "hashPerMessage",
+       (the user channel keeps its first subscription, ignoring live markets subscribe/unsubscribe),
+       "userTradeUnreadableNext":1 (the next user-channel trade message is sent truncated), and the feed's shape: "topsAfterBatch", "hashPerMessage",
        "oneMessagePerBatch", "ltpLeads", "complementLtp" (booleans)}
 Options:
   --synthetic SEED     seed of the synthetic market(s) (default 1); same seed, same market

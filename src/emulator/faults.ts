@@ -13,6 +13,8 @@ export interface FaultConfig extends FeedShape {
   silentFeed: boolean;
   /** User-channel frames are withheld (the connection stays up and answers PING). */
   silentUser: boolean;
+  /** The next N user-channel trade messages are sent truncated (a shape no decoder takes: the trade is not readable from the channel). */
+  userTradeUnreadableNext: number;
   /**
    * The user channel ignores live `{"markets", "operation"}` messages and keeps the first
    * subscription's markets only (the spec, wire-formats.md 2, describes no other; the venue's docs do).
@@ -63,6 +65,7 @@ export const FEED_KEYS = ['topsAfterBatch', 'hashPerMessage', 'oneMessagePerBatc
 export const noFaults: FaultConfig = {
   silentFeed: false,
   silentUser: false,
+  userTradeUnreadableNext: 0,
   userOpsIgnored: false,
   malformedNext: 0,
   wrongHashNext: 0,
@@ -148,6 +151,16 @@ export class FaultState {
     if (type === 'price_change' && c.wrongHashNext > 0) {
       c.wrongHashNext--;
       return text.replace(/"hash":"([0-9a-f]{40})"/g, (_m, h: string) => `"hash":"${h.startsWith('0') ? 'f' : '0'}${h.slice(1)}"`);
+    }
+    return text;
+  }
+
+  /** Transforms one outgoing user-channel frame (userTradeUnreadableNext). */
+  userFrame(text: string): string {
+    const c = this.cfg;
+    if (c.userTradeUnreadableNext > 0 && text.includes('"event_type":"trade"')) {
+      c.userTradeUnreadableNext--;
+      return text.slice(0, Math.max(1, text.length >> 1));
     }
     return text;
   }

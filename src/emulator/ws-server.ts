@@ -185,9 +185,10 @@ export class WsHub {
 
   publishUser(f: UserFrame): void {
     if (this.o.faults.cfg.silentUser) return;
+    let text: string | undefined;
     for (const c of this.conns) {
       if (c.kind === 'market' || c.apiKey !== f.owner) continue;
-      if (c.userMarkets.size === 0 || c.userMarkets.has(f.conditionId)) this.send(c, f.text);
+      if (c.userMarkets.size === 0 || c.userMarkets.has(f.conditionId)) this.send(c, (text ??= this.o.faults.userFrame(f.text)));
     }
   }
 

@@ -13,6 +13,8 @@ export class DecodeStats {
   /** Rejects by reason, e.g. `malformed_json`, `bad_field:price`, `unknown_event:foo`. */
   readonly rejects = new Map<string, number>();
   private logged = 0;
+  /** Told of every reject (a user-channel message of ours that could not be read asks the venue: session/daemon.ts). */
+  onReject: ((reason: string) => void) | undefined = undefined;
 
   constructor(
     readonly channel: 'market' | 'user' | 'price',
@@ -23,6 +25,7 @@ export class DecodeStats {
 
   reject(reason: string, sample: string): void {
     this.rejects.set(reason, (this.rejects.get(reason) ?? 0) + 1);
+    this.onReject?.(reason);
     const n = ++this.logged;
     if (this.log && (n <= 20 || n % this.logEvery === 0)) {
       this.log.warn({ channel: this.channel, reason, sample: sample.length > 160 ? sample.slice(0, 160) + '…' : sample, rejects: n }, 'feed frame rejected');

@@ -221,6 +221,17 @@ export class MarketFeed {
   get user(): FeedConnection | undefined {
     return this.userChannel?.connection;
   }
+  /**
+   * Told of a user-channel message that could not be read (malformed, a field refused), with its
+   * reason; not of an event type we do not know (never an order or a trade of ours). A trade of
+   * ours it may have been is then known only to the venue.
+   */
+  onUserUnreadable(fn: (reason: string) => void): void {
+    this.userStats.onReject = (reason) => {
+      if (!reason.startsWith('unknown_event:')) fn(reason);
+    };
+  }
+
   onUserEvent(fn: (e: UserEvent) => void): void {
     this.userChannel?.onEvent(fn);
   }

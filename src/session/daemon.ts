@@ -201,6 +201,17 @@ export class Daemon implements StatusSource {
       log: log.child({ part: 'feed' }),
     });
     // our own fills are the likeliest hashed last_trade_price after a trade of ours
+    // a user-channel message that could not be read may have been a fill of ours: the venue's lists
+    // decide (one look-up every LOOKUP_GAP_MS however many), not the periodic reconciliation minutes later
+    let unreadableWarnedMs = -Infinity;
+    this.feed.onUserUnreadable((reason) => {
+      const now = Date.now();
+      if (now - unreadableWarnedMs >= 60_000) {
+        unreadableWarnedMs = now;
+        log.warn({ reason }, 'user channel: a message could not be read; looking our orders and trades up at the venue');
+      }
+      this.lookUps?.soon(0);
+    });
     this.feed.onUserEvent((e) => {
       if (e.type === 'trade') this.feed.mirror.noteOwnTrade(e.assetId, e.price);
     });
