@@ -12,6 +12,9 @@ export interface ReferencePrice {
   ageMs: number;
 }
 
+/** How far after its arrival a price's stamp may be and still order the ones after it (a venue clock ahead of ours). */
+const MAX_AHEAD_MS = 60_000;
+
 export class ReferencePrices {
   private readonly last = new Map<string, { value: number; timestampMs: number; receivedMs: number }>();
 
@@ -19,7 +22,9 @@ export class ReferencePrices {
   update(e: CryptoPriceEvent, nowMs: number): boolean {
     if (!Number.isFinite(e.value) || !Number.isFinite(e.timestampMs)) return false;
     const prev = this.last.get(e.symbol);
-    if (prev && e.timestampMs < prev.timestampMs) return false;
+    // older than the one kept: refused (a dump after an update), unless that one was stamped past
+    // any clock skew after it arrived: a bad stamp would otherwise hold the symbol's price for good
+    if (prev && e.timestampMs < prev.timestampMs && prev.timestampMs <= prev.receivedMs + MAX_AHEAD_MS) return false;
     this.last.set(e.symbol, { value: e.value, timestampMs: e.timestampMs, receivedMs: nowMs });
     return !prev || prev.value !== e.value;
   }

@@ -9,6 +9,7 @@ import type { Logger } from '../core/log.js';
 import { FeedConnection, type ConnectionOptions, type ConnectionState } from './connection.js';
 import { DecodeStats } from './decode-stats.js';
 import type { CryptoPriceEvent } from '../core/events.js';
+import { unixToMs } from '../core/units.js';
 
 export { PRICES_CHANNEL } from './channels.js';
 
@@ -82,15 +83,20 @@ export function decodePriceFrame(text: string, out: CryptoPriceEvent[], stats: D
   const points: unknown[] = Array.isArray(p.data) ? p.data : [p];
   let n = 0;
   for (const pt of points) {
+    if (typeof pt !== 'object' || pt === null) {
+      stats.reject('bad_field:payload.data', text);
+      continue;
+    }
     const q = pt as { value?: unknown; timestamp?: unknown; full_accuracy_value?: unknown };
-    // prefer the exact string when present
+    // prefer the exact string when present; a price is above 0
     const value = q.full_accuracy_value !== undefined ? num(q.full_accuracy_value) : num(q.value);
-    const ts = num(q.timestamp);
-    if (!Number.isFinite(value) || !Number.isFinite(ts)) {
+    // seconds, ms or µs, as every other time field
+    const ts = unixToMs(q.timestamp);
+    if (!(Number.isFinite(value) && value > 0) || !Number.isFinite(ts)) {
       stats.reject('bad_field:value', text);
       continue;
     }
-    out.push({ type: 'crypto_price', symbol, value, timestampMs: ts < 1e11 ? ts * 1000 : ts });
+    out.push({ type: 'crypto_price', symbol, value, timestampMs: ts });
     stats.events++;
     n++;
   }

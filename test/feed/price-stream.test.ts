@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DecodeStats } from '../../src/feed/decode-stats.js';
 import type { CryptoPriceEvent } from '../../src/core/events.js';
+import { ReferencePrices } from '../../src/engine/reference-prices.js';
 import { CryptoPriceStream, cryptoSubscribeMessage, decodePriceFrame, parseCryptoFilter } from '../../src/feed/price-stream.js';
 import { startServer, waitFor, type TestServer } from './ws-server.js';
 
@@ -44,6 +45,33 @@ describe('crypto price filters', () => {
     decodePriceFrame('{"topic":"comments","type":"x","payload":{}}', out, st);
     decodePriceFrame('nope', out, st);
     expect(st.rejected()).toBe(2);
+  });
+});
+
+describe('price points that are not prices', () => {
+  // found in review: a null point threw (a backtest over such a recording ended), a price of 0 or
+  // below passed, and a timestamp in microseconds was taken as ms: that one point, far in the
+  // future, then held the symbol's price, every later one refused as older
+  it('are refused one by one, the rest of the frame kept; microseconds read as such', () => {
+    const u = JSON.parse(update) as { payload: { symbol: string; timestamp: number } };
+    const base = { symbol: u.payload.symbol, value: 100, timestamp: u.payload.timestamp };
+    const frame = (data: unknown[]): string => JSON.stringify({ topic: 'crypto_prices', type: 'subscribe', payload: { symbol: base.symbol, data } });
+    const out: CryptoPriceEvent[] = [];
+    const st = new DecodeStats('price');
+    expect(() => decodePriceFrame(frame([null, { ...base, value: 0 }, { ...base, value: -5 }, 'x', { ...base, timestamp: base.timestamp * 1000 }]), out, st)).not.toThrow();
+    expect(out).toEqual([{ type: 'crypto_price', symbol: base.symbol, value: 100, timestampMs: base.timestamp }]);
+    expect(st.rejected()).toBe(4);
+  });
+
+  it('a point stamped far after it arrived does not hold the symbol: later prices are taken in their order', () => {
+    const prices = new ReferencePrices();
+    const now = 1_780_000_000_000;
+    expect(prices.update({ type: 'crypto_price', symbol: 'btcusdt', value: 1, timestampMs: now + 86_400_000 }, now)).toBe(true);
+    expect(prices.update({ type: 'crypto_price', symbol: 'btcusdt', value: 2, timestampMs: now + 1000 }, now + 1000)).toBe(true);
+    expect(prices.get('btcusdt', now + 1000)?.value).toBe(2);
+    // an older point than one stamped sanely is still refused (a dump after an update)
+    expect(prices.update({ type: 'crypto_price', symbol: 'btcusdt', value: 3, timestampMs: now }, now + 2000)).toBe(false);
+    expect(prices.get('btcusdt', now + 2000)?.value).toBe(2);
   });
 });
 
