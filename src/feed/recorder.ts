@@ -105,6 +105,13 @@ function isFile(p: string): boolean {
  * truncate), except for an existing device or pipe (`--out /dev/stdout`, a symlink to /dev/full),
  * which is written to as it is ('a' truncates nothing should a file replace it meanwhile).
  */
+/**
+ * A failed file (ENOSPC, EIO) is followed by the next one (rotatedPath) this long after, by the
+ * frames' time, with or without rotation: the recording goes on once the disk has room again,
+ * rather than dropping every frame for the rest of the run. The hole stays counted (stats.errors).
+ */
+const REOPEN_AFTER_FAILURE_MS = 30_000;
+
 function openFlags(path: string): string {
   if (SYSTEM_PATH.test(path)) return 'a';
   try {
@@ -175,6 +182,9 @@ export class Recorder {
   /** Pending sync flush of the current .gz (set while it holds unflushed frames). */
   private flushTimer: NodeJS.Timeout | undefined;
   private fileIndex = -1;
+  /** The last frame's time, and that of the frame last handed when the current file failed. */
+  private lastFrameT = 0;
+  private failedAtT = 0;
   private fileBytes = 0;
   private fileHour = -1;
   private readonly closing: Array<Promise<void>> = [];
@@ -229,6 +239,8 @@ export class Recorder {
     else if (this.fileHour < 0)
       this.fileHour = hour; // opened by open(), before the first frame
     else if (this.o.rotateHourly && hour !== this.fileHour) file = this.rotate(hour);
+    else if (file.failed && f.t - this.failedAtT >= REOPEN_AFTER_FAILURE_MS) file = this.rotate(hour);
+    this.lastFrameT = f.t;
     const line = recordLine(f, kind);
     const bytes = Buffer.byteLength(line);
     // a dropped line counts toward the size too, so rotation by size still moves on to a new file
@@ -279,6 +291,7 @@ export class Recorder {
       this.stats.errors++;
       this.lastError = e;
       this.lastErrorPath = path;
+      this.failedAtT = this.lastFrameT;
       // what it held unwritten (file stream, compressor) never reaches the disk
       this.lose(file);
       file.failed = true;

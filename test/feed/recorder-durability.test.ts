@@ -78,6 +78,27 @@ describe('recorder: a write error (disk full)', () => {
     expect(rec.stats.dropped).toBe(100);
   });
 
+  it('without rotation, a failed file is followed by the next one 30 s (frame time) later: the recording goes on once the disk has room', async () => {
+    // found in review: a run without --rotate-* stayed dead after one ENOSPC, every later frame
+    // dropped, for days under pm2, though the process kept running
+    const dir = dirOf();
+    const out = join(dir, 'n.jsonl');
+    symlinkSync('/dev/full', out);
+    const rec = new Recorder({ out });
+    await rec.open();
+    rec.write({ text: frames[0], t: 1_000, epoch: 1 }, 'market');
+    await waitFor(() => rec.stats.errors > 0, 3000);
+    rec.write({ text: frames[1], t: 20_000, epoch: 1 }, 'market'); // still within the wait: dropped
+    rec.write({ text: frames[2], t: 31_000, epoch: 1 }, 'market'); // a new file
+    rec.write({ text: frames[3], t: 31_001, epoch: 1 }, 'market');
+    expect(await settles(rec.close(), 2000)).toBe(true);
+    expect(rec.stats.dropped).toBe(2);
+    expect(rec.stats.errors).toBe(1);
+    expect(rec.stats.frames).toBe(2);
+    const back = await collect(readRecording(rotatedPath(out, 1)));
+    expect(back.map((r) => r.f)).toEqual([frames[2], frames[3]]);
+  });
+
   it('a rotation after the error settles and records into the next file', async () => {
     const dir = dirOf();
     const out = join(dir, 'h.jsonl');
