@@ -100,12 +100,13 @@ export function dependsOnCancel(q: Quote, o: Omit<CancelTarget, 'orderId'>, shar
 const BUCKET_WARN_MS = 60_000;
 
 /**
- * The longest a venue's pause on the cancel endpoints (a 429's reset, a 425's wait) may hold the
- * queued cancels: past it they fail at once, to the cancel-all (a scope of its own), as a cancel
- * whose call outlives its deadline does. Quotes the market moved through would otherwise rest,
- * unseen, for as long as the pause (a 10-minute window's reset).
+ * The longest a venue's pause on the cancel endpoints may hold the queued cancels: past it they
+ * fail at once, to the cancel-all (a scope of its own), as a cancel whose call outlives its
+ * deadline does. Quotes the market moved through would otherwise rest, unseen, for as long as the
+ * pause (a 10-minute window's reset). Longer than a 425's longest wait (8 s: those cancels are
+ * sent again when it ends, as a restart's flow wants) and a 10 s window's pause.
  */
-export const CANCEL_HOLD_MAX_MS = 5000;
+export const CANCEL_HOLD_MAX_MS = 10_000;
 
 /** The scopes of each order endpoint, the venue's per-signer buckets included when it has them. */
 
