@@ -101,7 +101,7 @@ const BUCKET_WARN_MS = 60_000;
 
 /**
  * The longest a venue's pause on the cancel endpoints may hold the queued cancels: past it they
- * fail at once, to the cancel-all (a scope of its own), as a cancel whose call outlives its
+ * fail at once, to the cancel-all (when its own scopes are free), as a cancel whose call outlives its
  * deadline does. Quotes the market moved through would otherwise rest, unseen, for as long as the
  * pause (a 10-minute window's reset). Longer than a 425's longest wait (8 s: those cancels are
  * sent again when it ends, as a restart's flow wants) and a 10 s window's pause.
@@ -396,7 +396,8 @@ export class OrderScheduler {
     // those it would hold too long fail now
     const cancelsPausedTo = this.cancelsPausedUntil();
     if (cancelsPausedTo > now) {
-      if (this.cancelCount > 0 && cancelsPausedTo > now + CANCEL_HOLD_MAX_MS) this.failHeldCancels(cancelsPausedTo);
+      // only when the cancel-all can go (a per-signer bucket's pause holds it too): else it is no sooner
+      if (this.cancelCount > 0 && cancelsPausedTo > now + CANCEL_HOLD_MAX_MS && this.pausedTo(this.ep.cancelAll) <= now) this.failHeldCancels(cancelsPausedTo);
       this.arm(cancelsPausedTo);
       return;
     }
@@ -435,20 +436,21 @@ export class OrderScheduler {
     // The rest after the cancels: no new exposure while a cancel waits for its window, and a
     // market's dependent places once its cancels are answered (done() pumps again then).
     // one request slot stays for the cancels: a cancel never waits behind places in flight
-    if (this.cancelCount === 0) wakeAt = Math.min(wakeAt, this.sendPlacesWhileFree(now, false, this.maxInFlight - 1));
+    if (this.cancelCount === 0) wakeAt = Math.min(wakeAt, this.sendPlacesWhileFree(now, false, Math.max(1, this.maxInFlight - 1)));
     this.arm(wakeAt);
   }
 
   /** Until when the venue pauses every endpoint a cancel could go on (0: none paused). */
   private cancelsPausedUntil(): number {
-    const lim = this.o.limiter;
-    const pausedTo = (scopes: readonly Scope[]): number => {
-      let t = 0;
-      for (const sc of scopes) t = Math.max(t, lim.pausedUntil(sc.id));
-      return t;
-    };
-    const batch = pausedTo(this.ep.cancelBatch);
-    return this.o.singleOverflow ? Math.min(batch, pausedTo(this.ep.cancelOne)) : batch;
+    const batch = this.pausedTo(this.ep.cancelBatch);
+    return this.o.singleOverflow ? Math.min(batch, this.pausedTo(this.ep.cancelOne)) : batch;
+  }
+
+  /** Until when the venue pauses an endpoint (the latest pause of its scopes; 0: none). */
+  private pausedTo(scopes: readonly Scope[]): number {
+    let t = 0;
+    for (const sc of scopes) t = Math.max(t, this.o.limiter.pausedUntil(sc.id));
+    return t;
   }
 
   /** Every queued cancel fails as rate limited (the engine's cancel-all follows); the places that waited for them are dropped. */

@@ -14,7 +14,7 @@ export class DecodeStats {
   readonly rejects = new Map<string, number>();
   private logged = 0;
   /** Told of every reject (a user-channel message of ours that could not be read asks the venue: session/daemon.ts). */
-  onReject: ((reason: string) => void) | undefined = undefined;
+  onReject: ((reason: string, sample: string) => void) | undefined = undefined;
 
   constructor(
     readonly channel: 'market' | 'user' | 'price',
@@ -25,7 +25,7 @@ export class DecodeStats {
 
   reject(reason: string, sample: string): void {
     this.rejects.set(reason, (this.rejects.get(reason) ?? 0) + 1);
-    this.onReject?.(reason);
+    this.onReject?.(reason, sample);
     const n = ++this.logged;
     if (this.log && (n <= 20 || n % this.logEvery === 0)) {
       this.log.warn({ channel: this.channel, reason, sample: sample.length > 160 ? sample.slice(0, 160) + '…' : sample, rejects: n }, 'feed frame rejected');

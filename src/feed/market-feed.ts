@@ -222,13 +222,14 @@ export class MarketFeed {
     return this.userChannel?.connection;
   }
   /**
-   * Told of a user-channel message that could not be read (malformed, a field refused), with its
-   * reason; not of an event type we do not know (never an order or a trade of ours). A trade of
-   * ours it may have been is then known only to the venue.
+   * Told of a user-channel message that could not be read (a field refused, JSON cut short), with
+   * its reason; not of an event type we do not know, nor of a frame that is no JSON object at all (a
+   * venue's plain-text notice): never an order or a trade of ours. A trade of ours it may have been
+   * is then known only to the venue.
    */
   onUserUnreadable(fn: (reason: string) => void): void {
-    this.userStats.onReject = (reason) => {
-      if (!reason.startsWith('unknown_event:')) fn(reason);
+    this.userStats.onReject = (reason, sample) => {
+      if (reason.startsWith('bad_field:') || reason === 'decode_error' || (reason === 'malformed_json' && /^\s*[[{]/.test(sample))) fn(reason);
     };
   }
 

@@ -101,17 +101,17 @@ function isFile(p: string): boolean {
 }
 
 /**
- * Flags to open a recording file with: 'wx' (create, fail with EEXIST when it exists, never
- * truncate), except for an existing device or pipe (`--out /dev/stdout`, a symlink to /dev/full),
- * which is written to as it is ('a' truncates nothing should a file replace it meanwhile).
- */
-/**
  * A failed file (ENOSPC, EIO) is followed by the next one (rotatedPath) this long after, by the
  * frames' time, with or without rotation: the recording goes on once the disk has room again,
  * rather than dropping every frame for the rest of the run. The hole stays counted (stats.errors).
  */
 const REOPEN_AFTER_FAILURE_MS = 30_000;
 
+/**
+ * Flags to open a recording file with: 'wx' (create, fail with EEXIST when it exists, never
+ * truncate), except for an existing device or pipe (`--out /dev/stdout`, a symlink to /dev/full),
+ * which is written to as it is ('a' truncates nothing should a file replace it meanwhile).
+ */
 function openFlags(path: string): string {
   if (SYSTEM_PATH.test(path)) return 'a';
   try {
@@ -239,7 +239,7 @@ export class Recorder {
     else if (this.fileHour < 0)
       this.fileHour = hour; // opened by open(), before the first frame
     else if (this.o.rotateHourly && hour !== this.fileHour) file = this.rotate(hour);
-    else if (file.failed && f.t - this.failedAtT >= REOPEN_AFTER_FAILURE_MS) file = this.rotate(hour);
+    else if (file.failed && f.t - this.failedAtT >= REOPEN_AFTER_FAILURE_MS && !SYSTEM_PATH.test(this.o.out)) file = this.rotate(hour);
     this.lastFrameT = f.t;
     const line = recordLine(f, kind);
     const bytes = Buffer.byteLength(line);

@@ -169,6 +169,17 @@ describe('order scheduler', () => {
     // the place that waited for them is dropped (their orders may still rest), none went out
     expect(s.pendingPlaces()).toBe(0);
     expect(venue.calls).toEqual([]);
+    // not while the cancel-all is paused too (a per-signer bucket holds both): it would go no sooner
+    const both = setup();
+    const bothFailed: string[][] = [];
+    both.sink.cancelFailed = (ids) => void bothFailed.push(ids.slice());
+    for (const sc of [...both.limiter.scopesOf('clob', 'DELETE', '/orders'), ...both.limiter.scopesOf('clob', 'DELETE', '/order'), ...both.limiter.scopesOf('clob', 'DELETE', '/cancel-all')]) {
+      if (sc.id.endsWith(':sustained')) both.limiter.pause(sc.id, both.clock.now() + 300_000);
+    }
+    both.s.submit('m', crossed('d'), []);
+    await settle();
+    expect(bothFailed).toEqual([]);
+    expect(both.s.pendingCancels()).toBe(1);
     // a short pause is waited out (a 425's longest wait, 8 s: a restart's cancels go again when it ends)
     const short = setup();
     const shortFailed: string[][] = [];
