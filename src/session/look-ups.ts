@@ -48,6 +48,8 @@ export class VenueLookUps {
   /** Held (LookUpsOptions.held) until open(); whether one was asked for meanwhile. */
   private held: boolean;
   private askedWhileHeld = false;
+  /** Asked for while one ran: another follows it (soon, within LOOKUP_GAP_MS). */
+  private again = false;
 
   constructor(private readonly o: LookUpsOptions) {
     this.held = o.held === true;
@@ -92,7 +94,12 @@ export class VenueLookUps {
       this.askedWhileHeld = true;
       return Promise.resolve();
     }
-    if (this.running || this.stopped) return this.running ?? Promise.resolve();
+    if (this.stopped) return this.running ?? Promise.resolve();
+    if (this.running) {
+      // it began before what asks now (a message just refused, an order just unknown): one more after it
+      this.again = true;
+      return this.running;
+    }
     const told = this.waiting;
     this.waiting = [];
     this.running = this.full(this.sinceMs())
@@ -106,7 +113,13 @@ export class VenueLookUps {
           this.o.log.warn({ err }, 'look-up at the venue failed');
         },
       )
-      .finally(() => (this.running = undefined));
+      .finally(() => {
+        this.running = undefined;
+        if (this.again) {
+          this.again = false;
+          this.soon(0);
+        }
+      });
     return this.running;
   }
 

@@ -113,6 +113,34 @@ describe('look-ups at the venue', () => {
     lookUps.stop();
   });
 
+  it('one asked for while another runs follows it: the running one began before what asked (an unreadable message, an unknown order, a bad trade)', async () => {
+    const { clock, venue, lookUps, reads } = await setup();
+    const releases: Array<() => void> = [];
+    venue.trades = (sinceMs?: number) => {
+      reads.push(sinceMs ?? NaN);
+      return new Promise((r) => releases.push(() => r([])));
+    };
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    for (const ask of [() => void lookUps.now(), () => lookUps.soon(0)]) {
+      const before = reads.length;
+      const first = lookUps.now();
+      await until(() => reads.length === before + 1);
+      ask();
+      ask();
+      await sleep(20); // a soon()'s timer has fired meanwhile, into the running one
+      clock.advanceTo(clock.now() + 2000);
+      releases.at(-1)?.();
+      await first;
+      await until(() => reads.length === before + 2);
+      releases.at(-1)?.();
+      // one more, not one per ask
+      await sleep(50);
+      expect(reads).toHaveLength(before + 2);
+      clock.advanceTo(clock.now() + 2000);
+    }
+    lookUps.stop();
+  });
+
   it('caughtUp settles at stop, and at once after it', async () => {
     const { venue, lookUps, reads } = await setup();
     venue.trades = (sinceMs?: number) => {
