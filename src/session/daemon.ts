@@ -98,8 +98,6 @@ export class Daemon implements StatusSource {
   private startupSinceMs: number | undefined;
   /** Up to when the venue's trades are read, noted in the store (trades-read.ts). */
   private tradesRead: TradesReadNote | undefined;
-  /** Set once the engine quotes (after start-up's reconciliation): a user channel back then is looked up after. */
-  private quotingStarted = false;
   /** The user channel is back and the look-up of its gap has not landed yet (no quoting: feedLive). */
   private catchingUp = false;
   /** Since when (clock ms) quoting waits for the look-up of a user-channel gap; undefined when it does not (status: /health). */
@@ -331,10 +329,11 @@ export class Daemon implements StatusSource {
     this.feed.onState((ch, s) => {
       if (ch === 'market') this.feedStates.market = s;
       else {
-        // fills while the user channel was away were never reported to us: ask the venue (start-up
-        // reconciles by itself, so only once quoting has started), and quote only once it has landed:
-        // until then our positions and orders may be short of what the venue did
-        if (s === 'live' && this.feedStates.user !== 'live' && this.quotingStarted) {
+        // fills while the user channel was away were never reported to us: ask the venue, and quote
+        // only once it has landed: until then our positions and orders may be short of what the venue
+        // did. From start-up's look-up on (managesOrders): one back after it read the trades left a
+        // gap it does not cover (held until start-up's check is done, then run: VenueLookUps.open)
+        if (s === 'live' && this.feedStates.user !== 'live' && this.managesOrders) {
           const gap = ++this.userGaps;
           this.catchingUp = true;
           this.catchingUpSinceMs ??= this.clock.now();
@@ -417,7 +416,6 @@ export class Daemon implements StatusSource {
     // the collateral our BUYs may promise, known before the first quote (a failure is logged: not capped)
     await this.unlessStopped(this.engine.collateral.read());
     this.engine.start();
-    this.quotingStarted = true;
     this.scheduleCron();
     // orders that ended unfilled leave the store after store.orderRetentionMs (never inside the recovery window)
     const retention = new OrderRetention({

@@ -23,7 +23,13 @@ beforeAll(async () => {
   // a fill of ours, and a few seconds of quoting: places caused by market events, feed deltas
   await takeOneBid(run);
   await sleep(2000);
-}, 60_000);
+  // a place a market event caused (tick to order): the first quotes follow start-up's look-ups, so
+  // one comes when the book next moves a quote (seconds at the emulator's default rate)
+  const end = Date.now() + 30_000;
+  while (!/^makerd_tick_to_order_seconds_count [1-9]/m.test(await (await fetch(`${run.url}/metrics`)).text()) && Date.now() < end) await sleep(200);
+  // prom-client's event-loop lag summary restarts at each scrape: samples for the tests' own
+  await sleep(1000);
+}, 90_000);
 afterAll(async () => {
   await run?.close();
 });
