@@ -121,8 +121,8 @@ interface SimToken {
   market: SimMarket;
   outcome: string;
   book: SimBook;
-  /** Our live orders on this token with their queue trackers, in arrival order. */
-  orders: Array<{ o: SimOrder; q: QueueTracker }>;
+  /** Our live orders on this token with their queue trackers, in arrival order (`arrived`: across tokens too). */
+  orders: Array<{ o: SimOrder; q: QueueTracker; arrived: number }>;
 }
 
 export class SimulatedVenue implements Venue {
@@ -141,6 +141,10 @@ export class SimulatedVenue implements Venue {
   /** Timers of fills still to be CONFIRMED (sim.settleMs), cancelled by close(). */
   private readonly settling = new Set<number>();
   private seq = 0;
+  /** Orders placed so far (their queue order across both tokens of a market). */
+  private arrivals = 0;
+  /** Our fills at the trade price in the trade being matched: arrival, size, arrival, size, ... */
+  private readonly tradeFills: number[] = [];
   /** Our collateral now (SimulatedVenueOptions.cashMicros): fills move it; undefined = unlimited. */
   private cash: number | undefined;
   /** Shares of each token we hold, size units: a BUY fill's count from its MATCHED, a SELL fill's are gone. */
@@ -259,6 +263,7 @@ export class SimulatedVenue implements Venue {
   private onTrade(tokenId: string, takerSide: Side, price: number, size: number, ts: number): void {
     const t = this.tokens.get(tokenId);
     if (!t || !(size > 0)) return;
+    this.tradeFills.length = 0;
     const budget = this.fillsAt(t, opposite(takerSide), price, size, size, ts);
     const [a, b] = t.market.tokens;
     const other = this.tokens.get(tokenId === a ? b : a);
@@ -275,9 +280,15 @@ export class SimulatedVenue implements Venue {
       if (through) {
         this.fillMaker(t, r, o.originalSize - o.sizeMatched);
       } else if (price === o.price) {
-        const reach = Math.min(r.q.onTrade(size, ts), budget, o.originalSize - o.sizeMatched);
+        // the trade reaches past the outside volume ahead (the tracker) and past our own orders
+        // that arrived before this one in the same queue (either token's): what they took
+        let ownAhead = 0;
+        const fills = this.tradeFills;
+        for (let i = 0; i < fills.length; i += 2) if (fills[i] < r.arrived) ownAhead += fills[i + 1];
+        const reach = Math.min(r.q.onTrade(size, ts) - ownAhead, budget, o.originalSize - o.sizeMatched);
         if (reach > 0) {
           budget -= reach;
+          fills.push(r.arrived, reach);
           this.fillMaker(t, r, reach);
         }
       }
@@ -491,7 +502,7 @@ export class SimulatedVenue implements Venue {
       return { clientId: r.clientId, ok: true, orderId, status: o.sizeMatched > 0 ? 'matched' : 'unmatched' };
     }
     const side: Side = r.side;
-    t.orders.push({ o, q: new QueueTracker(this.opts.queueModel === false ? 0 : book.size(side, r.price)) });
+    t.orders.push({ o, q: new QueueTracker(this.opts.queueModel === false ? 0 : book.size(side, r.price)), arrived: ++this.arrivals });
     if (o.expiresAtMs !== undefined) o.expiryTimer = this.clock.schedule(o.expiresAtMs, () => this.expire(o));
     this.ledger.emit(orderEvent(o, 'PLACEMENT', now));
     return { clientId: r.clientId, ok: true, orderId, status: 'live' };

@@ -616,3 +616,32 @@ describe('SimulatedVenue determinism', () => {
     expect(await runOnce()).toEqual(a);
   });
 });
+
+describe('SimulatedVenue: our orders on both tokens in one queue', () => {
+  // found in review: each order's queue counted only the outside volume ahead of it, so a YES BUY
+  // at p and a NO SELL at 1 - p behind it (the same queue) were filled 30 + 50 from a 100-share
+  // trade with 50 outside shares between them: 130 from 100
+  it('share a trade in their queue order: what an earlier one of ours took does not reach a later one', async () => {
+    const { venue, trades } = setup();
+    venue.holdShares(NO, 10000);
+    const yesBid = await placeLive(venue, req({ tokenId: YES, side: 'BUY', price: 5100, size: 3000 }));
+    // 50 outside shares join behind it (the YES bid and its mirror, the NO ask at 0.49)
+    venue.onMarketEvent({
+      type: 'price_change',
+      market: M,
+      timestampMs: 1,
+      timestampStr: '1',
+      format: 'current',
+      changes: [
+        { assetId: YES, side: 'BUY', price: 5100, size: 5000, priceStr: '', sizeStr: '' },
+        { assetId: NO, side: 'SELL', price: 4900, size: 5000, priceStr: '', sizeStr: '' },
+      ],
+    });
+    const noAsk = await placeLive(venue, req({ tokenId: NO, side: 'SELL', price: 4900, size: 10000 }));
+    // a taker sells 100 YES at 0.51: ours 30, the outside 50, then 20 of our NO ask
+    venue.onMarketEvent(trade(YES, 'SELL', 5100, 10000, 2));
+    expect(venue.order(yesBid)?.sizeMatched).toBe(3000);
+    expect(venue.order(noAsk)?.sizeMatched).toBe(2000);
+    expect(trades().reduce((s, t) => s + t.size, 0)).toBe(5000);
+  });
+});
