@@ -6,7 +6,8 @@
 //
 // Decisions (documented for the engine and the backtest driver):
 // - Feed latency is NOT applied here: onMarketEvent(e) is the exchange's true view at clock time.
-//   The driver delivers events to the strategy sim.feedLatencyMs later (our view lags the venue).
+//   The driver delivers events to the strategy sim.feedLatencyMs later (our view lags the venue);
+//   our user events reach their listeners userLatencyMs later (the same feedLatencyMs from config).
 // - placeOrders/cancel* resolve after orderLatencyMs / cancelLatencyMs on the clock, when the
 //   venue has acted (0 ms: synchronously). With a VirtualClock the driver advances the clock.
 // - Work is per token: each token's book comes from that token's own events; a BUY of the second
@@ -18,7 +19,8 @@
 //   book too (its level at 1 - p, the other side, holds the same orders). The recording never
 //   shows our take, so the feed's later updates of those levels are read against it: a decrease
 //   uses up what we took first, an increase is fresh size beside it (snapshots likewise).
-// - Our own orders do not queue behind each other, and do not trade with each other.
+// - Our own orders do not trade with each other; in one queue (either token's) a trade reaches a
+//   later one of ours past what an earlier one took.
 // - Events, synchronously from the clock callback: a resting order gets PLACEMENT (LIVE, with any
 //   size it took on arrival), UPDATE after each maker fill, CANCELLATION on cancel or GTD expiry.
 //   Each fill is a trade event MATCHED, then CONFIRMED settleMs later (at once when 0: the engine
@@ -72,6 +74,12 @@ export interface SimulatedVenueOptions {
   markets: SimMarket[];
   orderLatencyMs: number;
   cancelLatencyMs: number;
+  /**
+   * Our user channel's lag: order and trade events reach the listeners this long after the venue
+   * made them (default 0: at once). simulatedVenueFromConfig sets sim.feedLatencyMs, the market
+   * channel's, so a strategy gets no head start on its own fills.
+   */
+  userLatencyMs?: number;
   /** From a fill's MATCHED to its CONFIRMED on the clock (default 0: at once). */
   settleMs?: number;
   makerFeeBps: number;
@@ -99,7 +107,7 @@ export interface SimulatedVenueOptions {
   checkSellShares?: boolean;
 }
 
-/** The venue from the `sim` config section (feedLatencyMs is the driver's, see above). */
+/** The venue from the `sim` config section (feedLatencyMs: the driver lags the market data by it, the venue our user events). */
 export function simulatedVenueFromConfig(sim: Config['sim'], clock: Clock, markets: SimMarket[], logger?: Logger, historyLimit?: number, idPrefix?: string): SimulatedVenue {
   return new SimulatedVenue({
     clock,
@@ -109,6 +117,7 @@ export function simulatedVenueFromConfig(sim: Config['sim'], clock: Clock, marke
     idPrefix,
     orderLatencyMs: sim.orderLatencyMs,
     cancelLatencyMs: sim.cancelLatencyMs,
+    userLatencyMs: sim.feedLatencyMs,
     settleMs: sim.settleMs,
     makerFeeBps: sim.makerFeeBps,
     takerFeeBps: sim.takerFeeBps,
@@ -183,7 +192,11 @@ export class SimulatedVenue implements Venue {
   }
 
   onUserEvent(listener: (e: UserEvent) => void): void {
-    this.ledger.listen(listener);
+    const lag = this.opts.userLatencyMs ?? 0;
+    if (!(lag > 0)) return this.ledger.listen(listener);
+    // in the order made (the clock runs timers due together in the order scheduled)
+    const clock = this.clock;
+    this.ledger.listen((e) => void clock.schedule(clock.now() + lag, () => listener(e)));
   }
 
   // ---- market data ------------------------------------------------------------------------

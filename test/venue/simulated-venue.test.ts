@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
-import { SimulatedVenue, type SimulatedVenueOptions } from '../../src/venue/simulated-venue.js';
+import { SimulatedVenue, simulatedVenueFromConfig, type SimulatedVenueOptions } from '../../src/venue/simulated-venue.js';
+import { loadConfig } from '../../src/config.js';
 import { PAIR_WINDOW_MS } from '../../src/venue/queue-model.js';
 import { M, NO, YES, book, req, trade, venueWithBook } from './sim-helpers.js';
 import type { MarketEvent, PriceChangeEvent, Side } from '../../src/core/events.js';
@@ -643,5 +644,37 @@ describe('SimulatedVenue: our orders on both tokens in one queue', () => {
     expect(venue.order(yesBid)?.sizeMatched).toBe(3000);
     expect(venue.order(noAsk)?.sizeMatched).toBe(2000);
     expect(trades().reduce((s, t) => s + t.size, 0)).toBe(5000);
+  });
+});
+
+describe('SimulatedVenue: our user channel lags as the market channel does', () => {
+  // found in review: market data reached the strategy sim.feedLatencyMs after the venue, but its
+  // fills at once, a head start of the feed latency on every fill
+  it('a fill reaches the listeners sim.feedLatencyMs after the venue made it (from the config); at once with no latency', async () => {
+    for (const lat of [0, 200]) {
+      const clock = new VirtualClock(1_000_000);
+      const cfg = loadConfig({ env: {}, overrides: { sim: { feedLatencyMs: lat, orderLatencyMs: 0, cancelLatencyMs: 0, makerFeeBps: 0, takerFeeBps: 0 } } });
+      const venue = simulatedVenueFromConfig(cfg.sim, clock, [{ conditionId: M, tokens: [YES, NO], tick: 100, minSize: 500 }]);
+      const seen: Array<[string, number]> = [];
+      venue.onUserEvent((e) => seen.push([e.type, clock.now()]));
+      venue.onMarketEvent(book(YES, [[5000, 10000]], [[5200, 5000]]));
+      const res = await venue.placeOrder(req({ tokenId: YES, side: 'BUY', price: 5000, size: 1000 }));
+      expect(res).toMatchObject({ ok: true, status: 'live' });
+      const placedAt = clock.now();
+      seen.length = 0;
+      const t = clock.now();
+      venue.onMarketEvent(trade(YES, 'SELL', 4900, 20000, 5));
+      const trades = () => seen.filter(([k]) => k === 'trade');
+      const times = () => [...new Set(trades().map(([, at]) => at))];
+      if (lat === 0) expect(times()).toEqual([t]);
+      else {
+        expect(trades()).toEqual([]);
+        clock.advanceTo(t + lat - 1);
+        expect(trades()).toEqual([]);
+        clock.advanceTo(t + lat);
+        expect(times()).toEqual([t + lat]);
+      }
+      expect(placedAt).toBe(t);
+    }
   });
 });
