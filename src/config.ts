@@ -76,7 +76,8 @@ export const configSchema = z.strictObject({
     readDeadlineMs: timerMs,
   }),
   retry: z.strictObject({ baseMs: timerMs, maxMs: timerMs, attempts: posInt }),
-  limits: z.strictObject({ scale: pos, windowScale: pos }),
+  // a 10-minute window scaled past 1000x outlasts Node's longest timer (MAX_TIMER_MS): the limiter would re-arm every millisecond
+  limits: z.strictObject({ scale: pos, windowScale: pos.max(1000, 'at most 1000 (a 10-minute window 1000 times longer is about a week; past 3333 it outlasts any timer)') }),
   feed: z.strictObject({
     pingIntervalMs: timerMs,
     pongTimeoutMs: timerMs,
@@ -237,10 +238,17 @@ function envNumber(env: NodeJS.ProcessEnv, name: string, schema: z.ZodType<numbe
   return r.data;
 }
 
+/** A MAKERD_* text variable (set) that `schema` (its config key's) takes; a refusal names the variable, not the key. */
+function envValue(env: NodeJS.ProcessEnv, name: string, schema: z.ZodType<string>): string {
+  const r = schema.safeParse(env[name]);
+  if (!r.success) throw new ConfigError(name, r.error.issues[0]?.message ?? 'invalid');
+  return r.data;
+}
+
 /** MAKERD_* variables as a partial config (README, "Configuration": the environment table). */
 export function envOverrides(env: NodeJS.ProcessEnv): Json {
   const o: Record<string, Record<string, Json>> = { urls: {}, limits: {}, store: {}, status: {}, venue: {} };
-  if (env.MAKERD_VENUE) o.venue.profile = env.MAKERD_VENUE;
+  if (env.MAKERD_VENUE) o.venue.profile = envValue(env, 'MAKERD_VENUE', configSchema.shape.venue.shape.profile);
   const urls: Array<[string, string]> = [
     ['MAKERD_CLOB_URL', 'clob'],
     ['MAKERD_GAMMA_URL', 'gamma'],
@@ -249,7 +257,8 @@ export function envOverrides(env: NodeJS.ProcessEnv): Json {
     ['MAKERD_WS_URL', 'ws'],
     ['MAKERD_PRICE_FEED_URL', 'priceFeed'],
   ];
-  for (const [name, key] of urls) if (env[name]) o.urls[key] = env[name] as string;
+  const urlShape = configSchema.shape.urls.shape;
+  for (const [name, key] of urls) if (env[name]) o.urls[key] = envValue(env, name, urlShape[key as keyof typeof urlShape]);
   const limits = configSchema.shape.limits.shape;
   const scale = envNumber(env, 'MAKERD_LIMIT_SCALE', limits.scale);
   if (scale !== undefined) o.limits.scale = scale;
@@ -305,5 +314,14 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   }
   merged = deepMerge(merged, envOverrides(env));
   if (opts.overrides) merged = deepMerge(merged, opts.overrides);
-  return parseWith(configSchema, merged, '');
+  return checkTogether(parseWith(configSchema, merged, ''));
+}
+
+/** Settings each valid alone that do not work together: refused naming the key to change. */
+function checkTogether(c: Config): Config {
+  // the user channel has no data check (channels.ts): with PONGs no sooner than the pong timeout, every connection ends
+  if (c.feed.pingIntervalMs >= c.feed.pongTimeoutMs) {
+    throw new ConfigError('feed.pingIntervalMs', `must be below feed.pongTimeoutMs (${c.feed.pongTimeoutMs}): a connection answering every PING would be ended as silent`);
+  }
+  return c;
 }

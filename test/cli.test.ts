@@ -110,7 +110,7 @@ describe('config errors exit 2 with one line and no stack trace', () => {
   it('bad URL in the environment', async () => {
     const r = await run(['markets'], { MAKERD_GAMMA_URL: 'nowhere' });
     expect(r.code).toBe(2);
-    expect(r.errText).toMatch(/^makerd: invalid config: urls\.gamma: /);
+    expect(r.errText).toMatch(/^makerd: invalid config: MAKERD_GAMMA_URL: /);
   });
 });
 

@@ -75,7 +75,7 @@ describe('loadConfig', () => {
     expect(configError(() => loadConfig({ env: { MAKERD_LIMIT_SCALE: 'abc' } })).key).toBe('MAKERD_LIMIT_SCALE');
     expect(configError(() => loadConfig({ env: { MAKERD_STATUS_PORT: 'x' } })).key).toBe('MAKERD_STATUS_PORT');
     expect(configError(() => loadConfig({ env: { MAKERD_WINDOW_SCALE: '-1' } })).key).toBe('MAKERD_WINDOW_SCALE');
-    expect(configError(() => loadConfig({ env: { MAKERD_GAMMA_URL: 'not a url' } })).key).toBe('urls.gamma');
+    expect(configError(() => loadConfig({ env: { MAKERD_GAMMA_URL: 'not a url' } })).key).toBe('MAKERD_GAMMA_URL');
     // the orders retention: 0 (keep all) or at least the hour start-up reads back
     expect(loadConfig({ env: {} }).store.orderRetentionMs).toBe(86_400_000);
     expect(loadConfig({ env: {}, overrides: { store: { orderRetentionMs: 0 } } }).store.orderRetentionMs).toBe(0);
@@ -89,8 +89,19 @@ describe('loadConfig', () => {
     // the venue profile: spec by default, MAKERD_VENUE picks it, anything else names the key
     expect(loadConfig({ env: {} }).venue.profile).toBe('spec');
     expect(loadConfig({ env: { MAKERD_VENUE: 'polymarket' } }).venue.profile).toBe('polymarket');
-    expect(configError(() => loadConfig({ env: { MAKERD_VENUE: 'binance' } })).key).toBe('venue.profile');
+    // a refused variable is named as the variable (the user set it there, not in a config file)
+    expect(configError(() => loadConfig({ env: { MAKERD_VENUE: 'binance' } })).key).toBe('MAKERD_VENUE');
+    expect(configError(() => loadConfig({ env: { MAKERD_CLOB_URL: 'ftp://127.0.0.1:1' } })).key).toBe('MAKERD_CLOB_URL');
+    expect(configError(() => loadConfig({ env: { MAKERD_WS_URL: 'http://127.0.0.1:1' } })).key).toBe('MAKERD_WS_URL');
     expect(apiKeyFromEnv({ MAKERD_API_KEY: '' })).toBeUndefined();
+  });
+  it('settings that pass alone but not together, or past what a timer holds, are refused naming the key', () => {
+    // the user channel has no data check: a PING answered no sooner than the pong timeout ends it every time
+    expect(configError(() => loadConfig({ file: file({ feed: { pingIntervalMs: 30000, pongTimeoutMs: 30000 } }), env: {} })).key).toBe('feed.pingIntervalMs');
+    expect(loadConfig({ file: file({ feed: { pingIntervalMs: 10000, pongTimeoutMs: 30000 } }), env: {} }).feed.pingIntervalMs).toBe(10000);
+    // a 10-minute window scaled past Node's longest timer: the limiter re-armed every millisecond
+    expect(configError(() => loadConfig({ env: { MAKERD_WINDOW_SCALE: '5000' } })).key).toBe('MAKERD_WINDOW_SCALE');
+    expect(configError(() => loadConfig({ file: file({ limits: { windowScale: 5000 } }), env: {} })).key).toBe('limits.windowScale');
   });
   it('unreadable or invalid files are ConfigErrors', () => {
     expect(configError(() => loadConfig({ file: join(dir, 'missing.json'), env: {} })).reason).toMatch(/ENOENT/);

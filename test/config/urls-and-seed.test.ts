@@ -19,17 +19,19 @@ function file(content: unknown): string {
 }
 
 describe('base URLs: the scheme their transport speaks', () => {
-  it('a REST url without http: or https: names its key', () => {
-    expect(configError(() => loadConfig({ env: { MAKERD_GAMMA_URL: 'localhost:8080/gamma' } })).key).toBe('urls.gamma');
-    expect(configError(() => loadConfig({ env: { MAKERD_CLOB_URL: 'ws://127.0.0.1:1/clob' } })).key).toBe('urls.clob');
-    expect(configError(() => loadConfig({ env: { MAKERD_DATA_URL: 'ftp://127.0.0.1/data' } })).key).toBe('urls.data');
+  // set by a variable, the variable is named (as the numeric ones are): the config file does not hold it
+  it('a REST url without http: or https: names its key, or the variable that set it', () => {
+    expect(configError(() => loadConfig({ env: { MAKERD_GAMMA_URL: 'localhost:8080/gamma' } })).key).toBe('MAKERD_GAMMA_URL');
+    expect(configError(() => loadConfig({ env: { MAKERD_CLOB_URL: 'ws://127.0.0.1:1/clob' } })).key).toBe('MAKERD_CLOB_URL');
+    expect(configError(() => loadConfig({ env: { MAKERD_DATA_URL: 'ftp://127.0.0.1/data' } })).key).toBe('MAKERD_DATA_URL');
     expect(configError(() => loadConfig({ file: file({ urls: { content: 'wss://example.com' } }), env: {} })).key).toBe('urls.content');
   });
   it('a WebSocket url without ws: or wss: names its key', () => {
     const e = configError(() => loadConfig({ env: { MAKERD_WS_URL: 'http://127.0.0.1:1' } }));
-    expect(e.key).toBe('urls.ws');
+    expect(e.key).toBe('MAKERD_WS_URL');
     expect(e.reason).toMatch(/ws:\/\/ or wss:\/\//);
-    expect(configError(() => loadConfig({ env: { MAKERD_PRICE_FEED_URL: 'https://127.0.0.1:1' } })).key).toBe('urls.priceFeed');
+    expect(configError(() => loadConfig({ env: { MAKERD_PRICE_FEED_URL: 'https://127.0.0.1:1' } })).key).toBe('MAKERD_PRICE_FEED_URL');
+    expect(configError(() => loadConfig({ file: file({ urls: { ws: 'http://127.0.0.1:1' } }), env: {} })).key).toBe('urls.ws');
   });
   it('the schemes each one speaks are accepted', () => {
     const c = loadConfig({
@@ -40,9 +42,9 @@ describe('base URLs: the scheme their transport speaks', () => {
   it('a url holding a user name or password is refused, naming the key, without the password', () => {
     const secret = 'hunter2-s3cret';
     for (const [name, key, value] of [
-      ['MAKERD_CLOB_URL', 'urls.clob', `https://user:${secret}@clob.example.com/clob`],
-      ['MAKERD_GAMMA_URL', 'urls.gamma', `https://:${secret}@gamma.example.com`],
-      ['MAKERD_WS_URL', 'urls.ws', `wss://user:${secret}@ws.example.com`],
+      ['MAKERD_CLOB_URL', 'MAKERD_CLOB_URL', `https://user:${secret}@clob.example.com/clob`],
+      ['MAKERD_GAMMA_URL', 'MAKERD_GAMMA_URL', `https://:${secret}@gamma.example.com`],
+      ['MAKERD_WS_URL', 'MAKERD_WS_URL', `wss://user:${secret}@ws.example.com`],
     ] as const) {
       const e = configError(() => loadConfig({ env: { [name]: value } }));
       expect(e.key).toBe(key);
@@ -51,7 +53,7 @@ describe('base URLs: the scheme their transport speaks', () => {
       expect(`${e.key}: ${e.reason}`).not.toContain(secret);
     }
     // a user name alone is refused as well: it is never sent either
-    expect(configError(() => loadConfig({ env: { MAKERD_DATA_URL: 'https://user@data.example.com' } })).key).toBe('urls.data');
+    expect(configError(() => loadConfig({ env: { MAKERD_DATA_URL: 'https://user@data.example.com' } })).key).toBe('MAKERD_DATA_URL');
   });
 });
 
