@@ -16,10 +16,17 @@ export interface PolymarketCredentials {
 
 const set = (v: string | undefined): string | undefined => (v !== undefined && v !== '' ? v : undefined);
 
+/** The order of secp256k1's group (SEC 2): a private key is an integer from 1 to this less 1. */
+const SECP256K1_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+
 /** Reads and checks MAKERD_PRIVATE_KEY, _API_KEY, _API_SECRET, _API_PASSPHRASE, _FUNDER, _SIGNATURE_TYPE (a bad one: ConfigError naming it, never its value). */
 export function polymarketCredentialsFromEnv(env: NodeJS.ProcessEnv): PolymarketCredentials {
   const pk = set(env.MAKERD_PRIVATE_KEY);
   if (pk !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(pk)) throw new ConfigError('MAKERD_PRIVATE_KEY', 'must be 0x followed by 64 hex digits');
+  // a key of the curve: viem's refusal of another is a plain Error holding the value (in decimal)
+  if (pk !== undefined && !(BigInt(pk) > 0n && BigInt(pk) < SECP256K1_ORDER)) {
+    throw new ConfigError('MAKERD_PRIVATE_KEY', 'is not a secp256k1 private key (it must be above 0 and below the curve order)');
+  }
   const funder = set(env.MAKERD_FUNDER);
   if (funder !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(funder)) throw new ConfigError('MAKERD_FUNDER', 'must be an address: 0x followed by 40 hex digits');
   const st = set(env.MAKERD_SIGNATURE_TYPE) ?? '0';

@@ -75,3 +75,21 @@ describe('polymarket credentials from the environment', () => {
     expect(polymarketProfile(polymarketCredentialsFromEnv({ MAKERD_PRIVATE_KEY: PK, MAKERD_API_KEY: 'k', MAKERD_API_SECRET: 's', MAKERD_API_PASSPHRASE: 'p' })).cannotTrade).toBeUndefined();
   });
 });
+
+describe('a private key in the right form but no key of the curve', () => {
+  // found in review: 0x00..00, or at or above the curve's order, passed the form check; viem then
+  // threw a plain Error (a stack trace, exit 1) whose message held the key's value in decimal
+  it('is refused naming the variable, never its value', async () => {
+    const N = 'fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141';
+    for (const pk of [`0x${'0'.repeat(64)}`, `0x${N}`, `0x${'f'.repeat(64)}`]) {
+      const e = refused({ MAKERD_PRIVATE_KEY: pk });
+      expect(e.key).toBe('MAKERD_PRIVATE_KEY');
+      expect(e.message).not.toMatch(/\d{12}/);
+      expect(e.message).not.toContain(pk.slice(2, 20));
+    }
+    // the largest key there is, and the smallest, are taken
+    const last = (BigInt(`0x${N}`) - 1n).toString(16).padStart(64, '0');
+    expect(polymarketCredentialsFromEnv({ MAKERD_PRIVATE_KEY: `0x${last}` }).privateKey).toBe(`0x${last}`);
+    expect(polymarketCredentialsFromEnv({ MAKERD_PRIVATE_KEY: `0x${'0'.repeat(63)}1` }).privateKey).toBe(`0x${'0'.repeat(63)}1`);
+  });
+});
