@@ -14,6 +14,7 @@ import { parseGridSpec, gridTableRows, GridSpecError, type GridRow } from '../ba
 import { runSweep } from '../backtest/sweep.js';
 import { progressBar } from '../backtest/progress.js';
 import { limitHeapGrowth } from '../backtest/heap-growth.js';
+import { loadStrategy } from '../strategy/loader.js';
 import { summaryTable, textTable } from '../report/table.js';
 
 const help = `usage: makerd backtest --data F[,F2...] [options]
@@ -206,6 +207,8 @@ export const command: CommandModule = {
     let resultPath;
     let reportPath;
     try {
+      // the strategy and its params checked before the last run's results are cleared: a misspelt name keeps them
+      await loadStrategy(config.strategy.name, config.strategy.params);
       await clearResults(outDir);
       out = await runBacktest({
         data,

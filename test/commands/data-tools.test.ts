@@ -46,6 +46,27 @@ beforeAll(() => {
   dir = tempDir('data-tools');
 });
 
+describe('backtest: a strategy or params refused', () => {
+  // found in review: the last run's result.json and report.html were deleted before the strategy
+  // was loaded, so a misspelt --strategy exited 2 having lost them
+  it('exits 2 naming it, and the last results in --out are still there', async () => {
+    const out = join(dir, 'kept');
+    const first = await run(['backtest', '--data', SAMPLE, '--out', out]);
+    expect(first.code).toBe(0);
+    const before = readFileSync(join(out, 'result.json'), 'utf8');
+    for (const args of [
+      ['--strategy', 'bnads'],
+      ['--params', '{"bands":"wide"}'],
+    ]) {
+      const r = await run(['backtest', '--data', SAMPLE, '--out', out, ...args]);
+      expect(r.code).toBe(2);
+      expect(oneLine(r)).toMatch(/strategy/);
+      expect(readFileSync(join(out, 'result.json'), 'utf8')).toBe(before);
+      expect(existsSync(join(out, 'report.html'))).toBe(true);
+    }
+  }, 60_000);
+});
+
 describe('backtest: a strategy that throws', () => {
   it('prints the first error with its stack once, counts them in the summary, exits 1; --allow-strategy-errors exits 0', async () => {
     const out = join(dir, 'bt-throw');
