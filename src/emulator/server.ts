@@ -82,6 +82,8 @@ export interface EmulatorOptions {
   heartbeatTimeoutMs?: number;
   /** Sees every API request as it arrives (what a test asserts about the client's calls). */
   onRequest?: (r: { method: string; api: string; path: string; query: URLSearchParams }) => void;
+  /** A WebSocket client with no PING for this long is dropped, as the venue does (default 20000; 0 = never). */
+  wsIdleDropMs?: number;
 }
 
 export interface EmulatorUrls {
@@ -201,7 +203,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     exchange.makerAddress = (owner) => accounts.makerOf(owner) ?? addressOf(owner);
     poly = { exchange, keys, accounts, heartbeats, intake: polymarketIntake(exchange, accounts), funded: new Set(), nowMs: () => clock.now() + faults.cfg.clockAheadMs };
   }
-  const hub = new WsHub({ exchange, keys, faults, log, userAuth: poly ? (a) => poly.accounts.userAuth(a) : undefined });
+  const hub = new WsHub({ exchange, keys, faults, log, userAuth: poly ? (a) => poly.accounts.userAuth(a) : undefined, idleDropMs: opts.wsIdleDropMs });
   const prices = new PriceFeed(clock, new SeededRng(seed).fork('prices'), opts.priceIntervalMs ?? 1000);
   const history = new PriceHistory();
   const comments: Array<Record<string, unknown>> = [];

@@ -30,6 +30,8 @@ interface Conn {
   apiKey?: string;
   /** custom_feature_enabled: also gets best_bid_ask events (synthetic markets). */
   custom: boolean;
+  /** performance.now() of its last PING (or of its open). */
+  pingedAt: number;
 }
 
 export interface WsHubOptions {
@@ -39,23 +41,52 @@ export interface WsHubOptions {
   log: Logger;
   /** The polymarket profile's check of a user subscription's auth {apiKey, secret, passphrase}: the owner, or undefined. */
   userAuth?: (auth: unknown) => string | undefined;
+  /** A connection with no PING for this long is dropped, as the venue drops one (default WS_IDLE_DROP_MS; 0 = never). */
+  idleDropMs?: number;
 }
+
+/**
+ * The venue drops a client that stops sending PING "after about 10 seconds" of missing heartbeats
+ * (wire-formats.md 1.2), the client pinging every 10 s: twice the interval.
+ */
+export const WS_IDLE_DROP_MS = 20_000;
 
 export class WsHub {
   private readonly wss = new WebSocketServer({ noServer: true });
   private readonly conns = new ConnectionSet<Conn>();
   private readonly lastTop = new Map<string, string>();
   /** Counters a test or status line can read. */
-  readonly stats = { connections: 0, framesSent: 0, badMessages: 0, slowDropped: 0 };
+  readonly stats = { connections: 0, framesSent: 0, badMessages: 0, slowDropped: 0, idleDropped: 0 };
 
-  constructor(private readonly o: WsHubOptions) {}
+  /** The idle bound in effect (WsHubOptions.idleDropMs). */
+  readonly idleDropMs: number;
+  private readonly idleTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly o: WsHubOptions) {
+    this.idleDropMs = o.idleDropMs ?? WS_IDLE_DROP_MS;
+    if (this.idleDropMs > 0) {
+      this.idleTimer = setInterval(() => this.dropIdle(), Math.min(1000, Math.max(10, this.idleDropMs / 4)));
+      this.idleTimer.unref();
+    }
+  }
+
+  /** Drops, abruptly, the connections with no PING for the idle bound. */
+  private dropIdle(): void {
+    const now = performance.now();
+    for (const c of this.conns) {
+      if (now - c.pingedAt > this.idleDropMs) {
+        this.stats.idleDropped++;
+        c.ws.terminate();
+      }
+    }
+  }
 
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, kind: ChannelKind): void {
     this.wss.handleUpgrade(req, socket, head, (ws) => this.attach(ws, kind));
   }
 
   private attach(ws: WebSocket, kind: ChannelKind): void {
-    const c: Conn = { ws, kind, assets: new Set(), marketsOfAssets: new Set(), userMarkets: new Set(), custom: false };
+    const c: Conn = { ws, kind, assets: new Set(), marketsOfAssets: new Set(), userMarkets: new Set(), custom: false, pingedAt: performance.now() };
     this.conns.add(c);
     this.stats.connections++;
     ws.on('message', (data: RawData, isBinary: boolean) => {
@@ -78,7 +109,10 @@ export class WsHub {
   }
 
   private onMessage(c: Conn, text: string): void {
-    if (text === 'PING' || text === 'ping') return this.send(c, text === 'PING' ? 'PONG' : 'pong');
+    if (text === 'PING' || text === 'ping') {
+      c.pingedAt = performance.now();
+      return this.send(c, text === 'PING' ? 'PONG' : 'pong');
+    }
     let msg: unknown;
     try {
       msg = JSON.parse(text);
@@ -205,6 +239,7 @@ export class WsHub {
   }
 
   close(): void {
+    if (this.idleTimer) clearInterval(this.idleTimer);
     this.dropAll();
     this.wss.close();
   }
