@@ -79,7 +79,8 @@ export const configSchema = z.strictObject({
   // a 10-minute window scaled past 1000x outlasts Node's longest timer (MAX_TIMER_MS): the limiter would re-arm every millisecond
   limits: z.strictObject({ scale: pos, windowScale: pos.max(1000, 'at most 1000 (a 10-minute window 1000 times longer is about a week; past 3333 it outlasts any timer)') }),
   feed: z.strictObject({
-    pingIntervalMs: timerMs,
+    // the venue drops a client that sends no PING for about 10 s past its 10 s interval (wire-formats.md 1.2)
+    pingIntervalMs: timerMs.max(10_000, 'at most 10000: the venue asks for a PING every 10 s and drops a client soon after one is missed'),
     pongTimeoutMs: timerMs,
     quietMs: timerMs,
     probeTimeoutMs: timerMs,
@@ -320,8 +321,8 @@ export function loadConfig(opts: LoadOptions = {}): Config {
 /** Settings each valid alone that do not work together: refused naming the key to change. */
 function checkTogether(c: Config): Config {
   // the user channel has no data check (channels.ts): with PONGs no sooner than the pong timeout, every connection ends
-  if (c.feed.pingIntervalMs >= c.feed.pongTimeoutMs) {
-    throw new ConfigError('feed.pingIntervalMs', `must be below feed.pongTimeoutMs (${c.feed.pongTimeoutMs}): a connection answering every PING would be ended as silent`);
+  if (2 * c.feed.pingIntervalMs > c.feed.pongTimeoutMs) {
+    throw new ConfigError('feed.pingIntervalMs', `must be at most half feed.pongTimeoutMs (${c.feed.pongTimeoutMs}): a connection answering every PING a little late would be ended as silent`);
   }
   return c;
 }

@@ -97,8 +97,11 @@ describe('loadConfig', () => {
   });
   it('settings that pass alone but not together, or past what a timer holds, are refused naming the key', () => {
     // the user channel has no data check: a PING answered no sooner than the pong timeout ends it every time
-    expect(configError(() => loadConfig({ file: file({ feed: { pingIntervalMs: 30000, pongTimeoutMs: 30000 } }), env: {} })).key).toBe('feed.pingIntervalMs');
-    expect(loadConfig({ file: file({ feed: { pingIntervalMs: 10000, pongTimeoutMs: 30000 } }), env: {} }).feed.pingIntervalMs).toBe(10000);
+    expect(configError(() => loadConfig({ file: file({ feed: { pingIntervalMs: 9000, pongTimeoutMs: 9000 } }), env: {} })).key).toBe('feed.pingIntervalMs');
+    expect(configError(() => loadConfig({ file: file({ feed: { pingIntervalMs: 9000, pongTimeoutMs: 15000 } }), env: {} })).key).toBe('feed.pingIntervalMs');
+    expect(loadConfig({ file: file({ feed: { pingIntervalMs: 10000, pongTimeoutMs: 20000 } }), env: {} }).feed.pingIntervalMs).toBe(10000);
+    // and at most the venue's 10 s: it drops a client soon after a missed PING (the emulator at 20 s)
+    expect(configError(() => loadConfig({ file: file({ feed: { pingIntervalMs: 15000, pongTimeoutMs: 60000 } }), env: {} })).key).toBe('feed.pingIntervalMs');
     // a 10-minute window scaled past Node's longest timer: the limiter re-armed every millisecond
     expect(configError(() => loadConfig({ env: { MAKERD_WINDOW_SCALE: '5000' } })).key).toBe('MAKERD_WINDOW_SCALE');
     expect(configError(() => loadConfig({ file: file({ limits: { windowScale: 5000 } }), env: {} })).key).toBe('limits.windowScale');

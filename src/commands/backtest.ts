@@ -30,7 +30,7 @@ options:
   --config F            config file merged over config/default.json
   --seed N              seed of the strategy's random stream (sim.seed)
   --out DIR             output folder (default out/backtest)
-  --feed-latency MS     market data reaches the strategy MS after the venue (sim.feedLatencyMs)
+  --feed-latency MS     market data, and our order and trade events, reach the strategy MS after the venue (sim.feedLatencyMs)
   --order-latency MS    order placement latency (sim.orderLatencyMs)
   --cancel-latency MS   cancel latency (sim.cancelLatencyMs)
   --settle MS           a fill is settled (CONFIRMED) MS after it matched; until then its shares are

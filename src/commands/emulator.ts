@@ -217,7 +217,7 @@ export const command: CommandModule = {
             .filter(Boolean)
         : undefined,
       limitScale: numberFlag(values['limit-scale'], '--limit-scale', { min: 1e-6 }) ?? 1,
-      windowScale: numberFlag(values['window-scale'], '--window-scale', { min: 1e-6 }) ?? 1,
+      windowScale: numberFlag(values['window-scale'], '--window-scale', { min: 1e-6, max: 1000 }) ?? 1,
       faults,
       params,
       profile,

@@ -647,8 +647,10 @@ export class Engine {
     const o = this.orders.byVenueId(orderId);
     const st = o && this.byToken.get(o.tokenId);
     this.log.error({ orderId, problem, trade, failures: n }, 'engine: a trade naming our order failed the checks; not taken as a fill');
-    if (n >= 2 && st) {
-      if (!st.suspended) {
+    if (n >= 2) {
+      // the venue's own list was read (the first failure's look-up): it decided; no look-up again,
+      // not even for an order of a market no longer quoted (each look-up would find it again)
+      if (st && !st.suspended) {
         st.suspended = `halted: trades for order ${orderId} failed the checks (${problem})`;
         this.log.error({ market: st.meta.conditionId, orderId }, 'engine: market halted after a second implausible trade for one order');
         this.requote(st);

@@ -336,7 +336,8 @@ export class Daemon implements StatusSource {
         if (s === 'live' && this.feedStates.user !== 'live' && this.managesOrders) {
           const gap = ++this.userGaps;
           this.catchingUp = true;
-          this.catchingUpSinceMs ??= this.clock.now();
+          // from start-up's end (its look-up runs then): /health names a wait, not start-up's own work
+          if (this.reconciled) this.catchingUpSinceMs ??= this.clock.now();
           log.info('user channel back: looking up what the venue did while it was away before quoting again');
           void lookUps.caughtUp().then(() => {
             // a later gap waits for its own look-up; a stop ends the wait, not the block
@@ -413,6 +414,7 @@ export class Daemon implements StatusSource {
     this.reconciled = true;
     // look-ups asked for meanwhile (a bad trade, an unknown order on the user channel) run from here on
     lookUps.open();
+    if (this.catchingUp) this.catchingUpSinceMs ??= this.clock.now();
     // the collateral our BUYs may promise, known before the first quote (a failure is logged: not capped)
     await this.unlessStopped(this.engine.collateral.read());
     this.engine.start();

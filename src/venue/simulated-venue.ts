@@ -131,7 +131,14 @@ interface SimToken {
   outcome: string;
   book: SimBook;
   /** Our live orders on this token with their queue trackers, in arrival order (`arrived`: across tokens too). */
-  orders: Array<{ o: SimOrder; q: QueueTracker; arrived: number }>;
+  orders: SimRest[];
+}
+
+/** One of our resting orders, its queue tracker and when it arrived (the order of our orders in one queue). */
+interface SimRest {
+  o: SimOrder;
+  q: QueueTracker;
+  arrived: number;
 }
 
 export class SimulatedVenue implements Venue {
@@ -149,11 +156,13 @@ export class SimulatedVenue implements Venue {
   private readonly gate: LatencyGate;
   /** Timers of fills still to be CONFIRMED (sim.settleMs), cancelled by close(). */
   private readonly settling = new Set<number>();
+  /** Timers of user events on their way (userLatencyMs), cancelled by close(): none reaches a stopped engine. */
+  private readonly lagging = new Set<number>();
   private seq = 0;
   /** Orders placed so far (their queue order across both tokens of a market). */
   private arrivals = 0;
-  /** Our fills at the trade price in the trade being matched: arrival, size, arrival, size, ... */
-  private readonly tradeFills: number[] = [];
+  /** Our orders at the trade price in the trade being matched: token, order, token, order, ... */
+  private readonly tradeQueue: Array<SimToken | SimRest> = [];
   /** Our collateral now (SimulatedVenueOptions.cashMicros): fills move it; undefined = unlimited. */
   private cash: number | undefined;
   /** Shares of each token we hold, size units: a BUY fill's count from its MATCHED, a SELL fill's are gone. */
@@ -196,7 +205,14 @@ export class SimulatedVenue implements Venue {
     if (!(lag > 0)) return this.ledger.listen(listener);
     // in the order made (the clock runs timers due together in the order scheduled)
     const clock = this.clock;
-    this.ledger.listen((e) => void clock.schedule(clock.now() + lag, () => listener(e)));
+    const lagging = this.lagging;
+    this.ledger.listen((e) => {
+      const id = clock.schedule(clock.now() + lag, () => {
+        lagging.delete(id);
+        listener(e);
+      });
+      lagging.add(id);
+    });
   }
 
   // ---- market data ------------------------------------------------------------------------
@@ -276,37 +292,49 @@ export class SimulatedVenue implements Venue {
   private onTrade(tokenId: string, takerSide: Side, price: number, size: number, ts: number): void {
     const t = this.tokens.get(tokenId);
     if (!t || !(size > 0)) return;
-    this.tradeFills.length = 0;
-    const budget = this.fillsAt(t, opposite(takerSide), price, size, size, ts);
+    const queue = this.tradeQueue;
+    queue.length = 0;
+    this.fillsAt(t, opposite(takerSide), price);
     const [a, b] = t.market.tokens;
     const other = this.tokens.get(tokenId === a ? b : a);
-    if (other && other !== t && other.orders.length) this.fillsAt(other, takerSide, PRICE_SCALE - price, size, budget, ts);
+    if (other && other !== t && other.orders.length) this.fillsAt(other, takerSide, PRICE_SCALE - price);
+    if (queue.length === 0) return;
+    // ours at the trade's price, both tokens' in one queue, in arrival order: each reached past the
+    // outside volume ahead of it (its tracker) and past what ours ahead of it took
+    if (queue.length > 2) {
+      const pairs: Array<[SimToken, SimRest]> = [];
+      for (let i = 0; i < queue.length; i += 2) pairs.push([queue[i] as SimToken, queue[i + 1] as SimRest]);
+      pairs.sort((x, y) => x[1].arrived - y[1].arrived);
+      for (let i = 0; i < pairs.length; i++) {
+        queue[2 * i] = pairs[i][0];
+        queue[2 * i + 1] = pairs[i][1];
+      }
+    }
+    let budget = size;
+    let ownAhead = 0;
+    for (let i = 0; i < queue.length; i += 2) {
+      const tok = queue[i] as SimToken;
+      const r = queue[i + 1] as SimRest;
+      const o = r.o;
+      const reach = Math.min(r.q.onTrade(size, ts) - ownAhead, budget, o.originalSize - o.sizeMatched);
+      if (reach > 0 && o.status === 'LIVE') {
+        budget -= reach;
+        ownAhead += reach;
+        this.fillMaker(tok, r, reach);
+      }
+    }
   }
 
-  /** Our `side` orders of `t` that a trade at `price` (in t's terms, feed time `ts`) reaches; returns what is left of `budget`. */
-  private fillsAt(t: SimToken, side: Side, price: number, size: number, budget: number, ts: number): number {
-    if (!t.orders.length) return budget;
+  /** Our `side` orders of `t` that a trade at `price` (in t's terms) goes through fill whole; those at `price` join tradeQueue. */
+  private fillsAt(t: SimToken, side: Side, price: number): void {
+    if (!t.orders.length) return;
     for (const r of [...t.orders]) {
       const o = r.o;
       if (o.side !== side || o.status !== 'LIVE') continue;
       const through = side === 'BUY' ? price < o.price : price > o.price;
-      if (through) {
-        this.fillMaker(t, r, o.originalSize - o.sizeMatched);
-      } else if (price === o.price) {
-        // the trade reaches past the outside volume ahead (the tracker) and past our own orders
-        // that arrived before this one in the same queue (either token's): what they took
-        let ownAhead = 0;
-        const fills = this.tradeFills;
-        for (let i = 0; i < fills.length; i += 2) if (fills[i] < r.arrived) ownAhead += fills[i + 1];
-        const reach = Math.min(r.q.onTrade(size, ts) - ownAhead, budget, o.originalSize - o.sizeMatched);
-        if (reach > 0) {
-          budget -= reach;
-          fills.push(r.arrived, reach);
-          this.fillMaker(t, r, reach);
-        }
-      }
+      if (through) this.fillMaker(t, r, o.originalSize - o.sizeMatched);
+      else if (price === o.price) this.tradeQueue.push(t, r);
     }
-    return budget;
   }
 
   /** Our resting orders crossed by the external quote fill at once at their own price, up to the crossing size. */
@@ -434,6 +462,8 @@ export class SimulatedVenue implements Venue {
     this.gate.close();
     for (const t of this.settling) this.clock.cancel(t);
     this.settling.clear();
+    for (const t of this.lagging) this.clock.cancel(t);
+    this.lagging.clear();
     for (const o of this.orders.values()) if (o.expiryTimer !== undefined) this.clock.cancel(o.expiryTimer);
   }
 

@@ -88,3 +88,21 @@ describe('engine housekeeping: counts of refused trades', () => {
     await engine.stop();
   });
 });
+
+describe('engine: a second refused trade for one order', () => {
+  // found in review: for an order of a market no longer quoted (restored, rotated out) every refused
+  // trade asked a look-up, and each look-up found the trade again and asked another
+  it('asks no look-up again, whether or not its market is quoted: the first one read the venue', async () => {
+    const { engine } = await quotingEngine((now) => new RecordingVenue(now));
+    const asked: string[] = [];
+    (engine as unknown as { o: { onBadTrade?: (id: string) => void } }).o.onBadTrade = (id) => void asked.push(id);
+    const mine = [...engine.orders.open()][0].orderId as string;
+    for (const id of ['of-a-market-not-quoted', mine]) {
+      engine.badTrade(id, 'price', {});
+      engine.badTrade(id, 'price', {});
+      engine.badTrade(id, 'price', {});
+    }
+    expect(asked).toEqual(['of-a-market-not-quoted', mine]);
+    await engine.stop();
+  });
+});

@@ -645,6 +645,28 @@ describe('SimulatedVenue: our orders on both tokens in one queue', () => {
     expect(venue.order(noAsk)?.sizeMatched).toBe(2000);
     expect(trades().reduce((s, t) => s + t.size, 0)).toBe(5000);
   });
+
+  it('in their queue order whichever token the venue printed the trade on', async () => {
+    const { venue } = setup();
+    venue.holdShares(NO, 10000);
+    const yesBid = await placeLive(venue, req({ tokenId: YES, side: 'BUY', price: 5100, size: 3000 }));
+    venue.onMarketEvent({
+      type: 'price_change',
+      market: M,
+      timestampMs: 1,
+      timestampStr: '1',
+      format: 'current',
+      changes: [
+        { assetId: YES, side: 'BUY', price: 5100, size: 5000, priceStr: '', sizeStr: '' },
+        { assetId: NO, side: 'SELL', price: 4900, size: 5000, priceStr: '', sizeStr: '' },
+      ],
+    });
+    const noAsk = await placeLive(venue, req({ tokenId: NO, side: 'SELL', price: 4900, size: 10000 }));
+    // the same 100 shares printed as a taker BUY of NO at 0.49 (the later order's token)
+    venue.onMarketEvent(trade(NO, 'BUY', 4900, 10000, 2));
+    expect(venue.order(yesBid)?.sizeMatched).toBe(3000);
+    expect(venue.order(noAsk)?.sizeMatched).toBe(2000);
+  });
 });
 
 describe('SimulatedVenue: our user channel lags as the market channel does', () => {
