@@ -20,7 +20,7 @@ describe('the user channel lost during start-up, after its look-up read the trad
   it('is caught up by a look-up once back, before the first quote', async () => {
     let tradeReads = 0;
     const ref: { emu?: Awaited<ReturnType<typeof startEmulator>> } = {};
-    // start-up's look-up reads the trades: that answer comes 1.5 s late, and the user channel drops
+    // start-up's look-up reads the trades: that answer comes 3 s late, and the user channel drops
     // now (it is back well before that answer), so the gap falls inside start-up
     const emu = await startEmulator({
       seed: 5,
@@ -28,7 +28,7 @@ describe('the user channel lost during start-up, after its look-up read the trad
       keys: [KEY],
       onRequest: (r) => {
         if (r.method !== 'GET' || !r.path.endsWith('/trades') || ++tradeReads !== 1) return;
-        ref.emu?.admin.set({ latencyMs: 1500 });
+        ref.emu?.admin.set({ latencyMs: 3000 });
         ref.emu?.admin.dropConnections();
       },
     });
@@ -38,7 +38,8 @@ describe('the user channel lost during start-up, after its look-up read the trad
     const log = createLogger({ level: 'info', destination: { write: (s: string) => void lines.push(s) } });
     const config = loadConfig({
       env: { ...urlsEnv(emu.urls), MAKERD_DB: join(dir, 's.sqlite') },
-      overrides: { mode: 'live', cron: { reconcile: OFF, refreshMarkets: OFF, dailySummary: OFF } },
+      // a quick reconnect: the channel is back well inside the 3 s
+      overrides: { mode: 'live', cron: { reconcile: OFF, refreshMarkets: OFF, dailySummary: OFF }, feed: { reconnectBaseMs: 50, reconnectMaxMs: 200 } },
     });
     const daemon = new Daemon({ config, venue: specProfile(KEY), log, tokens: [emu.markets[0].facts.tokens[0]], statusPort: 0 });
     const started = daemon.start();
@@ -46,7 +47,7 @@ describe('the user channel lost during start-up, after its look-up read the trad
       // the channel back while start-up still waits for that answer
       const end = Date.now() + 10_000;
       while (tradeReads === 0 && Date.now() < end) await sleep(5);
-      const back = Date.now() + 1400;
+      const back = Date.now() + 2800;
       while (daemon.feedStates.user !== 'live' && Date.now() < back) await sleep(5);
       expect(daemon.feedStates.user).toBe('live');
       emu.admin.set({ latencyMs: 0 });
