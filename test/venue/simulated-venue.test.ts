@@ -622,11 +622,11 @@ describe('SimulatedVenue: our orders on both tokens in one queue', () => {
   // found in review: each order's queue counted only the outside volume ahead of it, so a YES BUY
   // at p and a NO SELL at 1 - p behind it (the same queue) were filled 30 + 50 from a 100-share
   // trade with 50 outside shares between them: 130 from 100
-  it('share a trade in their queue order: what an earlier one of ours took does not reach a later one', async () => {
+  /** Our YES BUY 30 at 0.51, 50 outside shares behind it (the YES bid and its mirror, the NO ask at 0.49), then our NO SELL 100 at 0.49. */
+  async function queued() {
     const { venue, trades } = setup();
     venue.holdShares(NO, 10000);
     const yesBid = await placeLive(venue, req({ tokenId: YES, side: 'BUY', price: 5100, size: 3000 }));
-    // 50 outside shares join behind it (the YES bid and its mirror, the NO ask at 0.49)
     venue.onMarketEvent({
       type: 'price_change',
       market: M,
@@ -639,6 +639,11 @@ describe('SimulatedVenue: our orders on both tokens in one queue', () => {
       ],
     });
     const noAsk = await placeLive(venue, req({ tokenId: NO, side: 'SELL', price: 4900, size: 10000 }));
+    return { venue, trades, yesBid, noAsk };
+  }
+
+  it('share a trade in their queue order: what an earlier one of ours took does not reach a later one', async () => {
+    const { venue, trades, yesBid, noAsk } = await queued();
     // a taker sells 100 YES at 0.51: ours 30, the outside 50, then 20 of our NO ask
     venue.onMarketEvent(trade(YES, 'SELL', 5100, 10000, 2));
     expect(venue.order(yesBid)?.sizeMatched).toBe(3000);
@@ -647,21 +652,7 @@ describe('SimulatedVenue: our orders on both tokens in one queue', () => {
   });
 
   it('in their queue order whichever token the venue printed the trade on', async () => {
-    const { venue } = setup();
-    venue.holdShares(NO, 10000);
-    const yesBid = await placeLive(venue, req({ tokenId: YES, side: 'BUY', price: 5100, size: 3000 }));
-    venue.onMarketEvent({
-      type: 'price_change',
-      market: M,
-      timestampMs: 1,
-      timestampStr: '1',
-      format: 'current',
-      changes: [
-        { assetId: YES, side: 'BUY', price: 5100, size: 5000, priceStr: '', sizeStr: '' },
-        { assetId: NO, side: 'SELL', price: 4900, size: 5000, priceStr: '', sizeStr: '' },
-      ],
-    });
-    const noAsk = await placeLive(venue, req({ tokenId: NO, side: 'SELL', price: 4900, size: 10000 }));
+    const { venue, yesBid, noAsk } = await queued();
     // the same 100 shares printed as a taker BUY of NO at 0.49 (the later order's token)
     venue.onMarketEvent(trade(NO, 'BUY', 4900, 10000, 2));
     expect(venue.order(yesBid)?.sizeMatched).toBe(3000);
