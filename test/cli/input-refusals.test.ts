@@ -42,12 +42,12 @@ const STACK = /^\s+at .*:\d+:\d+\)?$/m;
 
 describe('a base URL of the wrong scheme (compiled CLI)', () => {
   beforeAll(assertBuilt);
-  it('markets with MAKERD_GAMMA_URL=localhost:8080/gamma: exit 2 naming urls.gamma, no stack trace', async () => {
+  it('markets with MAKERD_GAMMA_URL=localhost:8080/gamma: exit 2 naming the variable, no stack trace', async () => {
     const r = await makerd(['markets'], dir, { MAKERD_GAMMA_URL: 'localhost:8080/gamma' });
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).not.toMatch(STACK);
     expect(r.stderr).not.toMatch(/internal error/);
-    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^makerd: invalid config: urls\.gamma: must start with http:\/\/ or https:\/\//)]);
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^makerd: invalid config: MAKERD_GAMMA_URL: must start with http:\/\/ or https:\/\//)]);
   });
 });
 
