@@ -10,7 +10,19 @@ import { createMarketDecodeStats, decodeMarketFrame } from '../../src/feed/decod
 import type { OrderRequest } from '../../src/venue/types.js';
 
 function change(assetId: string, side: Side, price: number, size: number, ts = 0): PriceChangeEvent {
-  return { type: 'price_change', market: M, timestampMs: ts, timestampStr: String(ts), format: 'current', changes: [{ assetId, side, price, size, priceStr: '', sizeStr: '' }] };
+  return changes(ts, [assetId, side, price, size]);
+}
+
+/** One price_change message at `ts` with these [asset, side, price, size] entries. */
+function changes(ts: number, ...entries: Array<[string, Side, number, number]>): PriceChangeEvent {
+  return {
+    type: 'price_change',
+    market: M,
+    timestampMs: ts,
+    timestampStr: String(ts),
+    format: 'current',
+    changes: entries.map(([assetId, side, price, size]) => ({ assetId, side, price, size, priceStr: '', sizeStr: '' })),
+  };
 }
 const setup = (opts: Partial<SimulatedVenueOptions> = {}) => venueWithBook(opts);
 
@@ -443,17 +455,7 @@ describe('SimulatedVenue: liquidity that crosses our resting orders on both toke
     const yesBid = await placeLive(venue, req({ tokenId: YES, side: 'BUY', price: 5100, size: 5000 }));
     const noAsk = await placeLive(venue, req({ tokenId: NO, side: 'SELL', price: 4900, size: 5000 }));
     // one update shows the same 50 shares on both books (a NO BUY at 0.49 is a YES SELL at 0.51)
-    venue.onMarketEvent({
-      type: 'price_change',
-      market: M,
-      timestampMs: 1,
-      timestampStr: '1',
-      format: 'current',
-      changes: [
-        { assetId: YES, side: 'SELL', price: 5100, size: 5000, priceStr: '', sizeStr: '' },
-        { assetId: NO, side: 'BUY', price: 4900, size: 5000, priceStr: '', sizeStr: '' },
-      ],
-    });
+    venue.onMarketEvent(changes(1, [YES, 'SELL', 5100, 5000], [NO, 'BUY', 4900, 5000]));
     const filled = trades().reduce((s, t) => s + t.size, 0);
     expect(filled).toBe(5000);
     expect([venue.order(yesBid)?.sizeMatched ?? 0, venue.order(noAsk)?.sizeMatched ?? 0].sort()).toEqual([0, 5000]);
@@ -627,17 +629,7 @@ describe('SimulatedVenue: our orders on both tokens in one queue', () => {
     const { venue, trades } = setup();
     venue.holdShares(NO, 10000);
     const yesBid = await placeLive(venue, req({ tokenId: YES, side: 'BUY', price: 5100, size: 3000 }));
-    venue.onMarketEvent({
-      type: 'price_change',
-      market: M,
-      timestampMs: 1,
-      timestampStr: '1',
-      format: 'current',
-      changes: [
-        { assetId: YES, side: 'BUY', price: 5100, size: 5000, priceStr: '', sizeStr: '' },
-        { assetId: NO, side: 'SELL', price: 4900, size: 5000, priceStr: '', sizeStr: '' },
-      ],
-    });
+    venue.onMarketEvent(changes(1, [YES, 'BUY', 5100, 5000], [NO, 'SELL', 4900, 5000]));
     const noAsk = await placeLive(venue, req({ tokenId: NO, side: 'SELL', price: 4900, size: 10000 }));
     return { venue, trades, yesBid, noAsk };
   }
