@@ -86,12 +86,8 @@ export function parsePriceRounded(s: string): number {
  * decimals (or their zeros after: "9.990"), and for anything but 1..6 decimals of plain digits.
  */
 export function sizeMicrosIfFiner(s: string): number | undefined {
-  const dot = s.indexOf('.');
-  if (dot < 1 || s.length - dot - 1 > 6 || s.length - dot - 1 < 3 || !/^\d+\.\d+$/.test(s)) return undefined;
-  const frac = s.slice(dot + 1);
-  if (/^0*$/.test(frac.slice(2))) return undefined;
-  const v = Number(s.slice(0, dot)) * 1e6 + Number(frac.padEnd(6, '0'));
-  return Number.isSafeInteger(v) ? v : undefined;
+  const v = parseFixed(s, 6, true);
+  return v >= 0 && v % 10_000 !== 0 && Number.isSafeInteger(v) ? v : undefined;
 }
 
 /** "39183.01" -> 3918301 (hundredths of a share, rounded half up past two decimals); -1 when malformed. */

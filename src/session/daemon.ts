@@ -203,7 +203,7 @@ export class Daemon implements StatusSource {
     // decide (one look-up every LOOKUP_GAP_MS however many), not the periodic reconciliation minutes later
     let unreadableWarnedMs = -Infinity;
     this.feed.onUserUnreadable((reason) => {
-      const now = Date.now();
+      const now = this.clock.now();
       if (now - unreadableWarnedMs >= 60_000) {
         unreadableWarnedMs = now;
         log.warn({ reason }, 'user channel: a message could not be read; looking our orders and trades up at the venue');
