@@ -255,11 +255,20 @@ export class Limiter {
     return this.queues[level].includes(e) ? e : undefined;
   }
 
-  /** Stops granting on a scope until untilMs (a 429 answered with X-RateLimit-Reset). */
-  pause(scopeId: string, untilMs: number): void {
+  /**
+   * Stops granting on a scope until untilMs (a 429's reset, a 425's wait), but never longer than
+   * the venue can rightly hold it: its window's length (every request in it has left by then), a
+   * bucket's refill from the deepest debt we let the venue's count put it in. A reset past that is
+   * a wrong header or a limit we do not know; paused on it, a scope every cancel shares (the
+   * CLOB-wide one) held stale quotes for up to 15 minutes. Asked again later, the venue answers 429
+   * again, one request per such hold. Returns the time paused to.
+   */
+  pause(scopeId: string, untilMs: number): number {
+    const until = Math.min(untilMs, this.clock.now() + this.longestHoldMs(scopeId));
     const cur = this.paused.get(scopeId) ?? 0;
-    if (untilMs > cur) this.paused.set(scopeId, untilMs);
+    if (until > cur) this.paused.set(scopeId, until);
     if (this.queued > 0) this.pump();
+    return until;
   }
 
   /**
@@ -273,16 +282,10 @@ export class Limiter {
     if (w instanceof SlidingWindow) w.saturate(this.clock.now(), resetAtMs);
   }
 
-  /**
-   * The longest a venue can rightly hold a scope: its window's length (every request in it has
-   * left by then), a bucket's refill from the deepest debt we let the venue's count put it in. A
-   * 429's reset past that is a wrong header or a limit we do not know; paused on it, a scope every
-   * cancel shares (the CLOB-wide one) held stale quotes for up to 15 minutes. Asked again later,
-   * the venue answers 429 again, one request per such hold.
-   */
-  longestHoldMs(s: Scope): number {
-    const w = this.window(s);
-    return s.bucket ? (1 + MAX_DEBT_BURSTS) * w.windowMs : w.windowMs;
+  /** The longest a venue can rightly hold the scope `id` (pause); Infinity for one never used here. */
+  private longestHoldMs(id: string): number {
+    for (const [b, w] of this.buckets) if (`signer:${b}` === id) return (1 + MAX_DEBT_BURSTS) * w.windowMs;
+    return this.windows.get(id)?.windowMs ?? Infinity;
   }
 
   pausedUntil(scopeId: string): number {

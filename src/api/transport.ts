@@ -313,9 +313,8 @@ export class Transport {
         const scope = this.limitedScope(scopes, limitHeader);
         // a trading 429 that names no scope of ours is the venue's per-signer bucket: it holds every endpoint the bucket spans
         const held = limitHeader === undefined && bucket ? bucket : scope;
-        // no longer than the held scope can be full (Limiter.longestHoldMs)
-        const resetAt = named !== undefined && held !== undefined ? Math.min(named, now + limiter.longestHoldMs(held)) : named;
-        if (resetAt !== undefined && held !== undefined) limiter.pause(held.id, resetAt);
+        // no longer than the held scope can be full (Limiter.pause bounds it)
+        const resetAt = named !== undefined && held !== undefined ? limiter.pause(held.id, named) : named;
         // nothing remaining: the venue's window is full, whatever ours holds (another process on the key)
         if (resetAt !== undefined && scope !== undefined && header(res.headers, 'x-ratelimit-remaining')?.trim() === '0') limiter.saturate(scope, resetAt);
         this.log.warn(
@@ -336,9 +335,8 @@ export class Transport {
         if (submit) {
           this.submit429s++;
           const target = held ?? bucket ?? scopes.find((s) => s !== CLOB_GENERAL && s !== GENERAL);
-          const named429 = resetAt !== undefined && target !== undefined ? Math.min(resetAt, now + limiter.longestHoldMs(target)) : resetAt;
-          const until = Math.max(named429 ?? 0, now + this.backoffMs(Math.min(this.submit429s, 16)));
-          if (target) limiter.pause(target.id, until);
+          const wanted = Math.max(resetAt ?? 0, now + this.backoffMs(Math.min(this.submit429s, 16)));
+          const until = target ? limiter.pause(target.id, wanted) : wanted;
           throw new RateLimitError(method, path, until, true);
         }
         const pauseLeft = resetAt !== undefined ? resetAt - now : 0;

@@ -358,6 +358,18 @@ describe('transport: 429', () => {
     );
     expect(d.error).toBeInstanceOf(RateLimitError);
     expect(w.pausedUntil('clob:DELETE /orders:sustained') - w.clock.now()).toBeGreaterThan(250_000);
+    // a submit's 429 (not retried) is bounded the same way: its burst scope's 10 s
+    const p = new Limiter({ clock: new WallClock({ keepAlive: true }) });
+    const sub = await run(
+      { method: 'POST', path: '/orders', body: [] },
+      (_q, res) => send(res, 429, { error: 'rate limited' }, { 'X-RateLimit-Limit': '1000', 'X-RateLimit-Reset': String(Date.now() + 900_000) }),
+      { limiter: p },
+    );
+    expect(sub.error).toBeInstanceOf(RateLimitError);
+    const held = p.pausedUntil('clob:POST /orders:burst') - p.clock.now();
+    expect(held).toBeGreaterThan(0);
+    expect(held).toBeLessThanOrEqual(10_000);
+    expect((sub.error as RateLimitError).resetAtMs).toBe(p.pausedUntil('clob:POST /orders:burst'));
   });
   it('a 429 that pauses no scope (GET /data/orders, Retry-After: 2) still holds the retry until then: the venue asked us to wait', async () => {
     const at: number[] = [];
