@@ -41,6 +41,8 @@ const pos = z.number().positive();
  * MAX_TIMER_MS, which leaves room for the bounds added on top (the stop's 5 s guard).
  */
 export const MAX_TIMER_MS = 2_000_000_000;
+/** limits.windowScale at most (the emulator's --window-scale too): windows are for rehearsals, a week at most. */
+export const MAX_WINDOW_SCALE = 1000;
 const timerMs = z.number().int().positive().max(MAX_TIMER_MS, `at most ${MAX_TIMER_MS} ms (23 days): Node's timers hold no longer`);
 const timerMs0 = z.number().int().nonnegative().max(MAX_TIMER_MS, `at most ${MAX_TIMER_MS} ms (23 days): Node's timers hold no longer`);
 const timerMsF = z.number().nonnegative().max(MAX_TIMER_MS, `at most ${MAX_TIMER_MS} ms (23 days): Node's timers hold no longer`);
@@ -76,8 +78,7 @@ export const configSchema = z.strictObject({
     readDeadlineMs: timerMs,
   }),
   retry: z.strictObject({ baseMs: timerMs, maxMs: timerMs, attempts: posInt }),
-  // a 10-minute window scaled past 1000x outlasts Node's longest timer (MAX_TIMER_MS): the limiter would re-arm every millisecond
-  limits: z.strictObject({ scale: pos, windowScale: pos.max(1000, 'at most 1000 (a 10-minute window 1000 times longer is about a week; past 3333 it outlasts any timer)') }),
+  limits: z.strictObject({ scale: pos, windowScale: pos.max(MAX_WINDOW_SCALE, `at most ${MAX_WINDOW_SCALE} (a 10-minute window that much longer is about a week)`) }),
   feed: z.strictObject({
     // the venue drops a client that sends no PING for about 10 s past its 10 s interval (wire-formats.md 1.2)
     pingIntervalMs: timerMs.max(10_000, 'at most 10000: the venue asks for a PING every 10 s and drops a client soon after one is missed'),

@@ -14,6 +14,7 @@ import { parseTickSize } from '../emulator/tick-rule.js';
 import { UsageError, type CommandModule, numberFlag, seedFlag, TIMER_S } from './command.js';
 import { HEARTBEAT_TIMEOUT_MS } from '../emulator/polymarket-heartbeats.js';
 import { outputFileProblem, systemErrorLine } from './paths.js';
+import { MAX_WINDOW_SCALE } from '../config.js';
 
 const help = `usage: makerd emulator [--port P] [--synthetic SEED] [--markets N] [--speed X] [--activity X]
                        [--keys K1,K2] [--limit-scale X] [--window-scale X] [--urls-out F] [--feed-...] [--fault-...]
@@ -217,7 +218,7 @@ export const command: CommandModule = {
             .filter(Boolean)
         : undefined,
       limitScale: numberFlag(values['limit-scale'], '--limit-scale', { min: 1e-6 }) ?? 1,
-      windowScale: numberFlag(values['window-scale'], '--window-scale', { min: 1e-6, max: 1000 }) ?? 1,
+      windowScale: numberFlag(values['window-scale'], '--window-scale', { min: 1e-6, max: MAX_WINDOW_SCALE }) ?? 1,
       faults,
       params,
       profile,

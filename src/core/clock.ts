@@ -43,6 +43,9 @@ export function monotonicNow(): number {
   return lastOut;
 }
 
+/** The longest delay Node's setTimeout holds (2^31 - 1 ms, about 24.8 days). */
+const NODE_TIMER_MAX_MS = 2 ** 31 - 1;
+
 export class WallClock implements Clock {
   private next = 1;
   private readonly timers = new Map<number, NodeJS.Timeout>();
@@ -54,16 +57,22 @@ export class WallClock implements Clock {
   }
   schedule(atMs: number, fn: () => void): number {
     const h = this.next++;
+    this.arm(h, atMs, fn);
+    return h;
+  }
+  /** A delay past what Node's timers hold (it fires one of 2^31 ms or more after 1 ms) is waited in parts. */
+  private arm(h: number, atMs: number, fn: () => void): void {
+    const delay = Math.max(0, atMs - this.now());
     const t = setTimeout(
       () => {
+        if (delay > NODE_TIMER_MAX_MS) return this.arm(h, atMs, fn);
         this.timers.delete(h);
         fn();
       },
-      Math.max(0, atMs - this.now()),
+      Math.min(delay, NODE_TIMER_MAX_MS),
     );
     if (!this.keepAlive) t.unref?.();
     this.timers.set(h, t);
-    return h;
   }
   cancel(handle: number): void {
     const t = this.timers.get(handle);

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { VirtualClock } from '../../src/core/clock.js';
+import { VirtualClock, WallClock } from '../../src/core/clock.js';
 
 describe('VirtualClock', () => {
   it('fires timers in (time, insertion) order and moves time to each', () => {
@@ -62,5 +62,20 @@ describe('VirtualClock', () => {
     c.advanceTo(1_000_000);
     expect(fired).toBe(25_000);
     expect(c.pendingCount).toBe(0);
+  });
+});
+
+describe('WallClock', () => {
+  // found in review: a delay past 2^31 ms went to setTimeout as is, which Node fires after 1 ms: a
+  // limiter whose window outlasted it re-armed every millisecond
+  it('a timer further off than Node holds does not fire early; it can be cancelled', async () => {
+    const c = new WallClock();
+    let fired = 0;
+    const h = c.schedule(c.now() + 2 ** 31 + 1000, () => fired++);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(fired).toBe(0);
+    c.cancel(h);
+    // a near one still fires
+    await new Promise<void>((r) => c.schedule(c.now() + 5, r));
   });
 });
