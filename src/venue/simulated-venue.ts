@@ -139,6 +139,8 @@ interface SimRest {
   o: SimOrder;
   q: QueueTracker;
   arrived: number;
+  /** Its token. */
+  t: SimToken;
 }
 
 export class SimulatedVenue implements Venue {
@@ -154,15 +156,13 @@ export class SimulatedVenue implements Venue {
   private readonly history: number;
   private readonly ledger: SimLedger;
   private readonly gate: LatencyGate;
-  /** Timers of fills still to be CONFIRMED (sim.settleMs), cancelled by close(). */
-  private readonly settling = new Set<number>();
-  /** Timers of user events on their way (userLatencyMs), cancelled by close(): none reaches a stopped engine. */
-  private readonly lagging = new Set<number>();
+  /** Timers cancelled by close(): fills still to be CONFIRMED (sim.settleMs), user events on their way (userLatencyMs). */
+  private readonly timers = new Set<number>();
   private seq = 0;
   /** Orders placed so far (their queue order across both tokens of a market). */
   private arrivals = 0;
   /** Our orders at the trade price in the trade being matched: token, order, token, order, ... */
-  private readonly tradeQueue: Array<SimToken | SimRest> = [];
+  private readonly tradeQueue: SimRest[] = [];
   /** Our collateral now (SimulatedVenueOptions.cashMicros): fills move it; undefined = unlimited. */
   private cash: number | undefined;
   /** Shares of each token we hold, size units: a BUY fill's count from its MATCHED, a SELL fill's are gone. */
@@ -205,13 +205,13 @@ export class SimulatedVenue implements Venue {
     if (!(lag > 0)) return this.ledger.listen(listener);
     // in the order made (the clock runs timers due together in the order scheduled)
     const clock = this.clock;
-    const lagging = this.lagging;
+    const timers = this.timers;
     this.ledger.listen((e) => {
       const id = clock.schedule(clock.now() + lag, () => {
-        lagging.delete(id);
+        timers.delete(id);
         listener(e);
       });
-      lagging.add(id);
+      timers.add(id);
     });
   }
 
@@ -299,30 +299,28 @@ export class SimulatedVenue implements Venue {
     const other = this.tokens.get(tokenId === a ? b : a);
     if (other && other !== t && other.orders.length) this.fillsAt(other, takerSide, PRICE_SCALE - price);
     if (queue.length === 0) return;
-    // ours at the trade's price, both tokens' in one queue, in arrival order: each reached past the
-    // outside volume ahead of it (its tracker) and past what ours ahead of it took
-    if (queue.length > 2) {
-      const pairs: Array<[SimToken, SimRest]> = [];
-      for (let i = 0; i < queue.length; i += 2) pairs.push([queue[i] as SimToken, queue[i + 1] as SimRest]);
-      pairs.sort((x, y) => x[1].arrived - y[1].arrived);
-      for (let i = 0; i < pairs.length; i++) {
-        queue[2 * i] = pairs[i][0];
-        queue[2 * i + 1] = pairs[i][1];
-      }
+    // ours at the trade's price, both tokens' in one queue, in arrival order (each token's list is
+    // already: an insertion sort in place merges the two): each reached past the outside volume
+    // ahead of it (its tracker) and past what ours ahead of it took
+    for (let i = 1; i < queue.length; i++) {
+      const r = queue[i];
+      let j = i - 1;
+      for (; j >= 0 && queue[j].arrived > r.arrived; j--) queue[j + 1] = queue[j];
+      queue[j + 1] = r;
     }
     let budget = size;
     let ownAhead = 0;
-    for (let i = 0; i < queue.length; i += 2) {
-      const tok = queue[i] as SimToken;
-      const r = queue[i + 1] as SimRest;
+    for (let i = 0; i < queue.length; i++) {
+      const r = queue[i];
       const o = r.o;
       const reach = Math.min(r.q.onTrade(size, ts) - ownAhead, budget, o.originalSize - o.sizeMatched);
       if (reach > 0 && o.status === 'LIVE') {
         budget -= reach;
         ownAhead += reach;
-        this.fillMaker(tok, r, reach);
+        this.fillMaker(r.t, r, reach);
       }
     }
+    queue.length = 0;
   }
 
   /** Our `side` orders of `t` that a trade at `price` (in t's terms) goes through fill whole; those at `price` join tradeQueue. */
@@ -333,7 +331,7 @@ export class SimulatedVenue implements Venue {
       if (o.side !== side || o.status !== 'LIVE') continue;
       const through = side === 'BUY' ? price < o.price : price > o.price;
       if (through) this.fillMaker(t, r, o.originalSize - o.sizeMatched);
-      else if (price === o.price) this.tradeQueue.push(t, r);
+      else if (price === o.price) this.tradeQueue.push(r);
     }
   }
 
@@ -460,10 +458,8 @@ export class SimulatedVenue implements Venue {
 
   async close(): Promise<void> {
     this.gate.close();
-    for (const t of this.settling) this.clock.cancel(t);
-    this.settling.clear();
-    for (const t of this.lagging) this.clock.cancel(t);
-    this.lagging.clear();
+    for (const t of this.timers) this.clock.cancel(t);
+    this.timers.clear();
     for (const o of this.orders.values()) if (o.expiryTimer !== undefined) this.clock.cancel(o.expiryTimer);
   }
 
@@ -545,7 +541,7 @@ export class SimulatedVenue implements Venue {
       return { clientId: r.clientId, ok: true, orderId, status: o.sizeMatched > 0 ? 'matched' : 'unmatched' };
     }
     const side: Side = r.side;
-    t.orders.push({ o, q: new QueueTracker(this.opts.queueModel === false ? 0 : book.size(side, r.price)), arrived: ++this.arrivals });
+    t.orders.push({ o, q: new QueueTracker(this.opts.queueModel === false ? 0 : book.size(side, r.price)), arrived: ++this.arrivals, t });
     if (o.expiresAtMs !== undefined) o.expiryTimer = this.clock.schedule(o.expiresAtMs, () => this.expire(o));
     this.ledger.emit(orderEvent(o, 'PLACEMENT', now));
     return { clientId: r.clientId, ok: true, orderId, status: 'live' };
@@ -633,11 +629,11 @@ export class SimulatedVenue implements Venue {
     if (settleMs > 0) {
       if (bought) add(this.unsettled, o.tokenId, size);
       const timer = this.clock.schedule(now + settleMs, () => {
-        this.settling.delete(timer);
+        this.timers.delete(timer);
         if (bought) add(this.unsettled, o.tokenId, -size);
         this.ledger.emit(tradeEvent(f, o, owner, 'CONFIRMED', otherBps, this.clock.now()));
       });
-      this.settling.add(timer);
+      this.timers.add(timer);
     } else this.ledger.emit(tradeEvent(f, o, owner, 'CONFIRMED', otherBps, now));
     if (liquidity === 'MAKER') {
       if (o.sizeMatched >= o.originalSize) {
