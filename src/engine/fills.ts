@@ -208,7 +208,10 @@ export class FillLedger {
       return 0;
     }
     if (e.status !== 'FAILED') c.size = withinRounding(o, c.size);
-    if (c.size === 0) return this.underHalfUnit(k, o, c.micros, e.status);
+    if (c.size === 0) {
+      this.underHalfUnit(k, o, c.micros, e.status);
+      return 0;
+    }
     // a trade first seen as FAILED moves nothing: recorded without the size check
     const problem = fillProblem(o, c, this.maxFeeRateBps, e.status !== 'FAILED');
     if (problem !== undefined) {
@@ -247,12 +250,11 @@ export class FillLedger {
    * rounding count (FillSink.onRoundedAway), once per trade and order (the newest ROUNDED_AWAY_KEPT
    * remembered; a FAILED one is not taken back: under half a unit).
    */
-  private underHalfUnit(k: string, o: TrackedOrder, micros: number | undefined, status: TradeStatus): number {
-    if (micros === undefined || micros <= 0 || status === 'FAILED' || this.roundedAway.has(k)) return 0;
+  private underHalfUnit(k: string, o: TrackedOrder, micros: number | undefined, status: TradeStatus): void {
+    if (micros === undefined || micros <= 0 || status === 'FAILED' || this.roundedAway.has(k)) return;
     this.roundedAway.add(k);
     if (this.roundedAway.size > ROUNDED_AWAY_KEPT) this.roundedAway.delete(this.roundedAway.values().next().value as string);
     this.sink.onRoundedAway?.(o.tokenId, o.side, micros);
-    return 0;
   }
   private readonly roundedAway = new Set<string>();
 
@@ -265,9 +267,10 @@ export class FillLedger {
       const size = withinRounding(o, f.size);
       if (size !== f.size) f = { ...f, size, fee: this.feeOf(f.tokenId, f.price, size, feeRateBps, f.liquidity) };
     }
-    // not counted in the rounding tally from here: a look-up re-reads trades of before a restart,
-    // whose other pieces the store holds on the 0.01 grid only (their rounding is not in the tally)
-    if (o && f.size === 0) return this.underHalfUnit(k, o, undefined, f.status) > 0;
+    // a piece under half a unit is no fill, and no bad trade (underHalfUnit); not counted in the
+    // rounding tally from here: a look-up re-reads trades of before a restart, whose other pieces
+    // the store holds on the 0.01 grid only (their rounding is not in the tally)
+    if (o && f.size === 0) return false;
     const problem = o && fillProblem(o, { tokenId: f.tokenId, side: undefined, price: f.price, size: f.size, feeRateBps, liquidity: f.liquidity }, this.maxFeeRateBps, false);
     if (problem) {
       this.refused++;

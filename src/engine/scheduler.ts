@@ -331,10 +331,8 @@ export class OrderScheduler {
     for (const s of scopes) {
       const f = lim.window(s).nextFreeAt(now);
       if (f > t) t = f;
-      const p = lim.pausedUntil(s.id);
-      if (p > t) t = p;
     }
-    return t;
+    return Math.max(t, this.pausedTo(scopes));
   }
 
   /** Takes the slot (and `cost` orders of a per-signer bucket): recorded here for a simulated venue, by the HTTP client for the live one. */

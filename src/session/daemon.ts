@@ -38,7 +38,7 @@ import { HOUR, LOOKUP_OVERLAP_MS, VenueLookUps } from './look-ups.js';
 import { TradesReadNote } from './trades-read.js';
 import type { MarketMeta } from '../engine/strategy.js';
 import type { MarketState } from '../engine/market-state.js';
-import { TERMINAL, type TrackedOrder } from '../engine/orders.js';
+import type { TrackedOrder } from '../engine/orders.js';
 
 export interface DaemonOptions {
   config: Config;
@@ -618,7 +618,7 @@ export class Daemon implements StatusSource {
 
   private async stopNow(reason: string): Promise<StopReport> {
     const log = this.o.log;
-    log.info({ reason }, this.managesOrders ? 'stopping: cancelling all orders' : 'stopping (no order of ours managed yet: nothing to cancel)');
+    log.info({ reason }, this.managesOrders ? 'stopping: cancelling all orders' : 'stopping (no order of ours managed yet: no cancel-all; orders its store left open are cancelled by id)');
     this.abort(new StartAbortedError(`stopped during start-up (${reason})`));
     this.lookUps?.stop();
     const bound = this.o.config.daemon.shutdownTimeoutMs;
@@ -739,7 +739,7 @@ export class Daemon implements StatusSource {
     if (this.o.config.mode !== 'live' || this.store === undefined || this.venue === undefined) return [];
     let open: TrackedOrder[];
     try {
-      open = this.store.ordersToRestore(Number.MAX_SAFE_INTEGER).filter((o) => !TERMINAL.has(o.state));
+      open = this.store.openOrders();
     } catch (err) {
       this.o.log.error({ err }, "stopping: the store's open orders could not be read");
       return [];
