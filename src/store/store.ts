@@ -436,12 +436,21 @@ export class Store implements Journal, DayStarts {
 
   /** The account whose orders and fills the store holds (ClobProfile.account); undefined until one trades on it. */
   owner(): string | undefined {
-    const r = this.db.prepare(`SELECT value FROM store_meta WHERE key = 'account'`).get() as { value: string } | undefined;
-    return r?.value;
+    return this.meta('account');
   }
 
   setOwner(account: string): void {
-    this.db.prepare(`INSERT INTO store_meta (key, value) VALUES ('account', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`).run(account);
+    this.setMeta('account', account);
+  }
+
+  /** A store_meta value; undefined when never set. */
+  private meta(key: string): string | undefined {
+    const r = this.db.prepare(`SELECT value FROM store_meta WHERE key = ?`).get(key) as { value: string } | undefined;
+    return r?.value;
+  }
+
+  private setMeta(key: string, value: string): void {
+    this.db.prepare(`INSERT INTO store_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`).run(key, value);
   }
 
   /** The mark a held token kept when its market left the set (price units), for a restart. */
@@ -482,15 +491,15 @@ export class Store implements Journal, DayStarts {
 
   /** Up to when the venue's trades have been read and their fills stored (a look-up that went through); undefined when never noted. */
   tradesReadThrough(): number | undefined {
-    const r = this.db.prepare(`SELECT value FROM store_meta WHERE key = 'trades_read_through'`).get() as { value: string } | undefined;
-    const v = r === undefined ? NaN : Number(r.value);
+    const r = this.meta('trades_read_through');
+    const v = r === undefined ? NaN : Number(r);
     return Number.isFinite(v) ? v : undefined;
   }
 
   /** Notes the venue's trades read up to `ms` (only ever forward). */
   setTradesReadThrough(ms: number): void {
     if (!Number.isFinite(ms) || ms <= (this.tradesReadThrough() ?? -Infinity)) return;
-    this.db.prepare(`INSERT INTO store_meta (key, value) VALUES ('trades_read_through', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`).run(String(Math.floor(ms)));
+    this.setMeta('trades_read_through', String(Math.floor(ms)));
   }
 
   /** The last thing an earlier run stored (an order change, a fill, a run's end); undefined when nothing. */

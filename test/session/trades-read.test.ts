@@ -77,4 +77,25 @@ describe('the trades-read-through note', () => {
       store.close();
     }
   });
+
+  it('a note the store cannot write (another program holds it) is a warning, never a throw: the next start looks further back', () => {
+    const path = dbPath();
+    const lines: string[] = [];
+    const log = createLogger({ level: 'info', destination: { write: (l: string) => void lines.push(l) } });
+    const store = new Store(path, createLogger({ level: 'silent' }));
+    const note = new TradesReadNote({ store, catchUp: () => undefined, log });
+    const other = new Database(path);
+    try {
+      const t = 1_700_000_000_000;
+      note.read(t - H, t);
+      other.exec('BEGIN IMMEDIATE');
+      expect(() => note.read(t - 60_000, t + 60_000)).not.toThrow();
+      other.exec('ROLLBACK');
+      expect(store.tradesReadThrough()).toBe(t);
+      expect(lines.filter((l) => l.includes('"level":40') && l.includes('could not be noted'))).toHaveLength(1);
+    } finally {
+      other.close();
+      store.close();
+    }
+  });
 });
