@@ -135,11 +135,14 @@ export async function readFeeRules(clob: ClobClient, metas: readonly MarketMeta[
   }
 }
 
-/** Each market's fee rule, FEE_RULE_CONCURRENCY requests at a time; one unreadable is warned about and left out. */
-async function feeRulesOf(clob: ClobClient, conditionIds: readonly string[], log: Logger, out = new Map<string, FeeRule>()): Promise<Map<string, FeeRule>> {
+/**
+ * Each market's fee rule, FEE_RULE_CONCURRENCY requests at a time; one unreadable is warned about
+ * and left out. No request starts once `givenUp` says the caller gave up (its bound passed).
+ */
+async function feeRulesOf(clob: ClobClient, conditionIds: readonly string[], log: Logger, out = new Map<string, FeeRule>(), givenUp = () => false): Promise<Map<string, FeeRule>> {
   let next = 0;
   const worker = async () => {
-    while (next < conditionIds.length) {
+    while (next < conditionIds.length && !givenUp()) {
       const id = conditionIds[next++];
       try {
         const rule = await clob.getFeeRule(id);
@@ -176,7 +179,14 @@ export async function feeRulesOutside(
     tokens.add(o.tokenId);
   }
   const rules = new Map<string, FeeRule>();
-  if ((await settleWithin(feeRulesOf(clob, [...tokensOf.keys()], log, rules), boundMs)) === undefined) {
+  let late = false;
+  if (
+    (await settleWithin(
+      feeRulesOf(clob, [...tokensOf.keys()], log, rules, () => late),
+      boundMs,
+    )) === undefined
+  ) {
+    late = true;
     log.warn({ markets: tokensOf.size, read: rules.size, boundMs }, 'fee rules of the markets restored orders are in: not all read in time; the fills of the rest book the trade fee rate flat');
   }
   const out: Array<[string, FeeRule]> = [];

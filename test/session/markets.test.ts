@@ -52,6 +52,7 @@ beforeAll(async () => {
       if (t === 'P1') return send(res, 200, { neg_risk: false });
       return send(res, 500, { error: 'down' });
     }
+    if (r.path.startsWith('/clob-markets/0xslow')) return void setTimeout(() => send(res, 404, { error: 'market not found' }), 500);
     if (r.path.startsWith('/clob-markets/')) return send(res, 404, { error: 'market not found' });
     send(res, 404, { error: 'no route' });
   });
@@ -162,5 +163,16 @@ describe('fee rules of markets outside the quoted set', () => {
     expect(performance.now() - t0).toBeLessThan(3000);
     expect(rules).toEqual([]);
     expect(lines.filter((l) => l.includes('"level":40') && l.includes('not all read in time'))).toHaveLength(1);
+  });
+
+  it('past the bound no further fee rule is asked for: the readers stop with start-up going on, using no more rate-limit room', async () => {
+    const { log } = capture();
+    const orders = Array.from({ length: 20 }, (_, i) => ({ market: `0xslow${i}`, tokenId: `S${i}` }));
+    const asked = () => srv.requests.filter((r) => r.path.startsWith('/clob-markets/0xslow')).length;
+    const before = asked();
+    expect(await feeRulesOutside(clob, orders, [], log, 300)).toEqual([]);
+    // the first answers come at 500 ms, after the bound: the readers that get them take no next market
+    await new Promise((r) => setTimeout(r, 1200));
+    expect(asked() - before).toBe(8);
   });
 });
