@@ -348,7 +348,7 @@ export class MarketFeed {
       // deltas missed while down: this connection's books wait for the snapshots the resubscribe brings
       if ((s === 'down' || s === 'stale') && !this.stopping && this.conns.includes(c)) {
         this.o.log?.warn({ conn: id, state: s, tokens: c.assets.size }, 'market connection lost: its books out of sync until their fresh snapshots');
-        this.mirror.markOutOfSync(c.assets, 'reconnect', false);
+        this.pipeline.lost(c.assets, c.id);
       }
       this.reportState();
     });

@@ -53,6 +53,8 @@ interface Lagged {
   events: MarketEvent[];
   /** Tokens of the frame's rejected price_change messages, marked after its events. */
   rejected?: RejectedTokens;
+  /** A connection lost (no events): its tokens, marked out of sync again once the frames before the loss are delivered. */
+  lost?: string[];
 }
 
 export class MarketPipeline {
@@ -138,6 +140,21 @@ export class MarketPipeline {
     }
   }
 
+  /**
+   * A connection lost: the tokens it carries are out of sync until their fresh snapshots. With a
+   * lag, the frames it carried before the loss are still to be delivered, and a snapshot among them
+   * would prove a book the loss has left behind: the tokens are marked again after those frames.
+   */
+  lost(assets: Iterable<string>, source = 0): void {
+    const ids = [...assets];
+    this.o.mirror.markOutOfSync(ids, 'reconnect', false);
+    const clock = this.o.clock;
+    if ((this.o.lagMs ?? 0) > 0 && clock && this.nextDueAt() !== Infinity) {
+      this.lagged.push({ at: clock.now() + (this.o.lagMs ?? 0), source, epoch: this.epochs.get(source) ?? -1, events: [], lost: ids });
+      if (this.o.lagTimers) this.armLag();
+    }
+  }
+
   /** Out of sync, a resync asked: the tokens of rejected price_change messages (their books missed an update). */
   private markRejected(r: RejectedTokens): void {
     if (r === this.rejected) this.rejectsPending = false;
@@ -190,6 +207,7 @@ export class MarketPipeline {
       this.laggedHead = 0;
     }
     if (!d) return;
+    if (d.lost) return this.o.mirror.markOutOfSync(d.lost, 'reconnect', false);
     this.apply(d.source, d.epoch, d.events);
     if (d.rejected) this.markRejected(d.rejected);
   }

@@ -33,6 +33,25 @@ describe('MarketFeed with a feed lag (paper)', () => {
     expect(feed.book(A)?.inSync()).toBe(true);
   });
 
+  it('a connection lost while its frames wait: the snapshot delivered after the loss leaves the book out of sync', async () => {
+    server = await startServer();
+    let subs = 0;
+    server.onMessage = (ws, text) => {
+      if (!text.includes('assets_ids') || ++subs > 1) return; // the resubscribe gets nothing: no fresh snapshot
+      ws.send(bookFrame(A, '100'));
+      setTimeout(() => ws.terminate(), 50);
+    };
+    feed = new MarketFeed({ config: feedConfig(server.url), tokens: [A], meta: {}, lag: { ms: 300, clock: new WallClock() } });
+    let delivered = 0;
+    feed.pipeline.connect({ engine: { handleMarketEvent: () => void delivered++ } });
+    feed.start();
+    await waitFor(() => delivered === 1, 3000);
+    // the snapshot came before the loss, the deltas after it never will: once the lagged view
+    // reaches the loss, the book is out of sync again (before the fix it stayed in sync for good)
+    await waitFor(() => feed!.book(A)?.inSync() === false, 2000);
+    expect(feed.mirror.syncInfo(A)?.reason).toBe('reconnect');
+  });
+
   it('without a lag the engine sees the frame in the same turn as the venue (live)', async () => {
     server = await startServer();
     server.onMessage = (ws, text) => {
