@@ -47,14 +47,33 @@ export function polymarketCredentialsFromEnv(env: NodeJS.ProcessEnv): Polymarket
       `with MAKERD_SIGNATURE_TYPE ${signatureType} it is the proxy, safe or deposit wallet the key signs for, not MAKERD_PRIVATE_KEY's own address (that is type 0, EOA): every order would be refused as an invalid signature`,
     );
   }
+  const apiSecret = set(env.MAKERD_API_SECRET);
+  if (apiSecret !== undefined && !decodableSecret(apiSecret)) {
+    throw new ConfigError('MAKERD_API_SECRET', 'is not base64 (standard or URL-safe): every private request would be refused as unauthorized (401)');
+  }
   return {
     privateKey: pk as `0x${string}` | undefined,
     apiKey: set(env.MAKERD_API_KEY),
-    apiSecret: set(env.MAKERD_API_SECRET),
+    apiSecret,
     apiPassphrase: set(env.MAKERD_API_PASSPHRASE),
     funder: funder as `0x${string}` | undefined,
     signatureType,
   };
+}
+
+/**
+ * Whether the venue's client could decode the API secret: URL-safe letters made standard, padded to
+ * whole quads, then atob, which refuses what Buffer's decoder would silently skip (a stray
+ * character gives another HMAC key, and every private request a 401 long after start).
+ */
+function decodableSecret(secret: string): boolean {
+  const normal = secret.replace(/-/g, '+').replace(/_/g, '/');
+  try {
+    atob(normal + '='.repeat((4 - (normal.length % 4)) % 4));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The key's address. viem loads only here, on this rare path: reading credentials stays cheap for commands that never sign. */

@@ -2,7 +2,10 @@
 // ConfigError naming the variable and never echoing its value; every signature type the official
 // client knows (0 EOA, 1 proxy, 2 safe, 3 deposit wallet) is taken, a wallet type needs its address.
 import { describe, expect, it } from 'vitest';
-import { SignatureTypeV2 } from '@polymarket/clob-client-v2';
+import { createL2Headers, SignatureTypeV2 } from '@polymarket/clob-client-v2';
+import { createWalletClient, http } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { polygon } from 'viem/chains';
 import { polymarketCredentialsFromEnv } from '../../src/api/polymarket-credentials.js';
 import { polymarketProfile } from '../../src/api/polymarket-profile.js';
 import { ConfigError } from '../../src/core/errors.js';
@@ -22,8 +25,8 @@ function refused(env: NodeJS.ProcessEnv): ConfigError {
 
 describe('polymarket credentials from the environment', () => {
   it('reads every variable; a type needing a wallet needs MAKERD_FUNDER', () => {
-    const c = polymarketCredentialsFromEnv({ MAKERD_PRIVATE_KEY: PK, MAKERD_API_KEY: 'k', MAKERD_API_SECRET: 's', MAKERD_API_PASSPHRASE: 'p' });
-    expect(c).toEqual({ privateKey: PK, apiKey: 'k', apiSecret: 's', apiPassphrase: 'p', funder: undefined, signatureType: 0 });
+    const c = polymarketCredentialsFromEnv({ MAKERD_PRIVATE_KEY: PK, MAKERD_API_KEY: 'k', MAKERD_API_SECRET: 'c2VjcmV0', MAKERD_API_PASSPHRASE: 'p' });
+    expect(c).toEqual({ privateKey: PK, apiKey: 'k', apiSecret: 'c2VjcmV0', apiPassphrase: 'p', funder: undefined, signatureType: 0 });
     // every type of the official client's SignatureTypeV2 enum
     const known = Object.values(SignatureTypeV2).filter((v): v is number => typeof v === 'number');
     expect(known.sort()).toEqual([0, 1, 2, 3]);
@@ -72,7 +75,7 @@ describe('polymarket credentials from the environment', () => {
 
   it('the profile says which variables live trading still lacks', () => {
     expect(polymarketProfile(polymarketCredentialsFromEnv({ MAKERD_PRIVATE_KEY: PK })).cannotTrade).toMatch(/MAKERD_API_KEY, MAKERD_API_SECRET, MAKERD_API_PASSPHRASE/);
-    expect(polymarketProfile(polymarketCredentialsFromEnv({ MAKERD_PRIVATE_KEY: PK, MAKERD_API_KEY: 'k', MAKERD_API_SECRET: 's', MAKERD_API_PASSPHRASE: 'p' })).cannotTrade).toBeUndefined();
+    expect(polymarketProfile(polymarketCredentialsFromEnv({ MAKERD_PRIVATE_KEY: PK, MAKERD_API_KEY: 'k', MAKERD_API_SECRET: 'c2VjcmV0', MAKERD_API_PASSPHRASE: 'p' })).cannotTrade).toBeUndefined();
   });
 });
 
@@ -91,5 +94,47 @@ describe('a private key in the right form but no key of the curve', () => {
     const last = (BigInt(`0x${N}`) - 1n).toString(16).padStart(64, '0');
     expect(polymarketCredentialsFromEnv({ MAKERD_PRIVATE_KEY: `0x${last}` }).privateKey).toBe(`0x${last}`);
     expect(polymarketCredentialsFromEnv({ MAKERD_PRIVATE_KEY: `0x${'0'.repeat(63)}1` }).privateKey).toBe(`0x${'0'.repeat(63)}1`);
+  });
+});
+
+describe('MAKERD_API_SECRET', () => {
+  it('is refused at start exactly where the official client cannot decode it (every private call a 401 at run time)', async () => {
+    // the official client as oracle: its L2 signing decodes the secret (atob), and throws where it cannot
+    const wallet = createWalletClient({ account: privateKeyToAccount(PK), chain: polygon, transport: http('http://127.0.0.1:9') });
+    const secrets = [
+      'c2VjcmV0',
+      'c2VjcmV0LXZhbHVl',
+      'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8-_w',
+      'YQ',
+      'YWI=',
+      'YWJj',
+      's',
+      'abcde',
+      'c2Vj*mV0',
+      'c2V=jcmV0',
+      'c2VjcmV0===',
+      'séc',
+      '!!!!',
+      'a b c d',
+    ];
+    let refusedCount = 0;
+    for (const secret of secrets) {
+      const theirs = await createL2Headers(wallet as never, { key: 'k', secret, passphrase: 'p' }, { method: 'GET', requestPath: '/data/orders' }, 1).then(
+        () => 'ok',
+        () => 'refused',
+      );
+      let ours = 'ok';
+      try {
+        polymarketCredentialsFromEnv({ MAKERD_API_KEY: 'k', MAKERD_API_SECRET: secret, MAKERD_API_PASSPHRASE: 'p' });
+      } catch (e) {
+        if (!(e instanceof ConfigError)) throw e;
+        expect(e.key).toBe('MAKERD_API_SECRET');
+        if (secret.length >= 5) expect(e.message).not.toContain(secret); // never echoed
+        ours = 'refused';
+      }
+      expect({ secret, ours }).toEqual({ secret, ours: theirs });
+      if (ours === 'refused') refusedCount++;
+    }
+    expect(refusedCount).toBeGreaterThanOrEqual(5);
   });
 });
