@@ -25,6 +25,14 @@ export interface Journal {
   unit?<T>(fn: () => T): T;
 }
 
+/** What the store still holds of orders and fills the engine has forgotten (finished orders are kept 10 minutes). */
+export interface StoredHistory {
+  /** Our order with this venue id, `unseen` set as start-up sets it (filled beyond its stored fills); undefined when never stored. */
+  orderByVenueId(orderId: string): TrackedOrder | undefined;
+  /** Whether this fill is stored. */
+  hasFill(tradeId: string, orderId: string): boolean;
+}
+
 /** A trade status whose shares and cash have moved on chain. */
 const settled = (s: string): boolean => s === 'MINED' || s === 'CONFIRMED';
 

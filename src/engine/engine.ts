@@ -20,7 +20,7 @@ import { ReferencePrices } from './reference-prices.js';
 import { RiskGate, type DayStarts } from './risk.js';
 import { riskInputs, type EngineRiskInputs } from './risk-inputs.js';
 import { OrderScheduler } from './scheduler.js';
-import { EngineSink, type Journal } from './engine-sink.js';
+import { EngineSink, type Journal, type StoredHistory } from './engine-sink.js';
 import { createMarketState, refreshMeta, type MarketBooks, type MarketState } from './market-state.js';
 import { engineResults, type EngineResults } from './engine-results.js';
 import { RunningPnl } from './running-pnl.js';
@@ -58,6 +58,8 @@ export interface EngineOptions {
   config: Pick<Config, 'reconciler' | 'risk' | 'scheduler'>;
   markets: MarketMeta[];
   journal?: Journal;
+  /** The store's orders and fills, for a look-up's trade of an order the engine has forgotten (absent: such a trade is another program's). */
+  history?: StoredHistory;
   /** Where the daily-loss baseline is kept across restarts (the store); absent: this process only. */
   dayStarts?: DayStarts;
   /** Told the mark a held token keeps when its market is dropped (the store keeps it for a restart: restoreLastMarks). */
@@ -121,6 +123,10 @@ export class Engine {
   /** The crypto price stream's latest values (ctx.referencePrice). */
   readonly referencePrices = new ReferencePrices();
   readonly ledger: FillLedger;
+  /** The store's orders and fills (EngineOptions.history). */
+  get history(): StoredHistory | undefined {
+    return this.o.history;
+  }
   readonly risk: RiskGate;
   readonly scheduler: OrderScheduler;
   readonly markets = new Map<string, MarketState>();

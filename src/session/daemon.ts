@@ -283,6 +283,7 @@ export class Daemon implements StatusSource {
       markets: this.markets,
       journal: this.metrics.tapJournal(this.journal),
       dayStarts: this.store,
+      history: this.store,
       onLastMark: (tokenId, mark) => {
         try {
           this.store.keepMark(tokenId, mark);

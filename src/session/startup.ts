@@ -4,7 +4,7 @@
 // settled; trades we missed become fills (idempotent on trade id + order id).
 import { settleWithin } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
-import type { Venue } from '../venue/types.js';
+import type { Venue, VenueTrade } from '../venue/types.js';
 import type { Engine } from '../engine/engine.js';
 import { TERMINAL, sizeToCome, type TrackedOrder } from '../engine/orders.js';
 import { KEEP_SETTLED, fillKey, settled, type Fill } from '../engine/fills.js';
@@ -78,6 +78,20 @@ export function restoreFromStore(engine: Engine, orders: readonly TrackedOrder[]
     if (unseen > 0) o.unseen = unseen;
     engine.orders.restore(o);
   }
+}
+
+/**
+ * The stored order a trade names when the engine has forgotten it, tracked again (as start-up
+ * restores it) so the trade's fill is recorded; undefined when the store never held the order, or
+ * already holds this fill (its order is not brought back for a trade already counted).
+ */
+function forgottenOrder(engine: Engine, t: VenueTrade): TrackedOrder | undefined {
+  const h = engine.history;
+  if (!h || h.hasFill(t.tradeId, t.orderId)) return undefined;
+  const o = h.orderByVenueId(t.orderId);
+  if (!o) return undefined;
+  engine.orders.restore(o);
+  return o;
 }
 
 /** An hour, ms (start-up's margin before the store's last activity; the look-ups' window). */
@@ -243,12 +257,18 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
       // matched after the order was made (the look-ups read an hour of trades: an older one is a
       // finished order's, and an order bound to its id would never take its own answer)
       o = engine.orders.matchUnboundFill(t.tokenId, t.side, t.price, t.size, t.timeMs > 0 ? t.timeMs + BIND_SKEW_MS : Infinity);
-      if (!o) {
-        if (engine.marketOf(t.tokenId)) unknownTrades++;
-        continue;
+      if (o) {
+        engine.orders.bind(o, t.orderId, now());
+        rep.bound++;
+      } else {
+        // a finished order of ours the engine has forgotten (it keeps them 10 minutes; the look-ups
+        // read an hour): the store has it, and this trade's fill unless it was missed
+        o = forgottenOrder(engine, t);
+        if (!o) {
+          if (engine.marketOf(t.tokenId)) unknownTrades++;
+          continue;
+        }
       }
-      engine.orders.bind(o, t.orderId, now());
-      rep.bound++;
     }
     const f: Fill = {
       tradeId: t.tradeId,

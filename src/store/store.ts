@@ -10,6 +10,7 @@ import type { Logger } from '../core/log.js';
 import { PRICE_SCALE, SIZE_SCALE, formatPrice, formatSize, parsePrice, parseSize } from '../core/units.js';
 import type { Side, TradeStatus } from '../core/events.js';
 import type { Journal } from '../engine/engine.js';
+import type { StoredHistory } from '../engine/engine-sink.js';
 import type { DayStarts } from '../engine/risk.js';
 import type { TrackedOrder, OrderState } from '../engine/orders.js';
 import type { Fill } from '../engine/fills.js';
@@ -163,7 +164,7 @@ function orderOf(r: OrderRow): TrackedOrder {
   };
 }
 
-export class Store implements Journal, DayStarts {
+export class Store implements Journal, DayStarts, StoredHistory {
   readonly db: Database.Database;
   private runId: number | null = null;
   private readonly st;
@@ -396,6 +397,24 @@ export class Store implements Journal, DayStarts {
 
   fillCount(): number {
     return (this.db.prepare(`SELECT COUNT(*) AS n FROM fills`).get() as { n: number }).n;
+  }
+
+  /** The order with this venue id, `unseen` set as start-up sets it (filled beyond its stored fills); undefined when not stored (StoredHistory). */
+  orderByVenueId(orderId: string): TrackedOrder | undefined {
+    const row = this.db.prepare(`SELECT * FROM orders WHERE order_id = ?`).get(orderId) as OrderRow | undefined;
+    if (!row) return undefined;
+    const o = orderOf(row);
+    // its fills by its token's index (fills has none by order)
+    const fills = this.db.prepare(`SELECT size FROM fills WHERE token_id = ? AND order_id = ? AND status != 'FAILED'`).all(o.tokenId, orderId) as Array<{ size: string }>;
+    let stored = 0;
+    for (const f of fills) stored += parseSize(f.size);
+    if (o.filled > stored) o.unseen = o.filled - stored;
+    return o;
+  }
+
+  /** Whether this fill is stored (StoredHistory). */
+  hasFill(tradeId: string, orderId: string): boolean {
+    return this.st.getFill.get(tradeId, orderId) !== undefined;
   }
 
   /** Orders not in a terminal state (to resume tracking at startup). */

@@ -1,0 +1,77 @@
+// A trade of an order the engine has forgotten (finished orders are kept in memory 10 minutes; the
+// store keeps them) was taken for another program's: counted as unknown, and the trades-read note
+// moved past it, so the fill was lost for good (found in review). A cancel crossing a partial fill
+// whose trade message was lost, with the look-ups failing for over 10 minutes, did it. The look-up
+// now finds the order in the store, tracks it again and records the fill, once.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { VirtualClock } from '../../src/core/clock.js';
+import { silentLogger } from '../../src/core/log.js';
+import { reconcileWithVenue, restoreFromStore } from '../../src/session/startup.js';
+import { Store } from '../../src/store/store.js';
+import { StoreJournal } from '../../src/store/journal.js';
+import type { TrackedOrder } from '../../src/engine/orders.js';
+import type { VenueTrade } from '../../src/venue/types.js';
+import { M, RecordingVenue, Y, bandsEngine } from '../engine/helpers.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+async function engineOn(store: Store, clock: VirtualClock) {
+  const venue = new RecordingVenue(() => clock.now());
+  const journal = new StoreJournal(store, { log: silentLogger, onFailure: () => undefined });
+  const { engine } = await bandsEngine({ clock, venue, params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }] }, journal, history: store });
+  return { engine, venue };
+}
+
+describe('a trade of an order the engine has forgotten', () => {
+  it('is recorded from the stored order, once; a fill the store holds is never counted again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'makerd-forgotten-'));
+    dirs.push(dir);
+    const clock = new VirtualClock(1_700_000_000_000);
+    const store = new Store(join(dir, 'db.sqlite'), silentLogger);
+    const t0 = clock.now();
+    const { engine, venue } = await engineOn(store, clock);
+    // our BUY of 10 at 0.48, cancelled with nothing filled as far as we know: stored, and tracked
+    const cancelled: TrackedOrder = { clientId: 'c1', orderId: 'V1', tokenId: Y, market: M, side: 'BUY', price: 4800, size: 1000, filled: 0, state: 'canceled', createdMs: t0 - 60_000, updatedMs: t0 };
+    store.orderChanged(cancelled);
+    restoreFromStore(engine, [{ ...cancelled }], []);
+    expect(engine.orders.byVenueId('V1')).toBeDefined();
+    // 11 minutes on, the engine's housekeeping forgets it (the store keeps it)
+    clock.advanceTo(t0 + 660_000);
+    engine.orders.prune(clock.now() - 600_000);
+    expect(engine.orders.byVenueId('V1')).toBeUndefined();
+    // the look-up lists the trade the cancel crossed: 4 shares matched before the cancel
+    const trade: VenueTrade = { tradeId: 'T1', orderId: 'V1', tokenId: Y, market: M, side: 'BUY', price: 4800, size: 400, feeRateBps: 0, status: 'CONFIRMED', liquidity: 'MAKER', timeMs: t0 - 1000 };
+    venue.openOrders = async () => [];
+    venue.trades = async () => [trade];
+    const rep = await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(rep.missedFills).toBe(1);
+    expect(engine.positions.qty(Y)).toBe(400);
+    expect(store.fillCount()).toBe(1);
+    expect(engine.orders.byVenueId('V1')?.filled).toBe(400);
+    // the next look-up lists it again: known now, not counted twice
+    const again = await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(again.missedFills).toBe(0);
+    expect(engine.positions.qty(Y)).toBe(400);
+
+    // a restart that restores neither the order nor the fill (both older than its window): the
+    // store holds the fill, so the listed trade is no missed fill
+    const { engine: second, venue: venue2 } = await engineOn(store, clock);
+    venue2.openOrders = async () => [];
+    venue2.trades = async () => [trade];
+    const third = await reconcileWithVenue(second, venue2, 0, silentLogger);
+    expect(third.missedFills).toBe(0);
+    expect(store.fillCount()).toBe(1);
+    expect(second.positions.qty(Y)).toBe(0);
+    // a trade of an order the store never held is still another program's
+    venue2.trades = async () => [{ ...trade, tradeId: 'T9', orderId: 'V9' }];
+    expect((await reconcileWithVenue(second, venue2, 0, silentLogger)).missedFills).toBe(0);
+    expect(store.fillCount()).toBe(1);
+    store.close();
+  });
+});
