@@ -292,19 +292,21 @@ export class RiskGate {
   /**
    * Daily-loss kill switch; `pnlMicros` is the running PnL. Returns the halt reason when it trips.
    * `marked` says whether every holding has a mark. One valued at cost (a start before the books
-   * came, a book being rebuilt) moves the PnL by its first mark, not by trading: the check (and a
-   * day's baseline) waits for the marks, MARKS_WAIT_MS at most, else that move would halt the
-   * daemon or hide as much of the day's loss.
+   * came) moves the PnL by its first mark, not by trading: a day's baseline, and a restart's first
+   * check, wait for the marks, MARKS_WAIT_MS at most, else that move would halt the daemon or hide
+   * as much of the day's loss. Once compared, a holding without a mark is one bought since (a held
+   * token keeps its last mark): its cost adds nothing either way, and the check goes on.
    */
   checkLoss(pnlMicros: number, nowMs: number, marked?: () => boolean): string | undefined {
     // every comparison with NaN is false: a PnL that is not a number must stop, not disarm, the check
     if (!Number.isFinite(pnlMicros)) return this.halted ? undefined : this.halt(`PnL is not a finite number (${pnlMicros})`, nowMs);
-    if (marked !== undefined && !marked()) {
+    const day = Math.floor(nowMs / DAY_MS);
+    const baselineAhead = !this.lossCompared || day !== this.dayStart;
+    if (baselineAhead && marked !== undefined && !marked()) {
       if (this.unmarkedSince !== this.unmarkedSince) this.unmarkedSince = nowMs;
       if (nowMs - this.unmarkedSince < MARKS_WAIT_MS) return undefined;
     } else this.unmarkedSince = NaN;
     this.lossCompared = true;
-    const day = Math.floor(nowMs / DAY_MS);
     if (day !== this.dayStart) {
       this.dayStart = day;
       const kept = this.readDayStart(day);

@@ -189,6 +189,14 @@ describe('risk gate', () => {
     expect(g.checkLoss(-31 * 1e6, 4000, () => marked)).toMatch(/daily loss 11.00/);
   });
 
+  it('once the day is compared, a new holding without a mark does not disarm the check (its cost adds nothing either way)', () => {
+    // found in review: a fill in a market with no other bid left the new holding unmarked, and the
+    // check returned early for 60 s while another market lost past the limit
+    const g = new RiskGate(cfg, silentLogger);
+    expect(g.checkLoss(0, 1000, () => true)).toBeUndefined();
+    expect(g.checkLoss(-40 * 1e6, 2000, () => false)).toMatch(/daily loss 40.00 exceeds limit 10/);
+  });
+
   it('a mark that never comes delays the baseline 60 s at most', () => {
     const g = new RiskGate(cfg, silentLogger);
     expect(g.checkLoss(0, 1000, () => false)).toBeUndefined();
