@@ -710,18 +710,18 @@ export class Daemon implements StatusSource {
       },
     );
     // an order that look-up's list shows resting which the list above did not (a place that landed
-    // after it was read): cancelled by id too, reported if the venue does not confirm it. The
-    // venue's list decides, not our tracker: an order we still hold open may be one the cancel-all
-    // took whose end no answer told us yet
+    // after it was read; every one when that list could not be read): cancelled by id too,
+    // reported if the venue does not confirm it. The venue's list decides, not our tracker: an
+    // order we still hold open may be one the cancel-all took whose end no answer told us yet
     let late: string[] = [];
-    if (left && reconciled) late = finalListed.filter((id) => !listed.has(id));
+    if (reconciled) late = finalListed.filter((id) => !listed.has(id));
     if (late.length) {
       log.warn({ late: late.length }, 'stopping: orders the final look-up found resting; cancelling them by id');
       late = await this.cancelLeft(late, 'final cancel of the orders the look-up found failed');
     }
-    // the venue's list unread: every order we still hold open is unconfirmed; read, it cannot name
-    // a place never answered (no venue id yet), which may still rest there
-    return left ? [...left, ...late, ...this.trackedOpen(true)] : this.trackedOpen();
+    // the venue's list unread (neither the first nor the look-up's): every order we still hold open
+    // is unconfirmed; read, it cannot name a place never answered (no venue id yet), which may rest there
+    return left || reconciled ? [...(left ?? []), ...late, ...this.trackedOpen(true)] : this.trackedOpen();
   }
 
   /** Records the store has not taken yet (none before the store opened). */

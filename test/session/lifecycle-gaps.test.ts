@@ -62,6 +62,9 @@ interface Proxy {
   failTrades: boolean;
   /** Answer 400 to GET of the open orders and trades lists (a look-up fails at once, no retry). */
   refuseLookUps: boolean;
+  /** Answer 400 to DELETE /cancel-all, and to this many GETs of the open orders list (then forwarded). */
+  refuseCancelAll: boolean;
+  refuseLists: number;
   /** Hold GET of the open orders and trades lists (a look-up) until released (forwarded then). */
   holdLookUps: boolean;
   /** Look-up requests held (not yet forwarded). */
@@ -94,6 +97,8 @@ async function startProxy(targetPort: number): Promise<Proxy> {
     failTrades: false,
     holdLookUps: false,
     refuseLookUps: false,
+    refuseCancelAll: false,
+    refuseLists: 0,
     heldLookUps: 0,
     releaseLookUps: () => {
       p.heldLookUps = 0;
@@ -126,6 +131,14 @@ async function startProxy(targetPort: number): Promise<Proxy> {
         res.writeHead(list.status, list.headers);
         res.end(list.body);
       })().catch(() => res.destroy());
+      return;
+    }
+    const refuseList = req.method === 'GET' && /\/orders$/.test(path) && p.refuseLists > 0;
+    if (refuseList) p.refuseLists--;
+    if ((req.method === 'DELETE' && path.endsWith('/cancel-all') && p.refuseCancelAll) || refuseList) {
+      req.resume();
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'refused by the test' }));
       return;
     }
     if (req.method === 'GET' && /\/(orders|trades)$/.test(path) && p.refuseLookUps) {
@@ -407,6 +420,22 @@ describe("the venue's dead-man switch not known to be armed", () => {
     await until('our quotes resting again', () => ex.openOrders(owner).length > 0, 5000);
     const back = await marketStatus(daemon);
     expect(back.notQuoting).toBeNull();
+  }, 60_000);
+});
+
+describe('a stop whose cancel-all and first list fail', () => {
+  it("cancels by id the orders the final look-up lists resting (the venue's list read late is still the venue's word)", async () => {
+    // found in review: with the first list unread, the orders the final look-up listed were only
+    // reported, never cancelled, though their ids were known (no dead-man switch on this venue)
+    const r = await launch({ proxy: true, params: stressSyntheticParams });
+    const p = r.proxy as Proxy;
+    await until('our quotes resting', () => r.emu.exchange.openOrders(r.owner).length > 0, 15_000);
+    p.refuseCancelAll = true;
+    p.refuseLists = 1;
+    const rep: StopReport = await bounded(r.daemon.stop('test'), 20_000, 'stop');
+    expect(p.refuseLists).toBe(0); // the first list was refused, the final look-up's read
+    expect(r.emu.exchange.openOrders(r.owner)).toEqual([]);
+    expect(rep.unconfirmed).toEqual([]);
   }, 60_000);
 });
 
