@@ -352,11 +352,12 @@ export class Daemon implements StatusSource {
       }
       this.engine.setFeedLive(this.feedLive());
     });
-    // a market connection lost (down, stale: its books out of sync) pulls its markets' quotes now,
-    // not at their next requote: the others quote on (feedLive)
+    // a book out of sync (its connection lost, a hash failed when its group went quiet) pulls its
+    // market's quotes now, not at its next requote (up to a housekeeping period): the others quote
+    // on (feedLive). Once the mirror has finished (a microtask): it may be mid-frame.
     const lost = new Set<MarketState>();
-    this.feed.onOutOfSync((assetId, reason) => {
-      const st = reason === 'reconnect' ? this.engine.marketOf(assetId) : undefined;
+    this.feed.onOutOfSync((assetId) => {
+      const st = this.engine.marketOf(assetId);
       if (!st) return;
       if (lost.size === 0)
         queueMicrotask(() => {
