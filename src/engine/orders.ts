@@ -299,10 +299,11 @@ export class OrderTracker {
       this.move(o, status === 'INVALID' ? 'rejected' : 'canceled', nowMs);
     } else if (e.sizeMatched >= o.size || status === 'MATCHED') {
       this.move(o, 'filled', nowMs);
-    } else if (o.state === 'pending_new' || o.state === 'ambiguous') {
-      this.move(o, e.sizeMatched > 0 ? 'partially_filled' : 'live', nowMs);
-    } else if (e.sizeMatched > 0 && o.state === 'live') {
-      this.move(o, 'partially_filled', nowMs);
+    } else {
+      if (o.state === 'pending_new' || o.state === 'ambiguous') this.move(o, e.sizeMatched > 0 ? 'partially_filled' : 'live', nowMs);
+      // a partial match told before its trade came: in `filled`, held as unseen until the trade
+      // does (matchedAtLeast), so a cancel meanwhile still holds what it bought or sold
+      if (e.sizeMatched > o.filled) this.matchedAtLeast(o, e.sizeMatched, nowMs);
     }
     return o;
   }

@@ -64,4 +64,29 @@ describe('engine: a BUY matched, its trade not yet reported', () => {
     expect(engine.positions.qty(Y) + engine.unreportedBuys.shares(Y)).toBe(1000);
     await engine.stop();
   });
+
+  it('an order event telling a partial match (size_matched, trade not yet come), then the cancel: the matched part is held, and counted once when its trade comes', async () => {
+    // found in review: an UPDATE's size_matched was dropped; cancelled before the trade came, the
+    // 6 bought were neither open nor held, and a new BUY of 10 passed the limit of 10
+    const { clock, venue, engine, mirror } = await quotingOneBid();
+    const bid = [...engine.orders.open()].find((o) => o.side === 'BUY' && o.tokenId === Y)!;
+    engine.handleUserEvent({ ...matchedOrderEvent(bid, clock.now()), status: 'LIVE', sizeMatched: 600 });
+    expect([bid.filled, bid.unseen]).toEqual([600, 600]);
+    // the market moves away: the requote cancels it (confirmed), its trade still to come
+    clock.advanceTo(clock.now() + 100);
+    deliver(mirror, engine, books(5200, 5400, clock.now()));
+    await settle(10);
+    expect(bid.state).toBe('canceled');
+    expect(engine.unreportedBuys.shares(Y)).toBe(600);
+    // 6 bought as far as we know: room for 4 more, not 10
+    const bids = [...engine.orders.open()].filter((o) => o.side === 'BUY' && o.tokenId === Y);
+    expect(bids.reduce((s, o) => s + o.size - o.filled, 0)).toBeLessThanOrEqual(400);
+    // its trade comes: in the position once, the hold released
+    engine.handleUserEvent(makerTrade('t1', bid.orderId!, 'BUY', 'MATCHED', clock.now(), { price: bid.price, size: 600 }));
+    expect(engine.positions.qty(Y)).toBe(600);
+    expect(engine.unreportedBuys.shares(Y)).toBe(0);
+    expect(bid.filled).toBe(600);
+    venue.live.clear();
+    await engine.stop();
+  });
 });
