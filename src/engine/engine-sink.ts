@@ -223,6 +223,9 @@ export class EngineSink implements SchedulerSink, FillSink {
       if (unnamed) for (const id of unnamed) e.orders.cancelRefused(id, 'the cancel answer did not name it', now);
       for (const [id, reason] of Object.entries(res.notCanceled)) {
         const o = e.orders.byVenueId(id);
+        // a cancel-all's refusal of an order working as far as we knew (its own cancel failed, or a
+        // halt's): ended as its own cancel's refusal would have ended it, its matched size held
+        if (all && o && (o.state === 'live' || o.state === 'partially_filled')) e.orders.cancelSent(o, now);
         const cancelling = o?.state === 'pending_cancel';
         e.orders.cancelRefused(id, reason, now, true);
         // already matched, its trade maybe not reported yet: its cost is not free for another BUY,

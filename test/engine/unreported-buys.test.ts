@@ -89,4 +89,34 @@ describe('engine: a BUY matched, its trade not yet reported', () => {
     venue.live.clear();
     await engine.stop();
   });
+
+  it("a cancel that failed, then the cancel-all's answer: already matched: the order's size is held, not taken as cancelled", async () => {
+    // found in review: after the failed cancel the order was live again, so the cancel-all's
+    // "matched" found no cancel pending, and the retry marked it cancelled: 10 bought, held nowhere
+    const { clock, venue, engine, mirror } = await quotingOneBid();
+    const bid = [...engine.orders.open()].find((o) => o.side === 'BUY' && o.tokenId === Y)!;
+    const kinds: string[] = [];
+    venue.cancelOrders = async () => {
+      kinds.push('cancelOrders');
+      throw new Error('socket hang up');
+    };
+    venue.cancelOrder = venue.cancelOrders as unknown as typeof venue.cancelOrder;
+    venue.cancelAll = async () => {
+      kinds.push('cancelAll');
+      venue.live.clear();
+      return { canceled: [], notCanceled: { [bid.orderId!]: 'matched' } };
+    };
+    clock.advanceTo(clock.now() + 100);
+    deliver(mirror, engine, books(5200, 5400, clock.now()));
+    await settle(20);
+    expect(kinds).toEqual(['cancelOrders', 'cancelAll']);
+    expect(['filled', 'canceled']).toContain(bid.state);
+    expect(engine.unreportedBuys.shares(Y)).toBe(1000);
+    // once quoting again: no BUY beyond the limit while the trade is unreported
+    clock.advanceTo(clock.now() + 100);
+    deliver(mirror, engine, books(5100, 5300, clock.now()));
+    await settle(20);
+    expect([...engine.orders.open()].filter((o) => o.side === 'BUY' && o.tokenId === Y)).toEqual([]);
+    await engine.stop();
+  });
 });
