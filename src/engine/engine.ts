@@ -58,6 +58,8 @@ export interface EngineOptions {
   config: Pick<Config, 'reconciler' | 'risk' | 'scheduler'>;
   markets: MarketMeta[];
   journal?: Journal;
+  /** Told once, at the first halt (the daemon stops its heartbeats: nothing quotes again in this process). */
+  onHalt?: (reason: string) => void;
   /** The store's orders and fills, for a look-up's trade of an order the engine has forgotten (absent: such a trade is another program's). */
   history?: StoredHistory;
   /** Where the daily-loss baseline is kept across restarts (the store); absent: this process only. */
@@ -692,6 +694,7 @@ export class Engine {
       this.haltHandled = true;
       for (const st of this.markets.values()) st.blocked = `halted: ${reason}`;
       this.cancelAll.untilDone();
+      this.o.onHalt?.(reason);
     }
   }
 

@@ -284,6 +284,12 @@ export class Daemon implements StatusSource {
       journal: this.metrics.tapJournal(this.journal),
       dayStarts: this.store,
       history: this.store,
+      // a halt is for good: the venue's dead-man switch then cancels whatever our cancels cannot
+      onHalt: () => {
+        if (!this.heartbeats) return;
+        this.heartbeats.stop();
+        log.warn("halted: heartbeats stopped, so the venue's dead-man switch cancels every order of ours the cancel-all does not");
+      },
       onLastMark: (tokenId, mark) => {
         try {
           this.store.keepMark(tokenId, mark);

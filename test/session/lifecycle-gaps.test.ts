@@ -65,6 +65,8 @@ interface Proxy {
   /** Answer 400 to DELETE /cancel-all, and to this many GETs of the open orders list (then forwarded). */
   refuseCancelAll: boolean;
   refuseLists: number;
+  /** Answer 400 to every cancel (DELETE of any path). */
+  refuseCancels: boolean;
   /** Hold GET of the open orders and trades lists (a look-up) until released (forwarded then). */
   holdLookUps: boolean;
   /** Look-up requests held (not yet forwarded). */
@@ -99,6 +101,7 @@ async function startProxy(targetPort: number): Promise<Proxy> {
     refuseLookUps: false,
     refuseCancelAll: false,
     refuseLists: 0,
+    refuseCancels: false,
     heldLookUps: 0,
     releaseLookUps: () => {
       p.heldLookUps = 0;
@@ -135,7 +138,7 @@ async function startProxy(targetPort: number): Promise<Proxy> {
     }
     const refuseList = req.method === 'GET' && /\/orders$/.test(path) && p.refuseLists > 0;
     if (refuseList) p.refuseLists--;
-    if ((req.method === 'DELETE' && path.endsWith('/cancel-all') && p.refuseCancelAll) || refuseList) {
+    if ((req.method === 'DELETE' && (p.refuseCancels || (path.endsWith('/cancel-all') && p.refuseCancelAll))) || refuseList) {
       req.resume();
       res.writeHead(400, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: 'refused by the test' }));
@@ -217,12 +220,14 @@ interface LaunchOptions {
   /** A proxy in front of the CLOB API (the daemon's MAKERD_CLOB_URL). */
   proxy?: boolean;
   overrides?: Record<string, unknown>;
+  /** The emulator's dead-man switch window (polymarket profile). */
+  heartbeatTimeoutMs?: number;
 }
 
 /** The emulator, maybe a proxy, and a daemon live on the emulator's first market, started. */
 async function launch(o: LaunchOptions = {}): Promise<Running> {
   const poly = o.profile === 'polymarket';
-  const emu = await startEmulator({ seed: 7, markets: 1, keys: [KEY], params: o.params, ...(poly ? { profile: 'polymarket' as const } : {}) });
+  const emu = await startEmulator({ seed: 7, markets: 1, keys: [KEY], params: o.params, heartbeatTimeoutMs: o.heartbeatTimeoutMs, ...(poly ? { profile: 'polymarket' as const } : {}) });
   const proxy = o.proxy ? await startProxy(emu.port) : undefined;
   const dir = mkdtempSync(join(tmpdir(), 'makerd-lifecycle-'));
   const acct = poly ? emu.accounts[0] : undefined;
@@ -436,6 +441,20 @@ describe('a stop whose cancel-all and first list fail', () => {
     expect(p.refuseLists).toBe(0); // the first list was refused, the final look-up's read
     expect(r.emu.exchange.openOrders(r.owner)).toEqual([]);
     expect(rep.unconfirmed).toEqual([]);
+  }, 60_000);
+});
+
+describe('a halt whose cancels the venue refuses', () => {
+  it("stops the heartbeats, so the venue's dead-man switch cancels what the cancels cannot", async () => {
+    // found in review: a halt only retried the cancel-all; with it refused and the heartbeats
+    // accepted, our quotes rested for as long as that lasted, though nothing would quote again
+    const r = await launch({ profile: 'polymarket', proxy: true, heartbeatTimeoutMs: 3000, overrides: { venue: { heartbeatIntervalMs: 1000 } } });
+    const p = r.proxy as Proxy;
+    const ex = r.emu.exchange;
+    await until('our quotes resting', () => ex.openOrders(r.owner).length > 0, 15_000);
+    p.refuseCancels = true;
+    r.daemon.engine.halt('test: a store write failed');
+    await until('the venue cancelled our orders by itself', () => ex.openOrders(r.owner).length === 0, 10_000, 100);
   }, 60_000);
 });
 
