@@ -9,9 +9,14 @@ import { PRICE_SCALE } from '../core/units.js';
 import type { Side } from '../core/events.js';
 import type { TrackedOrder } from './orders.js';
 
-/** States in which an order is resting in the venue's book (a new order may not be there yet). */
+/**
+ * States in which an order may be resting in the venue's book. A place not answered yet (or
+ * unclear) counts too: the feed often shows it before the answer comes, and priced off that, the
+ * next requote would chase it with another order (the first cannot be cancelled yet). Where the
+ * feed does not show it yet, taking it out only thins that level for a round trip (never below 0).
+ */
 function resting(o: TrackedOrder): boolean {
-  return o.state === 'live' || o.state === 'partially_filled' || o.state === 'pending_cancel';
+  return o.state === 'live' || o.state === 'partially_filled' || o.state === 'pending_cancel' || o.state === 'pending_new' || o.state === 'ambiguous';
 }
 
 /**

@@ -45,7 +45,7 @@ async function setup(booksIncludeOwnOrders: boolean) {
     deliver(mirror, engine, both(shown, asks, clock.now()));
     await settle(20);
   };
-  return { engine, venue, ourBids, feed };
+  return { engine, venue, ourBids, feed, clock, mirror };
 }
 
 describe('quoting against a book that shows our own orders', () => {
@@ -73,6 +73,29 @@ describe('quoting against a book that shows our own orders', () => {
     // the strategy saw the external mid; the mark (and the risk collar) too
     expect(engine.mark(YES)).toBe(5000);
     await engine.stop();
+  });
+
+  it('an order whose place is not answered yet, which the feed already shows, is ours too: no second, higher bid', async () => {
+    // found in review: only live orders were taken out, so a bid still in flight that the feed
+    // showed raised the mid, and the requote placed a higher one (it cannot cancel the first yet)
+    const { engine, venue, clock, mirror } = await setup(true);
+    deliver(mirror, engine, both(EXTERNAL_BIDS, EXTERNAL_ASKS, clock.now()));
+    const places: number[] = [];
+    venue.placeOrders = (orders) => {
+      for (const o of orders) places.push(o.price);
+      return new Promise(() => undefined); // never answered
+    };
+    venue.placeOrder = (o) => venue.placeOrders([o]).then((r) => r[0]);
+    engine.start();
+    await settle(20);
+    expect(places).toEqual([4900]);
+    for (let i = 0; i < 3; i++) {
+      clock.advanceTo(clock.now() + 200);
+      deliver(mirror, engine, both(withOurs(EXTERNAL_BIDS, 4900, 1000), EXTERNAL_ASKS, clock.now()));
+      await settle(20);
+    }
+    expect(places).toEqual([4900]);
+    expect(engine.mark(YES)).toBe(5000);
   });
 
   it("still follows the external market, and keeps the others' size at a level it shares with us", async () => {
