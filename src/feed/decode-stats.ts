@@ -4,6 +4,9 @@
 import type { Logger } from '../core/log.js';
 import { unixToMs } from '../core/units.js';
 
+/** Distinct reject reasons kept; later new ones count under `other` (a reason may carry a wire value: an unknown event_type). */
+export const MAX_REJECT_REASONS = 50;
+
 export class DecodeStats {
   frames = 0;
   pongs = 0;
@@ -24,7 +27,10 @@ export class DecodeStats {
   ) {}
 
   reject(reason: string, sample: string): void {
-    this.rejects.set(reason, (this.rejects.get(reason) ?? 0) + 1);
+    const known = this.rejects.get(reason);
+    // bounded: each reason is a Map entry and a /metrics series for good
+    const key = known !== undefined || this.rejects.size < MAX_REJECT_REASONS ? reason : 'other';
+    this.rejects.set(key, (known ?? this.rejects.get(key) ?? 0) + 1);
     this.onReject?.(reason, sample);
     const n = ++this.logged;
     if (this.log && (n <= 20 || n % this.logEvery === 0)) {

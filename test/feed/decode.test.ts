@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createMarketDecodeStats, decodeMarketFrame } from '../../src/feed/decode-market.js';
 import { createUserDecodeStats, decodeUserFrame } from '../../src/feed/decode-user.js';
 import type { MarketEvent, UserEvent } from '../../src/core/events.js';
+import { MAX_REJECT_REASONS } from '../../src/feed/decode-stats.js';
 
 const nt = new URL('../fixtures/polymarket/nautilus_trader/', import.meta.url);
 const raw = (p: string) => readFileSync(new URL(p, nt), 'utf8');
@@ -261,5 +262,18 @@ describe('market decoder: price and size strings', () => {
     expect(sizeOf('120000000000000000000000000000')).toBeUndefined();
     expect(sizeOf(undefined, JSON.stringify({ ...base, size: 0 }).replace('"size":0', '"size":1e400'))).toBeUndefined();
     expect(st.rejects.get('bad_field:size')).toBe(3);
+  });
+});
+
+describe('reject reasons from the wire are bounded', () => {
+  it('a feed sending ever new event types keeps at most MAX_REJECT_REASONS reasons; the rest count under one', () => {
+    // found in review: each distinct event_type made a reason, a Map entry and a /metrics series for good
+    const st = createMarketDecodeStats();
+    const out: MarketEvent[] = [];
+    for (let i = 0; i < 1000; i++) decodeMarketFrame(JSON.stringify({ event_type: `kind${i}`, market: 'm' }), out, st);
+    expect(st.rejected()).toBe(1000);
+    expect(st.rejects.size).toBeLessThanOrEqual(MAX_REJECT_REASONS + 1);
+    expect(st.rejects.get('unknown_event:kind0')).toBe(1);
+    expect(st.rejects.get('other')).toBe(1000 - MAX_REJECT_REASONS);
   });
 });
