@@ -46,6 +46,10 @@ export interface MarketState {
   strategyError: StrategyError | undefined;
   /** When the market's dropped invalid quotes were last logged (once a minute). */
   invalidLoggedMs: number;
+  /** Since when every quote the strategy gave was invalid (NaN: its last requote gave a valid one, or none). */
+  invalidSinceMs: number;
+  /** Set once every quote has been invalid for INVALID_REASON_MS: why (a health reason: nothing can rest). */
+  quotesInvalid: string | undefined;
   /** When quotes beyond reconciler.maxOrdersPerSide were last logged for this market. */
   cutLoggedMs: number;
   /** The strategy's onTrade failures, and when they were last logged (once a minute). */
@@ -134,6 +138,8 @@ export function createMarketState(terms: MarketMeta, d: MarketStateDeps): Market
     suspended: failed,
     strategyError: undefined,
     invalidLoggedMs: -Infinity,
+    invalidSinceMs: NaN,
+    quotesInvalid: undefined,
     cutLoggedMs: -Infinity,
     onTradeFailures: 0,
     onTradeLoggedMs: -Infinity,

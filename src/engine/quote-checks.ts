@@ -37,7 +37,8 @@ export function validQuotes(qs: readonly Quote[], m: MarketMeta, tickOf: (tokenI
   let invalid = 0;
   let blocked: string | undefined | null = null;
   for (const q of qs) {
-    if (quoteProblem(q, m, tickOf(q.tokenId)) !== undefined) {
+    // an entry that is no object (bidQuote gave none) is refused by quoteProblem, not read here
+    if (quoteProblem(q, m, q !== null && typeof q === 'object' ? tickOf(q.tokenId) : 1) !== undefined) {
       invalid++;
       continue;
     }

@@ -58,6 +58,8 @@ export interface RequoteDeps {
 
 /** A strategy that keeps failing is logged at most this often (market-state.ts StrategyError). */
 const STRATEGY_LOG_MS = 60_000;
+/** How long every quote of a market may be invalid before the market names it (MarketState.quotesInvalid). */
+const INVALID_REASON_MS = 60_000;
 
 export class Requoter {
   private readonly reconciler: Reconciler;
@@ -135,6 +137,23 @@ export class Requoter {
     this.d.log.warn({ market: st.meta.conditionId, invalid, quote: first?.quote, why: first?.why }, 'engine: strategy quotes dropped as invalid');
   }
 
+  /**
+   * Every quote invalid requote after requote (a strategy in the wrong units): nothing can rest, so
+   * once that has lasted INVALID_REASON_MS the market names why (/health). A requote with a valid
+   * quote, or with none wanted, clears it.
+   */
+  private allInvalid(st: MarketState, qs: readonly Quote[], invalid: number, now: number): void {
+    if (invalid === 0 || invalid < qs.length) {
+      st.invalidSinceMs = NaN;
+      st.quotesInvalid = undefined;
+      return;
+    }
+    if (Number.isNaN(st.invalidSinceMs)) st.invalidSinceMs = now;
+    const forMs = now - st.invalidSinceMs;
+    if (forMs < INVALID_REASON_MS) return;
+    st.quotesInvalid = `every quote invalid for ${Math.round(forMs / 1000)} s: ${firstInvalid(qs, st.meta, st.tickOf)?.why ?? 'invalid'}`;
+  }
+
   /** Counts quotes the side cap left out; logs it once a minute per market (five bands configured, three quoted, is otherwise unseen). */
   private quotesCut(st: MarketState, r: ReconcileResult, now: number): void {
     this.d.counters.quotesCut += r.cut;
@@ -200,6 +219,7 @@ export class Requoter {
         if (notArray) throw notArray;
         invalid = validQuotes(qs, m, tickOf, complementBlock, wanted);
         if (invalid > 0) this.invalidQuotes(st, qs, invalid, now);
+        this.allInvalid(st, qs, invalid, now);
         if (st.strategyError) {
           d.log.info({ market: m.conditionId, failures: st.strategyError.failures, forMs: now - st.strategyError.sinceMs }, 'engine: strategy quoting again');
           st.strategyError = undefined;

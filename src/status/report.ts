@@ -46,6 +46,7 @@ export function health(d: StatusSource): Health {
     if (st?.suspended) reasons.push(`market ${m.conditionId} ${st.suspended}`);
     const se = st?.strategyError;
     if (se) reasons.push(`strategy failing on market ${m.conditionId} (${se.failures} calls since ${new Date(se.sinceMs).toISOString()}): ${se.message}`);
+    else if (st?.quotesInvalid) reasons.push(`strategy quoting nothing valid on market ${m.conditionId}: ${st.quotesInvalid}`);
   }
   const unwritten = d.journal?.pending().length ?? 0;
   if (unwritten) reasons.push(`store: ${unwritten} records unwritten`);

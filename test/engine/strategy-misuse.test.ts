@@ -45,6 +45,52 @@ describe('engine: a strategy that misbehaves', () => {
     await engine.stop();
   });
 
+  it('an undefined entry beside a valid quote (bidQuote gave none: below the minimum) is dropped alone; the valid one is placed', async () => {
+    // found in review: the tick was read off the entry before it was checked, and the TypeError
+    // failed the whole market (its valid bid dropped, its orders cancelled, "strategy failing")
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new RecordingVenue(() => clock.now());
+    const { engine, mirror } = await bandsEngine({ clock, venue, params: PARAMS });
+    const st = engine.marketOf(Y)!;
+    st.strategy.quote = () => [{ tokenId: Y, side: 'BUY', price: 4800, size: 1000 }, undefined as unknown as Quote, null as unknown as Quote];
+    deliver(mirror, engine, books(4900, 5100, clock.now()));
+    engine.start();
+    await settle(10);
+    expect(placed(venue)).toEqual([{ tokenId: Y, side: 'BUY', price: 4800, size: 1000 }]);
+    expect(engine.counters.invalidQuotes).toBeGreaterThanOrEqual(2);
+    expect(st.strategyError).toBeUndefined();
+    expect(st.blocked).toBeUndefined();
+    await engine.stop();
+  });
+
+  it('every quote invalid for a minute (a strategy in the wrong units) is named as a reason for the market, cleared by a valid quote', async () => {
+    // found in review: /health said 200 and the market "quoting" while nothing ever rested
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new RecordingVenue(() => clock.now());
+    const { engine, mirror } = await bandsEngine({ clock, venue, params: PARAMS });
+    const st = engine.marketOf(Y)!;
+    let wrongUnits = true;
+    st.strategy.quote = () => [{ tokenId: Y, side: 'BUY', price: wrongUnits ? 0.48 : 4800, size: 1000 }];
+    deliver(mirror, engine, books(4900, 5100, clock.now()));
+    engine.start();
+    await settle(10);
+    expect(st.quotesInvalid).toBeUndefined(); // not yet a minute
+    for (let i = 0; i < 7; i++) {
+      clock.advanceTo(clock.now() + 10_000);
+      deliver(mirror, engine, books(4900, 5100, clock.now()));
+      await settle(10);
+    }
+    expect(placed(venue)).toEqual([]);
+    expect(st.quotesInvalid).toMatch(/every quote invalid for \d+ s: price is not an integer/);
+    wrongUnits = false;
+    clock.advanceTo(clock.now() + 1000);
+    deliver(mirror, engine, books(4900, 5200, clock.now()));
+    await settle(10);
+    expect(st.quotesInvalid).toBeUndefined();
+    expect(placed(venue)).toHaveLength(1);
+    await engine.stop();
+  });
+
   it('two quotes of one requote that would cross each other (BUY YES + BUY NO summing to 1) are not both placed', async () => {
     const clock = new VirtualClock(1_700_000_000_000);
     const venue = new RecordingVenue(() => clock.now());
