@@ -118,8 +118,8 @@ export async function marketsFromTokens(clob: ClobClient, tokens: readonly strin
 /**
  * Reads each market's fee rule where the profile reads one, into its meta (`feeRule`), a few at a
  * time. With a rule the engine charges takers by it and makers
- * nothing; without one it books a trade's fee_rate_bps flat on maker fills too (the venue puts its
- * base rate on maker parts: 10% of each maker fill). A missing or malformed answer costs a
+ * nothing; without one it books a taker fill's fee_rate_bps flat (a maker's nothing: the engine's
+ * makersPayNoFee, live on this venue). A missing or malformed answer costs a
  * warning, not the start: the market goes on without a rule (a running engine keeps one it knew).
  * Markets from token ids (marketsFromTokens) and from the metadata query (the daemon) alike.
  */
@@ -148,7 +148,7 @@ async function feeRulesOf(clob: ClobClient, conditionIds: readonly string[], log
         const rule = await clob.getFeeRule(id);
         if (rule) out.set(id, rule);
       } catch (err) {
-        log.warn({ market: id, err }, 'market fee rule unreadable: a rule known before is kept, else fills book the trade fee rate flat (paper: the flat sim fees)');
+        log.warn({ market: id, err }, 'market fee rule unreadable: a rule known before is kept, else taker fills book the trade fee rate flat (paper: the flat sim fees)');
       }
     }
   };

@@ -13,22 +13,23 @@ import { M, N, RecordingVenue, Y, bandsEngine, books, deliver, makerTrade, settl
 const RULE = { rate: 0.25, exponent: 2 };
 
 /** The bands engine on a market with RULE, its book 0.49/0.51. */
-async function onFeeMarket() {
+async function onFeeMarket(o: { rule?: boolean; makersPayNoFee?: boolean } = {}) {
   const clock = new VirtualClock(1_700_000_000_000);
   const venue = new RecordingVenue(() => clock.now());
   const { engine, mirror } = await bandsEngine({
     clock,
     venue,
     params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 },
-    meta: { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false, feeRule: RULE },
+    meta: { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false, ...(o.rule === false ? {} : { feeRule: RULE }) },
+    ...(o.makersPayNoFee ? { makersPayNoFee: true } : {}),
   });
   deliver(mirror, engine, books(4900, 5100, clock.now()));
   return { engine, clock };
 }
 
 /** The quoting engine's bid on a fee market, and its 10-share maker fill in a trade carrying 1000 bps on every part (as the real capture). */
-async function quotingBid() {
-  const { engine, clock } = await onFeeMarket();
+async function quotingBid(o: { rule?: boolean; makersPayNoFee?: boolean } = {}) {
+  const { engine, clock } = await onFeeMarket(o);
   engine.start();
   await settle(10);
   const bid = [...engine.orders.open()].find((o) => o.side === 'BUY' && o.tokenId === Y);
@@ -83,6 +84,25 @@ describe('fills on a market with a fee rule', () => {
     engine.handleUserEvent(fill('t3'));
     expect(engine.positions.qty(Y)).toBe(1000);
     expect(engine.positions.cash - cash).toBe(-bid.price * 1000);
+    await engine.stop();
+  });
+
+  it("polymarket: a maker fill books no fee when the market's rule could not be read (makers pay nothing there), not 10% of its notional", async () => {
+    // found in review: a failed rule read left the flat fee_rate_bps (1000 on maker parts) booked
+    // on every maker fill: PnL understated by a tenth of the maker volume, the loss limit tripped
+    const { engine, bid, fill } = await quotingBid({ rule: false, makersPayNoFee: true });
+    const cash = engine.positions.cash;
+    engine.handleUserEvent(fill('t4'));
+    expect(engine.positions.qty(Y)).toBe(1000);
+    expect(engine.positions.cash - cash).toBe(-bid.price * 1000);
+    await engine.stop();
+  });
+
+  it('the spec profile (no such rule) books a maker fill at the trade fee rate, as its venue charges', async () => {
+    const { engine, bid, fill } = await quotingBid({ rule: false });
+    const cash = engine.positions.cash;
+    engine.handleUserEvent(fill('t5'));
+    expect(engine.positions.cash - cash).toBeLessThan(-bid.price * 1000);
     await engine.stop();
   });
 });
