@@ -311,19 +311,22 @@ export class FillLedger {
  * 6 decimals, piece by piece (each piece rounds half up: 3.336 + 3.336 + 3.328 shares come as 3.34 +
  * 3.34 + 3.33, five pieces of 2.005 as 2.01 each): it fills what is left, so the order and the
  * position end at the order's size (refused, the last piece was an implausible trade and the
- * position drifted from the venue's balance). ROUNDING_SLACK covers ten pieces; more is left to the checks.
+ * position drifted from the venue's balance). Each piece rounds by half a unit at most, so the slack
+ * is half a unit per piece taken so far with this one (ROUNDING_SLACK at least: ten pieces, for an
+ * order restored with its fills); more is left to the checks.
  */
 function withinRounding(o: TrackedOrder, size: number): number {
   const left = sizeToCome(o);
   // an order filled already (its pieces rounded up to its size): a piece of one unit is the rounding of a 6-decimal remainder
   if (left === 0) return size === 1 ? 0 : size;
-  return size > left && size - left <= ROUNDING_SLACK ? left : size;
+  const slack = Math.max(ROUNDING_SLACK, Math.ceil(((o.pieces ?? 0) + 1) / 2));
+  return size > left && size - left <= slack ? left : size;
 }
 
 /** Pieces rounded to nothing remembered, so one seen again (the user channel, then a look-up) counts once. */
 const ROUNDED_AWAY_KEPT = 10_000;
 
-/** Size units a fill may round past its order's remainder (withinRounding): half a unit per piece, ten pieces. */
+/** Size units a fill may round past its order's remainder at the least (withinRounding): half a unit per piece, ten pieces. */
 const ROUNDING_SLACK = 5;
 
 /** What a fill of ours pays, micro-dollars, from what its trade says. */

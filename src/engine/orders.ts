@@ -24,6 +24,8 @@ export interface TrackedOrder {
    * listed or reported): this order's next fills are counted in it, not on top of it.
    */
   unseen?: number;
+  /** Fills applied to it in this process (each rounds its 6 decimals to our grid by half a unit at most: fills.ts withinRounding). */
+  pieces?: number;
   state: OrderState;
   /** State before pending_cancel, restored when the venue refuses the cancel. */
   prevState?: OrderState;
@@ -312,6 +314,7 @@ export class OrderTracker {
   applyFill(orderId: string, size: number, nowMs: number): TrackedOrder | undefined {
     const o = this.byOrderId.get(orderId);
     if (!o) return undefined;
+    o.pieces = (o.pieces ?? 0) + 1;
     // a fill the venue's list already counted (matchedAtLeast) is not counted again
     let add = size;
     if (o.unseen) {

@@ -134,4 +134,18 @@ describe('real trades', () => {
     expect(r.refused).toEqual([]);
     expect(r.filled()).toBe(1000);
   });
+
+  it('twelve pieces that each round up (11 x 0.835 + 0.815 shares: 10.000) fill a 10-share order to its size: the slack grows half a unit a piece', () => {
+    // found in review: a fixed slack of 5 units covered ten pieces; the twelfth came 6 units past
+    // what was left (0.84 x 11 = 9.24, then 0.82), was refused, and its MINED a second time
+    // suspended the market
+    const r = pieceRig();
+    [...Array<string>(11).fill('0.835'), '0.815'].forEach((amount, i) => r.piece(amount, `q-${i}`));
+    expect(r.refused).toEqual([]);
+    expect(r.filled()).toBe(1000);
+    // a piece well past a few pieces' rounding is still refused
+    const s = pieceRig();
+    ['5', '5.06'].forEach((amount, i) => s.piece(amount, `w-${i}`));
+    expect(s.refused).toHaveLength(1);
+  });
 });
