@@ -297,6 +297,9 @@ export class FillLedger {
 
   private moveStatus(known: Fill, orderId: string, status: TradeStatus, nowMs: number): number {
     if (known.status === status || known.status === 'FAILED' || known.status === 'CONFIRMED') return 0;
+    // MATCHED is where a trade starts: told after another status, it is an older reading (a
+    // look-up's list read before the user channel's MINED), never a move
+    if (status === 'MATCHED') return 0;
     const reversed = status === 'FAILED';
     this.mined(known, known.status, status);
     known.status = status;

@@ -148,4 +148,21 @@ describe('real trades', () => {
     ['5', '5.06'].forEach((amount, i) => s.piece(amount, `w-${i}`));
     expect(s.refused).toHaveLength(1);
   });
+
+  it("a look-up's older status (MATCHED, read before the user channel said MINED) never moves a fill back", () => {
+    // found in review: the REST list read as MATCHED a moment before MINED came over the user
+    // channel set the fill back to MATCHED: stored so, its shares held back from selling again
+    const r = pieceRig();
+    r.piece('2', 'm-1');
+    const [f] = r.fills;
+    const statuses: string[] = [];
+    const ledger = new FillLedger(r.orders, { onFill: () => undefined, onFillStatus: (x) => void statuses.push(x.status), onBadTrade: () => undefined });
+    ledger.preload({ ...f });
+    expect(ledger.venueStatus(f.tradeId, f.orderId, 'MINED', 3)).toBe(true);
+    expect(ledger.venueStatus(f.tradeId, f.orderId, 'MATCHED', 4)).toBe(false);
+    expect(statuses).toEqual(['MINED']);
+    // forward still goes: a reorg's RETRYING, then CONFIRMED
+    expect(ledger.venueStatus(f.tradeId, f.orderId, 'RETRYING', 5)).toBe(true);
+    expect(ledger.venueStatus(f.tradeId, f.orderId, 'CONFIRMED', 6)).toBe(true);
+  });
 });
