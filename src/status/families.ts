@@ -69,8 +69,8 @@ export function registerFamilies(reg: Registry, d: StatusSource): () => void {
 
   // money and positions
   const r = () => d.engine.results();
-  gauge('pnl_dollars', 'Session PnL: cash plus holdings at mid, fees included.', [], () => one(microsToDollars(r().pnlMicros)));
-  gauge('cash_dollars', 'Session cash change (sells add, buys and fees subtract).', [], () => one(microsToDollars(r().cashMicros)));
+  gauge('pnl_dollars', 'PnL over every fill the store holds (a restart goes on from there, not from 0): cash plus holdings at mid, fees included.', [], () => one(microsToDollars(r().pnlMicros)));
+  gauge('cash_dollars', 'Cash change over every fill the store holds (sells add, buys and fees subtract).', [], () => one(microsToDollars(r().cashMicros)));
   gauge('collateral_dollars', 'Our collateral balance as last read (polymarket, or the simulated venue given sim.cashUsd; absent before the first read): what open BUYs may cost together.', [], () => {
     const b = d.engine.collateral.lastRead();
     return b === undefined ? [] : one(microsToDollars(b));
@@ -79,8 +79,8 @@ export function registerFamilies(reg: Registry, d: StatusSource): () => void {
     [{ result: 'ok' }, d.engine.collateral.reads],
     [{ result: 'failed' }, d.engine.collateral.readFailures],
   ]);
-  gauge('fees_dollars', 'Fees paid this session (falls when a fill is reversed).', [], () => one(microsToDollars(r().feesMicros)));
-  gauge('volume_dollars', 'Notional traded this session (falls when a fill is reversed).', [], () => one(microsToDollars(r().volumeMicros)));
+  gauge('fees_dollars', 'Fees paid over every fill the store holds (falls when a fill is reversed).', [], () => one(microsToDollars(r().feesMicros)));
+  gauge('volume_dollars', 'Notional traded over every fill the store holds (falls when a fill is reversed).', [], () => one(microsToDollars(r().volumeMicros)));
   gauge('market_pnl_dollars', "A market's PnL before fees: its tokens' realized plus unrealized at mid.", ['market'], async () =>
     [...marketPnl(await views())].map(([market, v]) => [{ market }, microsToDollars(v)]),
   );

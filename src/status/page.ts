@@ -112,7 +112,7 @@ export const LIVE_PAGE = `<!doctype html>
 <span class="kv">fills <b id="fills">…</b></span><span class="kv">open orders <b id="orders">…</b></span><span id="conn" class="badge">connecting</span></header>
 <div id="halt"></div><p id="reasons"></p>
 <main>
-<section><h2>Session PnL</h2><div id="pnlchart"></div></section>
+<section><h2>PnL (every stored fill), since this run began</h2><div id="pnlchart"></div></section>
 <section><h2>Rate limits</h2><table id="limits"></table></section>
 <section><h2>Last fills</h2><table id="lastfills"></table></section>
 </main>
