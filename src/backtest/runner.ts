@@ -114,9 +114,13 @@ function watchStrategy(s: LoadedStrategy, errors: StrategyErrors): LoadedStrateg
         } catch (e) {
           throw new StrategyCreateError(e instanceof Error ? e : new Error(String(e)));
         }
-        // the instance itself is the prototype: its other members (reads, state) are untouched
+        // the instance itself is the prototype: its other members (reads, state) are untouched.
+        // The hooks are defined on the wrapper, not assigned: an assignment over a frozen
+        // instance's (read-only) member throws in strict mode, where live takes the instance as is
         const w = Object.create(inner) as typeof inner;
-        w.quote = (ctx, book) => {
+        const own = <K extends 'quote' | 'onTrade' | 'onFill' | 'onFillReversed'>(k: K, f: (typeof inner)[K]): void =>
+          void Object.defineProperty(w, k, { value: f, writable: true, configurable: true, enumerable: true });
+        own('quote', (ctx, book) => {
           let qs;
           try {
             qs = inner.quote(ctx, book);
@@ -128,7 +132,7 @@ function watchStrategy(s: LoadedStrategy, errors: StrategyErrors): LoadedStrateg
           const notArray = notQuotes(qs);
           if (notArray) seen(notArray);
           return qs;
-        };
+        });
         // the optional hooks, counted the same way
         const watched =
           <A extends unknown[]>(f: (...a: A) => void) =>
@@ -140,9 +144,9 @@ function watchStrategy(s: LoadedStrategy, errors: StrategyErrors): LoadedStrateg
               throw e;
             }
           };
-        if (inner.onTrade) w.onTrade = watched(inner.onTrade);
-        if (inner.onFill) w.onFill = watched(inner.onFill);
-        if (inner.onFillReversed) w.onFillReversed = watched(inner.onFillReversed);
+        if (inner.onTrade) own('onTrade', watched(inner.onTrade));
+        if (inner.onFill) own('onFill', watched(inner.onFill));
+        if (inner.onFillReversed) own('onFillReversed', watched(inner.onFillReversed));
         return w;
       },
     },
