@@ -492,6 +492,12 @@ export class Engine {
     return this.quoting && !this.stopping && !this.risk.halted;
   }
 
+  /** Why this engine quotes nothing for a cause of its own life (before start(), once stop() began), or undefined. */
+  get notRunning(): string | undefined {
+    if (this.stopping) return 'stopping';
+    return this.quoting ? undefined : 'not started';
+  }
+
   handleMarketEvent(e: MarketEvent): void {
     this.counters.marketEvents++;
     try {

@@ -34,6 +34,10 @@ export function health(d: StatusSource): Health {
     }
   }
   if (d.engine?.risk.halted) reasons.push(`halted: ${d.engine.risk.halted}`);
+  // start-up's check with the venue (up to daemon.startupTimeoutMs), or a stop: the feeds may be good, nothing quotes
+  const life = d.engine?.notRunning;
+  if (life === 'stopping') reasons.push('stopping: cancelling our orders');
+  else if (life !== undefined) reasons.push('not quoting yet: start-up is checking our orders and trades with the venue');
   // the user channel is live again but nothing is quoted until the look-up of its gap succeeds: a
   // look-up is a round trip, so only one that keeps failing is a reason
   const since = d.catchingUpSinceMs;

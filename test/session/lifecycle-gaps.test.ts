@@ -444,6 +444,57 @@ describe('a stop whose cancel-all and first list fail', () => {
   }, 60_000);
 });
 
+describe('/health during start-up', () => {
+  it('is 503 naming the start-up while its check with the venue runs, though the feeds and books are good; 200 once quoting', async () => {
+    // found in review: /health said 200 through start-up's reconciliation (up to startupTimeoutMs)
+    const emu = await startEmulator({ seed: 7, markets: 1, keys: [KEY] });
+    const proxy = await startProxy(emu.port);
+    const dir = mkdtempSync(join(tmpdir(), 'makerd-lifecycle-'));
+    const config = loadConfig({
+      env: { ...urlsEnv(emu.urls), MAKERD_CLOB_URL: `${proxy.url}/clob`, MAKERD_DB: join(dir, 's.sqlite') },
+      overrides: { mode: 'live', log: { level: 'silent' }, cron: { refreshMarkets: NEVER, reconcile: NEVER, dailySummary: NEVER } },
+    });
+    const daemon = new Daemon({ config, venue: specProfile(KEY), log: silentLogger, tokens: [emu.markets[0].facts.tokens[0]], statusPort: 0 });
+    running.push({
+      emu,
+      daemon,
+      proxy,
+      owner: KEY,
+      close: async () => {
+        proxy.releaseLookUps();
+        await bounded(daemon.stop('test'), 30_000, 'daemon stop').catch(() => undefined);
+        await proxy.close();
+        await emu.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    });
+    proxy.holdLookUps = true;
+    const started = daemon.start();
+    started.catch(() => undefined); // awaited below; a failed test stops it, which rejects it
+    const health = async () => {
+      const r = await fetch(`${daemon.status.url}/health`, { signal: AbortSignal.timeout(5000) });
+      return { status: r.status, reasons: ((await r.json()) as { reasons: string[] }).reasons };
+    };
+    await until('start-up holding its look-up', () => proxy.heldLookUps > 0 && daemon.status?.url !== undefined, 15_000);
+    // the feed live and the books in sync meanwhile: only the start-up is left
+    const during = await until(
+      'the feeds and books good',
+      async () => {
+        const h = await health();
+        return h.reasons.every((x) => /start-up/.test(x)) ? h : undefined;
+      },
+      10_000,
+      100,
+    );
+    expect(during.status).toBe(503);
+    expect(during.reasons).toEqual([expect.stringMatching(/not quoting yet: start-up/)]);
+    proxy.holdLookUps = false;
+    proxy.releaseLookUps();
+    await bounded(started, 20_000, 'start');
+    await until('healthy once quoting', async () => (await health()).status === 200, 10_000, 100);
+  }, 60_000);
+});
+
 describe('a halt whose cancels the venue refuses', () => {
   it("stops the heartbeats, so the venue's dead-man switch cancels what the cancels cannot", async () => {
     // found in review: a halt only retried the cancel-all; with it refused and the heartbeats
