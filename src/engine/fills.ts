@@ -207,7 +207,7 @@ export class FillLedger {
       if (c.liquidity === 'MAKER' && this.orders.hasUnboundAt(c.tokenId, c.side, c.price)) this.keepEarly(orderId, e, nowMs);
       return 0;
     }
-    if (e.status !== 'FAILED') c.size = withinRounding(o, c.size);
+    if (e.status !== 'FAILED') c.size = withinRounding(o, c.size, c.micros);
     if (c.size === 0) {
       this.underHalfUnit(k, o, c.micros, e.status);
       return 0;
@@ -264,7 +264,7 @@ export class FillLedger {
     if (this.fills.has(k)) return false;
     const o = this.orders.byVenueId(f.orderId);
     if (o && f.status !== 'FAILED') {
-      const size = withinRounding(o, f.size);
+      const size = withinRounding(o, f.size, f.sizeMicros);
       if (size !== f.size) f = { ...f, size, fee: this.feeOf(f.tokenId, f.price, size, feeRateBps, f.liquidity) };
     }
     // a piece under half a unit is no fill, and no bad trade (underHalfUnit); not counted in the
@@ -318,11 +318,13 @@ export class FillLedger {
  * is half a unit per piece taken so far with this one (ROUNDING_SLACK at least: ten pieces, for an
  * order restored with its fills); more is left to the checks.
  */
-function withinRounding(o: TrackedOrder, size: number): number {
+function withinRounding(o: TrackedOrder, size: number, micros: number | undefined): number {
   const left = sizeToCome(o);
-  // an order filled already (its pieces rounded up to its size): a piece of one unit is the rounding of a 6-decimal remainder
-  if (left === 0) return size === 1 ? 0 : size;
   const slack = Math.max(ROUNDING_SLACK, Math.ceil(((o.pieces ?? 0) + 1) / 2));
+  // an order filled already (its pieces rounded up to its size): a piece of one unit, or of a
+  // 6-decimal size within what its pieces may have rounded up, is that rounding (no fill on our
+  // grid; its exact shares go to the position's rounding count: Positions.roundedAway)
+  if (left === 0) return size === 1 || (micros !== undefined && size <= slack) ? 0 : size;
   return size > left && size - left <= slack ? left : size;
 }
 

@@ -51,6 +51,8 @@ function tradeStatus(s: string): TradeStatus {
 export function restoreFromStore(engine: Engine, orders: readonly TrackedOrder[], fills: Iterable<Fill>, keepSettled = KEEP_SETTLED): void {
   // the stored fills of the orders restored (their unseen part below)
   const byOrder = new Map<string, number>();
+  // and how many pieces (the fills' rounding slack grows with them: fills.ts withinRounding)
+  const pieces = new Map<string, number>();
   for (const o of orders) if (o.orderId !== undefined) byOrder.set(o.orderId, 0);
   // the newest settled fills, a ring in time order from `head`
   const ring: Fill[] = [];
@@ -60,7 +62,10 @@ export function restoreFromStore(engine: Engine, orders: readonly TrackedOrder[]
     if (f.status !== 'FAILED') {
       engine.positions.applyFill(f, fillKey(f.tradeId, f.orderId), !settled(f.status));
       const sum = byOrder.get(f.orderId);
-      if (sum !== undefined) byOrder.set(f.orderId, sum + f.size);
+      if (sum !== undefined) {
+        byOrder.set(f.orderId, sum + f.size);
+        pieces.set(f.orderId, (pieces.get(f.orderId) ?? 0) + 1);
+      }
     }
     if (!settled(f.status)) engine.ledger.preload(f);
     else if (ring.length < keepSettled) ring.push(f);
@@ -76,6 +81,8 @@ export function restoreFromStore(engine: Engine, orders: readonly TrackedOrder[]
     // filled beyond the order's stored fills is what a venue list counted before its trades came
     const unseen = o.filled - (o.orderId === undefined ? 0 : (byOrder.get(o.orderId) ?? 0));
     if (unseen > 0) o.unseen = unseen;
+    const n = o.orderId === undefined ? undefined : pieces.get(o.orderId);
+    if (n) o.pieces = n;
     engine.orders.restore(o);
   }
 }
@@ -85,10 +92,18 @@ export function restoreFromStore(engine: Engine, orders: readonly TrackedOrder[]
  * restores it) so the trade's fill is recorded; undefined when the store never held the order, or
  * already holds this fill (its order is not brought back for a trade already counted).
  */
-function forgottenOrder(engine: Engine, t: VenueTrade): TrackedOrder | undefined {
+function forgottenOrder(engine: Engine, t: VenueTrade, failed: { err?: unknown }): TrackedOrder | undefined {
   const h = engine.history;
-  if (!h || h.hasFill(t.tradeId, t.orderId)) return undefined;
-  const o = h.orderByVenueId(t.orderId);
+  if (!h || failed.err !== undefined) return undefined;
+  let o: TrackedOrder | undefined;
+  try {
+    if (h.hasFill(t.tradeId, t.orderId)) return undefined;
+    o = h.orderByVenueId(t.orderId);
+  } catch (err) {
+    // the look-up goes on without the store (its other work is not the store's) and fails after
+    failed.err = err;
+    return undefined;
+  }
   if (!o) return undefined;
   engine.orders.restore(o);
   return o;
@@ -243,6 +258,8 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
   // those of the window): a crash may have stored the order's end without its fill.
   let statusMoves = 0;
   let unknownTrades = 0;
+  /** A store read that failed (forgottenOrder): the look-up fails once the rest is done, so its trades are read again. */
+  const history: { err?: unknown } = {};
   for (const t of trades) {
     if (engine.ledger.has(t.tradeId, t.orderId)) {
       // a status we missed while down: MATCHED -> CONFIRMED, or FAILED (the fill is reversed); its
@@ -263,7 +280,7 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
       } else {
         // a finished order of ours the engine has forgotten (it keeps them 10 minutes; the look-ups
         // read an hour): the store has it, and this trade's fill unless it was missed
-        o = forgottenOrder(engine, t);
+        o = forgottenOrder(engine, t, history);
         if (!o) {
           if (engine.marketOf(t.tokenId)) unknownTrades++;
           continue;
@@ -332,6 +349,10 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
   rep.cancelledOrphans = await cancelOrphans(engine, venue, listed, log);
   rep.statusMoves = statusMoves;
   if (unknownTrades) log.warn({ trades: unknownTrades }, 'reconcile: trades in our markets name orders we do not know');
+  if (history.err !== undefined) {
+    const why = history.err instanceof Error ? history.err.message : String(history.err);
+    throw new Error(`reconcile: the store could not be read for a trade of an order no longer in memory (${why}); its trades are read again next time`);
+  }
   log.info({ ...rep }, 'reconciled with the venue');
   return rep;
 }

@@ -409,6 +409,7 @@ export class Store implements Journal, DayStarts, StoredHistory {
     let stored = 0;
     for (const f of fills) stored += parseSize(f.size);
     if (o.filled > stored) o.unseen = o.filled - stored;
+    if (fills.length) o.pieces = fills.length;
     return o;
   }
 

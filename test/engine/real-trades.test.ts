@@ -143,6 +143,12 @@ describe('real trades', () => {
     [...Array<string>(11).fill('0.835'), '0.815'].forEach((amount, i) => r.piece(amount, `q-${i}`));
     expect(r.refused).toEqual([]);
     expect(r.filled()).toBe(1000);
+    // the overshoot trimmed away before the order filled: the last real piece (0.045 -> 0.05) is the
+    // rounding of what the earlier ones took, no fill and no bad trade (11 x 0.905 + 0.045 = 10.000)
+    const t = pieceRig();
+    [...Array<string>(11).fill('0.905'), '0.045'].forEach((amount, i) => t.piece(amount, `v-${i}`));
+    expect(t.refused).toEqual([]);
+    expect(t.filled()).toBe(1000);
     // a piece well past a few pieces' rounding is still refused
     const s = pieceRig();
     ['5', '5.06'].forEach((amount, i) => s.piece(amount, `w-${i}`));

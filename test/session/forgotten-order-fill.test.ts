@@ -74,4 +74,49 @@ describe('a trade of an order the engine has forgotten', () => {
     expect(store.fillCount()).toBe(1);
     store.close();
   });
+
+  it('a store read that throws does not cut the look-up short: the rest is done, and it fails after (its trades read again)', async () => {
+    // found in review: the store reads came mid-loop with no handling: a throw skipped the raising
+    // of matched sizes, the settling of missing orders and the cancel of others' orders
+    const dir = mkdtempSync(join(tmpdir(), 'makerd-forgotten-'));
+    dirs.push(dir);
+    const clock = new VirtualClock(1_700_000_000_000);
+    const store = new Store(join(dir, 'db.sqlite'), silentLogger);
+    const venue = new RecordingVenue(() => clock.now());
+    const journal = new StoreJournal(store, { log: silentLogger, onFailure: () => undefined });
+    const busy = {
+      orderByVenueId: () => {
+        throw new Error('SQLITE_BUSY: database is locked');
+      },
+      hasFill: () => false,
+    };
+    const { engine } = await bandsEngine({ clock, venue, params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }] }, journal, history: busy });
+    const t = clock.now();
+    const trade: VenueTrade = {
+      tradeId: 'T1',
+      orderId: 'V-forgotten',
+      tokenId: Y,
+      market: M,
+      side: 'BUY',
+      price: 4800,
+      size: 400,
+      feeRateBps: 0,
+      status: 'CONFIRMED',
+      liquidity: 'MAKER',
+      timeMs: t - 1000,
+    };
+    const cancelled: string[][] = [];
+    venue.openOrders = async () => [
+      { orderId: 'FOREIGN', tokenId: 'elsewhere', market: '0xother', side: 'BUY', price: 100, originalSize: 500, sizeMatched: 0, status: 'LIVE', orderType: 'GTC', createdAtMs: 1 },
+    ];
+    venue.trades = async () => [trade, { ...trade, tradeId: 'T2' }];
+    venue.cancelOrders = async (ids) => {
+      cancelled.push(ids);
+      return { canceled: ids, notCanceled: {} };
+    };
+    await expect(reconcileWithVenue(engine, venue, 0, silentLogger)).rejects.toThrow(/SQLITE_BUSY/);
+    // the rest of the look-up still ran: the order of another program was cancelled
+    expect(cancelled).toEqual([['FOREIGN']]);
+    store.close();
+  });
 });

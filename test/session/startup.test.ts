@@ -723,3 +723,29 @@ describe('reconciliation through the live venue, over a loopback CLOB serving ca
     }
   });
 });
+
+describe('restoreFromStore: the pieces an order has taken', () => {
+  it("counts each restored order's stored fills (their rounding slack grows with them), FAILED ones not", async () => {
+    const { engine, clock } = await setup();
+    const t = clock.now();
+    const f = (tradeId: string, status: Fill['status']): Fill => ({
+      tradeId,
+      orderId: 'V1',
+      tokenId: 'Y',
+      market: 'M',
+      side: 'BUY',
+      price: 4800,
+      size: 91,
+      fee: 0,
+      liquidity: 'MAKER',
+      status,
+      timeMs: t - 1000,
+    });
+    restoreFromStore(
+      engine,
+      [stored('c1', { orderId: 'V1', filled: 182, state: 'partially_filled', createdMs: t - 5000, updatedMs: t - 1000 })],
+      [f('a', 'CONFIRMED'), f('b', 'MATCHED'), f('c', 'FAILED')],
+    );
+    expect(engine.orders.get('c1')?.pieces).toBe(2);
+  });
+});
