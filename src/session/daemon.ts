@@ -722,15 +722,23 @@ export class Daemon implements StatusSource {
     // after it was read; every one when that list could not be read): cancelled by id too,
     // reported if the venue does not confirm it. The venue's list decides, not our tracker: an
     // order we still hold open may be one the cancel-all took whose end no answer told us yet
+    // (With the first list unread, the look-up's list is all there is: another program's orders
+    // on it the look-up has just cancelled itself, so only ours are taken here.)
     let late: string[] = [];
-    if (reconciled) late = finalListed.filter((id) => !listed.has(id));
+    if (reconciled) late = finalListed.filter((id) => !listed.has(id) && (left !== undefined || this.engine.orders.byVenueId(id) !== undefined));
+    const cancelledLate = new Set<string>();
     if (late.length) {
       log.warn({ late: late.length }, 'stopping: orders the final look-up found resting; cancelling them by id');
-      late = await this.cancelLeft(late, 'final cancel of the orders the look-up found failed');
+      const notDone = new Set(await this.cancelLeft(late, 'final cancel of the orders the look-up found failed'));
+      for (const id of late) if (!notDone.has(id)) cancelledLate.add(id);
+      late = [...notDone];
     }
-    // the venue's list unread (neither the first nor the look-up's): every order we still hold open
-    // is unconfirmed; read, it cannot name a place never answered (no venue id yet), which may rest there
-    return left || reconciled ? [...(left ?? []), ...late, ...this.trackedOpen(true)] : this.trackedOpen();
+    // read, the list cannot name a place never answered (no venue id yet), which may rest there
+    if (left) return [...left, ...late, ...this.trackedOpen(true)];
+    // only the look-up's list read: what we still hold open after it is unconfirmed too (its end
+    // unproven), less what was just cancelled; neither read: every order we hold open
+    if (reconciled) return [...new Set([...late, ...this.trackedOpen().filter((id) => !cancelledLate.has(id))])];
+    return this.trackedOpen();
   }
 
   /** Records the store has not taken yet (none before the store opened). */

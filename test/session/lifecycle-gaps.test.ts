@@ -222,12 +222,14 @@ interface LaunchOptions {
   overrides?: Record<string, unknown>;
   /** The emulator's dead-man switch window (polymarket profile). */
   heartbeatTimeoutMs?: number;
+  /** The emulator's markets (the daemon trades the first; default 1). */
+  markets?: number;
 }
 
 /** The emulator, maybe a proxy, and a daemon live on the emulator's first market, started. */
 async function launch(o: LaunchOptions = {}): Promise<Running> {
   const poly = o.profile === 'polymarket';
-  const emu = await startEmulator({ seed: 7, markets: 1, keys: [KEY], params: o.params, heartbeatTimeoutMs: o.heartbeatTimeoutMs, ...(poly ? { profile: 'polymarket' as const } : {}) });
+  const emu = await startEmulator({ seed: 7, markets: o.markets ?? 1, keys: [KEY], params: o.params, heartbeatTimeoutMs: o.heartbeatTimeoutMs, ...(poly ? { profile: 'polymarket' as const } : {}) });
   const proxy = o.proxy ? await startProxy(emu.port) : undefined;
   const dir = mkdtempSync(join(tmpdir(), 'makerd-lifecycle-'));
   const acct = poly ? emu.accounts[0] : undefined;
@@ -432,9 +434,14 @@ describe('a stop whose cancel-all and first list fail', () => {
   it("cancels by id the orders the final look-up lists resting (the venue's list read late is still the venue's word)", async () => {
     // found in review: with the first list unread, the orders the final look-up listed were only
     // reported, never cancelled, though their ids were known (no dead-man switch on this venue)
-    const r = await launch({ proxy: true, params: stressSyntheticParams });
+    const r = await launch({ proxy: true, params: stressSyntheticParams, markets: 2 });
     const p = r.proxy as Proxy;
     await until('our quotes resting', () => r.emu.exchange.openOrders(r.owner).length > 0, 15_000);
+    // an order on the key outside the daemon's markets (placed by hand): the final look-up cancels
+    // it as another program's, and the stop must not then report it as unconfirmed
+    const other = r.emu.markets[1].facts.tokens[0];
+    const placed = await r.emu.exchange.place(r.owner, { tokenID: other, side: 'BUY', price: 0.02, size: 10, orderType: 'GTC' });
+    expect(placed.errorMsg ?? '').toBe('');
     p.refuseCancelAll = true;
     p.refuseLists = 1;
     const rep: StopReport = await bounded(r.daemon.stop('test'), 20_000, 'stop');
