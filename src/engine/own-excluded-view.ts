@@ -10,13 +10,15 @@ import type { Side } from '../core/events.js';
 import type { TrackedOrder } from './orders.js';
 
 /**
- * States in which an order may be resting in the venue's book. A place not answered yet (or
- * unclear) counts too: the feed often shows it before the answer comes, and priced off that, the
- * next requote would chase it with another order (the first cannot be cancelled yet). Where the
- * feed does not show it yet, taking it out only thins that level for a round trip (never below 0).
+ * States in which an order may be resting in the venue's book. A place not answered yet counts
+ * too: the feed often shows it before the answer comes, and priced off that, the next requote would
+ * chase it with another order (the first cannot be cancelled yet). Where the feed does not show it
+ * yet, taking it out only thins that level for a round trip (never below 0). An unclear place
+ * (ambiguous) does not: it may never have landed, and it stays so until a look-up settles it, which
+ * in the venue trouble that made it may take long.
  */
 function resting(o: TrackedOrder): boolean {
-  return o.state === 'live' || o.state === 'partially_filled' || o.state === 'pending_cancel' || o.state === 'pending_new' || o.state === 'ambiguous';
+  return o.state === 'live' || o.state === 'partially_filled' || o.state === 'pending_cancel' || o.state === 'pending_new';
 }
 
 /**

@@ -4,8 +4,13 @@
 import type { Logger } from '../core/log.js';
 import { unixToMs } from '../core/units.js';
 
-/** Distinct reject reasons kept; later new ones count under `other` (a reason may carry a wire value: an unknown event_type). */
+/**
+ * Distinct reasons kept that carry a wire value (an unknown event_type: `unknown_event:<type>`);
+ * later new ones count under `unknown_event:other`. Our own reasons (malformed_json, bad_field:<our
+ * field name>) are a fixed set and always keep their own.
+ */
 export const MAX_REJECT_REASONS = 50;
+const WIRE_REASON = 'unknown_event:';
 
 export class DecodeStats {
   frames = 0;
@@ -15,6 +20,8 @@ export class DecodeStats {
   sizesRounded = 0;
   /** Rejects by reason, e.g. `malformed_json`, `bad_field:price`, `unknown_event:foo`. */
   readonly rejects = new Map<string, number>();
+  /** Distinct wire-valued reasons kept (MAX_REJECT_REASONS at most). */
+  private wireReasons = 0;
   private logged = 0;
   /** Told of every reject (a user-channel message of ours that could not be read asks the venue: session/daemon.ts). */
   onReject: ((reason: string, sample: string) => void) | undefined = undefined;
@@ -29,7 +36,11 @@ export class DecodeStats {
   reject(reason: string, sample: string): void {
     const known = this.rejects.get(reason);
     // bounded: each reason is a Map entry and a /metrics series for good
-    const key = known !== undefined || this.rejects.size < MAX_REJECT_REASONS ? reason : 'other';
+    let key = reason;
+    if (known === undefined && reason.startsWith(WIRE_REASON)) {
+      if (this.wireReasons < MAX_REJECT_REASONS) this.wireReasons++;
+      else key = `${WIRE_REASON}other`;
+    }
     this.rejects.set(key, (known ?? this.rejects.get(key) ?? 0) + 1);
     this.onReject?.(reason, sample);
     const n = ++this.logged;

@@ -123,7 +123,7 @@ describe('OwnExcludedView', () => {
     expect(view(b, [order('other', 'BUY', 4900, 700)]).bestAsk()).toBe(5100);
   });
 
-  it('ignores orders ended, counts places in flight, and takes only the unfilled part of a partly filled one out', () => {
+  it('ignores orders ended or unclear, counts places in flight, and takes only the unfilled part of a partly filled one out', () => {
     const b = book(
       [
         [4700, 1000],
@@ -134,11 +134,11 @@ describe('OwnExcludedView', () => {
         [5300, 1000],
       ],
     );
-    const notResting = [order(NO, 'BUY', 4900, 700, 'canceled'), order(YES, 'BUY', 4800, 600, 'filled', 600)];
+    const notResting = [order(NO, 'BUY', 4900, 700, 'canceled'), order(NO, 'BUY', 4900, 700, 'ambiguous'), order(YES, 'BUY', 4800, 600, 'filled', 600)];
     const v = view(b, notResting);
     expect([v.bestBid(), v.bestAsk(), v.sizeAt('SELL', 5100)]).toEqual([4800, 5100, 700]);
-    // a place not answered yet (or unclear) may rest already: the feed often shows it first
-    for (const state of ['pending_new', 'ambiguous'] as const) expect([view(b, [order(NO, 'BUY', 4900, 700, state)]).bestAsk()]).toEqual([5300]);
+    // a place not answered yet may rest already: the feed often shows it first
+    expect(view(b, [order(NO, 'BUY', 4900, 700, 'pending_new')]).bestAsk()).toBe(5300);
     // 1000 ordered, 500 filled: 500 of ours rest at 0.48, 100 are someone else's
     const p = view(b, [order(YES, 'BUY', 4800, 1000, 'partially_filled', 500)]);
     expect([p.bestBid(), p.sizeAt('BUY', 4800)]).toEqual([4800, 100]);

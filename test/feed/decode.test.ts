@@ -266,14 +266,16 @@ describe('market decoder: price and size strings', () => {
 });
 
 describe('reject reasons from the wire are bounded', () => {
-  it('a feed sending ever new event types keeps at most MAX_REJECT_REASONS reasons; the rest count under one', () => {
+  it('a feed sending ever new event types keeps at most MAX_REJECT_REASONS of them; the rest count under one; our own reasons keep theirs', () => {
     // found in review: each distinct event_type made a reason, a Map entry and a /metrics series for good
     const st = createMarketDecodeStats();
     const out: MarketEvent[] = [];
     for (let i = 0; i < 1000; i++) decodeMarketFrame(JSON.stringify({ event_type: `kind${i}`, market: 'm' }), out, st);
-    expect(st.rejected()).toBe(1000);
-    expect(st.rejects.size).toBeLessThanOrEqual(MAX_REJECT_REASONS + 1);
+    decodeMarketFrame('{"event_type": "book", ', out, st);
+    expect(st.rejected()).toBe(1001);
+    expect(st.rejects.size).toBeLessThanOrEqual(MAX_REJECT_REASONS + 2);
     expect(st.rejects.get('unknown_event:kind0')).toBe(1);
-    expect(st.rejects.get('other')).toBe(1000 - MAX_REJECT_REASONS);
+    expect(st.rejects.get('unknown_event:other')).toBe(1000 - MAX_REJECT_REASONS);
+    expect(st.rejects.get('malformed_json')).toBe(1);
   });
 });
