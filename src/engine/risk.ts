@@ -46,6 +46,8 @@ export interface RiskInputs {
 const DAY_MS = 86_400_000;
 /** How long the loss check (and a day's baseline) waits for every holding's mark (see checkLoss). */
 const MARKS_WAIT_MS = 60_000;
+/** How often a day's baseline the store could not read or keep is asked again (RiskGate.keepDayStart). */
+const DAY_START_RETRY_MS = 1000;
 
 /**
  * Blocks that say the strategy, the configuration or the wallet disagree, so such quotes are lost
@@ -87,6 +89,10 @@ export class RiskGate {
   haltedAtMs = 0;
   private dayStart = -1;
   private dayStartPnl = 0;
+  /** The day's baseline is settled with the store (read from it, or kept in it); else asked again (keepDayStart). */
+  private dayStartKept = true;
+  private dayStartTriedMs = -Infinity;
+  private dayStartFailing = false;
   /** Since when some holding has had no mark (NaN: every one has). */
   private unmarkedSince = NaN;
   /**
@@ -102,7 +108,7 @@ export class RiskGate {
   /** Why no market may quote before the first loss check of a restart the same day, or undefined (see lossCompared). */
   lossCheckPending(nowMs: number): string | undefined {
     if (this.lossCompared) return undefined;
-    this.restartedToday ??= this.readDayStart(Math.floor(nowMs / DAY_MS)) !== undefined;
+    this.restartedToday ??= this.keptToday(Math.floor(nowMs / DAY_MS));
     return this.restartedToday ? "restarted today: the daily loss check waits for every held token's mark" : undefined;
   }
   /** Recent order results (time and ok), oldest first from resultsHead. */
@@ -309,36 +315,50 @@ export class RiskGate {
     this.lossCompared = true;
     if (day !== this.dayStart) {
       this.dayStart = day;
-      const kept = this.readDayStart(day);
-      this.dayStartPnl = kept ?? pnlMicros;
-      if (kept === undefined) this.keepDayStart(day, pnlMicros);
+      this.dayStartPnl = pnlMicros;
+      this.dayStartKept = false;
+      this.dayStartTriedMs = -Infinity;
     }
+    if (!this.dayStartKept && nowMs - this.dayStartTriedMs >= DAY_START_RETRY_MS) this.keepDayStart(day, nowMs);
     if (this.halted) return undefined;
     const loss = (this.dayStartPnl - pnlMicros) / (PRICE_SCALE * SIZE_SCALE);
     if (loss > this.cfg.dailyLossLimit) return this.halt(`daily loss ${loss.toFixed(2)} exceeds limit ${this.cfg.dailyLossLimit}`, nowMs);
     return undefined;
   }
 
-  /**
-   * The PnL `day` began at as an earlier process of the same day kept it (a restart does not re-arm
-   * the whole limit); undefined when none did. A store that fails is logged; the limit then counts
-   * from this process's baseline.
-   */
-  private readDayStart(day: number): number | undefined {
+  /** Whether an earlier process kept `day`'s start (a store that cannot say is taken as yes: the wait is the safe side). */
+  private keptToday(day: number): boolean {
     try {
       const kept = this.dayStarts?.dayStartPnl(day);
-      return kept !== undefined && Number.isFinite(kept) ? kept : undefined;
-    } catch (err) {
-      this.log.error({ err }, "risk: the day's starting PnL could not be read; the loss limit counts from now");
-      return undefined;
+      return kept !== undefined && Number.isFinite(kept);
+    } catch {
+      return true;
     }
   }
 
-  private keepDayStart(day: number, pnlMicros: number): void {
+  /**
+   * The day's baseline against the store: the PnL `day` began at as an earlier process of the same
+   * day kept it (a restart does not re-arm the whole limit), else this process's, kept for the next.
+   * A store that fails is logged (once a streak) and asked again every DAY_START_RETRY_MS: the limit
+   * counts from this process's baseline meanwhile, and a read that failed never lets the write
+   * replace a baseline kept before.
+   */
+  private keepDayStart(day: number, nowMs: number): void {
+    this.dayStartTriedMs = nowMs;
+    let step = 'read';
     try {
-      this.dayStarts?.setDayStartPnl(day, pnlMicros);
+      const kept = this.dayStarts?.dayStartPnl(day);
+      if (kept !== undefined && Number.isFinite(kept)) this.dayStartPnl = kept;
+      else {
+        step = 'kept';
+        this.dayStarts?.setDayStartPnl(day, this.dayStartPnl);
+      }
+      this.dayStartKept = true;
+      if (this.dayStartFailing) this.log.info("risk: the day's starting PnL is in the store again");
+      this.dayStartFailing = false;
     } catch (err) {
-      this.log.error({ err }, "risk: the day's starting PnL could not be kept; a restart today counts the loss from its own start");
+      if (!this.dayStartFailing) this.log.error({ err }, `risk: the day's starting PnL could not be ${step}; the loss limit counts from this process's start until it can`);
+      this.dayStartFailing = true;
     }
   }
 

@@ -197,6 +197,48 @@ describe('risk gate', () => {
     expect(g.checkLoss(-40 * 1e6, 2000, () => false)).toMatch(/daily loss 40.00 exceeds limit 10/);
   });
 
+  it("a store that cannot read the day's baseline never has it replaced: asked again a second later, the kept one counts", () => {
+    // found in review: a failed read took this process's PnL as the day's start and wrote it over
+    // the kept one (re-arming the whole limit for every later restart); a failed write was never retried
+    const kept = new Map<number, number>([[0, 0]]);
+    let readFails = 1;
+    const writes: number[] = [];
+    const g = new RiskGate(cfg, silentLogger, {
+      dayStartPnl: (d) => {
+        if (readFails-- > 0) throw new Error('SQLITE_BUSY');
+        return kept.get(d);
+      },
+      setDayStartPnl: (d, p) => {
+        writes.push(p);
+        kept.set(d, p);
+      },
+    });
+    // the day began at 0 (kept by an earlier process); this one starts 8 dollars down
+    expect(g.checkLoss(-8 * 1e6, 1000)).toBeUndefined();
+    expect(writes).toEqual([]);
+    // a second on, the read works: 3 more dollars down is 11 from the day's start
+    expect(g.checkLoss(-11 * 1e6, 2500)).toMatch(/daily loss 11.00/);
+    expect(writes).toEqual([]);
+  });
+
+  it("a day's baseline the store could not keep is written when it can", () => {
+    const kept = new Map<number, number>();
+    let writeFails = 2;
+    const g = new RiskGate(cfg, silentLogger, {
+      dayStartPnl: (d) => kept.get(d),
+      setDayStartPnl: (d, p) => {
+        if (writeFails-- > 0) throw new Error('SQLITE_FULL');
+        kept.set(d, p);
+      },
+    });
+    g.checkLoss(-2 * 1e6, 1000);
+    g.checkLoss(-3 * 1e6, 1500); // within the retry's second: not asked
+    expect(kept.size).toBe(0);
+    g.checkLoss(-3 * 1e6, 2100);
+    g.checkLoss(-3 * 1e6, 3200);
+    expect(kept.get(0)).toBe(-2 * 1e6);
+  });
+
   it('a mark that never comes delays the baseline 60 s at most', () => {
     const g = new RiskGate(cfg, silentLogger);
     expect(g.checkLoss(0, 1000, () => false)).toBeUndefined();
