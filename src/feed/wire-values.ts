@@ -3,7 +3,7 @@
 import { parsePrice, parseWireSize } from '../core/units.js';
 import { FieldError, reqStr, toMs, type Json } from './decode-stats.js';
 
-/** Unix-ms wire string -> number, without a regex (hot path). */
+/** Unix wire string (seconds, ms or µs, as unixToMs reads them) -> ms, without a regex (hot path). */
 export function tsMs(s: string): number {
   const n = s.length;
   if (n === 0 || n > 16) throw new FieldError('timestamp');
@@ -13,7 +13,7 @@ export function tsMs(s: string): number {
     if (c < 48 || c > 57) return toMs(s, 'timestamp');
     v = v * 10 + (c - 48);
   }
-  return v < 1e11 ? v * 1000 : v;
+  return v < 1e11 ? v * 1000 : v > 1e14 ? Math.round(v / 1000) : v;
 }
 
 /**

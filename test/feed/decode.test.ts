@@ -279,3 +279,14 @@ describe('reject reasons from the wire are bounded', () => {
     expect(st.rejects.get('malformed_json')).toBe(1);
   });
 });
+
+describe('market timestamps', () => {
+  it('a 16-digit (microsecond) timestamp is read as microseconds, as every other timestamp decoder reads it; seconds and ms as before', () => {
+    // found in review: the market decoder's fast path took it as milliseconds, a time 1000x ahead
+    const out: MarketEvent[] = [];
+    const st = createMarketDecodeStats();
+    const frame = (ts: string) => JSON.stringify({ event_type: 'price_change', market: 'm', timestamp: ts, price_changes: [{ asset_id: 'A', price: '0.5', size: '10', side: 'BUY', hash: 'h' }] });
+    for (const ts of ['1767225600001000', '1767225600001', '1767225600']) decodeMarketFrame(frame(ts), out, st);
+    expect(out.map((e) => e.type === 'price_change' && e.timestampMs)).toEqual([1767225600001, 1767225600001, 1767225600000]);
+  });
+});
