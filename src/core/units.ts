@@ -6,6 +6,8 @@
 
 export const PRICE_SCALE = 10_000;
 export const SIZE_SCALE = 100;
+/** Millionths of a share (a 6-decimal wire size) in one size unit (0.01 share). */
+export const MICROS_PER_UNIT = 1_000_000 / SIZE_SCALE;
 export const PRICE_DECIMALS = 4;
 export const SIZE_DECIMALS = 2;
 

@@ -36,7 +36,7 @@ export interface FillSink {
 /** A fill's key: its trade and our order (one trade fills several orders; an order fills in several trades). */
 export const fillKey = (tradeId: string, orderId: string): string => `${tradeId}|${orderId}`;
 
-import { feeMicros } from '../core/units.js';
+import { feeMicros, MICROS_PER_UNIT } from '../core/units.js';
 
 /** Settled fills kept in memory for de-duplication; older ones are dropped (the store keeps them all). */
 export const KEEP_SETTLED = 100_000;
@@ -237,7 +237,10 @@ export class FillLedger {
     this.total++;
     this.mined(f, undefined, f.status);
     // A trade first seen as FAILED never moved anything: record it, apply nothing.
-    if (f.status !== 'FAILED') this.orders.applyFill(orderId, f.size, nowMs);
+    if (f.status !== 'FAILED') {
+      this.orders.applyFill(orderId, f.size, nowMs);
+      roundedUp(o, f.size, c.micros);
+    }
     this.sink.onFill(f);
     return 1;
   }
@@ -280,7 +283,7 @@ export class FillLedger {
     this.fills.set(k, f);
     this.total++;
     this.mined(f, undefined, f.status);
-    if (f.status !== 'FAILED') this.orders.applyFill(f.orderId, f.size, nowMs);
+    if (f.status !== 'FAILED' && this.orders.applyFill(f.orderId, f.size, nowMs) && o) roundedUp(o, f.size, f.sizeMicros);
     this.sink.onFill(f);
     return true;
   }
@@ -320,12 +323,18 @@ export class FillLedger {
  */
 function withinRounding(o: TrackedOrder, size: number, micros: number | undefined): number {
   const left = sizeToCome(o);
+  // an order filled already (its pieces rounded up to its size): a piece of one unit, or one whose
+  // exact size its pieces already counted by rounding up (roundUpMicros), is that rounding (no fill
+  // on our grid; its exact shares go to the position's rounding count: Positions.roundedAway)
+  if (left === 0) return size === 1 || (micros !== undefined && micros <= (o.roundUpMicros ?? 0)) ? 0 : size;
   const slack = Math.max(ROUNDING_SLACK, Math.ceil(((o.pieces ?? 0) + 1) / 2));
-  // an order filled already (its pieces rounded up to its size): a piece of one unit, or of a
-  // 6-decimal size within what its pieces may have rounded up, is that rounding (no fill on our
-  // grid; its exact shares go to the position's rounding count: Positions.roundedAway)
-  if (left === 0) return size === 1 || (micros !== undefined && size <= slack) ? 0 : size;
   return size > left && size - left <= slack ? left : size;
+}
+
+/** Keeps TrackedOrder.roundUpMicros as a piece of `size` units (`micros` exact, when known) is applied to `o`. */
+function roundedUp(o: TrackedOrder, size: number, micros: number | undefined): void {
+  if (micros === undefined || !Number.isSafeInteger(micros)) return;
+  o.roundUpMicros = (o.roundUpMicros ?? 0) + size * MICROS_PER_UNIT - micros;
 }
 
 /** Pieces rounded to nothing remembered, so one seen again (the user channel, then a look-up) counts once. */

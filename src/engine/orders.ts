@@ -26,6 +26,8 @@ export interface TrackedOrder {
   unseen?: number;
   /** Fills applied to it in this process (each rounds its 6 decimals to our grid by half a unit at most: fills.ts withinRounding). */
   pieces?: number;
+  /** Of its fills in this process with exact sizes, millionths of a share counted beyond them (rounded up; less what rounded down): fills.ts. */
+  roundUpMicros?: number;
   state: OrderState;
   /** State before pending_cancel, restored when the venue refuses the cancel. */
   prevState?: OrderState;

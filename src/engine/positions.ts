@@ -6,6 +6,7 @@ import type { MarketMeta, PositionView } from './strategy.js';
 import { InvariantError } from '../core/errors.js';
 import { foldFill, type CostBasis } from '../core/accounting.js';
 import { FillUndo } from './fill-undo.js';
+import { MICROS_PER_UNIT } from '../core/units.js';
 
 /** A token's position on the average-cost basis (core/accounting.ts: the one fold). */
 export type TokenPosition = CostBasis;
@@ -33,9 +34,6 @@ export interface FillTerms {
   /** The venue's size exactly, millionths of a share, when finer than `size`'s 0.01 share. */
   sizeMicros?: number;
 }
-
-/** Millionths of a share in a size unit (0.01 share). */
-const MICROS_PER_UNIT = 10_000;
 
 /** Integers in range or nothing: a NaN or Infinity here would disarm every limit computed from it. */
 function checkUnits(tokenId: string, price: number, size: number, fee: number): void {

@@ -149,6 +149,11 @@ describe('real trades', () => {
     [...Array<string>(11).fill('0.905'), '0.045'].forEach((amount, i) => t.piece(amount, `v-${i}`));
     expect(t.refused).toEqual([]);
     expect(t.filled()).toBe(1000);
+    // an order filled by exact pieces rounded nothing up: a 6-decimal piece after it is no rounding
+    const u = pieceRig();
+    ['5', '5', '0.045'].forEach((amount, i) => u.piece(amount, `x-${i}`));
+    expect(u.refused).toHaveLength(1);
+    expect(u.filled()).toBe(1000);
     // a piece well past a few pieces' rounding is still refused
     const s = pieceRig();
     ['5', '5.06'].forEach((amount, i) => s.piece(amount, `w-${i}`));
