@@ -5,12 +5,12 @@ import type { Logger } from '../core/log.js';
 import { unixToMs } from '../core/units.js';
 
 /**
- * Distinct reasons kept that carry a wire value (an unknown event_type: `unknown_event:<type>`);
- * later new ones count under `unknown_event:other`. Our own reasons (malformed_json, bad_field:<our
- * field name>) are a fixed set and always keep their own.
+ * Distinct reasons kept that carry a wire value (an unknown event type or price topic:
+ * `unknown_event:<type>`, `unknown_topic:<topic>`); later new ones count under `<prefix>other`. Our
+ * own reasons (malformed_json, bad_field:<our field name>) are a fixed set and always keep their own.
  */
 export const MAX_REJECT_REASONS = 50;
-const WIRE_REASON = 'unknown_event:';
+const WIRE_REASONS = ['unknown_event:', 'unknown_topic:'];
 
 export class DecodeStats {
   frames = 0;
@@ -37,9 +37,10 @@ export class DecodeStats {
     const known = this.rejects.get(reason);
     // bounded: each reason is a Map entry and a /metrics series for good
     let key = reason;
-    if (known === undefined && reason.startsWith(WIRE_REASON)) {
+    const wire = known === undefined ? WIRE_REASONS.find((p) => reason.startsWith(p)) : undefined;
+    if (wire !== undefined) {
       if (this.wireReasons < MAX_REJECT_REASONS) this.wireReasons++;
-      else key = `${WIRE_REASON}other`;
+      else key = `${wire}other`;
     }
     this.rejects.set(key, (known ?? this.rejects.get(key) ?? 0) + 1);
     this.onReject?.(reason, sample);

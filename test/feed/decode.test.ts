@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createMarketDecodeStats, decodeMarketFrame } from '../../src/feed/decode-market.js';
 import { createUserDecodeStats, decodeUserFrame } from '../../src/feed/decode-user.js';
 import type { MarketEvent, UserEvent } from '../../src/core/events.js';
-import { MAX_REJECT_REASONS } from '../../src/feed/decode-stats.js';
+import { DecodeStats, MAX_REJECT_REASONS } from '../../src/feed/decode-stats.js';
 
 const nt = new URL('../fixtures/polymarket/nautilus_trader/', import.meta.url);
 const raw = (p: string) => readFileSync(new URL(p, nt), 'utf8');
@@ -277,6 +277,11 @@ describe('reject reasons from the wire are bounded', () => {
     expect(st.rejects.get('unknown_event:kind0')).toBe(1);
     expect(st.rejects.get('unknown_event:other')).toBe(1000 - MAX_REJECT_REASONS);
     expect(st.rejects.get('malformed_json')).toBe(1);
+    // the price stream's unknown topics are wire values too
+    const prices = new DecodeStats('price');
+    for (let i = 0; i < 200; i++) prices.reject(`unknown_topic:t${i}`, '{}');
+    expect(prices.rejects.size).toBe(MAX_REJECT_REASONS + 1);
+    expect(prices.rejects.get('unknown_topic:other')).toBe(200 - MAX_REJECT_REASONS);
   });
 });
 
