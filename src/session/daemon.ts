@@ -33,7 +33,7 @@ import { Engine } from '../engine/engine.js';
 import { loadStrategy } from '../strategy/loader.js';
 import { feeRulesOutside, marketsFromQuery, marketsFromTokens, readFeeRules, tokenMetaOf } from './markets.js';
 import { MarketSet, type MarketSetChange } from './market-set.js';
-import { AMBIGUOUS_GRACE_MS, reconcileWithVenue, recoveryStart, restoreFromStore } from './startup.js';
+import { AMBIGUOUS_GRACE_MS, ReconcileStoreError, reconcileWithVenue, recoveryStart, restoreFromStore, type ReconcileListing } from './startup.js';
 import { HOUR, LOOKUP_OVERLAP_MS, VenueLookUps } from './look-ups.js';
 import { TradesReadNote } from './trades-read.js';
 import type { MarketMeta } from '../engine/strategy.js';
@@ -702,30 +702,33 @@ export class Daemon implements StatusSource {
     // look-up that succeeded (not the whole run: days of trades would not fit the shutdown bound),
     // or, when start-up's check never did, over its window (a crash's downtime before this run: an
     // order that rested through it is settled by the list below, and its fill must be read with it)
-    const finalListed: string[] = [];
+    const listing: ReconcileListing = { openIds: [], cancelled: [] };
+    const finalListed = listing.openIds;
     const checked = this.lookUps?.checkedFromMs();
     const startup = this.startupSinceMs ?? this.startedMs - HOUR;
     // a look-up that went through before start-up's check did (an hour back at most) does not cover its window
     const finalSince = this.reconciled ? (checked ?? startup) : Math.min(checked ?? Infinity, startup);
     const finalStart = this.clock.now();
-    const reconciled = await reconcileWithVenue(this.engine, this.venue, finalSince, log, finalListed).then(
+    // its listing is good when only the store failed it (ReconcileStoreError): the trades are not noted read
+    const reconciled = await reconcileWithVenue(this.engine, this.venue, finalSince, log, listing).then(
       () => {
         this.tradesRead?.read(finalSince, finalStart - LOOKUP_OVERLAP_MS);
         return true;
       },
       (err: unknown) => {
         log.warn({ err }, 'final trade reconciliation failed');
-        return false;
+        return err instanceof ReconcileStoreError;
       },
     );
     // an order that look-up's list shows resting which the list above did not (a place that landed
     // after it was read; every one when that list could not be read): cancelled by id too,
     // reported if the venue does not confirm it. The venue's list decides, not our tracker: an
     // order we still hold open may be one the cancel-all took whose end no answer told us yet
-    // (With the first list unread, the look-up's list is all there is: another program's orders
-    // on it the look-up has just cancelled itself, so only ours are taken here.)
+    // (Those the look-up has just cancelled itself, another program's and ours in markets no longer
+    // quoted, are done: cancelled again, they would come back "not cancelled".)
+    const cancelledByLookUp = new Set(listing.cancelled);
     let late: string[] = [];
-    if (reconciled) late = finalListed.filter((id) => !listed.has(id) && (left !== undefined || this.engine.orders.byVenueId(id) !== undefined));
+    if (reconciled) late = finalListed.filter((id) => !listed.has(id) && !cancelledByLookUp.has(id));
     const cancelledLate = new Set<string>();
     if (late.length) {
       log.warn({ late: late.length }, 'stopping: orders the final look-up found resting; cancelling them by id');
@@ -737,7 +740,7 @@ export class Daemon implements StatusSource {
     if (left) return [...left, ...late, ...this.trackedOpen(true)];
     // only the look-up's list read: what we still hold open after it is unconfirmed too (its end
     // unproven), less what was just cancelled; neither read: every order we hold open
-    if (reconciled) return [...new Set([...late, ...this.trackedOpen().filter((id) => !cancelledLate.has(id))])];
+    if (reconciled) return [...new Set([...late, ...this.trackedOpen().filter((id) => !cancelledLate.has(id) && !cancelledByLookUp.has(id))])];
     return this.trackedOpen();
   }
 

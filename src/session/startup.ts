@@ -168,9 +168,9 @@ async function confirmGone(venue: Venue, missing: readonly TrackedOrder[], log: 
  * rest at their old prices, fill, and be kept alive by the heartbeats until the next stop: they are
  * cancelled. One the venue does not confirm stays working here and is cancelled again next time.
  */
-async function cancelOrphans(engine: Engine, venue: Venue, listed: ReadonlyArray<[TrackedOrder, number]>, log: Logger): Promise<number> {
+async function cancelOrphans(engine: Engine, venue: Venue, listed: ReadonlyArray<[TrackedOrder, number]>, log: Logger): Promise<string[]> {
   const orphans = listed.map(([o]) => o).filter((o) => o.orderId !== undefined && !TERMINAL.has(o.state) && o.state !== 'pending_cancel' && !engine.marketOf(o.tokenId));
-  if (orphans.length === 0) return 0;
+  if (orphans.length === 0) return [];
   const now = engine.clock.now();
   for (const o of orphans) engine.orders.cancelSent(o, now);
   let canceled: string[] = [];
@@ -186,10 +186,24 @@ async function cancelOrphans(engine: Engine, venue: Venue, listed: ReadonlyArray
     else engine.orders.cancelRefused(id, 'cancel of an order in a market no longer quoted not confirmed', engine.clock.now());
   }
   log.warn({ orders: orphans.length, canceled: canceled.length, markets: [...new Set(orphans.map((o) => o.market))] }, 'reconcile: our orders in markets no longer quoted cancelled');
-  return canceled.length;
+  return canceled;
 }
 
-export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: number, log: Logger, openIds?: string[]): Promise<ReconcileReport> {
+/** What a look-up saw and did at the venue, for a caller that acts on it (a stop: what still rests). */
+export interface ReconcileListing {
+  /** The ids the venue listed open. */
+  openIds: string[];
+  /** The ids this look-up itself had cancelled (another program's orders, ours in markets no longer quoted). */
+  cancelled: string[];
+}
+
+/**
+ * The store could not be read for a trade of an order no longer in memory: the look-up did the rest
+ * (its listing is good), but its trades must be read again, so it fails.
+ */
+export class ReconcileStoreError extends Error {}
+
+export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: number, log: Logger, listing?: ReconcileListing): Promise<ReconcileReport> {
   const rep: ReconcileReport = { venueOrders: 0, adopted: 0, bound: 0, cancelledForeign: 0, cancelledOrphans: 0, settled: 0, missedFills: 0, statusMoves: 0 };
   const now = () => engine.clock.now();
   const startedMs = now();
@@ -200,7 +214,7 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
   for (const o of engine.orders.open()) if (o.updatedMs >= startedMs) movedWhileListed.add(o);
   rep.venueOrders = venueOrders.length;
   // the ids the venue lists open, for a caller that acts on them (a stop: what still rests)
-  if (openIds) for (const vo of venueOrders) openIds.push(vo.orderId);
+  if (listing) for (const vo of venueOrders) listing.openIds.push(vo.orderId);
   const seen = new Set<string>();
   const foreign: string[] = [];
   // our orders the list shows, with the venue's size matched: what they filled is raised to it
@@ -336,6 +350,7 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
     try {
       const r = await venue.cancelOrders(foreign);
       rep.cancelledForeign = r.canceled.length;
+      listing?.cancelled.push(...r.canceled);
       // said every time: orders keep coming from elsewhere when another process trades this key
       if (r.canceled.length)
         log.warn(
@@ -346,12 +361,14 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
       log.warn({ err, orders: foreign.length }, 'reconcile: cancelling unknown orders failed');
     }
   }
-  rep.cancelledOrphans = await cancelOrphans(engine, venue, listed, log);
+  const orphans = await cancelOrphans(engine, venue, listed, log);
+  rep.cancelledOrphans = orphans.length;
+  listing?.cancelled.push(...orphans);
   rep.statusMoves = statusMoves;
   if (unknownTrades) log.warn({ trades: unknownTrades }, 'reconcile: trades in our markets name orders we do not know');
   if (history.err !== undefined) {
     const why = history.err instanceof Error ? history.err.message : String(history.err);
-    throw new Error(`reconcile: the store could not be read for a trade of an order no longer in memory (${why}); its trades are read again next time`);
+    throw new ReconcileStoreError(`reconcile: the store could not be read for a trade of an order no longer in memory (${why}); its trades are read again next time`);
   }
   log.info({ ...rep }, 'reconciled with the venue');
   return rep;

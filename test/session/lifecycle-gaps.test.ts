@@ -67,6 +67,8 @@ interface Proxy {
   refuseLists: number;
   /** Answer 400 to every cancel (DELETE of any path). */
   refuseCancels: boolean;
+  /** Answer 400 to this many cancels by id (DELETE /orders), then forward them. */
+  refuseIdCancels: number;
   /** Hold GET of the open orders and trades lists (a look-up) until released (forwarded then). */
   holdLookUps: boolean;
   /** Look-up requests held (not yet forwarded). */
@@ -102,6 +104,7 @@ async function startProxy(targetPort: number): Promise<Proxy> {
     refuseCancelAll: false,
     refuseLists: 0,
     refuseCancels: false,
+    refuseIdCancels: 0,
     heldLookUps: 0,
     releaseLookUps: () => {
       p.heldLookUps = 0;
@@ -138,7 +141,9 @@ async function startProxy(targetPort: number): Promise<Proxy> {
     }
     const refuseList = req.method === 'GET' && /\/orders$/.test(path) && p.refuseLists > 0;
     if (refuseList) p.refuseLists--;
-    if ((req.method === 'DELETE' && (p.refuseCancels || (path.endsWith('/cancel-all') && p.refuseCancelAll))) || refuseList) {
+    const refuseIdCancel = req.method === 'DELETE' && /\/orders$/.test(path) && p.refuseIdCancels > 0;
+    if (refuseIdCancel) p.refuseIdCancels--;
+    if ((req.method === 'DELETE' && (p.refuseCancels || (path.endsWith('/cancel-all') && p.refuseCancelAll))) || refuseList || refuseIdCancel) {
       req.resume();
       res.writeHead(400, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: 'refused by the test' }));
@@ -446,6 +451,21 @@ describe('a stop whose cancel-all and first list fail', () => {
     p.refuseLists = 1;
     const rep: StopReport = await bounded(r.daemon.stop('test'), 20_000, 'stop');
     expect(p.refuseLists).toBe(0); // the first list was refused, the final look-up's read
+    expect(r.emu.exchange.openOrders(r.owner)).toEqual([]);
+    expect(rep.unconfirmed).toEqual([]);
+  }, 60_000);
+
+  it("another program's order whose cancel by the final look-up failed is cancelled by the stop, not dropped", async () => {
+    const r = await launch({ proxy: true, params: stressSyntheticParams, markets: 2 });
+    const p = r.proxy as Proxy;
+    await until('our quotes resting', () => r.emu.exchange.openOrders(r.owner).length > 0, 15_000);
+    const other = r.emu.markets[1].facts.tokens[0];
+    expect((await r.emu.exchange.place(r.owner, { tokenID: other, side: 'BUY', price: 0.02, size: 10, orderType: 'GTC' })).errorMsg ?? '').toBe('');
+    p.refuseCancelAll = true;
+    p.refuseLists = 1;
+    p.refuseIdCancels = 1; // the look-up's cancel of the other program's order
+    const rep: StopReport = await bounded(r.daemon.stop('test'), 20_000, 'stop');
+    expect(p.refuseIdCancels).toBe(0);
     expect(r.emu.exchange.openOrders(r.owner)).toEqual([]);
     expect(rep.unconfirmed).toEqual([]);
   }, 60_000);
