@@ -61,6 +61,11 @@ export interface ClobProfile {
   sharesBalance?(tokenId: string): Route;
   /** The venue cancels our orders unless heartbeats keep coming (POST /v1/heartbeats). */
   readonly heartbeats: boolean;
+  /**
+   * Makers pay no fee, whatever fee_rate_bps a trade's maker parts carry (Polymarket puts its base
+   * rate, 1000 bps, on them, yet charges takers only); false: a trade's rate is what it charges.
+   */
+  readonly makersPayNoFee: boolean;
   /** The venue limits each signer's orders and cancels with token buckets (limit-table.ts SIGNER_TIERS). */
   readonly signerBuckets: boolean;
   /** Why this profile cannot trade (the missing environment variables), or undefined when it can. */
@@ -108,6 +113,7 @@ export function specProfile(apiKey?: string): ClobProfile {
     orderBodies: (orders) => orders.map(orderBody),
     userAuth: apiKey ? { apiKey } : undefined,
     heartbeats: false,
+    makersPayNoFee: false,
     signerBuckets: false,
     cannotTrade: apiKey ? undefined : 'live mode needs MAKERD_API_KEY in the environment',
     account: apiKey ? `key:${createHash('sha256').update(apiKey).digest('hex').slice(0, 16)}` : undefined,

@@ -68,6 +68,7 @@ export function polymarketProfile(c: PolymarketCredentials, o: PolymarketProfile
     orderBodies: (orders) => Promise.all(orders.map(sign)),
     userAuth: creds ? { apiKey: creds.key, secret: creds.secret, passphrase: creds.passphrase } : undefined,
     heartbeats: true,
+    makersPayNoFee: true,
     signerBuckets: true,
     // the funder holds the shares and collateral when set (a proxy or deposit wallet), else the key's address
     account: (c.funder ?? address) ? `address:${(c.funder ?? address ?? '').toLowerCase()}` : undefined,

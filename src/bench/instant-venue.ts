@@ -6,6 +6,7 @@ export type TradingEndpoint = 'POST /orders' | 'POST /order' | 'DELETE /orders' 
 
 export class InstantVenue implements Venue {
   readonly booksIncludeOwnOrders = false;
+  readonly makersPayNoFee = false;
   private n = 0;
   constructor(private readonly onRequest: (endpoint: TradingEndpoint) => void = () => {}) {}
   private ok = (r: OrderRequest): PlaceResult => ({ clientId: r.clientId, ok: true, orderId: `o${this.n++}`, status: 'live' });

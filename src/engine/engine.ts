@@ -58,12 +58,6 @@ export interface EngineOptions {
   config: Pick<Config, 'reconciler' | 'risk' | 'scheduler'>;
   markets: MarketMeta[];
   journal?: Journal;
-  /**
-   * The venue charges makers nothing, whatever fee_rate_bps its trades carry (Polymarket: maker
-   * parts carry the base rate, 1000 bps, yet only takers pay): a maker fill books no fee even where
-   * the market's fee rule is unknown (its read failed). Off: a trade's rate is booked flat (the spec's venue).
-   */
-  makersPayNoFee?: boolean;
   /** Told once, at the first halt (the daemon stops its heartbeats: nothing quotes again in this process). */
   onHalt?: (reason: string) => void;
   /** The store's orders and fills, for a look-up's trade of an order the engine has forgotten (absent: such a trade is another program's). */
@@ -789,11 +783,11 @@ export class Engine {
    * the rule and makers nothing, whatever fee_rate_bps its trade messages carry (the venue puts its
    * base rate on every part, makers' included: 1000 in a real capture, which as a flat rate would
    * book 10% of each maker fill's notional); else the trade's rate on the notional (a maker's
-   * none where the venue charges makers nothing: makersPayNoFee).
+   * none where the venue charges makers nothing: Venue.makersPayNoFee).
    */
   readonly fillFee: FillFee = (tokenId, price, size, feeRateBps, liquidity) => {
     const st = this.byToken.get(tokenId);
-    if (liquidity === 'MAKER' && this.o.makersPayNoFee) return 0;
+    if (liquidity === 'MAKER' && this.o.venue.makersPayNoFee) return 0;
     const rule = st ? st.meta.feeRule : this.droppedFeeRules.get(tokenId);
     if (rule === undefined) return flatFee(tokenId, price, size, feeRateBps, liquidity);
     if (liquidity === 'MAKER') return 0;

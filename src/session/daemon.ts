@@ -284,8 +284,6 @@ export class Daemon implements StatusSource {
       journal: this.metrics.tapJournal(this.journal),
       dayStarts: this.store,
       history: this.store,
-      // Polymarket charges makers nothing: no flat 10% on a maker fill whose market's rule is unknown
-      makersPayNoFee: live && this.o.venue.name === 'polymarket',
       // a halt is for good: the venue's dead-man switch then cancels whatever our cancels cannot
       onHalt: () => {
         if (!this.heartbeats) return;

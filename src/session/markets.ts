@@ -118,8 +118,8 @@ export async function marketsFromTokens(clob: ClobClient, tokens: readonly strin
 /**
  * Reads each market's fee rule where the profile reads one, into its meta (`feeRule`), a few at a
  * time. With a rule the engine charges takers by it and makers
- * nothing; without one it books a taker fill's fee_rate_bps flat (a maker's nothing: the engine's
- * makersPayNoFee, live on this venue). A missing or malformed answer costs a
+ * nothing; without one it books a taker fill's fee_rate_bps flat (a maker's nothing: Venue.makersPayNoFee,
+ * live on this venue). A missing or malformed answer costs a
  * warning, not the start: the market goes on without a rule (a running engine keeps one it knew).
  * Markets from token ids (marketsFromTokens) and from the metadata query (the daemon) alike.
  */

@@ -57,6 +57,9 @@ function cancelResult(r: CancelResponse): CancelResult {
 export class LiveVenue implements Venue {
   /** The venue's feed shows our resting orders in its books. */
   readonly booksIncludeOwnOrders = true;
+  get makersPayNoFee(): boolean {
+    return this.o.clob.profile.makersPayNoFee;
+  }
   private readonly listeners: Array<(e: UserEvent) => void> = [];
   /** The exchange whose allowance the last collateral read was capped at (undefined: the balance was the lesser). */
   private allowanceBinds: string | undefined = undefined;

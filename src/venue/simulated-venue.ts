@@ -146,6 +146,7 @@ interface SimRest {
 export class SimulatedVenue implements Venue {
   /** Our orders rest beside the external book, never in it. */
   readonly booksIncludeOwnOrders = false;
+  readonly makersPayNoFee = false;
   private readonly clock: Clock;
   private readonly opts: SimulatedVenueOptions;
   private readonly tokens = new Map<string, SimToken>();

@@ -82,6 +82,8 @@ export interface Venue {
    * own orders where they are included.
    */
   readonly booksIncludeOwnOrders: boolean;
+  /** Our maker fills pay no fee where the market's fee rule is unknown (ClobProfile.makersPayNoFee); false for the simulated venue, which charges its own. */
+  readonly makersPayNoFee: boolean;
   /** At most 15 orders. Throws AmbiguousSubmitError when the outcome is unknown; never retried. */
   placeOrders(orders: OrderRequest[]): Promise<PlaceResult[]>;
   /** One order through the single-order endpoint (overflow when the batch windows are full). */

@@ -7,7 +7,17 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
 import { ruleFeeMicros } from '../../src/core/fees.js';
-import type { UserTradeEvent } from '../../src/core/events.js';
+import type { UserEvent, UserTradeEvent } from '../../src/core/events.js';
+import { readFileSync } from 'node:fs';
+import { createClients } from '../../src/api/index.js';
+import { specProfile, type ClobProfile } from '../../src/api/clob-profile.js';
+import { polymarketProfile } from '../../src/api/polymarket-profile.js';
+import { polymarketCredentialsFromEnv } from '../../src/api/polymarket-credentials.js';
+import { loadConfig } from '../../src/config.js';
+import { silentLogger } from '../../src/core/log.js';
+import { LiveVenue } from '../../src/venue/live-venue.js';
+import { simulatedVenueFromConfig } from '../../src/venue/simulated-venue.js';
+import { createUserDecodeStats, decodeUserFrame } from '../../src/feed/decode-user.js';
 import { M, N, RecordingVenue, Y, bandsEngine, books, deliver, makerTrade, settle } from './helpers.js';
 
 const RULE = { rate: 0.25, exponent: 2 };
@@ -16,12 +26,12 @@ const RULE = { rate: 0.25, exponent: 2 };
 async function onFeeMarket(o: { rule?: boolean; makersPayNoFee?: boolean } = {}) {
   const clock = new VirtualClock(1_700_000_000_000);
   const venue = new RecordingVenue(() => clock.now());
+  venue.makersPayNoFee = o.makersPayNoFee === true;
   const { engine, mirror } = await bandsEngine({
     clock,
     venue,
     params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 },
     meta: { conditionId: M, tokenId: Y, complementId: N, tick: 100, minSize: 500, negRisk: false, ...(o.rule === false ? {} : { feeRule: RULE }) },
-    ...(o.makersPayNoFee ? { makersPayNoFee: true } : {}),
   });
   deliver(mirror, engine, books(4900, 5100, clock.now()));
   return { engine, clock };
@@ -104,5 +114,43 @@ describe('fills on a market with a fee rule', () => {
     engine.handleUserEvent(fill('t5'));
     expect(engine.positions.cash - cash).toBeLessThan(-bid.price * 1000);
     await engine.stop();
+  });
+
+  it("polymarket's real maker trade (polytrader's capture: fee_rate_bps 1000 on the maker part) through the user decoder books no fee without a rule", async () => {
+    const line = readFileSync(new URL('../fixtures/polymarket/polytrader/user_ws_messages.jsonl', import.meta.url), 'utf8')
+      .split('\n')
+      .find((l) => l.includes('"maker_orders"') && l.includes('"MATCHED"')) as string;
+    const events: UserEvent[] = [];
+    decodeUserFrame(line, events, createUserDecodeStats());
+    const t = events.find((e): e is UserTradeEvent => e.type === 'trade')!;
+    const m = t.makerOrders[0];
+    expect(m.feeRateBps).toBe(1000);
+    // the maker entry as a resting order of ours, on a market with no known rule, at a venue charging makers nothing
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new RecordingVenue(() => clock.now());
+    venue.makersPayNoFee = true;
+    const { engine } = await bandsEngine({
+      clock,
+      venue,
+      params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 },
+      meta: { conditionId: t.market, tokenId: m.assetId, complementId: t.assetId, tick: 100, minSize: 500, negRisk: false },
+    });
+    engine.orders.create({ clientId: 'ours', tokenId: m.assetId, market: t.market, side: m.side ?? 'BUY', price: m.price, size: 1000, createdMs: clock.now() });
+    engine.orders.placeResult({ clientId: 'ours', ok: true, orderId: m.orderId, status: 'live' }, clock.now());
+    const cash = engine.positions.cash;
+    engine.handleUserEvent(t);
+    expect(engine.positions.qty(m.assetId)).toBe(m.matchedAmount);
+    expect(engine.positions.cash - cash).toBe(-m.price * m.matchedAmount);
+    await engine.stop();
+  });
+
+  it('which venues charge makers nothing: the polymarket profile and the live venue over it, not the spec profile nor the simulated venue', () => {
+    const poly = polymarketProfile(polymarketCredentialsFromEnv({}));
+    expect([poly.makersPayNoFee, specProfile('k').makersPayNoFee]).toEqual([true, false]);
+    const clock = new VirtualClock(0);
+    const clob = (profile: ClobProfile) => createClients(loadConfig({ env: {} }), profile, silentLogger).clob;
+    const live = (profile: ClobProfile) => new LiveVenue({ clob: clob(profile), subscribeUser: () => undefined, tickOf: () => 100, log: silentLogger }).makersPayNoFee;
+    expect([live(poly), live(specProfile('k'))]).toEqual([true, false]);
+    expect(simulatedVenueFromConfig(loadConfig({ env: {} }).sim, clock, []).makersPayNoFee).toBe(false);
   });
 });

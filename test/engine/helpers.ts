@@ -119,6 +119,8 @@ export function makeBook(assetId: string, bids: Array<[number, number]>, asks: A
 export class RecordingVenue implements Venue {
   /** Tests of the mark set this to play a real venue whose books show our orders. */
   booksIncludeOwnOrders = false;
+  /** Tests of a venue charging makers nothing (Polymarket) set this. */
+  makersPayNoFee = false;
   calls: Array<{ kind: string; t: number; n: number; ids?: string[]; reqs?: OrderRequest[] }> = [];
   private seq = 0;
   private listener: ((e: UserEvent) => void) | undefined;
