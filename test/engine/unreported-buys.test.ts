@@ -2,7 +2,11 @@
 // "already canceled or matched"; or its order event said MATCHED): the shares it bought count
 // toward the position limit until the report comes, or a replacement BUY could take the position
 // past the limit (found in review: 10 held plus 10 resting against a limit of 10).
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import type { UserEvent, UserOrderEvent } from '../../src/core/events.js';
+import { createUserDecodeStats, decodeUserFrame } from '../../src/feed/decode-user.js';
+import { OrderTracker } from '../../src/engine/orders.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { RecordingVenue, Y, bandsEngine, books, deliver, makerTrade, matchedOrderEvent, settle } from './helpers.js';
 
@@ -118,5 +122,20 @@ describe('engine: a BUY matched, its trade not yet reported', () => {
     await settle(20);
     expect([...engine.orders.open()].filter((o) => o.side === 'BUY' && o.tokenId === Y)).toEqual([]);
     await engine.stop();
+  });
+
+  it("nautilus_trader's order UPDATE (LIVE, 25 of 100 matched) read by the user decoder holds the matched part as unseen", async () => {
+    // an outside implementation's message, not our emulator's: size_matched on an UPDATE. Its test
+    // data leaves out event_type, which the spec's order messages and every real capture carry
+    const fixture = JSON.parse(readFileSync(new URL('../fixtures/polymarket/nautilus_trader/rust_test_data/ws_user_order_update.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+    const out: UserEvent[] = [];
+    decodeUserFrame(JSON.stringify({ ...fixture, event_type: 'order' }), out, createUserDecodeStats());
+    const e = out.find((x): x is UserOrderEvent => x.type === 'order')!;
+    expect([e.kind, e.status, e.sizeMatched, e.originalSize]).toEqual(['UPDATE', 'LIVE', 2500, 10_000]);
+    const tr = new OrderTracker();
+    tr.create({ clientId: 'c', tokenId: e.assetId, market: e.market, side: e.side, price: e.price, size: e.originalSize, createdMs: 0 });
+    tr.placeResult({ clientId: 'c', ok: true, orderId: e.orderId, status: 'live' }, 1);
+    const o = tr.orderEvent(e, 2)!;
+    expect([o.state, o.filled, o.unseen]).toEqual(['partially_filled', 2500, 2500]);
   });
 });
