@@ -296,7 +296,8 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
         // read an hour): the store has it, and this trade's fill unless it was missed
         o = forgottenOrder(engine, t, history);
         if (!o) {
-          if (engine.marketOf(t.tokenId)) unknownTrades++;
+          // (not when the store could not say: the look-up fails for it, naming the store)
+          if (history.err === undefined && engine.marketOf(t.tokenId)) unknownTrades++;
           continue;
         }
       }
