@@ -14,10 +14,10 @@ import { TokenBucket } from './token-bucket.js';
 /** How long a grant is held past its window: 2% of it, at most 500 ms. */
 const HOLD_SHARE = 0.02;
 /**
- * How far apart requests granted together may reach the venue: a per-signer bucket taken from full
- * refills only after this long (TokenBucket's fullHoldMs). While the first request is on its way
- * the venue's bucket is still full and loses the refill our count would have; a later request
- * would find fewer tokens than we counted, and a place is not sent again after a 429.
+ * Grants awaiting no answer (submit: a simulated venue's virtual time): a per-signer bucket taken
+ * from full refills only after this long (TokenBucket's fullHoldMs). While the first request is on
+ * its way the venue's bucket is still full and loses the refill our count would have. A live
+ * request (untilAnswered) is taken from the bucket at its answer instead, however late it arrived.
  */
 const ARRIVAL_JITTER_MS = 50;
 const HOLD_MAX_MS = 500;
@@ -65,6 +65,8 @@ interface Entry {
   windows: RateWindow[];
   ids: string[];
   cost: number;
+  /** Its per-signer tokens are held until answered() (a live request), not taken at the grant. */
+  untilAnswered: boolean;
   grant: () => void;
   /** Told when the request can never go (its cost above a bucket's burst, after the tier fell). */
   refuse?: (err: Error) => void;
@@ -178,13 +180,13 @@ export class Limiter {
    * caller gives up (its deadline): a wait still queued leaves the queue and rejects, so it takes
    * no slot later (a throttled scope's capacity is what is short then) and holds up nothing behind it.
    */
-  acquire(scopes: ReadonlyArray<Scope>, priority: number = PRIORITY.normal, cost = 1, signal?: AbortSignal): Promise<void> {
+  acquire(scopes: ReadonlyArray<Scope>, priority: number = PRIORITY.normal, cost = 1, signal?: AbortSignal, untilAnswered = false): Promise<void> {
     return new Promise((resolve, reject) => {
       if (signal?.aborted) {
         reject(signal.reason);
         return;
       }
-      const e = this.enqueue(scopes, priority, resolve, cost, reject);
+      const e = this.enqueue(scopes, priority, resolve, cost, reject, untilAnswered);
       if (e && signal) {
         const drop = (): void => {
           if (this.withdraw(e)) reject(signal.reason);
@@ -216,15 +218,28 @@ export class Limiter {
   /**
    * The fast path alone: takes the slot now and returns true when nothing waits ahead and every
    * scope has room; otherwise changes nothing. Lets a caller send in the same turn (no await).
+   * `untilAnswered`: a live request, whose caller calls answered() once it is answered or given up.
    */
-  tryAcquire(scopes: ReadonlyArray<Scope>, cost = 1): boolean {
+  tryAcquire(scopes: ReadonlyArray<Scope>, cost = 1, untilAnswered = false): boolean {
     if (this.queued !== 0) return false;
     return this.take(
       scopes.map((s) => this.window(s)),
       scopes.map((s) => s.id),
       this.clock.now(),
       cost,
+      untilAnswered,
     );
+  }
+
+  /**
+   * A request granted `untilAnswered` was answered, failed or was given up: its per-signer tokens
+   * leave the buckets now (TokenBucket.answered). Exactly once per such grant.
+   */
+  answered(scopes: ReadonlyArray<Scope>, cost = 1): void {
+    if (this.tier === undefined) return;
+    const now = this.clock.now();
+    for (const s of scopes) if (s.bucket) this.bucketOf(s.bucket).answered(now, cost);
+    if (this.queued > 0) this.pump();
   }
 
   /**
@@ -238,14 +253,14 @@ export class Limiter {
   }
 
   /** submit(), returning the entry while it waits in the queue (undefined: granted or refused already). */
-  private enqueue(scopes: ReadonlyArray<Scope>, priority: number, grant: () => void, cost: number, refuse?: (err: Error) => void): Entry | undefined {
-    if (this.tryAcquire(scopes, cost)) {
+  private enqueue(scopes: ReadonlyArray<Scope>, priority: number, grant: () => void, cost: number, refuse?: (err: Error) => void, untilAnswered = false): Entry | undefined {
+    if (this.tryAcquire(scopes, cost, untilAnswered)) {
       grant();
       return undefined;
     }
     const windows = scopes.map((s) => this.window(s));
     const ids = scopes.map((s) => s.id);
-    const e: Entry = { windows, ids, cost, grant, refuse };
+    const e: Entry = { windows, ids, cost, untilAnswered, grant, refuse };
     if (this.overBurst(e)) return undefined;
     const level = Math.min(LEVELS - 1, Math.max(0, Math.trunc(priority)));
     this.queues[level].push(e);
@@ -334,9 +349,9 @@ export class Limiter {
     return false;
   }
 
-  private take(windows: RateWindow[], ids: string[], now: number, cost: number): boolean {
+  private take(windows: RateWindow[], ids: string[], now: number, cost: number, untilAnswered: boolean): boolean {
     if (this.freeAt(windows, ids, now, cost) > now) return false;
-    for (const w of windows) w.record(now, cost);
+    spend(windows, now, cost, untilAnswered);
     return true;
   }
 
@@ -369,7 +384,7 @@ export class Limiter {
             }
           }
           if (at <= now) {
-            for (const w of e.windows) w.record(now, e.cost);
+            spend(e.windows, now, e.cost, e.untilAnswered);
             granted.push(e.grant);
             continue;
           }
@@ -396,5 +411,13 @@ export class Limiter {
       this.timerAt = Infinity;
       this.pump();
     });
+  }
+}
+
+/** Counts a grant in every window; a live request's per-signer tokens are held until its answer. */
+function spend(windows: RateWindow[], now: number, cost: number, untilAnswered: boolean): void {
+  for (const w of windows) {
+    if (untilAnswered && w instanceof TokenBucket) w.send(cost);
+    else w.record(now, cost);
   }
 }

@@ -2,6 +2,9 @@
 // tokens, refilled continuously at `ratePerMs`; a request costs its number of orders. Pure: time is
 // passed in. Shared by the client limiter and the emulator. The balance may go below zero: the
 // venue debits a cancel-all's cancelled orders after the fact, on the tiers that allow it.
+// The client's count of the venue's bucket takes a live request's tokens when it is answered
+// (send/answered): the venue takes them on arrival, some time in between, and a full bucket there
+// gains nothing meanwhile, so counting from the answer can only find fewer tokens than it holds.
 
 /** Float slack on a token's arrival. */
 const EPS = 1e-9;
@@ -9,11 +12,14 @@ const EPS = 1e-9;
 export class TokenBucket {
   private tokens: number;
   private at = -Infinity;
+  /** Tokens of requests sent and not yet answered: spent, but not yet taken from `tokens`. */
+  private inFlight = 0;
 
   /**
-   * `fullHoldMs`: after a spend from a full bucket, no refill for this long (the client's count of
-   * the venue's bucket: the venue takes the spend only when the request arrives, and a full bucket
-   * there gains nothing meanwhile). 0 for the venue's own bucket (the emulator).
+   * `fullHoldMs`: after a spend from a full bucket, no refill for this long: the client's count
+   * where no answer is awaited (record: the scheduler's virtual time), since the venue takes the
+   * spend only when the request arrives and a full bucket there gains nothing meanwhile. 0 for the
+   * venue's own bucket (the emulator); a live request is counted by send/answered instead.
    */
   constructor(
     public burst: number,
@@ -40,10 +46,10 @@ export class TokenBucket {
     }
   }
 
-  /** Tokens at nowMs (negative while a debit is being paid off). */
+  /** Tokens at nowMs, less those in flight (negative while a debit is being paid off). */
   available(nowMs: number): number {
     this.refill(nowMs);
-    return this.tokens;
+    return this.tokens - this.inFlight;
   }
 
   /** Tokens spent, as a window's count of grants (the limiter's metrics). */
@@ -63,11 +69,27 @@ export class TokenBucket {
     if (full && this.fullHoldMs > 0) this.at = nowMs + this.fullHoldMs;
   }
 
+  /** Spends `cost` tokens of a request now sent: held apart until `answered` takes them from the bucket. */
+  send(cost = 1): void {
+    this.inFlight += cost;
+  }
+
+  /**
+   * The request of `send(cost)` was answered (or given up): the venue took its tokens by now, so
+   * they leave the bucket now, and it refills from here. No hold: this is later than its arrival.
+   */
+  answered(nowMs: number, cost = 1): void {
+    this.inFlight = Math.max(0, this.inFlight - cost);
+    this.refill(nowMs);
+    this.tokens -= cost;
+  }
+
   /** Earliest time >= nowMs with `cost` tokens (a whole ms, past any float edge); Infinity when cost exceeds the burst. */
   nextFreeAt(nowMs: number, cost = 1): number {
     if (cost > this.burst) return Infinity;
     const t = this.available(nowMs);
-    // refill starts again at `at` when a hold (fullHoldMs) puts it ahead of now
+    // refill starts again at `at` when a hold (fullHoldMs) puts it ahead of now; with tokens in
+    // flight this is when they would be free were those answered now (an answer pumps again anyway)
     return t >= cost - EPS ? nowMs : Math.max(nowMs, this.at) + Math.ceil((cost - t) / this.ratePerMs);
   }
 

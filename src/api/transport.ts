@@ -268,24 +268,32 @@ export class Transport {
       // granted at once: no await, so the request is dispatched in the caller's turn (a quote
       // leaves with the frame that caused it); otherwise wait in the limiter's queue (never sent
       // when the deadline comes first: the wait then leaves the queue, taking no slot later)
-      if (!limiter.tryAcquire(scopes, cost)) {
+      // a per-signer bucket's tokens are held until the answer (Limiter.answered, below)
+      if (!limiter.tryAcquire(scopes, cost, true)) {
         const giveUp = new AbortController();
-        const granted = await settleWithin(
-          limiter.acquire(scopes, priority, cost, giveUp.signal).then(
-            () => true,
-            (e: unknown) => (giveUp.signal.aborted ? false : Promise.reject(e)),
-          ),
-          deadlineAt - performance.now(),
+        const waited = limiter.acquire(scopes, priority, cost, giveUp.signal, true).then(
+          () => true,
+          (e: unknown) => (giveUp.signal.aborted ? false : Promise.reject(e)),
         );
+        const granted = await settleWithin(waited, deadlineAt - performance.now());
         if (granted !== true) {
           giveUp.abort();
+          // granted as the deadline came: nothing is sent on it, and its tokens are let go
+          void waited.then(
+            (ok) => ok && limiter.answered(scopes, cost),
+            () => {},
+          );
           throw overdue();
         }
       }
-      let res: RawResponse;
-      try {
-        res = await this.send(spec, bodyText, deadlineAt);
-      } catch (e) {
+      const sent = await this.send(spec, bodyText, deadlineAt).then(
+        (r): { res: RawResponse } => ({ res: r }),
+        (e: unknown) => ({ failed: e }),
+      );
+      // answered or failed: the venue took the tokens by now, if it ever got the request
+      limiter.answered(scopes, cost);
+      if ('failed' in sent) {
+        const e = sent.failed;
         const err = e === DEADLINE ? overdue() : e;
         if (submit) throw new AmbiguousSubmitError(method, path, err);
         if (err instanceof DeadlineError) throw err;
@@ -295,6 +303,7 @@ export class Transport {
         }
         throw new TransportError(method, path, e);
       }
+      const res = sent.res;
       if (bucket) this.signerHeaders(res, bucket);
       if (res.status === 429) {
         const now = limiter.clock.now();

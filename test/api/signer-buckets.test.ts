@@ -61,6 +61,43 @@ describe('TokenBucket', () => {
     // the whole burst may still go at once
     expect(new TokenBucket(60, 0.04, 50).hasRoom(0, 60)).toBe(true);
   });
+  it("a live request's tokens (send/answered): held while it is out, however long, then taken from the bucket at its answer", () => {
+    const ours = new TokenBucket(60, 0.04);
+    ours.send(60);
+    expect(ours.available(0)).toBe(0);
+    expect(ours.available(10_000)).toBe(0); // out for 10 s: the venue may take them only now
+    // the next 15 would be free at once if the answer came now (a time to look again, not a promise)
+    expect(ours.nextFreeAt(10_000, 15)).toBe(10_000 + 375);
+    ours.answered(10_000, 60);
+    expect(ours.available(10_000)).toBe(0);
+    expect(ours.hasRoom(10_374, 15)).toBe(false);
+    expect(ours.hasRoom(10_375, 15)).toBe(true);
+    // an answer for more than is out never makes room
+    ours.answered(20_000, 5);
+    expect(ours.available(20_000)).toBe(55);
+  });
+  it('the limiter grants a waiting request when a live one is answered, and gives the tokens of the answered one back only by refill', async () => {
+    const clock = new VirtualClock(0);
+    const limiter = new Limiter({ clock, signerTier: 'standard' });
+    const orders = limiter.scopesOf('clob', 'POST', '/orders');
+    expect(limiter.tryAcquire(orders, 60, true)).toBe(true); // the Standard burst, out
+    let granted = false;
+    void limiter.acquire(orders, PRIORITY.place, 15, undefined, true).then(() => (granted = true));
+    for (let i = 0; i < 50 && clock.nextTimerAt() <= 5_000; i++) clock.advanceTo(clock.nextTimerAt());
+    await Promise.resolve();
+    expect(granted).toBe(false); // nothing answered: no refill counts
+    clock.advanceTo(5_000);
+    limiter.answered(orders, 60);
+    expect(limiter.room(orders)).toBe(0);
+    // 15 at 40/s less 2%: 383 ms after the answer
+    clock.advanceTo(5_380);
+    await Promise.resolve();
+    expect(granted).toBe(false);
+    clock.advanceTo(clock.nextTimerAt());
+    await Promise.resolve();
+    expect(granted).toBe(true);
+    expect(clock.now()).toBeLessThanOrEqual(5_400);
+  });
   it('a request queued for a bucket whose tier then falls below its cost is refused, and holds back nothing behind it', async () => {
     const clock = new VirtualClock(0);
     const limiter = new Limiter({ clock, signerTier: 'gold' });
@@ -182,20 +219,19 @@ describe("makerd's client on the venue's buckets", () => {
       })),
     );
 
-  it('eight batches of 15 at once (120 orders, twice the burst): every one placed (at most one 429, retried), the last after the bucket refilled', async () => {
+  it('eight batches of 15 at once (120 orders, twice the burst): every one placed with no 429, the last after the bucket refilled', async () => {
     const { clients, venue, statuses } = makerdFor(emu, emu.accounts[0], SCALE);
     try {
       const t0 = Date.now();
       const res = await Promise.all(batches(emu.markets[0], 8, 'p').map((b) => venue.placeOrders(b)));
       const ms = Date.now() - t0;
       expect(res.flat().filter((r) => r.ok)).toHaveLength(120);
-      // No 429 (a place is not sent again after one): the client spends a batch's tokens when it
-      // grants it, the venue when the batch arrives; eight batches at once arrive late by different
-      // amounts on a loaded machine, and a bucket the venue still holds full loses that refill. The
-      // client's bucket, taken from full, refills only 50 ms later (ARRIVAL_JITTER_MS) for that.
+      // No 429 (a place is not sent again after one): the venue takes a batch's tokens when it
+      // arrives, and a bucket it still holds full gains nothing until then; the client takes them
+      // when the batch is answered, later still (signer-bucket-arrival.test.ts holds them on the way)
       expect(statuses.filter((s) => s === 429)).toEqual([]);
-      // 60 beyond the burst at 160/s, after the 50 ms hold: at least 425 ms
-      expect(ms).toBeGreaterThanOrEqual(420);
+      // 60 beyond the burst at 160/s less 2%, refilled from the first burst's answers: at least 383 ms
+      expect(ms).toBeGreaterThanOrEqual(383);
       expect(clients.limiter.signerTier).toBe('standard');
       await venue.cancelAll();
     } finally {
@@ -269,10 +305,9 @@ describe("makerd's client on the venue's buckets", () => {
       }
       await bounded(s.whenIdle(), 15_000);
       expect({ placed, failed }, errors.join('; ')).toEqual({ placed: 200, failed: 0 });
-      // at most one 429, retried and landed: the batches go out over four connections, and on a
-      // loaded machine one can reach the venue behind a later one sent while the bucket was full
-      // (the venue's bucket then lost refill the client counted); seen in a CI run
-      expect(statuses.filter((x) => x === 429).length).toBeLessThanOrEqual(1);
+      // none: a CI run saw 4 of 200 refused when the client took the tokens at the grant, and
+      // the emulator (checking signatures in this process) took the first burst late
+      expect(statuses.filter((x) => x === 429)).toEqual([]);
       await venue.cancelAll();
     } finally {
       s.close();
