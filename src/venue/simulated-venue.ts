@@ -25,8 +25,10 @@
 //   size it took on arrival), UPDATE after each maker fill, CANCELLATION on cancel or GTD expiry.
 //   Each fill is a trade event MATCHED, then CONFIRMED settleMs later (at once when 0: the engine
 //   sells the shares of a BUY only once its trade is settled); taking fills (one per level walked)
-//   have no order event of their own. A trade through an order's price fills its whole remainder;
-//   external liquidity crossing a resting order (a quote-through) meets it up to the size those
+//   have no order event of their own. A trade through our orders' prices fills them best price
+//   first, up to the trade's size (the taker would have met them first, for no more than it
+//   traded), before ours at its price; a trade printed with a timestamp no later than the feed's
+//   latest when an order joined was made before it, and fills it nothing. External liquidity crossing a resting order (a quote-through) meets it up to the size those
 //   levels show beyond what we took, at the order's price, and is then taken as ours.
 // - Queue position (queue-model.ts) is fed the feed's timestamps: a trade in the timestamp of a
 //   level decrease shown before it is that decrease, not a second one.
@@ -132,6 +134,8 @@ interface SimToken {
   book: SimBook;
   /** Our live orders on this token with their queue trackers, in arrival order (`arrived`: across tokens too). */
   orders: SimRest[];
+  /** The latest feed timestamp of this token's events (ms; 0: none yet, or none given). */
+  feedTs: number;
 }
 
 /** One of our resting orders, its queue tracker and when it arrived (the order of our orders in one queue). */
@@ -139,6 +143,11 @@ interface SimRest {
   o: SimOrder;
   q: QueueTracker;
   arrived: number;
+  /**
+   * The latest feed timestamp its market had shown when it joined: a trade printed with a timestamp
+   * no later than that was made before it (the feed prints a trade after the update that shows it).
+   */
+  joinedTs: number;
   /** Its token. */
   t: SimToken;
 }
@@ -164,6 +173,8 @@ export class SimulatedVenue implements Venue {
   private arrivals = 0;
   /** Our orders at the trade price in the trade being matched: token, order, token, order, ... */
   private readonly tradeQueue: SimRest[] = [];
+  /** Ours a trade went through, and how far past the trade's price each is (onTrade). */
+  private readonly throughQueue: Array<{ r: SimRest; past: number }> = [];
   /** Our collateral now (SimulatedVenueOptions.cashMicros): fills move it; undefined = unlimited. */
   private cash: number | undefined;
   /** Shares of each token we hold, size units: a BUY fill's count from its MATCHED, a SELL fill's are gone. */
@@ -190,7 +201,7 @@ export class SimulatedVenue implements Venue {
     if (m.feeRule && !isFeeRule(m.feeRule)) throw new RangeError(`market ${m.conditionId}: fee rule ${JSON.stringify(m.feeRule)} is not finite and non-negative`);
     const spec: SimMarket = { ...m, tokens: [m.tokens[0], m.tokens[1]] };
     spec.tokens.forEach((t, i) => {
-      if (!this.tokens.has(t)) this.tokens.set(t, { market: spec, outcome: m.outcomes?.[i] ?? (i === 0 ? 'Yes' : 'No'), book: new SimBook(), orders: [] });
+      if (!this.tokens.has(t)) this.tokens.set(t, { market: spec, outcome: m.outcomes?.[i] ?? (i === 0 ? 'Yes' : 'No'), book: new SimBook(), orders: [], feedTs: 0 });
     });
   }
 
@@ -224,6 +235,7 @@ export class SimulatedVenue implements Venue {
         const t = this.tokens.get(e.assetId);
         if (!t) return;
         t.book.snapshotKeepingTaken(e.bids, e.asks);
+        if (e.timestampMs > t.feedTs) t.feedTs = e.timestampMs;
         if (e.tickSize !== undefined && e.tickSize > 0) t.market.tick = e.tickSize;
         for (const r of t.orders) r.q.onSnapshot(t.book.size(r.o.side, r.o.price), e.timestampMs);
         this.quoteThrough(t);
@@ -251,6 +263,7 @@ export class SimulatedVenue implements Venue {
             t0 = t;
           }
           if (!t) continue;
+          if (e.timestampMs > t.feedTs) t.feedTs = e.timestampMs;
           if (!t.book.ready) this.seedFromComplement(t);
           t.book.change(c.side, c.price, c.size);
           const rs = t.orders;
@@ -288,17 +301,35 @@ export class SimulatedVenue implements Venue {
    * A trade in the external market; `takerSide` SELL hits bids, BUY lifts asks. The venue prints it
    * once, on the taker's token, but a taker BUY of one token at p also meets BUYs of the other at
    * 1 - p (and a SELL, SELLs at 1 - p): our orders there rest in the same queue, and share the
-   * trade's size beyond it with ours on the printed token.
+   * trade's size beyond it with ours on the printed token. Ours at a better price than the trade's
+   * it went through: the taker would have met them first, best price first, for no more than it
+   * traded. Ours that joined after the trade was made (its timestamp) it never met.
    */
   private onTrade(tokenId: string, takerSide: Side, price: number, size: number, ts: number): void {
     const t = this.tokens.get(tokenId);
     if (!t || !(size > 0)) return;
     const queue = this.tradeQueue;
+    const through = this.throughQueue;
     queue.length = 0;
-    this.fillsAt(t, opposite(takerSide), price);
-    const [a, b] = t.market.tokens;
-    const other = this.tokens.get(tokenId === a ? b : a);
-    if (other && other !== t && other.orders.length) this.fillsAt(other, takerSide, PRICE_SCALE - price);
+    through.length = 0;
+    this.fillsAt(t, opposite(takerSide), price, ts);
+    const other = this.sibling(t);
+    if (other && other.orders.length) this.fillsAt(other, takerSide, PRICE_SCALE - price, ts);
+    if (ts > t.feedTs) t.feedTs = ts;
+    let budget = size;
+    if (through.length > 0) {
+      // how far past the trade's price each is (better for the taker first), then arrival
+      if (through.length > 1) through.sort((x, y) => y.past - x.past || x.r.arrived - y.r.arrived);
+      for (let i = 0; i < through.length && budget > 0; i++) {
+        const r = through[i].r;
+        const reach = Math.min(budget, r.o.originalSize - r.o.sizeMatched);
+        if (reach > 0 && r.o.status === 'LIVE') {
+          budget -= reach;
+          this.fillMaker(r.t, r, reach);
+        }
+      }
+      through.length = 0;
+    }
     if (queue.length === 0) return;
     // ours at the trade's price, both tokens' in one queue, in arrival order (each token's list is
     // already: an insertion sort in place merges the two): each reached past the outside volume
@@ -309,7 +340,6 @@ export class SimulatedVenue implements Venue {
       for (; j >= 0 && queue[j].arrived > r.arrived; j--) queue[j + 1] = queue[j];
       queue[j + 1] = r;
     }
-    let budget = size;
     let ownAhead = 0;
     for (let i = 0; i < queue.length; i++) {
       const r = queue[i];
@@ -324,15 +354,21 @@ export class SimulatedVenue implements Venue {
     queue.length = 0;
   }
 
-  /** Our `side` orders of `t` that a trade at `price` (in t's terms) goes through fill whole; those at `price` join tradeQueue. */
-  private fillsAt(t: SimToken, side: Side, price: number): void {
-    if (!t.orders.length) return;
-    for (const r of [...t.orders]) {
+  /**
+   * Our live `side` orders of `t` that a trade at `price` (in t's terms), made at `ts`, goes through
+   * join throughQueue, those at `price` tradeQueue; those that joined after it was made neither.
+   */
+  private fillsAt(t: SimToken, side: Side, price: number, ts: number): void {
+    const rs = t.orders;
+    for (let i = 0; i < rs.length; i++) {
+      const r = rs[i];
       const o = r.o;
       if (o.side !== side || o.status !== 'LIVE') continue;
-      const through = side === 'BUY' ? price < o.price : price > o.price;
-      if (through) this.fillMaker(t, r, o.originalSize - o.sizeMatched);
-      else if (price === o.price) this.tradeQueue.push(r);
+      // 0: the feed gave no timestamp, and nothing can be told apart
+      if (ts > 0 && ts <= r.joinedTs) continue;
+      const past = side === 'BUY' ? o.price - price : price - o.price;
+      if (past > 0) this.throughQueue.push({ r, past });
+      else if (past === 0) this.tradeQueue.push(r);
     }
   }
 
@@ -542,7 +578,7 @@ export class SimulatedVenue implements Venue {
       return { clientId: r.clientId, ok: true, orderId, status: o.sizeMatched > 0 ? 'matched' : 'unmatched' };
     }
     const side: Side = r.side;
-    t.orders.push({ o, q: new QueueTracker(this.opts.queueModel === false ? 0 : book.size(side, r.price)), arrived: ++this.arrivals, t });
+    t.orders.push({ o, q: new QueueTracker(this.opts.queueModel === false ? 0 : book.size(side, r.price)), arrived: ++this.arrivals, joinedTs: Math.max(t.feedTs, this.sibling(t)?.feedTs ?? 0), t });
     if (o.expiresAtMs !== undefined) o.expiryTimer = this.clock.schedule(o.expiresAtMs, () => this.expire(o));
     this.ledger.emit(orderEvent(o, 'PLACEMENT', now));
     return { clientId: r.clientId, ok: true, orderId, status: 'live' };

@@ -131,7 +131,8 @@ describe('engine', () => {
     await feed(books(4900, 5100, clock.now()));
     engine.start();
     await settle(10);
-    // A taker sells through our 0.48 YES bid.
+    // A taker sells through our 0.48 YES bid (a trade made after our bid joined: a later timestamp).
+    clock.advanceTo(clock.now() + 1);
     await feed([{ type: 'last_trade_price', market: M, assetId: Y, price: 4700, size: 5000, side: 'SELL', feeRateBps: 0, timestampMs: clock.now() }]);
     expect(engine.positions.qty(Y)).toBe(1000);
     expect(engine.ledger.count()).toBe(1);
@@ -154,7 +155,9 @@ describe('engine', () => {
     engine.start();
     await settle(10);
     engine.checkLoss(); // baseline for the day
+    clock.advanceTo(clock.now() + 1);
     await feed([{ type: 'last_trade_price', market: M, assetId: Y, price: 4700, size: 5000, side: 'SELL', feeRateBps: 0, timestampMs: clock.now() }]);
+    expect(engine.positions.qty(Y)).toBe(1000);
     // the market collapses: 10 YES bought at 0.48 now marked at 0.20 -> loss 2.8 > 1
     clock.advanceTo(clock.now() + 100);
     await feed(books(1900, 2100, clock.now()));

@@ -157,14 +157,29 @@ describe('SimulatedVenue queue position', () => {
     expect(trades().map((t) => t.size)).toEqual([600]);
   });
 
-  it('fills at once on a trade through its price, at its own price', async () => {
+  it('fills at once on a trade through its price, at its own price, up to what the trade traded', async () => {
     const { venue, trades } = setup();
     venue.holdShares(YES, 800);
     const id = await placeLive(venue, req({ side: 'SELL', price: 5200, size: 800 }));
     expect(venue.queuePosition(id)).toBe(5000);
+    // the taker bought 1 share at 0.53: had our ask at 0.52 been there, it would have bought it
+    // from us first, and no more than it bought
     venue.onMarketEvent(trade(YES, 'BUY', 5300, 100));
-    expect(trades()).toHaveLength(1);
-    expect(trades()[0]).toMatchObject({ traderSide: 'MAKER', side: 'BUY', price: 5200, size: 800 });
+    expect(trades().map((t) => [t.traderSide, t.side, t.price, t.size])).toEqual([['MAKER', 'BUY', 5200, 100]]);
+    venue.onMarketEvent(trade(YES, 'BUY', 5400, 1000));
+    expect(trades().map((t) => t.size)).toEqual([100, 700]);
+    expect(venue.order(id)?.status).toBe('MATCHED');
+  });
+
+  it('a trade through several of our orders fills the best priced first (the taker meets it first), within the trade', async () => {
+    const { venue, trades } = setup();
+    const at50 = await placeLive(venue, req({ side: 'BUY', price: 5000, size: 1000 }));
+    const at51 = await placeLive(venue, req({ side: 'BUY', price: 5100, size: 600 }));
+    venue.onMarketEvent(trade(YES, 'SELL', 4900, 1000));
+    expect(trades().map((t) => [t.makerOrders[0].orderId, t.size])).toEqual([
+      [at51, 600],
+      [at50, 400],
+    ]);
   });
 
   it('fills at once when the external quote crosses it', async () => {
@@ -492,13 +507,15 @@ describe('SimulatedVenue: a trade printed on one token fills our orders on the o
     expect(trades()[0].makerOrders[0]).toMatchObject({ orderId: id, assetId: NO, side: 'BUY', price: 4800 });
   });
 
-  it('a taker BUY of YES above 1 - our NO bid trades through it: all of it fills', async () => {
+  it('a taker BUY of YES above 1 - our NO bid trades through it: it fills up to what the taker bought', async () => {
     const { venue, trades } = setup();
     const id = await placeLive(venue, req({ tokenId: NO, side: 'BUY', price: 4800, size: 500 }));
     venue.onMarketEvent(trade(YES, 'BUY', 5300, 100));
     expect(trades()).toHaveLength(1);
-    expect(trades()[0]).toMatchObject({ assetId: NO, traderSide: 'MAKER', size: 500 });
+    expect(trades()[0]).toMatchObject({ assetId: NO, traderSide: 'MAKER', size: 100 });
     expect(trades()[0].makerOrders[0]).toMatchObject({ orderId: id, price: 4800 });
+    venue.onMarketEvent(trade(YES, 'BUY', 5300, 1000));
+    expect(trades().map((t) => t.size)).toEqual([100, 400]);
   });
 
   it('a taker SELL of NO reaches our resting YES SELL (a merge), and the other side never', async () => {
@@ -512,6 +529,33 @@ describe('SimulatedVenue: a trade printed on one token fills our orders on the o
     expect(trades()).toHaveLength(1);
     expect(trades()[0]).toMatchObject({ assetId: YES, traderSide: 'MAKER', size: 200 });
     expect(trades()[0].makerOrders[0]).toMatchObject({ orderId: id, side: 'SELL', price: 5200 });
+  });
+});
+
+describe('SimulatedVenue: a trade printed after our order joined, but made before it', () => {
+  // The real feed sends the book update first and prints the trade up to ~200 ms later, with the
+  // update's timestamp: an order that joined in between saw the level the trade had already left,
+  // and the trade is not one it could have met.
+  it('the level emptied at 100, our bid joins, then the print of that trade (timestamp 100): no fill; a trade of 101 fills', async () => {
+    const { venue, trades } = setup();
+    venue.onMarketEvent(change(YES, 'BUY', 5000, 0, 100));
+    const id = await placeLive(venue, req({ side: 'BUY', price: 5000, size: 1000 }));
+    expect(venue.queuePosition(id)).toBe(0);
+    venue.onMarketEvent(trade(YES, 'SELL', 5000, 10000, 100));
+    venue.onMarketEvent(trade(YES, 'SELL', 4900, 10000, 100)); // its sweep on through 0.49, the same trade
+    expect(trades()).toHaveLength(0);
+    venue.onMarketEvent(trade(YES, 'SELL', 5000, 300, 101));
+    expect(trades().map((t) => [t.makerOrders[0].orderId, t.size])).toEqual([[id, 300]]);
+  });
+
+  it('the same for our order on the other token, which the trade meets at 1 - p', async () => {
+    const { venue, trades } = setup();
+    venue.onMarketEvent(changes(100, [YES, 'SELL', 5200, 0], [NO, 'BUY', 4800, 0]));
+    const id = await placeLive(venue, req({ tokenId: NO, side: 'BUY', price: 4800, size: 500 }));
+    venue.onMarketEvent(trade(YES, 'BUY', 5200, 5000, 100));
+    expect(trades()).toHaveLength(0);
+    venue.onMarketEvent(trade(YES, 'BUY', 5300, 200, 150));
+    expect(trades().map((t) => [t.makerOrders[0].orderId, t.size])).toEqual([[id, 200]]);
   });
 });
 
@@ -537,7 +581,7 @@ describe('SimulatedVenue latency, cancels and expiry', () => {
     const id = await placeLive(venue, req({ side: 'BUY', price: 5000, size: 500 }));
     const pc = venue.cancelOrder(id);
     clock.advanceTo(clock.now() + 10);
-    venue.onMarketEvent(trade(YES, 'SELL', 4900, 100));
+    venue.onMarketEvent(trade(YES, 'SELL', 4900, 500));
     expect(trades()).toHaveLength(1);
     clock.advanceTo(clock.now() + 40);
     expect(await pc).toEqual({ canceled: [], notCanceled: { [id]: 'order already matched' } });
