@@ -8,6 +8,7 @@ import type { BookEvent, MarketEvent, PriceChangeEntry, Side, WireLevel } from '
 import { DecodeStats, FieldError, optStr, reqStr, toMs, type Json } from './decode-stats.js';
 import { decodeFrame } from './decode-frame.js';
 import { price, recentAssets, recentMarkets, size, tsMs } from './wire-values.js';
+import { PRICE_SCALE } from '../core/units.js';
 
 const assetIdOf = (o: Json): string => recentAssets.get(o, 'asset_id');
 const marketOf = (o: Json): string => recentMarkets.get(o, 'market');
@@ -184,7 +185,7 @@ function decodeEvent(o: Json): MarketEvent | string {
         type: 'last_trade_price',
         market: marketOf(o),
         assetId: assetIdOf(o),
-        price: price(o.price, 'price'),
+        price: tradePrice(o.price),
         size: size(o.size, 'size'),
         side: side(o.side),
         feeRateBps: feeN,
@@ -267,4 +268,11 @@ export function decodeMarketFrame(frame: string, out: MarketEvent[], stats: Deco
   } finally {
     rejectedSink = undefined;
   }
+}
+
+/** A trade's price: strictly between 0 and 1, as no trade is at either (the simulated venue would fill a whole side). */
+function tradePrice(v: unknown): number {
+  const p = price(v, 'price');
+  if (p <= 0 || p >= PRICE_SCALE) throw new FieldError('price');
+  return p;
 }

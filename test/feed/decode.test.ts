@@ -265,6 +265,24 @@ describe('market decoder: price and size strings', () => {
   });
 });
 
+describe('a trade at a price no trade can have', () => {
+  it('a last_trade_price at 0 or 1 (or beyond) is refused and counted: in a backtest it would fill every resting order of a side', () => {
+    // review: fillsAt saw every BUY above a trade at 0, and its complement, every SELL below 1
+    const base = JSON.parse(ws('last_trade_price.json')) as Record<string, unknown>;
+    const st = createMarketDecodeStats();
+    const priceOf = (price: string): number | undefined => {
+      const out: MarketEvent[] = [];
+      decodeMarketFrame(JSON.stringify({ ...base, price }), out, st);
+      return out[0]?.type === 'last_trade_price' ? out[0].price : undefined;
+    };
+    expect(priceOf('0.491')).toBe(4910); // nautilus_trader's real message as it is
+    expect(priceOf('0.001')).toBe(10);
+    expect(priceOf('0.999')).toBe(9990);
+    for (const p of ['0', '0.0', '1', '1.00']) expect(priceOf(p)).toBeUndefined();
+    expect(st.rejects.get('bad_field:price')).toBe(4);
+  });
+});
+
 describe('reject reasons from the wire are bounded', () => {
   it('a feed sending ever new event types keeps at most MAX_REJECT_REASONS of them; the rest count under one; our own reasons keep theirs', () => {
     // found in review: each distinct event_type made a reason, a Map entry and a /metrics series for good
