@@ -33,6 +33,8 @@ export interface BacktestResult {
     priceEvents?: number;
     /** The recordings that could not be read to their end (the rest of each was skipped), in order: only when there were any (the key is absent otherwise). */
     readErrors?: ReadError[];
+    /** Lines whose time no recorder wrote, replayed at the time before them (runner.ts badRecordTime): only when there were any. */
+    badTimes?: number;
   };
   /** feeRule: the market's fee rule when one was given (BacktestOptions.feeRules); absent otherwise. */
   markets: Array<{ conditionId: string; tokenId: string; complementId: string; feeRule?: FeeRule }>;
@@ -65,7 +67,7 @@ export interface ResultParts {
   config: Config;
   /** The strategy params after validation (defaults filled in). */
   params: unknown;
-  feed: { records: number; otherChannels: number; shiftedFiles: number; readErrors?: readonly ReadError[]; decode: DecodeStats; prices?: DecodeStats };
+  feed: { records: number; otherChannels: number; shiftedFiles: number; readErrors?: readonly ReadError[]; badTimes?: number; decode: DecodeStats; prices?: DecodeStats };
   markets: BacktestResult['markets'];
   stats: StatsResult;
   engine: Engine;
@@ -105,6 +107,7 @@ export function buildResult(p: ResultParts): BacktestResult {
       ...(p.feed.prices && p.feed.prices.frames > 0 ? { priceEvents: p.feed.prices.events } : {}),
       // likewise only when a file was cut short: a whole recording's result stays as it was
       ...(p.feed.readErrors && p.feed.readErrors.length > 0 ? { readErrors: p.feed.readErrors.map((e) => ({ file: e.file, message: e.message })) } : {}),
+      ...(p.feed.badTimes ? { badTimes: p.feed.badTimes } : {}),
     },
     markets: p.markets,
     period: { startMs: s.startMs, endMs: s.endMs, start: iso(s.startMs), end: iso(s.endMs) },

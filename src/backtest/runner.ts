@@ -314,6 +314,10 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
   const shifted: ShiftedFile[] = [];
   let offset = 0;
   let first = true;
+  /** The last good time of this file's lines, and lines with a bad one (badRecordTime) before this line. */
+  let fileT = 0;
+  let badTimes = 0;
+  let badBefore = 0;
   for await (const chunk of chunks) {
     for (let rec = chunk.next(); rec !== undefined; rec = chunk.next()) {
       if (unsettled) {
@@ -324,6 +328,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
         file = rec.file;
         offset = 0;
         first = true;
+        fileT = 0;
       }
       records++;
       if (progress) {
@@ -342,7 +347,13 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
         else discovery.declare(m);
         continue;
       }
-      if (first) {
+      if (badRecordTime(rec.t, first ? undefined : fileT)) {
+        // replayed at the time before it (the frame is kept: a book misses none of its changes);
+        // before any start there is no time to give it
+        badTimes++;
+        if (badTimes === 1) log.warn({ file: o.data[file], t: rec.t }, 'backtest: a recording line with a time no recorder wrote; replayed at the time before it (counted: feed.badTimes)');
+        if (!started) continue;
+      } else if (first) {
         // a raw capture's line with no time of its own before the first that has one (a PONG): t 0.
         // It places nothing in time: neither the clock's start (which would then tick its way to
         // the next frame, decades later) nor the file's shift; before any start it is skipped
@@ -357,7 +368,9 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
           }
         }
       }
-      const t = rec.t + offset;
+      const t = badTimes > badBefore ? clock.now() : rec.t + offset;
+      if (badTimes === badBefore && rec.t > 0) fileT = rec.t;
+      badBefore = badTimes;
       if (!started) {
         started = true;
         clock.advanceTo(t);
@@ -425,7 +438,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
     data: o.data,
     config: cfg,
     params: strategy.params,
-    feed: { records, otherChannels, shiftedFiles, readErrors, decode: decodeStats, prices: priceStats },
+    feed: { records, otherChannels, shiftedFiles, readErrors, badTimes, decode: decodeStats, prices: priceStats },
     markets,
     stats: s,
     engine,
@@ -441,4 +454,20 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
     strategyErrors,
     shifted,
   };
+}
+
+/** 2000-01-01 and 2100-01-01 (ms): a recording line's time outside them is no receive time. */
+const MIN_RECORD_T = 946_684_800_000;
+const MAX_RECORD_T = 4_102_444_800_000;
+/** A jump forward inside one file beyond this is no gap a recorder leaves (it would tick through every second of it). */
+const MAX_RECORD_JUMP_MS = 30 * 86_400_000;
+
+/**
+ * Whether a line's time is one no recorder wrote: not finite, outside 2000..2100, or (after the
+ * file's last good time `prevT`) a jump of more than 30 days. 0 is a raw capture's untimed line.
+ */
+function badRecordTime(t: number, prevT: number | undefined): boolean {
+  if (t === 0) return false;
+  if (!(t >= MIN_RECORD_T && t < MAX_RECORD_T)) return true;
+  return prevT !== undefined && prevT > 0 && t - prevT > MAX_RECORD_JUMP_MS;
 }
