@@ -3,12 +3,13 @@
 // recording of --duration seconds of market time as fast as it can and exits. --profile polymarket
 // makes the CLOB API speak the real venue's dialect (signed orders, L1/L2 auth, heartbeats).
 import { SIGNER_TIERS, signerTierOf } from '../api/limit-table.js';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, MakerdError } from '../core/errors.js';
 import { createLogger, envLogLevel } from '../core/log.js';
 import { startEmulator, type EmulatorOptions } from '../emulator/server.js';
 import { writeSyntheticRecording } from '../emulator/recording-writer.js';
+import { openFlags } from '../feed/recorder.js';
 import type { FaultConfig } from '../emulator/faults.js';
 import { parseTickSize } from '../emulator/tick-rule.js';
 import { UsageError, type CommandModule, numberFlag, seedFlag, TIMER_S } from './command.js';
@@ -92,7 +93,8 @@ Each variant a client must also accept (wire-formats.md 5.4):
   --write F --duration S   writes S seconds of synthetic market time to F (recorder lines; gzip
                        when F ends in .gz) as fast as possible, then exits; --markets N of them.
                        Takes only --synthetic, --markets and --activity besides: any other option
-                       is refused (no server runs for it to apply to)
+                       is refused (no server runs for it to apply to). F must not exist: a
+                       recording is never overwritten (exit 2)
   --fault-latency-ms N, --fault-500-rate X, --fault-429-rate X, --fault-silent   faults from the start
   --fault-cancel-trickle-ms N, --fault-read-trickle-ms N   CLOB DELETEs / GETs stall: not carried
                     out, answered one byte every N ms, never finished
@@ -171,6 +173,7 @@ export const command: CommandModule = {
       const durationS = numberFlag(values.duration, '--duration', { min: 1 }) ?? NaN;
       if (!Number.isFinite(durationS)) throw new UsageError('--write needs --duration S (seconds of market time)');
       const file = values.write;
+      if (openFlags(file) === 'wx' && existsSync(file)) throw new UsageError(`--write ${file}: the file exists; a recording is never overwritten (remove it, or name another)`);
       const r = await writeSyntheticRecording({ file, seed, durationS, params, markets }).catch((e: unknown) => {
         throw new MakerdError(`cannot write ${file}: ${e instanceof Error ? e.message : String(e)}`);
       });

@@ -6,7 +6,7 @@ import { createWriteStream } from 'node:fs';
 import { createGzip } from 'node:zlib';
 import type { Writable } from 'node:stream';
 import { once } from 'node:events';
-import { recordLine as recorderLine, recordLineV1 } from '../feed/recorder.js';
+import { openFlags, recordLine as recorderLine, recordLineV1 } from '../feed/recorder.js';
 import { SyntheticMarket, type SyntheticMarketOptions } from './synthetic-market.js';
 
 export interface WriteRecordingOptions {
@@ -42,7 +42,8 @@ export async function writeSyntheticRecording(o: WriteRecordingOptions): Promise
   const count = Math.max(1, o.markets ?? 1);
   const markets = Array.from({ length: count }, (_, index) => new SyntheticMarket({ seed: o.seed, startMs, params: o.params, index }));
   const version = o.lineVersion ?? 2;
-  const file = createWriteStream(o.file);
+  // never truncating a file that exists (an earlier capture): EEXIST, as the recorder
+  const file = createWriteStream(o.file, { flags: openFlags(o.file) });
   const out: Writable = o.file.endsWith('.gz') ? createGzip() : file;
   // A stream's error (a missing directory, a full disk) rejects the call, never an unhandled 'error' event.
   let failure: Error | undefined;

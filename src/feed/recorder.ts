@@ -112,7 +112,7 @@ const REOPEN_AFTER_FAILURE_MS = 30_000;
  * truncate), except for an existing device or pipe (`--out /dev/stdout`, a symlink to /dev/full),
  * which is written to as it is ('a' truncates nothing should a file replace it meanwhile).
  */
-function openFlags(path: string): string {
+export function openFlags(path: string): string {
   if (SYSTEM_PATH.test(path)) return 'a';
   try {
     const s = statSync(path);

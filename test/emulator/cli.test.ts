@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,6 +60,21 @@ describe('makerd emulator --write, then makerd verify', () => {
       expect(await cli(['emulator', '--synthetic', '2', '--markets', '3', '--write', f, '--duration', '30', '--activity', '28'], w.io)).toBe(0);
       expect(w.out.join('\n')).toMatch(/3 markets/);
       expect(await verified(f, 10)).toHaveLength(6);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('never overwrites an existing file (a capture of `makerd record`, a week of it): exit 2 naming it, the file as it was', async () => {
+    // review: it opened with createWriteStream's default 'w', which truncates
+    const dir = mkdtempSync(join(tmpdir(), 'makerd-emu-'));
+    try {
+      const f = join(dir, 'capture.jsonl');
+      writeFileSync(f, 'a week of real capture\n');
+      const r = io();
+      expect(await cli(['emulator', '--synthetic', '1', '--write', f, '--duration', '5'], r.io)).toBe(2);
+      expect(r.err.join('\n')).toContain(`${f}: the file exists`);
+      expect(readFileSync(f, 'utf8')).toBe('a week of real capture\n');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
