@@ -42,7 +42,13 @@ A .gz is flushed about once a second, so a killed run loses at most its last sec
 Exit status: 0 when frames were recorded; 1 when none came within --first-frame-timeout, the run
 recorded none, or a write failed (disk full: the line names the error and the frames lost); 2 on
 bad usage, an invalid config, or an --out that cannot be written or already exists, as does any
-of its rotated siblings: a recording is never overwritten.`;
+of its rotated siblings: a recording is never overwritten.
+SIGINT, SIGTERM and SIGHUP stop it (a second signal while it closes is ignored); a close that does
+not finish within 10 s (an --out that takes no writes: a FIFO nobody reads) ends it with a line
+and SIGKILL (exit status 137).`;
+
+/** How long a stop may take to close the recording (flush, gzip trailer) before the process ends regardless. */
+const CLOSE_BOUND_MS = 10_000;
 
 export interface RecordRun {
   config: Config;
@@ -243,9 +249,23 @@ export const command: CommandModule = {
     if (tokens.length > most)
       throw new UsageError(`--markets: their markets hold ${tokens.length} tokens, more than one connection carries (feed.maxAssetsPerConnection ${most}): split them over several record runs`);
     const ac = new AbortController();
-    const stop = () => ac.abort();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    // A stop ends in an exit code: a close that never finishes (a pipe nobody reads, a stalled
+    // mount) would hang it for ever. Further signals while closing are absorbed (a second Ctrl-C
+    // killed it mid-close: a .gz without its last part and trailer). SIGHUP: a terminal that closes.
+    let guard: NodeJS.Timeout | undefined;
+    const stop = (): void => {
+      if (ac.signal.aborted) return;
+      ac.abort();
+      guard = setTimeout(() => {
+        io.err(`makerd record: closing the recording did not finish within ${CLOSE_BOUND_MS / 1000} s (${values.out} takes no writes); exiting, its last frames may be lost`);
+        // not process.exit: a write or open blocked in the kernel (a FIFO with no reader) holds
+        // Node's exit, which waits for its I/O threads, for ever; this ends it (exit status 137)
+        process.kill(process.pid, 'SIGKILL');
+      }, CLOSE_BOUND_MS);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    process.on('SIGHUP', stop);
     const t = dur !== undefined ? setTimeout(stop, dur * 1000) : undefined;
     try {
       const prices = (values.prices ?? '')
@@ -282,8 +302,10 @@ export const command: CommandModule = {
       }
     } finally {
       if (t) clearTimeout(t);
+      if (guard) clearTimeout(guard);
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
+      process.off('SIGHUP', stop);
     }
     return 0;
   },

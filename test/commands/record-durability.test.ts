@@ -4,7 +4,7 @@
 // siblings, is refused before connecting (exit 2, one line naming the file) and left as it was.
 // A real process (`node dist/cli.js`, built by npm test) against the emulator on 127.0.0.1;
 // every wait is bounded.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -114,4 +114,37 @@ describe('makerd record: an earlier recording', () => {
     expect(r.ms).toBeLessThan(2_000);
     expect(readFileSync(sibling, 'utf8')).toBe('hour 2 of yesterday\n');
   });
+});
+
+describe('makerd record: a stop that cannot finish', () => {
+  // review: the signal handlers were `once`, so a second Ctrl-C while the recording closed killed it
+  // by the signal (the .gz's last part and trailer lost, exit 130); and a close that never finished
+  // (a pipe nobody reads, a stalled mount) hung the stop for ever, with no line
+  it('--out a FIFO nobody reads: SIGINT twice; the second does not kill it, and it ends within its bound, one line naming the close', async () => {
+    const fifo = join(dir, 'nobody-reads.jsonl');
+    const mk = spawnSync('mkfifo', [fifo]);
+    expect(mk.status, String(mk.stderr)).toBe(0);
+    const proc = spawn(process.execPath, [CLI, 'record', '--markets', token, '--out', fifo, '--config', cfg, '--no-market-meta'], {
+      env: { PATH: process.env.PATH ?? '', MAKERD_WS_URL: emu.urls.ws },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    proc.stderr?.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
+    const timers = [setTimeout(() => proc.kill('SIGINT'), 1500), setTimeout(() => proc.kill('SIGINT'), 2000)];
+    const t0 = Date.now();
+    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => {
+      const t = setTimeout(() => proc.kill('SIGKILL'), 25_000);
+      proc.once('close', (c, s) => {
+        clearTimeout(t);
+        resolve([c, s]);
+      });
+    });
+    for (const t of timers) clearTimeout(t);
+    // ended by its own guard: SIGKILL, as the open blocked in the kernel holds process.exit (not the second SIGINT)
+    expect([code, signal], stderr).toEqual([null, 'SIGKILL']);
+    expect(Date.now() - t0).toBeLessThan(20_000);
+    const lines = stderr.split('\n').filter((l) => l.trim() !== '');
+    expect(lines.at(-1)).toMatch(/^makerd record: closing the recording did not finish within 10 s/);
+    expect(lines.at(-1)).toContain(fifo);
+  }, 30_000);
 });
