@@ -247,8 +247,53 @@ function envValue(env: NodeJS.ProcessEnv, name: string, schema: z.ZodType<string
   return r.data;
 }
 
+/** Every MAKERD_* variable makerd reads (README, "Configuration"); MAKERD_BENCH_* are the benchmarks' own. */
+const ENV_NAMES = [
+  'MAKERD_VENUE',
+  'MAKERD_CLOB_URL',
+  'MAKERD_GAMMA_URL',
+  'MAKERD_DATA_URL',
+  'MAKERD_CONTENT_URL',
+  'MAKERD_WS_URL',
+  'MAKERD_PRICE_FEED_URL',
+  'MAKERD_DB',
+  'MAKERD_STATUS_PORT',
+  'MAKERD_STATUS_HOST',
+  'MAKERD_LIMIT_SCALE',
+  'MAKERD_WINDOW_SCALE',
+  'MAKERD_LOG_LEVEL',
+  'MAKERD_API_KEY',
+  'MAKERD_API_SECRET',
+  'MAKERD_API_PASSPHRASE',
+  'MAKERD_PRIVATE_KEY',
+  'MAKERD_FUNDER',
+  'MAKERD_SIGNATURE_TYPE',
+];
+const ENV_NAME_SET = new Set(ENV_NAMES);
+
+/** A set MAKERD_* variable makerd does not read is refused: misspelt, it would be ignored in silence (MAKERD_LIMITS_SCALE). */
+function checkEnvNames(env: NodeJS.ProcessEnv): void {
+  for (const name of Object.keys(env)) {
+    if (!name.startsWith('MAKERD_') || name.startsWith('MAKERD_BENCH_') || ENV_NAME_SET.has(name) || !env[name]) continue;
+    const near = ENV_NAMES.map((k) => ({ k, d: editDistance(name, k) })).sort((a, b) => a.d - b.d)[0];
+    throw new ConfigError(name, `not a variable makerd reads${near.d <= 3 ? ` (did you mean ${near.k}?)` : ''}; README, "Configuration", lists them`);
+  }
+}
+
+/** Levenshtein distance (for a misspelt variable's suggestion). */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length];
+}
+
 /** MAKERD_* variables as a partial config (README, "Configuration": the environment table). */
 export function envOverrides(env: NodeJS.ProcessEnv): Json {
+  checkEnvNames(env);
   const o: Record<string, Record<string, Json>> = { urls: {}, limits: {}, store: {}, status: {}, venue: {} };
   if (env.MAKERD_VENUE) o.venue.profile = envValue(env, 'MAKERD_VENUE', configSchema.shape.venue.shape.profile);
   const urls: Array<[string, string]> = [

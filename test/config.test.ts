@@ -71,6 +71,39 @@ describe('loadConfig', () => {
     expect(configError(() => loadConfig({ file: file({ venue: { profile: 'polymarket', heartbeatIntervalMs: 9000 } }), env: {} })).key).toBe('venue.heartbeatIntervalMs');
     expect(loadConfig({ file: file({ venue: { profile: 'polymarket', heartbeatIntervalMs: 7000 } }), env: {} }).venue.heartbeatIntervalMs).toBe(7000);
   });
+  it('a MAKERD_ variable makerd does not read is refused, naming it and the one it is nearest to: a misspelt one would be ignored in silence', () => {
+    // review: MAKERD_LIMITS_SCALE=0.5 (two daemons on one key) ran both at the full rate
+    const e = configError(() => loadConfig({ env: { MAKERD_LIMITS_SCALE: '0.5' } }));
+    expect(e.key).toBe('MAKERD_LIMITS_SCALE');
+    expect(e.message).toMatch(/not a variable makerd reads \(did you mean MAKERD_LIMIT_SCALE\?\)/);
+    expect(configError(() => loadConfig({ env: { MAKERD_CLOB_URl: 'http://127.0.0.1:9' } })).message).toMatch(/did you mean MAKERD_CLOB_URL\?/);
+    expect(configError(() => loadConfig({ env: { MAKERD_SOMETHING_ELSE: '1' } })).message).not.toMatch(/did you mean/);
+    // every variable makerd reads, an empty one, the benchmarks' and other programs' are taken
+    const every = [
+      'MAKERD_VENUE',
+      'MAKERD_CLOB_URL',
+      'MAKERD_GAMMA_URL',
+      'MAKERD_DATA_URL',
+      'MAKERD_CONTENT_URL',
+      'MAKERD_WS_URL',
+      'MAKERD_PRICE_FEED_URL',
+      'MAKERD_DB',
+      'MAKERD_STATUS_PORT',
+      'MAKERD_STATUS_HOST',
+      'MAKERD_LIMIT_SCALE',
+      'MAKERD_WINDOW_SCALE',
+      'MAKERD_LOG_LEVEL',
+      'MAKERD_API_KEY',
+      'MAKERD_API_SECRET',
+      'MAKERD_API_PASSPHRASE',
+      'MAKERD_PRIVATE_KEY',
+      'MAKERD_FUNDER',
+      'MAKERD_SIGNATURE_TYPE',
+    ];
+    expect(() => loadConfig({ env: Object.fromEntries(every.map((k) => [k, ''])) })).not.toThrow();
+    expect(() => loadConfig({ env: { MAKERD_LIMITS_SCALE: '', MAKERD_BENCH_MARKETS: '10', PATH: '/bin', MAKERDX: '1' } })).not.toThrow();
+  });
+
   it('a bad environment variable is named', () => {
     expect(configError(() => loadConfig({ env: { MAKERD_LIMIT_SCALE: 'abc' } })).key).toBe('MAKERD_LIMIT_SCALE');
     expect(configError(() => loadConfig({ env: { MAKERD_STATUS_PORT: 'x' } })).key).toBe('MAKERD_STATUS_PORT');
