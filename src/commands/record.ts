@@ -6,7 +6,7 @@ import { loadConfig, type Config } from '../config.js';
 import { createLogger, type Logger } from '../core/log.js';
 import { FeedConnection } from '../feed/connection.js';
 import { channelOptions } from '../feed/channels.js';
-import { MAX_BUFFERED, Recorder } from '../feed/recorder.js';
+import { isSystemPath, MAX_BUFFERED, Recorder } from '../feed/recorder.js';
 import { META_CHANNEL } from '../feed/channels.js';
 import { metaFrame } from '../backtest/market-meta-line.js';
 import type { MarketMeta } from '../engine/strategy.js';
@@ -220,6 +220,8 @@ export const command: CommandModule = {
     const mb = numberFlag(values['rotate-mb'], '--rotate-mb', { positive: true });
     const dur = numberFlag(values.duration, '--duration', { positive: true, max: TIMER_S });
     const firstFrameS = numberFlag(values['first-frame-timeout'], '--first-frame-timeout', { min: 0, max: TIMER_S }) ?? 30;
+    const rotation = mb !== undefined ? '--rotate-mb' : values['rotate-hourly'] ? '--rotate-hourly' : undefined;
+    if (rotation && isSystemPath(values.out)) throw new UsageError(`${rotation} does not apply to --out ${values.out}: a system file is written as it is (its next file would be ${values.out}.1)`);
     const outBad = newRecordingProblem(values.out);
     if (outBad) {
       io.err(`makerd record: --out ${values.out}: ${outBad}`);

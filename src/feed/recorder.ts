@@ -125,6 +125,11 @@ export function openFlags(path: string): string {
 /** Paths of the system's own files (/dev/stdout, /proc/self/fd/1): written to as they are, never a capture of ours. */
 const SYSTEM_PATH = /^\/(dev|proc)\//;
 
+/** Whether `out` is one of the system's own files (/dev/stdout): written to as it is, never rotated. */
+export function isSystemPath(out: string): boolean {
+  return SYSTEM_PATH.test(out);
+}
+
 /** How long a .gz may hold frames in the compressor before a sync flush puts them on disk. */
 const GZ_FLUSH_MS = 1000;
 

@@ -103,6 +103,15 @@ describe('makerd record: an earlier recording', () => {
     expect(readFileSync(out, 'utf8')).toBe('the capture of yesterday');
   });
 
+  it('rotation onto a system path (/dev/stdout) is refused: its next file would be /dev/stdout.1, not stdout', async () => {
+    // review: as root it made a regular file /dev/stdout.1 and stdout got nothing more
+    for (const flag of [['--rotate-hourly'], ['--rotate-mb', '1']]) {
+      const r = await run(['record', '--markets', token, '--out', '/dev/stdout', ...flag, '--config', cfg, '--duration', '5', '--no-market-meta']);
+      expect(r.code).toBe(2);
+      expect(r.err.join('\n')).toMatch(/--rotate-\w+ does not apply to --out \/dev\/stdout/);
+    }
+  });
+
   it('a rotated sibling of --out that exists is refused too, naming it', async () => {
     const out = join(dir, 'rot.jsonl');
     const sibling = rotatedPath(out, 1);
