@@ -35,6 +35,8 @@ export interface BacktestResult {
     readErrors?: ReadError[];
     /** Lines whose time no recorder wrote, replayed at the time before them (runner.ts badRecordTime): only when there were any. */
     badTimes?: number;
+    /** Jumps of over 30 days inside a file, closed up (what followed came on from the line before): only when there were any. */
+    timeJumps?: number;
   };
   /** feeRule: the market's fee rule when one was given (BacktestOptions.feeRules); absent otherwise. */
   markets: Array<{ conditionId: string; tokenId: string; complementId: string; feeRule?: FeeRule }>;
@@ -67,7 +69,7 @@ export interface ResultParts {
   config: Config;
   /** The strategy params after validation (defaults filled in). */
   params: unknown;
-  feed: { records: number; otherChannels: number; shiftedFiles: number; readErrors?: readonly ReadError[]; badTimes?: number; decode: DecodeStats; prices?: DecodeStats };
+  feed: { records: number; otherChannels: number; shiftedFiles: number; readErrors?: readonly ReadError[]; badTimes?: number; timeJumps?: number; decode: DecodeStats; prices?: DecodeStats };
   markets: BacktestResult['markets'];
   stats: StatsResult;
   engine: Engine;
@@ -108,6 +110,7 @@ export function buildResult(p: ResultParts): BacktestResult {
       // likewise only when a file was cut short: a whole recording's result stays as it was
       ...(p.feed.readErrors && p.feed.readErrors.length > 0 ? { readErrors: p.feed.readErrors.map((e) => ({ file: e.file, message: e.message })) } : {}),
       ...(p.feed.badTimes ? { badTimes: p.feed.badTimes } : {}),
+      ...(p.feed.timeJumps ? { timeJumps: p.feed.timeJumps } : {}),
     },
     markets: p.markets,
     period: { startMs: s.startMs, endMs: s.endMs, start: iso(s.startMs), end: iso(s.endMs) },

@@ -314,10 +314,9 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
   const shifted: ShiftedFile[] = [];
   let offset = 0;
   let first = true;
-  /** The last good time of this file's lines, and lines with a bad one (badRecordTime) before this line. */
-  let fileT = 0;
+  /** Lines with a time no recorder wrote (badRecordTime), and jumps of over MAX_GAP_MS inside a file closed up. */
   let badTimes = 0;
-  let badBefore = 0;
+  let timeJumps = 0;
   for await (const chunk of chunks) {
     for (let rec = chunk.next(); rec !== undefined; rec = chunk.next()) {
       if (unsettled) {
@@ -328,7 +327,6 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
         file = rec.file;
         offset = 0;
         first = true;
-        fileT = 0;
       }
       records++;
       if (progress) {
@@ -347,7 +345,8 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
         else discovery.declare(m);
         continue;
       }
-      if (badRecordTime(rec.t, first ? undefined : fileT)) {
+      const bad = badRecordTime(rec.t);
+      if (bad) {
         // replayed at the time before it (the frame is kept: a book misses none of its changes);
         // before any start there is no time to give it
         badTimes++;
@@ -361,16 +360,27 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
           if (!started) continue;
         } else {
           first = false;
-          if (started && rec.t < clock.now()) {
+          // a file that starts before the last one ended, or more than MAX_GAP_MS after it, follows
+          // on from it: a gap that long would be ticked through a second at a time (years: for ever)
+          if (started && (rec.t < clock.now() || rec.t - clock.now() > MAX_GAP_MS)) {
             offset = clock.now() + 1 - rec.t;
             shiftedFiles++;
             shifted.push({ file, shiftMs: offset });
           }
         }
+      } else if (started && rec.t > 0) {
+        // a jump of more than MAX_GAP_MS either way inside a file (a flipped digit, captures joined
+        // by cat): what comes after it follows on from the line before (and back from a bad one)
+        const at = rec.t + offset;
+        const now = clock.now();
+        if (at - now > MAX_GAP_MS || now - at > MAX_GAP_MS) {
+          offset = now + 1 - rec.t;
+          timeJumps++;
+          if (timeJumps === 1)
+            log.warn({ file: o.data[file], t: rec.t }, 'backtest: a jump of more than 30 days inside a recording; what follows it follows on from the line before (counted: feed.timeJumps)');
+        }
       }
-      const t = badTimes > badBefore ? clock.now() : rec.t + offset;
-      if (badTimes === badBefore && rec.t > 0) fileT = rec.t;
-      badBefore = badTimes;
+      const t = bad ? clock.now() : rec.t + offset;
       if (!started) {
         started = true;
         clock.advanceTo(t);
@@ -438,7 +448,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
     data: o.data,
     config: cfg,
     params: strategy.params,
-    feed: { records, otherChannels, shiftedFiles, readErrors, badTimes, decode: decodeStats, prices: priceStats },
+    feed: { records, otherChannels, shiftedFiles, readErrors, badTimes, timeJumps, decode: decodeStats, prices: priceStats },
     markets,
     stats: s,
     engine,
@@ -459,15 +469,10 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
 /** 2000-01-01 and 2100-01-01 (ms): a recording line's time outside them is no receive time. */
 const MIN_RECORD_T = 946_684_800_000;
 const MAX_RECORD_T = 4_102_444_800_000;
-/** A jump forward inside one file beyond this is no gap a recorder leaves (it would tick through every second of it). */
-const MAX_RECORD_JUMP_MS = 30 * 86_400_000;
+/** A gap in the recording longer than this is closed up (a file, or a jump inside one, follows on from the line before): it would be ticked through a second at a time. */
+const MAX_GAP_MS = 30 * 86_400_000;
 
-/**
- * Whether a line's time is one no recorder wrote: not finite, outside 2000..2100, or (after the
- * file's last good time `prevT`) a jump of more than 30 days. 0 is a raw capture's untimed line.
- */
-function badRecordTime(t: number, prevT: number | undefined): boolean {
-  if (t === 0) return false;
-  if (!(t >= MIN_RECORD_T && t < MAX_RECORD_T)) return true;
-  return prevT !== undefined && prevT > 0 && t - prevT > MAX_RECORD_JUMP_MS;
+/** Whether a line's time is one no recorder wrote: not finite, or outside 2000..2100. 0 is a raw capture's untimed line. */
+function badRecordTime(t: number): boolean {
+  return t !== 0 && !(t >= MIN_RECORD_T && t < MAX_RECORD_T);
 }

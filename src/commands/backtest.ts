@@ -82,7 +82,11 @@ function parseParams(s: string | undefined): Record<string, unknown> | undefined
 function shiftedLines(io: CommandIO, data: readonly string[], shifted: readonly ShiftedFile[]): void {
   for (const s of shifted.slice(0, 5)) {
     const name = (i: number): string => `${data[i]} (file ${i + 1})`;
-    io.err(`makerd backtest: WARNING: ${name(s.file)} starts before ${name(s.file - 1)} ended: replayed ${(s.shiftMs / 1000).toFixed(1)} s later, to follow it`);
+    io.err(
+      s.shiftMs > 0
+        ? `makerd backtest: WARNING: ${name(s.file)} starts before ${name(s.file - 1)} ended: replayed ${(s.shiftMs / 1000).toFixed(1)} s later, to follow it`
+        : `makerd backtest: WARNING: ${name(s.file)} starts more than 30 days after ${name(s.file - 1)} ended: replayed ${(-s.shiftMs / 1000).toFixed(1)} s earlier, to follow it`,
+    );
   }
   if (shifted.length > 5) io.err(`makerd backtest: WARNING: ${shifted.length - 5} more files shifted so (feed.shiftedFiles in result.json)`);
   if (shifted.length > 0) io.err('files replay in the order given: a rotated recording in its order is rec.jsonl.gz, rec.1.jsonl.gz, rec.2.jsonl.gz, ... (a shell glob puts rec.10 before rec.2)');
