@@ -85,6 +85,7 @@ export class Limiter {
   private queued = 0;
   private timer: number | undefined;
   private timerAt = Infinity;
+  private pumpQueued = false;
 
   constructor(opts: LimiterOptions) {
     this.clock = opts.clock;
@@ -232,14 +233,22 @@ export class Limiter {
   }
 
   /**
-   * A request granted `untilAnswered` was answered, failed or was given up: its per-signer tokens
-   * leave the buckets now (TokenBucket.answered). Exactly once per such grant.
+   * A request granted `untilAnswered` was answered, failed, or (`sent` false) was given up before
+   * it was sent: its per-signer tokens leave the buckets now, or come back (TokenBucket.answered).
+   * Exactly once per such grant. The queue is looked at a microtask later, after the caller has
+   * read the answer's balance (signerRemaining) and any 429's pause, in the same turn.
    */
-  answered(scopes: ReadonlyArray<Scope>, cost = 1): void {
+  answered(scopes: ReadonlyArray<Scope>, cost = 1, sent = true): void {
     if (this.tier === undefined) return;
     const now = this.clock.now();
-    for (const s of scopes) if (s.bucket) this.bucketOf(s.bucket).answered(now, cost);
-    if (this.queued > 0) this.pump();
+    for (const s of scopes) if (s.bucket) this.bucketOf(s.bucket).answered(now, cost, sent);
+    if (this.queued > 0 && !this.pumpQueued) {
+      this.pumpQueued = true;
+      queueMicrotask(() => {
+        this.pumpQueued = false;
+        if (this.queued > 0) this.pump();
+      });
+    }
   }
 
   /**

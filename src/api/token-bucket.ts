@@ -75,11 +75,13 @@ export class TokenBucket {
   }
 
   /**
-   * The request of `send(cost)` was answered (or given up): the venue took its tokens by now, so
-   * they leave the bucket now, and it refills from here. No hold: this is later than its arrival.
+   * The request of `send(cost)` was answered, or failed on its way: the venue took its tokens by
+   * now if ever, so they leave the bucket now, and it refills from here (no hold: this is later
+   * than its arrival). `sent` false: it never left (given up before it was sent), they come back.
    */
-  answered(nowMs: number, cost = 1): void {
+  answered(nowMs: number, cost = 1, sent = true): void {
     this.inFlight = Math.max(0, this.inFlight - cost);
+    if (!sent) return;
     this.refill(nowMs);
     this.tokens -= cost;
   }

@@ -278,9 +278,9 @@ export class Transport {
         const granted = await settleWithin(waited, deadlineAt - performance.now());
         if (granted !== true) {
           giveUp.abort();
-          // granted as the deadline came: nothing is sent on it, and its tokens are let go
+          // granted as the deadline came: nothing is sent on it, and its tokens come back
           void waited.then(
-            (ok) => ok && limiter.answered(scopes, cost),
+            (ok) => ok && limiter.answered(scopes, cost, false),
             () => {},
           );
           throw overdue();

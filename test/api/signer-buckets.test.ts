@@ -75,6 +75,11 @@ describe('TokenBucket', () => {
     // an answer for more than is out never makes room
     ours.answered(20_000, 5);
     expect(ours.available(20_000)).toBe(55);
+    // given up before it was sent: its tokens come back, nothing taken
+    ours.send(30);
+    expect(ours.available(20_000)).toBe(25);
+    ours.answered(20_000, 30, false);
+    expect(ours.available(20_000)).toBe(55);
   });
   it('the limiter grants a waiting request when a live one is answered, and gives the tokens of the answered one back only by refill', async () => {
     const clock = new VirtualClock(0);
