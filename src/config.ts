@@ -269,7 +269,9 @@ const ENV_NAMES = [
   'MAKERD_FUNDER',
   'MAKERD_SIGNATURE_TYPE',
 ];
-const ENV_NAME_SET = new Set(ENV_NAMES);
+/** The test suite's own switches (README, "Tests"): read by the tests, taken here too. */
+const ENV_TEST_NAMES = ['MAKERD_CHROMIUM', 'MAKERD_MATRIX_SECONDS', 'MAKERD_MATRIX_ONLY', 'MAKERD_SOAK_KILLS'];
+const ENV_NAME_SET = new Set([...ENV_NAMES, ...ENV_TEST_NAMES]);
 
 /** A set MAKERD_* variable makerd does not read is refused: misspelt, it would be ignored in silence (MAKERD_LIMITS_SCALE). */
 function checkEnvNames(env: NodeJS.ProcessEnv): void {

@@ -102,6 +102,8 @@ describe('loadConfig', () => {
     ];
     expect(() => loadConfig({ env: Object.fromEntries(every.map((k) => [k, ''])) })).not.toThrow();
     expect(() => loadConfig({ env: { MAKERD_LIMITS_SCALE: '', MAKERD_BENCH_MARKETS: '10', PATH: '/bin', MAKERDX: '1' } })).not.toThrow();
+    // the test suite's switches, which the README tells developers to export
+    expect(() => loadConfig({ env: { MAKERD_CHROMIUM: '/usr/bin/chromium', MAKERD_MATRIX_SECONDS: '5', MAKERD_MATRIX_ONLY: 'x', MAKERD_SOAK_KILLS: '3' } })).not.toThrow();
   });
 
   it('a bad environment variable is named', () => {

@@ -5,7 +5,7 @@
 // A real process (`node dist/cli.js`, built by npm test) against the emulator on 127.0.0.1;
 // every wait is bounded.
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -139,7 +139,25 @@ describe('makerd record: a stop that cannot finish', () => {
     });
     let stderr = '';
     proc.stderr?.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
-    const timers = [setTimeout(() => proc.kill('SIGINT'), 1500), setTimeout(() => proc.kill('SIGINT'), 2000)];
+    // once its recording's open waits for a reader (a thread of it in the kernel's wait_for_partner:
+    // its signal handlers are in place by then; 6 s at most where /proc does not tell), two SIGINTs
+    // 0.5 s apart. No status line ever comes: the open blocks the recording's start
+    const timers: NodeJS.Timeout[] = [];
+    const spawnedAt = Date.now();
+    const opening = (): boolean => {
+      try {
+        return readdirSync(`/proc/${proc.pid}/task`).some((t) => readFileSync(`/proc/${proc.pid}/task/${t}/wchan`, 'utf8').trim() === 'wait_for_partner');
+      } catch {
+        return false;
+      }
+    };
+    const poll = setInterval(() => {
+      if (timers.length === 0 && (opening() || Date.now() - spawnedAt > 6000))
+        timers.push(
+          setTimeout(() => proc.kill('SIGINT'), 0),
+          setTimeout(() => proc.kill('SIGINT'), 500),
+        );
+    }, 50);
     const t0 = Date.now();
     const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => {
       const t = setTimeout(() => proc.kill('SIGKILL'), 25_000);
@@ -148,9 +166,11 @@ describe('makerd record: a stop that cannot finish', () => {
         resolve([c, s]);
       });
     });
+    clearInterval(poll);
     for (const t of timers) clearTimeout(t);
     // ended by its own guard: SIGKILL, as the open blocked in the kernel holds process.exit (not the second SIGINT)
     expect([code, signal], stderr).toEqual([null, 'SIGKILL']);
+    expect(timers).toHaveLength(2);
     expect(Date.now() - t0).toBeLessThan(20_000);
     const lines = stderr.split('\n').filter((l) => l.trim() !== '');
     expect(lines.at(-1)).toMatch(/^makerd record: closing the recording did not finish within 10 s/);
