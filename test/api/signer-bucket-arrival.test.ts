@@ -3,19 +3,11 @@
 // their way: the venue's bucket stays full meanwhile and gains nothing, so a count that refills
 // from our grant (or a fixed margin after it) sends later requests into a bucket that is shorter
 // than counted, and a place refused with 429 is not sent again. Seen in CI: 4 of 200 places lost.
-import { createServer, request, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { request, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClients } from '../../src/api/index.js';
-import { polymarketCredentialsFromEnv } from '../../src/api/polymarket-credentials.js';
-import { polymarketProfile } from '../../src/api/polymarket-profile.js';
-import { loadConfig } from '../../src/config.js';
-import { silentLogger } from '../../src/core/log.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
-import type { OrderRequest } from '../../src/venue/types.js';
-import { LiveVenue } from '../../src/venue/live-venue.js';
-import { accountEnv } from '../emulator/polymarket-helpers.js';
-import { testHttp } from './http-server.js';
+import { startServer, type TestServer } from './http-server.js';
+import { makerdFor, orderBatches } from './signer-helpers.js';
 
 interface DelayProxy {
   url: string;
@@ -26,50 +18,36 @@ interface DelayProxy {
   close(): Promise<void>;
 }
 
-/** A proxy on 127.0.0.1:0 that forwards every request to `target`, holding chosen POST /orders on their way. */
+/** A proxy on 127.0.0.1:0 (a test server) that forwards every request to `target`, holding chosen POST /orders on their way. */
 async function delayProxy(target: string): Promise<DelayProxy> {
   const to = new URL(target);
   let holds: number[] = [];
   let drops = 0;
-  const sockets = new Set<Socket>();
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const place = req.method === 'POST' && (req.url ?? '').split('?')[0].endsWith('/orders');
-      if (place && drops > 0) {
-        drops--;
-        setTimeout(() => req.socket.destroy(), 200);
-        return;
-      }
-      const wait = place ? (holds.shift() ?? 0) : 0;
-      const headers: IncomingHttpHeaders = { ...req.headers, host: to.host };
-      delete headers.connection;
-      setTimeout(() => {
-        const out = request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers }, (up) => {
-          res.writeHead(up.statusCode ?? 502, up.headers);
-          up.pipe(res);
-        });
-        out.on('error', () => res.destroy());
-        out.end(Buffer.concat(chunks));
-      }, wait);
-    });
+  const server: TestServer = await startServer((r, res) => {
+    const place = r.method === 'POST' && r.path.endsWith('/orders');
+    if (place && drops > 0) {
+      drops--;
+      setTimeout(() => res.socket?.destroy(), 200);
+      return;
+    }
+    const wait = place ? (holds.shift() ?? 0) : 0;
+    const headers: IncomingHttpHeaders = { ...r.headers, host: to.host };
+    delete headers.connection;
+    const qs = r.query.toString();
+    setTimeout(() => {
+      const out = request({ host: to.hostname, port: to.port, method: r.method, path: r.path + (qs ? `?${qs}` : ''), headers }, (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      });
+      out.on('error', () => res.destroy());
+      out.end(r.body);
+    }, wait);
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}${to.pathname.replace(/\/$/, '')}`,
+    url: server.url + to.pathname.replace(/\/$/, ''),
     holdNext: (n, ms) => (holds = Array.from({ length: n }, () => ms)),
     dropNext: (n) => (drops = n),
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    close: () => server.close(),
   };
 }
 
@@ -89,27 +67,10 @@ describe("the client's count of the venue's order bucket, with requests arriving
   });
 
   /** makerd's clients and LiveVenue as account `k`, through the proxy; `n` batches of 15 orders. */
-  const makerd = (k: number, n: number, tag: string) => {
-    const env = { ...accountEnv(emu.accounts[k]), MAKERD_CLOB_URL: proxy.url };
-    const cfg = loadConfig({ env, overrides: { limits: { scale: SCALE, windowScale: WINDOW_SCALE } } });
-    const clients = createClients({ ...cfg, http: { ...testHttp, headersTimeoutMs: 3000, bodyTimeoutMs: 3000 } }, polymarketProfile(polymarketCredentialsFromEnv(env)));
-    const statuses: number[] = [];
-    clients.observeHttp((_api, _m, _p, status) => void (typeof status === 'number' && statuses.push(status)));
-    const m = emu.markets[0];
-    const venue = new LiveVenue({ clob: clients.clob, subscribeUser: () => {}, tickOf: () => m.facts.tick, log: silentLogger });
-    const batches = Array.from({ length: n }, (_, b) =>
-      Array.from({ length: 15 }, (_, i): OrderRequest => ({
-        clientId: `${tag}${b}-${i}`,
-        tokenId: m.facts.tokens[i % 2],
-        side: 'BUY',
-        price: m.facts.tick,
-        size: m.facts.minSize,
-        orderType: 'GTC',
-        postOnly: true,
-      })),
-    );
-    return { clients, statuses, venue, batches };
-  };
+  const makerd = (k: number, n: number, tag: string) => ({
+    ...makerdFor(emu, emu.accounts[k], { limits: { scale: SCALE, windowScale: WINDOW_SCALE }, clobUrl: proxy.url }),
+    batches: orderBatches(emu.markets[0], n, tag),
+  });
 
   it('the first burst held 500 ms on its way: the later batches wait for it, and none is refused', async () => {
     const { clients, statuses, venue, batches } = makerd(0, 6, 'late');

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { l2Headers } from '../../src/api/polymarket-auth.js';
 import { polymarketCredentialsFromEnv } from '../../src/api/polymarket-credentials.js';
 import { polymarketProfile } from '../../src/api/polymarket-profile.js';
-import { createClients, type Clients } from '../../src/api/index.js';
+import { createClients } from '../../src/api/index.js';
 import { Limiter, PRIORITY } from '../../src/api/limiter.js';
 import { SIGNER_TIERS, signerTierOf } from '../../src/api/limit-table.js';
 import { VirtualClock } from '../../src/core/clock.js';
@@ -20,9 +20,9 @@ import type { Quote } from '../../src/engine/strategy.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
 import type { PolyTestAccount } from '../../src/emulator/polymarket-accounts.js';
 import type { OrderRequest } from '../../src/venue/types.js';
-import { LiveVenue } from '../../src/venue/live-venue.js';
-import { accountEnv, officialClient } from '../emulator/polymarket-helpers.js';
+import { officialClient } from '../emulator/polymarket-helpers.js';
 import { schedulerRig, settle } from '../engine/helpers.js';
+import { makerdFor, orderBatches } from './signer-helpers.js';
 import { testHttp } from './http-server.js';
 
 describe('TokenBucket', () => {
@@ -187,20 +187,6 @@ describe('emulator --signer-tier (the venue as its docs describe it)', () => {
   });
 });
 
-/** makerd's clients and LiveVenue as one account on the emulator, the windows and buckets compressed x`windowScale`. */
-function makerdFor(emu: RunningEmulator, a: PolyTestAccount, windowScale: number, pace = true): { clients: Clients; venue: LiveVenue; statuses: number[] } {
-  const env = { ...accountEnv(a), MAKERD_CLOB_URL: emu.urls.clob };
-  const cfg = loadConfig({ env, overrides: { limits: { windowScale } } });
-  const profile = polymarketProfile(polymarketCredentialsFromEnv(env));
-  // answers in seconds, not testHttp's 300 ms: the emulator checks every order's signature in this process,
-  // and under a loaded suite a batch's answer came late, failed as unclear, and these tests are about pacing
-  const clients = createClients({ ...cfg, http: { ...testHttp, headersTimeoutMs: 3000, bodyTimeoutMs: 3000 } }, pace ? profile : { ...profile, signerBuckets: false });
-  const statuses: number[] = [];
-  clients.observeHttp((_api, _m, _p, status) => void (typeof status === 'number' && statuses.push(status)));
-  const m = emu.markets[0];
-  return { clients, statuses, venue: new LiveVenue({ clob: clients.clob, subscribeUser: () => {}, tickOf: () => m.facts.tick, log: silentLogger }) };
-}
-
 describe("makerd's client on the venue's buckets", () => {
   const SCALE = 0.25; // Standard orders at 160/s, burst 60
   let emu: RunningEmulator;
@@ -211,21 +197,10 @@ describe("makerd's client on the venue's buckets", () => {
     await emu.close();
   });
 
-  const batches = (m: RunningEmulator['markets'][number], n: number, tag: string): OrderRequest[][] =>
-    Array.from({ length: n }, (_, b) =>
-      Array.from({ length: 15 }, (_, i): OrderRequest => ({
-        clientId: `${tag}${b}-${i}`,
-        tokenId: m.facts.tokens[i % 2],
-        side: 'BUY',
-        price: m.facts.tick,
-        size: m.facts.minSize,
-        orderType: 'GTC',
-        postOnly: true,
-      })),
-    );
+  const batches = orderBatches;
 
   it('eight batches of 15 at once (120 orders, twice the burst): every one placed with no 429, the last after the bucket refilled', async () => {
-    const { clients, venue, statuses } = makerdFor(emu, emu.accounts[0], SCALE);
+    const { clients, venue, statuses } = makerdFor(emu, emu.accounts[0], { limits: { windowScale: SCALE } });
     try {
       const t0 = Date.now();
       const res = await Promise.all(batches(emu.markets[0], 8, 'p').map((b) => venue.placeOrders(b)));
@@ -246,7 +221,7 @@ describe("makerd's client on the venue's buckets", () => {
 
   it('without the buckets in the limiter the venue refuses: four DELETE /orders of 100 ids at once (the cancel burst is 120); with them, none is refused', async () => {
     for (const pace of [false, true]) {
-      const { clients, statuses } = makerdFor(emu, emu.accounts[1], SCALE, pace);
+      const { clients, statuses } = makerdFor(emu, emu.accounts[1], { limits: { windowScale: SCALE }, pace });
       try {
         await Promise.allSettled(Array.from({ length: 4 }, (_, k) => clients.clob.cancelOrders(ids(100, `u${k}`))));
         if (pace) expect(statuses).toEqual([200, 200, 200, 200]);
@@ -259,7 +234,7 @@ describe("makerd's client on the venue's buckets", () => {
   });
 
   it("a cancel-all's after-the-fact debit: its answer's Poly-RateLimit-Remaining is negative, the client's cancel bucket takes the debt, and the next cancel waits it out with no 429", async () => {
-    const { clients, venue, statuses } = makerdFor(emu, emu.accounts[1], SCALE);
+    const { clients, venue, statuses } = makerdFor(emu, emu.accounts[1], { limits: { windowScale: SCALE } });
     try {
       // 150 resting orders: more than the 120-token cancel burst. Placed one batch after another: at
       // once, on a loaded machine, the venue's bucket could see them arrive faster than the client
@@ -287,7 +262,7 @@ describe("makerd's client on the venue's buckets", () => {
   });
 
   it("the daemon's path (scheduler, LiveVenue, signing, transport): 200 places over 20 markets at once all land, no 429", async () => {
-    const { clients, venue, statuses } = makerdFor(emu, emu.accounts[2] ?? emu.accounts[0], SCALE);
+    const { clients, venue, statuses } = makerdFor(emu, emu.accounts[2] ?? emu.accounts[0], { limits: { windowScale: SCALE } });
     const m = emu.markets[0];
     let n = 0;
     let placed = 0;
@@ -322,7 +297,7 @@ describe("makerd's client on the venue's buckets", () => {
 
   it('DELETE /orders of more ids than the cancel burst goes in parts of at most the burst, merged; a request dearer than the burst is refused before it is sent', async () => {
     await new Promise((r) => setTimeout(r, 500)); // the cancel bucket full again
-    const { clients, statuses } = makerdFor(emu, emu.accounts[0], SCALE);
+    const { clients, statuses } = makerdFor(emu, emu.accounts[0], { limits: { windowScale: SCALE } });
     try {
       const r = await clients.clob.cancelOrders(ids(250, 'g'));
       expect(Object.keys(r.not_canceled)).toHaveLength(250); // none of ours: every id answered
@@ -338,7 +313,7 @@ describe("makerd's client on the venue's buckets", () => {
 describe('the tier the venue names', () => {
   it('Gold in Poly-RateLimit-Tier: the buckets take its burst at once (a 300-order burst with no wait)', async () => {
     const emu = await startEmulator({ profile: 'polymarket', seed: 47, signerTier: 'gold' });
-    const { clients, venue, statuses } = makerdFor(emu, emu.accounts[0], 1);
+    const { clients, venue, statuses } = makerdFor(emu, emu.accounts[0], { limits: { windowScale: 1 } });
     try {
       expect(clients.limiter.signerTier).toBe('standard');
       await clients.clob.cancelOrders(ids(1, 'h')); // the first trading answer names the tier
