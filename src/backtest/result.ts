@@ -35,7 +35,7 @@ export interface BacktestResult {
     readErrors?: ReadError[];
     /** Lines whose time no recorder wrote, replayed at the time before them (runner.ts badRecordTime): only when there were any. */
     badTimes?: number;
-    /** Jumps of over 30 days inside a file, closed up (what followed came on from the line before): only when there were any. */
+    /** Jumps inside a file (over 30 days ahead, or over a minute back) closed up (what followed came on from the line before): only when there were any. */
     timeJumps?: number;
   };
   /** feeRule: the market's fee rule when one was given (BacktestOptions.feeRules); absent otherwise. */

@@ -36,7 +36,7 @@ import { buildResult, type BacktestResult } from './result.js';
 export type { BacktestResult } from './result.js';
 
 export interface BacktestOptions {
-  /** Recordings, replayed in this order as one stream (a file that starts before the previous one ended is shifted forward to follow it). */
+  /** Recordings, replayed in this order as one stream (a file that starts before the previous one ended, or over 30 days after, is shifted to follow it). */
   data: string[];
   /** Resolved config: strategy, reconciler, risk, scheduler, limits, book and sim sections are used. */
   config: Config;
@@ -68,11 +68,11 @@ export interface BacktestOutput {
   timing: { wallMs: number; records: number; events: number; eventsPerSec: number };
   /** What the strategy threw (result.json has the count and the first message when any). */
   strategyErrors: StrategyErrors;
-  /** Files that started before the one before them ended, moved in time to follow it (result.json: feed.shiftedFiles, the count). */
+  /** Files that started before the one before them ended (or over 30 days after), moved in time to follow it (result.json: feed.shiftedFiles, the count). */
   shifted: ShiftedFile[];
 }
 
-/** A file of the run moved later in time (`shiftMs`) to follow the one before it (index `file` in the data list). */
+/** A file of the run moved in time (`shiftMs`: later when positive, earlier when negative) to follow the one before it (index `file` in the data list). */
 export interface ShiftedFile {
   file: number;
   shiftMs: number;
@@ -314,7 +314,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
   const shifted: ShiftedFile[] = [];
   let offset = 0;
   let first = true;
-  /** Lines with a time no recorder wrote (badRecordTime), and jumps of over MAX_GAP_MS inside a file closed up. */
+  /** Lines with a time no recorder wrote (badRecordTime), and jumps inside a file closed up (MAX_GAP_MS, MAX_STEP_BACK_MS). */
   let badTimes = 0;
   let timeJumps = 0;
   for await (const chunk of chunks) {
@@ -369,15 +369,19 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
           }
         }
       } else if (started && rec.t > 0) {
-        // a jump of more than MAX_GAP_MS either way inside a file (a flipped digit, captures joined
-        // by cat): what comes after it follows on from the line before (and back from a bad one)
+        // a jump inside a file of more than MAX_GAP_MS ahead, or MAX_STEP_BACK_MS back (a flipped
+        // digit, captures joined by cat out of order): what comes after it follows on from the line
+        // before (and back from a bad one). A smaller step back (a clock set back) replays at once
         const at = rec.t + offset;
         const now = clock.now();
-        if (at - now > MAX_GAP_MS || now - at > MAX_GAP_MS) {
+        if (at - now > MAX_GAP_MS || now - at > MAX_STEP_BACK_MS) {
           offset = now + 1 - rec.t;
           timeJumps++;
           if (timeJumps === 1)
-            log.warn({ file: o.data[file], t: rec.t }, 'backtest: a jump of more than 30 days inside a recording; what follows it follows on from the line before (counted: feed.timeJumps)');
+            log.warn(
+              { file: o.data[file], t: rec.t },
+              'backtest: a jump inside a recording (over 30 days ahead, or over a minute back); what follows it follows on from the line before (counted: feed.timeJumps)',
+            );
         }
       }
       const t = bad ? clock.now() : rec.t + offset;
@@ -471,6 +475,8 @@ const MIN_RECORD_T = 946_684_800_000;
 const MAX_RECORD_T = 4_102_444_800_000;
 /** A gap in the recording longer than this is closed up (a file, or a jump inside one, follows on from the line before): it would be ticked through a second at a time. */
 const MAX_GAP_MS = 30 * 86_400_000;
+/** A step back inside a file longer than this is no clock set back but lines out of order (captures joined by cat): they follow on. */
+const MAX_STEP_BACK_MS = 60_000;
 
 /** Whether a line's time is one no recorder wrote: not finite, or outside 2000..2100. 0 is a raw capture's untimed line. */
 function badRecordTime(t: number): boolean {

@@ -89,7 +89,8 @@ function shiftedLines(io: CommandIO, data: readonly string[], shifted: readonly 
     );
   }
   if (shifted.length > 5) io.err(`makerd backtest: WARNING: ${shifted.length - 5} more files shifted so (feed.shiftedFiles in result.json)`);
-  if (shifted.length > 0) io.err('files replay in the order given: a rotated recording in its order is rec.jsonl.gz, rec.1.jsonl.gz, rec.2.jsonl.gz, ... (a shell glob puts rec.10 before rec.2)');
+  if (shifted.some((s) => s.shiftMs > 0))
+    io.err('files replay in the order given: a rotated recording in its order is rec.jsonl.gz, rec.1.jsonl.gz, rec.2.jsonl.gz, ... (a shell glob puts rec.10 before rec.2)');
 }
 
 export const command: CommandModule = {

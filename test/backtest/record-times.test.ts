@@ -78,6 +78,25 @@ describe('recording lines with times no recorder wrote', () => {
     expect(strip(got, 'badTimes', 'records', 'frames', 'events')).toEqual(strip(want, 'records', 'frames', 'events'));
   }, 60_000);
 
+  it('inside a file, a step back of more than a minute (captures joined by cat in the wrong order) follows on from the line before; a small one replays at once', async () => {
+    // review: day 1 cat after day 2, up to 30 days earlier, replayed all of day 1 at one instant
+    const dir = tempDir('record-times-back');
+    const path = sellerRecording(dir, { queue: '5', tradeSize: '10', everyMs: 1000, durationMs: 20_000 });
+    const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean);
+    const times = lines.map(timeOf);
+    const DAY = 86_400_000;
+    // lines 0..10 as recorded, then 11.. a day earlier (a capture of the day before, cat after it)
+    const joined = lines.map((l, k) => (k > 10 ? retimed(l, times[k] - DAY) : l));
+    const control = lines.map((l, k) => (k > 10 ? retimed(l, times[k] - times[11] + times[10] + 1) : l));
+    const got = (await runBacktest({ data: [write(dir, 'joined.jsonl', joined)], config: cfg, readerThread: false })).result;
+    const want = (await runBacktest({ data: [write(dir, 'control.jsonl', control)], config: cfg, readerThread: false })).result;
+    expect(got.feed.timeJumps).toBe(1);
+    expect(strip(got, 'timeJumps')).toEqual(strip(want));
+    // a step back of 30 s (a clock set back) is replayed at the time reached, as before: no jump
+    const small = lines.map((l, k) => (k === 11 ? retimed(l, times[11] - 30_000) : l));
+    expect((await runBacktest({ data: [write(dir, 'small.jsonl', small)], config: cfg, readerThread: false })).result.feed.timeJumps).toBeUndefined();
+  }, 60_000);
+
   it('a file that starts years after the one before follows on from it, named as a shifted file', async () => {
     const dir = tempDir('record-times-files');
     const path = sellerRecording(dir, { queue: '5', tradeSize: '10', everyMs: 1000, durationMs: 10_000 });
