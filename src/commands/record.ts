@@ -43,7 +43,7 @@ Exit status: 0 when frames were recorded; 1 when none came within --first-frame-
 recorded none, or a write failed (disk full: the line names the error and the frames lost); 2 on
 bad usage, an invalid config, or an --out that cannot be written or already exists, as does any
 of its rotated siblings: a recording is never overwritten.
-SIGINT and SIGTERM stop it (a second signal while it closes is ignored); a close that does
+SIGINT, SIGTERM and SIGHUP stop it (a second signal while it closes is ignored); a close that does
 not finish within 10 s (an --out that takes no writes: a FIFO nobody reads) ends it with a line
 and SIGKILL (exit status 137).`;
 
@@ -253,8 +253,8 @@ export const command: CommandModule = {
     const ac = new AbortController();
     // A stop ends in an exit code: a close that never finishes (a pipe nobody reads, a stalled
     // mount) would hang it for ever. Further signals while closing are absorbed (a second Ctrl-C
-    // killed it mid-close: a .gz without its last part and trailer). Not SIGHUP: a handler would
-    // replace the ignore `nohup makerd record` sets, and a logout would end the capture.
+    // killed it mid-close: a .gz without its last part and trailer). SIGHUP too: Node resets the
+    // ignore nohup sets, so a closed terminal would otherwise kill it mid-file, nohup or not.
     let guard: NodeJS.Timeout | undefined;
     const stop = (): void => {
       if (ac.signal.aborted) return;
@@ -268,6 +268,7 @@ export const command: CommandModule = {
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    process.on('SIGHUP', stop);
     const t = dur !== undefined ? setTimeout(stop, dur * 1000) : undefined;
     try {
       const prices = (values.prices ?? '')
@@ -307,6 +308,7 @@ export const command: CommandModule = {
       if (guard) clearTimeout(guard);
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
+      process.off('SIGHUP', stop);
     }
     return 0;
   },

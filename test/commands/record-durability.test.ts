@@ -8,6 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../../src/cli.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
@@ -175,5 +176,36 @@ describe('makerd record: a stop that cannot finish', () => {
     const lines = stderr.split('\n').filter((l) => l.trim() !== '');
     expect(lines.at(-1)).toMatch(/^makerd record: closing the recording did not finish within 10 s/);
     expect(lines.at(-1)).toContain(fifo);
+  }, 30_000);
+});
+
+describe('makerd record: a terminal that closes', () => {
+  // Node resets the SIGHUP that nohup ignores to its default at start (measured: `nohup node` dies
+  // of a SIGHUP, status 129), so without a handler a closed terminal killed the recorder mid-file,
+  // under nohup too: a .gz without its trailer, which backtest and verify then call cut short
+  it('SIGHUP stops it as SIGINT does: exit 0, the .gz whole', async () => {
+    const out = join(dir, 'hangup.jsonl.gz');
+    const proc = spawn(process.execPath, [CLI, 'record', '--markets', token, '--out', out, '--config', cfg, '--no-market-meta'], {
+      env: { PATH: process.env.PATH ?? '', MAKERD_WS_URL: emu.urls.ws },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    let hup: NodeJS.Timeout | undefined;
+    // after its first status line (its handlers are in place by then)
+    proc.stderr?.on('data', (b: Buffer) => {
+      stderr += b.toString('utf8');
+      if (hup === undefined && stderr.includes('record: ')) hup = setTimeout(() => proc.kill('SIGHUP'), 300);
+    });
+    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => {
+      const t = setTimeout(() => proc.kill('SIGKILL'), 20_000);
+      proc.once('close', (c, s) => {
+        clearTimeout(t);
+        resolve([c, s]);
+      });
+    });
+    clearTimeout(hup);
+    expect([code, signal], stderr).toEqual([0, null]);
+    const text = gunzipSync(readFileSync(out)).toString('utf8');
+    expect(text).toMatch(/^\{"t":\d+,"e":1,"k":"market","f":/);
   }, 30_000);
 });
