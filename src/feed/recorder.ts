@@ -68,7 +68,7 @@ export function rotationFiles(out: string): string[] {
  * order. A new recording must find none: it would truncate or mix with an earlier run's.
  */
 export function existingRecordingFiles(out: string): string[] {
-  if (SYSTEM_PATH.test(out)) return []; // /dev/stdout: it follows to whatever stdout is (a file under `> f`)
+  if (isSystemPath(out)) return []; // /dev/stdout: it follows to whatever stdout is (a file under `> f`)
   const dir = dirname(out);
   let names: string[];
   try {
@@ -113,7 +113,7 @@ const REOPEN_AFTER_FAILURE_MS = 30_000;
  * which is written to as it is ('a' truncates nothing should a file replace it meanwhile).
  */
 export function openFlags(path: string): string {
-  if (SYSTEM_PATH.test(path)) return 'a';
+  if (isSystemPath(path)) return 'a';
   try {
     const s = statSync(path);
     return s.isFile() || s.isDirectory() ? 'wx' : 'a';
@@ -244,7 +244,7 @@ export class Recorder {
     else if (this.fileHour < 0)
       this.fileHour = hour; // opened by open(), before the first frame
     else if (this.o.rotateHourly && hour !== this.fileHour) file = this.rotate(hour);
-    else if (file.failed && f.t - this.failedAtT >= REOPEN_AFTER_FAILURE_MS && !SYSTEM_PATH.test(this.o.out)) file = this.rotate(hour);
+    else if (file.failed && f.t - this.failedAtT >= REOPEN_AFTER_FAILURE_MS && !isSystemPath(this.o.out)) file = this.rotate(hour);
     this.lastFrameT = f.t;
     const line = recordLine(f, kind);
     const bytes = Buffer.byteLength(line);

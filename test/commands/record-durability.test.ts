@@ -126,6 +126,30 @@ describe('makerd record: an earlier recording', () => {
   });
 });
 
+/**
+ * `makerd record` of the emulator's token into `out`, a process of its own (stderr collected; each
+ * chunk also to `onErr` with all so far): ended by SIGKILL past `boundMs`; `closed` its code and signal.
+ */
+function spawnRecord(out: string, boundMs: number, onErr?: (all: string) => void) {
+  const proc = spawn(process.execPath, [CLI, 'record', '--markets', token, '--out', out, '--config', cfg, '--no-market-meta'], {
+    env: { PATH: process.env.PATH ?? '', MAKERD_WS_URL: emu.urls.ws },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  proc.stderr?.on('data', (b: Buffer) => {
+    stderr += b.toString('utf8');
+    onErr?.(stderr);
+  });
+  const closed = new Promise<[number | null, string | null]>((resolve) => {
+    const t = setTimeout(() => proc.kill('SIGKILL'), boundMs);
+    proc.once('close', (c, sig) => {
+      clearTimeout(t);
+      resolve([c, sig]);
+    });
+  });
+  return { proc, closed, stderr: () => stderr };
+}
+
 describe('makerd record: a stop that cannot finish', () => {
   // review: the signal handlers were `once`, so a second Ctrl-C while the recording closed killed it
   // by the signal (the .gz's last part and trailer lost, exit 130); and a close that never finished
@@ -134,12 +158,7 @@ describe('makerd record: a stop that cannot finish', () => {
     const fifo = join(dir, 'nobody-reads.jsonl');
     const mk = spawnSync('mkfifo', [fifo]);
     expect(mk.status, String(mk.stderr)).toBe(0);
-    const proc = spawn(process.execPath, [CLI, 'record', '--markets', token, '--out', fifo, '--config', cfg, '--no-market-meta'], {
-      env: { PATH: process.env.PATH ?? '', MAKERD_WS_URL: emu.urls.ws },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    proc.stderr?.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
+    const { proc, closed, stderr: errText } = spawnRecord(fifo, 25_000);
     // once its recording's open waits for a reader (a thread of it in the kernel's wait_for_partner:
     // its signal handlers are in place by then; 6 s at most where /proc does not tell), two SIGINTs
     // 0.5 s apart. No status line ever comes: the open blocks the recording's start
@@ -160,13 +179,8 @@ describe('makerd record: a stop that cannot finish', () => {
         );
     }, 50);
     const t0 = Date.now();
-    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => {
-      const t = setTimeout(() => proc.kill('SIGKILL'), 25_000);
-      proc.once('close', (c, s) => {
-        clearTimeout(t);
-        resolve([c, s]);
-      });
-    });
+    const [code, signal] = await closed;
+    const stderr = errText();
     clearInterval(poll);
     for (const t of timers) clearTimeout(t);
     // ended by its own guard: SIGKILL, as the open blocked in the kernel holds process.exit (not the second SIGINT)
@@ -185,26 +199,14 @@ describe('makerd record: a terminal that closes', () => {
   // under nohup too: a .gz without its trailer, which backtest and verify then call cut short
   it('SIGHUP stops it as SIGINT does: exit 0, the .gz whole', async () => {
     const out = join(dir, 'hangup.jsonl.gz');
-    const proc = spawn(process.execPath, [CLI, 'record', '--markets', token, '--out', out, '--config', cfg, '--no-market-meta'], {
-      env: { PATH: process.env.PATH ?? '', MAKERD_WS_URL: emu.urls.ws },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
     let hup: NodeJS.Timeout | undefined;
     // after its first status line (its handlers are in place by then)
-    proc.stderr?.on('data', (b: Buffer) => {
-      stderr += b.toString('utf8');
-      if (hup === undefined && stderr.includes('record: ')) hup = setTimeout(() => proc.kill('SIGHUP'), 300);
+    const { proc, closed, stderr } = spawnRecord(out, 20_000, (all) => {
+      if (hup === undefined && all.includes('record: ')) hup = setTimeout(() => proc.kill('SIGHUP'), 300);
     });
-    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => {
-      const t = setTimeout(() => proc.kill('SIGKILL'), 20_000);
-      proc.once('close', (c, s) => {
-        clearTimeout(t);
-        resolve([c, s]);
-      });
-    });
+    const [code, signal] = await closed;
     clearTimeout(hup);
-    expect([code, signal], stderr).toEqual([0, null]);
+    expect([code, signal], stderr()).toEqual([0, null]);
     const text = gunzipSync(readFileSync(out)).toString('utf8');
     expect(text).toMatch(/^\{"t":\d+,"e":1,"k":"market","f":/);
   }, 30_000);
