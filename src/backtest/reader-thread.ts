@@ -56,7 +56,8 @@ async function main(port: NonNullable<typeof parentPort>): Promise<void> {
       const encoded = enc.take();
       post({ chunk: encoded, counts, rejects }, [encoded.nums.buffer as ArrayBuffer]);
     }
-    post({ done: true });
+    // rejects after the last chunk (the last file's cut line) go with the end
+    post({ done: true, rejects: stats.rejectsSeen });
   } catch (e) {
     const err = e instanceof Error ? e : new Error(String(e));
     post({ error: { message: err.message, name: err.name, code: (err as Error & { code?: string }).code } });

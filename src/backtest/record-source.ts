@@ -72,7 +72,9 @@ export async function* inlineRecords(paths: readonly string[], stats: DecodeStat
   for (let file = 0; file < paths.length; file++) {
     const path = paths[file];
     const onError = o.onReadError && ((e: Error): void => o.onReadError?.({ file: path, message: e.message }));
-    for await (const batch of readRecordingBatches(path, onError)) {
+    // a plain file ending inside a line (a killed recorder): counted and logged as a reject, not dropped in silence
+    const onCutLine = (line: string): void => stats.reject('cut_last_line', line.length > 200 ? line.slice(0, 200) : line);
+    for await (const batch of readRecordingBatches(path, onError, onCutLine)) {
       yield {
         next(): SourcedRecord | undefined {
           const rec = batch.nextReused();
@@ -103,7 +105,10 @@ export async function* inlineRecords(paths: readonly string[], stats: DecodeStat
 
 /** What the reader thread posts: a chunk, a file it could not read to its end, the end, or what stopped it. */
 export type ReaderMessage =
-  { chunk: EncodedEvents; counts: DecodeCounts; rejects: Array<[string, string]> } | { readError: ReadError } | { done: true } | { error: { message: string; name: string; code?: string } };
+  | { chunk: EncodedEvents; counts: DecodeCounts; rejects: Array<[string, string]> }
+  | { readError: ReadError }
+  | { done: true; rejects: Array<[string, string]> }
+  | { error: { message: string; name: string; code?: string } };
 
 /** Decode counters gained over one chunk. */
 export interface DecodeCounts {
@@ -222,7 +227,10 @@ export async function* threadedRecords(paths: readonly string[], stats: DecodeSt
         got = receiveMessageOnPort(chunks);
       }
       const m = got.message as ReaderMessage;
-      if ('done' in m) return;
+      if ('done' in m) {
+        for (const [reason, sample] of m.rejects) stats.reject(reason, sample);
+        return;
+      }
       if ('readError' in m) {
         // no chunk: nothing to yield, and the thread spent no credit on it
         o.onReadError?.(m.readError);

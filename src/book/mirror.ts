@@ -276,6 +276,25 @@ export class BookMirror {
     open.length = k;
   }
 
+  /**
+   * The end of a recording: every open group is checked as after a long quiet, counted when it
+   * verifies; one that does not stays open, not yet counted (flush() makes it a mismatch): a
+   * recording may stop between the pieces of one batch, whose hash is the whole batch's. Returns those tokens.
+   */
+  closeAtEnd(): string[] {
+    const ids: string[] = [];
+    for (const st of this.open.splice(0)) {
+      st.inOpenList = false;
+      if (st.inGroup) this.closeGroup(st, true);
+      if (st.inGroup) {
+        ids.push(st.book.assetId);
+        st.inOpenList = true;
+        this.open.push(st);
+      }
+    }
+    return ids;
+  }
+
   /** Whether price_change messages are waiting for their group to close (see flush). */
   hasOpenGroup(): boolean {
     for (let i = 0; i < this.open.length; i++) if (this.open[i].inGroup) return true;

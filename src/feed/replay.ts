@@ -230,9 +230,10 @@ class ChunkLines implements RecordBatch {
  * run between frames (the backtest) loops over a batch synchronously. A gzip file cut short (a
  * recorder killed mid-write) yields every complete line, then reports the error to `onError`
  * instead of throwing. A last line without a newline that a cut left unfinished is not yielded
- * (keepLastLine): a file reads back up to its last complete line.
+ * (keepLastLine): a file reads back up to its last complete line, and the line left out is told to
+ * `onCutLine` (a plain file's; in a gzip file cut short it is part of the read error).
  */
-export async function* readRecordingBatches(path: string, onError?: (e: Error) => void): AsyncGenerator<RecordBatch> {
+export async function* readRecordingBatches(path: string, onError?: (e: Error) => void, onCutLine?: (line: string) => void): AsyncGenerator<RecordBatch> {
   const gz = await isGzip(path);
   const file = createReadStream(path, { highWaterMark: CHUNK });
   const gunzip = gz ? createGunzip({ chunkSize: CHUNK }) : undefined;
@@ -267,9 +268,11 @@ export async function* readRecordingBatches(path: string, onError?: (e: Error) =
       cut = true;
       onError?.(e as Error); // end with what was decompressed
     }
-    if (rest !== undefined && keepLastLine(rest, prev, cut)) {
-      lines.load(undefined, rest, 0, rest.length);
-      yield lines;
+    if (rest !== undefined) {
+      if (keepLastLine(rest, prev, cut)) {
+        lines.load(undefined, rest, 0, rest.length);
+        yield lines;
+      } else if (!cut && rest.toString('latin1').trim() !== '') onCutLine?.(rest.toString('utf8'));
     }
   } finally {
     file.destroy();
@@ -316,8 +319,8 @@ function wholeRecord(line: string): boolean {
 }
 
 /** Async iterator over the frames of one file, one by one (see readRecordingBatches). */
-export async function* readRecording(path: string, onError?: (e: Error) => void): AsyncGenerator<ReplayRecord> {
-  for await (const batch of readRecordingBatches(path, onError)) {
+export async function* readRecording(path: string, onError?: (e: Error) => void, onCutLine?: (line: string) => void): AsyncGenerator<ReplayRecord> {
+  for await (const batch of readRecordingBatches(path, onError, onCutLine)) {
     for (let r = batch.next(); r !== undefined; r = batch.next()) yield r;
   }
 }

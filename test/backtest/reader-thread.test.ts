@@ -94,6 +94,23 @@ describe('backtest reader thread', () => {
     expect(c.threadOut.result.feed.records).toBeLessThan(b.threadOut.result.feed.records / 2);
   }, 60_000);
 
+  it('counts a plain file cut inside its last line (a killed recorder) as one reject, in both readers, the next file read on', async () => {
+    const plain = join(dir, 'syn.jsonl');
+    const text = readFileSync(plain, 'utf8');
+    const good = text.split('\n').filter((l) => l);
+    const cut = join(dir, 'cut-line.jsonl');
+    writeFileSync(cut, good.slice(0, 300).join('\n') + '\n' + good[300].slice(0, Math.floor(good[300].length / 2)));
+    const whole = await both({ data: [plain], config: config() });
+    for (const data of [[cut], [cut, plain]]) {
+      const r = await both({ data, config: config() });
+      expect(r.thread).toBe(r.inline);
+      const feed = r.threadOut.result.feed as { records: number; rejected: number; rejects: Record<string, number> };
+      expect(feed.rejects).toEqual({ cut_last_line: 1 });
+      expect(feed.rejected).toBe(1);
+      expect(feed.records).toBe(data.length === 1 ? 300 : 300 + whole.threadOut.result.feed.records);
+    }
+  }, 60_000);
+
   it('puts a token out of sync when its price_change is rejected (its book missed an update), as live does, in both readers', async () => {
     const plain = join(dir, 'syn.jsonl');
     const good = readFileSync(plain, 'utf8')

@@ -117,9 +117,18 @@ describe('recording reader: a last line without its newline', () => {
     const path = join(dir, `cut-${v1 ? 1 : 2}.jsonl${kind === 'gzip' ? '.gz' : ''}`);
     writeFileSync(path, kind === 'gzip' ? await gzipCut(text) : text);
     const errors: string[] = [];
-    const back = await collect(readRecording(path, (e) => errors.push(e.message)));
+    const cut: string[] = [];
+    const back = await collect(
+      readRecording(
+        path,
+        (e) => errors.push(e.message),
+        (sample) => cut.push(sample),
+      ),
+    );
     expect(back.map((r) => r.f)).toEqual(frames.slice(0, 10));
     expect(errors.length).toBe(kind === 'gzip' ? 1 : 0);
+    // the half line left out is told (plain); a gzip file's cut is its read error already
+    expect(cut).toEqual(kind === 'gzip' ? [] : [lines[10].slice(0, Math.floor(lines[10].length / 2))]);
   });
 
   it.each(['plain', 'gzip'])('%s: a raw capture cut by gunzip, or cut in a first recorder line, yields no fragment', async (kind) => {
@@ -130,7 +139,9 @@ describe('recording reader: a last line without its newline', () => {
     } else {
       const path = join(dir, 'first-cut.jsonl');
       writeFileSync(path, recLines(false)[0].slice(0, 40));
-      expect(await collect(readRecording(path))).toEqual([]);
+      const cut: string[] = [];
+      expect(await collect(readRecording(path, undefined, (sample) => cut.push(sample)))).toEqual([]);
+      expect(cut).toEqual([recLines(false)[0].slice(0, 40)]);
     }
   });
 

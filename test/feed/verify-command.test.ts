@@ -81,6 +81,42 @@ describe('makerd verify', () => {
     expect(r.err.join('\n')).toContain('read stopped early');
   });
 
+  it('a plain recording cut inside its last line (a killed recorder) verifies the rest and counts the line as a reject', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'verify-'));
+    const lines = readFileSync(fixture, 'utf8').split('\n').filter(Boolean);
+    const rec = lines.map((f, i) => JSON.stringify({ t: 1000 + i, e: 1, k: 'market', f }));
+    // the last two frames are one batch in two pieces (one hash): the one before them whole, the first piece cut
+    const p = join(dir, 'cut-line.jsonl');
+    writeFileSync(p, rec.slice(0, -2).join('\n') + '\n' + (rec.at(-2) ?? '').slice(0, 60));
+    const j = JSON.parse((await run(['verify', p, '--json'])).out[0]) as { frames: number; ok: boolean; decode: Record<string, number>; unfinishedAtEnd: string[] };
+    expect(j.frames).toBe(lines.length - 2);
+    expect(j.ok).toBe(true);
+    expect(j.unfinishedAtEnd).toEqual([]);
+    expect(j.decode['reject:cut_last_line']).toBe(1);
+    const table = await run(['verify', p]);
+    expect(table.code).toBe(0);
+    expect(table.out.at(-1)).toBe('OK: every hash verified; 1 frame rejected by the decoder');
+  });
+
+  it('a recording that stops between the pieces of one batch fails there, and says the last group may be unfinished', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'verify-'));
+    const lines = readFileSync(fixture, 'utf8').split('\n').filter(Boolean);
+    const p = join(dir, 'mid-batch.jsonl');
+    // the last two frames carry one hash (the batch's, after both): stop after the first
+    expect(JSON.parse(lines.at(-1) ?? '').price_changes[0].hash).toBe(JSON.parse(lines.at(-2) ?? '').price_changes[0].hash);
+    writeFileSync(p, lines.slice(0, -1).join('\n') + '\n');
+    // as strict as a corrupt last hash (which it cannot be told from), but named
+    const r = await run(['verify', p]);
+    expect(r.code).toBe(1);
+    expect(r.out.at(-1)).toBe("FAIL: 2 mismatches; 2 of them in the last group of the file, which may stop inside a batch (its pieces share the whole batch's hash)");
+    const j = JSON.parse((await run(['verify', p, '--json'])).out[0]) as { ok: boolean; unfinishedAtEnd: string[]; tokens: Array<{ mismatches: number }> };
+    expect(j.ok).toBe(false);
+    expect(j.unfinishedAtEnd).toHaveLength(2);
+    expect(j.tokens.map((t) => t.mismatches)).toEqual([1, 1]);
+    // the whole capture ends on a complete batch: nothing unfinished
+    expect((JSON.parse((await run(['verify', fixture, '--json'])).out[0]) as { unfinishedAtEnd: string[] }).unfinishedAtEnd).toEqual([]);
+  });
+
   it('a batch cut by a reconnect is dropped with its connection, not checked against the next snapshot', async () => {
     const venue = new VenueBook('7', [['0.4', '10']], [['0.6', '10']]);
     const first = JSON.stringify(venue.snapshot('1000'));
