@@ -48,6 +48,7 @@ import type { MarketSpec, RejectCode } from './matching-api.js';
 import { LatencyGate } from './latency.js';
 import { IdMemory, validateOrder } from './matching-validate.js';
 import { QueueTracker } from './queue-model.js';
+import { RecentDecreases } from './recent-decreases.js';
 import { SimBook } from './sim-book.js';
 import { SimLedger, type SimStats } from './sim-ledger.js';
 
@@ -136,6 +137,8 @@ interface SimToken {
   orders: SimRest[];
   /** The latest feed timestamp of this token's events (ms; 0: none yet, or none given). */
   feedTs: number;
+  /** Its levels' recent decreases no print has explained yet (feed timestamps > 0 only). */
+  decreases: RecentDecreases;
 }
 
 /** One of our resting orders, its queue tracker and when it arrived (the order of our orders in one queue). */
@@ -201,7 +204,7 @@ export class SimulatedVenue implements Venue {
     if (m.feeRule && !isFeeRule(m.feeRule)) throw new RangeError(`market ${m.conditionId}: fee rule ${JSON.stringify(m.feeRule)} is not finite and non-negative`);
     const spec: SimMarket = { ...m, tokens: [m.tokens[0], m.tokens[1]] };
     spec.tokens.forEach((t, i) => {
-      if (!this.tokens.has(t)) this.tokens.set(t, { market: spec, outcome: m.outcomes?.[i] ?? (i === 0 ? 'Yes' : 'No'), book: new SimBook(), orders: [], feedTs: 0 });
+      if (!this.tokens.has(t)) this.tokens.set(t, { market: spec, outcome: m.outcomes?.[i] ?? (i === 0 ? 'Yes' : 'No'), book: new SimBook(), orders: [], feedTs: 0, decreases: new RecentDecreases() });
     });
   }
 
@@ -235,6 +238,7 @@ export class SimulatedVenue implements Venue {
         const t = this.tokens.get(e.assetId);
         if (!t) return;
         t.book.snapshotKeepingTaken(e.bids, e.asks);
+        t.decreases.clear();
         if (e.timestampMs > t.feedTs) t.feedTs = e.timestampMs;
         if (e.tickSize !== undefined && e.tickSize > 0) t.market.tick = e.tickSize;
         for (const r of t.orders) r.q.onSnapshot(t.book.size(r.o.side, r.o.price), e.timestampMs);
@@ -265,7 +269,8 @@ export class SimulatedVenue implements Venue {
           if (!t) continue;
           if (e.timestampMs > t.feedTs) t.feedTs = e.timestampMs;
           if (!t.book.ready) this.seedFromComplement(t);
-          t.book.change(c.side, c.price, c.size);
+          const was = t.book.change(c.side, c.price, c.size);
+          if (c.size < was && e.timestampMs > 0) t.decreases.add(c.side, c.price, was - c.size, e.timestampMs);
           const rs = t.orders;
           if (rs.length === 0) continue;
           for (let k = 0; k < rs.length; k++) if (rs[k].o.side === c.side && rs[k].o.price === c.price) rs[k].q.onLevel(c.size, e.timestampMs);
@@ -303,7 +308,8 @@ export class SimulatedVenue implements Venue {
    * 1 - p (and a SELL, SELLs at 1 - p): our orders there rest in the same queue, and share the
    * trade's size beyond it with ours on the printed token. Ours at a better price than the trade's
    * it went through: the taker would have met them first, best price first, for no more than it
-   * traded. Ours that joined after the trade was made (its timestamp) it never met.
+   * traded. Ours that joined after the trade was made it never met: by its timestamp, or because
+   * the book showed its level fall before they joined (RecentDecreases: printed later, stamped later).
    */
   private onTrade(tokenId: string, takerSide: Side, price: number, size: number, ts: number): void {
     const t = this.tokens.get(tokenId);
@@ -316,6 +322,18 @@ export class SimulatedVenue implements Venue {
     const other = this.sibling(t);
     if (other && other.orders.length) this.fillsAt(other, takerSide, PRICE_SCALE - price, ts);
     if (ts > t.feedTs) t.feedTs = ts;
+    this.matchTrade(size, ts);
+    if (ts > 0) {
+      // the decreases it shows on both books are explained now
+      t.decreases.explain(opposite(takerSide), price, size, ts);
+      other?.decreases.explain(takerSide, PRICE_SCALE - price, size, ts);
+    }
+  }
+
+  /** Fills ours that onTrade picked (throughQueue, tradeQueue) from a trade of `size` made at `ts`. */
+  private matchTrade(size: number, ts: number): void {
+    const queue = this.tradeQueue;
+    const through = this.throughQueue;
     let budget = size;
     if (through.length > 0) {
       // how far past the trade's price each is (better for the taker first), then arrival
@@ -344,7 +362,9 @@ export class SimulatedVenue implements Venue {
     for (let i = 0; i < queue.length; i++) {
       const r = queue[i];
       const o = r.o;
-      const reach = Math.min(r.q.onTrade(size, ts) - ownAhead, budget, o.originalSize - o.sizeMatched);
+      // what the level fell by before this order joined is taken as this trade first: it never met the order
+      const before = ts > 0 ? r.t.decreases.amountAt(o.side, o.price, ts, r.joinedTs).amount : 0;
+      const reach = Math.min(r.q.onTrade(before < size ? size - before : 0, ts) - ownAhead, budget, o.originalSize - o.sizeMatched);
       if (reach > 0 && o.status === 'LIVE') {
         budget -= reach;
         ownAhead += reach;
@@ -367,8 +387,12 @@ export class SimulatedVenue implements Venue {
       // 0: the feed gave no timestamp, and nothing can be told apart
       if (ts > 0 && ts <= r.joinedTs) continue;
       const past = side === 'BUY' ? o.price - price : price - o.price;
-      if (past > 0) this.throughQueue.push({ r, past });
-      else if (past === 0) this.tradeQueue.push(r);
+      if (past > 0) {
+        // the print of a trade the book showed before this order joined (its level fell then, in
+        // the window): a sweep that had already gone through, not one that could meet the order
+        if (ts > 0 && t.decreases.amountAt(side, price, ts, r.joinedTs).amount > 0) continue;
+        this.throughQueue.push({ r, past });
+      } else if (past === 0) this.tradeQueue.push(r);
     }
   }
 

@@ -559,6 +559,74 @@ describe('SimulatedVenue: a trade printed after our order joined, but made befor
   });
 });
 
+describe('SimulatedVenue: the print of a trade comes after its book update, with a later timestamp', () => {
+  // py-clob-client-v2 issue #117 (a real recording): a book's hash held the last trade price of a
+  // trade printed 88 ms later, whose own timestamp was 67 ms after the book's. An order that joined
+  // in between saw the book the trade had already left: the print is not a trade it could meet.
+  it('the 0.50 bids emptied at 100, our bid joins, the print comes stamped 167: no fill; a trade past the window fills', async () => {
+    const { venue, trades } = setup();
+    venue.onMarketEvent(change(YES, 'BUY', 5000, 0, 100));
+    const id = await placeLive(venue, req({ side: 'BUY', price: 5000, size: 1000 }));
+    expect(venue.queuePosition(id)).toBe(0);
+    venue.onMarketEvent(trade(YES, 'SELL', 5000, 10000, 167));
+    expect(trades()).toHaveLength(0);
+    venue.onMarketEvent(trade(YES, 'SELL', 5000, 300, 100 + PAIR_WINDOW_MS + 1));
+    expect(trades().map((t) => [t.makerOrders[0].orderId, t.size])).toEqual([[id, 300]]);
+  });
+
+  it('only what the level lost before we joined is that trade: a print larger than it reaches us with the rest', async () => {
+    const { venue, trades } = setup();
+    venue.onMarketEvent(change(YES, 'BUY', 5000, 6000, 100)); // 40 of the 100 shares gone
+    const id = await placeLive(venue, req({ side: 'BUY', price: 5000, size: 5000 }));
+    expect(venue.queuePosition(id)).toBe(6000);
+    // 40 printed late (the update's), then 70 new: 60 ahead of us, 10 to us (not 50)
+    venue.onMarketEvent(trade(YES, 'SELL', 5000, 4000 + 7000, 167));
+    expect(trades().map((t) => [t.makerOrders[0].orderId, t.size])).toEqual([[id, 1000]]);
+  });
+
+  it('a sweep the book showed before we joined does not trade through our better bid when printed at its last price', async () => {
+    const { venue, trades } = setup();
+    // the bids at 0.50 and 0.49 both gone in one update (a taker sold through them)
+    venue.onMarketEvent(changes(100, [YES, 'BUY', 5000, 0], [YES, 'BUY', 4900, 0]));
+    const id = await placeLive(venue, req({ side: 'BUY', price: 5000, size: 1000 }));
+    venue.onMarketEvent(trade(YES, 'SELL', 4900, 20000, 167));
+    expect(trades()).toHaveLength(0);
+    // a new sell through 0.49 later fills us
+    venue.onMarketEvent(trade(YES, 'SELL', 4900, 500, 900));
+    expect(trades().map((t) => [t.makerOrders[0].orderId, t.size])).toEqual([[id, 500]]);
+  });
+
+  it('the same for our order on the other token, which the trade meets at 1 - p', async () => {
+    const { venue, trades } = setup();
+    venue.onMarketEvent(changes(100, [YES, 'SELL', 5200, 0], [NO, 'BUY', 4800, 0]));
+    const id = await placeLive(venue, req({ tokenId: NO, side: 'BUY', price: 4800, size: 500 }));
+    venue.onMarketEvent(trade(YES, 'BUY', 5200, 5000, 167));
+    expect(trades()).toHaveLength(0);
+    venue.onMarketEvent(trade(YES, 'BUY', 5300, 200, 900));
+    expect(trades().map((t) => [t.makerOrders[0].orderId, t.size])).toEqual([[id, 200]]);
+  });
+
+  it('a decrease a print had already explained (printed first) is not held against a later order', async () => {
+    const { venue, trades } = setup();
+    // print first, then its update: the level's fall is that print's, not an unexplained one
+    venue.onMarketEvent(trade(YES, 'SELL', 5000, 10000, 100));
+    venue.onMarketEvent(change(YES, 'BUY', 5000, 0, 100));
+    const id = await placeLive(venue, req({ side: 'BUY', price: 5000, size: 1000 }));
+    venue.onMarketEvent(trade(YES, 'SELL', 5000, 400, 150));
+    expect(trades().map((t) => [t.makerOrders[0].orderId, t.size])).toEqual([[id, 400]]);
+  });
+
+  it('an order resting before the update still fills from the late print (the update and the print are one trade)', async () => {
+    const { venue, trades } = setup();
+    const id = await placeLive(venue, req({ side: 'BUY', price: 5000, size: 1000 }));
+    expect(venue.queuePosition(id)).toBe(10000);
+    // the taker sold 105 shares: the 100 ahead of us, then 5 of ours; the book shows the 100 gone
+    venue.onMarketEvent(change(YES, 'BUY', 5000, 0, 100));
+    venue.onMarketEvent(trade(YES, 'SELL', 5000, 10500, 167));
+    expect(trades().map((t) => [t.makerOrders[0].orderId, t.size])).toEqual([[id, 500]]);
+  });
+});
+
 describe('SimulatedVenue latency, cancels and expiry', () => {
   it('an order cannot fill before the entry latency; the result resolves when it reaches the book', async () => {
     const { clock, venue, trades } = setup({ orderLatencyMs: 50 });
