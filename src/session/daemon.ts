@@ -601,9 +601,10 @@ export class Daemon implements StatusSource {
 
   /** Makes `fresh` the quoted set while running: added markets subscribed and quoted, removed ones cancelled and dropped. */
   setMarkets(fresh: readonly MarketMeta[]): MarketSetChange {
-    const change = this.marketSet.apply(fresh);
+    // first: a market back in the set while still leaving is quoted within apply, and its orders are
+    // signed by what this list says of it (neg_risk picks the exchange; absent, the main one)
     this.markets = [...fresh];
-    return change;
+    return this.marketSet.apply(fresh);
   }
 
   /** Writes a PnL snapshot to the store and the log. */

@@ -95,6 +95,34 @@ describe('daemon: markets added and removed while running', () => {
     }
   }, 60_000);
 
+  it('a market added back while it is still leaving is quoted with its own metadata (neg_risk), not as a market unknown', async () => {
+    const r = await startDaemon(3, { seed: 5, trade: 2 });
+    const d = r.daemon;
+    try {
+      const [mA, mB] = d.markets;
+      const restingOn = async (m: MarketMeta) => (await d.venue.openOrders()).filter((o) => o.tokenId === m.tokenId || o.tokenId === m.complementId).length;
+      await until('A and B quoting', async () => (await restingOn(mA)) > 0 && (await restingOn(mB)) > 0);
+      // what every order body of A's tokens says of neg_risk (the exchange a real venue's order is signed for)
+      const signedNegRisk: boolean[] = [];
+      const clob = d.clients.clob;
+      const post = clob.postOrders.bind(clob);
+      clob.postOrders = (orders) => {
+        for (const o of orders) if (o.tokenId === mA.tokenId || o.tokenId === mA.complementId) signedNegRisk.push(o.negRisk === true);
+        return post(orders);
+      };
+      // A leaves; its orders cancelled but the market not yet dropped (looked at every 2 s) it comes
+      // back, its metadata saying neg_risk: its book is still held, so it is quoted at once
+      d.setMarkets([mB]);
+      await until("A's orders cancelled", async () => (await restingOn(mA)) === 0, 1_500);
+      expect(d.engine.marketOf(mA.tokenId)).toBeDefined();
+      d.setMarkets([{ ...mA, negRisk: true }, mB]);
+      await until("A's new orders placed", () => signedNegRisk.length > 0);
+      expect(signedNegRisk.every((n) => n)).toBe(true);
+    } finally {
+      await r.close();
+    }
+  }, 60_000);
+
   it("takes a dropped market off the user channel's subscription an hour after it left, once none of its trades is unsettled", async () => {
     await withUserChannel(async ({ d, mA, mB, mC, subscribed, reconnectUser }) => {
       expect(subscribed()[0]).toEqual([mA.conditionId, mB.conditionId].sort());
