@@ -29,8 +29,8 @@ Checks what a live run needs, against the configured venue (venue.profile, MAKER
                 the venue refuses every SELL
   heartbeat     polymarket: the dead-man switch accepts a heartbeat (skipped while orders of ours
                 rest: a heartbeat nobody continues has the venue cancel them ~10 s later)
-One line per check; exit 0 only when every check passes, 1 otherwise. A 403 is explained: the
-venue refuses some regions.`;
+One line per check; exit 1 when any check fails, else 0 (a check skipped is said, and proves
+nothing); 2 for a configuration error. A 403 is explained: the venue refuses some regions.`;
 
 type Result = { ok: boolean; detail: string; skipped?: boolean };
 interface Check {

@@ -63,8 +63,9 @@ Each variant a client must also accept (wire-formats.md 5.4):
                        polymarket (the real venue's paths and plain JSON bodies, errors {"error": "..."};
                        L1 ClobAuth for POST /auth/api-key and GET /auth/derive-api-key, L2 HMAC headers on
                        every private route, signed V2 orders, POST /v1/heartbeats; seeded test accounts,
-                       an EOA (signature type 0) and a Gnosis-safe proxy (type 2) with its funder, each
-                       with API credentials for nonce 0, listed under "accounts" in --urls-out)
+                       an EOA (signature type 0), a Gnosis-safe proxy (type 2) and a deposit wallet
+                       (type 3) with their funders, each with API credentials for nonce 0, listed under
+                       "accounts" in --urls-out)
   --signer-tier T      the venue's per-signer token buckets at tier T (standard, copper, bronze, silver,
                        gold, platinum, diamond, elite: docs.polymarket.com/api-reference/trading-rate-limits),
                        per API key: orders (POST /order, /orders: a batch costs its orders) and cancels

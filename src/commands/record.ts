@@ -32,7 +32,7 @@ one-line JSON object or array: "f":"<frame as a JSON string>"); gzipped when FIL
                      fail when no market frame (other than PONG) came within S seconds of the start:
                      the feed is unreachable or the token ids are unknown (default 30; 0 = wait forever)
   --no-market-meta   skip the look-up of the markets' metadata at the CLOB (urls.clob): by default
-                     one line per market ("k":"meta": priced token, tick, minimum size, neg_risk,
+                     one line per market ("k":"meta": priced token, tick, minimum size, negRisk,
                      end time, fee rule) comes first, so a backtest quotes them as live does, and
                      both tokens of each market are recorded; when the look-up fails the recording
                      goes on without it (the tokens given only), with a warning

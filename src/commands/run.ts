@@ -17,12 +17,14 @@ const help = `usage: makerd run [--config F] [--mode live|paper] [--markets T1,T
   --mode M          live (orders sent to the venue) or paper (simulated fills on the live feed)
   --markets T1,T2   token ids to quote (either token of a market selects the market)
 
-Environment: MAKERD_API_KEY (live), MAKERD_*_URL, MAKERD_DB, MAKERD_STATUS_PORT,
-MAKERD_LIMIT_SCALE, MAKERD_WINDOW_SCALE. Signals (at any moment, start-up included): SIGINT/SIGTERM
-cancel all orders and exit 0 within daemon.shutdownTimeoutMs; exit 1 listing the orders the venue
-did not confirm cancelled. A failure to start is one line on stderr: exit 2 for a configuration
-error (a missing config file or credential, no markets, the status port taken, the SQLite file), 1
-otherwise (a venue unreachable).
+Environment: MAKERD_VENUE, MAKERD_API_KEY (live), the polymarket profile's MAKERD_PRIVATE_KEY,
+MAKERD_API_SECRET, MAKERD_API_PASSPHRASE, MAKERD_FUNDER, MAKERD_SIGNATURE_TYPE, MAKERD_*_URL,
+MAKERD_DB, MAKERD_STATUS_PORT, MAKERD_STATUS_HOST, MAKERD_LIMIT_SCALE, MAKERD_WINDOW_SCALE (the
+README's table). Signals (at any moment, start-up included): SIGINT/SIGTERM/SIGHUP cancel all
+orders and exit 0 within daemon.shutdownTimeoutMs; exit 1 listing the orders the venue did not
+confirm cancelled. A failure to start is one line on stderr: exit 2 for a configuration error (a
+missing config file or credential, no markets given, the status port taken, the SQLite file), 1
+otherwise (a venue unreachable; a market query that found no market now, which a restart may).
 Under pm2 the process sends 'ready' once quoting starts (wait_ready).`;
 
 export const command: CommandModule = {
