@@ -29,31 +29,30 @@ export class RecentDecreases {
     this.next = i + 1 === SLOTS ? 0 : i + 1;
   }
 
-  /**
-   * The unexplained decrease at `side`/`price` shown at or before `before`, of updates within the
-   * window of `at` (a print's time, or the time an order joins); `firstTs` gets the earliest one's time.
-   */
-  amountAt(side: Side, price: number, at: number, before = at): { amount: number; firstTs: number } {
+  /** The unexplained decrease at `side`/`price` shown at or before `before`, of updates within the window of `at` (a print's time). */
+  amountAt(side: Side, price: number, at: number, before = at): number {
     const key = keyOf(side, price);
     let amount = 0;
-    let firstTs = Infinity;
     for (let i = 0; i < SLOTS; i++) {
       if (this.key[i] !== key) continue;
       const ts = this.ts[i];
       if (ts > before || at - ts > PAIR_WINDOW_MS) continue;
       amount += this.amount[i];
-      if (ts < firstTs) firstTs = ts;
     }
-    return { amount, firstTs };
+    return amount;
   }
 
-  /** A print of `size` at `side`/`price` (the resting side it met) at `ts`: it explains decreases there, oldest first; the rest waits for its update. */
+  /**
+   * A print of `size` at `side`/`price` (the resting side it met) at `ts`: it explains decreases
+   * there, newest first (a print lags its own update by ~70-200 ms: an older fall is likelier a
+   * cancellation, and is left to leave the window); the rest waits for its update.
+   */
   explain(side: Side, price: number, size: number, ts: number): void {
     const key = keyOf(side, price);
     let left = size;
-    for (let pass = 0; pass < SLOTS && left > 0; pass++) {
-      // oldest first: the slot after the newest, round the ring
-      const i = (this.next + pass) % SLOTS;
+    for (let pass = 1; pass <= SLOTS && left > 0; pass++) {
+      // newest first: the slot before `next`, back round the ring
+      const i = (this.next - pass + SLOTS) % SLOTS;
       if (this.key[i] !== key || ts - this.ts[i] > PAIR_WINDOW_MS) continue;
       const take = left < this.amount[i] ? left : this.amount[i];
       this.amount[i] -= take;

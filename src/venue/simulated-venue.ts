@@ -153,6 +153,8 @@ interface SimRest {
   joinedTs: number;
   /** Its token. */
   t: SimToken;
+  /** Per price, what prints were already taken as a fall of that level before it joined (takenBefore): [price, amount, ...]. */
+  before?: number[];
 }
 
 export class SimulatedVenue implements Venue {
@@ -177,7 +179,7 @@ export class SimulatedVenue implements Venue {
   /** Our orders at the trade price in the trade being matched: token, order, token, order, ... */
   private readonly tradeQueue: SimRest[] = [];
   /** Ours a trade went through, and how far past the trade's price each is (onTrade). */
-  private readonly throughQueue: Array<{ r: SimRest; past: number }> = [];
+  private readonly throughQueue: Array<{ r: SimRest; past: number; before: number }> = [];
   /** Our collateral now (SimulatedVenueOptions.cashMicros): fills move it; undefined = unlimited. */
   private cash: number | undefined;
   /** Shares of each token we hold, size units: a BUY fill's count from its MATCHED, a SELL fill's are gone. */
@@ -318,9 +320,9 @@ export class SimulatedVenue implements Venue {
     const through = this.throughQueue;
     queue.length = 0;
     through.length = 0;
-    this.fillsAt(t, opposite(takerSide), price, ts);
+    this.fillsAt(t, opposite(takerSide), price, size, ts);
     const other = this.sibling(t);
-    if (other && other.orders.length) this.fillsAt(other, takerSide, PRICE_SCALE - price, ts);
+    if (other && other.orders.length) this.fillsAt(other, takerSide, PRICE_SCALE - price, size, ts);
     if (ts > t.feedTs) t.feedTs = ts;
     this.matchTrade(size, ts);
     if (ts > 0) {
@@ -340,7 +342,8 @@ export class SimulatedVenue implements Venue {
       if (through.length > 1) through.sort((x, y) => y.past - x.past || x.r.arrived - y.r.arrived);
       for (let i = 0; i < through.length && budget > 0; i++) {
         const r = through[i].r;
-        const reach = Math.min(budget, r.o.originalSize - r.o.sizeMatched);
+        // of what the taker has left, what is the trade its level showed before this order joined never came past it
+        const reach = Math.min(budget - through[i].before, r.o.originalSize - r.o.sizeMatched);
         if (reach > 0 && r.o.status === 'LIVE') {
           budget -= reach;
           this.fillMaker(r.t, r, reach);
@@ -363,7 +366,7 @@ export class SimulatedVenue implements Venue {
       const r = queue[i];
       const o = r.o;
       // what the level fell by before this order joined is taken as this trade first: it never met the order
-      const before = ts > 0 ? r.t.decreases.amountAt(o.side, o.price, ts, r.joinedTs).amount : 0;
+      const before = ts > 0 ? takenBefore(r, o.side, o.price, size, ts) : 0;
       const reach = Math.min(r.q.onTrade(before < size ? size - before : 0, ts) - ownAhead, budget, o.originalSize - o.sizeMatched);
       if (reach > 0 && o.status === 'LIVE') {
         budget -= reach;
@@ -378,7 +381,7 @@ export class SimulatedVenue implements Venue {
    * Our live `side` orders of `t` that a trade at `price` (in t's terms), made at `ts`, goes through
    * join throughQueue, those at `price` tradeQueue; those that joined after it was made neither.
    */
-  private fillsAt(t: SimToken, side: Side, price: number, ts: number): void {
+  private fillsAt(t: SimToken, side: Side, price: number, size: number, ts: number): void {
     const rs = t.orders;
     for (let i = 0; i < rs.length; i++) {
       const r = rs[i];
@@ -388,10 +391,9 @@ export class SimulatedVenue implements Venue {
       if (ts > 0 && ts <= r.joinedTs) continue;
       const past = side === 'BUY' ? o.price - price : price - o.price;
       if (past > 0) {
-        // the print of a trade the book showed before this order joined (its level fell then, in
-        // the window): a sweep that had already gone through, not one that could meet the order
-        if (ts > 0 && t.decreases.amountAt(side, price, ts, r.joinedTs).amount > 0) continue;
-        this.throughQueue.push({ r, past });
+        // the print's own level fell before this order joined (in the window): that much of it is
+        // that trade, a sweep that had already gone through, not one that could meet the order
+        this.throughQueue.push({ r, past, before: ts > 0 ? takenBefore(r, side, price, size, ts) : 0 });
       } else if (past === 0) this.tradeQueue.push(r);
     }
   }
@@ -802,4 +804,22 @@ function notCancelled(ids: string[], reason: string): CancelResult {
   const res: CancelResult = { canceled: [], notCanceled: {} };
   for (const id of ids) res.notCanceled[id] = reason;
   return res;
+}
+
+/**
+ * How much of a print of `size` at `price` (on r's token, r's side) is taken as a fall of that
+ * level the book showed before r joined, within the window: at most that fall, and each fall only
+ * once for r (a cancellation before it joined must not take a part of every later trade in turn).
+ */
+function takenBefore(r: SimRest, side: Side, price: number, size: number, ts: number): number {
+  const fell = r.t.decreases.amountAt(side, price, ts, r.joinedTs);
+  if (!(fell > 0)) return 0;
+  const used = r.before ?? (r.before = []);
+  let k = 0;
+  while (k < used.length && used[k] !== price) k += 2;
+  if (k === used.length) used.push(price, 0);
+  const made = Math.min(size, fell - used[k + 1]);
+  if (!(made > 0)) return 0;
+  used[k + 1] += made;
+  return made;
 }

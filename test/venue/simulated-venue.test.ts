@@ -606,6 +606,28 @@ describe('SimulatedVenue: the print of a trade comes after its book update, with
     expect(trades().map((t) => [t.makerOrders[0].orderId, t.size])).toEqual([[id, 200]]);
   });
 
+  it('through our better bid, only what a print has beyond the fall its level showed before we joined is new', async () => {
+    const { venue, trades } = setup();
+    venue.onMarketEvent(change(YES, 'BUY', 4900, 19000, 100)); // 10 shares cancelled at 0.49
+    const id = await placeLive(venue, req({ side: 'BUY', price: 5100, size: 1000 }));
+    // 300 sold at 0.49: at most 10 of them are that fall, the rest sold through our 0.51 first
+    venue.onMarketEvent(trade(YES, 'SELL', 4900, 30000, 150));
+    expect(trades().map((t) => [t.makerOrders[0].orderId, t.size])).toEqual([[id, 1000]]);
+  });
+
+  it('a fall before we joined is taken out of the prints after it once, not out of each in turn', async () => {
+    const { venue, trades } = setup();
+    venue.onMarketEvent(change(YES, 'BUY', 5000, 5000, 200)); // 50 cancelled
+    venue.onMarketEvent(change(YES, 'BUY', 5000, 0, 300)); // 50 traded, printed below
+    const id = await placeLive(venue, req({ side: 'BUY', price: 5000, size: 1000 }));
+    expect(venue.queuePosition(id)).toBe(0);
+    venue.onMarketEvent(trade(YES, 'SELL', 5000, 5000, 367)); // the 300 trade's print: made before we joined
+    expect(trades()).toHaveLength(0);
+    // a new trade inside the window: the cancellation was never a trade, and the print before took its share
+    venue.onMarketEvent(trade(YES, 'SELL', 5000, 3000, 400));
+    expect(trades().map((t) => [t.makerOrders[0].orderId, t.size])).toEqual([[id, 1000]]);
+  });
+
   it('a decrease a print had already explained (printed first) is not held against a later order', async () => {
     const { venue, trades } = setup();
     // print first, then its update: the level's fall is that print's, not an unexplained one
