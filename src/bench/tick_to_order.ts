@@ -18,7 +18,11 @@
 // Only places sent in the causing frame's read are samples; offTurn counts the other place calls
 // while measuring (user-channel fills, a cancel's response, a free in-flight slot, the timer).
 // machine_* is a floor measured first: how often a spinning thread of this process is not scheduled
-// for > 0.5 ms (other processes on a shared machine); each such gap inside a sample adds to the tail.
+// for > 0.5 ms (other processes on a shared machine); each such gap inside a sample adds to the tail,
+// and machine_hit_pct_N is the share of samples such gaps are expected to hit (gaps per second x
+// (gap p50 + sample p50)): above 1 % the p99 measures the machine. preempted_N counts the samples
+// whose wall time exceeds the process's CPU time in them by > 300 us (the path never waits: the
+// difference is time not scheduled), and p99_unpreempted_us_N is the p99 of the others.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { defaultSyntheticParams, stressSyntheticParams, type SyntheticParams } from '../emulator/agents.js';
 import { forkEmulator } from './emulator-child.js';
@@ -83,6 +87,12 @@ export async function run(): Promise<Record<string, unknown>> {
   for (const n of marketCounts()) {
     const r = await runMarkets(n);
     for (const [k, v] of Object.entries(r)) out[`${k}_${n}`] = v;
+  }
+  const gapP50Us = pct(gaps, 50) * 1000;
+  for (const n of marketCounts()) {
+    const p50 = out[`p50_us_${n}`];
+    // no gap in the probe: none expected to hit
+    out[`machine_hit_pct_${n}`] = gaps.length && typeof p50 === 'number' ? Math.round(((gaps.length * 1000) / PROBE_MS) * (gapP50Us + p50) * 1e-4 * 100) / 100 : 0;
   }
   return {
     ...out,
@@ -166,10 +176,15 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
     readFrames: number;
     gathered: boolean;
     measured: boolean;
+    /** Process CPU µs at the causing read, and what the sample used up to its write (cpuUsage: the whole path is one turn, no wait). */
+    readCpu: number;
+    cpuUs: number;
   }
   let frameT = NaN;
   let readT = NaN;
   let gatherRead = NaN;
+  let readCpu = NaN;
+  let gatherCpu = NaN;
   let warmUntil = Infinity;
   let chunkOpen: Rec[] | undefined;
   let chunkFrames = 0;
@@ -198,6 +213,8 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
       readFrames: gathered ? lastReadFrames : 0,
       gathered,
       measured: frame === frame && frame > warmUntil,
+      readCpu: gathered ? gatherCpu : readCpu,
+      cpuUs: NaN,
     };
     if (!rec.measured && frame !== frame && now > warmUntil) offTurn++;
     undispatched.push(rec);
@@ -217,8 +234,9 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
     const req = (msg as { request: { method: string; path: string } }).request;
     const rec = isSubmit(req) ? byRequest.get(req) : undefined;
     if (!rec?.measured) return;
-    done.push(rec);
     sent.push(performance.now());
+    rec.cpuUs = cpuNowUs() - rec.readCpu;
+    done.push(rec);
   };
   // new connections opened while measuring: all (cancels and reads share a pool) and for orders
   let connects = 0;
@@ -249,6 +267,7 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
     // frames that arrive in one socket read are handled in one callback; its end is the chunk end
     if (!chunkOpen) {
       readT = f.t;
+      readCpu = cpuNowUs();
       const recs: Rec[] = (chunkOpen = []);
       chunkFrames = 0;
       queueMicrotask(() => {
@@ -264,6 +283,7 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
         // and the sends they gather in one it queues: the read stays the cause until the second
         // microtask from here, which runs after both
         gatherRead = readT;
+        gatherCpu = readCpu;
         queueMicrotask(() => queueMicrotask(() => (gatherRead = NaN)));
       });
     }
@@ -303,6 +323,14 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
   const readUs = gus((r) => r.chunkEnd - r.read);
   const requoteUs = gus((r) => r.call - r.chunkEnd);
   const readFrames = done.map((r) => r.readFrames).sort((x, y) => x - y);
+  // a sample whose wall time exceeds the CPU the process spent in it by more than PREEMPTED_US was
+  // not running for that long: the machine ran something else (the path has no wait of its own)
+  const preempted = done.filter((r, i) => (sent[i] - r.read) * 1000 - r.cpuUs > PREEMPTED_US).length;
+  const unpreempted = done
+    .map((r, i) => ({ wall: (sent[i] - r.read) * 1000, cpu: r.cpuUs }))
+    .filter((x) => x.wall - x.cpu <= PREEMPTED_US)
+    .map((x) => x.wall)
+    .sort((x, y) => x - y);
   return {
     feed: load.feed,
     speed: load.speed,
@@ -336,5 +364,15 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
     readFrames_p99: pct(readFrames, 99),
     connects,
     submitConnects,
+    preempted,
+    p99_unpreempted_us: q(unpreempted, 99),
   };
+}
+
+/** Wall time a sample may exceed its CPU time by before it counts as preempted (timer and cpuUsage granularity). */
+const PREEMPTED_US = 300;
+
+function cpuNowUs(): number {
+  const c = process.cpuUsage();
+  return c.user + c.system;
 }
