@@ -532,6 +532,20 @@ describe('SimulatedVenue: a trade printed on one token fills our orders on the o
   });
 });
 
+/**
+ * Our NO bid at 0.48 joins after an update at 100 emptied the YES ask 0.52 (= the NO bid 0.48); the
+ * trade's print, stamped `printTs`, fills it nothing; a later YES BUY through 0.53 at `laterTs` does.
+ */
+async function madeBeforeOnOtherToken(printTs: number, laterTs: number): Promise<void> {
+  const { venue, trades } = setup();
+  venue.onMarketEvent(changes(100, [YES, 'SELL', 5200, 0], [NO, 'BUY', 4800, 0]));
+  const id = await placeLive(venue, req({ tokenId: NO, side: 'BUY', price: 4800, size: 500 }));
+  venue.onMarketEvent(trade(YES, 'BUY', 5200, 5000, printTs));
+  expect(trades()).toHaveLength(0);
+  venue.onMarketEvent(trade(YES, 'BUY', 5300, 200, laterTs));
+  expect(trades().map((t) => [t.makerOrders[0].orderId, t.size])).toEqual([[id, 200]]);
+}
+
 describe('SimulatedVenue: a trade printed after our order joined, but made before it', () => {
   // The real feed sends the book update first and prints the trade up to ~200 ms later, with the
   // update's timestamp: an order that joined in between saw the level the trade had already left,
@@ -548,15 +562,7 @@ describe('SimulatedVenue: a trade printed after our order joined, but made befor
     expect(trades().map((t) => [t.makerOrders[0].orderId, t.size])).toEqual([[id, 300]]);
   });
 
-  it('the same for our order on the other token, which the trade meets at 1 - p', async () => {
-    const { venue, trades } = setup();
-    venue.onMarketEvent(changes(100, [YES, 'SELL', 5200, 0], [NO, 'BUY', 4800, 0]));
-    const id = await placeLive(venue, req({ tokenId: NO, side: 'BUY', price: 4800, size: 500 }));
-    venue.onMarketEvent(trade(YES, 'BUY', 5200, 5000, 100));
-    expect(trades()).toHaveLength(0);
-    venue.onMarketEvent(trade(YES, 'BUY', 5300, 200, 150));
-    expect(trades().map((t) => [t.makerOrders[0].orderId, t.size])).toEqual([[id, 200]]);
-  });
+  it('the same for our order on the other token, which the trade meets at 1 - p', () => madeBeforeOnOtherToken(100, 150));
 });
 
 describe('SimulatedVenue: the print of a trade comes after its book update, with a later timestamp', () => {
@@ -596,15 +602,7 @@ describe('SimulatedVenue: the print of a trade comes after its book update, with
     expect(trades().map((t) => [t.makerOrders[0].orderId, t.size])).toEqual([[id, 500]]);
   });
 
-  it('the same for our order on the other token, which the trade meets at 1 - p', async () => {
-    const { venue, trades } = setup();
-    venue.onMarketEvent(changes(100, [YES, 'SELL', 5200, 0], [NO, 'BUY', 4800, 0]));
-    const id = await placeLive(venue, req({ tokenId: NO, side: 'BUY', price: 4800, size: 500 }));
-    venue.onMarketEvent(trade(YES, 'BUY', 5200, 5000, 167));
-    expect(trades()).toHaveLength(0);
-    venue.onMarketEvent(trade(YES, 'BUY', 5300, 200, 900));
-    expect(trades().map((t) => [t.makerOrders[0].orderId, t.size])).toEqual([[id, 200]]);
-  });
+  it('the same for our order on the other token, which the trade meets at 1 - p', () => madeBeforeOnOtherToken(167, 900));
 
   it('through our better bid, only what a print has beyond the fall its level showed before we joined is new', async () => {
     const { venue, trades } = setup();
