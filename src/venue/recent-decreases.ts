@@ -29,30 +29,35 @@ export class RecentDecreases {
     this.next = i + 1 === SLOTS ? 0 : i + 1;
   }
 
+  /** The time of the newest decrease the last amountAt counted (-Infinity: none). */
+  newestTs = -Infinity;
+
   /** The unexplained decrease at `side`/`price` shown at or before `before`, of updates within the window of `at` (a print's time). */
   amountAt(side: Side, price: number, at: number, before = at): number {
     const key = keyOf(side, price);
     let amount = 0;
+    let newest = -Infinity;
     for (let i = 0; i < SLOTS; i++) {
       if (this.key[i] !== key) continue;
       const ts = this.ts[i];
       if (ts > before || at - ts > PAIR_WINDOW_MS) continue;
       amount += this.amount[i];
+      if (ts > newest) newest = ts;
     }
+    this.newestTs = newest;
     return amount;
   }
 
   /**
    * A print of `size` at `side`/`price` (the resting side it met) at `ts`: it explains decreases
-   * there, newest first (a print lags its own update by ~70-200 ms: an older fall is likelier a
-   * cancellation, and is left to leave the window); the rest waits for its update.
+   * there, oldest first (trades print in the order made); the rest waits for its update.
    */
   explain(side: Side, price: number, size: number, ts: number): void {
     const key = keyOf(side, price);
     let left = size;
-    for (let pass = 1; pass <= SLOTS && left > 0; pass++) {
-      // newest first: the slot before `next`, back round the ring
-      const i = (this.next - pass + SLOTS) % SLOTS;
+    for (let pass = 0; pass < SLOTS && left > 0; pass++) {
+      // oldest first: the slot after the newest, round the ring
+      const i = (this.next + pass) % SLOTS;
       if (this.key[i] !== key || ts - this.ts[i] > PAIR_WINDOW_MS) continue;
       const take = left < this.amount[i] ? left : this.amount[i];
       this.amount[i] -= take;

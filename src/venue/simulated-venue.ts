@@ -47,7 +47,7 @@ import type { MarketEvent, Side, UserEvent } from '../core/events.js';
 import type { MarketSpec, RejectCode } from './matching-api.js';
 import { LatencyGate } from './latency.js';
 import { IdMemory, validateOrder } from './matching-validate.js';
-import { QueueTracker } from './queue-model.js';
+import { PAIR_WINDOW_MS, QueueTracker } from './queue-model.js';
 import { RecentDecreases } from './recent-decreases.js';
 import { SimBook } from './sim-book.js';
 import { SimLedger, type SimStats } from './sim-ledger.js';
@@ -153,7 +153,10 @@ interface SimRest {
   joinedTs: number;
   /** Its token. */
   t: SimToken;
-  /** Per price, what prints were already taken as a fall of that level before it joined (takenBefore): [price, amount, ...]. */
+  /**
+   * Per price a print reached it at, the fall of that level before it joined not yet taken out of
+   * the prints, and the newest such fall's time (takenBefore): [price, left, ts, ...].
+   */
   before?: number[];
 }
 
@@ -808,18 +811,21 @@ function notCancelled(ids: string[], reason: string): CancelResult {
 
 /**
  * How much of a print of `size` at `price` (on r's token, r's side) is taken as a fall of that
- * level the book showed before r joined, within the window: at most that fall, and each fall only
- * once for r (a cancellation before it joined must not take a part of every later trade in turn).
+ * level the book showed before r joined, within the window of the newest such fall. What the level
+ * fell by is read once for r, at the first print that reaches it there (the log as earlier prints,
+ * which could not meet r, left it), then spent by the prints that follow: each fall only once for r,
+ * and never spent again through the log's own explain().
  */
 function takenBefore(r: SimRest, side: Side, price: number, size: number, ts: number): number {
-  const fell = r.t.decreases.amountAt(side, price, ts, r.joinedTs);
-  if (!(fell > 0)) return 0;
-  const used = r.before ?? (r.before = []);
+  const b = r.before ?? (r.before = []);
   let k = 0;
-  while (k < used.length && used[k] !== price) k += 2;
-  if (k === used.length) used.push(price, 0);
-  const made = Math.min(size, fell - used[k + 1]);
-  if (!(made > 0)) return 0;
-  used[k + 1] += made;
+  while (k < b.length && b[k] !== price) k += 3;
+  if (k === b.length) {
+    const fell = r.t.decreases.amountAt(side, price, ts, r.joinedTs);
+    b.push(price, fell, r.t.decreases.newestTs);
+  }
+  if (!(b[k + 1] > 0) || ts - b[k + 2] > PAIR_WINDOW_MS) return 0;
+  const made = size < b[k + 1] ? size : b[k + 1];
+  b[k + 1] -= made;
   return made;
 }

@@ -18,14 +18,15 @@ describe('RecentDecreases', () => {
     expect(d.amountAt('BUY', 5000, 150 + PAIR_WINDOW_MS + 1)).toBe(0);
   });
 
-  it('a print explains the decreases of its level, newest first; what it leaves over explains the next update there', () => {
+  it('a print explains the decreases of its level, oldest first; what it leaves over explains the next update there', () => {
     const d = new RecentDecreases();
     d.add('BUY', 5000, 300, 100);
     d.add('BUY', 5000, 200, 150);
     d.explain('BUY', 5000, 400, 167);
-    // the newest (200) and 200 of the older: 100 left, of the update at 100
+    // the oldest (300) and 100 of the newer: 100 left, of the update at 150
     expect(d.amountAt('BUY', 5000, 170)).toBe(100);
-    expect(d.amountAt('BUY', 5000, 170, 120)).toBe(100);
+    expect(d.newestTs).toBe(150);
+    expect(d.amountAt('BUY', 5000, 170, 120)).toBe(0);
     d.explain('BUY', 5000, 250, 170); // 100 explained, 150 printed before its update
     expect(d.amountAt('BUY', 5000, 170)).toBe(0);
     d.add('BUY', 5000, 400, 180); // 150 of it was that print

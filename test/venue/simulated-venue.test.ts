@@ -607,22 +607,24 @@ describe('SimulatedVenue: the print of a trade comes after its book update, with
   it('through our better bid, only what a print has beyond the fall its level showed before we joined is new', async () => {
     const { venue, trades } = setup();
     venue.onMarketEvent(change(YES, 'BUY', 4900, 19000, 100)); // 10 shares cancelled at 0.49
-    const id = await placeLive(venue, req({ side: 'BUY', price: 5100, size: 1000 }));
-    // 300 sold at 0.49: at most 10 of them are that fall, the rest sold through our 0.51 first
+    const id = await placeLive(venue, req({ side: 'BUY', price: 5100, size: 30000 }));
+    // 300 sold at 0.49: at most 10 of them are that fall, the other 290 sold through our 0.51 first
     venue.onMarketEvent(trade(YES, 'SELL', 4900, 30000, 150));
-    expect(trades().map((t) => [t.makerOrders[0].orderId, t.size])).toEqual([[id, 1000]]);
+    expect(trades().map((t) => [t.makerOrders[0].orderId, t.size])).toEqual([[id, 29000]]);
   });
 
-  it('a fall before we joined is taken out of the prints after it once, not out of each in turn', async () => {
+  it('what the level fell by before we joined is taken out of the prints after it once, in total', async () => {
     const { venue, trades } = setup();
-    venue.onMarketEvent(change(YES, 'BUY', 5000, 5000, 200)); // 50 cancelled
-    venue.onMarketEvent(change(YES, 'BUY', 5000, 0, 300)); // 50 traded, printed below
+    venue.onMarketEvent(change(YES, 'BUY', 5000, 5000, 200));
+    venue.onMarketEvent(change(YES, 'BUY', 5000, 0, 300)); // 100 shares gone in two falls
     const id = await placeLive(venue, req({ side: 'BUY', price: 5000, size: 1000 }));
     expect(venue.queuePosition(id)).toBe(0);
-    venue.onMarketEvent(trade(YES, 'SELL', 5000, 5000, 367)); // the 300 trade's print: made before we joined
+    // both falls' prints come after we joined: trades made before, neither fills us
+    venue.onMarketEvent(trade(YES, 'SELL', 5000, 5000, 330));
+    venue.onMarketEvent(trade(YES, 'SELL', 5000, 3000, 380));
     expect(trades()).toHaveLength(0);
-    // a new trade inside the window: the cancellation was never a trade, and the print before took its share
-    venue.onMarketEvent(trade(YES, 'SELL', 5000, 3000, 400));
+    // 20 of the 100 left to be taken as those falls, then the rest of this print reaches us
+    venue.onMarketEvent(trade(YES, 'SELL', 5000, 3000, 420));
     expect(trades().map((t) => [t.makerOrders[0].orderId, t.size])).toEqual([[id, 1000]]);
   });
 
