@@ -20,10 +20,11 @@
 // machine_* is a floor measured first: how often a spinning thread of this process is not scheduled
 // for > 0.5 ms (other processes on a shared machine); each such gap inside a sample adds to the tail,
 // and machine_hit_pct_N is the share of samples such gaps are expected to hit (gaps per second x
-// (gap p50 + sample p50)): above 1 % the p99 measures the machine. preempted_N counts the samples
-// whose wall time exceeds the process's CPU time in them by > 300 us (the path never waits: the
-// difference is time not scheduled), and p99_unpreempted_us_N is the p99 of the others.
+// (gap p50 + sample p50)): above 1 % the p99 measures the machine. preempted_N counts the samples in
+// which the measured thread waited > 300 us to be scheduled (its run delay in
+// /proc/thread-self/schedstat: ready but not running), and p99_unpreempted_us_N is the p99 of the others.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { openSync, readSync } from 'node:fs';
 import { defaultSyntheticParams, stressSyntheticParams, type SyntheticParams } from '../emulator/agents.js';
 import { forkEmulator } from './emulator-child.js';
 import { loadConfig } from '../config.js';
@@ -176,15 +177,15 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
     readFrames: number;
     gathered: boolean;
     measured: boolean;
-    /** Process CPU µs at the causing read, and what the sample used up to its write (cpuUsage: the whole path is one turn, no wait). */
-    readCpu: number;
-    cpuUs: number;
+    /** This thread's run delay (ns waiting to be scheduled) at the causing read, and its growth up to the write, in us. */
+    readDelay: number;
+    delayUs: number;
   }
   let frameT = NaN;
   let readT = NaN;
   let gatherRead = NaN;
-  let readCpu = NaN;
-  let gatherCpu = NaN;
+  let readDelay = NaN;
+  let gatherDelay = NaN;
   let warmUntil = Infinity;
   let chunkOpen: Rec[] | undefined;
   let chunkFrames = 0;
@@ -213,8 +214,8 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
       readFrames: gathered ? lastReadFrames : 0,
       gathered,
       measured: frame === frame && frame > warmUntil,
-      readCpu: gathered ? gatherCpu : readCpu,
-      cpuUs: NaN,
+      readDelay: gathered ? gatherDelay : readDelay,
+      delayUs: NaN,
     };
     if (!rec.measured && frame !== frame && now > warmUntil) offTurn++;
     undispatched.push(rec);
@@ -235,7 +236,7 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
     const rec = isSubmit(req) ? byRequest.get(req) : undefined;
     if (!rec?.measured) return;
     sent.push(performance.now());
-    rec.cpuUs = cpuNowUs() - rec.readCpu;
+    rec.delayUs = (runDelayNs() - rec.readDelay) / 1000;
     done.push(rec);
   };
   // new connections opened while measuring: all (cancels and reads share a pool) and for orders
@@ -267,7 +268,7 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
     // frames that arrive in one socket read are handled in one callback; its end is the chunk end
     if (!chunkOpen) {
       readT = f.t;
-      readCpu = cpuNowUs();
+      readDelay = runDelayNs();
       const recs: Rec[] = (chunkOpen = []);
       chunkFrames = 0;
       queueMicrotask(() => {
@@ -283,7 +284,7 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
         // and the sends they gather in one it queues: the read stays the cause until the second
         // microtask from here, which runs after both
         gatherRead = readT;
-        gatherCpu = readCpu;
+        gatherDelay = readDelay;
         queueMicrotask(() => queueMicrotask(() => (gatherRead = NaN)));
       });
     }
@@ -323,12 +324,12 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
   const readUs = gus((r) => r.chunkEnd - r.read);
   const requoteUs = gus((r) => r.call - r.chunkEnd);
   const readFrames = done.map((r) => r.readFrames).sort((x, y) => x - y);
-  // a sample whose wall time exceeds the CPU the process spent in it by more than PREEMPTED_US was
-  // not running for that long: the machine ran something else (the path has no wait of its own)
-  const preempted = done.filter((r, i) => (sent[i] - r.read) * 1000 - r.cpuUs > PREEMPTED_US).length;
+  // a sample in which this thread waited more than PREEMPTED_US to be scheduled (its run delay: the
+  // machine ran something else while it was ready), and the p99 of the others; NaN without schedstat
+  const preempted = done.filter((r) => r.delayUs > PREEMPTED_US).length;
   const unpreempted = done
-    .map((r, i) => ({ wall: (sent[i] - r.read) * 1000, cpu: r.cpuUs }))
-    .filter((x) => x.wall - x.cpu <= PREEMPTED_US)
+    .map((r, i) => ({ wall: (sent[i] - r.read) * 1000, delay: r.delayUs }))
+    .filter((x) => !(x.delay > PREEMPTED_US))
     .map((x) => x.wall)
     .sort((x, y) => x - y);
   return {
@@ -364,15 +365,30 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
     readFrames_p99: pct(readFrames, 99),
     connects,
     submitConnects,
-    preempted,
-    p99_unpreempted_us: q(unpreempted, 99),
+    preempted: schedstat === undefined ? null : preempted,
+    p99_unpreempted_us: schedstat === undefined ? null : q(unpreempted, 99),
   };
 }
 
-/** Wall time a sample may exceed its CPU time by before it counts as preempted (timer and cpuUsage granularity). */
+/** Run delay within one sample past which it counts as preempted. */
 const PREEMPTED_US = 300;
 
-function cpuNowUs(): number {
-  const c = process.cpuUsage();
-  return c.user + c.system;
+/** This (the main) thread's schedstat, opened once: run time, run delay (ns), timeslices; undefined off Linux. */
+const schedstat = ((): number | undefined => {
+  try {
+    return openSync('/proc/thread-self/schedstat', 'r');
+  } catch {
+    return undefined;
+  }
+})();
+const schedBuf = Buffer.alloc(96);
+
+/** The main thread's run delay so far in ns (time ready to run but not running), NaN without schedstat; a pread, ~1 us. */
+function runDelayNs(): number {
+  if (schedstat === undefined) return NaN;
+  const n = readSync(schedstat, schedBuf, 0, schedBuf.length, 0);
+  const text = schedBuf.toString('latin1', 0, n);
+  const a = text.indexOf(' ');
+  const b = text.indexOf(' ', a + 1);
+  return Number(text.slice(a + 1, b));
 }
