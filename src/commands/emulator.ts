@@ -36,7 +36,7 @@ Serves on 127.0.0.1, one port (default 0 = any free port):
        the venue's clock, GET /time and signed requests' freshness, runs 10 s ahead), "userOpsIgnored":true
        (the user channel keeps its first subscription, ignoring live markets subscribe/unsubscribe),
        "userTradeUnreadableNext":1 (the next user-channel trade message is sent truncated), and the feed's shape: "topsAfterBatch", "hashPerMessage",
-       "oneMessagePerBatch", "ltpLeads", "complementLtp" (booleans)}
+       "oneMessagePerBatch", "ltpLeads", "complementLtp" (booleans), "printLagMs" (ms)}
 Options:
   --synthetic SEED     seed of the synthetic market(s) (default 1); same seed, same market
   --replay F           publish a recording (recorder lines, plain or .gz) frame by frame as recorded,
@@ -59,6 +59,9 @@ Each variant a client must also accept (wire-formats.md 5.4):
   --feed-one-message-per-batch one price_change message holding all of a batch's changes
   --feed-ltp-after-event       the hashed last trade price changes only after its announcement
   --feed-own-token-ltp         a trade does not move the complement's hashed last trade price
+  --feed-print-lag-ms N        a trade's last_trade_price (and the book frames after it) comes N ms
+                               after the batch that shows it, stamped then, as the real feed prints
+                               a trade ~70-200 ms late (default 0: with its batch; --write too)
   --profile P          the CLOB API's dialect: spec (default: the spec's envelope and Bearer keys) or
                        polymarket (the real venue's paths and plain JSON bodies, errors {"error": "..."};
                        L1 ClobAuth for POST /auth/api-key and GET /auth/derive-api-key, L2 HMAC headers on
@@ -150,6 +153,7 @@ export const command: CommandModule = {
         'feed-one-message-per-batch': { type: 'boolean' },
         'feed-ltp-after-event': { type: 'boolean' },
         'feed-own-token-ltp': { type: 'boolean' },
+        'feed-print-lag-ms': { type: 'string' },
         'allow-short-sells': { type: 'boolean' },
         'start-cash': { type: 'string' },
         allowance: { type: 'string' },
@@ -170,12 +174,13 @@ export const command: CommandModule = {
     const markets = numberFlag(values.markets, '--markets', { min: 1, integer: true }) ?? 1;
     const activity = numberFlag(values.activity, '--activity', { min: 0.001 });
     const params = activity === undefined ? undefined : { activity };
+    const printLagMs = numberFlag(values['feed-print-lag-ms'], '--feed-print-lag-ms', { min: 0, max: 60_000 });
     if (values.write !== undefined) {
       const durationS = numberFlag(values.duration, '--duration', { min: 1 }) ?? NaN;
       if (!Number.isFinite(durationS)) throw new UsageError('--write needs --duration S (seconds of market time)');
       const file = values.write;
       if (openFlags(file) === 'wx' && existsSync(file)) throw new UsageError(`--write ${file}: the file exists; a recording is never overwritten (remove it, or name another)`);
-      const r = await writeSyntheticRecording({ file, seed, durationS, params, markets }).catch((e: unknown) => {
+      const r = await writeSyntheticRecording({ file, seed, durationS, params, markets, printLagMs }).catch((e: unknown) => {
         throw new MakerdError(`cannot write ${file}: ${e instanceof Error ? e.message : String(e)}`);
       });
       io.out(`wrote ${values.write}: ${markets} market${markets === 1 ? '' : 's'}, ${r.frames} frames, ${r.trades} trades, ${durationS} s of market time (seed ${seed})`);
@@ -207,6 +212,7 @@ export const command: CommandModule = {
     if (values['feed-one-message-per-batch']) faults.oneMessagePerBatch = true;
     if (values['feed-ltp-after-event']) faults.ltpLeads = false;
     if (values['feed-own-token-ltp']) faults.complementLtp = false;
+    if (printLagMs !== undefined) faults.printLagMs = printLagMs;
     const tickFault = values['fault-tick-size'] === undefined ? undefined : parseTickFault(values['fault-tick-size']);
     if (tickFault && values.replay !== undefined) throw new UsageError('--fault-tick-size applies to synthetic markets, not --replay');
     const opts: EmulatorOptions = {

@@ -63,9 +63,15 @@ export interface FeedShape {
   ltpLeads: boolean;
   /** A trade moves the complement's hashed last_trade_price to 1 - p (polytrader); off: only its own token's. */
   complementLtp: boolean;
+  /**
+   * A trade's last_trade_price (and the book frames after it) comes this many ms after the batch that
+   * shows it, stamped then: the real feed prints a trade ~70-200 ms after its update (py-clob-client-v2
+   * issue #117: 67 ms later by its timestamp). 0 (the default): printed with its batch, same timestamp.
+   */
+  printLagMs: number;
 }
 
-export const realFeedShape: FeedShape = { topsAfterBatch: false, hashPerMessage: false, oneMessagePerBatch: false, ltpLeads: true, complementLtp: true };
+export const realFeedShape: FeedShape = { topsAfterBatch: false, hashPerMessage: false, oneMessagePerBatch: false, ltpLeads: true, complementLtp: true, printLagMs: 0 };
 
 /** Shortest decimal form of every price ("0.5", "0.54", "0.545"), as the venue prints them. */
 const PRICE_STR: string[] = [];

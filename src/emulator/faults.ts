@@ -60,7 +60,7 @@ export interface FaultConfig extends FeedShape {
 }
 
 /** The keys of FaultConfig the synthetic markets read (the rest act at the server). */
-export const FEED_KEYS = ['topsAfterBatch', 'hashPerMessage', 'oneMessagePerBatch', 'ltpLeads', 'complementLtp', 'corruptGroupHashNext'] as const;
+export const FEED_KEYS = ['topsAfterBatch', 'hashPerMessage', 'oneMessagePerBatch', 'ltpLeads', 'complementLtp', 'printLagMs', 'corruptGroupHashNext'] as const;
 
 export const noFaults: FaultConfig = {
   silentFeed: false,

@@ -8,6 +8,7 @@ import type { Writable } from 'node:stream';
 import { once } from 'node:events';
 import { openFlags, recordLine as recorderLine, recordLineV1 } from '../feed/recorder.js';
 import { SyntheticMarket, type SyntheticMarketOptions } from './synthetic-market.js';
+import { realFeedShape } from './book-frames.js';
 
 export interface WriteRecordingOptions {
   file: string;
@@ -21,6 +22,8 @@ export interface WriteRecordingOptions {
   markets?: number;
   /** Line format version (default 2, what the recorder writes; 1 = the frame as a JSON string). */
   lineVersion?: 1 | 2;
+  /** Trades printed this many ms after their batch, stamped then (FeedShape.printLagMs; default 0). */
+  printLagMs?: number;
 }
 
 export interface WriteRecordingResult {
@@ -40,7 +43,8 @@ export function recordLine(t: number, frame: string, version: 1 | 2 = 2): string
 export async function writeSyntheticRecording(o: WriteRecordingOptions): Promise<WriteRecordingResult> {
   const startMs = o.startMs ?? DEFAULT_START_MS;
   const count = Math.max(1, o.markets ?? 1);
-  const markets = Array.from({ length: count }, (_, index) => new SyntheticMarket({ seed: o.seed, startMs, params: o.params, index }));
+  const feed = { ...realFeedShape, corruptGroupHashNext: 0, printLagMs: o.printLagMs ?? 0 };
+  const markets = Array.from({ length: count }, (_, index) => new SyntheticMarket({ seed: o.seed, startMs, params: o.params, index, feed }));
   const version = o.lineVersion ?? 2;
   // never truncating a file that exists (an earlier capture): EEXIST, as the recorder
   const file = createWriteStream(o.file, { flags: openFlags(o.file) });

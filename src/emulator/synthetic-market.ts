@@ -72,6 +72,8 @@ export class SyntheticMarket implements EmuMarket {
   private readonly ltp = new Map<string, string>();
   private readonly ltpUnits = new Map<string, number>();
   private pendingTrades: MatchFill[] = [];
+  /** Trades whose prints wait for feed.printLagMs: the market time each is due, in order. */
+  private readonly lagged: Array<{ due: number; trades: MatchFill[] }> = [];
   /** A forced tick (admin) holds until forced again or handed back to the rule. */
   private tickPinned = false;
   private readonly frameListeners: Array<(f: MarketFrame) => void> = [];
@@ -177,6 +179,12 @@ export class SyntheticMarket implements EmuMarket {
       const at = this.nextAt[k];
       if (at > toMs) break;
       const ms = Math.floor(at);
+      if (this.lagged.length > 0 && this.lagged[0].due <= at) {
+        // prints due before this agent: after the batch gathered so far, which they follow
+        if (groupMs >= 0) this.flush(groupMs);
+        groupMs = -1;
+        this.printDue(at);
+      }
       if (ms !== groupMs) {
         if (groupMs >= 0) this.flush(groupMs);
         groupMs = ms;
@@ -185,7 +193,16 @@ export class SyntheticMarket implements EmuMarket {
       this.runAgent(k);
     }
     if (groupMs >= 0) this.flush(groupMs);
+    this.printDue(toMs);
     if (toMs > this.now) this.now = toMs;
+  }
+
+  /** The lagged prints due by `ms` (market time), each stamped at its due time. */
+  private printDue(ms: number): void {
+    while (this.lagged.length > 0 && this.lagged[0].due <= ms) {
+      const { due, trades } = this.lagged.shift() as { due: number; trades: MatchFill[] };
+      this.printTrades(trades, this.nextTs(Math.floor(due)));
+    }
   }
 
   /** A user's order (owner = API key), at the current market time. Frames are published at once. */
@@ -329,6 +346,12 @@ export class SyntheticMarket implements EmuMarket {
   }
 
   private publishTrades(trades: MatchFill[], ts: number): void {
+    const lag = this.feed.printLagMs;
+    if (lag > 0) this.lagged.push({ due: ts + lag, trades });
+    else this.printTrades(trades, ts);
+  }
+
+  private printTrades(trades: MatchFill[], ts: number): void {
     const leads = this.feed.ltpLeads;
     for (const f of trades) {
       this.emit(ts, 'last_trade_price', this.frames.lastTradePrice(f.takerTokenId, f.takerPrice, f.size, f.takerSide, ts), f.takerTokenId);

@@ -21,10 +21,25 @@ export interface SimStats {
   feesMicros: number;
   /** Token books seeded as the mirror of their sibling's (no snapshot of their own). */
   seeded: number;
+  /** Size units of trade prints taken, per order they reached, as a fall of the level shown before that order joined (made before it). */
+  madeBeforeJoin: number;
 }
 
 export class SimLedger {
-  readonly stats: SimStats = { placed: 0, rejected: 0, rejectedForBalance: 0, cancelled: 0, fills: 0, makerFills: 0, takerFills: 0, makerVolume: 0, takerVolume: 0, feesMicros: 0, seeded: 0 };
+  readonly stats: SimStats = {
+    placed: 0,
+    rejected: 0,
+    rejectedForBalance: 0,
+    cancelled: 0,
+    fills: 0,
+    makerFills: 0,
+    takerFills: 0,
+    makerVolume: 0,
+    takerVolume: 0,
+    feesMicros: 0,
+    seeded: 0,
+    madeBeforeJoin: 0,
+  };
   readonly fills: SimFill[] = [];
   private readonly listeners: Array<(e: UserEvent) => void> = [];
 

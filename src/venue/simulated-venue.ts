@@ -370,6 +370,7 @@ export class SimulatedVenue implements Venue {
       const o = r.o;
       // what the level fell by before this order joined is taken as this trade first: it never met the order
       const before = ts > 0 ? takenBefore(r, o.side, o.price, size, ts) : 0;
+      this.ledger.stats.madeBeforeJoin += before;
       const reach = Math.min(r.q.onTrade(before < size ? size - before : 0, ts) - ownAhead, budget, o.originalSize - o.sizeMatched);
       if (reach > 0 && o.status === 'LIVE') {
         budget -= reach;
@@ -396,7 +397,9 @@ export class SimulatedVenue implements Venue {
       if (past > 0) {
         // the print's own level fell before this order joined (in the window): that much of it is
         // that trade, a sweep that had already gone through, not one that could meet the order
-        this.throughQueue.push({ r, past, before: ts > 0 ? takenBefore(r, side, price, size, ts) : 0 });
+        const before = ts > 0 ? takenBefore(r, side, price, size, ts) : 0;
+        this.ledger.stats.madeBeforeJoin += before;
+        this.throughQueue.push({ r, past, before });
       } else if (past === 0) this.tradeQueue.push(r);
     }
   }
