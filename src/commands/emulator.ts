@@ -119,7 +119,7 @@ function parseTickFault(v: string): { tick: string; afterS: number } {
 }
 
 /** The options a --write applies; any other given with it is refused (it would be ignored). */
-const WRITE_OPTIONS = new Set(['write', 'duration', 'synthetic', 'markets', 'activity']);
+const WRITE_OPTIONS = new Set(['write', 'duration', 'synthetic', 'markets', 'activity', 'feed-print-lag-ms']);
 
 export const command: CommandModule = {
   summary: 'run the exchange emulator (synthetic market, every API, WS feeds, faults)',
@@ -167,7 +167,8 @@ export const command: CommandModule = {
     if (values.write !== undefined) {
       // checked before the write's own flags: an option it would not apply is never silently dropped
       const ignored = Object.entries(values).find(([k, v]) => v !== undefined && !WRITE_OPTIONS.has(k));
-      if (ignored) throw new UsageError(`--${ignored[0]} does not apply to --write (it writes a recording: no server runs); --write takes --synthetic, --markets, --activity and --duration`);
+      if (ignored)
+        throw new UsageError(`--${ignored[0]} does not apply to --write (it writes a recording: no server runs); --write takes --synthetic, --markets, --activity, --duration and --feed-print-lag-ms`);
     }
     // counts, seeds and ports are integers: a fraction is refused, never truncated
     const seed = seedFlag(values.synthetic, '--synthetic') ?? 1;

@@ -111,6 +111,7 @@ export function parseFaultPatch(body: unknown): Partial<FaultConfig> | string {
     const want = typeof noFaults[k as keyof FaultConfig];
     if (typeof v !== want || (typeof v === 'number' && !(v >= 0))) return `${k} must be a ${want === 'number' ? 'non-negative number' : want}`;
     if (k.endsWith('Rate') && (v as number) > 1) return `${k} must be within 0..1`;
+    if (k === 'printLagMs' && (v as number) > 60_000) return 'printLagMs must be at most 60000';
     (out as Record<string, unknown>)[k] = v;
   }
   return out;

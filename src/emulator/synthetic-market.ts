@@ -179,15 +179,15 @@ export class SyntheticMarket implements EmuMarket {
       const at = this.nextAt[k];
       if (at > toMs) break;
       const ms = Math.floor(at);
-      if (this.lagged.length > 0 && this.lagged[0].due <= at) {
-        // prints due before this agent: after the batch gathered so far, which they follow
-        if (groupMs >= 0) this.flush(groupMs);
-        groupMs = -1;
-        this.printDue(at);
-      }
       if (ms !== groupMs) {
+        // the batch before (its trades queued for their prints here), then what is due by now
         if (groupMs >= 0) this.flush(groupMs);
         groupMs = ms;
+      }
+      if (this.lagged.length > 0 && this.lagged[0].due <= at) {
+        // prints due before this agent: after the batch gathered so far at this ms, which they follow
+        this.flush(ms);
+        this.printDue(at);
       }
       this.now = Math.max(this.now, at);
       this.runAgent(k);
@@ -347,7 +347,9 @@ export class SyntheticMarket implements EmuMarket {
 
   private publishTrades(trades: MatchFill[], ts: number): void {
     const lag = this.feed.printLagMs;
-    if (lag > 0) this.lagged.push({ due: ts + lag, trades });
+    const q = this.lagged;
+    // in the order made, whatever the lag did meanwhile (an admin patch): never before a queued one
+    if (lag > 0 || q.length > 0) q.push({ due: Math.max(ts + lag, q.length > 0 ? q[q.length - 1].due : 0), trades });
     else this.printTrades(trades, ts);
   }
 

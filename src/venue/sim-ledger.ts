@@ -21,7 +21,7 @@ export interface SimStats {
   feesMicros: number;
   /** Token books seeded as the mirror of their sibling's (no snapshot of their own). */
   seeded: number;
-  /** Size units of trade prints taken, per order they reached, as a fall of the level shown before that order joined (made before it). */
+  /** Size units of trade prints taken, per order of ours at or past their price, as a fall of the level shown before that order joined (trades made before it). */
   madeBeforeJoin: number;
 }
 
