@@ -216,6 +216,7 @@ export class BookMirror {
         if (this.unknown(ev.assetId)) return;
         const st = this.state(ev.assetId);
         st.tickSize = ev.newTickSizeStr;
+        if (ev.newTickSize !== st.book.tick) st.prevTick = st.book.tick;
         st.book.tick = ev.newTickSize;
         this.outOfSync(st, 'tick_size_change', true, String(ev.timestampMs));
         return;
@@ -372,7 +373,10 @@ export class BookMirror {
     if (ev.minOrderSizeStr !== undefined) st.minOrderSize = ev.minOrderSizeStr;
     if (ev.negRisk !== undefined) st.negRisk = ev.negRisk;
     if (ev.lastTradePriceStr !== undefined) st.lastTradePrice = ev.lastTradePriceStr;
-    if (ev.tickSize !== undefined) st.book.tick = ev.tickSize;
+    if (ev.tickSize !== undefined) {
+      if (ev.tickSize !== st.book.tick && st.book.tick > 0) st.prevTick = st.book.tick;
+      st.book.tick = ev.tickSize;
+    }
     // no tick from metadata or the frame (the venue hashes one): the coarsest its prices sit on, kept only if it verifies
     const inferTick = st.tickSize === '';
     if (inferTick) {
@@ -667,7 +671,8 @@ export class BookMirror {
     meta.lastTradePrice = '';
     const ltp = recoverLtp(bookHashPayloadFromText(meta, b.sideText('BUY'), b.sideText('SELL')), expected, {
       centre: bb >= 0 && ba >= 0 ? (bb + ba) / 2 : Math.max(bb, ba),
-      tick: b.tick,
+      // the finer of the tick and the one before it (a trade on the old grid may be the hashed one)
+      tick: st.prevTick > 0 && st.prevTick < b.tick ? st.prevTick : b.tick,
       tried: st.lastTradePrice,
     });
     if (ltp !== undefined) {

@@ -118,6 +118,12 @@ export class TokenSync {
   readonly recentTrades = new RecentPrices(12);
   /** A trade was noted since the last hash check: the next check tries the newest trade's price first. */
   tradeNews = false;
+  /**
+   * The tick before the last change (0: none yet): a trade's price on it may still be the hashed
+   * last_trade_price after the change (the trade moved the price across the tick rule's threshold,
+   * and its print comes later), so the recovery's grid search covers the finer of the two.
+   */
+  prevTick = 0;
 
   // ---- sync history ----
   readonly firstSeenMs: number;
