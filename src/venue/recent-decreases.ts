@@ -65,7 +65,7 @@ export class RecentDecreases {
       if (this.amount[i] === 0) this.key[i] = -1;
     }
     if (left > 0) {
-      this.prunePrinted(ts);
+      this.offsetByPrinted(-1, 0, ts);
       this.printed.push({ key, amount: left, ts });
     }
   }
@@ -76,22 +76,26 @@ export class RecentDecreases {
     this.printed.length = 0;
   }
 
+  /**
+   * Takes `amount` of a decrease at `key` out of the printed volume waiting for its update, and drops
+   * what is spent or out of the window of `ts`, in place (no allocation: this runs per decrease while
+   * prints wait); returns what of `amount` is left. With amount 0 it only drops.
+   */
   private offsetByPrinted(key: number, amount: number, ts: number): number {
-    this.prunePrinted(ts);
-    for (const p of this.printed) {
-      if (p.key !== key || amount === 0) continue;
-      const take = amount < p.amount ? amount : p.amount;
-      p.amount -= take;
-      amount -= take;
+    const ps = this.printed;
+    let k = 0;
+    for (let i = 0; i < ps.length; i++) {
+      const p = ps[i];
+      if (ts - p.ts > PAIR_WINDOW_MS || p.ts - ts > PAIR_WINDOW_MS) continue;
+      if (p.key === key && amount > 0) {
+        const take = amount < p.amount ? amount : p.amount;
+        p.amount -= take;
+        amount -= take;
+      }
+      if (p.amount > 0) ps[k++] = p;
     }
-    if (this.printed.some((p) => p.amount === 0)) this.printed.splice(0, this.printed.length, ...this.printed.filter((p) => p.amount > 0));
+    ps.length = k;
     return amount;
-  }
-
-  private prunePrinted(ts: number): void {
-    if (this.printed.some((p) => ts - p.ts > PAIR_WINDOW_MS || p.ts > ts + PAIR_WINDOW_MS)) {
-      this.printed.splice(0, this.printed.length, ...this.printed.filter((p) => !(ts - p.ts > PAIR_WINDOW_MS || p.ts > ts + PAIR_WINDOW_MS)));
-    }
   }
 }
 
