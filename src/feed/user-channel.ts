@@ -225,8 +225,10 @@ export class UserChannel {
     const timeoutMs = Math.max(1000, this.o.timing.pongTimeoutMs || 10_000);
     next.flush(timeoutMs, (ok) => {
       if (this.next !== next || this.stopping) return;
-      // closed before its PONG: its next open hands over
-      if (!ok && next.state !== 'live') return;
+      // no PONG (closed before it, or none in time): not proven, the old one stays current; its
+      // next open hands over again, or the swap is given up (a close ends the wait before the
+      // state says down, so the state alone cannot tell)
+      if (!ok) return;
       const old = this.conn;
       old.flush(timeoutMs, () => this.takeOver(next, old));
     });
@@ -234,6 +236,8 @@ export class UserChannel {
 
   private takeOver(next: FeedConnection, old: FeedConnection): void {
     if (this.next !== next || this.conn !== old || this.stopping) return;
+    // it went down while the old one flushed: its next open hands over again
+    if (next.state !== 'live') return;
     this.next = undefined;
     if (this.swapTimer) clearTimeout(this.swapTimer);
     this.swapTimer = undefined;

@@ -107,7 +107,7 @@ function orderFrame(id: string, market: string): string {
  * A venue that keeps only the first subscription of each user connection (the spec's), the sockets
  * open with what each subscribed, and a MarketFeed on it (user channel of M1; its user states).
  */
-async function swapVenue(userTakeoverMs?: number) {
+async function swapVenue(userTakeoverMs?: number, pongTimeoutMs = 5000) {
   const s = (server = await startServer());
   const subs = new Map<WebSocket, string[]>();
   s.onMessage = (ws, text) => {
@@ -115,7 +115,7 @@ async function swapVenue(userTakeoverMs?: number) {
     if (m.type === 'user' && !subs.has(ws)) subs.set(ws, [...(m.markets ?? [])].sort());
   };
   const open = () => [...subs].filter(([ws]) => ws.readyState === ws.OPEN);
-  const config = loadConfig({ env: {}, overrides: { feed: { pingIntervalMs: 50, pongTimeoutMs: 5000, reconnectBaseMs: 20, reconnectMaxMs: 50 }, log: { level: 'silent' } } });
+  const config = loadConfig({ env: {}, overrides: { feed: { pingIntervalMs: 50, pongTimeoutMs, reconnectBaseMs: 20, reconnectMaxMs: 50 }, log: { level: 'silent' } } });
   const f = (feed = new MarketFeed({ config: { ...config, urls: { ...config.urls, ws: s.url } }, tokens: [], conditionIds: ['M1'], auth: { apiKey: 'k' }, userTakeoverMs }));
   const states: string[] = [];
   f.onState((ch, st) => ch === 'user' && states.push(st));
@@ -184,6 +184,45 @@ describe('MarketFeed: user-channel swaps', () => {
     expect(s.connections).toBe(2);
     expect(states).toEqual([]);
     expect([...f.userMarkets()].sort()).toEqual(['M1', 'M2', 'M3']);
+  });
+
+  // A swap's new connection that fails its PING must never take over: the working one stays, and
+  // the channel never reports down (which would cancel every order).
+  it('a new connection the venue closes before answering its PING does not take over: the first stays current, the channel never leaves live', async () => {
+    const { s, open, f, states } = await swapVenue(10_000, 1000);
+    f.start();
+    await waitFor(() => f.user?.state === 'live' && open().length === 1, 3000);
+    states.length = 0;
+    const first = open()[0][0];
+    // every later socket is closed at its first PING, before any PONG
+    s.answerPingOf = (ws) => {
+      if (ws === first) return true;
+      ws.close();
+      return false;
+    };
+    f.addUserMarkets(['M2']);
+    await waitFor(() => s.connections >= 3, 3000);
+    await sleep(300);
+    expect(first.readyState).toBe(first.OPEN);
+    expect(f.user?.state).toBe('live');
+    expect(f.counters().user_ws_swaps ?? 0).toBe(0);
+    expect(states).toEqual([]);
+  });
+
+  it('a new connection that stays open but never answers its PING does not take over when its flush times out', async () => {
+    const { s, open, f, states } = await swapVenue(10_000, 1000);
+    f.start();
+    await waitFor(() => f.user?.state === 'live' && open().length === 1, 3000);
+    states.length = 0;
+    const first = open()[0][0];
+    s.answerPingOf = (ws) => ws === first;
+    f.addUserMarkets(['M2']);
+    await waitFor(() => open().length === 2, 3000);
+    // past the flush's 1 s timeout (and the new socket's own watchdog, which kills it)
+    await sleep(2500);
+    expect(first.readyState).toBe(first.OPEN);
+    expect(f.counters().user_ws_swaps ?? 0).toBe(0);
+    expect(states).toEqual([]);
   });
 
   it('a market added while the user connection is not open goes into its next subscription: no swap', async () => {

@@ -11,6 +11,8 @@ export interface TestServer {
   /** Called for every non-PING message; default: none. */
   onMessage: (ws: WebSocket, text: string) => void;
   answerPing: boolean;
+  /** Per socket, overrides answerPing when set: whether this socket's PING is answered. */
+  answerPingOf?: (ws: WebSocket) => boolean;
   close(): Promise<void>;
 }
 
@@ -40,7 +42,7 @@ export async function startServer(): Promise<TestServer> {
       const text = d.toString();
       s.received.push(text);
       if (text === 'PING') {
-        if (s.answerPing) ws.send('PONG');
+        if (s.answerPingOf ? s.answerPingOf(ws) : s.answerPing) ws.send('PONG');
         return;
       }
       s.onMessage(ws, text);
