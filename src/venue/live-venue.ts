@@ -93,8 +93,10 @@ export class LiveVenue implements Venue {
   }
 
   /**
-   * The answers in request order. An order the answer does not reach gets no result: the engine
-   * takes it as unclear and looks it up (a refusal would have it placed again, twice if it rests).
+   * The answers in request order, one per order. A list of another length cannot be paired by
+   * position (a dropped answer would give each later order the next one's id), so then no order
+   * gets a result: the engine takes them all as unclear and looks them up (a refusal would have
+   * one placed again, twice if it rests).
    */
   async placeOrders(orders: OrderRequest[]): Promise<PlaceResult[]> {
     let res: OrderResponse[];
@@ -106,10 +108,8 @@ export class LiveVenue implements Venue {
       if (!no) throw unclearIfShapeless(err);
       return orders.map((r) => ({ clientId: r.clientId, ok: false, error: no.code, message: no.message }));
     }
-    const n = Math.min(orders.length, res.length);
-    const out = new Array<PlaceResult>(n);
-    for (let i = 0; i < n; i++) out[i] = this.result(orders[i], res[i]);
-    return out;
+    if (res.length !== orders.length) return [];
+    return orders.map((r, i) => this.result(r, res[i]));
   }
 
   async placeOrder(order: OrderRequest): Promise<PlaceResult> {
