@@ -420,7 +420,7 @@ export class Engine {
       // a held token keeps its mark (a resolved one what it pays), as does a flat one whose fill
       // may still fail (the holding would come back); others need none, and keeping one per token
       // ever traded would grow for as long as markets rotate
-      const m = this.positions.mayHold(t) ? this.mark(t) : NaN;
+      const m = this.positions.mayHold(t) ? this.markOrLast(t) : NaN;
       this.settledMarks.delete(t);
       if (m === m) {
         this.lastMarks.set(t, m);
@@ -453,6 +453,39 @@ export class Engine {
   /** Forgets the positions of tokens outside the quoted markets held no more (a restart: the store's fills bring back every token ever traded). */
   forgetFlatOutside(): void {
     for (const [t, p] of [...this.positions.entries()]) if (p.qty === 0 && !this.byToken.has(t)) this.positions.forget(t);
+  }
+
+  /** The mark, else the last one the token was valued at (a book gone one-sided or out of sync keeps its last). */
+  private markOrLast(tokenId: string): number {
+    const m = this.mark(tokenId);
+    return m === m ? m : this.positions.lastMarkOf(tokenId);
+  }
+
+  /**
+   * Each held token's mark (or the last it was valued at), for the store to keep: a restart values
+   * a holding whose market it no longer quotes at it, not at cost (which the day's loss baseline,
+   * taken at the mark, would count as a gain or a loss that never happened).
+   */
+  heldMarks(): Array<[string, number]> {
+    const out: Array<[string, number]> = [];
+    for (const [t] of this.positions.entries()) {
+      if (!this.positions.mayHold(t)) continue;
+      const m = this.markOrLast(t);
+      if (m === m) out.push([t, m]);
+    }
+    return out;
+  }
+
+  /** Held tokens outside the quoted markets (no book of theirs comes): [valued at a kept mark, at cost]. */
+  heldOutside(): { marked: number; atCost: number } {
+    let marked = 0;
+    let atCost = 0;
+    for (const [t] of this.positions.entries()) {
+      if (this.byToken.has(t) || !this.positions.mayHold(t) || this.positions.qty(t) === 0) continue;
+      if (this.mark(t) === this.mark(t)) marked++;
+      else atCost++;
+    }
+    return { marked, atCost };
   }
 
   /** The marks held tokens of dropped markets kept before a restart (onLastMark): valued at them, not at cost. */

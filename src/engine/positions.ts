@@ -192,6 +192,11 @@ export class Positions {
     return this.qty(tokenId) !== 0 || this.undo.has(tokenId);
   }
 
+  /** The last finite mark the token was valued at (NaN if none yet). */
+  lastMarkOf(tokenId: string): number {
+    return this.entry.get(tokenId)?.lastMark ?? NaN;
+  }
+
   /** Whether the token has a position entry (held or once held). */
   has(tokenId: string): boolean {
     return this.tokens.has(tokenId);

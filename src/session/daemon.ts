@@ -49,7 +49,12 @@ export interface DaemonOptions {
   tokens?: string[];
   /** Status server port (0 = any free port); default config.status.port. */
   statusPort?: number;
+  /** How often the held tokens' marks are kept in the store for a restart (default MARK_KEEP_MS). */
+  markKeepMs?: number;
 }
+
+/** The held marks kept this often (and at a stop): a kill loses at most this much of their movement. */
+const MARK_KEEP_MS = 60_000;
 
 /** What a stop could not finish: orders not confirmed cancelled (venue ids, or client:ID for an unanswered place). */
 export interface StopReport {
@@ -270,6 +275,8 @@ export class Daemon implements StatusSource {
     });
     const retry = setInterval(() => this.journal.retry(), 2000);
     this.tasks.push({ stop: () => clearInterval(retry) });
+    const keepMarks = setInterval(() => this.keepHeldMarks(), this.o.markKeepMs ?? MARK_KEEP_MS);
+    this.tasks.push({ stop: () => clearInterval(keepMarks) });
     this.engine = new Engine({
       clock: this.clock,
       rng: new SeededRng(config.sim.seed),
@@ -414,6 +421,13 @@ export class Daemon implements StatusSource {
     for (const [tokenId, rule] of await this.unlessStopped(feeRulesOutside(this.clients.clob, restored, this.markets, log))) this.engine.keepFeeRule(tokenId, rule);
     this.engine.forgetFlatOutside();
     this.engine.restoreLastMarks(this.store.keptMarks());
+    const outside = this.engine.heldOutside();
+    if (outside.marked + outside.atCost > 0) {
+      log.warn(
+        outside,
+        'holdings outside the quoted markets: no book of theirs comes, so they are valued at the mark kept when last seen (marked), or at cost (atCost) where none was kept; the daily-loss check does not see them move',
+      );
+    }
     // a paper run's shares bought by an earlier run: its new simulated venue holds them too (settled), or it refuses every SELL of them
     if (this.paperVenue) this.resumePaper(this.paperVenue);
     // from here the account's orders are this process's to manage: a stop cancels them
@@ -607,6 +621,16 @@ export class Daemon implements StatusSource {
     return this.marketSet.apply(fresh);
   }
 
+  /** Keeps the held tokens' marks in the store (a restart that no longer quotes their markets values them at these). */
+  private keepHeldMarks(): void {
+    if (!this.engine) return;
+    try {
+      this.store.keepMarks(this.engine.heldMarks());
+    } catch (err) {
+      this.o.log.error({ err }, 'store: the held marks could not be kept; a restart values holdings outside its markets at older marks or at cost');
+    }
+  }
+
   /** Writes a PnL snapshot to the store and the log. */
   snapshot(kind: string): void {
     const e = this.engine;
@@ -651,6 +675,7 @@ export class Daemon implements StatusSource {
         }
       };
       if (this.engine) attempt('the final PnL snapshot', () => this.snapshot('final'));
+      if (this.engine) attempt('keeping the held marks', () => this.store.keepMarks(this.engine.heldMarks()));
       const unstamped = unwritten.length ? 'records unwritten' : this.reconciled ? undefined : 'stopped before its check with the venue';
       attempt('ending the run', () => this.store.endRun(reason, unstamped));
       attempt('closing the store', () => this.store.close());

@@ -478,6 +478,15 @@ export class Store implements Journal, DayStarts, StoredHistory {
     this.st.putMark.run(tokenId, mark, this.now());
   }
 
+  /** Keeps several marks in one transaction (the held tokens' marks, now and then and at a stop). */
+  keepMarks(marks: ReadonlyArray<readonly [string, number]>): void {
+    if (marks.length === 0) return;
+    const now = this.now();
+    this.db.transaction(() => {
+      for (const [t, m] of marks) this.st.putMark.run(t, m, now);
+    })();
+  }
+
   /** Every kept mark, by token. */
   keptMarks(): Map<string, number> {
     const rows = this.db.prepare(`SELECT token_id, mark FROM last_marks`).all() as Array<{ token_id: string; mark: number }>;

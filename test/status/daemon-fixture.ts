@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config.js';
 import { silentLogger, type Logger } from '../../src/core/log.js';
 import type { SyntheticParams } from '../../src/emulator/agents.js';
 import { startEmulator } from '../../src/emulator/server.js';
-import { Daemon } from '../../src/session/daemon.js';
+import { Daemon, type DaemonOptions } from '../../src/session/daemon.js';
 import { urlsEnv } from '../../src/emulator/server.js';
 
 export const KEY = 'status-test-key';
@@ -37,6 +37,8 @@ export interface StartOptions {
   db?: string;
   /** Wait until every traded market rests a bid and an ask (default); false: return once started. */
   waitQuoting?: boolean;
+  /** Daemon options beyond the fixture's own (the held marks' keeping period). */
+  daemon?: Pick<DaemonOptions, 'markKeepMs'>;
 }
 
 /** Another account sells into one of our resting bids (of `market`, when given; FAK at its price), and the daemon's fill is waited for. */
@@ -77,7 +79,7 @@ export async function startDaemon(markets: number, o: StartOptions = {}): Promis
   });
   const trade = o.trade ?? markets;
   const tokens = emu.markets.slice(0, trade).map((m) => m.facts.tokens[0]);
-  const daemon = new Daemon({ config, venue: specProfile(KEY), log: o.log ?? silentLogger, tokens, statusPort: 0 });
+  const daemon = new Daemon({ config, venue: specProfile(KEY), log: o.log ?? silentLogger, tokens, statusPort: 0, ...o.daemon });
   const close = async () => {
     await daemon.stop('test');
     await emu.close();

@@ -8,7 +8,8 @@ import { createLogger, silentLogger } from '../../src/core/log.js';
 import { RiskGate } from '../../src/engine/risk.js';
 import { Store } from '../../src/store/store.js';
 import { loadConfig } from '../../src/config.js';
-import { sleep, startDaemon } from '../status/daemon-fixture.js';
+import Database from 'better-sqlite3';
+import { sleep, startDaemon, takeOneBid, type Running } from '../status/daemon-fixture.js';
 import { tempDbs } from './temp-db.js';
 
 const DAY = 86_400_000;
@@ -86,6 +87,63 @@ describe("the day's loss baseline across restarts", () => {
     try {
       expect(r.daemon.engine.positions.qty('gone-token')).toBe(10_000);
       expect(r.daemon.engine.mark('gone-token')).toBe(5500);
+    } finally {
+      await r.close();
+    }
+  }, 60_000);
+
+  // Marks were kept only when a market left the set while running: a holding whose market a
+  // restart no longer quotes (a query that found others, another --markets) came back at cost.
+  const heldToken = (r: Running): string => {
+    for (const [t, p] of r.daemon.engine.positions.entries()) if (p.qty > 0) return t;
+    throw new Error('no holding');
+  };
+
+  it('a daemon stopped holding shares and restarted on other markets values them at the mark they had, not at cost', async () => {
+    const db = dbPath();
+    const r1 = await startDaemon(1, { seed: 5, db });
+    let token: string;
+    let before: number;
+    try {
+      await takeOneBid(r1);
+      token = heldToken(r1);
+      before = r1.daemon.engine.mark(token);
+      expect(Number.isFinite(before)).toBe(true);
+    } finally {
+      await r1.close();
+    }
+    // another venue's markets: no book of the held token ever comes
+    const lines: string[] = [];
+    const log = createLogger({ level: 'warn', destination: { write: (l: string) => void lines.push(l) } });
+    const r2 = await startDaemon(1, { seed: 9, db, waitQuoting: false, log });
+    try {
+      // and says so: that holding's moves are not seen
+      expect(lines.join('')).toMatch(/"marked":1,"atCost":0.*holdings outside the quoted markets/);
+      expect(r2.daemon.engine.positions.qty(token)).toBeGreaterThan(0);
+      const after = r2.daemon.engine.mark(token);
+      expect(Number.isFinite(after)).toBe(true);
+      expect(Math.abs(after - before)).toBeLessThan(500);
+    } finally {
+      await r2.close();
+    }
+  }, 60_000);
+
+  it('a running daemon keeps its held marks now and then: a kill before any stop still leaves them', async () => {
+    const db = dbPath();
+    const r = await startDaemon(1, { seed: 5, db, daemon: { markKeepMs: 200 } });
+    try {
+      await takeOneBid(r);
+      const token = heldToken(r);
+      const read = new Database(db, { readonly: true });
+      try {
+        const end = Date.now() + 5000;
+        let row: { mark: number } | undefined;
+        while (!(row = read.prepare('SELECT mark FROM last_marks WHERE token_id = ?').get(token) as { mark: number } | undefined) && Date.now() < end) await sleep(50);
+        expect(row).toBeDefined();
+        expect(Math.abs((row as { mark: number }).mark - r.daemon.engine.mark(token))).toBeLessThan(500);
+      } finally {
+        read.close();
+      }
     } finally {
       await r.close();
     }
