@@ -56,6 +56,12 @@ export class OrderTracker {
   private openBuyCostSum = 0;
   /** Non-terminal orders without a venue id (pending or ambiguous): matched by terms. */
   private readonly unbound = new Set<TrackedOrder>();
+  /**
+   * Orders settled as never placed because no look-up saw them (settleMissing without a venue id),
+   * while they are remembered: a request that timed out may still have landed late and filled
+   * whole before any list showed it, and then its trade, naming an id we never heard, is its own.
+   */
+  private readonly presumedGone = new Set<TrackedOrder>();
   /** Orders bound to a venue id by their terms (a guess): a REST answer naming that id wins. */
   private readonly guessed = new Set<TrackedOrder>();
   /**
@@ -357,13 +363,16 @@ export class OrderTracker {
   /** Settles an ambiguous or pending order the venue does not have (reconciliation). */
   settleMissing(o: TrackedOrder, nowMs: number): void {
     if (TERMINAL.has(o.state)) return;
-    this.move(o, o.filled >= o.size ? 'filled' : o.orderId ? 'canceled' : 'rejected', nowMs);
+    const to = o.filled >= o.size ? 'filled' : o.orderId ? 'canceled' : 'rejected';
+    this.move(o, to, nowMs);
+    if (to === 'rejected') this.presumedGone.add(o);
   }
 
   /** Binds a venue order id to an order we know (reconciliation found it by its terms). */
   bind(o: TrackedOrder, orderId: string, nowMs: number): void {
     this.bindId(o, orderId, false, nowMs);
-    if (o.state === 'ambiguous' || o.state === 'pending_new') this.move(o, o.filled > 0 ? 'partially_filled' : 'live', nowMs);
+    // one taken for gone comes back: it landed after all
+    if (o.state === 'ambiguous' || o.state === 'pending_new' || this.presumedGone.delete(o)) this.move(o, o.filled > 0 ? 'partially_filled' : 'live', nowMs);
   }
 
   /** Drops terminal orders older than `beforeMs` from memory (the store keeps them). */
@@ -382,6 +391,7 @@ export class OrderTracker {
       if (!TERMINAL.has(o.state)) continue; // revived by a FAILED trade
       this.byClient.delete(o.clientId);
       if (o.orderId) this.byOrderId.delete(o.orderId);
+      this.presumedGone.delete(o);
     }
     this.endedHead = i;
     // compact rarely: amortised O(1) per order
@@ -399,6 +409,13 @@ export class OrderTracker {
   matchUnboundFill(tokenId: string, side: Side, price: number, fillSize: number, madeByMs = Infinity): TrackedOrder | undefined {
     let found: TrackedOrder | undefined;
     for (const o of this.unbound) {
+      if (o.tokenId !== tokenId || o.side !== side || o.price !== price || fillSize > o.size - o.filled || o.createdMs > madeByMs) continue;
+      if (found) return undefined;
+      found = o;
+    }
+    if (found || this.presumedGone.size === 0) return found;
+    // none waits for its id: one taken for gone that landed late (bind brings it back)
+    for (const o of this.presumedGone) {
       if (o.tokenId !== tokenId || o.side !== side || o.price !== price || fillSize > o.size - o.filled || o.createdMs > madeByMs) continue;
       if (found) return undefined;
       found = o;

@@ -456,6 +456,53 @@ describe('startup reconciliation', () => {
     await reconcileWithVenue(engine, venue, 0, silentLogger);
     expect(o.state).toBe('rejected');
   });
+
+  // Found in review: the request that timed out reached the venue after all, and a taker filled it
+  // whole before any list could show it. Its trade names an id we never heard: the order we took
+  // for gone is its own, or those shares are held and no limit or loss check sees them.
+  it('an ambiguous submit settled as never seen that landed late and filled whole: its trade revives it, bound to the id, and the fill counts', async () => {
+    const { engine, venue, clock } = await setup();
+    venue.throwOnPlace = new AmbiguousSubmitError('POST', '/orders', new Error('timeout'));
+    engine.scheduler.submit('M', [], [{ tokenId: 'Y', side: 'BUY', price: 4800, size: 1000 }]);
+    await settle();
+    const o = [...engine.orders.all()][0];
+    clock.advanceTo(clock.now() + 11_000);
+    await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(o.state).toBe('rejected');
+    venue.trades = async () => [
+      { tradeId: 'T-late', orderId: 'V-late', tokenId: 'Y', market: 'M', side: 'BUY', price: 4800, size: 1000, feeRateBps: 0, status: 'MATCHED', liquidity: 'MAKER', timeMs: clock.now() - 1000 },
+    ];
+    clock.advanceTo(clock.now() + 2000);
+    const rep = await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(rep.missedFills).toBe(1);
+    expect(o.orderId).toBe('V-late');
+    expect(o.state).toBe('filled');
+    expect(engine.positions.qty('Y')).toBe(1000);
+    // once: the next look-up finds the fill recorded
+    const again = await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(again.missedFills).toBe(0);
+    expect(engine.positions.qty('Y')).toBe(1000);
+  });
+
+  it('a trade of an unknown id at the terms of two orders taken for gone names neither: not guessed', async () => {
+    const { engine, venue, clock } = await setup();
+    venue.throwOnPlace = new AmbiguousSubmitError('POST', '/orders', new Error('timeout'));
+    engine.scheduler.submit('M', [], [{ tokenId: 'Y', side: 'BUY', price: 4800, size: 1000 }]);
+    await settle();
+    const a = [...engine.orders.all()][0];
+    engine.orders.create({ clientId: 'twin', orderId: undefined, tokenId: 'Y', market: 'M', side: 'BUY', price: 4800, size: 1000, createdMs: clock.now() });
+    engine.orders.ambiguous('twin', clock.now());
+    clock.advanceTo(clock.now() + 11_000);
+    await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(a.state).toBe('rejected');
+    expect(engine.orders.get('twin')?.state).toBe('rejected');
+    venue.trades = async () => [
+      { tradeId: 'T-late', orderId: 'V-late', tokenId: 'Y', market: 'M', side: 'BUY', price: 4800, size: 1000, feeRateBps: 0, status: 'MATCHED', liquidity: 'MAKER', timeMs: clock.now() - 1000 },
+    ];
+    const rep = await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(rep.missedFills).toBe(0);
+    expect(engine.positions.qty('Y')).toBe(0);
+  });
 });
 
 describe('look-ups and orders that moved (found in review)', () => {
