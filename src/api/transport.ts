@@ -60,6 +60,18 @@ export type ExchangeObserver = (api: ApiName, method: Method, path: string, stat
 
 /** Connections of their own for POST /order(s) (at most http.connectionsPerOrigin). */
 const SUBMIT_CONNECTIONS = 4;
+/**
+ * Connections of their own for cancels and heartbeats: undici serves a pool's queue in arrival
+ * order, so in the pool of reads a cancel waited behind every read sent before it (a resync's
+ * books) whatever the limiter's priorities.
+ */
+const URGENT_CONNECTIONS = 2;
+
+/** Cancels (every DELETE) and the dead-man switch's heartbeats: the urgent pool's requests. */
+export function isUrgentPath(method: string, path: string): boolean {
+  return method === 'DELETE' || (method === 'POST' && path.endsWith('/heartbeats'));
+}
+
 /** keepSubmitWarm: how often the submit connections are checked, and the idle time after which one carries a GET. */
 const WARM_CHECK_MS = 1000;
 const WARM_IDLE_MS = 10_000;
@@ -172,6 +184,8 @@ class SubmitSockets {
 export class Transport {
   readonly api: ApiName;
   private readonly pool: Pool;
+  /** Cancels and heartbeats (isUrgentPath): never queued behind reads. */
+  private readonly urgent: Pool;
   /**
    * POST /order(s) only: connections of their own, chosen here rather than by a Pool (a Pool
    * takes a connection whose response just ended for busy until the next check phase and opens
@@ -202,6 +216,13 @@ export class Transport {
     this.prefix = u.pathname.replace(/\/+$/, '');
     this.pool = new Pool(u.origin, {
       connections: opts.http.connectionsPerOrigin,
+      connectTimeout: opts.http.connectTimeoutMs,
+      headersTimeout: opts.http.headersTimeoutMs,
+      bodyTimeout: opts.http.bodyTimeoutMs,
+      keepAliveTimeout: opts.http.keepAliveTimeoutMs,
+    });
+    this.urgent = new Pool(u.origin, {
+      connections: Math.min(URGENT_CONNECTIONS, opts.http.connectionsPerOrigin),
       connectTimeout: opts.http.connectTimeoutMs,
       headersTimeout: opts.http.headersTimeoutMs,
       bodyTimeout: opts.http.bodyTimeoutMs,
@@ -466,7 +487,7 @@ export class Transport {
     const auth = spec.headers ?? this.opts.auth?.(spec.method, spec.path, bodyText);
     if (auth) headers = { ...headers, ...auth };
     const submit = isSubmitPath(spec.method, spec.path) ? this.submitClient() : undefined;
-    if (!submit) return exchange(this.pool, { method: spec.method, path, headers, body: bodyText }, left, DEADLINE);
+    if (!submit) return exchange(isUrgentPath(spec.method, spec.path) ? this.urgent : this.pool, { method: spec.method, path, headers, body: bodyText }, left, DEADLINE);
     submit.inFlight++;
     submit.usedAt = performance.now();
     try {
@@ -544,6 +565,6 @@ export class Transport {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.warmTimer);
-    await Promise.all([this.pool.destroy(), ...this.submitClients.map((c) => c.client.destroy())]);
+    await Promise.all([this.pool.destroy(), this.urgent.destroy(), ...this.submitClients.map((c) => c.client.destroy())]);
   }
 }

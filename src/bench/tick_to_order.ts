@@ -10,8 +10,8 @@
 // MAKERD_BENCH_MARKETS="1,100"). Split: chunkBefore, engine (the frame -> the venue's placeOrders
 // call; for a place sent at its read's end, read (its frames) + requote), dispatch (-> undici's
 // request:create) and write (-> bodySent); readFrames: frames in the causing read. connects: connections opened
-// while measuring, all of them (cancels and reads share a pool that opens one when every one is
-// busy); submitConnects: of those, the order connections' (kept warm: 0). Load per count (feed_/speed_/
+// while measuring, all of them (cancels have a small pool of their own, reads another: each opens
+// one when every one is busy); submitConnects: of those, the order connections' (kept warm: 0). Load per count (feed_/speed_/
 // limitScale_ fields): 1 market at the stress rates x8 with real limits; more at the emulator's
 // real-feed calibration (defaultSyntheticParams) in real time with limits x10 and risk caps scaled
 // to the count (MAKERD_BENCH_FEED=stress, MAKERD_BENCH_SPEED, MAKERD_BENCH_LIMIT_SCALE override).
@@ -239,7 +239,7 @@ async function runMarkets(nMarkets: number): Promise<Record<string, unknown>> {
     rec.delayUs = (runDelayNs() - rec.readDelay) / 1000;
     done.push(rec);
   };
-  // new connections opened while measuring: all (cancels and reads share a pool) and for orders
+  // new connections opened while measuring: all (the cancels' and reads' pools too) and for orders
   let connects = 0;
   let submitConnects0 = NaN;
   const onConnect = () => void (performance.now() > warmUntil && connects++);

@@ -181,6 +181,28 @@ describe('transport: connections and dispatch', () => {
       await t.close();
     }
   });
+  // Found in review: every request but a place shared one pool, which undici serves in arrival
+  // order: a burst of slow reads (a resync's books) held a cancel behind them until its deadline.
+  it('a cancel and a heartbeat are not queued behind reads that fill the pool: they are answered first', async () => {
+    const done: string[] = [];
+    handler = (q, res) => {
+      if (q.method === 'GET') setTimeout(() => send(res, 200, { ok: true }), 800);
+      else send(res, 200, q.method === 'DELETE' ? { canceled: [], not_canceled: {} } : { heartbeat_id: 'h1' });
+    };
+    const t = transport({ http: { ...testHttp, headersTimeoutMs: 3000, bodyTimeoutMs: 3000 } });
+    try {
+      const calls: Array<Promise<unknown>> = [];
+      // twice the pool's connections of slow reads, then a cancel and a heartbeat
+      for (let i = 0; i < 2 * testHttp.connectionsPerOrigin; i++) calls.push(t.request({ method: 'GET', path: '/book', query: { token_id: String(i) } }).then(() => done.push('GET')));
+      calls.push(t.request({ method: 'DELETE', path: '/orders', body: ['o1'] }).then(() => done.push('DELETE')));
+      calls.push(t.request({ method: 'POST', path: '/v1/heartbeats', body: { heartbeat_id: '' } }).then(() => done.push('HEARTBEAT')));
+      await Promise.all(calls);
+    } finally {
+      await t.close();
+    }
+    expect(done.slice(0, 2).sort()).toEqual(['DELETE', 'HEARTBEAT']);
+  });
+
   it('keeps the keep-alive connection across DELETEs with a body (no reconnect per cancel)', async () => {
     handler = (_q, res) => send(res, 200, { canceled: [], not_canceled: {} });
     const before = srv.requests.length;
