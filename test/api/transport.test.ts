@@ -20,12 +20,12 @@ afterAll(async () => {
   await srv.close();
 });
 
-function transport(opts: { apiKey?: string; attempts?: number; limiter?: Limiter; http?: Config['http'] } = {}): Transport {
+function transport(opts: { apiKey?: string; attempts?: number; limiter?: Limiter; http?: Config['http']; retry?: Partial<Config['retry']> } = {}): Transport {
   return new Transport({
     api: 'clob',
     baseUrl: srv.url,
     http: opts.http ?? testHttp,
-    retry: { ...testRetry, attempts: opts.attempts ?? testRetry.attempts },
+    retry: { ...testRetry, ...opts.retry, attempts: opts.attempts ?? testRetry.attempts },
     limiter: opts.limiter ?? new Limiter({ clock: new WallClock({ keepAlive: true }) }),
     auth: specProfile(opts.apiKey).authHeaders,
   });
@@ -429,7 +429,8 @@ describe('transport: 429', () => {
   });
   it('a POST /order 429 naming no reset still pauses the order scope, longer at each 429 in a row (the newest quote would otherwise be resent at the debounce, ten times a second)', async () => {
     const limiter = new Limiter({ clock: new WallClock({ keepAlive: true }) });
-    const t = transport({ limiter });
+    // steps of 100, 200, 400 ms: the test's own measuring, late by a loaded machine's few ms, cannot reorder them
+    const t = transport({ limiter, retry: { baseMs: 100, maxMs: 1000 } });
     const held = () => Math.max(...limiter.scopesOf('clob', 'POST', '/order').map((s) => limiter.pausedUntil(s.id))) - limiter.clock.now();
     try {
       handler = (_q, res) => send(res, 429, { error: 'slow down' });
