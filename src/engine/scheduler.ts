@@ -165,6 +165,20 @@ export class OrderScheduler {
   private readonly maxInFlight: number;
   private readonly maxCancelBatch: number;
   private cancelAllPending = false;
+  /**
+   * Live: orders sent this turn whose per-signer tokens the HTTP client may not have taken yet (it
+   * takes them once they are signed, microtasks later): off the bucket's room until the turn ends,
+   * or a pump in between (the gathering one) sees them free and sends orders that then wait in the
+   * client, out of reach of a newer intent and of a cancel-all's hold.
+   */
+  private unclaimed = 0;
+  private claimAtTurnEnd = false;
+  private closed = false;
+  private readonly turnEnded = (): void => {
+    this.claimAtTurnEnd = false;
+    this.unclaimed = 0;
+    if (!this.closed && this.placeCount > 0) this.pump();
+  };
   private gathering = false;
   private gatherSends = false;
   private readonly idle: Array<() => void> = [];
@@ -434,7 +448,12 @@ export class OrderScheduler {
     // The rest after the cancels: no new exposure while a cancel waits for its window, and a
     // market's dependent places once its cancels are answered (done() pumps again then).
     // one request slot stays for the cancels: a cancel never waits behind places in flight
-    if (this.cancelCount === 0) wakeAt = Math.min(wakeAt, this.sendPlacesWhileFree(now, false, Math.max(1, this.maxInFlight - 1)));
+    if (this.cancelCount === 0) {
+      // and none goes that no cancel could follow at once: a cancel bucket in debt (a cancel-all's
+      // after-the-fact debit) or a full cancel window would leave it resting out of reach
+      const cancelAt = Math.min(this.freeAt(ep.cancelBatch, now), this.o.singleOverflow ? this.freeAt(ep.cancelOne, now) : Infinity);
+      wakeAt = Math.min(wakeAt, cancelAt > now ? cancelAt : this.sendPlacesWhileFree(now, false, Math.max(1, this.maxInFlight - 1)));
+    }
     this.arm(wakeAt);
   }
 
@@ -466,9 +485,11 @@ export class OrderScheduler {
   private sendPlacesWhileFree(now: number, earlyOnly: boolean, slots: number): number {
     const ep = this.ep;
     // the per-signer bucket's whole tokens, spent as sent (see pumpInner)
-    let room = this.o.limiter.room(ep.placeBatch);
+    let room = this.o.limiter.room(ep.placeBatch) - this.unclaimed;
     while ((earlyOnly ? this.earlyCount : this.placeCount) > 0 && this.inFlight < slots) {
       if (room < 1) {
+        // the client has yet to take this turn's tokens: the turn's end pumps again
+        if (room + this.unclaimed >= 1) return Infinity;
         this.bucketHeld(now);
         return this.freeAt(ep.placeOne, now) > now ? this.freeAt(ep.placeOne, now) : now + 1;
       }
@@ -597,6 +618,13 @@ export class OrderScheduler {
     if (!reqs.length) return;
     if (gen !== this.cancelAllsBegun) return sink.notSent(reqs, 'a cancel-all began while they were recorded');
     this.inFlight++;
+    if (!this.o.recordUse) {
+      this.unclaimed += reqs.length;
+      if (!this.claimAtTurnEnd) {
+        this.claimAtTurnEnd = true;
+        setImmediate(this.turnEnded);
+      }
+    }
     this.stats.ordersSent += reqs.length;
     if (batch) this.stats.placeBatches++;
     else this.stats.placeSingles++;
@@ -636,6 +664,7 @@ export class OrderScheduler {
 
   /** Stops the wake-up timer (shutdown). */
   close(): void {
+    this.closed = true;
     if (this.timer !== undefined) this.o.clock.cancel(this.timer);
     this.timer = undefined;
     this.timerAt = Infinity;
