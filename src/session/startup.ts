@@ -137,10 +137,12 @@ const CONFIRM_BUDGET_MS = 3000;
  * cannot tell (a timeout, the budget spent) stays until the next look-up. More than CONFIRM_MAX
  * missing is a venue-wide cancel (a dead-man switch, a cancel-all): the list alone decides.
  */
-async function confirmGone(venue: Venue, missing: readonly TrackedOrder[], log: Logger): Promise<TrackedOrder[]> {
+async function confirmGone(venue: Venue, missing: readonly TrackedOrder[], log: Logger): Promise<{ gone: TrackedOrder[]; matched: Map<TrackedOrder, number> }> {
   const ask = venue.lookUpOrder?.bind(venue);
   const asked = missing.filter((o) => o.orderId !== undefined);
-  if (!ask || asked.length === 0 || asked.length > CONFIRM_MAX) return [...missing];
+  /** What an ended order matched, by its answer (its trades may not have come yet). */
+  const matched = new Map<TrackedOrder, number>();
+  if (!ask || asked.length === 0 || asked.length > CONFIRM_MAX) return { gone: [...missing], matched };
   const gone = missing.filter((o) => o.orderId === undefined);
   let open = 0;
   let unknown = 0;
@@ -154,12 +156,15 @@ async function confirmGone(venue: Venue, missing: readonly TrackedOrder[], log: 
     }
     answers.forEach((a, k) => {
       if (a.status === 'rejected') unknown++;
-      else if (a.value !== null) open++;
-      else gone.push(part[k]);
+      else if (a.value !== null && !a.value.ended) open++;
+      else {
+        gone.push(part[k]);
+        if (a.value?.ended && a.value.sizeMatched > 0) matched.set(part[k], a.value.sizeMatched);
+      }
     });
   }
   if (open || unknown) log.warn({ missing: missing.length, open, unknown }, 'reconcile: orders missing from the list that the venue shows open by id (or could not tell) are kept');
-  return gone;
+  return { gone, matched };
 }
 
 /**
@@ -341,9 +346,17 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
     missing.push(o);
   }
   const asked = new Map(missing.map((o) => [o, o.updatedMs]));
-  const gone = await confirmGone(venue, missing, log);
+  const { gone, matched } = await confirmGone(venue, missing, log);
   for (const o of gone) {
     if (TERMINAL.has(o.state) || o.updatedMs !== asked.get(o)) continue; // moved while we asked
+    // what it matched counts, as for a listed order: held as unreported until its trade comes
+    // (one cancelled after a part matched holds that part when it ends below)
+    const m = matched.get(o);
+    if (m !== undefined) {
+      const was = o.state;
+      engine.orders.matchedAtLeast(o, m, now());
+      if (o.state === 'filled' && was !== 'filled') engine.matchedUnreported(o, sizeToCome(o));
+    }
     engine.orders.settleMissing(o, now());
     rep.settled++;
   }

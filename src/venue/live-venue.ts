@@ -187,7 +187,8 @@ export class LiveVenue implements Venue {
     // another order's answer (a path the id could change) is not this one's
     if (w.id !== orderId) throw new ResponseShapeError('GET', 'order', `asked for order ${orderId.slice(0, 80)}, the answer is order ${String(w.id).slice(0, 80)}`);
     const v = toVenueOrder(w);
-    return v.unreadable || !ENDED.test(v.status) ? v : null;
+    if (!v.unreadable && ENDED.test(v.status)) v.ended = true;
+    return v;
   }
 
   async trades(sinceMs: number): Promise<VenueTrade[]> {

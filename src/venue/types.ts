@@ -57,6 +57,8 @@ export interface VenueOrder {
   createdAtMs: number;
   /** The venue listed it with a price or size we cannot read: only its id is sure (price -1, sizes 0). */
   unreadable?: true;
+  /** A look-up by id found it no longer open (matched, cancelled, expired...): sizeMatched is what it traded. */
+  ended?: true;
 }
 
 export interface VenueTrade {
@@ -94,9 +96,10 @@ export interface Venue {
   cancelMarket(market: string): Promise<CancelResult>;
   openOrders(): Promise<VenueOrder[]>;
   /**
-   * One order by id (GET /order, the polymarket profile's /data/order/{id}): the order while the
-   * venue has it open, null when the venue says it does not (unknown, or ended); throws when the
-   * answer cannot tell (a timeout, a 5xx). Absent where the venue has no such read.
+   * One order by id (GET /order, the polymarket profile's /data/order/{id}): the order as the venue
+   * has it (`ended` once it is no longer open, with what it matched), null when the venue does not
+   * know it; throws when the answer cannot tell (a timeout, a 5xx). Absent where the venue has no
+   * such read.
    */
   lookUpOrder?(orderId: string): Promise<VenueOrder | null>;
   trades(sinceMs: number): Promise<VenueTrade[]>;

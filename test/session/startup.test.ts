@@ -323,6 +323,21 @@ describe('startup reconciliation', () => {
     expect(engine.unreportedBuys.shares('Y')).toBe(1000);
   });
 
+  // Found in review: a by-id answer MATCHED was read as "not open" alone, and the order ended
+  // canceled with nothing filled: its shares outside every limit until the trade came.
+  it('an order missing from the list that a look-up by id finds ended matched, its trade not yet there: filled, its size held as unreported; one cancelled after a part matched keeps that part', async () => {
+    const { engine, venue } = await setup();
+    restoreFromStore(engine, [stored('all', { orderId: 'V1' }), stored('part', { orderId: 'V2', price: 4700 })], []);
+    venue.openOrders = async () => [];
+    venue.trades = async () => [];
+    (venue as Venue).lookUpOrder = async (id: string) =>
+      id === 'V1' ? { ...vo('V1', 'Y', 4800), sizeMatched: 1000, status: 'MATCHED', ended: true } : { ...vo('V2', 'Y', 4700), sizeMatched: 400, status: 'CANCELED', ended: true };
+    await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect([engine.orders.get('all')?.state, engine.orders.get('all')?.filled]).toEqual(['filled', 1000]);
+    expect([engine.orders.get('part')?.state, engine.orders.get('part')?.filled]).toEqual(['canceled', 400]);
+    expect(engine.unreportedBuys.shares('Y')).toBe(1400);
+  });
+
   it('on a fee market, a venue trade with a price or size no fee rule can take is refused like any implausible trade; the look-up goes on', async () => {
     // found in review: the fee rule's arithmetic threw on it before the fill checks ran, and the whole reconciliation failed
     const clock = new VirtualClock(1_700_000_000_000);

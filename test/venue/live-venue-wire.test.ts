@@ -37,7 +37,8 @@ const order = (id: string, status: string) => ({
 });
 
 describe('LiveVenue: REST order statuses with an ORDER_STATUS_ prefix (the API reference spelling)', () => {
-  it('a look-up of an order the venue reports ORDER_STATUS_CANCELED (or MATCHED, EXPIRED, ...) finds it gone; ORDER_STATUS_LIVE is open', async () => {
+  // ended, not null: a MATCHED answer's size_matched is shares bought or sold whose trade may not have come yet
+  it('a look-up of an order the venue reports ORDER_STATUS_CANCELED (or MATCHED, EXPIRED, ...) finds it ended, with its matched size; ORDER_STATUS_LIVE is open', async () => {
     let status = '';
     const { clients, venue } = await venueWith((req, res) => {
       if (req.method === 'GET' && req.path === '/order') send(res, 200, order(req.query.get('id') ?? '', status));
@@ -46,14 +47,16 @@ describe('LiveVenue: REST order statuses with an ORDER_STATUS_ prefix (the API r
     try {
       for (const s of ['ORDER_STATUS_CANCELED', 'ORDER_STATUS_CANCELED_MARKET_RESOLVED', 'ORDER_STATUS_MATCHED', 'ORDER_STATUS_EXPIRED', 'ORDER_STATUS_INVALID', 'order_status_canceled']) {
         status = s;
-        expect(await venue.lookUpOrder('0xa'), s).toBeNull();
+        expect(await venue.lookUpOrder('0xa'), s).toMatchObject({ orderId: '0xa', ended: true, sizeMatched: 0 });
       }
       // the unprefixed spellings as before
       status = 'CANCELED';
-      expect(await venue.lookUpOrder('0xa')).toBeNull();
+      expect(await venue.lookUpOrder('0xa')).toMatchObject({ ended: true });
       for (const s of ['ORDER_STATUS_LIVE', 'LIVE', 'ORDER_STATUS_DELAYED']) {
         status = s;
-        expect(await venue.lookUpOrder('0xa'), s).toMatchObject({ orderId: '0xa', status: s.replace(/^ORDER_STATUS_/, '') });
+        const got = await venue.lookUpOrder('0xa');
+        expect(got, s).toMatchObject({ orderId: '0xa', status: s.replace(/^ORDER_STATUS_/, '') });
+        expect(got?.ended, s).toBeUndefined();
       }
     } finally {
       await clients.close();
