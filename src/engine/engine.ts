@@ -476,6 +476,13 @@ export class Engine {
     return out;
   }
 
+  /** Tokens with a position entry that are flat and may not be held again: a mark kept for them is forgotten (a later holding starts at cost). */
+  flatTokens(): string[] {
+    const out: string[] = [];
+    for (const [t] of this.positions.entries()) if (!this.positions.mayHold(t)) out.push(t);
+    return out;
+  }
+
   /** Held tokens outside the quoted markets (no book of theirs comes): [valued at a kept mark, at cost]. */
   heldOutside(): { marked: number; atCost: number } {
     let marked = 0;
@@ -491,7 +498,9 @@ export class Engine {
   /** The marks held tokens of dropped markets kept before a restart (onLastMark): valued at them, not at cost. */
   restoreLastMarks(marks: ReadonlyMap<string, number>): void {
     // only for what is held or may be again: the store keeps older rows of tokens long flat
-    for (const [t, m] of marks) if (Number.isFinite(m) && !this.lastMarks.has(t) && this.positions.mayHold(t)) this.lastMarks.set(t, m);
+    // and outside the quoted markets: a quoted token waits for its book (a kept mark would outlive
+    // this session's, and stand for it whenever both books are out of sync)
+    for (const [t, m] of marks) if (Number.isFinite(m) && !this.lastMarks.has(t) && !this.byToken.has(t) && this.positions.mayHold(t)) this.lastMarks.set(t, m);
     this.runningPnl.remarkAll();
   }
 
@@ -787,7 +796,8 @@ export class Engine {
     if (m === m) return m;
     const st = this.byToken.get(tokenId);
     const om = st ? this.midOf(st.meta.tokenId === tokenId ? st.meta.complementId : st.meta.tokenId) : NaN;
-    return om === om ? PRICE_SCALE - om : (this.lastMarks.get(tokenId) ?? NaN);
+    // a kept mark only outside the quoted markets (one kept while its market was dropped, then added back, is stale)
+    return om === om ? PRICE_SCALE - om : st ? NaN : (this.lastMarks.get(tokenId) ?? NaN);
   }
 
   private midOf(tokenId: string): number {

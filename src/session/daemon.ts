@@ -625,7 +625,7 @@ export class Daemon implements StatusSource {
   private keepHeldMarks(): void {
     if (!this.engine) return;
     try {
-      this.store.keepMarks(this.engine.heldMarks());
+      this.store.keepMarks(this.engine.heldMarks(), this.engine.flatTokens());
     } catch (err) {
       this.o.log.error({ err }, 'store: the held marks could not be kept; a restart values holdings outside its markets at older marks or at cost');
     }
@@ -675,7 +675,7 @@ export class Daemon implements StatusSource {
         }
       };
       if (this.engine) attempt('the final PnL snapshot', () => this.snapshot('final'));
-      if (this.engine) attempt('keeping the held marks', () => this.store.keepMarks(this.engine.heldMarks()));
+      if (this.engine) attempt('keeping the held marks', () => this.store.keepMarks(this.engine.heldMarks(), this.engine.flatTokens()));
       const unstamped = unwritten.length ? 'records unwritten' : this.reconciled ? undefined : 'stopped before its check with the venue';
       attempt('ending the run', () => this.store.endRun(reason, unstamped));
       attempt('closing the store', () => this.store.close());

@@ -215,6 +215,7 @@ export class Store implements Journal, DayStarts, StoredHistory {
       tokenFills: d.prepare(`SELECT side, price, size, fee, status FROM fills WHERE token_id = ? ORDER BY time_ms, id`),
       pruneOrders: d.prepare(`DELETE FROM orders WHERE rowid IN (${PRUNABLE})`),
       dayStart: d.prepare(`SELECT start_pnl_micros AS pnl FROM risk_days WHERE day = ?`),
+      forgetMark: d.prepare(`DELETE FROM last_marks WHERE token_id = ?`),
       putMark: d.prepare(`INSERT INTO last_marks (token_id, mark, set_ms) VALUES (?, ?, ?) ON CONFLICT(token_id) DO UPDATE SET mark = excluded.mark, set_ms = excluded.set_ms`),
       putDayStart: d.prepare(
         `INSERT INTO risk_days (day, start_pnl_micros, set_ms) VALUES (?, ?, ?) ON CONFLICT(day) DO UPDATE SET start_pnl_micros = excluded.start_pnl_micros, set_ms = excluded.set_ms`,
@@ -478,12 +479,17 @@ export class Store implements Journal, DayStarts, StoredHistory {
     this.st.putMark.run(tokenId, mark, this.now());
   }
 
-  /** Keeps several marks in one transaction (the held tokens' marks, now and then and at a stop). */
-  keepMarks(marks: ReadonlyArray<readonly [string, number]>): void {
-    if (marks.length === 0) return;
+  /**
+   * Keeps the held tokens' marks and forgets those of tokens gone flat, in one transaction (now and
+   * then and at a stop): a restart values a holding outside its markets at its kept mark, and a
+   * token bought again after it went flat starts at cost, not at the mark of the earlier holding.
+   */
+  keepMarks(marks: ReadonlyArray<readonly [string, number]>, flat: readonly string[] = []): void {
+    if (marks.length === 0 && flat.length === 0) return;
     const now = this.now();
     this.db.transaction(() => {
       for (const [t, m] of marks) this.st.putMark.run(t, m, now);
+      for (const t of flat) this.st.forgetMark.run(t);
     })();
   }
 

@@ -148,4 +148,15 @@ describe("the day's loss baseline across restarts", () => {
       await r.close();
     }
   }, 60_000);
+
+  it("a token gone flat loses its kept mark (bought again, it starts at cost, not at the earlier holding's mark)", () => {
+    const s = new Store(dbPath(), silentLogger);
+    s.keepMarks([
+      ['held', 5000],
+      ['sold', 4000],
+    ]);
+    s.keepMarks([['held', 5100]], ['sold']);
+    expect([...s.keptMarks()]).toEqual([['held', 5100]]);
+    s.close();
+  });
 });
