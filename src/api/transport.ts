@@ -61,15 +61,16 @@ export type ExchangeObserver = (api: ApiName, method: Method, path: string, stat
 /** Connections of their own for POST /order(s) (at most http.connectionsPerOrigin). */
 const SUBMIT_CONNECTIONS = 4;
 /**
- * Connections of their own for cancels and heartbeats: undici serves a pool's queue in arrival
- * order, so in the pool of reads a cancel waited behind every read sent before it (a resync's
- * books) whatever the limiter's priorities.
+ * Connections of their own for cancels, as many as the scheduler has requests in flight, and one
+ * for the heartbeats: undici serves a pool's queue in arrival order, so in the pool of reads a
+ * cancel waited behind every read sent before it (a resync's books) whatever the limiter's
+ * priorities, and a heartbeat behind slow cancels would miss its 2 s deadline.
  */
-const URGENT_CONNECTIONS = 2;
+const CANCEL_CONNECTIONS = 8;
 
-/** Cancels (every DELETE) and the dead-man switch's heartbeats: the urgent pool's requests. */
-export function isUrgentPath(method: string, path: string): boolean {
-  return method === 'DELETE' || (method === 'POST' && path.endsWith('/heartbeats'));
+/** The dead-man switch's heartbeats (their own connection). */
+export function isHeartbeatPath(method: string, path: string): boolean {
+  return method === 'POST' && path.endsWith('/heartbeats');
 }
 
 /** keepSubmitWarm: how often the submit connections are checked, and the idle time after which one carries a GET. */
@@ -184,8 +185,10 @@ class SubmitSockets {
 export class Transport {
   readonly api: ApiName;
   private readonly pool: Pool;
-  /** Cancels and heartbeats (isUrgentPath): never queued behind reads. */
-  private readonly urgent: Pool;
+  /** Cancels (every DELETE): never queued behind reads. */
+  private readonly cancels: Pool;
+  /** Heartbeats: never queued behind anything. */
+  private readonly heartbeats: Client;
   /**
    * POST /order(s) only: connections of their own, chosen here rather than by a Pool (a Pool
    * takes a connection whose response just ended for busy until the next check phase and opens
@@ -221,8 +224,14 @@ export class Transport {
       bodyTimeout: opts.http.bodyTimeoutMs,
       keepAliveTimeout: opts.http.keepAliveTimeoutMs,
     });
-    this.urgent = new Pool(u.origin, {
-      connections: Math.min(URGENT_CONNECTIONS, opts.http.connectionsPerOrigin),
+    this.cancels = new Pool(u.origin, {
+      connections: Math.min(CANCEL_CONNECTIONS, opts.http.connectionsPerOrigin),
+      connectTimeout: opts.http.connectTimeoutMs,
+      headersTimeout: opts.http.headersTimeoutMs,
+      bodyTimeout: opts.http.bodyTimeoutMs,
+      keepAliveTimeout: opts.http.keepAliveTimeoutMs,
+    });
+    this.heartbeats = new Client(u.origin, {
       connectTimeout: opts.http.connectTimeoutMs,
       headersTimeout: opts.http.headersTimeoutMs,
       bodyTimeout: opts.http.bodyTimeoutMs,
@@ -487,7 +496,10 @@ export class Transport {
     const auth = spec.headers ?? this.opts.auth?.(spec.method, spec.path, bodyText);
     if (auth) headers = { ...headers, ...auth };
     const submit = isSubmitPath(spec.method, spec.path) ? this.submitClient() : undefined;
-    if (!submit) return exchange(isUrgentPath(spec.method, spec.path) ? this.urgent : this.pool, { method: spec.method, path, headers, body: bodyText }, left, DEADLINE);
+    if (!submit) {
+      const via = spec.method === 'DELETE' ? this.cancels : isHeartbeatPath(spec.method, spec.path) ? this.heartbeats : this.pool;
+      return exchange(via, { method: spec.method, path, headers, body: bodyText }, left, DEADLINE);
+    }
     submit.inFlight++;
     submit.usedAt = performance.now();
     try {
@@ -565,6 +577,6 @@ export class Transport {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.warmTimer);
-    await Promise.all([this.pool.destroy(), this.urgent.destroy(), ...this.submitClients.map((c) => c.client.destroy())]);
+    await Promise.all([this.pool.destroy(), this.cancels.destroy(), this.heartbeats.destroy(), ...this.submitClients.map((c) => c.client.destroy())]);
   }
 }

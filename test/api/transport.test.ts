@@ -203,6 +203,36 @@ describe('transport: connections and dispatch', () => {
     expect(done.slice(0, 2).sort()).toEqual(['DELETE', 'HEARTBEAT']);
   });
 
+  // Found reviewing that change: a pool of 2 for both queued the heartbeat behind slow cancels (the
+  // scheduler has up to 8 requests in flight), past its 2 s deadline: the dead-man switch fires.
+  it('a heartbeat is not queued behind slow cancels, nor a cancel behind fewer than 8 others', async () => {
+    const done: string[] = [];
+    let deletes = 0;
+    let arrivedAtFirstAnswer = 0;
+    handler = (q, res) => {
+      if (q.method !== 'DELETE') return send(res, 200, { heartbeat_id: 'h1' });
+      deletes++;
+      setTimeout(() => {
+        arrivedAtFirstAnswer ||= deletes;
+        send(res, 200, { canceled: [], not_canceled: {} });
+      }, 800);
+    };
+    const t = transport({ http: { ...testHttp, connectionsPerOrigin: 16, headersTimeoutMs: 3000, bodyTimeoutMs: 3000 } });
+    try {
+      const calls: Array<Promise<unknown>> = [];
+      for (let i = 0; i < 8; i++) {
+        calls.push(t.request({ method: 'DELETE', path: '/orders', body: [`o${i}`] }).then(() => done.push(`DELETE ${i}`)));
+      }
+      calls.push(t.request({ method: 'POST', path: '/v1/heartbeats', body: { heartbeat_id: '' } }).then(() => done.push('HEARTBEAT')));
+      await Promise.all(calls);
+    } finally {
+      await t.close();
+    }
+    expect(done[0]).toBe('HEARTBEAT');
+    // the 8 cancels went together: all 8 had arrived when the first was answered
+    expect(arrivedAtFirstAnswer).toBe(8);
+  });
+
   it('keeps the keep-alive connection across DELETEs with a body (no reconnect per cancel)', async () => {
     handler = (_q, res) => send(res, 200, { canceled: [], not_canceled: {} });
     const before = srv.requests.length;
