@@ -223,6 +223,8 @@ export class UserChannel {
   /** The swap's new connection is open: once its subscription is in effect and the old one has delivered what it had, the new one takes over. */
   private handOver(next: FeedConnection): void {
     const timeoutMs = Math.max(1000, this.o.timing.pongTimeoutMs || 10_000);
+    // the open whose PONG proves the subscription: a later open of it is not proven by this one
+    const epoch = next.epoch;
     next.flush(timeoutMs, (ok) => {
       if (this.next !== next || this.stopping) return;
       // no PONG (closed before it, or none in time): not proven, the old one stays current; its
@@ -230,14 +232,15 @@ export class UserChannel {
       // state says down, so the state alone cannot tell)
       if (!ok) return;
       const old = this.conn;
-      old.flush(timeoutMs, () => this.takeOver(next, old));
+      old.flush(timeoutMs, () => this.takeOver(next, old, epoch));
     });
   }
 
-  private takeOver(next: FeedConnection, old: FeedConnection): void {
+  private takeOver(next: FeedConnection, old: FeedConnection, epoch: number): void {
     if (this.next !== next || this.conn !== old || this.stopping) return;
-    // it went down while the old one flushed: its next open hands over again
-    if (next.state !== 'live') return;
+    // it went down (or down and up again) while the old one flushed: the open it is now on hands
+    // over by itself once its own PONG comes
+    if (next.state !== 'live' || next.epoch !== epoch) return;
     this.next = undefined;
     if (this.swapTimer) clearTimeout(this.swapTimer);
     this.swapTimer = undefined;

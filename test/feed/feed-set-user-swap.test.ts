@@ -225,6 +225,36 @@ describe('MarketFeed: user-channel swaps', () => {
     expect(states).toEqual([]);
   });
 
+  it('a new connection whose proven open dropped and reopened while the old one flushed does not take over on the old proof', async () => {
+    const { s, open, f, states } = await swapVenue(10_000, 1000);
+    f.start();
+    await waitFor(() => f.user?.state === 'live' && open().length === 1, 3000);
+    states.length = 0;
+    const first = open()[0][0];
+    const later: WebSocket[] = [];
+    s.answerPingOf = (ws) => {
+      // the old connection answers, 500 ms late: its flush outlasts the new one's first open
+      if (ws === first) {
+        setTimeout(() => ws.readyState === ws.OPEN && ws.send('PONG'), 500);
+        return false;
+      }
+      if (!later.includes(ws)) later.push(ws);
+      // the new one's first open answers, then is dropped; its next open never answers
+      if (later.indexOf(ws) === 0) {
+        setTimeout(() => ws.close(), 30);
+        return true;
+      }
+      return false;
+    };
+    f.addUserMarkets(['M2']);
+    await waitFor(() => later.length >= 2, 3000);
+    // past the old flush's PONG (500 ms), before the second open's own flush times out (1 s)
+    await sleep(700);
+    expect(first.readyState).toBe(first.OPEN);
+    expect(f.counters().user_ws_swaps ?? 0).toBe(0);
+    expect(states).toEqual([]);
+  });
+
   it('a market added while the user connection is not open goes into its next subscription: no swap', async () => {
     const s = (server = await startServer());
     const subs: string[][] = [];
