@@ -24,8 +24,10 @@ export class CancelAllRetry {
 
   constructor(private readonly h: CancelAllHost) {}
 
-  /** Orders are unconfirmed (no market places until a cancel-all is confirmed). */
+  /** Orders are unconfirmed (no market places until a cancel-all is confirmed, or each has ended). */
   get blocking(): boolean {
+    if (this.ids.size === 0) return false;
+    this.forgetEnded();
     return this.ids.size > 0;
   }
 
@@ -45,13 +47,18 @@ export class CancelAllRetry {
     this.untilDone();
   }
 
-  /** Venue ids of the unconfirmed orders still open (the others are forgotten). */
+  /** Venue ids of the unconfirmed orders still open. */
   open(): string[] {
+    this.forgetEnded();
+    return [...this.ids];
+  }
+
+  /** Forgets the unconfirmed orders that have ended since (the user channel said so): they rest nowhere. */
+  private forgetEnded(): void {
     for (const id of this.ids) {
       const o = this.h.orders.byVenueId(id);
       if (!o || TERMINAL.has(o.state)) this.ids.delete(id);
     }
-    return [...this.ids];
   }
 
   /** A cancel-all retried every second until the venue confirms one (a halt or unconfirmed cancels come from a failing venue). */

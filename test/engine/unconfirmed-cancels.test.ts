@@ -63,6 +63,28 @@ describe('engine: cancels a stalled venue did not confirm', () => {
   });
 });
 
+describe('engine: unconfirmed cancels the venue then reports cancelled', () => {
+  // Found in review: the ended ones were forgotten only when /health or /metrics was read, so
+  // whether the markets quoted again depended on a scraper.
+  it('no longer block quoting once each has ended, with nothing reading the status', async () => {
+    const { clock, venue, engine, mirror } = await quotingEngine((now) => new StallingVenue(now));
+    venue.stalled = true;
+    clock.advanceTo(clock.now() + 100);
+    deliver(mirror, engine, books(5100, 5300, clock.now()));
+    await settle(10);
+    const placesBefore = venue.calls.filter((c) => c.kind === 'placeOrders').length;
+    // the user channel says each is cancelled (the cancel-all itself still fails)
+    for (const id of [...venue.live.keys()]) engine.orders.canceled(id, clock.now());
+    for (let i = 0; i < 3; i++) {
+      clock.advanceTo(clock.now() + 100);
+      deliver(mirror, engine, books(5000 + 100 * (i % 2), 5200 + 100 * (i % 2), clock.now()));
+      await settle(10);
+    }
+    expect(venue.calls.filter((c) => c.kind === 'placeOrders').length).toBeGreaterThan(placesBefore);
+    await engine.stop();
+  });
+});
+
 /** Answers a cancel 200 without naming the ids asked (neither canceled nor not_canceled) while `mute`. */
 class MuteCancelVenue extends RecordingVenue {
   mute = false;
