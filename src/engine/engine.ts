@@ -187,6 +187,7 @@ export class Engine {
     invalidQuotes: 0,
     quotesCut: 0,
     heldSelfCross: 0,
+    heldCrossesBook: 0,
     heldForCancel: 0,
     sellWaits: 0,
     buyWaits: 0,

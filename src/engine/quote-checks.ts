@@ -1,6 +1,7 @@
 // What of a strategy's wanted quotes may reach the reconciler: on the market's two tokens, a side
 // of BUY or SELL, on the token's tick grid, inside [tick, 1 - tick], at least the market's minimum
 // size, and not on a complement token the risk gate has blocked (stale or out-of-sync book).
+import type { BookView } from '../book/view.js';
 import { PRICE_SCALE } from '../core/units.js';
 import type { MarketMeta, Quote } from './strategy.js';
 import { TERMINAL, type TrackedOrder } from './orders.js';
@@ -73,6 +74,21 @@ export function crossesOwn(q: Quote, m: MarketMeta, own: readonly TrackedOrder[]
     if (meets(q, o, m)) return true;
   }
   return false;
+}
+
+/**
+ * True when `q` would take from `book` (its token's book, without our own orders): a BUY at or
+ * above the best ask, a SELL at or below the best bid. Every order is post-only, so the venue
+ * refuses it; sent again at every requote, each refusal would count against the order error rate.
+ */
+export function crossesBook(q: Quote, book: BookView | undefined): boolean {
+  if (!book) return false;
+  if (q.side === 'BUY') {
+    const ask = book.bestAsk();
+    return ask >= 0 && q.price >= ask;
+  }
+  const bid = book.bestBid();
+  return bid >= 0 && q.price <= bid;
 }
 
 /** True when `q` would cross one of `qs`, the places already taken in the same requote (same rule as crossesOwn). */

@@ -13,7 +13,7 @@ import type { RiskGate } from './risk.js';
 import { sellsCovered, type EngineRiskInputs } from './risk-inputs.js';
 import type { CancelTarget, OrderScheduler } from './scheduler.js';
 import type { MarketBooks, MarketState } from './market-state.js';
-import { crossesOwn, crossesQuotes, firstInvalid, notQuotes, validQuotes } from './quote-checks.js';
+import { crossesBook, crossesOwn, crossesQuotes, firstInvalid, notQuotes, validQuotes } from './quote-checks.js';
 import type { CancelAllRetry } from './cancel-all-retry.js';
 import type { Held } from './quote-inputs.js';
 import type { Config } from '../config.js';
@@ -28,6 +28,8 @@ export interface RequoteCounters {
   invalidQuotes: number;
   quotesCut: number;
   heldSelfCross: number;
+  /** Places held back because they would take from the book (post-only: the venue refuses them). */
+  heldCrossesBook: number;
   heldForCancel: number;
   errors: number;
 }
@@ -162,6 +164,12 @@ export class Requoter {
     this.d.log.warn({ market: st.meta.conditionId, wanted: r.cutFrom, kept: this.reconciler.maxOrdersPerSide, cut: r.cut }, 'engine: strategy quotes beyond reconciler.maxOrdersPerSide left out');
   }
 
+  /** A token's book as the strategy prices off it: without our own orders where the venue's books show them. */
+  private viewOf(st: MarketState, tokenId: string, own: readonly TrackedOrder[]): BookView | undefined {
+    const raw = this.d.books.book(tokenId);
+    return raw && this.d.booksIncludeOwnOrders ? this.ownExcluded(st, tokenId, raw, own) : raw;
+  }
+
   run(st: MarketState): void {
     const d = this.d;
     const now = d.clock.now();
@@ -187,8 +195,7 @@ export class Requoter {
     const own = this.marketOrders(st);
     // What the strategy and the requote skip price off: the market without our own orders where
     // the venue's books show them (Engine.bookFor), else the raw book (backtests: unchanged).
-    const raw = books.book(m.tokenId);
-    const book = (raw && d.booksIncludeOwnOrders ? this.ownExcluded(st, m.tokenId, raw, own) : raw) as BookView;
+    const book = this.viewOf(st, m.tokenId, own) as BookView;
     const feedLive = d.feedLive();
     // A strategy declaring what it reads: skip when nothing it or the reconciler reads changed
     // since a requote that had nothing to do (the same inputs give the same nothing).
@@ -251,7 +258,13 @@ export class Requoter {
       // the cancels go out before these places (a SELL's replacement does not promise its shares twice)
       ri.cancelling = r.cancels;
       d.risk.begin();
+      let other: BookView | undefined;
       for (const q of r.places) {
+        // through the market as we see it (our own orders aside): refused as post-only
+        if (q.tokenId === m.tokenId ? crossesBook(q, book) : crossesBook(q, (other ??= this.viewOf(st, m.complementId, own)))) {
+          d.counters.heldCrossesBook++;
+          continue;
+        }
         // our working orders, and the places this requote already took: a strategy may return two that cross
         if (crossesOwn(q, m, own) || crossesQuotes(q, m, places)) {
           d.counters.heldSelfCross++;

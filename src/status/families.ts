@@ -204,10 +204,16 @@ export function registerFamilies(reg: Registry, d: StatusSource): () => void {
     one(ec().invalidQuotes),
   );
   counter('engine_quotes_cut', 'Quotes of the strategy left out beyond reconciler.maxOrdersPerSide on their side (the best kept), per requote.', [], () => one(ec().quotesCut));
-  counter('engine_held_places', 'Places held back by the engine: crossing our own order (self_cross), a SELL needing the shares of a SELL being cancelled (for_cancel).', ['kind'], () => [
-    [{ kind: 'self_cross' }, ec().heldSelfCross],
-    [{ kind: 'for_cancel' }, ec().heldForCancel],
-  ]);
+  counter(
+    'engine_held_places',
+    'Places held back by the engine: crossing our own order (self_cross), through the book (crosses_book: post-only, the venue would refuse it), a SELL needing the shares of a SELL being cancelled (for_cancel).',
+    ['kind'],
+    () => [
+      [{ kind: 'self_cross' }, ec().heldSelfCross],
+      [{ kind: 'crosses_book' }, ec().heldCrossesBook],
+      [{ kind: 'for_cancel' }, ec().heldForCancel],
+    ],
+  );
   counter('engine_sell_waits', 'SELLs refused for balance; each makes its token wait before the next offer.', [], () => one(ec().sellWaits));
   counter('orders_rejected', 'Our places the venue refused, by its code (INVALID_POST_ONLY_ORDER: the book moved before the order arrived).', ['code'], () =>
     [...d.engine.rejects].map(([code, n]) => [{ code }, n]),

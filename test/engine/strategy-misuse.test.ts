@@ -45,6 +45,28 @@ describe('engine: a strategy that misbehaves', () => {
     await engine.stop();
   });
 
+  // Found in review: post-only is always on, so a quote through the book is refused at the venue;
+  // the requote sends it again at every event, each refusal counting against the order error
+  // rate, and one market's strategy halted every market.
+  it('a quote through the book (a BUY at or above the best ask, of either token) is held back, counted, not sent; the rest is placed', async () => {
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new RecordingVenue(() => clock.now());
+    const { engine, mirror } = await bandsEngine({ clock, venue, params: PARAMS });
+    const st = engine.marketOf(Y)!;
+    st.strategy.quote = () => [
+      { tokenId: Y, side: 'BUY', price: 5100, size: 1000 },
+      { tokenId: N, side: 'BUY', price: 5200, size: 1000 },
+      { tokenId: Y, side: 'BUY', price: 4800, size: 1000 },
+    ];
+    deliver(mirror, engine, books(4900, 5100, clock.now()));
+    engine.start();
+    await settle(10);
+    expect(placed(venue)).toEqual([{ tokenId: Y, side: 'BUY', price: 4800, size: 1000 }]);
+    expect(engine.counters.heldCrossesBook).toBeGreaterThanOrEqual(2);
+    expect(engine.risk.halted).toBeUndefined();
+    await engine.stop();
+  });
+
   it('an undefined entry beside a valid quote (bidQuote gave none: below the minimum) is dropped alone; the valid one is placed', async () => {
     // found in review: the tick was read off the entry before it was checked, and the TypeError
     // failed the whole market (its valid bid dropped, its orders cancelled, "strategy failing")
