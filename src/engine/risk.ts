@@ -253,8 +253,13 @@ export class RiskGate {
       const other = q.tokenId === m.tokenId ? m.complementId : m.tokenId;
       // against the most the other token may come to: every open or batched BUY of it filled
       const otherMost = s.qty(other) + s.unreportedBuy(other) + s.openBuy(other) + (this.batchBuy.get(other) ?? 0);
-      const before = s.qty(q.tokenId) - s.unreportedSell(q.tokenId) - selling - otherMost;
-      const after = before - q.size;
+      // and the least this one may come to: every SELL of it filled, those being cancelled too (one
+      // may fill before its cancel lands, and its replacement goes first when the shares cover both),
+      // never below none (SELLs beyond the shares held cannot all fill)
+      const avail = s.qty(q.tokenId) - s.unreportedSell(q.tokenId);
+      const sellingAll = s.openSellAll(q.tokenId) + (this.batchSell.get(q.tokenId) ?? 0);
+      const before = avail - Math.max(0, Math.min(avail, sellingAll)) - otherMost;
+      const after = avail - Math.max(0, Math.min(avail, sellingAll + q.size)) - otherMost;
       if (Math.abs(after) > c.maxPositionPerMarket * SIZE_SCALE && Math.abs(after) > Math.abs(before)) {
         return this.block('max_position_market', () => ({ ...order(), market: m.conditionId, worstCaseNetShares: formatSize(after), maxShares: c.maxPositionPerMarket }), nowMs);
       }

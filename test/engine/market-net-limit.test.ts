@@ -161,6 +161,47 @@ describe('risk: a SELL of the other token on its way out is no hedge for a BUY',
   });
 });
 
+// Found in review: a SELL's own net left out the SELL of its token it replaces (being cancelled).
+// Holding 100 YES, a BUY of 100 NO and a SELL of 50 YES resting (net at worst -50, the limit),
+// the replacement SELL of 50 YES netted from 0 to -50 and went before the old one's cancel: one
+// sweep filling both took the net to -100.
+describe('risk: a SELL replacing a SELL of its token', () => {
+  const cfg = riskConfig({ maxPositionPerMarket: 50 });
+  const m = GATE_MARKET;
+  const sellYes = (shares: number, price: number): Quote => ({ tokenId: 'Y', side: 'SELL', price, size: shares * 100 });
+
+  function holding() {
+    const tr = new OrderTracker();
+    const pos = new Positions();
+    pos.apply('Y', 'BUY', 5000, 10_000, 0);
+    const s = riskInputs(
+      tr,
+      pos,
+      () => 5000,
+      () => 0,
+    );
+    tr.create({ clientId: 'bn', tokenId: 'N', market: 'm', side: 'BUY', price: 4500, size: 10_000, createdMs: 0 });
+    tr.placeResult({ clientId: 'bn', ok: true, orderId: 'obn', status: 'live' }, 0);
+    const old: TrackedOrder = tr.create({ clientId: 'sy', tokenId: 'Y', market: 'm', side: 'SELL', price: 5600, size: 5000, createdMs: 0 });
+    tr.placeResult({ clientId: 'sy', ok: true, orderId: 'osy', status: 'live' }, 0);
+    return { tr, s, old, g: new RiskGate(cfg, silentLogger) };
+  }
+
+  it('counts the leaving one as it may still fill: past the net limit while it rests, within it once its cancel lands', () => {
+    const { tr, s, old, g } = holding();
+    s.cancelling = [old];
+    g.begin();
+    expect(g.checkPlace(sellYes(50, 5700), m, s, 0)).toBe('max_position_market');
+    s.cancelling = [];
+    tr.cancelSent(old, 1);
+    g.begin();
+    expect(g.checkPlace(sellYes(50, 5700), m, s, 0)).toBe('max_position_market');
+    tr.canceled('osy', 2);
+    g.begin();
+    expect(g.checkPlace(sellYes(50, 5700), m, s, 0)).toBeUndefined();
+  });
+});
+
 describe('engine: a BUY netted against a SELL of the other token that the same requote cancels', () => {
   it('is not sent while that SELL still rests: it goes once the cancel has landed', async () => {
     const clock = new VirtualClock(1_700_000_000_000);
