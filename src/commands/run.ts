@@ -46,7 +46,9 @@ export const command: CommandModule = {
     }
     const config = loadConfig({ file: values.config, env: io.env, overrides: values.mode ? { mode: values.mode } : undefined });
     const log = createLogger({ level: config.log.level, name: 'makerd' });
-    const daemon = new Daemon({ config, venue: await clobProfileFromEnv(config, io.env), log, tokens });
+    // restartWanted: stops below and exits 1, for pm2 to start a clean run
+    let restartWanted: ((why: string) => void) | undefined;
+    const daemon = new Daemon({ config, venue: await clobProfileFromEnv(config, io.env), log, tokens, onRestartWanted: (why) => restartWanted?.(why) });
     let stopping: Promise<StopReport> | undefined;
     let signalled = false;
     const stop = (why: string) => {
@@ -102,6 +104,10 @@ export const command: CommandModule = {
       void stop('crash')
         .then(tellUnfinished)
         .finally(() => process.exit(1));
+    };
+    restartWanted = (why) => {
+      process.exitCode = 1;
+      void stop(why);
     };
     const onRejection = (err: unknown) => log.error({ err }, 'unhandled promise rejection');
     process.on('uncaughtException', onCrash);

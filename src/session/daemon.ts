@@ -51,6 +51,12 @@ export interface DaemonOptions {
   statusPort?: number;
   /** How often the held tokens' marks are kept in the store for a restart (default MARK_KEEP_MS). */
   markKeepMs?: number;
+  /**
+   * Told when only a restart can trade again (the store takes writes again after a write failure
+   * halted quoting, which is for good): `makerd run` stops and exits 1, so pm2 starts a clean,
+   * reconciled run rather than leave an idle process up until someone notices.
+   */
+  onRestartWanted?: (why: string) => void;
 }
 
 /** The held marks kept this often (and at a stop): a kill loses at most this much of their movement. */
@@ -269,9 +275,21 @@ export class Daemon implements StatusSource {
     }
     this.store = store;
     // A write that fails halts quoting at once; the records wait in memory and are retried.
+    let storeHalted = false;
     this.journal = new StoreJournal(this.store, {
       log: log.child({ part: 'store' }),
-      onFailure: (err) => this.engine?.halt(`store write failed: ${err instanceof Error ? err.message : String(err)}`),
+      onFailure: (err) => {
+        storeHalted = true;
+        this.engine?.halt(`store write failed: ${err instanceof Error ? err.message : String(err)}`);
+      },
+      // the halt is for good (its cancel-all, the heartbeats stopped): a clean run quotes again
+      onRecovered: () => {
+        if (!storeHalted) return;
+        storeHalted = false;
+        const why = 'the store takes writes again after a failure halted quoting';
+        log.error({ restart: this.o.onRestartWanted !== undefined }, `${why}: every record is written; only a restart quotes again${this.o.onRestartWanted ? ' (stopping, exit 1)' : ''}`);
+        this.o.onRestartWanted?.(why);
+      },
     });
     const retry = setInterval(() => this.journal.retry(), 2000);
     this.tasks.push({ stop: () => clearInterval(retry) });

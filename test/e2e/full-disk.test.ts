@@ -16,13 +16,13 @@ import { urlsEnv } from '../../src/emulator/server.js';
 
 useTestScope();
 
-function start(e: Env, db: string): Daemon {
+function start(e: Env, db: string, onRestartWanted?: (why: string) => void): Daemon {
   const u = e.emu.urls;
   const config = loadConfig({
     env: { ...urlsEnv(u), MAKERD_DB: db },
     overrides: { mode: 'live', log: { level: 'silent' } },
   });
-  return new Daemon({ config, venue: specProfile(KEY), log: silentLogger, tokens: [e.token], statusPort: 0 });
+  return new Daemon({ config, venue: specProfile(KEY), log: silentLogger, tokens: [e.token], statusPort: 0, onRestartWanted });
 }
 
 /** A daemon quoting on its own store at `name`, then the store capped at its size until a record is left unwritten. */
@@ -45,7 +45,8 @@ describe('a full disk', () => {
   it('halts quoting within one fill, keeps and retries what it could not write, and loses nothing', async () => {
     const e = await setup();
     const db = join(e.dir, 'full.sqlite');
-    const d = start(e, db);
+    const restarts: string[] = [];
+    const d = start(e, db, (why) => restarts.push(why));
     try {
       await bounded(d.start(), 15_000, 'start');
       await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0, 8000);
@@ -77,6 +78,9 @@ describe('a full disk', () => {
       // room again: the retry writes every kept record; the store then holds every fill the venue made
       sql.pragma('max_page_count = 1073741823');
       await until('records written', () => d.journal.pending().length === 0, 5000);
+      // the halt is for good: the daemon asks for a restart (makerd run: stop, exit 1, pm2 starts it
+      // again), not an idle process up until someone notices
+      expect(restarts).toEqual(['the store takes writes again after a failure halted quoting']);
       const rep = await bounded(d.stop('test'), 15_000, 'stop');
       expect(rep.unwritten).toEqual([]);
       expect(storedFills(db)).toEqual(venueFills(e.emu));
