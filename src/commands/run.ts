@@ -46,9 +46,9 @@ export const command: CommandModule = {
     }
     const config = loadConfig({ file: values.config, env: io.env, overrides: values.mode ? { mode: values.mode } : undefined });
     const log = createLogger({ level: config.log.level, name: 'makerd' });
-    // restartWanted: stops below and exits 1, for pm2 to start a clean run
-    let restartWanted: ((why: string) => void) | undefined;
-    const daemon = new Daemon({ config, venue: await clobProfileFromEnv(config, io.env), log, tokens, onRestartWanted: (why) => restartWanted?.(why) });
+    // set below to stop and exit 1, for pm2 to start a clean run
+    const restart = { wanted: (_why: string): void => undefined };
+    const daemon = new Daemon({ config, venue: await clobProfileFromEnv(config, io.env), log, tokens, onRestartWanted: (why) => restart.wanted(why) });
     let stopping: Promise<StopReport> | undefined;
     let signalled = false;
     const stop = (why: string) => {
@@ -105,7 +105,7 @@ export const command: CommandModule = {
         .then(tellUnfinished)
         .finally(() => process.exit(1));
     };
-    restartWanted = (why) => {
+    restart.wanted = (why) => {
       process.exitCode = 1;
       void stop(why);
     };
