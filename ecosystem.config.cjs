@@ -35,7 +35,9 @@ module.exports = {
       // Exit 2 is a usage or configuration error (a missing config/local.json or credential, no
       // markets, the status port taken): restarting cannot fix it, so pm2 does not restart.
       stop_exit_codes: [2],
-      max_memory_restart: '512M',
+      // above the 600 MB a thousand markets may take (the scale goal; about 200 MB measured): a restart
+      // cancels every quote, so it is for a leak, not for a large set
+      max_memory_restart: '1G',
       autorestart: true,
       out_file: path.join(__dirname, 'data', 'logs', 'makerd.out.log'),
       error_file: path.join(__dirname, 'data', 'logs', 'makerd.err.log'),
