@@ -55,7 +55,7 @@ const DAY_START_RETRY_MS = 1000;
  * more than our collateral): WARN with what to do, at most once per ACTIONABLE_EVERY_MS per reason
  * (debug in between).
  */
-const ACTIONABLE: ReadonlyMap<string, string> = new Map([
+export const ACTIONABLE: ReadonlyMap<string, string> = new Map([
   ['max_order_size', 'risk: blocked (the strategy asks for what the risk configuration refuses)'],
   [
     'buy_exceeds_collateral',
@@ -122,6 +122,8 @@ export class RiskGate {
   private batchBuyCost = 0;
   private batchOrders = 0;
   private readonly logged = new Map<string, number>();
+  /** When each actionable reason last held a quote back (health: nothing rests for want of collateral). */
+  readonly actionableAtMs = new Map<string, number>();
   private readonly warned = new Map<string, number>();
   /** The counts at the last summary line, and when it was (NaN: not yet). */
   private readonly summarized = new Map<string, number>();
@@ -137,6 +139,7 @@ export class RiskGate {
     const count = (this.blocks.get(reason) ?? 0) + 1;
     this.blocks.set(reason, count);
     const actionable = ACTIONABLE.get(reason);
+    if (actionable !== undefined) this.actionableAtMs.set(reason, nowMs);
     if (actionable !== undefined && !(nowMs - (this.warned.get(reason) ?? -Infinity) < ACTIONABLE_EVERY_MS)) {
       this.warned.set(reason, nowMs);
       this.logged.set(reason, nowMs);

@@ -3,7 +3,7 @@
 import { formatPrice, formatSize } from '../core/units.js';
 import { microsToDollars } from '../core/units.js';
 import type { StatusSource } from './source.js';
-import { bookFreshness } from '../engine/risk.js';
+import { ACTIONABLE, bookFreshness } from '../engine/risk.js';
 import type { DenseBook } from '../book/book.js';
 import { LIVE_DEPTH_MAX, liveSection } from './live-view.js';
 import { logWriteErrors } from '../core/log.js';
@@ -13,6 +13,9 @@ export interface Health {
   ok: boolean;
   reasons: string[];
 }
+
+/** An actionable risk block this recent counts (a blocked quote is asked again at least once a second). */
+const ACTIONABLE_RECENT_MS = 10_000;
 
 /** How long the look-up after a user-channel gap may take before /health counts it (it is retried every 2 s). */
 export const CATCH_UP_GRACE_MS = 5000;
@@ -51,6 +54,14 @@ export function health(d: StatusSource): Health {
     const se = st?.strategyError;
     if (se) reasons.push(`strategy failing on market ${m.conditionId} (${se.failures} calls since ${new Date(se.sinceMs).toISOString()}): ${se.message}`);
     else if (st?.quotesInvalid) reasons.push(`strategy quoting nothing valid on market ${m.conditionId}: ${st.quotesInvalid}`);
+  }
+  // nothing of ours rests while the risk gate holds quotes back for a cause only the operator can
+  // change (collateral, the configuration): every market "quoting", none of them at the venue
+  const e = d.engine;
+  if (e && e.orders.openCount() === 0) {
+    for (const [reason, at] of e.risk.actionableAtMs) {
+      if (now - at <= ACTIONABLE_RECENT_MS) reasons.push(`nothing rests: quotes held back by the risk gate (${reason}): ${ACTIONABLE.get(reason) ?? ''}`);
+    }
   }
   const unwritten = d.journal?.pending().length ?? 0;
   if (unwritten) reasons.push(`store: ${unwritten} records unwritten`);

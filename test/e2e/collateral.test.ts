@@ -42,6 +42,29 @@ describe('BUYs within the collateral the venue holds for us', () => {
     expect(await bounded(daemon.exited, 15_000, 'exit after SIGTERM')).toBe(0);
   }, 60_000);
 
+  // Found in review: every BUY held back and no share to sell, the daemon rested nothing while
+  // /health said 200 and every market "quoting": the only sign a WARN every 10 minutes.
+  it('no collateral at all: nothing rests, and /health says why (503), not ok', async () => {
+    const e = await setup({ profile: 'polymarket', startCashMicros: 0 });
+    const daemon = spawnDaemon(e, { book: { verifyEvery: 0 } });
+    await bounded(daemon.ready, 15_000, 'ready');
+    const url = await until('status url', () => daemon.statusUrl(), 2000);
+    const h = await until(
+      'a health reason naming the collateral',
+      async () => {
+        const r = await fetch(`${url}/health`);
+        const body = (await r.json()) as { reasons: string[] };
+        return body.reasons.some((x) => /buy_exceeds_collateral/.test(x)) ? { status: r.status, reasons: body.reasons } : undefined;
+      },
+      15_000,
+      200,
+    );
+    expect(h.status).toBe(503);
+    expect(e.emu.exchange.openOrders(e.owner)).toEqual([]);
+    kill(daemon, 'SIGTERM');
+    expect(await bounded(daemon.exited, 15_000, 'exit after SIGTERM')).toBe(0);
+  }, 60_000);
+
   it('collateral gone between reads (a withdrawal): the refused BUY makes BUYs wait and the balance read again; no more refusals, no halt', async () => {
     const e = await setup({ profile: 'polymarket', startCashMicros: 12_000_000 });
     // no periodic read in the test's time (a settled SELL of ours still makes one)
