@@ -421,6 +421,15 @@ export class Daemon implements StatusSource {
         log: log.child({ part: 'prices' }),
       });
       this.prices.onPrice((e) => this.engine.handleReferencePrice(e));
+      // on /health, /status and feed_live: a strategy reading a frozen price is otherwise unseen
+      this.feedStates.prices = 'connecting';
+      const pricesLog = log.child({ part: 'prices' });
+      this.prices.onState((s) => {
+        const was = this.feedStates.prices;
+        this.feedStates.prices = s;
+        if (was === 'live' && s !== 'live') pricesLog.warn({ state: s }, 'price stream not live: strategies read the last price it gave');
+        else if (s === 'live' && was !== 'live') pricesLog.info('price stream live');
+      });
       this.prices.start();
     }
     // The dead-man switch armed before the first order can rest.

@@ -59,7 +59,11 @@ export function registerFamilies(reg: Registry, d: StatusSource): () => void {
   });
   gauge('feed_live', '1 while the channel is live (data flowing), per channel.', ['channel'], () => {
     const s = d.feedStates;
-    return [[{ channel: 'market' }, Number(s.market === 'live')], ...(s.user === undefined ? [] : [[{ channel: 'user' }, Number(s.user === 'live')] as const])];
+    return [
+      [{ channel: 'market' }, Number(s.market === 'live')],
+      ...(s.user === undefined ? [] : [[{ channel: 'user' }, Number(s.user === 'live')] as const]),
+      ...(s.prices === undefined ? [] : [[{ channel: 'prices' }, Number(s.prices === 'live')] as const]),
+    ];
   });
   gauge('clock_skew_seconds', "Our clock minus the venue's (GET /time) at the last read, seconds (live, polymarket profile; absent before the first read): signed requests carry our time.", [], () =>
     d.clockSkewMs === undefined ? [] : one(d.clockSkewMs / 1000),

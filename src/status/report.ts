@@ -26,6 +26,8 @@ export function health(d: StatusSource): Health {
   const notLive = conns.filter((s) => s !== 'live').length;
   if (d.feedStates.market !== 'live') reasons.push(`market feed ${d.feedStates.market}${conns.length > 1 ? ` (${notLive} of ${conns.length} connections not live)` : ''}`);
   if (d.feedStates.user !== undefined && d.feedStates.user !== 'live') reasons.push(`user feed ${d.feedStates.user}`);
+  const prices = d.feedStates.prices;
+  if (prices !== undefined && prices !== 'live') reasons.push(`price stream ${prices}: strategies read the last price it gave (referencePrices' ageMs on /status)`);
   const now = d.clock.now();
   const staleMs = d.config.risk.staleBookMs;
   for (const m of d.markets) {

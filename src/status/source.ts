@@ -14,6 +14,8 @@ import type { SessionHistory } from './history.js';
 export interface FeedStates {
   market: ConnectionState;
   user: ConnectionState | undefined;
+  /** The crypto price stream's, when feed.priceSymbols names any (strategies read its prices). */
+  prices?: ConnectionState;
 }
 
 export interface StatusSource {

@@ -28,4 +28,30 @@ describe('the price stream in a running daemon', () => {
     kill(d, 'SIGTERM');
     expect(await bounded(d.exited, 15_000, 'exit')).toBe(0);
   }, 40_000);
+
+  // Found in review: the stream's state reached neither /health nor /metrics nor /status, so a
+  // strategy priced off a frozen BTC price while everything showed green.
+  it('a price stream that cannot connect is a /health reason (503) and a feed_live channel at 0', async () => {
+    const env = await setup();
+    // nothing listens there
+    const gone = { ...env, emu: { ...env.emu, urls: { ...env.emu.urls, price_feed: 'ws://127.0.0.1:9/' } } } as typeof env;
+    const d = spawnDaemon(gone, { feed: { priceSymbols: ['btcusdt'] } }, 'paper');
+    await bounded(d.ready, 15_000, 'ready');
+    const url = await until('the status url', () => d.statusUrl(), 5000);
+    const h = await until(
+      'a health reason naming the price stream',
+      async () => {
+        const r = await fetch(`${url}/health`);
+        const body = (await r.json()) as { reasons: string[] };
+        return body.reasons.some((x) => /price stream/.test(x)) ? r.status : undefined;
+      },
+      10_000,
+      100,
+    );
+    expect(h).toBe(503);
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toMatch(/^makerd_feed_live\{channel="prices"\} 0$/m);
+    kill(d, 'SIGTERM');
+    expect(await bounded(d.exited, 15_000, 'exit')).toBe(0);
+  }, 40_000);
 });
