@@ -407,20 +407,12 @@ export class OrderTracker {
    * or more than one could (a guess would invent a fill).
    */
   matchUnboundFill(tokenId: string, side: Side, price: number, fillSize: number, madeByMs = Infinity): TrackedOrder | undefined {
-    let found: TrackedOrder | undefined;
-    for (const o of this.unbound) {
-      if (o.tokenId !== tokenId || o.side !== side || o.price !== price || fillSize > o.size - o.filled || o.createdMs > madeByMs) continue;
-      if (found) return undefined;
-      found = o;
-    }
-    if (found || this.presumedGone.size === 0) return found;
-    // none waits for its id: one taken for gone that landed late (bind brings it back)
-    for (const o of this.presumedGone) {
-      if (o.tokenId !== tokenId || o.side !== side || o.price !== price || fillSize > o.size - o.filled || o.createdMs > madeByMs) continue;
-      if (found) return undefined;
-      found = o;
-    }
-    return found;
+    return oneAt(this.unbound, tokenId, side, price, fillSize, madeByMs);
+  }
+
+  /** The same among the orders taken for gone (settleMissing without an id): one that landed late (bind brings it back). */
+  matchPresumedGone(tokenId: string, side: Side, price: number, fillSize: number, madeByMs = Infinity): TrackedOrder | undefined {
+    return this.presumedGone.size === 0 ? undefined : oneAt(this.presumedGone, tokenId, side, price, fillSize, madeByMs);
   }
 
   /** Whether an order of ours at these terms still waits for its venue id (a trade naming an id we do not know may be its). */
@@ -534,4 +526,15 @@ export class OrderTracker {
  */
 export function sizeToCome(o: TrackedOrder): number {
   return o.size - o.filled + (o.unseen ?? 0);
+}
+
+/** The one order of `orders` a fill of these terms can belong to (made by `madeByMs`, room for the size); undefined when none or more than one could. */
+function oneAt(orders: Iterable<TrackedOrder>, tokenId: string, side: Side, price: number, fillSize: number, madeByMs: number): TrackedOrder | undefined {
+  let found: TrackedOrder | undefined;
+  for (const o of orders) {
+    if (o.tokenId !== tokenId || o.side !== side || o.price !== price || fillSize > o.size - o.filled || o.createdMs > madeByMs) continue;
+    if (found) return undefined;
+    found = o;
+  }
+  return found;
 }

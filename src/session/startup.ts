@@ -92,12 +92,12 @@ export function restoreFromStore(engine: Engine, orders: readonly TrackedOrder[]
  * restores it) so the trade's fill is recorded; undefined when the store never held the order, or
  * already holds this fill (its order is not brought back for a trade already counted).
  */
-function forgottenOrder(engine: Engine, t: VenueTrade, failed: { err?: unknown }): TrackedOrder | undefined {
+function forgottenOrder(engine: Engine, t: VenueTrade, failed: { err?: unknown }): TrackedOrder | 'recorded' | undefined {
   const h = engine.history;
   if (!h || failed.err !== undefined) return undefined;
   let o: TrackedOrder | undefined;
   try {
-    if (h.hasFill(t.tradeId, t.orderId)) return undefined;
+    if (h.hasFill(t.tradeId, t.orderId)) return 'recorded';
     o = h.orderByVenueId(t.orderId);
   } catch (err) {
     // the look-up goes on without the store (its other work is not the store's) and fails after
@@ -292,14 +292,25 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
       // left the book: its trade names it by the venue's id, its terms name it to us, if it
       // matched after the order was made (the look-ups read an hour of trades: an older one is a
       // finished order's, and an order bound to its id would never take its own answer)
-      o = engine.orders.matchUnboundFill(t.tokenId, t.side, t.price, t.size, t.timeMs > 0 ? t.timeMs + BIND_SKEW_MS : Infinity);
+      const madeBy = t.timeMs > 0 ? t.timeMs + BIND_SKEW_MS : Infinity;
+      o = engine.orders.matchUnboundFill(t.tokenId, t.side, t.price, t.size, madeBy);
       if (o) {
         engine.orders.bind(o, t.orderId, now());
         rep.bound++;
       } else {
         // a finished order of ours the engine has forgotten (it keeps them 10 minutes; the look-ups
         // read an hour): the store has it, and this trade's fill unless it was missed
-        o = forgottenOrder(engine, t, history);
+        const stored = forgottenOrder(engine, t, history);
+        if (stored === 'recorded') continue;
+        o = stored;
+        // none: one taken for gone that landed late (asked last: an order the store names by this id is that one)
+        if (!o && history.err === undefined) {
+          o = engine.orders.matchPresumedGone(t.tokenId, t.side, t.price, t.size, madeBy);
+          if (o) {
+            engine.orders.bind(o, t.orderId, now());
+            rep.bound++;
+          }
+        }
         if (!o) {
           // (not when the store could not say: the look-up fails for it, naming the store)
           if (history.err === undefined && engine.marketOf(t.tokenId)) unknownTrades++;

@@ -10,6 +10,7 @@ import { AmbiguousSubmitError } from '../../src/core/errors.js';
 import type { MarketMeta } from '../../src/engine/strategy.js';
 import { TERMINAL, type TrackedOrder } from '../../src/engine/orders.js';
 import type { Fill } from '../../src/engine/fills.js';
+import type { StoredHistory } from '../../src/engine/engine-sink.js';
 import type { Venue, VenueOrder, VenueTrade } from '../../src/venue/types.js';
 import { RecordingVenue, settle, testEngine } from '../engine/helpers.js';
 import { createClients } from '../../src/api/index.js';
@@ -497,6 +498,26 @@ describe('startup reconciliation', () => {
     const again = await reconcileWithVenue(engine, venue, 0, silentLogger);
     expect(again.missedFills).toBe(0);
     expect(engine.positions.qty('Y')).toBe(1000);
+  });
+
+  it('a trade the store has recorded, of a forgotten order at the same terms, is not taken for the late landing of an order taken for gone', async () => {
+    const { engine, venue, clock } = await setup();
+    venue.throwOnPlace = new AmbiguousSubmitError('POST', '/orders', new Error('timeout'));
+    engine.scheduler.submit('M', [], [{ tokenId: 'Y', side: 'BUY', price: 4800, size: 1000 }]);
+    await settle();
+    const o = [...engine.orders.all()][0];
+    clock.advanceTo(clock.now() + 11_000);
+    await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(o.state).toBe('rejected');
+    // the store: V-old is an order of ours pruned from memory, and this trade of it is recorded
+    (engine as unknown as { o: { history: StoredHistory } }).o.history = { hasFill: (t, id) => t === 'T-old' && id === 'V-old', orderByVenueId: () => undefined };
+    venue.trades = async () => [
+      { tradeId: 'T-old', orderId: 'V-old', tokenId: 'Y', market: 'M', side: 'BUY', price: 4800, size: 1000, feeRateBps: 0, status: 'CONFIRMED', liquidity: 'MAKER', timeMs: clock.now() - 1000 },
+    ];
+    const rep = await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect([rep.bound, rep.missedFills]).toEqual([0, 0]);
+    expect(o.state).toBe('rejected');
+    expect(o.orderId).toBeUndefined();
   });
 
   it('a trade of an unknown id at the terms of two orders taken for gone names neither: not guessed', async () => {
