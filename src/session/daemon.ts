@@ -282,10 +282,12 @@ export class Daemon implements StatusSource {
         storeHalted = true;
         this.engine?.halt(`store write failed: ${err instanceof Error ? err.message : String(err)}`);
       },
-      // the halt is for good (its cancel-all, the heartbeats stopped): a clean run quotes again
+      // the halt is for good (its cancel-all, the heartbeats stopped): a clean run quotes again;
+      // not when another halt came first (a restart would clear it) nor while stopping anyway
       onRecovered: () => {
         if (!storeHalted) return;
         storeHalted = false;
+        if (this.stopping || !this.engine?.risk.halted?.startsWith('store write failed')) return;
         const why = 'the store takes writes again after a failure halted quoting';
         log.error({ restart: this.o.onRestartWanted !== undefined }, `${why}: every record is written; only a restart quotes again${this.o.onRestartWanted ? ' (stopping, exit 1)' : ''}`);
         this.o.onRestartWanted?.(why);
@@ -427,6 +429,7 @@ export class Daemon implements StatusSource {
       this.prices.onState((s) => {
         const was = this.feedStates.prices;
         this.feedStates.prices = s;
+        if (this.stopping) return;
         if (was === 'live' && s !== 'live') pricesLog.warn({ state: s }, 'price stream not live: strategies read the last price it gave');
         else if (s === 'live' && was !== 'live') pricesLog.info('price stream live');
       });

@@ -89,6 +89,31 @@ describe('a full disk', () => {
     }
   }, 60_000);
 
+  // Found reviewing that change: a store that failed under another halt (the error-rate breaker's,
+  // held in memory only) asked for a restart once it recovered, and the restart cleared that halt.
+  it('a store that recovers under another halt asks for no restart: that halt stands', async () => {
+    const e = await setup();
+    const db = join(e.dir, 'other-halt.sqlite');
+    const restarts: string[] = [];
+    const d = start(e, db, (why) => restarts.push(why));
+    try {
+      await bounded(d.start(), 15_000, 'start');
+      await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0, 8000);
+      const sql = d.store.db;
+      // writes refused (a failing disk); in the same turn the halt comes first, and its
+      // cancel-all's records then fail to be written
+      sql.pragma('query_only = ON');
+      d.engine.halt('order error rate 60% over 20 orders (test)');
+      await until('a record unwritten', () => d.journal.pending().length > 0, 10_000, 20);
+      sql.pragma('query_only = OFF');
+      await until('records written', () => d.journal.pending().length === 0, 5000);
+      expect(restarts).toEqual([]);
+      expect(d.engine.risk.halted).toMatch(/order error rate/);
+    } finally {
+      await d.stop('test');
+    }
+  }, 60_000);
+
   it('a stop with records still unwritten reports them instead of passing as clean, and does not mark the run ended', async () => {
     const e = await setup();
     const { d, path } = await withRecordUnwritten(e, 'stuck.sqlite');
