@@ -499,9 +499,9 @@ export class Engine {
   /** The marks held tokens of dropped markets kept before a restart (onLastMark): valued at them, not at cost. */
   restoreLastMarks(marks: ReadonlyMap<string, number>): void {
     // only for what is held or may be again: the store keeps older rows of tokens long flat
-    // and outside the quoted markets: a quoted token waits for its book (a kept mark would outlive
-    // this session's, and stand for it whenever both books are out of sync)
-    for (const [t, m] of marks) if (Number.isFinite(m) && !this.lastMarks.has(t) && !this.byToken.has(t) && this.positions.mayHold(t)) this.lastMarks.set(t, m);
+    // a quoted token's only until its book gives one (mark): kept longer it would outlive this
+    // session's marks, and stand for them whenever both books are out of sync
+    for (const [t, m] of marks) if (Number.isFinite(m) && !this.lastMarks.has(t) && this.positions.mayHold(t)) this.lastMarks.set(t, m);
     this.runningPnl.remarkAll();
   }
 
@@ -794,11 +794,14 @@ export class Engine {
       if (s !== undefined) return s;
     }
     const m = this.midOf(tokenId);
-    if (m === m) return m;
     const st = this.byToken.get(tokenId);
-    const om = st ? this.midOf(st.meta.tokenId === tokenId ? st.meta.complementId : st.meta.tokenId) : NaN;
-    // a kept mark only outside the quoted markets (one kept while its market was dropped, then added back, is stale)
-    return om === om ? PRICE_SCALE - om : st ? NaN : (this.lastMarks.get(tokenId) ?? NaN);
+    const om = m === m || !st ? NaN : this.midOf(st.meta.tokenId === tokenId ? st.meta.complementId : st.meta.tokenId);
+    if (m === m || om === om) {
+      // a quoted token's kept mark (a restart's, a market dropped and added back) gives way for good to its book's
+      if (this.lastMarks.size > 0 && st) this.lastMarks.delete(tokenId);
+      return m === m ? m : PRICE_SCALE - om;
+    }
+    return this.lastMarks.get(tokenId) ?? NaN;
   }
 
   private midOf(tokenId: string): number {

@@ -151,10 +151,13 @@ describe('engine: the market set changes while running', () => {
   // Found in review: marks are kept for every held token now (every minute, at a stop); one
   // restored for a quoted market's token outlived its session: when both books went out of sync
   // (a reconnect) the holding was valued at a mark from before the restart, not its last one.
-  it("a kept mark of a quoted market's token is not restored: its holding waits for its book, and keeps its own last mark when the books go out of sync", async () => {
+  it("a kept mark of a quoted market's token stands only until its book gives one: then the holding keeps its own last mark when the books go out of sync", async () => {
     const { engine, mirror, venue, clock } = await setup({ markets: [A] });
     engine.positions.apply(A.tokenId, 'BUY', 4000, 1000, 0);
+    // restarted: no book yet
+    for (const t of [A.tokenId, A.complementId]) mirror.book(t)?.clear();
     engine.restoreLastMarks(new Map([[A.tokenId, 3000]]));
+    expect(engine.mark(A.tokenId)).toBe(3000);
     deliver(mirror, engine, [{ ...bookEv(A.tokenId, 5900, 6100, clock.now()), market: A.conditionId }], venue);
     expect(engine.mark(A.tokenId)).toBe(6000);
     const pnl = engine.pnlMicros();
