@@ -15,6 +15,8 @@ export interface CancelAllHost {
   /** Every market requotes (blocked or unblocked by the change). */
   requoteAll(): void;
   stopping(): boolean;
+  /** A halt's cancel-all is retried until it lands, whatever else has ended. */
+  halted(): boolean;
 }
 
 export class CancelAllRetry {
@@ -87,6 +89,12 @@ export class CancelAllRetry {
         return;
       }
       if (h.stopping()) return;
+      // every order it was for has ended since (the user channel said so), and no halt needs it:
+      // retried, it would only wipe the quotes placed again meanwhile
+      if (!h.halted() && !this.blocking) {
+        h.log.info('engine: cancel-all failed, but every order it was for has ended since; not retried');
+        return;
+      }
       h.log.warn('engine: cancel-all failed; retrying in 1 s');
       h.clock.schedule(h.clock.now() + 1000, () => this.untilDone());
     });

@@ -266,6 +266,7 @@ export class Engine {
         for (const st of this.markets.values()) this.requote(st);
       },
       stopping: () => this.stopping,
+      halted: () => this.risk.halted !== undefined,
     });
     this.ticks = new TickGuard(
       {

@@ -11,8 +11,10 @@ import { RecordingVenue, settle, books, deliver, quotingEngine } from './helpers
 /** Cancels (one by one, batched, all) fail while `stalled`, as past their deadline. */
 class StallingVenue extends RecordingVenue {
   stalled = false;
+  /** Only the cancel-all fails (the cancels by id are answered). */
+  allOnly = false;
   override async cancelOrders(ids: string[]): Promise<CancelResult> {
-    if (this.stalled) {
+    if (this.stalled && !this.allOnly) {
       this.calls.push({ kind: 'cancelOrders', t: 0, n: ids.length, ids });
       throw new Error('DELETE /orders: no complete answer within the cancel deadline');
     }
@@ -73,14 +75,22 @@ describe('engine: unconfirmed cancels the venue then reports cancelled', () => {
     deliver(mirror, engine, books(5100, 5300, clock.now()));
     await settle(10);
     const placesBefore = venue.calls.filter((c) => c.kind === 'placeOrders').length;
-    // the user channel says each is cancelled (the cancel-all itself still fails)
+    // the user channel says each is cancelled (the cancel-all itself still fails; cancels by id are answered again)
     for (const id of [...venue.live.keys()]) engine.orders.canceled(id, clock.now());
+    venue.allOnly = true;
     for (let i = 0; i < 3; i++) {
       clock.advanceTo(clock.now() + 100);
       deliver(mirror, engine, books(5000 + 100 * (i % 2), 5200 + 100 * (i % 2), clock.now()));
       await settle(10);
     }
     expect(venue.calls.filter((c) => c.kind === 'placeOrders').length).toBeGreaterThan(placesBefore);
+    // and the failing cancel-all is not retried any more: it would only wipe the new quotes
+    const alls = venue.calls.filter((c) => c.kind === 'cancelAll').length;
+    for (let i = 0; i < 4; i++) {
+      clock.advanceTo(clock.now() + 1000);
+      await settle(10);
+    }
+    expect(venue.calls.filter((c) => c.kind === 'cancelAll').length).toBeLessThanOrEqual(alls + 1);
     await engine.stop();
   });
 });
