@@ -52,6 +52,8 @@ export interface MarketState {
   quotesInvalid: string | undefined;
   /** When quotes beyond reconciler.maxOrdersPerSide were last logged for this market. */
   cutLoggedMs: number;
+  /** When a quote through the book was last logged (once a minute per market). */
+  crossLoggedMs: number;
   /** The strategy's onTrade failures, and when they were last logged (once a minute). */
   onTradeFailures: number;
   onTradeLoggedMs: number;
@@ -141,6 +143,7 @@ export function createMarketState(terms: MarketMeta, d: MarketStateDeps): Market
     invalidSinceMs: NaN,
     quotesInvalid: undefined,
     cutLoggedMs: -Infinity,
+    crossLoggedMs: -Infinity,
     onTradeFailures: 0,
     onTradeLoggedMs: -Infinity,
     removed: false,

@@ -2,6 +2,7 @@
 // wants, the reconciler diffs that against our open orders, the risk gate filters the places, and
 // the scheduler sends. The engine decides when a market requotes (requote-timing.ts); this, what
 // it sends. The arrays are reused from requote to requote: the scheduler copies what it keeps.
+import { formatPrice } from '../core/units.js';
 import type { Logger } from '../core/log.js';
 import type { Clock } from '../core/clock.js';
 import type { BookView } from '../book/view.js';
@@ -156,6 +157,24 @@ export class Requoter {
     st.quotesInvalid = `every quote invalid for ${Math.round(forMs / 1000)} s: ${firstInvalid(qs, st.meta, st.tickOf)?.why ?? 'invalid'}`;
   }
 
+  /** A quote through the book held back: said once a minute per market (a strategy pricing off the wrong side quotes nothing, and nothing else would say so). */
+  private crossHeld(st: MarketState, q: Quote, book: BookView | undefined, now: number): void {
+    if (now - st.crossLoggedMs < STRATEGY_LOG_MS) return;
+    st.crossLoggedMs = now;
+    const best = q.side === 'BUY' ? book?.bestAsk() : book?.bestBid();
+    this.d.log.warn(
+      {
+        market: st.meta.conditionId,
+        tokenId: q.tokenId,
+        side: q.side,
+        price: formatPrice(q.price),
+        [q.side === 'BUY' ? 'bestAsk' : 'bestBid']: best !== undefined && best >= 0 ? formatPrice(best) : null,
+        held: this.d.counters.heldCrossesBook,
+      },
+      'engine: quote through the book held back (every order is post-only: the venue would refuse it)',
+    );
+  }
+
   /** Counts quotes the side cap left out; logs it once a minute per market (five bands configured, three quoted, is otherwise unseen). */
   private quotesCut(st: MarketState, r: ReconcileResult, now: number): void {
     this.d.counters.quotesCut += r.cut;
@@ -261,8 +280,10 @@ export class Requoter {
       let other: BookView | undefined;
       for (const q of r.places) {
         // through the market as we see it (our own orders aside): refused as post-only
-        if (q.tokenId === m.tokenId ? crossesBook(q, book) : crossesBook(q, (other ??= this.viewOf(st, m.complementId, own)))) {
+        const against = q.tokenId === m.tokenId ? book : (other ??= this.viewOf(st, m.complementId, own));
+        if (crossesBook(q, against)) {
           d.counters.heldCrossesBook++;
+          this.crossHeld(st, q, against, now);
           continue;
         }
         // our working orders, and the places this requote already took: a strategy may return two that cross

@@ -48,10 +48,12 @@ describe('engine: a strategy that misbehaves', () => {
   // Found in review: post-only is always on, so a quote through the book is refused at the venue;
   // the requote sends it again at every event, each refusal counting against the order error
   // rate, and one market's strategy halted every market.
-  it('a quote through the book (a BUY at or above the best ask, of either token) is held back, counted, not sent; the rest is placed', async () => {
+  it('a quote through the book (a BUY at or above the best ask, of either token) is held back, counted, not sent, and said once a minute; the rest is placed', async () => {
+    const lines: Array<{ level: number; msg: string; price?: string; bestAsk?: string }> = [];
+    const log = createLogger({ level: 'info', destination: { write: (s: string) => void lines.push(JSON.parse(s) as (typeof lines)[number]) } });
     const clock = new VirtualClock(1_700_000_000_000);
     const venue = new RecordingVenue(() => clock.now());
-    const { engine, mirror } = await bandsEngine({ clock, venue, params: PARAMS });
+    const { engine, mirror } = await bandsEngine({ clock, venue, log, params: PARAMS });
     const st = engine.marketOf(Y)!;
     st.strategy.quote = () => [
       { tokenId: Y, side: 'BUY', price: 5100, size: 1000 },
@@ -64,6 +66,9 @@ describe('engine: a strategy that misbehaves', () => {
     expect(placed(venue)).toEqual([{ tokenId: Y, side: 'BUY', price: 4800, size: 1000 }]);
     expect(engine.counters.heldCrossesBook).toBeGreaterThanOrEqual(2);
     expect(engine.risk.halted).toBeUndefined();
+    const warned = lines.filter((l) => l.msg.startsWith('engine: quote through the book held back'));
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toMatchObject({ level: 40, price: '0.51', bestAsk: '0.51' });
     await engine.stop();
   });
 
