@@ -41,6 +41,19 @@ async function setup() {
   return { engine, venue, clock };
 }
 
+/** A place whose request timed out (ambiguous), settled as never placed by a look-up that saw nothing of it past the grace. */
+async function takenForGone() {
+  const { engine, venue, clock } = await setup();
+  venue.throwOnPlace = new AmbiguousSubmitError('POST', '/orders', new Error('timeout'));
+  engine.scheduler.submit('M', [], [{ tokenId: 'Y', side: 'BUY', price: 4800, size: 1000 }]);
+  await settle();
+  const o = [...engine.orders.all()][0];
+  clock.advanceTo(clock.now() + 11_000);
+  await reconcileWithVenue(engine, venue, 0, silentLogger);
+  expect(o.state).toBe('rejected');
+  return { engine, venue, clock, o };
+}
+
 const vo = (orderId: string, tokenId: string, price: number, size = 1000): VenueOrder => ({
   orderId,
   tokenId,
@@ -477,14 +490,7 @@ describe('startup reconciliation', () => {
   // whole before any list could show it. Its trade names an id we never heard: the order we took
   // for gone is its own, or those shares are held and no limit or loss check sees them.
   it('an ambiguous submit settled as never seen that landed late and filled whole: its trade revives it, bound to the id, and the fill counts', async () => {
-    const { engine, venue, clock } = await setup();
-    venue.throwOnPlace = new AmbiguousSubmitError('POST', '/orders', new Error('timeout'));
-    engine.scheduler.submit('M', [], [{ tokenId: 'Y', side: 'BUY', price: 4800, size: 1000 }]);
-    await settle();
-    const o = [...engine.orders.all()][0];
-    clock.advanceTo(clock.now() + 11_000);
-    await reconcileWithVenue(engine, venue, 0, silentLogger);
-    expect(o.state).toBe('rejected');
+    const { engine, venue, clock, o } = await takenForGone();
     venue.trades = async () => [
       { tradeId: 'T-late', orderId: 'V-late', tokenId: 'Y', market: 'M', side: 'BUY', price: 4800, size: 1000, feeRateBps: 0, status: 'MATCHED', liquidity: 'MAKER', timeMs: clock.now() - 1000 },
     ];
@@ -501,14 +507,7 @@ describe('startup reconciliation', () => {
   });
 
   it('a trade the store has recorded, of a forgotten order at the same terms, is not taken for the late landing of an order taken for gone', async () => {
-    const { engine, venue, clock } = await setup();
-    venue.throwOnPlace = new AmbiguousSubmitError('POST', '/orders', new Error('timeout'));
-    engine.scheduler.submit('M', [], [{ tokenId: 'Y', side: 'BUY', price: 4800, size: 1000 }]);
-    await settle();
-    const o = [...engine.orders.all()][0];
-    clock.advanceTo(clock.now() + 11_000);
-    await reconcileWithVenue(engine, venue, 0, silentLogger);
-    expect(o.state).toBe('rejected');
+    const { engine, venue, clock, o } = await takenForGone();
     // the store: V-old is an order of ours pruned from memory, and this trade of it is recorded
     (engine as unknown as { o: { history: StoredHistory } }).o.history = { hasFill: (t, id) => t === 'T-old' && id === 'V-old', orderByVenueId: () => undefined };
     venue.trades = async () => [
