@@ -705,7 +705,7 @@ export class Daemon implements StatusSource {
         }
       };
       if (this.engine) attempt('the final PnL snapshot', () => this.snapshot('final'));
-      if (this.engine) attempt('keeping the held marks', () => this.store.keepMarks(this.engine.heldMarks(), this.engine.flatTokens()));
+      this.keepHeldMarks();
       const unstamped = unwritten.length ? 'records unwritten' : this.reconciled ? undefined : 'stopped before its check with the venue';
       attempt('ending the run', () => this.store.endRun(reason, unstamped));
       attempt('closing the store', () => this.store.close());
