@@ -24,3 +24,6 @@ export interface BookView {
   /** False while a snapshot is awaited after a gap, mismatch or tick-size change. */
   inSync(): boolean;
 }
+
+/** A book stamped this far ahead of now: the clock was stepped back since, and its age is unknown (risk's bookFreshness, the feed's quiet refresh). */
+export const STAMPED_AHEAD_MS = 1000;

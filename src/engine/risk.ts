@@ -8,7 +8,7 @@
 // blocks up. WARN only for what an operator must act on (ACTIONABLE); a halt is an ERROR.
 import type { Logger } from '../core/log.js';
 import type { Config } from '../config.js';
-import type { BookView } from '../book/view.js';
+import { STAMPED_AHEAD_MS, type BookView } from '../book/view.js';
 import { PRICE_SCALE, SIZE_SCALE, formatPrice, formatSize } from '../core/units.js';
 import type { MarketMeta, Quote } from './strategy.js';
 
@@ -71,10 +71,15 @@ function px(units: number): string {
   return Number.isInteger(units) ? formatPrice(units) : String(units / PRICE_SCALE);
 }
 
-/** The one rule for "may we quote off this book" (risk gate and /health): in sync and updated within staleBookMs. */
+/**
+ * The one rule for "may we quote off this book" (risk gate and /health): in sync and updated within
+ * staleBookMs. One stamped ahead of now (the system clock stepped back) is not fresh: its age is
+ * unknown, and a frozen book would pass for the length of the step (its next update stamps it anew).
+ */
 export function bookFreshness(book: BookView | undefined, nowMs: number, staleBookMs: number): 'fresh' | 'out_of_sync' | 'stale' {
   if (!book || !book.inSync()) return 'out_of_sync';
-  return nowMs - book.updatedAt() > staleBookMs ? 'stale' : 'fresh';
+  const age = nowMs - book.updatedAt();
+  return age > staleBookMs || age < -STAMPED_AHEAD_MS ? 'stale' : 'fresh';
 }
 
 /** Where the PnL each UTC day began at is kept across restarts (the store); without it, this process only. */

@@ -16,6 +16,7 @@
 // user-channel.ts (its state reported here as the 'user' channel's).
 // Resync after a mismatch, gap or tick-size change: resync.ts (resubscribe or GET /book through the
 // caller's fetchBook, whichever book.resync names first, the other after book.resyncTimeoutMs).
+import { STAMPED_AHEAD_MS } from '../book/view.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../core/log.js';
 import type { Clock } from '../core/clock.js';
@@ -421,16 +422,20 @@ export class MarketFeed {
       for (const id of c.assets) {
         const b = this.mirror.book(id);
         if (!b || !b.inSync()) {
-          // counted from the first check that sees it live and out of sync, then once a period
+          // counted from the first check that sees it live and out of sync, then once a period (a
+          // clock stepped back: from now)
           const since = this.unsyncedSince.get(id);
-          if (since === undefined) this.unsyncedSince.set(id, now);
-          if (since === undefined || now - since < quietMs) continue;
+          if (since === undefined || since > now) this.unsyncedSince.set(id, now);
+          if (since === undefined || since > now || now - since < quietMs) continue;
           this.unsyncedSince.set(id, now);
         } else {
           this.unsyncedSince.delete(id);
-          if (now - b.updatedAt() < quietMs) continue;
+          // a book stamped ahead of now (the clock stepped back) is of unknown age: asked for again
+          const age = now - b.updatedAt();
+          if (age < quietMs && age >= -STAMPED_AHEAD_MS) continue;
         }
-        if (now - (this.quietAsked.get(id) ?? -Infinity) < quietMs) continue;
+        const asked = this.quietAsked.get(id);
+        if (asked !== undefined && asked <= now && now - asked < quietMs) continue;
         this.quietAsked.set(id, now);
         ask.push(id);
         if (ask.length >= QUIET_MAX_PER_CHECK) break;
