@@ -127,8 +127,9 @@ export class RiskGate {
   private batchBuyCost = 0;
   private batchOrders = 0;
   private readonly logged = new Map<string, number>();
-  /** When each actionable reason last held a quote back (health: nothing rests for want of collateral). */
-  readonly actionableAtMs = new Map<string, number>();
+  /** When each reason last held a quote back, and when a place last passed (health: nothing rests, every quote held back). */
+  readonly blockedAtMs = new Map<string, number>();
+  passedAtMs = -Infinity;
   private readonly warned = new Map<string, number>();
   /** The counts at the last summary line, and when it was (NaN: not yet). */
   private readonly summarized = new Map<string, number>();
@@ -144,7 +145,7 @@ export class RiskGate {
     const count = (this.blocks.get(reason) ?? 0) + 1;
     this.blocks.set(reason, count);
     const actionable = ACTIONABLE.get(reason);
-    if (actionable !== undefined) this.actionableAtMs.set(reason, nowMs);
+    this.blockedAtMs.set(reason, nowMs);
     if (actionable !== undefined && !(nowMs - (this.warned.get(reason) ?? -Infinity) < ACTIONABLE_EVERY_MS)) {
       this.warned.set(reason, nowMs);
       this.logged.set(reason, nowMs);
@@ -280,6 +281,7 @@ export class RiskGate {
     }
     this.batchNotional += notional;
     this.batchOrders++;
+    this.passedAtMs = nowMs;
     return undefined;
   }
 

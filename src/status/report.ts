@@ -14,8 +14,10 @@ export interface Health {
   reasons: string[];
 }
 
-/** An actionable risk block this recent counts (a blocked quote is asked again at least once a second). */
-const ACTIONABLE_RECENT_MS = 10_000;
+/** A risk block this recent counts (a blocked quote is asked again at least once a second). */
+const HELD_RECENT_MS = 10_000;
+/** Risk blocks whose cause /health names on its own (a feed, a book, a halt). */
+const NAMED_ELSEWHERE: ReadonlySet<string> = new Set(['feed_not_live', 'book_out_of_sync', 'book_stale', 'halted']);
 
 /** How long the look-up after a user-channel gap may take before /health counts it (it is retried every 2 s). */
 export const CATCH_UP_GRACE_MS = 5000;
@@ -57,12 +59,16 @@ export function health(d: StatusSource): Health {
     if (se) reasons.push(`strategy failing on market ${m.conditionId} (${se.failures} calls since ${new Date(se.sinceMs).toISOString()}): ${se.message}`);
     else if (st?.quotesInvalid) reasons.push(`strategy quoting nothing valid on market ${m.conditionId}: ${st.quotesInvalid}`);
   }
-  // nothing of ours rests while the risk gate holds quotes back for a cause only the operator can
-  // change (collateral, the configuration): every market "quoting", none of them at the venue
+  // nothing of ours rests, no place passed the risk gate and it held quotes back lately, for causes
+  // other than those named above (collateral, a limit below one order): every market "quoting",
+  // none of them at the venue
   const e = d.engine;
-  if (e && e.orders.openCount() === 0) {
-    for (const [reason, at] of e.risk.actionableAtMs) {
-      if (now - at <= ACTIONABLE_RECENT_MS) reasons.push(`nothing rests: quotes held back by the risk gate (${reason}): ${ACTIONABLE.get(reason) ?? ''}`);
+  if (e && e.orders.openCount() === 0 && !(now - e.risk.passedAtMs <= HELD_RECENT_MS)) {
+    const held: string[] = [];
+    for (const [reason, at] of e.risk.blockedAtMs) if (now - at <= HELD_RECENT_MS && !NAMED_ELSEWHERE.has(reason)) held.push(reason);
+    if (held.length) {
+      const act = held.map((r) => ACTIONABLE.get(r)).filter((x) => x !== undefined);
+      reasons.push(`nothing rests: every quote held back by the risk gate (${held.join(', ')})${act.length ? `: ${act.join('; ')}` : ''}`);
     }
   }
   const unwritten = d.journal?.pending().length ?? 0;

@@ -65,6 +65,27 @@ describe('BUYs within the collateral the venue holds for us', () => {
     expect(await bounded(daemon.exited, 15_000, 'exit after SIGTERM')).toBe(0);
   }, 60_000);
 
+  it('a limit below one order (risk.maxTotalNotional): nothing rests, and /health names the block (503)', async () => {
+    const e = await setup();
+    const daemon = spawnDaemon(e, { book: { verifyEvery: 0 }, risk: { maxTotalNotional: 0.5 } });
+    await bounded(daemon.ready, 15_000, 'ready');
+    const url = await until('status url', () => daemon.statusUrl(), 2000);
+    const status = await until(
+      'a health reason naming the block',
+      async () => {
+        const r = await fetch(`${url}/health`);
+        const body = (await r.json()) as { reasons: string[] };
+        return body.reasons.some((x) => /nothing rests: .*max_total_notional/.test(x)) ? r.status : undefined;
+      },
+      15_000,
+      200,
+    );
+    expect(status).toBe(503);
+    expect(e.emu.exchange.openOrders(e.owner)).toEqual([]);
+    kill(daemon, 'SIGTERM');
+    expect(await bounded(daemon.exited, 15_000, 'exit after SIGTERM')).toBe(0);
+  }, 60_000);
+
   it('collateral gone between reads (a withdrawal): the refused BUY makes BUYs wait and the balance read again; no more refusals, no halt', async () => {
     const e = await setup({ profile: 'polymarket', startCashMicros: 12_000_000 });
     // no periodic read in the test's time (a settled SELL of ours still makes one)
