@@ -4,7 +4,7 @@
 // (polymarket: GET /balance-allowance, COLLATERAL) and sends no BUY beyond it, against
 // `makerd emulator --profile polymarket --start-cash 12`, whose check is the venue's.
 import { describe, expect, it } from 'vitest';
-import { bounded, kill, setup, spawnDaemon, until, useTestScope } from './harness.js';
+import { bounded, kill, setup, spawnDaemon, until, untilHealthReason, useTestScope } from './harness.js';
 
 useTestScope();
 
@@ -49,16 +49,7 @@ describe('BUYs within the collateral the venue holds for us', () => {
     const daemon = spawnDaemon(e, { book: { verifyEvery: 0 } });
     await bounded(daemon.ready, 15_000, 'ready');
     const url = await until('status url', () => daemon.statusUrl(), 2000);
-    const h = await until(
-      'a health reason naming the collateral',
-      async () => {
-        const r = await fetch(`${url}/health`);
-        const body = (await r.json()) as { reasons: string[] };
-        return body.reasons.some((x) => /buy_exceeds_collateral/.test(x)) ? { status: r.status, reasons: body.reasons } : undefined;
-      },
-      15_000,
-      200,
-    );
+    const h = await untilHealthReason(url, /buy_exceeds_collateral/, 15_000);
     expect(h.status).toBe(503);
     expect(e.emu.exchange.openOrders(e.owner)).toEqual([]);
     kill(daemon, 'SIGTERM');
@@ -70,17 +61,8 @@ describe('BUYs within the collateral the venue holds for us', () => {
     const daemon = spawnDaemon(e, { book: { verifyEvery: 0 }, risk: { maxTotalNotional: 0.5 } });
     await bounded(daemon.ready, 15_000, 'ready');
     const url = await until('status url', () => daemon.statusUrl(), 2000);
-    const status = await until(
-      'a health reason naming the block',
-      async () => {
-        const r = await fetch(`${url}/health`);
-        const body = (await r.json()) as { reasons: string[] };
-        return body.reasons.some((x) => /nothing rests: .*max_total_notional/.test(x)) ? r.status : undefined;
-      },
-      15_000,
-      200,
-    );
-    expect(status).toBe(503);
+    const h = await untilHealthReason(url, /nothing rests: .*max_total_notional/, 15_000);
+    expect(h.status).toBe(503);
     expect(e.emu.exchange.openOrders(e.owner)).toEqual([]);
     kill(daemon, 'SIGTERM');
     expect(await bounded(daemon.exited, 15_000, 'exit after SIGTERM')).toBe(0);

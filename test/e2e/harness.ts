@@ -30,6 +30,20 @@ export async function until<T>(what: string, fn: () => T | undefined | false | P
   }
 }
 
+/** Polls `url`/health until one of its reasons matches `re`; its HTTP status and reasons then. */
+export async function untilHealthReason(url: string, re: RegExp, timeoutMs: number): Promise<{ status: number; reasons: string[] }> {
+  return until(
+    `a /health reason matching ${String(re)}`,
+    async () => {
+      const r = await fetch(`${url}/health`);
+      const body = (await r.json()) as { reasons: string[] };
+      return body.reasons.some((x) => re.test(x)) ? { status: r.status, reasons: body.reasons } : undefined;
+    },
+    timeoutMs,
+    100,
+  );
+}
+
 export interface Env {
   emu: RunningEmulator;
   dir: string;

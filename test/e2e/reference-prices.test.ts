@@ -1,7 +1,7 @@
 // Issue 11, item 6, live side: with feed.priceSymbols set, the daemon connects the price stream
 // (the emulator's, a real WebSocket server) and the engine holds the latest value strategies read.
 import { describe, it, expect } from 'vitest';
-import { bounded, kill, setup, spawnDaemon, until, useTestScope } from './harness.js';
+import { bounded, kill, setup, spawnDaemon, until, untilHealthReason, useTestScope } from './harness.js';
 
 useTestScope();
 
@@ -38,17 +38,8 @@ describe('the price stream in a running daemon', () => {
     const d = spawnDaemon(gone, { feed: { priceSymbols: ['btcusdt'] } }, 'paper');
     await bounded(d.ready, 15_000, 'ready');
     const url = await until('the status url', () => d.statusUrl(), 5000);
-    const h = await until(
-      'a health reason naming the price stream',
-      async () => {
-        const r = await fetch(`${url}/health`);
-        const body = (await r.json()) as { reasons: string[] };
-        return body.reasons.some((x) => /price stream/.test(x)) ? r.status : undefined;
-      },
-      10_000,
-      100,
-    );
-    expect(h).toBe(503);
+    const h = await untilHealthReason(url, /price stream/, 10_000);
+    expect(h.status).toBe(503);
     const metrics = await (await fetch(`${url}/metrics`)).text();
     expect(metrics).toMatch(/^makerd_feed_live\{channel="prices"\} 0$/m);
     kill(d, 'SIGTERM');
