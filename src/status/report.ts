@@ -16,6 +16,8 @@ export interface Health {
 
 /** A risk block this recent counts (a blocked quote is asked again at least once a second). */
 const HELD_RECENT_MS = 10_000;
+/** A reference price older than this many feed.quietMs (the stream's own data watchdog) is a reason. */
+const PRICE_QUIET_FACTOR = 10;
 /** Risk blocks whose cause /health names on its own (a feed, a book, a halt). */
 const NAMED_ELSEWHERE: ReadonlySet<string> = new Set(['feed_not_live', 'book_out_of_sync', 'book_stale', 'halted']);
 
@@ -31,6 +33,15 @@ export function health(d: StatusSource): Health {
   const prices = d.feedStates.prices;
   if (prices !== undefined && prices !== 'live') reasons.push(`price stream ${prices}: strategies read the last price it gave (referencePrices' ageMs on /status)`);
   const now = d.clock.now();
+  if (prices === 'live' && d.engine) {
+    // the stream is one socket for every symbol: one symbol can stop while the others flow
+    const quietMs = Math.max(1000, PRICE_QUIET_FACTOR * d.config.feed.quietMs);
+    for (const sym of d.config.feed.priceSymbols) {
+      const p = d.engine.referencePrices.get(sym, now);
+      const stale = p ? p.ageMs > quietMs : now - d.startedMs > quietMs;
+      if (stale) reasons.push(`price ${sym.toLowerCase()} ${p ? `not updated for ${Math.round(p.ageMs / 1000)} s` : 'never received'}: strategies read it as it is`);
+    }
+  }
   const staleMs = d.config.risk.staleBookMs;
   for (const m of d.markets) {
     for (const t of [m.tokenId, m.complementId]) {

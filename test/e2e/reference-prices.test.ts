@@ -45,4 +45,18 @@ describe('the price stream in a running daemon', () => {
     kill(d, 'SIGTERM');
     expect(await bounded(d.exited, 15_000, 'exit')).toBe(0);
   }, 40_000);
+
+  // Found reviewing the change: the stream is one socket for every symbol, and its state says
+  // nothing of one symbol stopping while another flows.
+  it('a symbol the stream stops sending (or never sends) is a /health reason once 10 quiet periods pass; the others are not', async () => {
+    const env = await setup();
+    const d = spawnDaemon(env, { feed: { priceSymbols: ['btcusdt', 'xyzusdt'], quietMs: 300 } }, 'paper');
+    await bounded(d.ready, 15_000, 'ready');
+    const url = await until('the status url', () => d.statusUrl(), 5000);
+    const h = await untilHealthReason(url, /price xyzusdt never received/, 10_000);
+    expect(h.status).toBe(503);
+    expect(h.reasons.filter((x) => /btcusdt/.test(x))).toEqual([]);
+    kill(d, 'SIGTERM');
+    expect(await bounded(d.exited, 15_000, 'exit')).toBe(0);
+  }, 40_000);
 });
