@@ -26,6 +26,9 @@
 // Backpressure: a disk that does not keep up (a stalled mount, a pipe nobody reads) must not fill
 // the memory: past maxBuffered bytes waiting in the compressor and the file streams, a frame is
 // dropped (stats.droppedSlow); writing resumes by itself once the buffer drains below it.
+// Holes: the first line written after frames were dropped (a slow disk, a failed file) carries an
+// epoch one higher than the frame's connection gave, and so does every line after it: readers take
+// a new epoch as a reconnect, so a book is never carried across a hole as if nothing was missed.
 import { createWriteStream, existsSync, readdirSync, statSync, type WriteStream } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { constants as zlibConstants, createGzip, type Gzip } from 'node:zlib';
@@ -147,15 +150,19 @@ export function rawEmbeddable(text: string, kind: string): boolean {
   return (a === 123 || a === 91) && (z === 125 || z === 93) && PLAIN_KIND.test(kind) && !NOT_RAW.test(text);
 }
 
-/** One line for a frame: version 2 (the frame as is) when it can, else version 1 (the frame as a JSON string). See the header. */
-export function recordLine(f: RawFrame, kind: string): string {
-  if (rawEmbeddable(f.text, kind) && Number.isSafeInteger(f.t) && f.t >= 0 && Number.isSafeInteger(f.epoch) && f.epoch >= 0) return `{"t":${f.t},"e":${f.epoch},"k":"${kind}","f":${f.text}}\n`;
-  return recordLineV1(f, kind);
+/**
+ * One line for a frame: version 2 (the frame as is) when it can, else version 1 (the frame as a JSON
+ * string). See the header. `epochShift` is added to its epoch (the recorder's holes).
+ */
+export function recordLine(f: RawFrame, kind: string, epochShift = 0): string {
+  const e = f.epoch + epochShift;
+  if (rawEmbeddable(f.text, kind) && Number.isSafeInteger(f.t) && f.t >= 0 && Number.isSafeInteger(e) && e >= 0) return `{"t":${f.t},"e":${e},"k":"${kind}","f":${f.text}}\n`;
+  return recordLineV1(f, kind, epochShift);
 }
 
 /** The version-1 line (the frame JSON-escaped as a string): what the recorder wrote before; kept for tests and tools. */
-export function recordLineV1(f: RawFrame, kind: string): string {
-  return `{"t":${f.t},"e":${f.epoch},"k":${JSON.stringify(kind)},"f":${JSON.stringify(f.text)}}\n`;
+export function recordLineV1(f: RawFrame, kind: string, epochShift = 0): string {
+  return `{"t":${f.t},"e":${f.epoch + epochShift},"k":${JSON.stringify(kind)},"f":${JSON.stringify(f.text)}}\n`;
 }
 
 /** A file being written, with the frames handed to it that are not yet confirmed on disk. */
@@ -189,6 +196,9 @@ export class Recorder {
   private fileIndex = -1;
   /** The last frame's time, and that of the frame last handed when the current file failed. */
   private lastFrameT = 0;
+  /** Added to every frame's epoch since the last hole (frames dropped), and the drops counted then. */
+  private epochShift = 0;
+  private droppedSeen = 0;
   private failedAtT = 0;
   private fileBytes = 0;
   private fileHour = -1;
@@ -246,12 +256,19 @@ export class Recorder {
     else if (this.o.rotateHourly && hour !== this.fileHour) file = this.rotate(hour);
     else if (file.failed && f.t - this.failedAtT >= REOPEN_AFTER_FAILURE_MS && !isSystemPath(this.o.out)) file = this.rotate(hour);
     this.lastFrameT = f.t;
-    const line = recordLine(f, kind);
+    // the stream is destroyed at once on a failed write, its 'error' event comes a tick later
+    const failed = file.failed || file.sink.destroyed;
+    // the first line written after frames were dropped names a new epoch: every reader takes the
+    // hole as a reconnect (books out of sync until their snapshots), never as continuous
+    if (!failed && this.buffered < this.maxBuffered && this.stats.dropped !== this.droppedSeen) {
+      this.droppedSeen = this.stats.dropped;
+      this.epochShift++;
+    }
+    const line = recordLine(f, kind, this.epochShift);
     const bytes = Buffer.byteLength(line);
     // a dropped line counts toward the size too, so rotation by size still moves on to a new file
     this.fileBytes += bytes;
-    // the stream is destroyed at once on a failed write, its 'error' event comes a tick later
-    if (file.failed || file.sink.destroyed) this.stats.dropped++;
+    if (failed) this.stats.dropped++;
     else if (this.buffered >= this.maxBuffered) {
       // the disk does not keep up: dropped rather than held in memory, until the buffer drains
       this.stats.dropped++;

@@ -81,6 +81,20 @@ describe('recorder: a disk that does not keep up (a FIFO nobody reads)', () => {
     expect(rec.stats.frames + rec.stats.dropped).toBe(handed);
     const all = Buffer.concat(got);
     const text = name.endsWith('.gz') ? gunzipSync(all).toString('utf8') : all.toString('utf8');
-    expect(text.split('\n').filter(Boolean).length).toBe(rec.stats.frames);
+    const lines = text.split('\n').filter(Boolean);
+    expect(lines.length).toBe(rec.stats.frames);
+    // Found in review: the frames after a drop carried the epoch of those before it, so every
+    // reader took the recording as continuous (books applied deltas over a hole). Each frame's
+    // `i` is its index: where one is missing, the line after the hole names a new epoch.
+    const recs = lines.map((l) => JSON.parse(l) as { e: number; f: { i: number } });
+    let holes = 0;
+    for (let k = 1; k < recs.length; k++) {
+      if (recs[k].f.i === recs[k - 1].f.i + 1) expect(recs[k].e, `line ${k}`).toBe(recs[k - 1].e);
+      else {
+        holes++;
+        expect(recs[k].e, `line ${k}, after a hole`).not.toBe(recs[k - 1].e);
+      }
+    }
+    expect(holes).toBeGreaterThan(0);
   });
 });
