@@ -93,9 +93,10 @@ export async function recordUntil(r: RecordRun, io: CommandIO, signal: AbortSign
     { pingIntervalMs: f.pingIntervalMs, pongTimeoutMs: f.pongTimeoutMs, quietMs: f.quietMs, probeTimeoutMs: f.probeTimeoutMs, reconnectBaseMs: f.reconnectBaseMs, reconnectMaxMs: f.reconnectMaxMs },
     { log: r.log },
   );
-  const rec = new Recorder({ out: r.out, rotateBytes: r.rotateBytes, rotateHourly: r.rotateHourly });
+  // every file starts with the markets' metadata (a rotated one is backtested on its own as the first is)
+  const header = (r.meta ?? []).map((m) => ({ text: metaFrame(m), kind: META_CHANNEL }));
+  const rec = new Recorder({ out: r.out, rotateBytes: r.rotateBytes, rotateHourly: r.rotateHourly, header });
   await rec.open();
-  for (const m of r.meta ?? []) rec.write({ text: metaFrame(m), t: Date.now(), epoch: 0 }, META_CHANNEL);
   const conn = new FeedConnection(opts);
   let dataFrames = 0;
   let marketData = 0;

@@ -42,6 +42,11 @@ export interface RecorderOptions {
   rotateHourly?: boolean;
   /** Bytes that may wait unwritten (compressor and file streams) before frames are dropped; default MAX_BUFFERED. */
   maxBuffered?: number;
+  /**
+   * Frames every file starts with (the markets' metadata lines), written before its first frame and
+   * stamped with that frame's time: a rotated file is backtested on its own as the first one is.
+   */
+  header?: ReadonlyArray<{ text: string; kind: string }>;
 }
 
 /** Default RecorderOptions.maxBuffered: what a slow disk may hold in memory before frames are dropped. */
@@ -196,6 +201,8 @@ export class Recorder {
   private fileIndex = -1;
   /** The last frame's time, and that of the frame last handed when the current file failed. */
   private lastFrameT = 0;
+  /** The file just opened has yet to take the header (RecorderOptions.header). */
+  private headerDue = false;
   /** Added to every frame's epoch since the last hole (frames dropped), and the drops counted then. */
   private epochShift = 0;
   private droppedSeen = 0;
@@ -255,6 +262,10 @@ export class Recorder {
       this.fileHour = hour; // opened by open(), before the first frame
     else if (this.o.rotateHourly && hour !== this.fileHour) file = this.rotate(hour);
     else if (file.failed && f.t - this.failedAtT >= REOPEN_AFTER_FAILURE_MS && !isSystemPath(this.o.out)) file = this.rotate(hour);
+    if (this.headerDue) {
+      this.headerDue = false;
+      for (const h of this.o.header ?? []) this.write({ text: h.text, t: f.t, epoch: 0 }, h.kind);
+    }
     this.lastFrameT = f.t;
     // the stream is destroyed at once on a failed write, its 'error' event comes a tick later
     const failed = file.failed || file.sink.destroyed;
@@ -302,6 +313,7 @@ export class Recorder {
   }
 
   private openNext(hour: number): OpenFile {
+    this.headerDue = true;
     this.fileIndex++;
     const path = rotatedPath(this.o.out, this.fileIndex);
     const sink = createWriteStream(path, { flags: openFlags(path) });

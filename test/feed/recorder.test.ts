@@ -62,6 +62,30 @@ describe('recorder and replay', () => {
     expect((await collect(readRecording(rotatedPath(out, 1)))).map((r) => r.t)).toEqual([3_600_000]);
   });
 
+  // Found in review: the markets' metadata lines went into the first file only, so a backtest of a
+  // later rotated file priced whichever token's book came first, with the default tick and no fees.
+  it('every file starts with the header (the markets metadata), stamped with its first frame time', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rec-'));
+    const out = join(dir, 'm.jsonl');
+    const header = [{ text: '{"market":"0xm","tokens":["1","2"]}', kind: 'meta' }];
+    const rec = new Recorder({ out, rotateHourly: true, header });
+    await rec.open();
+    for (const t of [3_599_000, 3_600_000, 7_200_001]) rec.write({ text: `{"t":${t}}`, t, epoch: 1 }, 'market');
+    await rec.close();
+    expect(rec.stats.files).toBe(3);
+    for (const [n, t] of [
+      [0, 3_599_000],
+      [1, 3_600_000],
+      [2, 7_200_001],
+    ]) {
+      const back = await collect(readRecording(rotatedPath(out, n)));
+      expect(back.map((r) => [r.k, r.t, r.f])).toEqual([
+        ['meta', t, header[0].text],
+        ['market', t, `{"t":${t}}`],
+      ]);
+    }
+  });
+
   it('replays a plain raw capture with synthetic, non-decreasing times', async () => {
     const back = await collect(readRecording(fixture));
     expect(back.map((r) => r.f)).toEqual(frames);
