@@ -25,12 +25,23 @@ function start(e: Env, db: string, onRestartWanted?: (why: string) => void): Dae
   return new Daemon({ config, venue: specProfile(KEY), log: silentLogger, tokens: [e.token], statusPort: 0, onRestartWanted });
 }
 
+/** Starts the daemon on its store at `db` and waits until it quotes at the venue (it is stopped, and the error passed on, when it does not). */
+async function startQuoting(e: Env, db: string, onRestartWanted?: (why: string) => void): Promise<Daemon> {
+  const d = start(e, db, onRestartWanted);
+  try {
+    await bounded(d.start(), 15_000, 'start');
+    await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0, 8000);
+  } catch (err) {
+    await d.stop('test');
+    throw err;
+  }
+  return d;
+}
+
 /** A daemon quoting on its own store at `name`, then the store capped at its size until a record is left unwritten. */
 async function withRecordUnwritten(e: Env, name: string): Promise<{ d: Daemon; path: string }> {
   const path = join(e.dir, name);
-  const d = start(e, path);
-  await bounded(d.start(), 15_000, 'start');
-  await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0, 8000);
+  const d = await startQuoting(e, path);
   d.store.db.pragma(`max_page_count = ${d.store.db.pragma('page_count', { simple: true }) as number}`);
   await until('a record unwritten', () => d.journal.pending().length > 0, 30_000, 50);
   return { d, path };
@@ -46,10 +57,8 @@ describe('a full disk', () => {
     const e = await setup();
     const db = join(e.dir, 'full.sqlite');
     const restarts: string[] = [];
-    const d = start(e, db, (why) => restarts.push(why));
+    const d = await startQuoting(e, db, (why) => restarts.push(why));
     try {
-      await bounded(d.start(), 15_000, 'start');
-      await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0, 8000);
       const sql = d.store.db;
       // the file may not grow by a single page from now on
       const pages = (sql.pragma('page_count', { simple: true }) as number) + 0;
@@ -95,10 +104,8 @@ describe('a full disk', () => {
     const e = await setup();
     const db = join(e.dir, 'other-halt.sqlite');
     const restarts: string[] = [];
-    const d = start(e, db, (why) => restarts.push(why));
+    const d = await startQuoting(e, db, (why) => restarts.push(why));
     try {
-      await bounded(d.start(), 15_000, 'start');
-      await until('quotes at the venue', () => e.emu.exchange.openOrders(KEY).length > 0, 8000);
       const sql = d.store.db;
       // writes refused (a failing disk); in the same turn the halt comes first, and its
       // cancel-all's records then fail to be written
