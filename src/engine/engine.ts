@@ -491,7 +491,8 @@ export class Engine {
     let atCost = 0;
     for (const [t] of this.positions.entries()) {
       if (this.byToken.has(t) || !this.positions.mayHold(t) || this.positions.qty(t) === 0) continue;
-      if (this.mark(t) === this.mark(t)) marked++;
+      const m = this.mark(t);
+      if (m === m) marked++;
       else atCost++;
     }
     return { marked, atCost };
