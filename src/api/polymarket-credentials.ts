@@ -27,8 +27,7 @@ export function polymarketCredentialsFromEnv(env: NodeJS.ProcessEnv): Polymarket
   if (pk !== undefined && !(BigInt(pk) > 0n && BigInt(pk) < SECP256K1_ORDER)) {
     throw new ConfigError('MAKERD_PRIVATE_KEY', 'is not a secp256k1 private key (it must be above 0 and below the curve order)');
   }
-  const funder = set(env.MAKERD_FUNDER);
-  if (funder !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(funder)) throw new ConfigError('MAKERD_FUNDER', 'must be an address: 0x followed by 40 hex digits');
+  const funder = funderAddress(set(env.MAKERD_FUNDER));
   const st = set(env.MAKERD_SIGNATURE_TYPE) ?? '0';
   if (!/^[0123]$/.test(st)) throw new ConfigError('MAKERD_SIGNATURE_TYPE', 'must be 0 (EOA), 1 (email/magic proxy), 2 (browser proxy) or 3 (deposit wallet, ERC-1271)');
   const signatureType = Number(st) as SignatureType;
@@ -56,7 +55,7 @@ export function polymarketCredentialsFromEnv(env: NodeJS.ProcessEnv): Polymarket
     apiKey: set(env.MAKERD_API_KEY),
     apiSecret,
     apiPassphrase: set(env.MAKERD_API_PASSPHRASE),
-    funder: funder as `0x${string}` | undefined,
+    funder,
     signatureType,
   };
 }
@@ -74,6 +73,23 @@ function decodableSecret(secret: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * MAKERD_FUNDER in its EIP-55 checksummed form: viem refuses to sign for an address in mixed case
+ * whose checksum is wrong, or in capitals, so taken as written it passed start-up and every order
+ * then failed. One case is taken as meant; a mixed case that fails its checksum is a typo, refused.
+ */
+function funderAddress(raw: string | undefined): `0x${string}` | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^0x[0-9a-fA-F]{40}$/.test(raw)) throw new ConfigError('MAKERD_FUNDER', 'must be an address: 0x followed by 40 hex digits');
+  const hex = raw.slice(2);
+  const { getAddress } = createRequire(import.meta.url)('viem') as typeof import('viem');
+  const checksummed = getAddress(`0x${hex.toLowerCase()}`);
+  if (hex !== hex.toLowerCase() && hex !== hex.toUpperCase() && raw !== checksummed) {
+    throw new ConfigError('MAKERD_FUNDER', 'fails its EIP-55 checksum (its mixed case says a letter or digit is mistyped): check the wallet address, or give it in lower case');
+  }
+  return checksummed;
 }
 
 /** The key's address. viem loads only here, on this rare path: reading credentials stays cheap for commands that never sign. */

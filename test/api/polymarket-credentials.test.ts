@@ -7,6 +7,7 @@ import { createWalletClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { polygon } from 'viem/chains';
 import { polymarketCredentialsFromEnv } from '../../src/api/polymarket-credentials.js';
+import { orderSalt, signOrderV2 } from '../../src/api/polymarket-order.js';
 import { polymarketProfile } from '../../src/api/polymarket-profile.js';
 import { ConfigError } from '../../src/core/errors.js';
 
@@ -46,9 +47,9 @@ describe('polymarket credentials from the environment', () => {
       expect(e.reason).toMatch(/POLY_PROXY/);
       expect(e.reason).toMatch(/POLY_GNOSIS_SAFE/);
     }
-    // the key's own address, in either case, stays accepted
+    // the key's own address, in either case, stays accepted (taken in its checksummed form)
     for (const f of [own, own.toLowerCase(), own.toUpperCase().replace('0X', '0x')]) {
-      expect(polymarketCredentialsFromEnv({ MAKERD_PRIVATE_KEY: PK, MAKERD_FUNDER: f })).toMatchObject({ funder: f, signatureType: 0 });
+      expect(polymarketCredentialsFromEnv({ MAKERD_PRIVATE_KEY: PK, MAKERD_FUNDER: f })).toMatchObject({ funder: own, signatureType: 0 });
     }
   });
 
@@ -62,6 +63,34 @@ describe('polymarket credentials from the environment', () => {
       }
       expect(polymarketCredentialsFromEnv({ MAKERD_PRIVATE_KEY: PK, MAKERD_FUNDER: FUNDER, MAKERD_SIGNATURE_TYPE: t })).toMatchObject({ funder: FUNDER });
     }
+  });
+
+  it('a funder in one case is taken checksummed and signs; a mixed case that fails its checksum (a typo) is refused at start-up', async () => {
+    // an address with letters (hardhat's third account): viem refuses to sign for a mixed-case address whose
+    // EIP-55 checksum is wrong, and for an all-capitals one, so a funder taken as written passed start-up
+    // and every order then failed to sign
+    const wallet = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+    const flipped = wallet.replace('C44', 'c44');
+    for (const f of [wallet, wallet.toLowerCase(), '0x' + wallet.slice(2).toUpperCase()]) {
+      const c = polymarketCredentialsFromEnv({ MAKERD_PRIVATE_KEY: PK, MAKERD_FUNDER: f, MAKERD_SIGNATURE_TYPE: '1' });
+      expect(c.funder).toBe(wallet);
+      const now = 1_700_000_000_000;
+      const signed = await signOrderV2(PK, {
+        tokenId: '1',
+        side: 'BUY',
+        price: 5000,
+        size: 1000,
+        negRisk: false,
+        salt: orderSalt(() => 0.5, now),
+        timestampMs: now,
+        signatureType: 1,
+        funder: c.funder,
+      });
+      expect(signed.maker).toBe(wallet);
+    }
+    const e = refused({ MAKERD_PRIVATE_KEY: PK, MAKERD_FUNDER: flipped, MAKERD_SIGNATURE_TYPE: '1' });
+    expect(e.key).toBe('MAKERD_FUNDER');
+    expect(e.reason).toMatch(/checksum/);
   });
 
   it('a malformed value names its variable and is never echoed', () => {
