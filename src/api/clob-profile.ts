@@ -21,6 +21,8 @@ export interface NewOrder {
   priceDecimals?: number;
   /** The token's market is a neg-risk market (the polymarket profile signs for its exchange). */
   negRisk?: boolean;
+  /** GTD only: expiry, Unix seconds. */
+  expirationSec?: number;
 }
 
 export interface Route {
@@ -90,12 +92,15 @@ export interface OrderBody {
   side: Side;
   orderType?: OrderType;
   postOnly?: boolean;
+  /** GTD: expiry, Unix seconds, as the venue lists it ("0" = none). */
+  expiration?: string;
 }
 
 export function orderBody(o: NewOrder): OrderBody {
   const b: OrderBody = { tokenID: o.tokenId, price: formatPrice(o.price, o.priceDecimals ?? 0), size: formatSize(o.size), side: o.side };
   if (o.orderType) b.orderType = o.orderType;
   if (o.postOnly !== undefined) b.postOnly = o.postOnly;
+  if (o.expirationSec !== undefined) b.expiration = String(o.expirationSec);
   return b;
 }
 

@@ -32,6 +32,8 @@ export interface OrderToSign {
   signatureType: SignatureType;
   /** The proxy wallet holding the funds (MAKERD_FUNDER) when it is not the signer. */
   funder?: `0x${string}`;
+  /** GTD: expiry, Unix seconds (outside the signed struct in V2, as the official client sends it); none: "0". */
+  expirationSec?: number;
 }
 
 /** The signed order as the venue takes it inside `{order, owner, orderType, postOnly, deferExec}`. */
@@ -132,7 +134,7 @@ export async function signOrderV2(key: `0x${string}` | PrivateKeyAccount, o: Ord
     metadata: ZERO_BYTES32,
     builder: ZERO_BYTES32,
     timestamp,
-    expiration: '0',
+    expiration: String(o.expirationSec ?? 0),
     signature,
   };
 }

@@ -42,6 +42,7 @@ export function polymarketProfile(c: PolymarketCredentials, o: PolymarketProfile
       timestampMs: t,
       signatureType: c.signatureType,
       funder: c.funder,
+      expirationSec: x.expirationSec,
     });
     return orderBodyV2(signed, creds.key, x.orderType ?? 'GTC', x.postOnly ?? false);
   };

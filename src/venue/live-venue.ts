@@ -81,6 +81,7 @@ export class LiveVenue implements Venue {
       postOnly: r.postOnly,
       priceDecimals: tickDecimals(this.o.tickOf(r.tokenId)),
       negRisk: this.o.negRiskOf?.(r.tokenId) ?? false,
+      expirationSec: r.orderType === 'GTD' ? r.expirationSec : undefined,
     };
   }
 

@@ -82,6 +82,35 @@ describe('signed V2 orders equal the official client', () => {
     }
   });
 
+  it('a GTD order: the same order, signature and body as the official client given the expiry', async () => {
+    const now = 1_764_000_000_000;
+    const expirationSec = now / 1000 + 3600;
+    vi.spyOn(Date, 'now').mockReturnValue(now);
+    vi.spyOn(Math, 'random').mockReturnValue(0.25);
+    const theirs = await new OrderBuilder(wallet as never, 137, 1, FUNDER).buildOrder(
+      { tokenID: TOKEN, price: 0.42, size: 12, side: 'SELL' as never, expiration: expirationSec },
+      { tickSize: '0.01' as never, negRisk: false },
+      2,
+    );
+    vi.restoreAllMocks();
+    const ours = await signOrderV2(PK, {
+      tokenId: TOKEN,
+      side: 'SELL',
+      price: 4200,
+      size: 1200,
+      negRisk: false,
+      salt: orderSalt(() => 0.25, now),
+      timestampMs: now,
+      signatureType: 1,
+      funder: FUNDER,
+      expirationSec,
+    });
+    expect(ours).toEqual({ ...(theirs as object) });
+    expect(ours.expiration).toBe(String(expirationSec));
+    const owner = '2f6b1c3a-0000-4000-8000-000000000001';
+    expect(JSON.stringify(orderBodyV2(ours, owner, 'GTD', true))).toBe(JSON.stringify(orderToJsonV2(theirs as never, owner, 'GTD' as never, true)));
+  });
+
   it('amounts are exact integers of 1e-6: 10.01 shares at 0.57', () => {
     expect(orderAmounts('BUY', 5700, 1001)).toEqual({ makerAmount: '5705700', takerAmount: '10010000' });
     expect(orderAmounts('SELL', 5700, 1001)).toEqual({ makerAmount: '10010000', takerAmount: '5705700' });

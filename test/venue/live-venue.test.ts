@@ -217,6 +217,39 @@ describe('LiveVenue on the polymarket profile (issue 12, item 4): the venue refu
   });
 });
 
+describe('LiveVenue: a GTD order carries its expiry to the venue', () => {
+  // the simulated venue honours OrderRequest.expirationSec; the live path sent "expiration":"0" (the
+  // venue refuses a GTD order so, or would rest it for good), so paper and live disagreed
+  it('on the polymarket profile (signed body) and on the spec profile: the order rests with its expiry; listed by the venue', async () => {
+    for (const profile of ['polymarket', 'spec'] as const) {
+      const emu = await startEmulator({ profile, seed: 4 });
+      const a = emu.accounts[1];
+      const made =
+        profile === 'polymarket'
+          ? makerdVenueFor(emu, a)
+          : (() => {
+              const clients = createClients({ ...loadConfig({ env: { MAKERD_CLOB_URL: emu.urls.clob } }), http: testHttp }, 'key-gtd');
+              const tick = emu.markets[0].facts.tick;
+              return { clients, venue: new LiveVenue({ clob: clients.clob, subscribeUser: () => {}, tickOf: () => tick, log: silentLogger }), market: emu.markets[0], tick };
+            })();
+      const { clients, venue, market: m, tick } = made;
+      const token = m.facts.tokens[0];
+      try {
+        const book = await clients.clob.getBook(token);
+        const bid = book.bids[book.bids.length - 1].price;
+        const expirationSec = Math.floor(Date.now() / 1000) + 3600;
+        const [r] = await venue.placeOrders([{ clientId: 'gtd', tokenId: token, side: 'BUY', price: bid - 2 * tick, size: m.facts.minSize, orderType: 'GTD', postOnly: true, expirationSec }]);
+        expect(r, profile).toMatchObject({ ok: true });
+        const listed = await clients.clob.findOrder(r.orderId as string);
+        expect(listed && String((listed as { expiration?: unknown }).expiration), profile).toBe(String(expirationSec));
+      } finally {
+        await clients.close();
+        await emu.close();
+      }
+    }
+  });
+});
+
 describe('LiveVenue.collateral (polymarket profile)', () => {
   it("reads GET /balance-allowance (COLLATERAL, the account's signature type) in the shape NautilusTrader's fixture shows: micro-dollars", async () => {
     const answer = fixture('nautilus_trader/rust_test_data/http_balance_allowance_collateral.json');
