@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { ConfigError } from './core/errors.js';
 import { LOG_LEVELS } from './core/log.js';
-import { jsonProblem } from './core/json-problem.js';
+import { duplicateKey, jsonProblem } from './core/json-problem.js';
 import cron from 'node-cron';
 
 /**
@@ -216,12 +216,19 @@ function readJson(path: string, label: string): Json {
   } catch (e) {
     throw new ConfigError(label, `cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
+  let v: Json;
   try {
-    return JSON.parse(text) as Json;
+    v = JSON.parse(text) as Json;
   } catch {
     // never JSON.parse's message: V8 quotes the text around the error, and a config file may hold a key
     throw new ConfigError(label, `${path} is not valid JSON: ${jsonProblem(text)}`);
   }
+  // JSON.parse keeps a repeated name's last value: a section written again would drop the first's settings in silence
+  const dup = duplicateKey(text);
+  if (dup) {
+    throw new ConfigError(dup.path, `is written twice in ${path} (lines ${dup.firstLine} and ${dup.line}): only the last would count, the first dropped in silence; keep one`);
+  }
+  return v;
 }
 
 /** A plain decimal number (digits, one optional point, an optional leading minus): no blanks, hex, exponents or Infinity. */

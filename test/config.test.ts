@@ -145,6 +145,22 @@ describe('loadConfig', () => {
     expect(configError(() => loadConfig({ file: join(dir, 'missing.json'), env: {} })).reason).toMatch(/ENOENT/);
     expect(configError(() => loadConfig({ file: file('{ nope'), env: {} })).reason).toMatch(/not valid JSON/);
   });
+  it('a key written twice in one object is refused naming it and both lines: JSON.parse keeps the last in silence, and a risk section written again at the end would drop the limits of the first', () => {
+    const text = ['{', '  "risk": { "maxPositionPerToken": 50 },', '  "markets": [],', '  "risk": { "dailyLossLimit": 20 }', '}'].join('\n');
+    const e = configError(() => loadConfig({ file: file(text), env: {} }));
+    expect(e.key).toBe('risk');
+    expect(e.reason).toMatch(/twice/);
+    expect(e.reason).toMatch(/lines 2 and 4/);
+    // nested, and spelt with an escape: the same name
+    const nested = configError(() => loadConfig({ file: file('{"risk": {"maxPositionPerToken": 50, "maxPositionPer\\u0054oken": 5000}}'), env: {} }));
+    expect(nested.key).toBe('risk.maxPositionPerToken');
+    // the same name in sibling objects, or in objects inside an array, is no repeat
+    expect(
+      loadConfig({ file: file('{"risk": {"maxPositionPerToken": 50}, "sim": {"queueModel": true}, "strategy": {"name": "bands", "params": {"bands": [{"size": 5}, {"size": 6}]}}}'), env: {} }).risk
+        .maxPositionPerToken,
+    ).toBe(50);
+    expect(configError(() => loadConfig({ file: file('{"strategy": {"params": {"bands": [{"size": 5, "size": 6}]}}}'), env: {} })).key).toBe('strategy.params.bands.0.size');
+  });
   it('a __proto__ key cannot smuggle values past the strict schema', () => {
     const e = configError(() => loadConfig({ file: file('{"__proto__": {"mode": "live"}, "mode": "bad"}'), env: {} }));
     expect(e.key === '__proto__' || e.key === 'mode').toBe(true);

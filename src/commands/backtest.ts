@@ -16,6 +16,7 @@ import { progressBar } from '../backtest/progress.js';
 import { limitHeapGrowth } from '../backtest/heap-growth.js';
 import { loadStrategy } from '../strategy/loader.js';
 import { summaryTable, textTable } from '../report/table.js';
+import { duplicateKey } from '../core/json-problem.js';
 
 const help = `usage: makerd backtest --data F[,F2...] [options]
 
@@ -70,6 +71,8 @@ function parseParams(s: string | undefined): Record<string, unknown> | undefined
   } catch (e) {
     throw new UsageError(`--params is not valid JSON: ${(e as Error).message}`);
   }
+  const dup = duplicateKey(s);
+  if (dup) throw new UsageError(`--params names ${dup.path} twice: only the last would count`);
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new UsageError('--params must be a JSON object');
   return v as Record<string, unknown>;
 }

@@ -123,3 +123,54 @@ export function jsonProblem(text: string): string {
   // JSON.parse refused what this reads as JSON (it should not happen): still no text
   return 'not parseable';
 }
+
+/** A name written twice in one object of a JSON text: its path (dotted, array elements by index) and both 1-based lines. */
+export interface DuplicateKey {
+  path: string;
+  firstLine: number;
+  line: number;
+}
+
+/**
+ * The first name repeated within one object of `text` (valid JSON: JSON.parse took it, keeping the
+ * last value in silence). Names compare decoded (`"a\u0062"` is `"ab"`); no text but names is returned.
+ */
+export function duplicateKey(text: string): DuplicateKey | undefined {
+  interface Open {
+    /** Names seen, with the line of each (objects); undefined for an array. */
+    names?: Map<string, number>;
+    /** The path down to this container. */
+    path: string[];
+    /** The name or index of the value now being read in it. */
+    at: string;
+    index: number;
+  }
+  const stack: Open[] = [];
+  let line = 1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '\n') line++;
+    else if (c === '{' || c === '[') {
+      const top = stack[stack.length - 1];
+      const path = top ? [...top.path, top.at] : [];
+      stack.push(c === '{' ? { names: new Map(), path, at: '', index: 0 } : { path, at: '0', index: 0 });
+    } else if (c === '}' || c === ']') stack.pop();
+    else if (c === ',') {
+      const top = stack[stack.length - 1];
+      if (top && !top.names) top.at = String(++top.index);
+    } else if (c === '"') {
+      const start = i;
+      for (i++; text[i] !== '"'; i++) if (text[i] === '\\') i++;
+      const top = stack[stack.length - 1];
+      let j = i + 1;
+      while (text[j] === ' ' || text[j] === '\t' || text[j] === '\r' || text[j] === '\n') j++;
+      if (!top?.names || text[j] !== ':') continue;
+      const name = JSON.parse(text.slice(start, i + 1)) as string;
+      const first = top.names.get(name);
+      if (first !== undefined) return { path: [...top.path, name].join('.'), firstLine: first, line };
+      top.names.set(name, line);
+      top.at = name;
+    }
+  }
+  return undefined;
+}

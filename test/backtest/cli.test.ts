@@ -115,6 +115,7 @@ describe('makerd backtest (CLI)', () => {
       [['backtest'], /--data is required/],
       [['backtest', '--data', '/nonexistent.jsonl'], /no such file/],
       [['backtest', '--data', SAMPLE, '--params', '{bad'], /--params is not valid JSON/],
+      [['backtest', '--data', SAMPLE, '--params', '{"skewPerShare":0.0002,"skewPerShare":0.2}'], /--params names skewPerShare twice/],
       [['backtest', '--data', SAMPLE, '--order-latency=-1'], /--order-latency must be a non-negative number/],
       [['backtest', '--data', SAMPLE, '--settle=-5'], /--settle must be a non-negative number/],
       [['backtest', '--data', SAMPLE, '--workers', '0', '--grid', 'a=1'], /--workers must be a positive integer/],
