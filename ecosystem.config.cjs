@@ -16,6 +16,20 @@ if (!fs.existsSync(local)) {
   process.stderr.write(`makerd: ${local} does not exist: the daemon will refuse to start (exit 2, not restarted); copy config/default.json there and keep what you change\n`);
 }
 
+// pm2 sends SIGKILL kill_timeout after its SIGINT: it must outlast the daemon's own stop bound
+// (daemon.shutdownTimeoutMs + 5 s), or a raised bound is cut short mid cancel-all. Read from
+// local.json when it sets one (the daemon itself refuses a bad file: here the default stands).
+function killTimeoutMs() {
+  let shutdownMs = 20_000;
+  try {
+    const v = JSON.parse(fs.readFileSync(local, 'utf8'))?.daemon?.shutdownTimeoutMs;
+    if (typeof v === 'number' && Number.isFinite(v) && v > 0) shutdownMs = v;
+  } catch {
+    // missing or unreadable: said above, or by the daemon at start
+  }
+  return Math.max(30_000, shutdownMs + 10_000);
+}
+
 module.exports = {
   apps: [
     {
@@ -29,7 +43,7 @@ module.exports = {
       wait_ready: true,
       listen_timeout: 60_000,
       // SIGINT -> stop quoting, DELETE /cancel-all, flush SQLite; give it time before SIGKILL.
-      kill_timeout: 30_000,
+      kill_timeout: killTimeoutMs(),
       // Restart a crashing daemon with growing delays (100 ms doubling up to 15 s), not in a tight loop.
       exp_backoff_restart_delay: 100,
       // Exit 2 is a usage or configuration error (a missing config/local.json or credential, no

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -41,6 +41,19 @@ describe('pm2 ecosystem files', () => {
     expect(a.max_memory_restart).toMatch(/^\d+[MG]$/);
     expect(a.out_file).toContain(join('data', 'logs'));
     expect(a.error_file).toContain(join('data', 'logs'));
+  });
+
+  it("pm2's kill timeout outlasts the daemon's own stop bound (daemon.shutdownTimeoutMs + 5 s) as config/local.json sets it: a raised bound was cut short by SIGKILL mid cancel-all", () => {
+    const require = createRequire(import.meta.url);
+    const root = mkdtempSync(join(tmpdir(), 'makerd-pm2-kill-'));
+    mkdirSync(join(root, 'config'));
+    copyFileSync(join(ROOT, 'ecosystem.config.cjs'), join(root, 'ecosystem.config.cjs'));
+    writeFileSync(join(root, 'config', 'local.json'), JSON.stringify({ mode: 'paper', daemon: { shutdownTimeoutMs: 60_000 } }));
+    const raised = (require(join(root, 'ecosystem.config.cjs')) as { apps: App[] }).apps[0];
+    expect(raised.kill_timeout).toBeGreaterThan(65_000);
+    // the default bound (20 s): pm2's 30 s
+    const dflt = (require(join(ROOT, 'ecosystem.config.cjs')) as { apps: App[] }).apps[0];
+    expect(dflt.kill_timeout).toBeGreaterThanOrEqual(30_000);
   });
 
   it('the .js (ESM, for "type": "module") exports the same apps', async () => {
