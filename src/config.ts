@@ -379,5 +379,8 @@ function checkTogether(c: Config): Config {
   if (2 * c.feed.pingIntervalMs > c.feed.pongTimeoutMs) {
     throw new ConfigError('feed.pingIntervalMs', `must be at most half feed.pongTimeoutMs (${c.feed.pongTimeoutMs}): a connection answering every PING a little late would be ended as silent`);
   }
+  if (c.feed.reconnectMaxMs < c.feed.reconnectBaseMs) {
+    throw new ConfigError('feed.reconnectMaxMs', `must be at least feed.reconnectBaseMs (${c.feed.reconnectBaseMs}): a failing endpoint would be dialled again at the ceiling, every few milliseconds`);
+  }
   return c;
 }

@@ -140,6 +140,8 @@ describe('loadConfig', () => {
     // a 10-minute window scaled past Node's longest timer: the limiter re-armed every millisecond
     expect(configError(() => loadConfig({ env: { MAKERD_WINDOW_SCALE: '5000' } })).key).toBe('MAKERD_WINDOW_SCALE');
     expect(configError(() => loadConfig({ file: file({ limits: { windowScale: 5000 } }), env: {} })).key).toBe('limits.windowScale');
+    // a reconnect ceiling below its first wait: a failing endpoint redialled at the ceiling, every few ms
+    expect(configError(() => loadConfig({ file: file({ feed: { reconnectBaseMs: 500, reconnectMaxMs: 5 } }), env: {} })).key).toBe('feed.reconnectMaxMs');
   });
   it('unreadable or invalid files are ConfigErrors', () => {
     expect(configError(() => loadConfig({ file: join(dir, 'missing.json'), env: {} })).reason).toMatch(/ENOENT/);

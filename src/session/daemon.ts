@@ -170,6 +170,11 @@ export class Daemon implements StatusSource {
         'rate limits scaled (limits.scale, limits.windowScale: MAKERD_LIMIT_SCALE, MAKERD_WINDOW_SCALE): the venue enforces its own; above 1 or a window below 1 risks 429s',
       );
     }
+    // sampling (N) or none (0) is for backtests: live, a book out of sync is seen late or never, and quoted on
+    const { verifyEvery } = config.book;
+    if (config.mode === 'live' && verifyEvery !== 1) {
+      log.warn({ verifyEvery }, `book hashes checked ${verifyEvery === 0 ? 'never' : `every ${verifyEvery}th update`} (book.verifyEvery): a book out of sync would be quoted on; 1 checks every one`);
+    }
     this.loopDelay.start();
     // Bad strategy params fail here, before any network call.
     const strategy = await this.unlessStopped(loadStrategy(config.strategy.name, config.strategy.params));

@@ -72,15 +72,21 @@ describe('makerd run against the emulator', () => {
     expect(e.emu.exchange.openOrders(KEY)).toEqual([]);
   });
 
-  it('a live run with scaled rate limits says so before any request (a scale left over from a rehearsal)', async () => {
+  it('a live run with scaled rate limits, or book hashes checked less than always, says so before any request (a setting left over from a rehearsal or a backtest)', async () => {
     const e = await setup();
-    const daemon = spawnDaemon(e, { limits: { scale: 1, windowScale: 0.1 } });
+    const daemon = spawnDaemon(e, { limits: { scale: 1, windowScale: 0.1 }, book: { verifyEvery: 0 } });
     await bounded(daemon.ready, 15_000, 'ready');
     await until('quoting started', () => daemon.output.some((l) => /"msg":"quoting started"/.test(l)), 5000);
     const warn = daemon.output.findIndex((l) => /"msg":"rate limits scaled/.test(l));
     expect(warn).toBeGreaterThanOrEqual(0);
     expect(daemon.output[warn]).toMatch(/"windowScale":0\.1/);
     expect(warn).toBeLessThan(daemon.output.findIndex((l) => /"msg":"quoting started"/.test(l)));
+    // a book out of sync would go unseen (0) or be seen late (N): quotes priced off it
+    const hashes = daemon.output.findIndex((l) => /"msg":"book hashes checked/.test(l));
+    expect(hashes).toBeGreaterThanOrEqual(0);
+    expect(daemon.output[hashes]).toMatch(/"level":40/);
+    expect(daemon.output[hashes]).toMatch(/"verifyEvery":0/);
+    expect(hashes).toBeLessThan(daemon.output.findIndex((l) => /"msg":"quoting started"/.test(l)));
     kill(daemon, 'SIGTERM');
     expect(await bounded(daemon.exited, 15_000, 'exit')).toBe(0);
   });
