@@ -103,6 +103,9 @@ function createStrategy(meta: MarketMeta, d: MarketStateDeps): { strategy: Strat
   try {
     const strategy = d.strategy.module.create(d.strategy.params, meta);
     if (strategy === null || typeof strategy !== 'object' || typeof strategy.quote !== 'function') throw new TypeError('create() did not return an object with a quote() method');
+    // a promise the engine skips requotes on: any other value (a plain-JS true, 'depth') would skip them on inputs it never named
+    const reads: unknown = strategy.reads;
+    if (reads !== undefined && reads !== 'topPrices' && reads !== 'top') throw new TypeError(`reads must be 'topPrices', 'top' or left undefined, got ${String(reads).slice(0, 40)}`);
     return { strategy };
   } catch (err) {
     if (d.onCreateError === 'throw') throw err;

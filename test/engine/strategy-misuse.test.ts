@@ -159,6 +159,20 @@ describe('engine: a strategy that misbehaves', () => {
     await engine.stop();
   });
 
+  it("a strategy whose reads is another value than 'topPrices' or 'top' (a plain-JS typo: true, 'depth'): its market is suspended and named, never quoted with requotes skipped on what it reads", async () => {
+    for (const reads of [true, 'depth', 'TOP']) {
+      const clock = new VirtualClock(1_700_000_000_000);
+      const venue = new RecordingVenue(() => clock.now());
+      const loaded = await loadStrategy('bands', PARAMS);
+      const create = loaded.module.create;
+      const strategy: LoadedStrategy = { ...loaded, module: { ...loaded.module, create: (p, m) => Object.assign(create(p, m), { reads }) } };
+      const { engine } = await bandsEngine({ clock, venue, params: PARAMS, strategy });
+      expect(engine.marketOf(Y)?.suspended, String(reads)).toMatch(/create\(\) failed: .*reads/);
+      expect(engine.marketOf(Y)?.quoteInputs, String(reads)).toBeUndefined();
+      await engine.stop();
+    }
+  });
+
   it('ctx.clock lets a strategy read the time, not schedule work outside the engine', async () => {
     const clock = new VirtualClock(1_700_000_000_000);
     const venue = new RecordingVenue(() => clock.now());
