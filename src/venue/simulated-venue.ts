@@ -247,7 +247,7 @@ export class SimulatedVenue implements Venue {
         if (e.timestampMs > t.feedTs) t.feedTs = e.timestampMs;
         if (e.tickSize !== undefined && e.tickSize > 0) t.market.tick = e.tickSize;
         for (const r of t.orders) r.q.onSnapshot(t.book.size(r.o.side, r.o.price), e.timestampMs);
-        this.quoteThrough(t);
+        if (t.orders.length) this.quoteThrough([t]);
         return;
       }
       case 'price_change': {
@@ -282,7 +282,7 @@ export class SimulatedVenue implements Venue {
           if (!touched) touched = [t];
           else if (!touched.includes(t)) touched.push(t);
         }
-        if (touched) for (let i = 0; i < touched.length; i++) this.quoteThrough(touched[i]);
+        if (touched) this.quoteThrough(touched);
         return;
       }
       case 'last_trade_price':
@@ -404,19 +404,32 @@ export class SimulatedVenue implements Venue {
     }
   }
 
-  /** Our resting orders crossed by the external quote fill at once at their own price, up to the crossing size. */
-  private quoteThrough(t: SimToken): void {
-    if (!t.orders.length) return;
-    const bid = t.book.bestBid();
-    const ask = t.book.bestAsk();
-    // usually nothing is crossed: look first, copy the list (fills remove from it) only when needed
-    let crossed = false;
-    for (let i = 0; i < t.orders.length && !crossed; i++) {
-      const o = t.orders[i].o;
-      crossed = o.status === 'LIVE' && (o.side === 'BUY' ? ask <= o.price : bid >= o.price);
+  /**
+   * Our resting orders on `tokens` crossed by the external quote fill at once at their own price, up
+   * to the crossing size, best-priced first as an incoming order meets them (then arrival): in YES
+   * terms a BUY of either token at p is a buyer at p or a seller at 1 - p, so `BUY ? p : 1 - p`
+   * ranks both tokens' orders alike (buyers and sellers meet different levels).
+   */
+  private quoteThrough(tokens: SimToken[]): void {
+    // usually nothing is crossed: look first, collect (fills remove from the lists) only what is
+    let crossed: SimRest[] | undefined;
+    for (let k = 0; k < tokens.length; k++) {
+      const t = tokens[k];
+      if (!t.orders.length) continue;
+      const bid = t.book.bestBid();
+      const ask = t.book.bestAsk();
+      for (let i = 0; i < t.orders.length; i++) {
+        const r = t.orders[i];
+        const o = r.o;
+        if (o.status === 'LIVE' && (o.side === 'BUY' ? ask <= o.price : bid >= o.price)) (crossed ??= []).push(r);
+      }
     }
     if (!crossed) return;
-    for (const r of [...t.orders]) if (r.o.status === 'LIVE') this.fillMaker(t, r, this.meet(t, r.o));
+    if (crossed.length > 1) crossed.sort((x, y) => reach(y.o) - reach(x.o) || x.arrived - y.arrived);
+    for (let i = 0; i < crossed.length; i++) {
+      const r = crossed[i];
+      if (r.o.status === 'LIVE') this.fillMaker(r.t, r, this.meet(r.t, r.o));
+    }
   }
 
   /**
@@ -831,4 +844,9 @@ function takenBefore(r: SimRest, side: Side, price: number, size: number, ts: nu
   const made = size < b[k + 1] ? size : b[k + 1];
   b[k + 1] -= made;
   return made;
+}
+
+/** How far an order reaches toward the other side, in YES terms (a BUY at p: p; a SELL at p: 1 - p): the best-priced for the taker is the largest. */
+function reach(o: SimOrder): number {
+  return o.side === 'BUY' ? o.price : PRICE_SCALE - o.price;
 }

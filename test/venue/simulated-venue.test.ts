@@ -477,6 +477,29 @@ describe('SimulatedVenue: liquidity that crosses our resting orders on both toke
   });
 });
 
+describe('SimulatedVenue: liquidity crossing several of our resting orders meets the best-priced first', () => {
+  // an incoming order meets the best price first (price, then time), as a trade-through does here:
+  // our worse layer filled first overstated the result by the price gap and left the exposure resting
+  it('a YES ask at 0.50 crossing our YES bids at 0.50 (first) and 0.51 (second) fills the 0.51 one', async () => {
+    const { venue, trades } = setup();
+    const first = await placeLive(venue, req({ side: 'BUY', price: 5000, size: 1000, postOnly: true }));
+    const better = await placeLive(venue, req({ side: 'BUY', price: 5100, size: 1000, postOnly: true }));
+    venue.onMarketEvent(changes(1, [YES, 'BUY', 5000, 0], [YES, 'SELL', 5000, 1000], [NO, 'SELL', 5000, 0], [NO, 'BUY', 5000, 1000]));
+    expect(trades().map((t) => [t.makerOrders[0].orderId, t.price, t.size])).toEqual([[better, 5100, 1000]]);
+    expect(venue.order(first)?.status).toBe('LIVE');
+  });
+
+  it('across the two tokens: a YES bid at 0.56 crossing our YES SELL 0.55 (first) and NO BUY 0.47 (a YES ask at 0.53) fills the 0.53 one', async () => {
+    const { venue, trades } = setup();
+    venue.holdShares(YES, 1000);
+    const sell = await placeLive(venue, req({ tokenId: YES, side: 'SELL', price: 5500, size: 1000, postOnly: true }));
+    const noBid = await placeLive(venue, req({ tokenId: NO, side: 'BUY', price: 4700, size: 1000, postOnly: true }));
+    venue.onMarketEvent(changes(1, [YES, 'BUY', 5600, 1000], [NO, 'SELL', 4400, 1000]));
+    expect(trades().map((t) => [t.makerOrders[0].orderId, t.size])).toEqual([[noBid, 1000]]);
+    expect(venue.order(sell)?.status).toBe('LIVE');
+  });
+});
+
 describe('SimulatedVenue: a trade printed on one token fills our orders on the other', () => {
   // The venue matches a BUY of YES at p with a BUY of NO at 1 - p (and a SELL with a SELL), and
   // prints the trade once, on the taker's token (every real capture; the emulator too). An ask
