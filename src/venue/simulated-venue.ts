@@ -702,17 +702,19 @@ export class SimulatedVenue implements Venue {
     o.sizeMatched += size;
     o.associateTrades.push(f.tradeId);
     this.ledger.addFill(f);
-    if (this.cash !== undefined) this.cash += (o.side === 'BUY' ? -price * size : price * size) - micros;
     const bought = o.side === 'BUY';
+    const settleMs = this.opts.settleMs ?? 0;
+    // a BUY pays at the match; a SELL's proceeds reach the balance when the trade settles, as a BUY's shares do
+    if (this.cash !== undefined && (bought || settleMs <= 0)) this.cash += (bought ? -price * size : price * size) - micros;
     add(this.held, o.tokenId, bought ? size : -size);
     const owner = this.opts.owner ?? 'sim';
     this.ledger.emit(tradeEvent(f, o, owner, 'MATCHED', otherBps, now));
-    const settleMs = this.opts.settleMs ?? 0;
     if (settleMs > 0) {
       if (bought) add(this.unsettled, o.tokenId, size);
       const timer = this.clock.schedule(now + settleMs, () => {
         this.timers.delete(timer);
         if (bought) add(this.unsettled, o.tokenId, -size);
+        else if (this.cash !== undefined) this.cash += price * size - micros;
         this.ledger.emit(tradeEvent(f, o, owner, 'CONFIRMED', otherBps, this.clock.now()));
       });
       this.timers.add(timer);

@@ -120,6 +120,20 @@ describe('SimulatedVenue queue position', () => {
     expect(setup().venue.collateral).toBeUndefined();
   });
 
+  it("sim.settleMs: a SELL's proceeds are collateral from its CONFIRMED, as a BUY's shares are sellable from theirs (the balance moves when the trade settles)", async () => {
+    const { venue, clock } = setup({ cashMicros: 3_000_000, settleMs: 3000 });
+    venue.holdShares(YES, 1000);
+    await placeLive(venue, req({ side: 'SELL', price: 5100, size: 1000 }));
+    venue.onMarketEvent(trade(YES, 'BUY', 5100, 1000));
+    const matchedAt = clock.now();
+    // $5.10 of proceeds not yet settled: a $4.80 BUY does not fit the $3 the balance holds
+    expect(await venue.collateral?.()).toBe(3_000_000);
+    expect(await venue.placeOrder(req({ side: 'BUY', price: 4800, size: 1000, tokenId: NO }))).toMatchObject({ ok: false, error: 'INVALID_ORDER_NOT_ENOUGH_BALANCE' });
+    clock.advanceTo(matchedAt + 3000);
+    expect(await venue.collateral?.()).toBe(8_100_000);
+    await placeLive(venue, req({ side: 'BUY', price: 4800, size: 1000, tokenId: NO }));
+  });
+
   it("spendCash (a paper restart): an earlier run's fills move the collateral, never below 0 (a run with more cash or none before)", async () => {
     const { venue } = setup({ cashMicros: 6_000_000 });
     venue.spendCash(-2_500_000);
