@@ -482,6 +482,7 @@ export class Daemon implements StatusSource {
       clock: this.clock,
       retentionMs: config.store.orderRetentionMs,
       keepAtLeastMs: config.daemon.recoveryWindowMs,
+      keepFrom: () => this.recoveryWindowStart(),
       log: log.child({ part: 'store' }),
     });
     retention.start();

@@ -13,6 +13,11 @@ export interface OrderRetentionOptions {
   retentionMs: number;
   /** Never delete younger than this either: the start-up recovery window reads them (daemon.recoveryWindowMs). */
   keepAtLeastMs: number;
+  /**
+   * Nor any changed since where a start-up now would read the venue's trades from (recoveryStart:
+   * an hour before the trades read-through): a trade read late must find its order there.
+   */
+  keepFrom?: () => number;
   log: Logger;
   /** Rows per delete (one loop turn). */
   batch?: number;
@@ -51,9 +56,10 @@ export class OrderRetention {
     const { store, clock, log } = this.o;
     const batch = this.o.batch ?? 500;
     const maxBatches = this.o.maxBatches ?? 200;
-    const before = clock.now() - Math.max(this.o.retentionMs, this.o.keepAtLeastMs);
+    let before = clock.now() - Math.max(this.o.retentionMs, this.o.keepAtLeastMs);
     let n = 0;
     try {
+      before = Math.min(before, this.o.keepFrom?.() ?? Infinity);
       for (let i = 0; i < maxBatches; i++) {
         const k = store.pruneOrders(before, batch);
         n += k;

@@ -12,6 +12,7 @@ import { VirtualClock } from '../../src/core/clock.js';
 import type { TrackedOrder } from '../../src/engine/orders.js';
 import type { Fill } from '../../src/engine/fills.js';
 import { tempDbs } from './temp-db.js';
+import { recoveryStart } from '../../src/session/startup.js';
 
 const HOUR = 3_600_000;
 const dbPath = tempDbs('retention');
@@ -76,6 +77,26 @@ describe('order retention', () => {
     const r = new OrderRetention({ store: s, clock, retentionMs: 24 * HOUR, keepAtLeastMs: 48 * HOUR, log: silentLogger });
     expect(await r.runOnce()).toBe(0);
     expect(ids(s)).toEqual(['a']);
+  });
+
+  it("never deletes what the next start-up's trade read reaches (an hour before the trades read-through): a trade read late must find its order", async () => {
+    // the venue's trades unread for 3 hours (a failing endpoint): a fill the user channel dropped, of an
+    // order cancelled unfilled 2 hours ago, is found by the next read; deleted, its trade named no order
+    const clock = new VirtualClock(100 * HOUR);
+    const s = store(clock);
+    s.setTradesReadThrough(100 * HOUR - 3 * HOUR);
+    s.writeBatch([
+      { kind: 'order', order: order('a-inside-the-read', { updatedMs: 100 * HOUR - 2 * HOUR }) },
+      { kind: 'order', order: order('b-before-the-read', { updatedMs: 100 * HOUR - 5 * HOUR }) },
+    ]);
+    // as the daemon gives it: where a start-up now would read from
+    const r = new OrderRetention({ store: s, clock, retentionMs: HOUR, keepAtLeastMs: 0, keepFrom: () => recoveryStart(clock.now(), 0, s.recoveryAnchorMs()), log: silentLogger });
+    expect(await r.runOnce()).toBe(1);
+    expect(ids(s)).toEqual(['a-inside-the-read']);
+    // read through now: its window has passed it
+    s.setTradesReadThrough(clock.now());
+    expect(await r.runOnce()).toBe(1);
+    expect(ids(s)).toEqual([]);
   });
 
   it('works in batches through the partial index, not a scan of the kept orders', async () => {
