@@ -96,7 +96,10 @@ export class FillLedger {
   /** Stored fills not held in memory (settled, older than the newest kept: restoreFromStore): counted only. */
   countStored(n: number): void {
     this.total += n;
+    this.storedNotHeld += n;
   }
+  /** Stored fills not held in memory (countStored): a trade the ledger does not know may be one of them (the store says). */
+  storedNotHeld = 0;
 
   count(): number {
     return this.total;

@@ -87,6 +87,19 @@ export function restoreFromStore(engine: Engine, orders: readonly TrackedOrder[]
   }
 }
 
+/** Whether the store holds this trade's fill; undefined when it could not say (the error kept in `failed`). */
+function storedFill(engine: Engine, t: VenueTrade, failed: { err?: unknown }): boolean | undefined {
+  const h = engine.history;
+  if (!h) return false;
+  if (failed.err !== undefined) return undefined;
+  try {
+    return h.hasFill(t.tradeId, t.orderId);
+  } catch (err) {
+    failed.err = err;
+    return undefined;
+  }
+}
+
 /**
  * The stored order a trade names when the engine has forgotten it, tracked again (as start-up
  * restores it) so the trade's fill is recorded; undefined when the store never held the order, or
@@ -95,9 +108,10 @@ export function restoreFromStore(engine: Engine, orders: readonly TrackedOrder[]
 function forgottenOrder(engine: Engine, t: VenueTrade, failed: { err?: unknown }): TrackedOrder | 'recorded' | undefined {
   const h = engine.history;
   if (!h || failed.err !== undefined) return undefined;
+  const recorded = storedFill(engine, t, failed);
+  if (recorded !== false) return recorded ? 'recorded' : undefined;
   let o: TrackedOrder | undefined;
   try {
-    if (h.hasFill(t.tradeId, t.orderId)) return 'recorded';
     o = h.orderByVenueId(t.orderId);
   } catch (err) {
     // the look-up goes on without the store (its other work is not the store's) and fails after
@@ -286,6 +300,9 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
       if (engine.atomically(() => engine.ledger.venueStatus(t.tradeId, t.orderId, tradeStatus(t.status), now()))) statusMoves++;
       continue;
     }
+    // settled fills older than the newest the ledger keeps are in the store only: one listed again is no new fill
+    // (a store that cannot say: skipped, the look-up fails after and its trades are read again)
+    if (engine.ledger.storedNotHeld > 0 && storedFill(engine, t, history) !== false) continue;
     let o = engine.orders.byVenueId(t.orderId);
     if (!o) {
       // an order of ours whose place was never answered (a crash, a lost answer) that filled and

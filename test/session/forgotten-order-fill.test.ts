@@ -75,6 +75,49 @@ describe('a trade of an order the engine has forgotten', () => {
     store.close();
   });
 
+  it('a restored order whose settled fill the ledger did not load (past the newest it keeps): its listed trade is not counted again', async () => {
+    // found in review: start-up keeps only the newest settled fills in memory; the store was asked
+    // only for orders the engine had forgotten, and a restored order is not, so a recovery window
+    // long enough to re-read an older settled trade of a restored order counted it a second time
+    const dir = mkdtempSync(join(tmpdir(), 'makerd-dropped-'));
+    dirs.push(dir);
+    const clock = new VirtualClock(1_700_000_000_000);
+    const store = new Store(join(dir, 'db.sqlite'), silentLogger);
+    const t0 = clock.now();
+    const order: TrackedOrder = { clientId: 'c1', orderId: 'V1', tokenId: Y, market: M, side: 'BUY', price: 4800, size: 1000, filled: 800, state: 'canceled', createdMs: t0 - 60_000, updatedMs: t0 };
+    const fill = (tradeId: string, timeMs: number) => ({
+      tradeId,
+      orderId: 'V1',
+      tokenId: Y,
+      market: M,
+      side: 'BUY' as const,
+      price: 4800,
+      size: 400,
+      fee: 0,
+      liquidity: 'MAKER' as const,
+      status: 'CONFIRMED' as const,
+      timeMs,
+    });
+    store.orderChanged(order);
+    store.writeBatch([
+      { kind: 'fill', fill: fill('T1', t0 - 50_000) },
+      { kind: 'fill', fill: fill('T2', t0 - 40_000) },
+    ]);
+    const { engine, venue } = await engineOn(store, clock);
+    // the ledger keeps the newest settled one only (keepSettled 1): T1 is counted, not held
+    restoreFromStore(engine, [{ ...order }], store.eachFill(), 1);
+    expect(engine.positions.qty(Y)).toBe(800);
+    const listed = (f: ReturnType<typeof fill>): VenueTrade => ({ ...f, feeRateBps: 0 });
+    venue.openOrders = async () => [];
+    venue.trades = async () => [listed(fill('T1', t0 - 50_000)), listed(fill('T2', t0 - 40_000))];
+    const rep = await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(rep.missedFills).toBe(0);
+    expect(engine.positions.qty(Y)).toBe(800);
+    expect(store.fillCount()).toBe(2);
+    expect(engine.orders.byVenueId('V1')?.filled).toBe(800);
+    store.close();
+  });
+
   it('a store read that throws does not cut the look-up short: the rest is done, and it fails after (its trades read again)', async () => {
     // found in review: the store reads came mid-loop with no handling: a throw skipped the raising
     // of matched sizes, the settling of missing orders and the cancel of others' orders
