@@ -84,6 +84,8 @@ export function restoreFromStore(engine: Engine, orders: readonly TrackedOrder[]
     const n = o.orderId === undefined ? undefined : pieces.get(o.orderId);
     if (n) o.pieces = n;
     engine.orders.restore(o);
+    // ended with that size matched and its trades not stored: held as unreported until they come, as before the restart
+    if (unseen > 0 && (o.state === 'filled' || o.state === 'canceled')) engine.matchedUnreported(o, unseen);
   }
 }
 

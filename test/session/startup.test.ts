@@ -95,6 +95,25 @@ describe('start-up recovery window', () => {
   });
 });
 
+describe('restoreFromStore: orders ended with matched size whose trades were not stored', () => {
+  it('holds that size as unreported (a BUY toward the position limits, a SELL not sellable twice), as before the restart', async () => {
+    // found in review: the venue said MATCHED (a BUY of 10, a SELL of 4 of a cancelled 10), the rows
+    // were stored with no fill, then a kill; restored, the ended orders counted nowhere until the trades came
+    const { engine } = await setup();
+    restoreFromStore(
+      engine,
+      [
+        stored('bought', { orderId: 'VB', state: 'filled', filled: 1000 }),
+        stored('sold', { orderId: 'VS', side: 'SELL', price: 5200, state: 'canceled', filled: 400 }),
+        stored('none', { orderId: 'VN', state: 'canceled', filled: 0 }),
+      ],
+      [],
+    );
+    expect(engine.unreportedBuys.shares('Y')).toBe(1000);
+    expect(engine.unreportedSells.shares('Y')).toBe(400);
+  });
+});
+
 describe('startup reconciliation', () => {
   it("a missed fill's status in another spelling (MATCHED_NOT_BROADCASTED, a TRADE_STATUS_ prefix) is not taken as settled", async () => {
     const { engine, venue } = await setup();
