@@ -33,7 +33,7 @@ import { Engine } from '../engine/engine.js';
 import { loadStrategy } from '../strategy/loader.js';
 import { feeRulesOutside, marketsFromQuery, marketsFromTokens, readFeeRules, tokenMetaOf } from './markets.js';
 import { MarketSet, type MarketSetChange } from './market-set.js';
-import { AMBIGUOUS_GRACE_MS, ReconcileStoreError, reconcileWithVenue, recoveryStart, restoreFromStore, type ReconcileListing } from './startup.js';
+import { AMBIGUOUS_GRACE_MS, ReconcileStoreError, reconcileWithVenue, recoveryStart, restoreFromStore, unsettledSince, type ReconcileListing } from './startup.js';
 import { HOUR, LOOKUP_OVERLAP_MS, VenueLookUps } from './look-ups.js';
 import { TradesReadNote } from './trades-read.js';
 import type { MarketMeta } from '../engine/strategy.js';
@@ -467,7 +467,7 @@ export class Daemon implements StatusSource {
     if (this.paperVenue) this.resumePaper(this.paperVenue);
     // from here the account's orders are this process's to manage: a stop cancels them
     this.managesOrders = true;
-    await this.unlessStopped(lookUps.full(since));
+    await this.unlessStopped(lookUps.full(Math.min(since, this.unsettledSince())));
     this.reconciled = true;
     // look-ups asked for meanwhile (a bad trade, an unknown order on the user channel) run from here on
     lookUps.open();
@@ -514,6 +514,11 @@ export class Daemon implements StatusSource {
     } catch (err) {
       log.warn({ err }, "could not read the venue's clock (GET /time)");
     }
+  }
+
+  /** Where a read of the trades must begin to see every fill still unsettled again (unsettledSince). */
+  private unsettledSince(): number {
+    return unsettledSince(this.engine.ledger.unsettledFills(), this.clock.now());
   }
 
   /** Where start-up looks for trades (recoveryStart). */
@@ -621,7 +626,7 @@ export class Daemon implements StatusSource {
     job('refreshMarkets', config.cron.refreshMarkets, async () => void (await this.refreshMarkets()));
     if (this.checksClock) job('clockCheck', config.cron.refreshMarkets, () => this.checkClock());
     job('reconcile', config.cron.reconcile, async () => {
-      await this.lookUps?.full(this.clock.now() - HOUR);
+      await this.lookUps?.full(Math.min(this.clock.now() - HOUR, this.unsettledSince()));
     });
     job('dailySummary', config.cron.dailySummary, () => {
       this.snapshot('daily');

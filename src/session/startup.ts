@@ -140,6 +140,21 @@ export function recoveryStart(nowMs: number, fixedMs: number, lastActivityMs: nu
   return fixedMs > 0 ? Math.min(nowMs - fixedMs, downtime) : downtime;
 }
 
+/** How far back a fill still unsettled is read again at most (unsettledSince). */
+const UNSETTLED_BACK_MS = 24 * HOUR;
+
+/**
+ * Where a start-up or periodic read of the venue's trades must begin to see the fills still
+ * unsettled (MATCHED, RETRYING) again: their oldest match time less a minute, at most a day back;
+ * Infinity when none. The reads cover the last hour otherwise, so a trade unsettled longer that
+ * then FAILED (or was CONFIRMED) was never read again: a failed fill never reversed.
+ */
+export function unsettledSince(fills: readonly Fill[], nowMs: number): number {
+  let oldest = Infinity;
+  for (const f of fills) if (f.timeMs > 0 && f.timeMs < oldest) oldest = f.timeMs;
+  return oldest === Infinity ? Infinity : Math.max(nowMs - UNSETTLED_BACK_MS, oldest - 60_000);
+}
+
 /** Missing orders asked for one by one at most (the rest are settled on the list alone), and at once. */
 const CONFIRM_MAX = 200;
 const CONFIRM_PARALLEL = 8;

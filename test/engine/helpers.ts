@@ -169,7 +169,7 @@ export class RecordingVenue implements Venue {
   async openOrders(): Promise<VenueOrder[]> {
     return [];
   }
-  async trades(): Promise<VenueTrade[]> {
+  async trades(_sinceMs?: number): Promise<VenueTrade[]> {
     return [];
   }
   onUserEvent(l: (e: UserEvent) => void): void {

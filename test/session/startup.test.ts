@@ -3,7 +3,7 @@ import { VirtualClock } from '../../src/core/clock.js';
 import { Limiter } from '../../src/api/limiter.js';
 import { BookMirror } from '../../src/book/mirror.js';
 import { loadStrategy } from '../../src/strategy/loader.js';
-import { reconcileWithVenue, recoveryStart, restoreFromStore } from '../../src/session/startup.js';
+import { HOUR, reconcileWithVenue, recoveryStart, restoreFromStore, unsettledSince } from '../../src/session/startup.js';
 import { silentLogger } from '../../src/core/log.js';
 import { loadConfig } from '../../src/config.js';
 import { AmbiguousSubmitError } from '../../src/core/errors.js';
@@ -111,6 +111,40 @@ describe('restoreFromStore: orders ended with matched size whose trades were not
     );
     expect(engine.unreportedBuys.shares('Y')).toBe(1000);
     expect(engine.unreportedSells.shares('Y')).toBe(400);
+  });
+});
+
+describe('a fill still unsettled after the hour the look-ups read', () => {
+  it('is read again until it settles: its FAILED (three hours after its MATCHED) reverses it', async () => {
+    // found in review: every read covered the last hour (start-up: from an hour before the read-through),
+    // so a trade MATCHED for longer that then FAILED (or CONFIRMED) while we were down was never read again
+    const { engine, venue, clock } = await setup();
+    const matchedAt = clock.now() - 3 * HOUR;
+    const f = {
+      tradeId: 'T1',
+      orderId: 'V1',
+      tokenId: 'Y',
+      market: 'M',
+      side: 'BUY' as const,
+      price: 4800,
+      size: 1000,
+      fee: 0,
+      liquidity: 'MAKER' as const,
+      status: 'MATCHED' as const,
+      timeMs: matchedAt,
+    };
+    restoreFromStore(engine, [stored('c1', { orderId: 'V1', state: 'filled', filled: 1000, createdMs: matchedAt - 1000, updatedMs: matchedAt })], [f]);
+    expect(engine.positions.qty('Y')).toBe(1000);
+    venue.openOrders = async () => [];
+    // the venue lists trades matched since the time asked
+    venue.trades = async (sinceMs = 0) => (matchedAt >= sinceMs ? [{ ...f, feeRateBps: 0, status: 'FAILED' }] : []);
+    const since = Math.min(clock.now() - HOUR, unsettledSince(engine.ledger.unsettledFills(), clock.now()));
+    await reconcileWithVenue(engine, venue, since, silentLogger);
+    expect(engine.positions.qty('Y')).toBe(0);
+    // none unsettled: nothing earlier than the hour
+    expect(unsettledSince(engine.ledger.unsettledFills(), clock.now())).toBe(Infinity);
+    // at most a day back
+    expect(unsettledSince([{ ...f, timeMs: clock.now() - 30 * HOUR }], clock.now())).toBe(clock.now() - 24 * HOUR);
   });
 });
 
