@@ -6,6 +6,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import { ConfigError } from '../core/errors.js';
 import { parseWith } from '../config.js';
+import { syntaxErrorLocation } from './syntax-location.js';
 import type { LoadedStrategy, StrategyModule } from '../engine/strategy.js';
 
 export type { LoadedStrategy } from '../engine/strategy.js';
@@ -67,7 +68,9 @@ export async function loadStrategyModule(nameOrPath: string, cwd?: string): Prom
     mod = (await import(url.href)) as Record<string, unknown>;
   } catch (e) {
     if ((e as { code?: string }).code === 'ERR_UNKNOWN_FILE_EXTENSION' && url.pathname.endsWith('.ts')) throw tsSourceError(url);
-    throw new ConfigError('strategy.name', `cannot load ${url.pathname}: ${e instanceof Error ? e.message : String(e)}`);
+    // an ES module's syntax error names neither file nor line (nor which module): found by checking the modules it reaches
+    const where = url.protocol === 'file:' ? syntaxErrorLocation(fileURLToPath(url)) : undefined;
+    throw new ConfigError('strategy.name', `cannot load ${url.pathname}: ${where ?? (e instanceof Error ? e.message : String(e))}`);
   }
   const candidate = mod.default ?? mod.strategy;
   if (!isModule(candidate)) {

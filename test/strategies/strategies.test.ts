@@ -315,6 +315,20 @@ export default { name: 'mine', params: z.strictObject({ size: z.number().positiv
     }
   });
 
+  it('a syntax error in a user strategy, or in a module it imports, is named with its file and line (Node puts neither in the message of an ES module)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'makerd-strat-syntax-'));
+    try {
+      writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
+      writeFileSync(join(dir, 'helper.js'), 'export const a = 1;\nconst b = 2;\nfoo(;\n');
+      writeFileSync(join(dir, 'mine.js'), "import { a } from './helper.js';\nexport default { name: 'mine', params: null, create: () => ({ quote: () => [] }) };\n");
+      writeFileSync(join(dir, 'broken.js'), 'export default {\n  name: "broken",,\n};\n');
+      await expect(loadStrategy(join(dir, 'mine.js'), {})).rejects.toThrow(/helper\.js:3\b.*Unexpected token/);
+      await expect(loadStrategy(join(dir, 'broken.js'), {})).rejects.toThrow(/broken\.js:2\b/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('the template strategy loads and quotes at the touch with edgeTicks 0', async () => {
     const { module, params } = await loadStrategy('template', { edgeTicks: 0, size: 5 });
     const q = module.create(params, meta).quote(ctx(params), makeBook('Y', [[4900, 1000]], [[5100, 1000]]));
