@@ -105,7 +105,8 @@ function createStrategy(meta: MarketMeta, d: MarketStateDeps): { strategy: Strat
     if (strategy === null || typeof strategy !== 'object' || typeof strategy.quote !== 'function') throw new TypeError('create() did not return an object with a quote() method');
     // a promise the engine skips requotes on: any other value (a plain-JS true, 'depth') would skip them on inputs it never named
     const reads: unknown = strategy.reads;
-    if (reads !== undefined && reads !== 'topPrices' && reads !== 'top') throw new TypeError(`reads must be 'topPrices', 'top' or left undefined, got ${String(reads).slice(0, 40)}`);
+    if (reads !== undefined && reads !== null && reads !== false && reads !== 'topPrices' && reads !== 'top')
+      throw new TypeError(`reads must be 'topPrices', 'top' or left undefined (false), got ${String(reads).slice(0, 40)}`);
     return { strategy };
   } catch (err) {
     if (d.onCreateError === 'throw') throw err;

@@ -171,6 +171,18 @@ describe('engine: a strategy that misbehaves', () => {
       expect(engine.marketOf(Y)?.quoteInputs, String(reads)).toBeUndefined();
       await engine.stop();
     }
+    // false and null promise nothing, as undefined does: the market quotes, no requote skipped
+    for (const reads of [false, null]) {
+      const clock = new VirtualClock(1_700_000_000_000);
+      const venue = new RecordingVenue(() => clock.now());
+      const loaded = await loadStrategy('bands', PARAMS);
+      const create = loaded.module.create;
+      const strategy: LoadedStrategy = { ...loaded, module: { ...loaded.module, create: (p, m) => Object.assign(create(p, m), { reads }) } };
+      const { engine } = await bandsEngine({ clock, venue, params: PARAMS, strategy });
+      expect(engine.marketOf(Y)?.suspended, String(reads)).toBeFalsy();
+      expect(engine.marketOf(Y)?.quoteInputs, String(reads)).toBeUndefined();
+      await engine.stop();
+    }
   });
 
   it('ctx.clock lets a strategy read the time, not schedule work outside the engine', async () => {
