@@ -98,7 +98,7 @@ export class FillLedger {
     this.total += n;
     this.storedNotHeld += n;
   }
-  /** Stored fills not held in memory (countStored): a trade the ledger does not know may be one of them (the store says). */
+  /** Fills not held in memory (countStored at start, prune while running): a trade the ledger does not know may be one of them (the store says). */
   storedNotHeld = 0;
 
   count(): number {
@@ -182,6 +182,7 @@ export class FillLedger {
       if (excess <= 0) break;
       if (settled(f.status)) {
         this.fills.delete(k);
+        this.storedNotHeld++;
         excess--;
       }
     }

@@ -118,6 +118,57 @@ describe('a trade of an order the engine has forgotten', () => {
     store.close();
   });
 
+  it('a fill the ledger forgot while running (past the newest it keeps) is asked of the store too: its trade listed again is not counted again', async () => {
+    // found in review of the start-up fix: only start-up counted the fills not held, not the ledger's own pruning
+    const dir = mkdtempSync(join(tmpdir(), 'makerd-pruned-'));
+    dirs.push(dir);
+    const clock = new VirtualClock(1_700_000_000_000);
+    const store = new Store(join(dir, 'db.sqlite'), silentLogger);
+    const t0 = clock.now();
+    const open: TrackedOrder = {
+      clientId: 'c1',
+      orderId: 'V1',
+      tokenId: Y,
+      market: M,
+      side: 'BUY',
+      price: 4800,
+      size: 1000,
+      filled: 400,
+      state: 'partially_filled',
+      createdMs: t0 - 60_000,
+      updatedMs: t0,
+    };
+    const f = {
+      tradeId: 'T1',
+      orderId: 'V1',
+      tokenId: Y,
+      market: M,
+      side: 'BUY' as const,
+      price: 4800,
+      size: 400,
+      fee: 0,
+      liquidity: 'MAKER' as const,
+      status: 'CONFIRMED' as const,
+      timeMs: t0 - 50_000,
+    };
+    store.orderChanged(open);
+    store.writeBatch([{ kind: 'fill', fill: f }]);
+    const { engine, venue } = await engineOn(store, clock);
+    restoreFromStore(engine, [{ ...open }], store.eachFill());
+    expect(engine.positions.qty(Y)).toBe(400);
+    // 100,000 newer settled fills (another token's): the ledger's pruning drops the oldest, T1
+    for (let i = 0; i < 100_000; i++) engine.ledger.preload({ ...f, tradeId: `X${i}`, orderId: `W${i}`, tokenId: 'other', timeMs: t0 });
+    engine.ledger.prune();
+    expect(engine.ledger.has('T1', 'V1')).toBe(false);
+    venue.openOrders = async () => [];
+    venue.trades = async () => [{ ...f, feeRateBps: 0 }];
+    const rep = await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(rep.missedFills).toBe(0);
+    expect(engine.positions.qty(Y)).toBe(400);
+    expect(store.fillCount()).toBe(1);
+    store.close();
+  });
+
   it('a store read that throws does not cut the look-up short: the rest is done, and it fails after (its trades read again)', async () => {
     // found in review: the store reads came mid-loop with no handling: a throw skipped the raising
     // of matched sizes, the settling of missing orders and the cancel of others' orders
