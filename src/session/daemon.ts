@@ -33,7 +33,7 @@ import { Engine } from '../engine/engine.js';
 import { loadStrategy } from '../strategy/loader.js';
 import { feeRulesOutside, marketsFromQuery, marketsFromTokens, readFeeRules, tokenMetaOf } from './markets.js';
 import { MarketSet, type MarketSetChange } from './market-set.js';
-import { AMBIGUOUS_GRACE_MS, ReconcileStoreError, reconcileWithVenue, recoveryStart, restoreFromStore, unsettledSince, type ReconcileListing } from './startup.js';
+import { AMBIGUOUS_GRACE_MS, ReconcileStoreError, holdRestoredMatched, reconcileWithVenue, recoveryStart, restoreFromStore, unsettledSince, type ReconcileListing } from './startup.js';
 import { HOUR, LOOKUP_OVERLAP_MS, VenueLookUps } from './look-ups.js';
 import { TradesReadNote } from './trades-read.js';
 import type { MarketMeta } from '../engine/strategy.js';
@@ -468,6 +468,7 @@ export class Daemon implements StatusSource {
     // from here the account's orders are this process's to manage: a stop cancels them
     this.managesOrders = true;
     await this.unlessStopped(lookUps.full(Math.min(since, this.unsettledSince())));
+    holdRestoredMatched(this.engine, restored);
     this.reconciled = true;
     // look-ups asked for meanwhile (a bad trade, an unknown order on the user channel) run from here on
     lookUps.open();

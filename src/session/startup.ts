@@ -84,8 +84,6 @@ export function restoreFromStore(engine: Engine, orders: readonly TrackedOrder[]
     const n = o.orderId === undefined ? undefined : pieces.get(o.orderId);
     if (n) o.pieces = n;
     engine.orders.restore(o);
-    // ended with that size matched and its trades not stored: held as unreported until they come, as before the restart
-    if (unseen > 0 && (o.state === 'filled' || o.state === 'canceled')) engine.matchedUnreported(o, unseen);
   }
 }
 
@@ -99,6 +97,21 @@ function storedFill(engine: Engine, t: VenueTrade, failed: { err?: unknown }): b
   } catch (err) {
     failed.err = err;
     return undefined;
+  }
+}
+
+/**
+ * Restored orders that ended matched with trades still to come (not stored, not found by start-up's
+ * look-up) have that size held as unreported again, as before the restart (engine.matchedUnreported:
+ * a BUY's shares toward the limits and its cost out of the budget, a SELL's not sellable twice, the
+ * venue asked if no trade comes): an order the venue said MATCHED, all of what its fills have not
+ * brought; a cancelled one, what the venue listed matched before its trades. Called once the
+ * look-up has run (its fills counted; the hold's clock starts as quoting can).
+ */
+export function holdRestoredMatched(engine: Engine, restored: readonly TrackedOrder[]): void {
+  for (const o of restored) {
+    const left = o.state === 'filled' ? sizeToCome(o) : o.state === 'canceled' ? (o.unseen ?? 0) : 0;
+    if (left > 0) engine.matchedUnreported(o, left);
   }
 }
 
@@ -145,14 +158,16 @@ const UNSETTLED_BACK_MS = 24 * HOUR;
 
 /**
  * Where a start-up or periodic read of the venue's trades must begin to see the fills still
- * unsettled (MATCHED, RETRYING) again: their oldest match time less a minute, at most a day back;
- * Infinity when none. The reads cover the last hour otherwise, so a trade unsettled longer that
+ * unsettled (MATCHED, RETRYING) again: their oldest match time less a minute; Infinity when none.
+ * One matched more than a day ago is left out (not a day of trades read at every look-up for a
+ * status nobody will move). The reads cover the last hour otherwise, so a trade unsettled longer that
  * then FAILED (or was CONFIRMED) was never read again: a failed fill never reversed.
  */
 export function unsettledSince(fills: readonly Fill[], nowMs: number): number {
   let oldest = Infinity;
-  for (const f of fills) if (f.timeMs > 0 && f.timeMs < oldest) oldest = f.timeMs;
-  return oldest === Infinity ? Infinity : Math.max(nowMs - UNSETTLED_BACK_MS, oldest - 60_000);
+  const cap = nowMs - UNSETTLED_BACK_MS;
+  for (const f of fills) if (f.timeMs > cap && f.timeMs < oldest) oldest = f.timeMs;
+  return oldest === Infinity ? Infinity : Math.max(cap, oldest - 60_000);
 }
 
 /** Missing orders asked for one by one at most (the rest are settled on the list alone), and at once. */

@@ -3,7 +3,7 @@ import { VirtualClock } from '../../src/core/clock.js';
 import { Limiter } from '../../src/api/limiter.js';
 import { BookMirror } from '../../src/book/mirror.js';
 import { loadStrategy } from '../../src/strategy/loader.js';
-import { HOUR, reconcileWithVenue, recoveryStart, restoreFromStore, unsettledSince } from '../../src/session/startup.js';
+import { HOUR, holdRestoredMatched, reconcileWithVenue, recoveryStart, restoreFromStore, unsettledSince } from '../../src/session/startup.js';
 import { silentLogger } from '../../src/core/log.js';
 import { loadConfig } from '../../src/config.js';
 import { AmbiguousSubmitError } from '../../src/core/errors.js';
@@ -100,16 +100,19 @@ describe('restoreFromStore: orders ended with matched size whose trades were not
     // found in review: the venue said MATCHED (a BUY of 10, a SELL of 4 of a cancelled 10), the rows
     // were stored with no fill, then a kill; restored, the ended orders counted nowhere until the trades came
     const { engine } = await setup();
-    restoreFromStore(
-      engine,
-      [
-        stored('bought', { orderId: 'VB', state: 'filled', filled: 1000 }),
-        stored('sold', { orderId: 'VS', side: 'SELL', price: 5200, state: 'canceled', filled: 400 }),
-        stored('none', { orderId: 'VN', state: 'canceled', filled: 0 }),
-      ],
-      [],
-    );
+    const restored = [
+      stored('bought', { orderId: 'VB', state: 'filled', filled: 1000 }),
+      // the user channel's MATCHED order event ends an order without raising its filled
+      stored('matched', { orderId: 'VM', tokenId: 'Z', state: 'filled', filled: 0 }),
+      stored('sold', { orderId: 'VS', side: 'SELL', price: 5200, state: 'canceled', filled: 400 }),
+      stored('none', { orderId: 'VN', state: 'canceled', filled: 0 }),
+      stored('resting', { orderId: 'VR', state: 'live', filled: 0 }),
+    ];
+    restoreFromStore(engine, restored, []);
+    // once start-up's look-up has run (nothing found here)
+    holdRestoredMatched(engine, restored);
     expect(engine.unreportedBuys.shares('Y')).toBe(1000);
+    expect(engine.unreportedBuys.shares('Z')).toBe(1000);
     expect(engine.unreportedSells.shares('Y')).toBe(400);
   });
 });
@@ -143,8 +146,17 @@ describe('a fill still unsettled after the hour the look-ups read', () => {
     expect(engine.positions.qty('Y')).toBe(0);
     // none unsettled: nothing earlier than the hour
     expect(unsettledSince(engine.ledger.unsettledFills(), clock.now())).toBe(Infinity);
-    // at most a day back
-    expect(unsettledSince([{ ...f, timeMs: clock.now() - 30 * HOUR }], clock.now())).toBe(clock.now() - 24 * HOUR);
+    // one matched more than a day ago is left out: not a day of trades at every look-up for good
+    expect(unsettledSince([{ ...f, timeMs: clock.now() - 30 * HOUR }], clock.now())).toBe(Infinity);
+    expect(
+      unsettledSince(
+        [
+          { ...f, timeMs: clock.now() - 30 * HOUR },
+          { ...f, timeMs: clock.now() - 2 * HOUR },
+        ],
+        clock.now(),
+      ),
+    ).toBe(clock.now() - 2 * HOUR - 60_000);
   });
 });
 
