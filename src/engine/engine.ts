@@ -406,7 +406,13 @@ export class Engine {
     const st = this.markets.get(conditionId);
     if (!st || st.removed) return;
     st.removed = true;
-    this.log.info({ market: conditionId }, 'engine: market removed from the set; cancelling its orders');
+    const held = this.positions.qty(st.meta.tokenId) !== 0 || this.positions.qty(st.meta.complementId) !== 0;
+    this.log.info(
+      { market: conditionId, held },
+      held
+        ? 'engine: market removed from the set; cancelling its orders; its holding keeps it read (books, resolution) until it resolves'
+        : 'engine: market removed from the set; cancelling its orders',
+    );
     this.requote(st);
   }
 
@@ -415,6 +421,9 @@ export class Engine {
     const st = this.markets.get(conditionId);
     if (!st) return true;
     if (!st.removed || this.requoter.marketOrders(st).length > 0) return false;
+    // a holding's market stays (quoting nothing) until it resolves or the holding is gone: dropped, its
+    // books and its resolution would no longer reach the marks and the daily-loss check
+    if (!st.resolved && (this.positions.qty(st.meta.tokenId) !== 0 || this.positions.qty(st.meta.complementId) !== 0)) return false;
     if (st.timer !== undefined) this.clock.cancel(st.timer);
     this.ticks.clear(st);
     this.markets.delete(conditionId);
