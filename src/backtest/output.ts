@@ -1,8 +1,9 @@
 // Writing a backtest's files: result.json (deterministic bytes: fixed key order, no wall times)
 // and the HTML report (deterministic too: the same run gives the same bytes).
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { renderReport } from '../report/html.js';
+import { GENERATOR_META, renderReport } from '../report/html.js';
 import type { BacktestOutput, BacktestResult, StrategyErrors } from './runner.js';
 
 export function resultJson(r: BacktestResult): string {
@@ -23,9 +24,47 @@ export async function writeResultJson(dir: string, r: BacktestResult): Promise<s
   return p;
 }
 
-/** Removes an earlier run's result.json and report.html from `dir`: a run that fails must not leave them to be read as its own. */
-export async function clearResults(dir: string): Promise<void> {
-  await Promise.all([rm(join(dir, 'result.json'), { force: true }), rm(join(dir, 'report.html'), { force: true })]);
+/** What a backtest writes in its --out, a single run's and a grid's: a run replaces them all. */
+const OUTPUT_NAMES = ['result.json', 'report.html', 'index.html', 'grid.csv', 'grid'] as const;
+const COMBINATION_FILES = new Set(['result.json', 'report.html', 'result.json.tmp', 'report.html.tmp']);
+
+/**
+ * Why `dir` holds a file or folder by one of those names that makerd did not write (a rerun would
+ * delete it: a user's site folder, its index.html); undefined when every one there is an earlier
+ * run's. Checked before anything runs.
+ */
+export function foreignOutput(dir: string): string | undefined {
+  const notOurs = (p: string): string => `${p} is not written by makerd backtest (a run replaces its earlier output here): choose another --out, or move it`;
+  for (const name of OUTPUT_NAMES) {
+    const p = join(dir, name);
+    if (!existsSync(p)) continue;
+    try {
+      if (name === 'grid') {
+        if (!statSync(p).isDirectory()) return notOurs(p);
+        for (const n of readdirSync(p)) {
+          const sub = join(p, n);
+          if (!/^\d+$/.test(n) || !statSync(sub).isDirectory() || readdirSync(sub).some((f) => !COMBINATION_FILES.has(f))) return notOurs(sub);
+        }
+        continue;
+      }
+      const head = readFileSync(p, 'utf8').slice(0, 4096);
+      const ours =
+        name === 'result.json'
+          ? (JSON.parse(readFileSync(p, 'utf8')) as { kind?: unknown }).kind === 'makerd-backtest'
+          : name === 'grid.csv'
+            ? head.startsWith('rank,grid,')
+            : head.includes(GENERATOR_META);
+      if (!ours) return notOurs(p);
+    } catch {
+      return notOurs(p);
+    }
+  }
+  return undefined;
+}
+
+/** Removes an earlier run's output from `dir` (foreignOutput said it is all makerd's): a run that fails must not leave it to be read as its own. */
+export async function clearOutput(dir: string): Promise<void> {
+  await Promise.all(OUTPUT_NAMES.map((n) => rm(join(dir, n), { recursive: true, force: true })));
 }
 
 export interface ReportOptions {

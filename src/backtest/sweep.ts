@@ -8,14 +8,14 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import type { Config } from '../config.js';
 import type { TotalResult } from '../report/stats.js';
 import { renderGridIndex } from '../report/grid-index.js';
 import { loadStrategyModule } from '../strategy/loader.js';
 import { expandGrid, gridCsv, rankRows, typedGrid, type GridAxis, type GridRow } from './grid.js';
 import { runInWorkers } from './pool.js';
-import { writeWhole, type ReportOptions } from './output.js';
+import { clearOutput, writeWhole, type ReportOptions } from './output.js';
 import type { ShiftedFile } from './runner.js';
 
 export interface GridJob {
@@ -86,7 +86,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
   // combination that failed this time to the previous sweep's report.
   // The earlier sweep's ranking and every folder of it go too: an interrupted rerun must not leave
   // its index and csv naming the earlier grid while linking this one's reports.
-  await Promise.all([join(o.outDir, 'grid'), join(o.outDir, 'grid.csv'), join(o.outDir, 'index.html')].map((p) => rm(p, { recursive: true, force: true })));
+  await clearOutput(o.outDir);
   const workers = Math.max(1, Math.min(o.workers ?? availableParallelism(), combos.length));
   let done = 0;
   const outcomes = await runInWorkers<GridJob, GridJobResult>(jobs, {

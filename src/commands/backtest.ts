@@ -8,7 +8,7 @@ import { loadConfig, type Config } from '../config.js';
 import { UsageError, type CommandIO, type CommandModule, numberFlag, seedFlag, TIMER_S } from './command.js';
 import { runBacktest, StrategyCreateError, type BacktestResult, type ShiftedFile, type StrategyErrors } from '../backtest/runner.js';
 import type { ReadError } from '../backtest/record-source.js';
-import { clearResults, rateLimitLine, writeReport, writeResultJson } from '../backtest/output.js';
+import { clearOutput, foreignOutput, rateLimitLine, writeReport, writeResultJson } from '../backtest/output.js';
 import { inputFileProblem, outputDirProblem, systemErrorLine } from './paths.js';
 import { parseGridSpec, gridTableRows, GridSpecError, type GridRow } from '../backtest/grid.js';
 import { runSweep } from '../backtest/sweep.js';
@@ -168,6 +168,8 @@ export const command: CommandModule = {
     const outDir = values.out ?? 'out/backtest';
     const outBad = outputDirProblem(outDir);
     if (outBad) return fail(io, `--out ${outDir}: ${outBad}`, 2);
+    const foreign = foreignOutput(outDir);
+    if (foreign) return fail(io, `--out ${outDir}: ${foreign}`, 2);
     const allowStrategyErrors = values['allow-strategy-errors'] === true;
     // this process is the backtest's (or the grid's) alone: a lower peak RSS for no time
     limitHeapGrowth();
@@ -217,7 +219,7 @@ export const command: CommandModule = {
     try {
       // the strategy and its params checked before the last run's results are cleared: a misspelt name keeps them
       await loadStrategy(config.strategy.name, config.strategy.params);
-      await clearResults(outDir);
+      await clearOutput(outDir);
       out = await runBacktest({
         data,
         config,

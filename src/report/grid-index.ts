@@ -5,6 +5,7 @@
 // in grid order. Plain HTML and inline SVG, no script, no network.
 import { esc, fmt, pct } from './html.js';
 import type { TotalResult } from './types.js';
+import { GENERATOR_META } from './html.js';
 
 export interface GridIndexRow {
   /** Position in grid order (0-based): the combination's folder is grid/<index>. */
@@ -182,7 +183,7 @@ export function renderGridIndex(r: GridIndexInput): string {
   });
   const failed = r.ranked.filter((x) => !x.total).length;
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<html lang="en"><head><meta charset="utf-8">${GENERATOR_META}<meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${esc(r.title)}</title>
 <style>
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:20px auto;padding:0 20px;color:#111827;max-width:1240px;font-size:14px}

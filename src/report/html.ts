@@ -10,6 +10,9 @@ import { CLIENT_JS } from './client.js';
 import { pageData, shortId } from './page-data.js';
 import type { ChartData, MarkoutFigures, StatsResult, TokenResult } from './stats.js';
 
+/** Marks a page as a makerd backtest's (a rerun into the same --out replaces only its own files: backtest/output.ts). */
+export const GENERATOR_META = '<meta name="generator" content="makerd backtest">';
+
 export interface RateLimitRow {
   scope: string;
   peakUsed: number;
@@ -215,7 +218,7 @@ ${data.exposure.length ? chartSection('chart-exposure', 'Net exposure per market
 ${priceCharts}
 ${omitted}`;
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<html lang="en"><head><meta charset="utf-8">${GENERATOR_META}<meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${esc(r.title)}</title>
 <style>/* ${lib.name} ${lib.version} (MIT) */
 ${lib.css}</style>

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cli } from '../../src/cli.js';
@@ -109,6 +109,42 @@ describe('makerd backtest (CLI)', () => {
       expect(existsSync(join(dir, 'grid')), extra.join(' ')).toBe(false);
     }
   });
+
+  it('refuses an --out holding files of those names makerd did not write (a run replaces its earlier output): exit 2, nothing deleted', async () => {
+    // found in review: a grid deleted DIR/grid, DIR/index.html and DIR/grid.csv, a single run DIR/result.json
+    // and DIR/report.html, whatever they were: a user's site folder lost its index and its grid folder
+    const site = tempDir('cli-foreign-out');
+    mkdirSync(join(site, 'grid'), { recursive: true });
+    writeFileSync(join(site, 'grid', 'keep.txt'), 'mine');
+    writeFileSync(join(site, 'index.html'), '<html>my site</html>');
+    const g = await run(['backtest', '--data', SAMPLE, '--out', site, '--grid', 'skewPerShare=0,0.001', '--workers', '1']);
+    expect(g.code).toBe(2);
+    expect(g.err).toMatch(/not written by makerd backtest/);
+    expect(readFileSync(join(site, 'grid', 'keep.txt'), 'utf8')).toBe('mine');
+    expect(readFileSync(join(site, 'index.html'), 'utf8')).toBe('<html>my site</html>');
+    const single = tempDir('cli-foreign-result');
+    writeFileSync(join(single, 'result.json'), '{"mine": true}');
+    const r = await run(['backtest', '--data', SAMPLE, '--out', single]);
+    expect(r.code).toBe(2);
+    expect(readFileSync(join(single, 'result.json'), 'utf8')).toBe('{"mine": true}');
+    // makerd's own output is replaced: a grid after a single run leaves no result.json or report.html of the earlier run
+    const ours = tempDir('cli-own-out');
+    expect((await run(['backtest', '--data', SAMPLE, '--out', ours])).code).toBe(0);
+    expect(existsSync(join(ours, 'report.html'))).toBe(true);
+    // (a grid's workers run the compiled tree)
+    const grid = spawnSync(process.execPath, ['dist/cli.js', 'backtest', '--data', SAMPLE, '--out', ours, '--grid', 'skewPerShare=0,0.001', '--workers', '1'], {
+      cwd: ROOT_DIR,
+      encoding: 'utf8',
+      timeout: 90_000,
+    });
+    expect(grid.status, grid.stderr).toBe(0);
+    expect(existsSync(join(ours, 'index.html'))).toBe(true);
+    expect(existsSync(join(ours, 'report.html'))).toBe(false);
+    expect(existsSync(join(ours, 'result.json'))).toBe(false);
+    expect((await run(['backtest', '--data', SAMPLE, '--out', ours])).code).toBe(0);
+    expect(existsSync(join(ours, 'index.html'))).toBe(false);
+    expect(existsSync(join(ours, 'grid'))).toBe(false);
+  }, 120_000);
 
   it('exits 2 with a clear message on bad input', async () => {
     const cases: Array<[string[], RegExp]> = [
