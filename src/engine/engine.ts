@@ -812,7 +812,33 @@ export class Engine {
       if (this.lastMarks.size > 0 && st) this.lastMarks.delete(tokenId);
       return m === m ? m : PRICE_SCALE - om;
     }
-    return this.lastMarks.get(tokenId) ?? NaN;
+    const last = this.lastMarks.get(tokenId) ?? (st ? this.positions.lastMarkOf(tokenId) : NaN);
+    return st && last === last ? this.withinOneSide(tokenId, st, last) : (last ?? NaN);
+  }
+
+  /**
+   * A quoted token's last mark bounded by the side its book has left: nobody pays more than the best
+   * ask (nor the complement's 1 - best bid), nor sells below the best bid. A crash that takes every
+   * bid and leaves asks at 0.02 values a long there, not at its last mid (the loss check saw nothing).
+   */
+  private withinOneSide(tokenId: string, st: MarketState, last: number): number {
+    const own = this.bookFor(tokenId);
+    const other = this.bookFor(st.meta.tokenId === tokenId ? st.meta.complementId : st.meta.tokenId);
+    let cap = PRICE_SCALE;
+    let floor = 0;
+    if (own) {
+      const a = own.bestAsk();
+      const b = own.bestBid();
+      if (a >= 0) cap = a;
+      if (b >= 0) floor = b;
+    }
+    if (other) {
+      const b = other.bestBid();
+      const a = other.bestAsk();
+      if (b >= 0) cap = Math.min(cap, PRICE_SCALE - b);
+      if (a >= 0) floor = Math.max(floor, PRICE_SCALE - a);
+    }
+    return Math.min(cap, Math.max(floor, last));
   }
 
   private midOf(tokenId: string): number {
