@@ -213,6 +213,8 @@ export interface GridRow {
   combo: Record<string, GridValue>;
   total?: TotalResult;
   error?: string;
+  /** Why the risk gate halted its quoting part way (its figures cover the run up to the halt). */
+  halted?: string;
 }
 
 /** Best first: higher total PnL, then smaller max drawdown, then grid order; failed runs last. */
@@ -260,11 +262,12 @@ function csvCell(v: unknown): string {
 /** Ranked rows as CSV: rank, the grid parameters, the metrics, and an error column. */
 export function gridCsv(axes: GridAxis[], ranked: GridRow[]): string {
   // grid: the combination's place in grid order, the n of its folder grid/<n> and its report's title
-  const head = ['rank', 'grid', ...axes.map((a) => a.name), ...METRICS.map(([n]) => n), 'error'];
+  const head = ['rank', 'grid', ...axes.map((a) => a.name), ...METRICS.map(([n]) => n), 'halted', 'error'];
   const lines = [head.map(csvCell).join(',')];
   ranked.forEach((r, i) => {
     const cells: unknown[] = [i + 1, r.index, ...axes.map((a) => r.combo[a.name])];
     for (const [, f] of METRICS) cells.push(r.total ? f(r.total) : '');
+    cells.push(r.halted ?? '');
     cells.push(r.error ?? '');
     lines.push(cells.map(csvCell).join(','));
   });
@@ -275,7 +278,7 @@ const clip = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n -
 
 /** The ranking for the terminal: rank, the combination's grid/<n>, parameters, PnL, drawdown, fills, uptime. */
 export function gridTableRows(axes: GridAxis[], ranked: GridRow[]): string[][] {
-  const rows = [['rank', 'grid', ...axes.map((a) => a.name), 'pnl $', 'max dd', 'fills', 'maker', 'uptime', 'orders']];
+  const rows = [['rank', 'grid', ...axes.map((a) => a.name), 'pnl $', 'max dd', 'fills', 'maker', 'uptime', 'orders', 'halted']];
   ranked.forEach((r, i) => {
     const t = r.total;
     rows.push([
@@ -288,6 +291,7 @@ export function gridTableRows(axes: GridAxis[], ranked: GridRow[]): string[][] {
       t ? `${(t.makerShare * 100).toFixed(1)}%` : '',
       t ? `${(t.quoteUptime * 100).toFixed(1)}%` : '',
       t ? String(t.orders) : '',
+      r.halted ? clip(oneLine(r.halted), 60) : '',
     ]);
   });
   return rows;

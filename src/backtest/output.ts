@@ -88,6 +88,7 @@ export async function writeReport(dir: string, out: BacktestOutput, opts: Report
     ['settlement (ms from a fill to CONFIRMED)', String(r.inputs.sim.settleMs)],
     ['seed', String(r.inputs.sim.seed)],
     ['events (frames)', `${r.feed.events} (${r.feed.frames}, ${r.feed.rejected} rejected)`],
+    ...outcomeWarnings(out).map(([k, v]): [string, string] => [k, v]),
   ];
   const html = renderReport({
     title: opts.title ?? `makerd backtest: ${r.inputs.strategy}`,
@@ -100,6 +101,21 @@ export async function writeReport(dir: string, out: BacktestOutput, opts: Report
   const p = join(dir, 'report.html');
   await writeWhole(p, html);
   return p;
+}
+
+/**
+ * What makes a run's figures other than a whole recording traded: a risk halt (quoting stopped for
+ * the rest of it), files not read to their end, a strategy that threw. Each a [label, text] row for
+ * the report's inputs and a line of the summary; none for a clean run.
+ */
+export function outcomeWarnings(out: Pick<BacktestOutput, 'result' | 'strategyErrors'>): Array<[string, string]> {
+  const r = out.result;
+  const w: Array<[string, string]> = [];
+  if (r.engine.halted) w.push(['HALTED', `${r.engine.halted}: the risk gate stopped quoting there, and the rest of the recording traded nothing`]);
+  const read = r.feed.readErrors ?? [];
+  if (read.length > 0) w.push(['NOT READ TO ITS END', `${read.map((e) => e.file).join(', ')}: the rest of each left out of these figures`]);
+  if (out.strategyErrors.count > 0) w.push(['STRATEGY ERRORS', `the strategy threw ${out.strategyErrors.count} time${out.strategyErrors.count === 1 ? '' : 's'}`]);
+  return w;
 }
 
 /** The busiest rate-limit scope, for the terminal summary. */

@@ -34,6 +34,8 @@ export interface GridJobResult {
   events: number;
   /** Files replayed shifted to follow the one before them (the same for every combination: they replay the same files). */
   shifted: ShiftedFile[];
+  /** Why the risk gate halted quoting, when it did (result.json engine.halted). */
+  halted: string | null;
 }
 
 export interface SweepOptions {
@@ -94,7 +96,9 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
     execArgv: o.execArgv,
     onDone: () => o.onDone?.(++done, jobs.length),
   });
-  const rows: GridRow[] = outcomes.map((r, i) => (r.ok ? { index: i, combo: combos[i], total: r.value.total } : { index: i, combo: combos[i], error: r.error }));
+  const rows: GridRow[] = outcomes.map((r, i) =>
+    r.ok ? { index: i, combo: combos[i], total: r.value.total, ...(r.value.halted ? { halted: r.value.halted } : {}) } : { index: i, combo: combos[i], error: r.error },
+  );
   const ranked = rankRows(rows);
   await mkdir(o.outDir, { recursive: true });
   const csvPath = join(o.outDir, 'grid.csv');

@@ -19,7 +19,7 @@ async function handle(m: WorkerRequest<GridJob>): Promise<WorkerReply<GridJobRes
     }
     const se = out.strategyErrors;
     if (se.count > 0 && !m.job.allowStrategyErrors) return { id: m.id, ok: false, error: strategyErrorsLine(se) };
-    return { id: m.id, ok: true, value: { total: out.result.total, wallMs: out.timing.wallMs, events: out.timing.events, shifted: out.shifted } };
+    return { id: m.id, ok: true, value: { total: out.result.total, wallMs: out.timing.wallMs, events: out.timing.events, shifted: out.shifted, halted: out.result.engine.halted } };
   } catch (e) {
     return { id: m.id, ok: false, error: e instanceof Error ? e.message : String(e) };
   }

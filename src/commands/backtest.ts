@@ -205,6 +205,7 @@ export const command: CommandModule = {
       io.out(textTable(gridTableRows(axes, res.ranked)));
       io.out(`\n${res.ranked.length} combinations on ${res.workers} workers in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       io.out(`wrote ${res.indexPath} and ${res.csvPath} (each combination's result.json and report.html under ${outDir}/grid/<n>/)`);
+      for (const row of res.ranked) if (row.halted) io.err(`makerd backtest: grid #${row.index}: the risk gate halted quoting (${row.halted}); its figures cover the run up to the halt`);
       const code = gridErrors(io, outDir, res.ranked, allowStrategyErrors);
       // every combination replays the same files: a file cut short cut every one of them short
       const readErrors = gridReadErrors(outDir, res.ranked);
@@ -253,6 +254,10 @@ export const command: CommandModule = {
     io.out(rateLimitLine(r));
     if (r.inputs.sim.cashUsd > 0) io.out(collateralLine(r));
     io.out(errorsLine(r, se));
+    if (r.engine.halted) {
+      io.out(`HALTED: ${r.engine.halted} (engine.halted in result.json): quoting stopped there; the rest of the recording traded nothing`);
+      io.err(`makerd backtest: the risk gate halted quoting (${r.engine.halted}); the figures cover the run up to the halt`);
+    }
     const readErrors = r.feed.readErrors ?? [];
     if (readErrors.length > 0) {
       readErrorLines(io, readErrors);

@@ -13,6 +13,8 @@ export interface GridIndexRow {
   combo: Record<string, number | string | boolean>;
   total?: TotalResult;
   error?: string;
+  /** Why the risk gate halted the run's quoting part way. */
+  halted?: string;
 }
 
 export interface GridIndexInput {
@@ -179,7 +181,9 @@ export function renderGridIndex(r: GridIndexInput): string {
       pct(t.quoteUptime),
     ];
     const tds = cells.map((c, j) => (j === 1 ? `<td class="barcell">${bar}</td>` : `<td>${esc(c)}</td>`)).join('');
-    return `<tr><td>${i + 1}</td>${params}${tds}<td>${link}</td></tr>`;
+    // a halted run's figures cover it up to the halt: said on its row
+    const halted = row.halted ? ` <span class="halted" title="${esc(row.halted)}">HALTED: ${esc(row.halted)}</span>` : '';
+    return `<tr${row.halted ? ' class="halted"' : ''}><td>${i + 1}</td>${params}${tds}<td>${link}${halted}</td></tr>`;
   });
   const failed = r.ranked.filter((x) => !x.total).length;
   return `<!doctype html>

@@ -146,6 +146,31 @@ describe('makerd backtest (CLI)', () => {
     expect(existsSync(join(ours, 'grid'))).toBe(false);
   }, 120_000);
 
+  it('a run the risk gate halted says so: in the summary, on stderr, in report.html, and per combination in a grid (found in review: only result.json held it)', async () => {
+    const dir = tempDir('cli-halted');
+    const cfg = join(dir, 'halt.json');
+    writeFileSync(cfg, JSON.stringify({ risk: { dailyLossLimit: 0.01 } }));
+    const r = await run(['backtest', '--data', SAMPLE, '--config', cfg, '--out', join(dir, 'one')]);
+    const halted = (JSON.parse(readFileSync(join(dir, 'one', 'result.json'), 'utf8')) as { engine: { halted: string | null } }).engine.halted;
+    expect(halted).toMatch(/daily loss/);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^HALTED: .*daily loss/m);
+    expect(r.err).toMatch(/halted quoting/);
+    expect(readFileSync(join(dir, 'one', 'report.html'), 'utf8')).toMatch(/HALTED/);
+    const g = spawnSync(process.execPath, ['dist/cli.js', 'backtest', '--data', SAMPLE, '--config', cfg, '--out', join(dir, 'grid'), '--grid', 'skewPerShare=0,0.001', '--workers', '1'], {
+      cwd: ROOT_DIR,
+      encoding: 'utf8',
+      timeout: 90_000,
+    });
+    expect(g.status, g.stderr).toBe(0);
+    expect(g.stderr).toMatch(/grid #0: the risk gate halted quoting/);
+    const csv = readFileSync(join(dir, 'grid', 'grid.csv'), 'utf8').split('\n');
+    const col = csv[0].split(',').indexOf('halted');
+    expect(col).toBeGreaterThan(0);
+    expect(csv[1].split(',')[col]).toMatch(/daily loss/);
+    expect(readFileSync(join(dir, 'grid', 'index.html'), 'utf8')).toMatch(/HALTED: /);
+  }, 120_000);
+
   it('exits 2 with a clear message on bad input', async () => {
     const cases: Array<[string[], RegExp]> = [
       [['backtest'], /--data is required/],

@@ -74,8 +74,8 @@ describe('ranking and CSV', () => {
     expect(lines[0].split(',').slice(0, 5)).toEqual(['rank', 'grid', 's', 'total_pnl', 'realized_pnl']);
     expect(lines).toHaveLength(6);
     expect(lines[1].startsWith('1,3,4,3,')).toBe(true);
-    // rank, grid, s, 19 empty metrics, the error
-    expect(lines[5]).toBe(`5,2,3,${','.repeat(19)}"boom, ""bad"""`);
+    // rank, grid, s, 19 empty metrics, halted (empty), the error
+    expect(lines[5]).toBe(`5,2,3,${','.repeat(20)}"boom, ""bad"""`);
   });
 });
 
