@@ -129,9 +129,12 @@ export const command: CommandModule = {
     const rejected = stats.rejected();
     // nothing decoded: not a recording (or every frame of it is broken), and nothing was verified
     const empty = stats.events === 0;
+    // events but no hash checked (deltas with no snapshot to start from): nothing was verified, no pass
+    const verified = rows.reduce((n, r) => n + r.hashesVerified, 0);
+    const none = !empty && verified === 0;
     if (readError) io.err(`makerd verify: ${file}: read stopped early (${readError}); checked the ${total} complete frames`);
     if (values.json) {
-      io.out(JSON.stringify({ file, frames: total, decode: stats.counters(), tokens: rows, unfinishedAtEnd, readError, ok: bad === 0 && !empty && readError === undefined }));
+      io.out(JSON.stringify({ file, frames: total, decode: stats.counters(), tokens: rows, unfinishedAtEnd, readError, ok: bad === 0 && !empty && !none && readError === undefined }));
     } else if (!empty) {
       io.out(`${file}: ${total} frames, ${stats.events} events, ${stats.pongs} PONG, ${stats.rejected()} rejected`);
       io.out('token                 frames snaps seeded deltas ignored hashes entries ltp-rec mismatch best-mm gaps  bid     ask     sync');
@@ -158,13 +161,22 @@ export const command: CommandModule = {
       const rej = rejected > 0 ? `; ${rejected} frame${rejected === 1 ? '' : 's'} rejected by the decoder` : '';
       const n = unfinishedAtEnd.length;
       const open = n > 0 ? `; ${n} of them in the last group of the file, which may stop inside a batch (its pieces share the whole batch's hash)` : '';
-      io.out(bad === 0 ? `OK: every hash verified${rej}${open}` : `FAIL: ${bad} mismatches${rej}${open}`);
+      const ignored = rows.reduce((n, r) => n + r.ignored, 0);
+      io.out(
+        bad > 0
+          ? `FAIL: ${bad} mismatches${rej}${open}`
+          : none
+            ? `FAIL: no hash verified (${ignored} updates ignored: no book snapshot to start from)${rej}`
+            : readError !== undefined
+              ? `INCOMPLETE: every hash verified up to where the read stopped${rej}${open}`
+              : `OK: every hash verified${rej}${open}`,
+      );
     }
     if (empty) {
       io.err(`makerd verify: ${file}: no valid market frame (${total} lines read, ${rejected} rejected)`);
       return 1;
     }
     // a file read only in part is no pass, however well that part verified
-    return bad === 0 && readError === undefined ? 0 : 1;
+    return bad === 0 && !none && readError === undefined ? 0 : 1;
   },
 };

@@ -40,6 +40,23 @@ describe('makerd verify', () => {
     expect(table.out.at(-1)).toBe('OK: every hash verified');
   });
 
+  it('a capture with no book snapshot (only deltas: nothing to start from) verifies nothing: FAIL, exit 1, never OK (found in review)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'verify-'));
+    const p = join(dir, 'deltas-only.jsonl');
+    const lines = readFileSync(fixture, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('price_change') && !l.includes('"event_type":"book"'));
+    expect(lines.length).toBeGreaterThan(0);
+    writeFileSync(p, lines.join('\n') + '\n');
+    const r = await run(['verify', p]);
+    expect(r.code).toBe(1);
+    expect(r.out.join('\n')).not.toMatch(/OK/);
+    expect(r.out.at(-1)).toMatch(/^FAIL: no hash verified/);
+    const j = await run(['verify', p, '--json']);
+    expect(j.code).toBe(1);
+    expect((JSON.parse(j.out[0]) as { ok: boolean }).ok).toBe(false);
+  });
+
   it('a tampered hash exits 1 and names the mismatch', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'verify-'));
     const text = readFileSync(fixture, 'utf8').replace('fbeeec13fa38a799d4852b4d0e98f98e47f4f5e5', 'fbeeec13fa38a799d4852b4d0e98f98e47f4f5e6');
