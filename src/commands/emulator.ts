@@ -3,7 +3,7 @@
 // recording of --duration seconds of market time as fast as it can and exits. --profile polymarket
 // makes the CLOB API speak the real venue's dialect (signed orders, L1/L2 auth, heartbeats).
 import { SIGNER_TIERS, signerTierOf } from '../api/limit-table.js';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, MakerdError } from '../core/errors.js';
 import { createLogger, envLogLevel } from '../core/log.js';
@@ -247,6 +247,8 @@ export const command: CommandModule = {
       io.err(`makerd emulator: --urls-out ${urlsOutFile}: ${urlsOutBad}`);
       return 2;
     }
+    // an earlier run's file goes first: a script waiting for it must not read dead ports while this one starts
+    if (urlsOutFile) rmSync(urlsOutFile, { force: true });
     const emu = await startEmulator(opts).catch((e: unknown) => {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'EADDRINUSE') throw new ConfigError('--port', `127.0.0.1:${port} is already in use (0 = any free port)`);
@@ -260,7 +262,9 @@ export const command: CommandModule = {
     const urlsOut = profile === 'polymarket' ? { ...urls, accounts: emu.accounts } : urls;
     if (urlsOutFile) {
       try {
-        writeFileSync(urlsOutFile, JSON.stringify(urlsOut, null, 2) + '\n');
+        // whole or not at all: a script polling for the file never reads half of it
+        writeFileSync(`${urlsOutFile}.tmp`, JSON.stringify(urlsOut, null, 2) + '\n');
+        renameSync(`${urlsOutFile}.tmp`, urlsOutFile);
       } catch (e) {
         // failed all the same (the disk full): stopped, not left listening with nobody told where
         await emu.close();
