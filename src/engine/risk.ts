@@ -325,7 +325,10 @@ export class RiskGate {
     const baselineAhead = !this.lossCompared || day !== this.dayStart;
     if (baselineAhead && marked !== undefined && !marked()) {
       if (this.unmarkedSince !== this.unmarkedSince) this.unmarkedSince = nowMs;
-      if (nowMs - this.unmarkedSince < MARKS_WAIT_MS) return undefined;
+      if (nowMs - this.unmarkedSince < MARKS_WAIT_MS) {
+        // the day turned while compared: the day before's baseline still checks the loss meanwhile
+        return this.lossCompared ? this.lossPastLimit(pnlMicros, nowMs) : undefined;
+      }
     } else this.unmarkedSince = NaN;
     this.lossCompared = true;
     if (day !== this.dayStart) {
@@ -335,6 +338,11 @@ export class RiskGate {
       this.dayStartTriedMs = -Infinity;
     }
     if (!this.dayStartKept && nowMs - this.dayStartTriedMs >= DAY_START_RETRY_MS) this.keepDayStart(day, nowMs);
+    return this.lossPastLimit(pnlMicros, nowMs);
+  }
+
+  /** The halt when the loss since the day's baseline is past the limit. */
+  private lossPastLimit(pnlMicros: number, nowMs: number): string | undefined {
     if (this.halted) return undefined;
     const loss = (this.dayStartPnl - pnlMicros) / (PRICE_SCALE * SIZE_SCALE);
     if (loss > this.cfg.dailyLossLimit) return this.halt(`daily loss ${loss.toFixed(2)} exceeds limit ${this.cfg.dailyLossLimit}`, nowMs);

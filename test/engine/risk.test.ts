@@ -197,6 +197,15 @@ describe('risk gate', () => {
     expect(g.checkLoss(-40 * 1e6, 2000, () => false)).toMatch(/daily loss 40.00 exceeds limit 10/);
   });
 
+  it("at the day's turn with a holding unmarked, the wait for marks still checks against the day before: a loss in that minute halts (found in review)", () => {
+    const D = 86_400_000;
+    const g = new RiskGate(cfg, silentLogger);
+    expect(g.checkLoss(0, D - 1000, () => true)).toBeUndefined();
+    // the day turns with a holding unmarked: the new baseline waits (60 s at most) for its mark, and
+    // meanwhile a $50 loss must not pass unchecked, nor be folded into the new day's baseline
+    expect(g.checkLoss(-50 * 1e6, D + 5000, () => false)).toMatch(/daily loss 50.00/);
+  });
+
   it("a store that cannot read the day's baseline never has it replaced: asked again a second later, the kept one counts", () => {
     // found in review: a failed read took this process's PnL as the day's start and wrote it over
     // the kept one (re-arming the whole limit for every later restart); a failed write was never retried
