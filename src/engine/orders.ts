@@ -288,7 +288,7 @@ export class OrderTracker {
   matchedAtLeast(o: TrackedOrder, sizeMatched: number, nowMs: number): void {
     const filled = Math.min(sizeMatched, o.size);
     if (TERMINAL.has(o.state) || !Number.isSafeInteger(filled) || filled <= o.filled) return;
-    o.unseen = (o.unseen ?? 0) + filled - o.filled;
+    this.setUnseen(o, (o.unseen ?? 0) + filled - o.filled);
     this.setFilled(o, filled);
     if (filled >= o.size) this.move(o, 'filled', nowMs);
     else if (o.state === 'live') this.move(o, 'partially_filled', nowMs);
@@ -327,7 +327,7 @@ export class OrderTracker {
     let add = size;
     if (o.unseen) {
       const known = Math.min(o.unseen, size);
-      o.unseen -= known;
+      this.setUnseen(o, o.unseen - known);
       add -= known;
     }
     // a fill recovered for an order already stored as filled (a crash between the two, before
@@ -484,7 +484,7 @@ export class OrderTracker {
     }
     s.add(o);
     this.openNotionalSum += o.price * (o.size - o.filled);
-    if (o.side === 'BUY') this.openBuyCostSum += o.price * (o.size - o.filled);
+    if (o.side === 'BUY') this.openBuyCostSum += o.price * sizeToCome(o);
   }
 
   private removeOpen(o: TrackedOrder): boolean {
@@ -495,7 +495,7 @@ export class OrderTracker {
       if (s.size === 0) this.openByToken.delete(o.tokenId);
     }
     this.openNotionalSum -= o.price * (o.size - o.filled);
-    if (o.side === 'BUY') this.openBuyCostSum -= o.price * (o.size - o.filled);
+    if (o.side === 'BUY') this.openBuyCostSum -= o.price * sizeToCome(o);
     return true;
   }
 
@@ -506,6 +506,15 @@ export class OrderTracker {
       if (o.side === 'BUY') this.openBuyCostSum += o.price * (o.filled - filled);
     }
     o.filled = filled;
+  }
+
+  /**
+   * Every change of `unseen` goes here: an open BUY's matched size whose trade has not come still
+   * promises its cost (the fill is not yet in Positions.spent), so the collateral gate counts it.
+   */
+  private setUnseen(o: TrackedOrder, unseen: number): void {
+    if (o.side === 'BUY' && this.openSet.has(o)) this.openBuyCostSum += o.price * (unseen - (o.unseen ?? 0));
+    o.unseen = unseen;
   }
 
   /** `filled` changed and the state did not: told all the same (the journal stores every change of filled). */

@@ -248,3 +248,23 @@ describe('engine: a look-up lists our SELL as partly matched, its trade not come
     await engine.stop();
   });
 });
+
+describe('the collateral an open BUY promises counts its matched size whose trade has not come (found in review)', () => {
+  it('a BUY of 20 at 0.50 listed 10 matched still promises $10 until the trade comes: then the fill is spent, the promise $5', () => {
+    const { tr, rest } = state({});
+    const o = rest('Y', 'BUY', 2000);
+    expect(tr.openBuyCost()).toBe(5000 * 2000);
+    // the order event (or a look-up's list) says 10 matched before the trade
+    tr.matchedAtLeast(o, 1000, 1);
+    expect(o.state).toBe('partially_filled');
+    // not free for another BUY: the $5 of the match is not yet in Positions.spent
+    expect(tr.openBuyCost()).toBe(5000 * 2000);
+    // the trade comes: the fill is spent (positions), the promise what still rests
+    tr.applyFill(o.orderId as string, 1000, 2);
+    expect(tr.openBuyCost()).toBe(5000 * 1000);
+    // cancelled: nothing promised
+    tr.cancelSent(o, 3);
+    tr.canceled(o.orderId as string, 4);
+    expect(tr.openBuyCost()).toBe(0);
+  });
+});

@@ -446,7 +446,8 @@ describe('startup reconciliation', () => {
     await reconcileWithVenue(engine, venue, 0, silentLogger);
     expect([engine.orders.get('known')?.filled, engine.orders.get('known')?.state]).toEqual([300, 'partially_filled']);
     expect([engine.orders.get('unanswered')?.filled, engine.orders.get('unanswered')?.state]).toEqual([200, 'partially_filled']);
-    expect(engine.orders.openBuyCost()).toBe(4800 * 700 + 4700 * 800);
+    // what they promise: the remainder resting, and the matched size until its trade brings it into the spent
+    expect(engine.orders.openBuyCost()).toBe(4800 * 1000 + 4700 * 1000);
     // no trade, no position: a fill itself comes with its trade
     expect(engine.positions.qty('Y')).toBe(0);
     // the trade comes later (listed, or on the user channel): counted in the position, not again in the order
@@ -455,6 +456,7 @@ describe('startup reconciliation', () => {
     await reconcileWithVenue(engine, venue, 0, silentLogger);
     expect(engine.orders.get('known')?.filled).toBe(300);
     expect(engine.positions.qty('Y')).toBe(300);
+    expect(engine.orders.openBuyCost()).toBe(4800 * 700 + 4700 * 1000);
     // and a fill past what the list counted adds
     venue.trades = async () => [t1, { ...t1, tradeId: 'T2', size: 100 }];
     await reconcileWithVenue(engine, venue, 0, silentLogger);
