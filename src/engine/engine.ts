@@ -256,7 +256,7 @@ export class Engine {
       // our orders are taken out of the books we mark at: an order's change moves its market's marks
       this.orders.onChange((ord) => this.markMoved(ord.tokenId));
     }
-    this.runningPnl = new RunningPnl(this.positions, (t) => this.mark(t));
+    this.runningPnl = new RunningPnl(this.positions, (t) => this.valueOf(t));
     this.cancelAll = new CancelAllRetry({
       clock: o.clock,
       log: o.log,
@@ -468,7 +468,7 @@ export class Engine {
 
   /** The mark, else the last one the token was valued at (a book gone one-sided or out of sync keeps its last). */
   private markOrLast(tokenId: string): number {
-    const m = this.mark(tokenId);
+    const m = this.valueOf(tokenId);
     return m === m ? m : this.positions.lastMarkOf(tokenId);
   }
 
@@ -812,8 +812,24 @@ export class Engine {
       if (this.lastMarks.size > 0 && st) this.lastMarks.delete(tokenId);
       return m === m ? m : PRICE_SCALE - om;
     }
-    const last = this.lastMarks.get(tokenId) ?? (st ? this.positions.lastMarkOf(tokenId) : NaN);
-    return st && last === last ? this.withinOneSide(tokenId, st, last) : (last ?? NaN);
+    return this.lastMarks.get(tokenId) ?? NaN;
+  }
+
+  /**
+   * What a holding is valued at (the PnL, the loss check, the marks kept for a restart): its mark;
+   * a quoted token with no mid, its last mark bounded by the side its book has left (withinOneSide).
+   * Not the risk gate's price reference: a one-sided book is no mid to quote around (no_mid).
+   */
+  valueOf(tokenId: string): number {
+    const m = this.mark(tokenId);
+    const st = this.byToken.get(tokenId);
+    if (!st || this.settledMarks.has(tokenId)) return m;
+    const own = this.midOf(tokenId);
+    if (own === own) return m;
+    const other = this.midOf(st.meta.tokenId === tokenId ? st.meta.complementId : st.meta.tokenId);
+    if (other === other) return m;
+    const last = m === m ? m : this.positions.lastMarkOf(tokenId);
+    return last === last ? this.withinOneSide(tokenId, st, last) : NaN;
   }
 
   /**
@@ -859,7 +875,7 @@ export class Engine {
   }
 
   pnlMicros(): number {
-    return this.positions.pnl((t) => this.mark(t));
+    return this.positions.pnl((t) => this.valueOf(t));
   }
 
   /**

@@ -24,8 +24,9 @@ describe('daily loss: a held token whose book loses a side', () => {
     // the bids vanish: no mid on either token
     clock.advanceTo(clock.now() + 1000);
     deliver(mirror, engine, mirroredBooks(M, Y, N, [], [[5400, 10000]], clock.now()));
-    // the last mark, below the ask that is left
-    expect(engine.mark(Y)).toBe(5300);
+    // no mid to quote around (the risk gate's no_mid), valued at the last mark, below the ask that is left
+    expect(engine.mark(Y)).toBeNaN();
+    expect(engine.valueOf(Y)).toBe(5300);
     expect(engine.runningPnlMicros() - base).toBe(-7_000_000);
     expect(engine.pnlMicros() - base).toBe(-7_000_000);
     // and a further real loss is still seen at once, not after a 60 s wait: a fill far below
@@ -50,7 +51,8 @@ describe('daily loss: a held token whose book loses a side', () => {
     // every YES bid gone, YES offered at 0.02 (the NO book mirrors it: bids at 0.98, no asks)
     clock.advanceTo(clock.now() + 1000);
     deliver(mirror, engine, mirroredBooks(M, Y, N, [], [[200, 10000]], clock.now()));
-    expect(engine.mark(Y)).toBe(200);
+    expect(engine.mark(Y)).toBeNaN();
+    expect(engine.valueOf(Y)).toBe(200);
     expect(engine.pnlMicros() - base).toBe(-58_000_000);
     engine.onTimer();
     expect(engine.risk.halted).toMatch(/daily loss/);
