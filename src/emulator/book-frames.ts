@@ -20,6 +20,8 @@ export interface MarketFacts {
   tick: number;
   minSize: number;
   negRisk: boolean;
+  /** The token that won, once the market resolved (set by a test: GET /markets/{id} says closed, `winner` on its token). */
+  winner?: string;
 }
 
 export interface BookObject {

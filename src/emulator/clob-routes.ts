@@ -29,13 +29,14 @@ const PUBLIC = new Set([
 
 export function clobMarketJson(m: EmuMarket): Record<string, unknown> {
   const mid = midOf(m, m.tokens[0]);
-  const p0 = Number.isFinite(mid) ? mid / PRICE_SCALE : 0.5;
+  const won = m.facts.winner;
+  const p0 = won !== undefined ? (won === m.tokens[0] ? 1 : 0) : Number.isFinite(mid) ? mid / PRICE_SCALE : 0.5;
   return {
     enable_order_book: true,
     active: true,
-    closed: false,
+    closed: won !== undefined,
     archived: false,
-    accepting_orders: true,
+    accepting_orders: won === undefined,
     minimum_order_size: m.facts.minSize / 100,
     minimum_tick_size: m.facts.tick / PRICE_SCALE,
     condition_id: m.conditionId,
@@ -48,8 +49,8 @@ export function clobMarketJson(m: EmuMarket): Record<string, unknown> {
     neg_risk_market_id: '',
     rewards: { rates: null, min_size: 50, max_spread: 4.5 },
     tokens: [
-      { token_id: m.tokens[0], outcome: 'Yes', price: Number(p0.toFixed(4)), winner: false },
-      { token_id: m.tokens[1], outcome: 'No', price: Number((1 - p0).toFixed(4)), winner: false },
+      { token_id: m.tokens[0], outcome: 'Yes', price: Number(p0.toFixed(4)), winner: won === m.tokens[0] },
+      { token_id: m.tokens[1], outcome: 'No', price: Number((1 - p0).toFixed(4)), winner: won === m.tokens[1] },
     ],
     tags: ['synthetic'],
   };

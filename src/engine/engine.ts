@@ -138,6 +138,8 @@ export class Engine {
    * holding keeps that value rather than falling to cost, until a book marks it again.
    */
   private readonly lastMarks = new Map<string, number>();
+  /** token -> its market's condition id, of every token traded (noteMarketOf, dropMarket): a held one outside the set is asked about. */
+  private readonly marketOfToken = new Map<string, string>();
   /** Tokens of resolved markets at what they pay (1 the winner, 0 the other), ahead of any book or last mark. */
   private readonly settledMarks = new Map<string, number>();
   /**
@@ -406,13 +408,7 @@ export class Engine {
     const st = this.markets.get(conditionId);
     if (!st || st.removed) return;
     st.removed = true;
-    const held = this.positions.qty(st.meta.tokenId) !== 0 || this.positions.qty(st.meta.complementId) !== 0;
-    this.log.info(
-      { market: conditionId, held },
-      held
-        ? 'engine: market removed from the set; cancelling its orders; its holding keeps it read (books, resolution) until it resolves'
-        : 'engine: market removed from the set; cancelling its orders',
-    );
+    this.log.info({ market: conditionId }, 'engine: market removed from the set; cancelling its orders');
     this.requote(st);
   }
 
@@ -421,9 +417,6 @@ export class Engine {
     const st = this.markets.get(conditionId);
     if (!st) return true;
     if (!st.removed || this.requoter.marketOrders(st).length > 0) return false;
-    // a holding's market stays (quoting nothing) until it resolves or the holding is gone: dropped, its
-    // books and its resolution would no longer reach the marks and the daily-loss check
-    if (!st.resolved && (this.positions.qty(st.meta.tokenId) !== 0 || this.positions.qty(st.meta.complementId) !== 0)) return false;
     if (st.timer !== undefined) this.clock.cancel(st.timer);
     this.ticks.clear(st);
     this.markets.delete(conditionId);
@@ -433,6 +426,7 @@ export class Engine {
       // ever traded would grow for as long as markets rotate
       const m = this.positions.mayHold(t) ? this.markOrLast(t) : NaN;
       this.settledMarks.delete(t);
+      this.noteMarketOf(t, conditionId);
       if (m === m) {
         this.lastMarks.set(t, m);
         this.o.onLastMark?.(t, m);
@@ -443,6 +437,43 @@ export class Engine {
       this.positions.forget(t);
       if (this.positions.has(t)) this.runningPnl.orphan(t);
     }
+    return true;
+  }
+
+  /** The market a token belongs to (its fills name it; restoreFromStore): asked about once the token is held outside the set (heldOutsideMarkets). */
+  noteMarketOf(tokenId: string, conditionId: string): void {
+    if (conditionId && this.marketOfToken.get(tokenId) !== conditionId) this.marketOfToken.set(tokenId, conditionId);
+  }
+
+  /** Held tokens of no quoted market whose market is known and not yet resolved, by that market (ResolutionWatch). */
+  heldOutsideMarkets(): Map<string, string[]> {
+    const out = new Map<string, string[]>();
+    for (const [t] of this.positions.entries()) {
+      if (this.byToken.has(t) || this.settledMarks.has(t) || this.positions.qty(t) === 0) continue;
+      const m = this.marketOfToken.get(t);
+      if (m === undefined) continue;
+      const ts = out.get(m);
+      if (ts) ts.push(t);
+      else out.set(m, [t]);
+    }
+    return out;
+  }
+
+  /**
+   * A market of no quoted set that the venue says resolved (ResolutionWatch): its tokens at what they
+   * pay, as a market_resolved marks a quoted one's, and kept for a restart. False when it is quoted
+   * again (its own feed tells) or names no token held.
+   */
+  settleOutside(conditionId: string, winner: string, tokens: readonly string[]): boolean {
+    if (this.markets.has(conditionId) || !tokens.includes(winner)) return false;
+    for (const t of tokens) {
+      const mark = t === winner ? PRICE_SCALE : 0;
+      this.settledMarks.set(t, mark);
+      this.markMoved(t);
+      if (this.positions.mayHold(t)) this.o.onLastMark?.(t, mark);
+    }
+    this.log.info({ market: conditionId, winner }, 'engine: a market held outside the set resolved: its tokens marked at what they pay');
+    this.checkLoss();
     return true;
   }
 

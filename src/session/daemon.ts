@@ -39,6 +39,7 @@ import { TradesReadNote } from './trades-read.js';
 import type { MarketMeta } from '../engine/strategy.js';
 import type { MarketState } from '../engine/market-state.js';
 import type { TrackedOrder } from '../engine/orders.js';
+import { ResolutionWatch } from './resolution-watch.js';
 
 export interface DaemonOptions {
   config: Config;
@@ -107,6 +108,8 @@ export class Daemon implements StatusSource {
   private reconciled = false;
   /** Where start-up's check reads trades from (recoveryStart): a stop before that check succeeds reads from there too. */
   private startupSinceMs: number | undefined;
+  /** Asks the venue whether the markets of held shares outside the set resolved (after start-up's look-up). */
+  resolutions: ResolutionWatch | undefined;
   /** Up to when the venue's trades are read, noted in the store (trades-read.ts). */
   private tradesRead: TradesReadNote | undefined;
   /** The user channel is back and the look-up of its gap has not landed yet (no quoting: feedLive). */
@@ -469,6 +472,10 @@ export class Daemon implements StatusSource {
     this.managesOrders = true;
     await this.unlessStopped(lookUps.full(Math.min(since, this.unsettledSince())));
     holdRestoredMatched(this.engine, restored);
+    // held shares of markets not quoted (a restart outside their set, a market dropped while held): the venue says when they resolve
+    this.resolutions = new ResolutionWatch({ engine: this.engine, market: (id) => this.clients.clob.getMarket(id), log: log.child({ part: 'resolutions' }) });
+    this.resolutions.start();
+    this.tasks.push(this.resolutions);
     this.reconciled = true;
     // look-ups asked for meanwhile (a bad trade, an unknown order on the user channel) run from here on
     lookUps.open();

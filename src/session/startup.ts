@@ -59,6 +59,8 @@ export function restoreFromStore(engine: Engine, orders: readonly TrackedOrder[]
   let head = 0;
   let dropped = 0;
   for (const f of fills) {
+    // a token held outside the set after this restart is asked about by its market (ResolutionWatch)
+    engine.noteMarketOf(f.tokenId, f.market);
     if (f.status !== 'FAILED') {
       engine.positions.applyFill(f, fillKey(f.tradeId, f.orderId), !settled(f.status));
       const sum = byOrder.get(f.orderId);

@@ -81,48 +81,25 @@ describe('engine: the market set changes while running', () => {
     expect(engine.marketOf(A.tokenId)?.blocked).toBeUndefined();
   });
 
-  it('a retired market whose tokens we hold is kept (its books mark the holding) until it resolves; dropped, the holding keeps what the token pays once its books are forgotten', async () => {
+  it("a dropped market's holding stays valued at its last mark once its books are forgotten", async () => {
     const { engine, mirror, venue, clock } = await setup();
     engine.positions.apply(A.tokenId, 'BUY', 4000, 1000, 0); // 10 shares at 0.40, the mid 0.50
-    expect(engine.mark(A.tokenId)).toBe(5000);
+    const mark = engine.mark(A.tokenId);
+    expect(mark).toBe(5000);
+    const pnl = engine.pnlMicros();
     engine.retireMarket(A.conditionId);
     await settle(10);
-    expect(await venue.openOrders()).toSatisfy((os: Array<{ tokenId: string }>) => os.every((o) => o.tokenId !== A.tokenId && o.tokenId !== A.complementId));
-    // held: kept, and its books still mark the holding
-    expect(engine.dropMarket(A.conditionId)).toBe(false);
-    deliver(mirror, engine, [{ ...bookEv(A.tokenId, 3900, 4100, clock.now()), market: A.conditionId }], venue);
-    expect(engine.mark(A.tokenId)).toBe(4000);
-    // it resolves: the holding is worth what it pays, and the market may go
-    const resolved = {
-      type: 'market_resolved' as const,
-      market: A.conditionId,
-      question: 'q',
-      slug: 's',
-      assetIds: [A.tokenId, A.complementId],
-      outcomes: ['Yes', 'No'],
-      winningAssetId: A.tokenId,
-      timestampMs: clock.now(),
-    };
-    deliver(mirror, engine, [resolved], venue);
-    expect(engine.mark(A.tokenId)).toBe(10_000);
-    const pnl = engine.pnlMicros();
     expect(engine.dropMarket(A.conditionId)).toBe(true);
     // the feed forgets a dropped market's books (MarketFeed.removeTokens)
     mirror.forget(A.tokenId);
     mirror.forget(A.complementId);
     expect(mirror.book(A.tokenId)).toBeUndefined();
-    expect(engine.mark(A.tokenId)).toBe(10_000);
+    expect(engine.mark(A.tokenId)).toBe(mark);
     expect(engine.pnlMicros()).toBe(pnl);
-  });
-
-  it('a retired market whose holding goes flat is dropped then', async () => {
-    const { engine } = await setup();
-    engine.positions.apply(A.tokenId, 'BUY', 4000, 1000, 0);
-    engine.retireMarket(A.conditionId);
-    await settle(10);
-    expect(engine.dropMarket(A.conditionId)).toBe(false);
-    engine.positions.apply(A.tokenId, 'SELL', 5000, 1000, 0);
-    expect(engine.dropMarket(A.conditionId)).toBe(true);
+    // added back, its live book marks it again
+    engine.addMarket(A);
+    deliver(mirror, engine, [{ ...bookEv(A.tokenId, 5900, 6100, clock.now()), market: A.conditionId }], venue);
+    expect(engine.mark(A.tokenId)).toBe(6000);
   });
 
   it('a flat token whose SELL may still fail keeps its mark when its market is dropped (the holding would come back)', async () => {
@@ -160,30 +137,14 @@ describe('engine: the market set changes while running', () => {
     first.engine.positions.apply(A.tokenId, 'BUY', 4000, 1000, 0);
     first.engine.retireMarket(A.conditionId);
     await settle(10);
-    // a held market goes once it resolves (here A's NO wins: the holding is worth 0)
-    const resolved = {
-      type: 'market_resolved' as const,
-      market: A.conditionId,
-      question: 'q',
-      slug: 's',
-      assetIds: [A.tokenId, A.complementId],
-      outcomes: ['Yes', 'No'],
-      winningAssetId: A.complementId,
-      timestampMs: 0,
-    };
-    deliver(first.mirror, first.engine, [resolved], first.venue);
     expect(first.engine.dropMarket(A.conditionId)).toBe(true);
-    expect(kept.get(A.tokenId)).toBe(0);
-    // the feed forgets a dropped market's books (MarketFeed.removeTokens)
-    first.mirror.forget(A.tokenId);
-    first.mirror.forget(A.complementId);
+    expect(kept.get(A.tokenId)).toBe(5000);
     const pnl = first.engine.pnlMicros();
-    expect(pnl).toBe(-4000 * 1000);
     // restarted without A in the set: the same holding, the kept mark
     const second = await setup({ markets: [B] });
     second.engine.positions.apply(A.tokenId, 'BUY', 4000, 1000, 0);
     second.engine.restoreLastMarks(kept);
-    expect(second.engine.mark(A.tokenId)).toBe(0);
+    expect(second.engine.mark(A.tokenId)).toBe(5000);
     expect(second.engine.pnlMicros()).toBe(pnl);
   });
 

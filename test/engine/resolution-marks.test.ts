@@ -66,31 +66,6 @@ describe('engine: a resolved market marks its tokens at 1 and 0', () => {
   });
 });
 
-describe('engine: a market that leaves the set while we hold its tokens', () => {
-  // found in review: a market query drops a market that closes to trading; dropped, its books and its
-  // resolution no longer reached the engine and the holding kept its last mark for good (stored too),
-  // the losing side's stake never in the PnL or the daily-loss check
-  it('is kept (no quotes, its books and resolution still read) until it resolves: the losing stake reaches the PnL, then it is dropped', async () => {
-    const { clock, engine, mirror, cost } = await holdingYes();
-    engine.retireMarket(M);
-    await settle(10);
-    expect([...engine.orders.open()].filter((o) => o.market === M)).toEqual([]);
-    expect(engine.dropMarket(M)).toBe(false);
-    // its books still mark the holding
-    deliver(mirror, engine, books(3000, 3200, clock.now() + 1));
-    expect(engine.mark(Y)).toBe(3100);
-    deliver(mirror, engine, [resolved(clock.now() + 2, { asset: N })]);
-    expect(engine.mark(Y)).toBe(0);
-    expect(engine.pnlMicros()).toBe(-cost);
-    expect(engine.dropMarket(M)).toBe(true);
-    // dropped (the feed forgets its books), it keeps what the token pays
-    mirror.forget(Y);
-    mirror.forget(N);
-    expect(engine.mark(Y)).toBe(0);
-    await engine.stop();
-  });
-});
-
 describe('engine: the real market_resolved message (a capture: nautilus_trader ws_market_resolved_msg.json)', () => {
   it('decoded by the one market decoder, it marks the winner at 1 and the other token at 0', async () => {
     const text = readFileSync(new URL('../fixtures/polymarket/nautilus_trader/rust_test_data/ws_market_resolved_msg.json', import.meta.url), 'utf8');

@@ -63,7 +63,7 @@ describe('daemon: markets added and removed while running', () => {
       const counters = () => d.feed.counters();
       const reconnectsBefore = counters();
       const [mC] = await marketsFromTokens(d.clients.clob, [c], silentLogger);
-      // shares of A held (as if bought earlier): A is kept, quoting nothing, while they are
+      // shares of A held (as if bought earlier): their mark is kept when A is dropped
       d.engine.positions.apply(mA.tokenId, 'BUY', 4000, 1000, 0);
 
       const change = d.setMarkets([mB, mC]);
@@ -72,17 +72,13 @@ describe('daemon: markets added and removed while running', () => {
 
       await until('C quoting', async () => (await restingOn(mC)) > 0);
       await until("A's orders cancelled at the venue", async () => (await restingOn(mA)) === 0);
-      // held: still read (its books mark the holding) past two of the leaving checks (every 2 s)
-      await new Promise((r) => setTimeout(r, 4500));
-      expect(d.engine.marketOf(mA.tokenId)).toBeDefined();
-      expect(d.feed.marketConnections()[0].assets.has(mA.tokenId)).toBe(true);
-      expect(d.feed.book(mA.tokenId)?.mid()).toBe(d.engine.mark(mA.tokenId));
-      expect(await restingOn(mA)).toBe(0);
-      // flat again: forgotten and unsubscribed once none of its orders is open
-      d.engine.positions.apply(mA.tokenId, 'SELL', 4000, 1000, 0);
+      // forgotten and unsubscribed once none of its orders is open (checked every 2 s)
       await until('A dropped', () => d.engine.marketOf(mA.tokenId) === undefined && !d.feed.marketConnections()[0].assets.has(mA.tokenId), 10_000);
       // and its books with it (a daemon rotating markets for weeks keeps only the books it trades)
       for (const t of [mA.tokenId, mA.complementId]) expect([t, d.feed.book(t)]).toEqual([t, undefined]);
+      const keptMark = d.store.keptMarks().get(mA.tokenId);
+      expect(keptMark).toBeGreaterThan(0);
+      expect(d.engine.mark(mA.tokenId)).toBe(keptMark);
       expect(await restingOn(mB)).toBeGreaterThan(0);
       const after = d.feed.marketConnections();
       expect(after).toHaveLength(1);

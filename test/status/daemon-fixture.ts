@@ -38,7 +38,7 @@ export interface StartOptions {
   /** Wait until every traded market rests a bid and an ask (default); false: return once started. */
   waitQuoting?: boolean;
   /** Daemon options beyond the fixture's own (the held marks' keeping period). */
-  daemon?: Pick<DaemonOptions, 'markKeepMs'>;
+  daemon?: Pick<DaemonOptions, 'markKeepMs' | 'tokens'>;
 }
 
 /** Another account sells into one of our resting bids (of `market`, when given; FAK at its price), and the daemon's fill is waited for. */

@@ -43,18 +43,6 @@ describe('status: markets that leave the set', () => {
       expect(family(await seriesOf(r, mA), 'makerd_fills_total').length).toBeGreaterThan(0);
       expect(family(await seriesOf(r, mB), 'makerd_fills_total').length).toBeGreaterThan(0);
       /** Waits for the status server's next PnL sample (one a second). */
-      /** The market resolves (its YES wins), as the market channel's market_resolved says. */
-      const resolve = (m: MarketMeta) =>
-        d.engine.handleMarketEvent({
-          type: 'market_resolved',
-          market: m.conditionId,
-          question: 'q',
-          slug: 's',
-          assetIds: [m.tokenId, m.complementId],
-          outcomes: ['Yes', 'No'],
-          winningAssetId: m.tokenId,
-          timestampMs: Date.now(),
-        });
       const nextSample = async () => {
         const n = history.pnl.points.length;
         await until('the next PnL sample', () => history.pnl.points.length > n, 5000);
@@ -67,8 +55,6 @@ describe('status: markets that leave the set', () => {
       expect(family(leaving, 'makerd_fills_total').length).toBeGreaterThan(0);
       expect(history.marketPnl.has(mA.conditionId)).toBe(true);
 
-      // it holds shares: kept (quoting nothing) until it resolves
-      resolve(mA);
       await until('A dropped', () => d.engine.marketOf(mA.tokenId) === undefined);
       // (it left holding shares: /status still lists them)
       expect(d.engine.positions.qty(mA.tokenId) + d.engine.positions.qty(mA.complementId)).toBeGreaterThan(0);
@@ -85,7 +71,6 @@ describe('status: markets that leave the set', () => {
 
       // and again: B goes too, C stays
       d.setMarkets([mC]);
-      resolve(mB);
       await until('B dropped', () => d.engine.marketOf(mB.tokenId) === undefined);
       // unscraped: C's first fill is enough for B's fill counters to go (a daemon nobody scrapes)
       await until('a bid of ours in C', () => r.emu.exchange.openOrders(KEY).some((o) => o.side === 'BUY' && o.market.conditionId === mC.conditionId));
