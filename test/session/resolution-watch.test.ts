@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDaemon, takeOneBid, sleep } from '../status/daemon-fixture.js';
+import { clobMarketSchema } from '../../src/api/schemas.js';
+import { fixture } from '../api/http-server.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -91,4 +93,14 @@ describe('the markets of held shares outside the quoted set', () => {
       await second.close();
     }
   }, 60_000);
+});
+
+describe('the venue answer the watch reads (a real capture)', () => {
+  it("a closed, resolved market's CLOB object parses with its winner token", () => {
+    const m = clobMarketSchema.parse(fixture('nautilus_trader/rust_test_data/clob_market_closed_binary_accepting_false.json'));
+    const winners = (m.tokens ?? []).filter((t) => t.winner === true);
+    expect(winners).toHaveLength(1);
+    expect(winners[0].outcome).toBe('No');
+    expect((m.tokens ?? []).find((t) => t.winner === false)?.outcome).toBe('Yes');
+  });
 });
