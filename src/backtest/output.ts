@@ -27,6 +27,7 @@ export async function writeResultJson(dir: string, r: BacktestResult): Promise<s
 /** What a backtest writes in its --out, a single run's and a grid's: a run replaces them all. */
 const OUTPUT_NAMES = ['result.json', 'report.html', 'index.html', 'grid.csv', 'grid'] as const;
 const COMBINATION_FILES = new Set(['result.json', 'report.html', 'result.json.tmp', 'report.html.tmp']);
+// (pages of earlier versions have no generator meta: their title names makerd)
 
 /**
  * Why `dir` holds a file or folder by one of those names that makerd did not write (a rerun would
@@ -52,8 +53,8 @@ export function foreignOutput(dir: string): string | undefined {
         name === 'result.json'
           ? (JSON.parse(readFileSync(p, 'utf8')) as { kind?: unknown }).kind === 'makerd-backtest'
           : name === 'grid.csv'
-            ? head.startsWith('rank,grid,')
-            : head.includes(GENERATOR_META);
+            ? head.startsWith('rank,')
+            : head.includes(GENERATOR_META) || /<title>makerd (backtest|grid sweep): /.test(head);
       if (!ours) return notOurs(p);
     } catch {
       return notOurs(p);

@@ -54,8 +54,10 @@ options:
 Exit status: 0 ok; 1 the strategy threw (unless --allow-strategy-errors), a recording could not be
 read to its end (a corrupt or truncated .gz: the rest of that file is skipped; named on stderr,
 feed.readErrors in result.json), the recordings hold no market event, a grid combination failed,
-or the run failed; 2 bad usage, a missing --data file, an --out that cannot be written, or an
-invalid config.
+or the run failed; 2 bad usage, a missing --data file, an --out that cannot be written or holds a
+result.json, report.html, index.html, grid.csv or grid/ that makerd did not write (a run replaces
+its earlier output there, nothing else), or an invalid config. A run the risk gate halted exits 0
+and says HALTED (summary, stderr, report; a grid's halted column).
 
 examples:
   makerd backtest --data data/sample-synthetic.jsonl.gz --out out/backtest

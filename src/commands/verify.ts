@@ -36,8 +36,9 @@ Frames the decoder rejects are counted (header line, and the last line when ther
 A file that cannot be read to its end (a corrupt or truncated .gz) has the frames before the break
 checked, and the break named on stderr ("read stopped early").
 Exit status: 0 when every check passed over the whole file; 1 on any mismatch, when the file could
-not be read to its end (what was read proves nothing about the rest), or when the file holds no
-valid market frame (nothing was checked); 2 on bad usage or a missing or unreadable FILE.`;
+not be read to its end (what was read proves nothing about the rest), when the file holds no
+valid market frame (nothing was checked), or when a token's updates had no snapshot to start from
+(no hash of it verified); 2 on bad usage or a missing or unreadable FILE.`;
 
 export const command: CommandModule = {
   summary: 'replay a recording through the book mirror and check every hash',
@@ -129,9 +130,9 @@ export const command: CommandModule = {
     const rejected = stats.rejected();
     // nothing decoded: not a recording (or every frame of it is broken), and nothing was verified
     const empty = stats.events === 0;
-    // events but no hash checked (deltas with no snapshot to start from): nothing was verified, no pass
-    const verified = rows.reduce((n, r) => n + r.hashesVerified, 0);
-    const none = !empty && verified === 0;
+    // a token with updates but no hash checked (no snapshot to start from, none seeded): it was not verified, no pass
+    const unverified = rows.filter((r) => r.hashesVerified === 0 && r.ignored > 0);
+    const none = !empty && unverified.length > 0;
     if (readError) io.err(`makerd verify: ${file}: read stopped early (${readError}); checked the ${total} complete frames`);
     if (values.json) {
       io.out(JSON.stringify({ file, frames: total, decode: stats.counters(), tokens: rows, unfinishedAtEnd, readError, ok: bad === 0 && !empty && !none && readError === undefined }));
@@ -166,7 +167,7 @@ export const command: CommandModule = {
         bad > 0
           ? `FAIL: ${bad} mismatches${rej}${open}`
           : none
-            ? `FAIL: no hash verified (${ignored} updates ignored: no book snapshot to start from)${rej}`
+            ? `FAIL: no hash verified of ${unverified.length} token${unverified.length === 1 ? '' : 's'} (${ignored} updates ignored: no book snapshot to start from)${rej}`
             : readError !== undefined
               ? `INCOMPLETE: every hash verified up to where the read stopped${rej}${open}`
               : `OK: every hash verified${rej}${open}`,

@@ -127,6 +127,11 @@ describe('makerd backtest (CLI)', () => {
     const r = await run(['backtest', '--data', SAMPLE, '--out', single]);
     expect(r.code).toBe(2);
     expect(readFileSync(join(single, 'result.json'), 'utf8')).toBe('{"mine": true}');
+    // an earlier version's report (no generator meta, its title names makerd) is makerd's: replaced
+    const older = tempDir('cli-older-out');
+    writeFileSync(join(older, 'report.html'), '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>makerd backtest: bands</title></head></html>');
+    expect((await run(['backtest', '--data', SAMPLE, '--out', older])).code).toBe(0);
+    expect(readFileSync(join(older, 'report.html'), 'utf8')).toMatch(/name="generator"/);
     // makerd's own output is replaced: a grid after a single run leaves no result.json or report.html of the earlier run
     const ours = tempDir('cli-own-out');
     expect((await run(['backtest', '--data', SAMPLE, '--out', ours])).code).toBe(0);
