@@ -3,7 +3,7 @@
 // recording of --duration seconds of market time as fast as it can and exits. --profile polymarket
 // makes the CLOB API speak the real venue's dialect (signed orders, L1/L2 auth, heartbeats).
 import { SIGNER_TIERS, signerTierOf } from '../api/limit-table.js';
-import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, MakerdError } from '../core/errors.js';
 import { createLogger, envLogLevel } from '../core/log.js';
@@ -247,8 +247,9 @@ export const command: CommandModule = {
       io.err(`makerd emulator: --urls-out ${urlsOutFile}: ${urlsOutBad}`);
       return 2;
     }
-    // an earlier run's file goes first: a script waiting for it must not read dead ports while this one starts
-    if (urlsOutFile) rmSync(urlsOutFile, { force: true });
+    // an earlier run's file (ours: it names a clob URL) goes first: a script waiting for it must not read
+    // dead ports while this one starts; any other file there is left until the new one replaces it
+    if (urlsOutFile && earlierUrlsFile(urlsOutFile)) rmSync(urlsOutFile, { force: true });
     const emu = await startEmulator(opts).catch((e: unknown) => {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'EADDRINUSE') throw new ConfigError('--port', `127.0.0.1:${port} is already in use (0 = any free port)`);
@@ -263,8 +264,9 @@ export const command: CommandModule = {
     if (urlsOutFile) {
       try {
         // whole or not at all: a script polling for the file never reads half of it
-        writeFileSync(`${urlsOutFile}.tmp`, JSON.stringify(urlsOut, null, 2) + '\n');
-        renameSync(`${urlsOutFile}.tmp`, urlsOutFile);
+        const tmp = `${urlsOutFile}.${process.pid}.tmp`;
+        writeFileSync(tmp, JSON.stringify(urlsOut, null, 2) + '\n');
+        renameSync(tmp, urlsOutFile);
       } catch (e) {
         // failed all the same (the disk full): stopped, not left listening with nobody told where
         await emu.close();
@@ -287,3 +289,13 @@ export const command: CommandModule = {
     return 0;
   },
 };
+
+/** Whether `path` holds an earlier emulator's --urls-out (a JSON object naming a clob URL). */
+function earlierUrlsFile(path: string): boolean {
+  try {
+    const v = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+    return typeof v === 'object' && v !== null && typeof (v as { clob?: unknown }).clob === 'string';
+  } catch {
+    return false;
+  }
+}
