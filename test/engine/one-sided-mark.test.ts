@@ -6,21 +6,25 @@ import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
 import { M, N, RecordingVenue, Y, bandsEngine, books, deliver, mirroredBooks, settle } from './helpers.js';
 
+/** 100 YES bought at 0.60, the market then at 0.52/0.54: $7 down (the daily loss limit $10). */
+async function holdingSevenDown() {
+  const clock = new VirtualClock(1_700_000_000_000);
+  const venue = new RecordingVenue(() => clock.now());
+  const { engine, mirror } = await bandsEngine({ clock, venue, params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 }, risk: { dailyLossLimit: 10 } });
+  deliver(mirror, engine, books(5900, 6100, clock.now()));
+  engine.start();
+  await settle(10);
+  const base = engine.runningPnlMicros();
+  engine.positions.apply(Y, 'BUY', 6000, 10000, 0);
+  clock.advanceTo(clock.now() + 1000);
+  deliver(mirror, engine, mirroredBooks(M, Y, N, [[5200, 10000]], [[5400, 10000]], clock.now()));
+  expect(engine.runningPnlMicros() - base).toBe(-7_000_000);
+  return { clock, engine, mirror, base };
+}
+
 describe('daily loss: a held token whose book loses a side', () => {
   it('keeps its last mark (not its cost), and the loss check keeps running', async () => {
-    const clock = new VirtualClock(1_700_000_000_000);
-    const venue = new RecordingVenue(() => clock.now());
-    const { engine, mirror } = await bandsEngine({ clock, venue, params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 }, risk: { dailyLossLimit: 10 } });
-    deliver(mirror, engine, books(5900, 6100, clock.now()));
-    engine.start();
-    await settle(10);
-    const base = engine.runningPnlMicros();
-    // 100 shares bought at 0.60, then the market falls to 0.52/0.54: $7 down
-    engine.positions.apply(Y, 'BUY', 6000, 10000, 0);
-    clock.advanceTo(clock.now() + 1000);
-    deliver(mirror, engine, mirroredBooks(M, Y, N, [[5200, 10000]], [[5400, 10000]], clock.now()));
-    const down = engine.runningPnlMicros() - base;
-    expect(down).toBe(-7_000_000);
+    const { clock, engine, mirror, base } = await holdingSevenDown();
     // the bids vanish: no mid on either token
     clock.advanceTo(clock.now() + 1000);
     deliver(mirror, engine, mirroredBooks(M, Y, N, [], [[5400, 10000]], clock.now()));
@@ -37,17 +41,7 @@ describe('daily loss: a held token whose book loses a side', () => {
   });
 
   it('is worth no more than the side that is left offers: a crash that takes every bid and leaves asks at 0.02 is a loss seen at once (found in review)', async () => {
-    const clock = new VirtualClock(1_700_000_000_000);
-    const venue = new RecordingVenue(() => clock.now());
-    const { engine, mirror } = await bandsEngine({ clock, venue, params: { fair: 'mid', bands: [{ distance: 0.02, size: 10 }], skewPerShare: 0 }, risk: { dailyLossLimit: 10 } });
-    deliver(mirror, engine, books(5900, 6100, clock.now()));
-    engine.start();
-    await settle(10);
-    const base = engine.runningPnlMicros();
-    engine.positions.apply(Y, 'BUY', 6000, 10000, 0);
-    clock.advanceTo(clock.now() + 1000);
-    deliver(mirror, engine, mirroredBooks(M, Y, N, [[5200, 10000]], [[5400, 10000]], clock.now()));
-    expect(engine.runningPnlMicros() - base).toBe(-7_000_000);
+    const { clock, engine, mirror, base } = await holdingSevenDown();
     // every YES bid gone, YES offered at 0.02 (the NO book mirrors it: bids at 0.98, no asks)
     clock.advanceTo(clock.now() + 1000);
     deliver(mirror, engine, mirroredBooks(M, Y, N, [], [[200, 10000]], clock.now()));

@@ -160,25 +160,24 @@ describe('engine: a strategy that misbehaves', () => {
   });
 
   it("a strategy whose reads is another value than 'topPrices' or 'top' (a plain-JS typo: true, 'depth'): its market is suspended and named, never quoted with requotes skipped on what it reads", async () => {
-    for (const reads of [true, 'depth', 'TOP']) {
+    /** The bands strategy's market with its instance's reads set to `reads`. */
+    const withReads = async (reads: unknown) => {
       const clock = new VirtualClock(1_700_000_000_000);
       const venue = new RecordingVenue(() => clock.now());
       const loaded = await loadStrategy('bands', PARAMS);
       const create = loaded.module.create;
       const strategy: LoadedStrategy = { ...loaded, module: { ...loaded.module, create: (p, m) => Object.assign(create(p, m), { reads }) } };
-      const { engine } = await bandsEngine({ clock, venue, params: PARAMS, strategy });
+      return (await bandsEngine({ clock, venue, params: PARAMS, strategy })).engine;
+    };
+    for (const reads of [true, 'depth', 'TOP']) {
+      const engine = await withReads(reads);
       expect(engine.marketOf(Y)?.suspended, String(reads)).toMatch(/create\(\) failed: .*reads/);
       expect(engine.marketOf(Y)?.quoteInputs, String(reads)).toBeUndefined();
       await engine.stop();
     }
     // false and null promise nothing, as undefined does: the market quotes, no requote skipped
     for (const reads of [false, null]) {
-      const clock = new VirtualClock(1_700_000_000_000);
-      const venue = new RecordingVenue(() => clock.now());
-      const loaded = await loadStrategy('bands', PARAMS);
-      const create = loaded.module.create;
-      const strategy: LoadedStrategy = { ...loaded, module: { ...loaded.module, create: (p, m) => Object.assign(create(p, m), { reads }) } };
-      const { engine } = await bandsEngine({ clock, venue, params: PARAMS, strategy });
+      const engine = await withReads(reads);
       expect(engine.marketOf(Y)?.suspended, String(reads)).toBeFalsy();
       expect(engine.marketOf(Y)?.quoteInputs, String(reads)).toBeUndefined();
       await engine.stop();

@@ -21,6 +21,19 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
+/** A store in a new temporary folder (removed after the test), on a virtual clock. */
+function tempStore(label: string): { clock: VirtualClock; store: Store; t0: number } {
+  const dir = mkdtempSync(join(tmpdir(), `makerd-${label}-`));
+  dirs.push(dir);
+  const clock = new VirtualClock(1_700_000_000_000);
+  return { clock, store: new Store(join(dir, 'db.sqlite'), silentLogger), t0: clock.now() };
+}
+
+/** A settled fill of 4 shares of our BUY V1 at 0.48. */
+function buyOfV1(tradeId: string, timeMs: number) {
+  return { tradeId, orderId: 'V1', tokenId: Y, market: M, side: 'BUY' as const, price: 4800, size: 400, fee: 0, liquidity: 'MAKER' as const, status: 'CONFIRMED' as const, timeMs };
+}
+
 async function engineOn(store: Store, clock: VirtualClock) {
   const venue = new RecordingVenue(() => clock.now());
   const journal = new StoreJournal(store, { log: silentLogger, onFailure: () => undefined });
@@ -30,11 +43,7 @@ async function engineOn(store: Store, clock: VirtualClock) {
 
 describe('a trade of an order the engine has forgotten', () => {
   it('is recorded from the stored order, once; a fill the store holds is never counted again', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'makerd-forgotten-'));
-    dirs.push(dir);
-    const clock = new VirtualClock(1_700_000_000_000);
-    const store = new Store(join(dir, 'db.sqlite'), silentLogger);
-    const t0 = clock.now();
+    const { clock, store, t0 } = tempStore('forgotten');
     const { engine, venue } = await engineOn(store, clock);
     // our BUY of 10 at 0.48, cancelled with nothing filled as far as we know: stored, and tracked
     const cancelled: TrackedOrder = { clientId: 'c1', orderId: 'V1', tokenId: Y, market: M, side: 'BUY', price: 4800, size: 1000, filled: 0, state: 'canceled', createdMs: t0 - 60_000, updatedMs: t0 };
@@ -79,25 +88,9 @@ describe('a trade of an order the engine has forgotten', () => {
     // found in review: start-up keeps only the newest settled fills in memory; the store was asked
     // only for orders the engine had forgotten, and a restored order is not, so a recovery window
     // long enough to re-read an older settled trade of a restored order counted it a second time
-    const dir = mkdtempSync(join(tmpdir(), 'makerd-dropped-'));
-    dirs.push(dir);
-    const clock = new VirtualClock(1_700_000_000_000);
-    const store = new Store(join(dir, 'db.sqlite'), silentLogger);
-    const t0 = clock.now();
+    const { clock, store, t0 } = tempStore('dropped');
     const order: TrackedOrder = { clientId: 'c1', orderId: 'V1', tokenId: Y, market: M, side: 'BUY', price: 4800, size: 1000, filled: 800, state: 'canceled', createdMs: t0 - 60_000, updatedMs: t0 };
-    const fill = (tradeId: string, timeMs: number) => ({
-      tradeId,
-      orderId: 'V1',
-      tokenId: Y,
-      market: M,
-      side: 'BUY' as const,
-      price: 4800,
-      size: 400,
-      fee: 0,
-      liquidity: 'MAKER' as const,
-      status: 'CONFIRMED' as const,
-      timeMs,
-    });
+    const fill = (tradeId: string, timeMs: number) => buyOfV1(tradeId, timeMs);
     store.orderChanged(order);
     store.writeBatch([
       { kind: 'fill', fill: fill('T1', t0 - 50_000) },
@@ -120,11 +113,7 @@ describe('a trade of an order the engine has forgotten', () => {
 
   it('a fill the ledger forgot while running (past the newest it keeps) is asked of the store too: its trade listed again is not counted again', async () => {
     // found in review of the start-up fix: only start-up counted the fills not held, not the ledger's own pruning
-    const dir = mkdtempSync(join(tmpdir(), 'makerd-pruned-'));
-    dirs.push(dir);
-    const clock = new VirtualClock(1_700_000_000_000);
-    const store = new Store(join(dir, 'db.sqlite'), silentLogger);
-    const t0 = clock.now();
+    const { clock, store, t0 } = tempStore('pruned');
     const open: TrackedOrder = {
       clientId: 'c1',
       orderId: 'V1',
@@ -138,19 +127,7 @@ describe('a trade of an order the engine has forgotten', () => {
       createdMs: t0 - 60_000,
       updatedMs: t0,
     };
-    const f = {
-      tradeId: 'T1',
-      orderId: 'V1',
-      tokenId: Y,
-      market: M,
-      side: 'BUY' as const,
-      price: 4800,
-      size: 400,
-      fee: 0,
-      liquidity: 'MAKER' as const,
-      status: 'CONFIRMED' as const,
-      timeMs: t0 - 50_000,
-    };
+    const f = buyOfV1('T1', t0 - 50_000);
     store.orderChanged(open);
     store.writeBatch([{ kind: 'fill', fill: f }]);
     const { engine, venue } = await engineOn(store, clock);
