@@ -31,7 +31,7 @@ export const negRiskSchema = z.looseObject({ neg_risk: z.boolean() });
 export const clobMarketSchema = z.looseObject({
   condition_id: str,
   question: str.optional(),
-  tokens: z.array(z.looseObject({ token_id: str, outcome: str.optional(), winner: z.boolean().optional() })).optional(),
+  tokens: z.array(z.looseObject({ token_id: str, outcome: str.optional(), winner: z.unknown().optional() })).optional(),
   minimum_tick_size: z.number().optional(),
   minimum_order_size: z.number().optional(),
   neg_risk: z.boolean().optional(),

@@ -53,7 +53,7 @@ export function foreignOutput(dir: string): string | undefined {
         name === 'result.json'
           ? (JSON.parse(readFileSync(p, 'utf8')) as { kind?: unknown }).kind === 'makerd-backtest'
           : name === 'grid.csv'
-            ? head.startsWith('rank,')
+            ? head.startsWith('rank,') && /^[^\n]*,total_pnl,/.test(head)
             : head.includes(GENERATOR_META) || /<title>makerd (backtest|grid sweep): /.test(head);
       if (!ours) return notOurs(p);
     } catch {

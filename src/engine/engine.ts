@@ -377,6 +377,10 @@ export class Engine {
       }
       return;
     }
+    // quoted again: its book values its tokens (a resolution found while it was outside, right or
+    // wrong, is its feed's to tell now)
+    this.settledMarks.delete(meta.tokenId);
+    this.settledMarks.delete(meta.complementId);
     const o = this.o;
     const st = createMarketState(meta, {
       clock: o.clock,
@@ -426,7 +430,7 @@ export class Engine {
       // ever traded would grow for as long as markets rotate
       const m = this.positions.mayHold(t) ? this.markOrLast(t) : NaN;
       this.settledMarks.delete(t);
-      this.noteMarketOf(t, conditionId);
+      if (this.positions.mayHold(t)) this.noteMarketOf(t, conditionId);
       if (m === m) {
         this.lastMarks.set(t, m);
         this.o.onLastMark?.(t, m);
@@ -465,7 +469,10 @@ export class Engine {
    * again (its own feed tells) or names no token held.
    */
   settleOutside(conditionId: string, winner: string, tokens: readonly string[]): boolean {
-    if (this.markets.has(conditionId) || !tokens.includes(winner)) return false;
+    // the answer must be this market's: no token of it quoted, and every held token we asked about in it
+    if (this.markets.has(conditionId) || !tokens.includes(winner) || tokens.some((t) => this.byToken.has(t))) return false;
+    const asked = this.heldOutsideMarkets().get(conditionId) ?? [];
+    if (asked.length === 0 || asked.some((t) => !tokens.includes(t))) return false;
     for (const t of tokens) {
       const mark = t === winner ? PRICE_SCALE : 0;
       this.settledMarks.set(t, mark);
@@ -495,6 +502,8 @@ export class Engine {
   /** Forgets the positions of tokens outside the quoted markets held no more (a restart: the store's fills bring back every token ever traded). */
   forgetFlatOutside(): void {
     for (const [t, p] of [...this.positions.entries()]) if (p.qty === 0 && !this.byToken.has(t)) this.positions.forget(t);
+    // the markets of tokens not held are never asked about: start-up noted every token's, kept only for the held
+    for (const t of [...this.marketOfToken.keys()]) if (!this.positions.mayHold(t)) this.marketOfToken.delete(t);
   }
 
   /** The mark, else the last one the token was valued at (a book gone one-sided or out of sync keeps its last). */
@@ -843,7 +852,8 @@ export class Engine {
       if (this.lastMarks.size > 0 && st) this.lastMarks.delete(tokenId);
       return m === m ? m : PRICE_SCALE - om;
     }
-    return this.lastMarks.get(tokenId) ?? NaN;
+    // a quoted token with no mid has none to quote around (the risk gate's no_mid): its kept mark values it (valueOf)
+    return st ? NaN : (this.lastMarks.get(tokenId) ?? NaN);
   }
 
   /**
@@ -859,7 +869,7 @@ export class Engine {
     if (own === own) return m;
     const other = this.midOf(st.meta.tokenId === tokenId ? st.meta.complementId : st.meta.tokenId);
     if (other === other) return m;
-    const last = m === m ? m : this.positions.lastMarkOf(tokenId);
+    const last = this.lastMarks.get(tokenId) ?? this.positions.lastMarkOf(tokenId);
     return last === last ? this.withinOneSide(tokenId, st, last) : NaN;
   }
 

@@ -683,7 +683,7 @@ export class Daemon implements StatusSource {
   /** Writes a PnL snapshot to the store and the log. */
   snapshot(kind: string): void {
     const e = this.engine;
-    const holdings = e.positions.markValue((t) => e.mark(t));
+    const holdings = e.positions.markValue((t) => e.valueOf(t));
     const snap = this.store.snapshotPnl(kind, holdings, e.ledger.count());
     this.o.log.info({ ...snap, scheduler: e.scheduler.stats, riskBlocks: Object.fromEntries(e.risk.blocks) }, `PnL summary (${kind})`);
   }

@@ -59,20 +59,18 @@ export class ResolutionWatch {
         try {
           m = await this.o.market(conditionId);
         } catch (err) {
-          // a venue that cannot say now is asked again next run; logged a few times, not every five minutes for ever
+          // a venue that cannot say now is asked again next run; logged a few times in a row, not every five minutes for ever
           if (this.failuresLogged++ < 5) this.o.log.warn({ err, market: conditionId }, 'resolution check: the market could not be read; asked again later');
           continue;
         }
-        const winner = (m.tokens ?? []).find((t) => t.winner === true);
-        if (!winner || m.condition_id !== conditionId) continue;
-        if (
-          this.o.engine.settleOutside(
-            conditionId,
-            winner.token_id,
-            (m.tokens ?? []).map((t) => t.token_id),
-          )
-        )
-          resolved++;
+        this.failuresLogged = 0;
+        // stopped meanwhile: the engine may be stopping, and a settle would check the loss (halt) on its way out
+        if (this.stopped) break;
+        // exactly one winner, of this market (the engine checks the tokens are its and not quoted)
+        const winners = (m.tokens ?? []).filter((t) => t.winner === true);
+        if (winners.length !== 1 || m.condition_id !== conditionId) continue;
+        const tokens = (m.tokens ?? []).map((t) => t.token_id);
+        if (this.o.engine.settleOutside(conditionId, winners[0].token_id, tokens)) resolved++;
       }
     } finally {
       this.running = false;

@@ -47,7 +47,7 @@ export function tokenViews(d: StatusSource, markets: StatusSource['markets'] = d
       const bestAsk = book ? book.bestAsk() : -1;
       const p = e.positions.has(token) ? e.positions.get(token) : undefined;
       const qty = p?.qty ?? 0;
-      const mark = e.mark(token);
+      const mark = e.valueOf(token);
       const cost = p?.cost ?? 0;
       const valueMicros = mark === mark ? qty * mark : cost;
       views.push({

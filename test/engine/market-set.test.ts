@@ -157,7 +157,14 @@ describe('engine: the market set changes while running', () => {
     // restarted: no book yet
     for (const t of [A.tokenId, A.complementId]) mirror.book(t)?.clear();
     engine.restoreLastMarks(new Map([[A.tokenId, 3000]]));
-    expect(engine.mark(A.tokenId)).toBe(3000);
+    // it values the holding; no mid to quote around until the book comes (the risk gate's no_mid)
+    expect(engine.valueOf(A.tokenId)).toBe(3000);
+    expect(engine.mark(A.tokenId)).toBeNaN();
+    // the first book one-sided (asks only, at 0.02): still no mid, and the holding is worth no more than 0.02
+    // (not shown to the simulated venue: its asks would fill our resting bids there)
+    deliver(mirror, engine, [{ ...bookEv(A.tokenId, 100, 200, clock.now()), market: A.conditionId, bids: [] }]);
+    expect(engine.mark(A.tokenId)).toBeNaN();
+    expect(engine.valueOf(A.tokenId)).toBe(200);
     deliver(mirror, engine, [{ ...bookEv(A.tokenId, 5900, 6100, clock.now()), market: A.conditionId }], venue);
     expect(engine.mark(A.tokenId)).toBe(6000);
     const pnl = engine.pnlMicros();
@@ -203,5 +210,44 @@ describe('engine: the market set changes while running', () => {
     expect(engine.results().positions.map((p) => p.tokenId)).toEqual([B.tokenId]);
     expect(engine.positions.cash).toBe(-4000 * 1000 + 4100 * 1000 - 4000 * 1000);
     expect(engine.runningPnlMicros()).toBe(pnl);
+  });
+});
+
+describe('engine: a market outside the set that the venue says resolved (settleOutside)', () => {
+  /** A held (10 at 0.40), retired and dropped: outside the set, its market known. */
+  async function heldOutside() {
+    const r = await setup();
+    r.engine.positions.apply(A.tokenId, 'BUY', 4000, 1000, 0);
+    r.engine.retireMarket(A.conditionId);
+    await settle(10);
+    expect(r.engine.dropMarket(A.conditionId)).toBe(true);
+    r.mirror.forget(A.tokenId);
+    r.mirror.forget(A.complementId);
+    expect([...r.engine.heldOutsideMarkets()]).toEqual([[A.conditionId, [A.tokenId]]]);
+    return r;
+  }
+
+  it("refuses an answer that is not that market's: a quoted token in it, or without the token held", async () => {
+    const { engine } = await heldOutside();
+    const bMid = engine.mark(B.tokenId);
+    // a quoted market's token named the winner (a wrong or hostile answer): no mark of B moves
+    expect(engine.settleOutside(A.conditionId, B.tokenId, [B.tokenId, A.complementId])).toBe(false);
+    expect(engine.mark(B.tokenId)).toBe(bMid);
+    // tokens that leave out the one held: nothing settled, still asked about
+    expect(engine.settleOutside(A.conditionId, 'x1', ['x1', 'x2'])).toBe(false);
+    expect(engine.heldOutsideMarkets().has(A.conditionId)).toBe(true);
+    // its own answer: settled (the holding lost), asked about no more
+    expect(engine.settleOutside(A.conditionId, A.complementId, [A.tokenId, A.complementId])).toBe(true);
+    expect(engine.valueOf(A.tokenId)).toBe(0);
+    expect(engine.heldOutsideMarkets().size).toBe(0);
+  });
+
+  it('a market quoted again after it was settled outside is valued by its book again', async () => {
+    const { engine, mirror, venue, clock } = await heldOutside();
+    expect(engine.settleOutside(A.conditionId, A.tokenId, [A.tokenId, A.complementId])).toBe(true);
+    expect(engine.valueOf(A.tokenId)).toBe(10_000);
+    engine.addMarket(A);
+    deliver(mirror, engine, [{ ...bookEv(A.tokenId, 5900, 6100, clock.now()), market: A.conditionId }], venue);
+    expect(engine.mark(A.tokenId)).toBe(6000);
   });
 });

@@ -8,7 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDaemon, takeOneBid, sleep } from '../status/daemon-fixture.js';
-import { clobMarketSchema } from '../../src/api/schemas.js';
+import { clobMarketSchema, type ClobMarket } from '../../src/api/schemas.js';
+import { VirtualClock } from '../../src/core/clock.js';
+import { silentLogger } from '../../src/core/log.js';
+import { ResolutionWatch } from '../../src/session/resolution-watch.js';
+import { RecordingVenue, bandsEngine } from '../engine/helpers.js';
 import { fixture } from '../api/http-server.js';
 
 const dirs: string[] = [];
@@ -102,5 +106,46 @@ describe('the venue answer the watch reads (a real capture)', () => {
     expect(winners).toHaveLength(1);
     expect(winners[0].outcome).toBe('No');
     expect((m.tokens ?? []).find((t) => t.winner === false)?.outcome).toBe('Yes');
+  });
+});
+
+describe('the watch itself', () => {
+  /** An engine holding 10 of token Z of market 0xz, which it does not quote. */
+  async function holdingOutside() {
+    const clock = new VirtualClock(1_700_000_000_000);
+    const { engine } = await bandsEngine({ clock, venue: new RecordingVenue(() => clock.now()), params: { bands: [{ distance: 0.02, size: 10 }] } });
+    engine.positions.apply('Z', 'BUY', 4000, 1000, 0);
+    engine.noteMarketOf('Z', '0xz');
+    return engine;
+  }
+  const answer = (winner: string | undefined, tokens = ['Z', 'Z2']): ClobMarket => ({ condition_id: '0xz', tokens: tokens.map((t) => ({ token_id: t, winner: t === winner })) });
+
+  it('stopped while a question is out: the answer settles nothing (the engine may be stopping)', async () => {
+    const engine = await holdingOutside();
+    let reply: (m: ClobMarket) => void = () => undefined;
+    const watch = new ResolutionWatch({ engine, market: () => new Promise((r) => (reply = r)), log: silentLogger });
+    const run = watch.checkOnce();
+    watch.stop();
+    reply(answer('Z2'));
+    expect(await run).toBe(0);
+    expect(engine.settledMark('Z')).toBeUndefined();
+    await engine.stop();
+  });
+
+  it('an answer naming two winners, or another market, settles nothing', async () => {
+    const engine = await holdingOutside();
+    const two: ClobMarket = {
+      condition_id: '0xz',
+      tokens: [
+        { token_id: 'Z', winner: true },
+        { token_id: 'Z2', winner: true },
+      ],
+    };
+    expect(await new ResolutionWatch({ engine, market: async () => two, log: silentLogger }).checkOnce()).toBe(0);
+    expect(await new ResolutionWatch({ engine, market: async () => ({ ...answer('Z2'), condition_id: '0xother' }), log: silentLogger }).checkOnce()).toBe(0);
+    expect(engine.settledMark('Z')).toBeUndefined();
+    expect(await new ResolutionWatch({ engine, market: async () => answer('Z2'), log: silentLogger }).checkOnce()).toBe(1);
+    expect(engine.settledMark('Z')).toBe(0);
+    await engine.stop();
   });
 });
