@@ -56,6 +56,8 @@ export interface SinkHost {
   /** Venue refusals of our places, by code. */
   readonly rejects: Map<string, number>;
   marketOf(tokenId: string): MarketState | undefined;
+  /** Notes the market of a token no quoted market has (Engine.noteMarketOf). */
+  noteMarketOf(tokenId: string, conditionId: string): void;
   dirty(st: MarketState): void;
   tickRejected(tokenId: string): void;
   sellAnswered(tokenId: string, refusedForBalance: boolean): void;
@@ -278,6 +280,9 @@ export class EngineSink implements SchedulerSink, FillSink {
   onFill(f: Fill): void {
     const e = this.e;
     if (f.status !== 'FAILED') e.positions.applyFill(f, fillKey(f.tradeId, f.orderId), !tradeFinal(f.status));
+    // a fill of a token no quoted market has (a late one after its market was dropped, a look-up's after
+    // a restart): its market is noted, so the resolution watch asks about the holding
+    if (e.marketOf(f.tokenId) === undefined) e.noteMarketOf(f.tokenId, f.market);
     if (e.log.isLevelEnabled('info')) {
       // first seen as FAILED: recorded, nothing moved
       if (f.status === 'FAILED') e.log.info({ ...fillFields(f), position: formatSize(e.positions.qty(f.tokenId)) }, 'fill (trade FAILED: nothing applied)');

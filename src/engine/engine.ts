@@ -377,10 +377,14 @@ export class Engine {
       }
       return;
     }
-    // quoted again: its book values its tokens (a resolution found while it was outside, right or
-    // wrong, is its feed's to tell now)
-    this.settledMarks.delete(meta.tokenId);
-    this.settledMarks.delete(meta.complementId);
+    // quoted again: its book values its tokens, and a resolution found while it was outside stands
+    // only as a kept mark until the book gives one (a resolved market's book has no mid)
+    for (const t of [meta.tokenId, meta.complementId]) {
+      const settled = this.settledMarks.get(t);
+      if (settled === undefined) continue;
+      this.settledMarks.delete(t);
+      if (this.positions.mayHold(t)) this.lastMarks.set(t, settled);
+    }
     const o = this.o;
     const st = createMarketState(meta, {
       clock: o.clock,

@@ -25,7 +25,8 @@ export class ResolutionWatch {
   private stopped = false;
   /** Where the next run starts in the list (a long list is asked about in turns). */
   private offset = 0;
-  private failuresLogged = 0;
+  /** Failed reads in a row, per market (logged the first few times each). */
+  private readonly failures = new Map<string, number>();
 
   constructor(private readonly o: ResolutionWatchOptions) {}
 
@@ -60,10 +61,12 @@ export class ResolutionWatch {
           m = await this.o.market(conditionId);
         } catch (err) {
           // a venue that cannot say now is asked again next run; logged a few times in a row, not every five minutes for ever
-          if (this.failuresLogged++ < 5) this.o.log.warn({ err, market: conditionId }, 'resolution check: the market could not be read; asked again later');
+          const n = (this.failures.get(conditionId) ?? 0) + 1;
+          this.failures.set(conditionId, n);
+          if (n <= 3) this.o.log.warn({ err, market: conditionId, failures: n }, 'resolution check: the market could not be read; asked again later');
           continue;
         }
-        this.failuresLogged = 0;
+        this.failures.delete(conditionId);
         // stopped meanwhile: the engine may be stopping, and a settle would check the loss (halt) on its way out
         if (this.stopped) break;
         // exactly one winner, of this market (the engine checks the tokens are its and not quoted)

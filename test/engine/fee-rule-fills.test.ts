@@ -94,6 +94,8 @@ describe('fills on a market with a fee rule', () => {
     engine.handleUserEvent(fill('t3'));
     expect(engine.positions.qty(Y)).toBe(1000);
     expect(engine.positions.cash - cash).toBe(-bid.price * 1000);
+    // held outside the set now (flat when it was dropped): its market is noted, the resolution watch asks about it
+    expect(engine.heldOutsideMarkets().get(M)).toEqual([Y]);
     await engine.stop();
   });
 

@@ -242,11 +242,13 @@ describe('engine: a market outside the set that the venue says resolved (settleO
     expect(engine.heldOutsideMarkets().size).toBe(0);
   });
 
-  it('a market quoted again after it was settled outside is valued by its book again', async () => {
+  it('a market quoted again after it was settled outside keeps what its tokens pay until its book gives a mid, then is valued by the book', async () => {
     const { engine, mirror, venue, clock } = await heldOutside();
     expect(engine.settleOutside(A.conditionId, A.tokenId, [A.tokenId, A.complementId])).toBe(true);
     expect(engine.valueOf(A.tokenId)).toBe(10_000);
     engine.addMarket(A);
+    // no book yet (a resolved market's has no mid): not back to the mark it had when it left
+    expect(engine.valueOf(A.tokenId)).toBe(10_000);
     deliver(mirror, engine, [{ ...bookEv(A.tokenId, 5900, 6100, clock.now()), market: A.conditionId }], venue);
     expect(engine.mark(A.tokenId)).toBe(6000);
   });

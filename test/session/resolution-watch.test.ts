@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startDaemon, takeOneBid, sleep } from '../status/daemon-fixture.js';
 import { clobMarketSchema, type ClobMarket } from '../../src/api/schemas.js';
 import { VirtualClock } from '../../src/core/clock.js';
-import { silentLogger } from '../../src/core/log.js';
+import { createLogger, silentLogger } from '../../src/core/log.js';
 import { ResolutionWatch } from '../../src/session/resolution-watch.js';
 import { RecordingVenue, bandsEngine } from '../engine/helpers.js';
 import { fixture } from '../api/http-server.js';
@@ -146,6 +146,31 @@ describe('the watch itself', () => {
     expect(engine.settledMark('Z')).toBeUndefined();
     expect(await new ResolutionWatch({ engine, market: async () => answer('Z2'), log: silentLogger }).checkOnce()).toBe(1);
     expect(engine.settledMark('Z')).toBe(0);
+    await engine.stop();
+  });
+
+  it('a market that cannot be read is logged its first few times, however other markets fare', async () => {
+    const engine = await holdingOutside();
+    engine.positions.apply('W', 'BUY', 4000, 1000, 0);
+    engine.noteMarketOf('W', '0xw');
+    const lines: string[] = [];
+    const log = createLogger({ level: 'warn', name: 't', destination: { write: (l: string) => void lines.push(l) } });
+    const watch = new ResolutionWatch({
+      engine,
+      market: async (id) => {
+        if (id === '0xz') throw new Error('404');
+        return {
+          condition_id: '0xw',
+          tokens: [
+            { token_id: 'W', winner: false },
+            { token_id: 'W2', winner: false },
+          ],
+        };
+      },
+      log,
+    });
+    for (let i = 0; i < 10; i++) await watch.checkOnce();
+    expect(lines.filter((l) => l.includes('could not be read')).length).toBe(3);
     await engine.stop();
   });
 });
