@@ -39,6 +39,8 @@ export class Exchange {
   private readonly live = new Map<string, Map<string, UserOrder>>();
   private readonly listeners: Array<(f: UserFrame) => void> = [];
   private seq = 0;
+  /** Whether the next match of users' orders fails on chain (FaultConfig.tradeFailNext; told once per match). */
+  takeTradeFailure: () => boolean = () => false;
   /** How long after a trade's CONFIRMED its bought shares count toward the SELL balance check (FaultConfig.balanceLagMs). */
   balanceLagMs: () => number = () => 0;
   /** Confirmed buys whose shares the lagging balance does not count yet, per owner and token (refreshBalance counts them). */
@@ -468,6 +470,7 @@ export class Exchange {
       const makerIsUser = !f.makerOwner.startsWith(SYNTHETIC_OWNER_PREFIX);
       const takerIsUser = !f.takerOwner.startsWith(SYNTHETIC_OWNER_PREFIX);
       if (!makerIsUser && !takerIsUser) continue;
+      const fails = this.takeTradeFailure();
       const makerPart: MakerPart = {
         order_id: f.makerOrderId,
         owner: f.makerOwner,
@@ -495,7 +498,8 @@ export class Exchange {
       if (makerIsUser) {
         const rec = this.orders.get(f.makerOrderId);
         const confirmed = this.settle(f.makerOwner, f.makerTokenId, f.makerSide, f.makerPrice, f.size);
-        this.record({ ...base, key: `${f.tradeId}:M`, owner: f.makerOwner, traderSide: 'MAKER' }, confirmed);
+        const undo = fails ? () => this.unsettle(f.makerOwner, f.makerTokenId, f.makerSide, f.makerPrice, f.size) : undefined;
+        this.record({ ...base, key: `${f.tradeId}:M`, owner: f.makerOwner, traderSide: 'MAKER' }, confirmed, undo);
         if (rec) {
           rec.sizeMatched += f.size;
           rec.trades.push(f.tradeId);
@@ -506,7 +510,8 @@ export class Exchange {
       if (takerIsUser) {
         const rec = this.orders.get(f.takerOrderId);
         const confirmed = this.settle(f.takerOwner, f.takerTokenId, f.takerSide, f.takerPrice, f.size);
-        this.record({ ...base, key: `${f.tradeId}:T`, owner: f.takerOwner, traderSide: 'TAKER' }, confirmed);
+        const undo = fails ? () => this.unsettle(f.takerOwner, f.takerTokenId, f.takerSide, f.takerPrice, f.size) : undefined;
+        this.record({ ...base, key: `${f.tradeId}:T`, owner: f.takerOwner, traderSide: 'TAKER' }, confirmed, undo);
         if (rec) {
           rec.sizeMatched += f.size;
           rec.trades.push(f.tradeId);
@@ -516,10 +521,37 @@ export class Exchange {
     }
   }
 
-  private record(t: UserTrade, confirmed: Confirm | undefined): void {
+  /** What settle moved, moved back (a trade that failed on chain). */
+  private unsettle(owner: string, tokenId: string, side: Side, price: number, size: number): void {
+    const a = this.account(owner);
+    const sign = side === 'BUY' ? 1 : -1;
+    a.positions.set(tokenId, (a.positions.get(tokenId) ?? 0) - sign * size);
+    a.cashMicros += sign * price * size;
+    if (side !== 'BUY') return;
+    if (a.allowanceMicros !== Infinity) a.allowanceMicros += price * size;
+    const left = (a.unconfirmedBuys.get(tokenId) ?? 0) - size;
+    if (left > 0) a.unconfirmedBuys.set(tokenId, left);
+    else a.unconfirmedBuys.delete(tokenId);
+  }
+
+  private record(t: UserTrade, confirmed: Confirm | undefined, failed?: () => void): void {
     this.trades.push(t);
     if (this.trades.length > HISTORY) this.trades.splice(0, this.trades.length - HISTORY);
     this.emitTrade(t);
+    if (failed) {
+      // on chain it fails: RETRYING half way, then FAILED, what it moved moved back
+      const step = (status: 'RETRYING' | 'FAILED', atMs: number): void => {
+        this.clock.schedule(atMs, () => {
+          t.status = status;
+          t.lastUpdateMs = t.market.time();
+          if (status === 'FAILED') failed();
+          this.emitTrade(t);
+        });
+      };
+      step('RETRYING', this.clock.now() + this.confirmDelayMs / 2);
+      step('FAILED', this.clock.now() + this.confirmDelayMs);
+      return;
+    }
     this.clock.schedule(this.clock.now() + this.confirmDelayMs, () => {
       // a trade failed meanwhile (a test, an admin) stays failed: only a MATCHED one is confirmed
       if (t.status !== 'MATCHED') return;

@@ -16,6 +16,11 @@ export interface FaultConfig extends FeedShape {
   /** The next N user-channel trade messages are sent truncated (a shape no decoder takes: the trade is not readable from the channel). */
   userTradeUnreadableNext: number;
   /**
+   * The next N matches of users' orders fail on chain: MATCHED, then RETRYING, then FAILED (the
+   * trade's status sequence of wire-formats.md 3), and the shares and cash they moved go back.
+   */
+  tradeFailNext: number;
+  /**
    * The user channel ignores live `{"markets", "operation"}` messages and keeps the first
    * subscription's markets only (the spec, wire-formats.md 2, describes no other; the venue's docs do).
    */
@@ -66,6 +71,7 @@ export const noFaults: FaultConfig = {
   silentFeed: false,
   silentUser: false,
   userTradeUnreadableNext: 0,
+  tradeFailNext: 0,
   userOpsIgnored: false,
   malformedNext: 0,
   wrongHashNext: 0,

@@ -190,6 +190,11 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const keys = new KeyRegistry(opts.keys);
   const faults = new FaultState(new SeededRng(seed).fork('faults'));
   exchange.balanceLagMs = () => faults.cfg.balanceLagMs;
+  exchange.takeTradeFailure = () => {
+    if (faults.cfg.tradeFailNext <= 0) return false;
+    faults.cfg.tradeFailNext--;
+    return true;
+  };
   if (opts.faults) applyPatch(opts.faults);
   const limiter = new ServerRateLimiter(opts.limitScale ?? 1, opts.windowScale ?? 1);
   const signer = opts.signerTier !== undefined ? new SignerLimits(opts.signerTier, opts.limitScale ?? 1, opts.windowScale ?? 1) : undefined;

@@ -57,7 +57,7 @@ export interface UserTrade {
   side: Side;
   price: number;
   size: number;
-  status: 'MATCHED' | 'CONFIRMED';
+  status: 'MATCHED' | 'CONFIRMED' | 'RETRYING' | 'FAILED';
   matchTimeMs: number;
   lastUpdateMs: number;
   makerOrders: MakerPart[];
