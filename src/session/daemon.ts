@@ -362,7 +362,6 @@ export class Daemon implements StatusSource {
       catchUp: (fromMs) => lookUps.catchUpFrom(fromMs),
       log,
       unwritten: () => this.journal.pending().length,
-      ourClockAheadMs: () => this.clockSkewMs,
     });
     this.marketSet = new MarketSet(this.markets, { feed: this.feed, engine: this.engine, venue: this.venue, log, now: () => this.clock.now() });
     this.tasks.push({ stop: () => this.marketSet.stop() });

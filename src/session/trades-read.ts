@@ -28,24 +28,12 @@ export class TradesReadNote {
        * fill a read found may be among them, and a kill before their retry must leave it to the next start's read.
        */
       unwritten?: () => number;
-      /**
-       * How far our clock is ahead of the venue's (GET /time; undefined: not known). A read through
-       * our now is through the venue's now less that: noted so, the note is never left in the
-       * future once the clock is corrected (the next start would read from after the downtime began).
-       */
-      ourClockAheadMs?: () => number | undefined;
     },
   ) {}
 
   /** The trades from `sinceMs` to `throughMs` were read and their fills stored. A failed write only leaves the next window wider. */
   read(sinceMs: number, throughMs: number): void {
     if ((this.o.unwritten?.() ?? 0) > 0) return;
-    // both ends on the venue's clock (the gap check compares them with the note)
-    const ahead = this.o.ourClockAheadMs?.() ?? 0;
-    if (ahead > 0) {
-      sinceMs -= ahead;
-      throughMs -= ahead;
-    }
     try {
       const noted = this.o.store.tradesReadThrough();
       if (noted !== undefined && sinceMs > noted) {

@@ -13,33 +13,6 @@ import Database from 'better-sqlite3';
 const dbPath = tempDbs('trades-read');
 const H = 3_600_000;
 
-describe('the trades-read-through note on a clock that runs ahead', () => {
-  it("is noted on the venue's clock when ours is ahead of it (GET /time): corrected, the next start reads the downtime whole (found in review)", () => {
-    // our clock 2 h ahead: a read "through" our now is through the venue's now less 2 h. Noted as is,
-    // the note stayed 2 h in the future once the clock was corrected, and a start after a crash read
-    // from an hour before it: the first hours of the downtime never read, their fills lost
-    const store = new Store(dbPath(), createLogger({ level: 'silent' }));
-    let aheadMs = 2 * H;
-    const asked: number[] = [];
-    const note = new TradesReadNote({ store, catchUp: (from) => asked.push(from), log: createLogger({ level: 'silent' }), ourClockAheadMs: () => aheadMs });
-    try {
-      const ours = 1_700_000_000_000 + 2 * H;
-      note.read(ours - H, ours);
-      expect(store.tradesReadThrough()).toBe(ours - 2 * H);
-      // the next look-up, from the last one's start less a minute on our clock: no gap, no catch-up
-      note.read(ours - 60_000, ours + 120_000);
-      expect(store.tradesReadThrough()).toBe(ours + 120_000 - 2 * H);
-      // a clock behind the venue's notes as is (earlier: the safe side)
-      aheadMs = -5000;
-      note.read(ours - 2 * H, ours + 180_000);
-      expect(store.tradesReadThrough()).toBe(ours + 180_000);
-      expect(asked).toEqual([]);
-    } finally {
-      store.close();
-    }
-  });
-});
-
 describe('the trades-read-through note', () => {
   it('moves forward with reads that leave nothing unread, asks a catch-up over a gap, gives it up after the catch-ups fail', () => {
     const store = new Store(dbPath(), createLogger({ level: 'silent' }));
