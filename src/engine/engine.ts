@@ -866,13 +866,11 @@ export class Engine {
    * Not the risk gate's price reference: a one-sided book is no mid to quote around (no_mid).
    */
   valueOf(tokenId: string): number {
+    // mark() is NaN for a quoted token exactly when it is not settled and neither book gives a mid
     const m = this.mark(tokenId);
+    if (m === m) return m;
     const st = this.byToken.get(tokenId);
-    if (!st || this.settledMarks.has(tokenId)) return m;
-    const own = this.midOf(tokenId);
-    if (own === own) return m;
-    const other = this.midOf(st.meta.tokenId === tokenId ? st.meta.complementId : st.meta.tokenId);
-    if (other === other) return m;
+    if (!st) return m;
     const last = this.lastMarks.get(tokenId) ?? this.positions.lastMarkOf(tokenId);
     return last === last ? this.withinOneSide(tokenId, st, last) : NaN;
   }
