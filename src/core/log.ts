@@ -87,20 +87,31 @@ export const logWriteErrors = { count: 0, last: '', atMs: 0 };
 const MAX_LOG_BUFFER = 16 * 1024 * 1024;
 
 /**
- * stdout as pino's asynchronous destination. A write error other than a closed pipe (ENOSPC when
- * stdout is a file on a full disk) would be re-emitted by pino as an uncaught error: a crash of a
- * daemon that trades fine. It is counted instead (logWriteErrors), and the daemon goes on.
+ * stdout as pino's asynchronous destination (`logDestination(1)`). A write error other than a
+ * closed pipe (ENOSPC when stdout is a file on a full disk) would be re-emitted by pino as an
+ * uncaught error: a crash of a daemon that trades fine. It is counted instead (logWriteErrors), and
+ * the daemon goes on. Past `maxLength` bytes held, sonic-boom drops each new line and, with its
+ * write failed, never tries again (it retries only from a line it takes): every drop is counted
+ * too and starts that retry, so the log resumes once the disk has room.
  */
-function stdoutDestination(): DestinationStream {
-  const d = pino.destination({ dest: 1, sync: false, maxLength: MAX_LOG_BUFFER });
+export function logDestination(fd: number, maxLength = MAX_LOG_BUFFER): DestinationStream {
+  const d = pino.destination({ dest: fd, sync: false, maxLength });
   let seen: Error | undefined;
+  const failed = (message: string): void => {
+    logWriteErrors.count++;
+    logWriteErrors.last = message;
+    logWriteErrors.atMs = Date.now();
+  };
   d.on('error', (e: Error & { code?: string }) => {
     // a closed pipe is pino's to drop (its reader went away); pino re-emits what it does not filter
     if (e.code === 'EPIPE' || e === seen) return;
     seen = e;
-    logWriteErrors.count++;
-    logWriteErrors.last = e.message;
-    logWriteErrors.atMs = Date.now();
+    failed(e.message);
+  });
+  d.on('drop', () => {
+    failed(`${seen?.message ?? 'stdout too slow'} (${maxLength} bytes held: lines dropped)`);
+    // an empty write is taken (the buffer is at most maxLength) and, no write being in flight, retries the held bytes
+    d.write('');
   });
   // pino flushes synchronously at exit, and sonic-boom's flushSync retries a write that keeps
   // failing (ENOSPC) forever: the process would never exit. Unless a write went through since the
@@ -144,7 +155,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
         },
       },
     },
-    dest ?? stdoutDestination(),
+    dest ?? logDestination(1),
   );
   const root = logger;
   (root as Bound)[BOUND] = opts.name === undefined ? { pid: process.pid } : { pid: process.pid, name: opts.name };

@@ -203,7 +203,9 @@ export function registerFamilies(reg: Registry, d: StatusSource): () => void {
   ]);
   counter('engine_requotes', 'Strategy evaluations.', [], () => one(ec().requotes));
   counter('engine_errors', 'Errors caught in the engine loop.', [], () => one(ec().errors));
-  counter('log_write_errors', 'Log writes to stdout that failed (a full disk under `> file`): those lines are lost.', [], () => one(logWriteErrors.count));
+  counter('log_write_errors', 'Log writes to stdout that failed (a full disk under `> file`), and log lines dropped while it could not take them: those lines are lost.', [], () =>
+    one(logWriteErrors.count),
+  );
   counter('engine_invalid_quotes', 'Quotes of the strategy dropped as invalid (a side, price, size or token the market cannot take; the log names the first and why).', [], () =>
     one(ec().invalidQuotes),
   );
