@@ -25,6 +25,7 @@ import { Limiter } from '../api/limiter.js';
 import { simMarketOf, simulatedVenueFromConfig } from '../venue/simulated-venue.js';
 import { StatsCollector, type ChartData } from '../report/stats.js';
 import { MarketDiscovery } from './markets.js';
+import { tokenMetaOf } from '../session/markets.js';
 import { parseMetaFrame } from './market-meta-line.js';
 import type { FeeRule } from '../core/fees.js';
 import { StatsJournal } from './journal.js';
@@ -342,7 +343,12 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
         // the market as the recorder knew it: priced token, end, fee rule (before its first frame)
         const m = parseMetaFrame(rec.f);
         if (typeof m === 'string') decodeStats.reject(`market_meta: ${m}`, rec.f);
-        else discovery.declare(m);
+        else {
+          discovery.declare(m);
+          // the hashed fields the WS frames omit (min_order_size, neg_risk), as live takes them from the market
+          mirror.setMeta(m.tokenId, tokenMetaOf(m));
+          mirror.setMeta(m.complementId, tokenMetaOf(m));
+        }
         continue;
       }
       const bad = badRecordTime(rec.t);

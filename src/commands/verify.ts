@@ -9,6 +9,8 @@ import { formatPrice } from '../core/units.js';
 import { createMarketDecodeStats, decodeMarketFrame } from '../feed/decode-market.js';
 import type { MarketEvent } from '../core/events.js';
 import { readRecording } from '../feed/replay.js';
+import { parseMetaFrame } from '../backtest/market-meta-line.js';
+import { tokenMetaOf } from '../session/markets.js';
 import { UsageError, type CommandModule } from './command.js';
 import { inputFileProblem, systemErrorLine } from './paths.js';
 
@@ -29,6 +31,8 @@ handled as live: a batch the old connection cut is dropped unchecked, and the bo
 next snapshots. Groups are timed by the recorded receive times (one quiet for 250 ms is checked).
   --min-order-size S  min_order_size used in the book hash (WS frames omit it; default 5)
   --neg-risk          hash with neg_risk true (WS frames omit it; default false)
+                      (a market's metadata line, which makerd record writes first, gives both
+                      for its tokens instead)
   --json              print one JSON object instead of the table
 A binary market whose second token never gets a snapshot is seeded from the mirror of its
 sibling (complement seeding; counted in the 'seeded' column).
@@ -73,6 +77,13 @@ export const command: CommandModule = {
       // a last line the recorder did not finish is left out, counted as a reject
       const onCutLine = (line: string): void => stats.reject('cut_last_line', line.slice(0, 200));
       for await (const r of readRecording(file, (e) => (readError = e.message), onCutLine)) {
+        if (r.k === 'meta') {
+          // a market's metadata line: its tokens' hashed fields the WS frames omit (min_order_size, neg_risk)
+          const m = parseMetaFrame(r.f);
+          if (typeof m === 'string') stats.reject(`market_meta: ${m}`, r.f.slice(0, 200));
+          else for (const id of [m.tokenId, m.complementId]) mirror.setMeta(id, tokenMetaOf(m));
+          continue;
+        }
         if (r.k !== 'market') continue;
         total++;
         if (r.t > nowMs) nowMs = r.t;
