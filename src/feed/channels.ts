@@ -37,6 +37,9 @@ function authJson(a: UserAuth | undefined): Record<string, string> {
 }
 
 /** Connection options for a CLOB channel: the subscription messages of wire-formats.md 1.1 and 2. */
+const subscribeAssets = (ids: readonly string[]): string => JSON.stringify({ assets_ids: ids, operation: 'subscribe', custom_feature_enabled: true, initial_dump: true });
+const unsubscribeAssets = (ids: readonly string[]): string => JSON.stringify({ assets_ids: ids, operation: 'unsubscribe' });
+
 export function channelOptions(
   wsBase: string,
   sub: ChannelSubscription,
@@ -45,7 +48,8 @@ export function channelOptions(
 ): ConnectionOptions {
   const kind = sub.kind;
   const subscribeAll = (ids: readonly string[]): string[] => {
-    if (kind === 'market') return [JSON.stringify({ assets_ids: ids, type: 'market', custom_feature_enabled: true })];
+    // initial_dump (default true) sent as the official clients send it: NautilusTrader issue 3963 saw books missing without it
+    if (kind === 'market') return [JSON.stringify({ assets_ids: ids, type: 'market', custom_feature_enabled: true, initial_dump: true })];
     if (kind === 'user') return [JSON.stringify({ auth: authJson(sub.auth), markets: [...new Set([...(sub.markets ?? []), ...ids])], type: 'user' })];
     return [JSON.stringify({ auth: authJson(sub.auth), markets: sub.markets ?? [], assets_ids: ids, type: 'all', custom_feature_enabled: true })];
   };
@@ -53,9 +57,11 @@ export function channelOptions(
   return {
     url: channelUrl(wsBase, kind),
     subscribeAll,
-    subscribeMore: hasAssets ? (ids) => JSON.stringify({ assets_ids: ids, operation: 'subscribe', custom_feature_enabled: true }) : (ids) => JSON.stringify({ markets: ids, operation: 'subscribe' }),
-    unsubscribeMsg: hasAssets ? (ids) => JSON.stringify({ assets_ids: ids, operation: 'unsubscribe' }) : (ids) => JSON.stringify({ markets: ids, operation: 'unsubscribe' }),
-    probe: hasAssets ? (ids) => [JSON.stringify({ assets_ids: ids, operation: 'subscribe', custom_feature_enabled: true })] : undefined,
+    subscribeMore: hasAssets ? subscribeAssets : (ids) => JSON.stringify({ markets: ids, operation: 'subscribe' }),
+    unsubscribeMsg: hasAssets ? unsubscribeAssets : (ids) => JSON.stringify({ markets: ids, operation: 'unsubscribe' }),
+    // a subscribe to what the socket carries may be ignored (NautilusTrader: "only a real cycle
+    // produces a fresh book snapshot"): unsubscribe first, as connection.resubscribe does
+    probe: hasAssets ? (ids) => [unsubscribeAssets(ids), subscribeAssets(ids)] : undefined,
     // a book snapshot, array-wrapped or single; cheap substring test (no parse on the socket path)
     isSnapshot: (t) => t.includes('"event_type":"book"') || t.includes('"event_type": "book"'),
     pingText: 'PING',

@@ -164,9 +164,14 @@ export class FeedConnection {
     this.send(this.o.unsubscribeMsg(gone));
   }
 
-  /** Re-sends the subscription for some ids (a resync: the venue answers with fresh snapshots). */
+  /**
+   * Subscribes again to ids the socket carries (a resync: the venue answers with fresh snapshots).
+   * An unsubscribe goes first: a venue may ignore a subscribe to what it already sends
+   * (NautilusTrader's Polymarket adapter), and the snapshot that follows covers what the gap missed.
+   */
   resubscribe(ids: readonly string[]): void {
     if (!this.isOpen()) return;
+    if (this.o.unsubscribeMsg && this.o.subscribeMore) this.send(this.o.unsubscribeMsg(ids));
     if (this.o.subscribeMore) this.send(this.o.subscribeMore(ids));
     else for (const m of this.o.subscribeAll(ids)) this.send(m);
   }

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { MarketFeed } from '../../src/feed/market-feed.js';
 import { bookFreshness } from '../../src/engine/risk.js';
-import { bookFrame, startServer, waitFor, type TestServer, feedConfig, stopAfterEach } from './ws-server.js';
+import { bookFrame, feedConfig, isSubscribe, startServer, stopAfterEach, type TestServer, waitFor } from './ws-server.js';
 
 let server: TestServer | undefined;
 let feed: MarketFeed | undefined;
@@ -19,7 +19,7 @@ describe('books across a clock stepped back', () => {
     server = await startServer();
     let subscribes = 0;
     server.onMessage = (ws, text) => {
-      if (!text.includes('assets_ids')) return;
+      if (!isSubscribe(text)) return;
       subscribes++;
       ws.send(bookFrame(A, String(1_779_862_954_465 + subscribes)));
     };

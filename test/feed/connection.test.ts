@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FeedConnection, MAX_FRAME_BYTES, backoffDelay, type ConnectionState, type RawFrame } from '../../src/feed/connection.js';
 import { channelOptions } from '../../src/feed/channels.js';
-import { bookFrame, startServer, waitFor, type TestServer } from './ws-server.js';
+import { bookFrame, dupSubscribeIgnoringVenue, startServer, waitFor, type TestServer } from './ws-server.js';
 
 const timing = { pingIntervalMs: 20, pongTimeoutMs: 1000, quietMs: 80, probeTimeoutMs: 60, reconnectBaseMs: 10, reconnectMaxMs: 40 };
 let server: TestServer | undefined;
@@ -29,7 +29,7 @@ describe('FeedConnection', () => {
     conn.start(['111', '222']);
     await waitFor(() => conn!.counters.pongs >= 2);
     expect(server.received[0]).toBe('CONNECT /ws/market');
-    expect(JSON.parse(server.received[1])).toEqual({ assets_ids: ['111', '222'], type: 'market', custom_feature_enabled: true });
+    expect(JSON.parse(server.received[1])).toEqual({ assets_ids: ['111', '222'], type: 'market', custom_feature_enabled: true, initial_dump: true });
     expect(server.received.filter((m) => m === 'PING').length).toBeGreaterThanOrEqual(2);
     expect(states).toEqual(['connecting', 'live']);
   });
@@ -87,8 +87,10 @@ describe('FeedConnection', () => {
     expect(conn.counters.probes).toBeGreaterThanOrEqual(1);
     expect(conn.counters.probesAnswered).toBe(0);
     expect(conn.counters.pongs).toBeGreaterThan(0);
-    const probe = server.received.find((m) => m.includes('"operation":"subscribe"'));
-    expect(JSON.parse(probe!)).toEqual({ assets_ids: ['111'], operation: 'subscribe', custom_feature_enabled: true });
+    // the probe: an unsubscribe, then a subscribe (a venue may ignore a subscribe to what the socket carries)
+    const probe = server.received.findIndex((m) => m.includes('"operation":"subscribe"'));
+    expect(JSON.parse(server.received[probe - 1])).toEqual({ assets_ids: ['111'], operation: 'unsubscribe' });
+    expect(JSON.parse(server.received[probe])).toEqual({ assets_ids: ['111'], operation: 'subscribe', custom_feature_enabled: true, initial_dump: true });
     expect(states.slice(0, 4)).toEqual(['connecting', 'live', 'stale', 'down']);
   });
 
@@ -118,6 +120,20 @@ describe('FeedConnection', () => {
       if (text.includes('"operation":"subscribe"')) ws.send(bookFrame('111'));
     };
     // a generous probe timeout: only the quiet period is short, so a busy machine cannot fake a stale
+    conn = market(server.url, { probeTimeoutMs: 1000 });
+    const states: ConnectionState[] = [];
+    conn.onState((s) => states.push(s));
+    conn.start(['111']);
+    await waitFor(() => conn!.counters.probesAnswered >= 3, 3000);
+    expect(states).toEqual(['connecting', 'live']);
+    expect(server.connections).toBe(1);
+  });
+
+  it('a quiet market on a venue that ignores a subscribe to what the socket carries: the probe (unsubscribe, subscribe) brings a book, and the connection stays', async () => {
+    // found in review: the probe was a second subscribe, which such a venue ignores, so every quiet
+    // spell of quietMs + probeTimeoutMs reconnected (books out of sync while down, backoff growing)
+    server = await startServer();
+    server.onMessage = dupSubscribeIgnoringVenue();
     conn = market(server.url, { probeTimeoutMs: 1000 });
     const states: ConnectionState[] = [];
     conn.onState((s) => states.push(s));
@@ -184,7 +200,7 @@ describe('FeedConnection', () => {
     await waitFor(() => server!.received.some((m) => m.includes('unsubscribe')));
     const ops = server.received.filter((m) => m.includes('operation')).map((m) => JSON.parse(m));
     expect(ops).toEqual([
-      { assets_ids: ['2', '3'], operation: 'subscribe', custom_feature_enabled: true },
+      { assets_ids: ['2', '3'], operation: 'subscribe', custom_feature_enabled: true, initial_dump: true },
       { assets_ids: ['1'], operation: 'unsubscribe' },
     ]);
     expect(server.connections).toBe(1);

@@ -7,7 +7,7 @@ import { MarketFeed } from '../../src/feed/market-feed.js';
 import { WallClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/log.js';
 import type { MarketEvent } from '../../src/core/events.js';
-import { bookFrame, startServer, waitFor, type TestServer, feedConfig, stopAfterEach } from './ws-server.js';
+import { bookFrame, feedConfig, isSubscribe, startServer, stopAfterEach, type TestServer, waitFor } from './ws-server.js';
 
 let server: TestServer | undefined;
 let feed: MarketFeed | undefined;
@@ -18,7 +18,7 @@ describe('MarketFeed with a feed lag (paper)', () => {
   it('the venue sink gets each frame at once, the mirror and the engine the lag later, in order', async () => {
     server = await startServer();
     server.onMessage = (ws, text) => {
-      if (text.includes('assets_ids')) ws.send(bookFrame(A, '100'));
+      if (isSubscribe(text)) ws.send(bookFrame(A, '100'));
     };
     feed = new MarketFeed({ config: feedConfig(server.url), tokens: [A], meta: {}, lag: { ms: 300, clock: new WallClock() } });
     const venueAt: number[] = [];
@@ -37,7 +37,7 @@ describe('MarketFeed with a feed lag (paper)', () => {
     server = await startServer();
     let subs = 0;
     server.onMessage = (ws, text) => {
-      if (!text.includes('assets_ids') || ++subs > 1) return; // the resubscribe gets nothing: no fresh snapshot
+      if (!isSubscribe(text) || ++subs > 1) return; // the resubscribe gets nothing: no fresh snapshot
       ws.send(bookFrame(A, '100'));
       setTimeout(() => ws.terminate(), 50);
     };
@@ -55,7 +55,7 @@ describe('MarketFeed with a feed lag (paper)', () => {
   it('without a lag the engine sees the frame in the same turn as the venue (live)', async () => {
     server = await startServer();
     server.onMessage = (ws, text) => {
-      if (text.includes('assets_ids')) ws.send(bookFrame(A, '100'));
+      if (isSubscribe(text)) ws.send(bookFrame(A, '100'));
     };
     feed = new MarketFeed({ config: feedConfig(server.url), tokens: [A], meta: {} });
     const order: string[] = [];
@@ -79,7 +79,7 @@ describe('MarketFeed with a feed lag (paper)', () => {
   it("a lagged frame's failure (a throw in the engine) is logged and the next lagged frames still go", async () => {
     server = await startServer();
     server.onMessage = (ws, text) => {
-      if (!text.includes('assets_ids')) return;
+      if (!isSubscribe(text)) return;
       ws.send(bookFrame(A, '100'));
       setTimeout(() => ws.send(bookFrame(A, '200')), 50);
     };

@@ -96,8 +96,8 @@ async function scripted(bound: number, tokens: string[], meta: Record<string, { 
   const s = (server = await startServer());
   const subs = new Map<WebSocket, string[]>();
   s.onMessage = (ws, text) => {
-    const m = JSON.parse(text) as { assets_ids?: string[] };
-    const ids = m.assets_ids ?? [];
+    const m = JSON.parse(text) as { assets_ids?: string[]; operation?: string };
+    const ids = m.operation === 'unsubscribe' ? [] : (m.assets_ids ?? []);
     subs.set(ws, [...(subs.get(ws) ?? []), ...ids]);
     for (const id of ids) ws.send(snapshot(id));
   };

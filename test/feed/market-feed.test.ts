@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { bookHash } from '../../src/book/hash.js';
 import { MarketFeed } from '../../src/feed/market-feed.js';
 import type { MarketEvent } from '../../src/core/events.js';
-import { startServer, waitFor, type TestServer, feedConfig, stopAfterEach } from './ws-server.js';
+import { feedConfig, isSubscribe, startServer, stopAfterEach, type TestServer, waitFor } from './ws-server.js';
 
 let server: TestServer | undefined;
 let feed: MarketFeed | undefined;
@@ -47,7 +47,7 @@ describe('MarketFeed', () => {
     server = await startServer();
     let snapshots = 0;
     server.onMessage = (ws, text) => {
-      if (text.includes('assets_ids')) {
+      if (isSubscribe(text)) {
         snapshots++;
         ws.send(snapshot(String(100 * snapshots)));
         if (snapshots === 1) {
@@ -84,7 +84,7 @@ describe('MarketFeed', () => {
   it('throttles resyncs: a snapshot that never verifies does not cause a resubscribe storm', async () => {
     server = await startServer();
     server.onMessage = (ws, text) => {
-      if (text.includes('assets_ids')) ws.send(snapshot('100').replace(/"hash":"[0-9a-f]+"/, `"hash":"${'0'.repeat(40)}"`));
+      if (isSubscribe(text)) ws.send(snapshot('100').replace(/"hash":"[0-9a-f]+"/, `"hash":"${'0'.repeat(40)}"`));
     };
     feed = new MarketFeed({ config: feedConfig(server.url, 1), tokens: [A], meta: { [A]: META } });
     feed.start();
@@ -99,7 +99,7 @@ describe('MarketFeed', () => {
   it('verifies the last timestamp group of a quiet market after a short idle', async () => {
     server = await startServer();
     server.onMessage = (ws, text) => {
-      if (text.includes('assets_ids')) {
+      if (isSubscribe(text)) {
         ws.send(snapshot('100'));
         const bids: Array<[string, string]> = [
           ['0.4', '10'],
@@ -121,7 +121,7 @@ describe('MarketFeed', () => {
     let subs = 0;
     server.onMessage = (ws, text) => {
       // the refused snapshot asks for a resync (a re-subscribe): answered with nothing here
-      if (!text.includes('assets_ids') || ++subs > 1) return;
+      if (!isSubscribe(text) || ++subs > 1) return;
       ws.send(snapshot('100').replace(/"hash":"[0-9a-f]+"/, '"hash":""')); // unprovable
       for (let i = 0; i < 50; i++) ws.send(snapshot('100').replaceAll(A, `9${i}`)); // nobody asked for these
       ws.send(snapshot('110'));

@@ -4,7 +4,7 @@
 // reconnect, which on a busy connection may never come. Loopback ws server; bounded waits.
 import { describe, expect, it } from 'vitest';
 import { MarketFeed } from '../../src/feed/market-feed.js';
-import { bookFrame, startServer, waitFor, type TestServer, feedConfig, stopAfterEach } from './ws-server.js';
+import { bookFrame, feedConfig, isSubscribe, startServer, stopAfterEach, type TestServer, waitFor } from './ws-server.js';
 
 let server: TestServer | undefined;
 let feed: MarketFeed | undefined;
@@ -19,7 +19,7 @@ describe('MarketFeed: a snapshot left out', () => {
     server = await startServer();
     let answers = 0;
     server.onMessage = (ws, text) => {
-      if (!text.includes('assets_ids')) return;
+      if (!isSubscribe(text)) return;
       answers++;
       const ids = (JSON.parse(text) as { assets_ids: string[] }).assets_ids;
       // the answer to the resubscribe after the reconnect leaves B out; later answers do not
@@ -43,7 +43,7 @@ describe('MarketFeed: a snapshot left out', () => {
   it('a token whose book never comes is asked for at most once a quiet period, not in a storm', async () => {
     server = await startServer();
     server.onMessage = (ws, text) => {
-      if (!text.includes('assets_ids')) return;
+      if (!isSubscribe(text)) return;
       for (const id of (JSON.parse(text) as { assets_ids: string[] }).assets_ids) if (id !== B) ws.send(bookFrame(id));
     };
     feed = new MarketFeed({ config: feedConfig(server.url), tokens: [A, B], meta: {}, refreshQuietMs: 300 });

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { bookHash } from '../../src/book/hash.js';
 import { MarketFeed, bookEventFromRest } from '../../src/feed/market-feed.js';
 import type { MarketEvent } from '../../src/core/events.js';
-import { startServer, waitFor, type TestServer } from './ws-server.js';
+import { dupSubscribeIgnoringVenue, isSubscribe, startServer, type TestServer, waitFor } from './ws-server.js';
 
 type L = [string, string];
 const A = '2222';
@@ -74,7 +74,7 @@ const fetchFrom = (url: string) => async () => {
 const outOfSyncOnSubscribe =
   (v: Venue) =>
   (sock: { send(m: string): void }, text: string): void => {
-    if (!text.includes('assets_ids')) return;
+    if (!isSubscribe(text)) return;
     sock.send(v.wsBook('100'));
     sock.send(v.change('110', '0.44', '1', 'f'.repeat(40)));
   };
@@ -166,7 +166,7 @@ describe('book resync', () => {
     ws = await startServer();
     let subs = 0;
     ws.onMessage = (sock, text) => {
-      if (!text.includes('assets_ids')) return;
+      if (!isSubscribe(text)) return;
       subs++;
       sock.send(v.wsBook(subs === 1 ? '100' : '5000'));
       if (subs === 1) sock.send(v.change('110', '0.44', '1', 'f'.repeat(40))); // a wrong hash: out of sync
@@ -233,7 +233,7 @@ describe('book resync', () => {
     ws = await startServer();
     let subs = 0;
     ws.onMessage = (sock, text) => {
-      if (!text.includes('assets_ids')) return;
+      if (!isSubscribe(text)) return;
       if (++subs > 1) return; // a venue that sends no fresh book on a re-subscribe
       sock.send(v.wsBook('100'));
       sock.send(v.change('110', '0.44', '1', 'f'.repeat(40)));
@@ -249,12 +249,34 @@ describe('book resync', () => {
     expect(feed.mirror.syncInfo(A)).toMatchObject({ inSync: true, reason: 'hash_mismatch', episodes: 1 });
   });
 
+  it("'resubscribe' on a venue that ignores a subscribe to what the socket carries: the unsubscribe before it brings the fresh book, no GET /book", async () => {
+    const v = new Venue();
+    ws = await startServer();
+    let books = 0;
+    const venue = dupSubscribeIgnoringVenue(() => {
+      books++;
+      // the first book is followed by a delta with a wrong hash (the token goes out of sync)
+      return books === 1 ? v.wsBook('100') : v.wsBook(String(100 + books * 10));
+    });
+    ws.onMessage = (sock, text) => {
+      venue(sock, text);
+      if (books === 1 && text.includes('"type":"market"')) sock.send(v.change('110', '0.44', '1', 'f'.repeat(40)));
+    };
+    feed = new MarketFeed({ config: { ...config('resubscribe', 1000), urls: { ws: ws.url } as never }, tokens: [A], meta: { [A]: META } });
+    feed.start();
+    await waitFor(() => feed!.resync.stats.completed === 1, 3000);
+    expect(books).toBe(2);
+    expect(feed.resync.stats).toMatchObject({ attempts: { resubscribe: 1, rest: 0 }, timeouts: 0 });
+    expect(feed.book(A)!.inSync()).toBe(true);
+    expect(ws.connections).toBe(1);
+  });
+
   it('a token removed while its resync runs is forgotten: no more retries or GET /book, no book kept', async () => {
     const v = new Venue();
     ws = await startServer();
     let subs = 0;
     ws.onMessage = (sock, text) => {
-      if (!text.includes('assets_ids') || ++subs > 1) return; // a closed market: a resubscribe brings nothing
+      if (!isSubscribe(text) || ++subs > 1) return; // a closed market: a resubscribe brings nothing
       sock.send(v.wsBook('100'));
       sock.send(v.change('110', '0.44', '1', 'f'.repeat(40)));
     };

@@ -60,8 +60,43 @@ export async function waitFor(cond: () => boolean, ms = 2000): Promise<void> {
   }
 }
 
+/** A subscription message (the initial or a live subscribe) naming assets, not an unsubscribe. */
+export function isSubscribe(text: string): boolean {
+  return text.includes('assets_ids') && !text.includes('"operation":"unsubscribe"');
+}
+
 export function bookFrame(assetId: string, ts = '1779862954465'): string {
   return JSON.stringify([{ market: '0xm', asset_id: assetId, timestamp: ts, hash: '', bids: [{ price: '0.4', size: '10' }], asks: [{ price: '0.6', size: '10' }], event_type: 'book' }]);
+}
+
+/**
+ * A venue that keeps each socket's assets and sends a book only for assets new to the socket: a
+ * subscribe to what the socket already carries is ignored (NautilusTrader's Polymarket adapter:
+ * "The venue ignores a duplicate subscribe, so only a real cycle produces a fresh book snapshot");
+ * an unsubscribe removes them. `book(id)` is the frame sent for a new asset.
+ */
+export function dupSubscribeIgnoringVenue(book: (assetId: string) => string = (id) => bookFrame(id)): (ws: WebSocket, text: string) => void {
+  const carried = new WeakMap<WebSocket, Set<string>>();
+  return (ws, text) => {
+    let m: { assets_ids?: unknown; operation?: unknown };
+    try {
+      m = JSON.parse(text) as typeof m;
+    } catch {
+      return;
+    }
+    const ids = Array.isArray(m.assets_ids) ? m.assets_ids.filter((x): x is string => typeof x === 'string') : [];
+    const mine = carried.get(ws) ?? new Set<string>();
+    carried.set(ws, mine);
+    if (m.operation === 'unsubscribe') {
+      for (const id of ids) mine.delete(id);
+      return;
+    }
+    for (const id of ids) {
+      if (mine.has(id)) continue;
+      mine.add(id);
+      ws.send(book(id));
+    }
+  };
 }
 
 /** A MarketFeed's config for the feed tests, against `url`: fast timers, hashes checked every `verifyEvery` (0: none). */
