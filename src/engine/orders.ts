@@ -194,16 +194,21 @@ export class OrderTracker {
   }
 
   /** Resumes tracking an order from the store (startup), in whatever state it was left. */
-  /** Orders restored from the store: sent by an earlier process, whose answers will never come. */
-  private readonly restored = new WeakSet<TrackedOrder>();
+  /** Orders restored from the store (sent by an earlier process, whose answers will never come), with their updatedMs then. */
+  private readonly restored = new WeakMap<TrackedOrder, number>();
 
   /** Whether `o` came from the store (an earlier process's), not from this process's requests. */
   isRestored(o: TrackedOrder): boolean {
     return this.restored.has(o);
   }
 
+  /** Whether `o` is still as the store gave it back: its state (a pending request) is an earlier process's. */
+  unchangedSinceRestore(o: TrackedOrder): boolean {
+    return this.restored.get(o) === o.updatedMs;
+  }
+
   restore(o: TrackedOrder): void {
-    this.restored.add(o);
+    this.restored.set(o, o.updatedMs);
     this.byClient.set(o.clientId, o);
     if (o.orderId) this.byOrderId.set(o.orderId, o);
     if (!TERMINAL.has(o.state)) {

@@ -283,9 +283,11 @@ export async function reconcileWithVenue(engine: Engine, venue: Venue, sinceMs: 
     }
     if (known) {
       if (known.state === 'ambiguous' || known.state === 'pending_new') engine.orders.bind(known, vo.orderId, now());
-      // a cancel unanswered for long (sent before a kill, restored as pending) while the venue
-      // still lists the order: cancelled again by the next requote, never left resting
-      else if (known.state === 'pending_cancel' && known.updatedMs < startedMs - IN_FLIGHT_GRACE_MS) engine.orders.cancelRefused(vo.orderId, 'cancel not answered, the venue lists the order', now());
+      // a cancel unanswered for long, or an earlier process's (restored as pending: no answer will
+      // come, and it may never have been sent), while the venue still lists the order: cancelled
+      // again by the next requote, never left resting
+      else if (known.state === 'pending_cancel' && (engine.orders.unchangedSinceRestore(known) || known.updatedMs < startedMs - IN_FLIGHT_GRACE_MS))
+        engine.orders.cancelRefused(vo.orderId, 'cancel not answered, the venue lists the order', now());
       // an order we ended wrongly (a crash between two writes) is working again; one that ended
       // after the list was asked for (its cancel answered meanwhile) ended after what the list shows
       else if (known.updatedMs < startedMs) engine.orders.reopen(known, now());

@@ -639,6 +639,38 @@ describe('look-ups and orders that moved (found in review)', () => {
   });
 });
 
+describe('a cancel a killed process left unsent (found in review)', () => {
+  it('a restored order still pending its cancel a second after the kill, listed by the venue: cancelled again at once, not left to the next look-up', async () => {
+    // the store took pending_cancel, the process died before the DELETE left, pm2 restarted it at
+    // once: the 10 s in-flight grace kept it pending_cancel, which the reconciler never cancels again
+    const { engine, venue, clock } = await setup();
+    const t = clock.now();
+    restoreFromStore(engine, [stored('c1', { orderId: 'V1', price: 4800, state: 'pending_cancel', updatedMs: t - 1000 })], []);
+    venue.openOrders = async () => [vo('V1', 'Y', 4800)];
+    venue.trades = async () => [];
+    await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(engine.orders.get('c1')?.state).toBe('live');
+    engine.start(); // no book yet: the market quotes nothing and cancels what works
+    await settle(20);
+    clock.advanceTo(clock.now() + 1000);
+    await settle(20);
+    expect(venue.calls.filter((c) => c.kind.startsWith('cancel')).flatMap((c) => c.ids ?? [])).toContain('V1');
+    await engine.stop();
+  });
+
+  it("this process's own cancel still within the in-flight grace is left to its answer", async () => {
+    const { engine, venue, clock } = await setup();
+    const t = clock.now();
+    restoreFromStore(engine, [stored('c1', { orderId: 'V1', price: 4800, state: 'live', updatedMs: t - 60_000 })], []);
+    engine.orders.cancelSent(engine.orders.get('c1')!, t);
+    venue.openOrders = async () => [vo('V1', 'Y', 4800)];
+    venue.trades = async () => [];
+    clock.advanceTo(t + 1000);
+    await reconcileWithVenue(engine, venue, 0, silentLogger);
+    expect(engine.orders.get('c1')?.state).toBe('pending_cancel');
+  });
+});
+
 describe('look-ups and the orders they move themselves (found reviewing the change above)', () => {
   it('an order that filled in part while we were away and then ended is settled in the same look-up that records its fill', async () => {
     const { engine, venue } = await setup();
