@@ -109,7 +109,13 @@ export class LiveVenue implements Venue {
       if (!no) throw unclearIfShapeless(err);
       return orders.map((r) => ({ clientId: r.clientId, ok: false, error: no.code, message: no.message }));
     }
-    if (res.length !== orders.length) return [];
+    if (res.length !== orders.length) {
+      this.o.log.warn(
+        { orders: orders.length, answers: res.length },
+        `live venue: a batch answer of ${res.length} answers for ${orders.length} orders: none can be paired, every order of it is unclear`,
+      );
+      return [];
+    }
     return orders.map((r, i) => this.result(r, res[i]));
   }
 
@@ -167,12 +173,15 @@ export class LiveVenue implements Venue {
 
   /**
    * Every open order the venue lists. One with a price or size we cannot read is listed by its id
-   * (`unreadable`): left out, an order of ours would be taken as gone while it rests.
+   * (`unreadable`): left out, an order of ours would be taken as gone while it rests. One listed
+   * with an ended status (the spec's GET /orders does not say it lists open orders only) is left
+   * out: taken for open, an order of ours that ended would be working again.
    */
   async openOrders(): Promise<VenueOrder[]> {
     const out: VenueOrder[] = [];
     for await (const w of this.o.clob.iterateOrders()) {
       const v = toVenueOrder(w);
+      if (!v.unreadable && ENDED.test(v.status)) continue;
       if (v.unreadable)
         this.o.log.warn({ order: w.id, price: String(w.price).slice(0, 40), originalSize: String(w.original_size).slice(0, 40) }, 'live venue: open order with a price or size we cannot read');
       out.push(v);
@@ -194,7 +203,9 @@ export class LiveVenue implements Venue {
 
   async trades(sinceMs: number): Promise<VenueTrade[]> {
     const out: VenueTrade[] = [];
-    for await (const t of this.o.clob.iterateTrades({ after: Math.floor(sinceMs / 1000) })) expandTrade(t, this.o.clob.profile, out);
+    const unreadable: string[] = [];
+    for await (const t of this.o.clob.iterateTrades({ after: Math.floor(sinceMs / 1000) })) if (!expandTrade(t, this.o.clob.profile, out)) unreadable.push(String(t.id).slice(0, 80));
+    if (unreadable.length) this.o.log.warn({ trades: unreadable.slice(0, 20), count: unreadable.length }, 'live venue: trades naming an order of ours whose price or size cannot be read: left out');
     return out;
   }
 
@@ -257,8 +268,9 @@ function othersMaker(m: Record<string, unknown>, p: ClobProfile): boolean {
   return key !== undefined && typeof m.owner === 'string' && m.owner !== '' && m.owner !== key;
 }
 
-/** One REST trade -> one VenueTrade per order of ours it names (the taker's, and each maker order). */
-function expandTrade(t: Trade, profile: ClobProfile, out: VenueTrade[]): void {
+/** One REST trade -> one VenueTrade per order of ours it names (the taker's, and each maker order); false when a part of ours could not be read. */
+function expandTrade(t: Trade, profile: ClobProfile, out: VenueTrade[]): boolean {
+  let readable = true;
   const x = t as Record<string, unknown>;
   const timeMs = toMs(x.match_time) || toMs(x.last_update) || toMs(x.timestamp);
   const status = t.status ?? 'CONFIRMED';
@@ -268,11 +280,13 @@ function expandTrade(t: Trade, profile: ClobProfile, out: VenueTrade[]): void {
   const fee = Number(x.fee_rate_bps ?? 0) || 0;
   // A trade we were a maker in (trader_side MAKER) names someone else's taker order: not one of
   // ours to recover (start-up reconciliation would warn of an order it does not know).
-  if (typeof x.taker_order_id === 'string' && x.trader_side !== 'MAKER' && price >= 0 && size >= 0) {
+  const takerId = typeof x.taker_order_id === 'string' && x.trader_side !== 'MAKER' ? x.taker_order_id : undefined;
+  if (takerId !== undefined && (price < 0 || size < 0)) readable = false;
+  if (takerId !== undefined && price >= 0 && size >= 0) {
     const exact = typeof t.size === 'string' ? sizeMicrosIfFiner(t.size) : undefined;
     out.push({
       tradeId: t.id,
-      orderId: x.taker_order_id,
+      orderId: takerId,
       tokenId: t.asset_id,
       market,
       side: t.side,
@@ -291,7 +305,10 @@ function expandTrade(t: Trade, profile: ClobProfile, out: VenueTrade[]): void {
     // a complement maker's price is the venue's float 1 - p (real captures): rounded, not refused
     const mp = typeof m.price === 'string' ? parsePriceRounded(m.price) : priceUnits(typeof m.price === 'number' ? m.price : '');
     const ms = sizeUnits(typeof m.matched_amount === 'string' || typeof m.matched_amount === 'number' ? m.matched_amount : '');
-    if (mp < 0 || ms < 0) continue;
+    if (mp < 0 || ms < 0) {
+      readable = false;
+      continue;
+    }
     const tokenId = typeof m.asset_id === 'string' ? m.asset_id : t.asset_id;
     // Older trades omit the maker's side: against the same token the maker took the other side;
     // on the complement token (a mint or merge match) it did the same as the taker.
@@ -312,4 +329,5 @@ function expandTrade(t: Trade, profile: ClobProfile, out: VenueTrade[]): void {
       timeMs,
     });
   }
+  return readable;
 }

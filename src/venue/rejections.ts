@@ -61,12 +61,13 @@ export function rejectCodeOf(text: string | undefined): RejectCode {
 }
 
 /**
- * A place the venue answered with a client error (4xx, not 429 or 425): a clear refusal, with its code,
- * or undefined for anything else (an unclear outcome stays an error for the caller).
+ * A place the venue answered with a client error (4xx, not 429 or 425), or with an error envelope
+ * ({"success":false,"error":{code}}) under a 2xx status: a clear refusal, with its code, or
+ * undefined for anything else (an unclear outcome stays an error for the caller).
  */
 export function refusalOf(err: unknown): { code: RejectCode; message: string } | undefined {
   // 429 and 425 (the matching engine restarting) were not judged at all: not refusals
-  if (!(err instanceof ApiError) || err.status < 400 || err.status >= 500 || err.status === 429 || err.status === 425) return undefined;
+  if (!(err instanceof ApiError) || err.status < 200 || (err.status >= 300 && err.status < 400) || err.status >= 500 || err.status === 429 || err.status === 425) return undefined;
   const code = rejectCodeOf(err.code) !== 'UNKNOWN' ? rejectCodeOf(err.code) : rejectCodeOf(err.apiMessage);
   return { code, message: err.apiMessage };
 }

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClients } from '../../src/api/index.js';
 import { loadConfig } from '../../src/config.js';
-import { silentLogger } from '../../src/core/log.js';
+import { createLogger, silentLogger, type Logger } from '../../src/core/log.js';
 import { LiveVenue } from '../../src/venue/live-venue.js';
 import { send, startServer, testHttp, type Handler, type TestServer } from '../api/http-server.js';
 
@@ -16,11 +16,17 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function venueWith(handler: Handler) {
+async function venueWith(handler: Handler, log: Logger = silentLogger) {
   server = await startServer(handler);
   const cfg = loadConfig({ env: { MAKERD_CLOB_URL: server.url } });
   const clients = createClients({ ...cfg, http: testHttp }, 'k');
-  return { clients, venue: new LiveVenue({ clob: clients.clob, subscribeUser: () => {}, tickOf: () => 100, log: silentLogger }) };
+  return { clients, venue: new LiveVenue({ clob: clients.clob, subscribeUser: () => {}, tickOf: () => 100, log }) };
+}
+
+/** A logger whose lines (level, msg) are kept. */
+function keptLog(): { log: Logger; lines: Array<{ level: number; msg: string } & Record<string, unknown>> } {
+  const lines: Array<{ level: number; msg: string } & Record<string, unknown>> = [];
+  return { lines, log: createLogger({ level: 'info', destination: { write: (s: string) => void lines.push(JSON.parse(s) as (typeof lines)[number]) } }) };
 }
 
 const order = (id: string, status: string) => ({
@@ -145,6 +151,89 @@ describe('LiveVenue: a refusal inside a place answer', () => {
       const [r] = await venue.placeOrders([{ clientId: 'c1', tokenId: YES, side: 'BUY', price: 4000, size: 500, orderType: 'GTC', postOnly: true }]);
       expect(r.ok).toBe(false);
       expect(r.message?.length).toBe(500);
+    } finally {
+      await clients.close();
+    }
+  });
+});
+
+// found in review of the live order path
+describe('LiveVenue: answers that refuse, list or report what they should not', () => {
+  const req = (clientId: string) => ({ clientId, tokenId: YES, side: 'BUY' as const, price: 5000, size: 1000, orderType: 'GTC' as const, postOnly: true });
+
+  it('a place refused in the envelope with HTTP 200 ({"success":false,"error":{code}}) is a refusal with its code, as a 400 is', async () => {
+    const { clients, venue } = await venueWith((req, res) => {
+      if (req.method === 'POST') send(res, 200, { success: false, error: { code: 'INVALID_ORDER_NOT_ENOUGH_BALANCE', message: 'not enough balance / allowance' } });
+      else send(res, 404, { error: 'not found' });
+    });
+    try {
+      expect(await venue.placeOrders([req('a'), req('b')])).toEqual([
+        { clientId: 'a', ok: false, error: 'INVALID_ORDER_NOT_ENOUGH_BALANCE', message: 'not enough balance / allowance' },
+        { clientId: 'b', ok: false, error: 'INVALID_ORDER_NOT_ENOUGH_BALANCE', message: 'not enough balance / allowance' },
+      ]);
+      expect(await venue.placeOrder(req('c'))).toMatchObject({ clientId: 'c', ok: false, error: 'INVALID_ORDER_NOT_ENOUGH_BALANCE' });
+    } finally {
+      await clients.close();
+    }
+  });
+
+  it('the open-order list leaves out an order the venue lists as ended (CANCELED, MATCHED): it would be taken for working again', async () => {
+    const { clients, venue } = await venueWith((req, res) => {
+      if (req.method === 'GET' && req.path === '/orders')
+        send(res, 200, {
+          data: [order('0xa', 'LIVE'), order('0xb', 'CANCELED'), order('0xc', 'ORDER_STATUS_MATCHED'), order('0xd', 'CANCELED_MARKET_RESOLVED')],
+          next_cursor: 'LTE=',
+          limit: 100,
+          count: 4,
+        });
+      else send(res, 404, { error: 'not found' });
+    });
+    try {
+      expect((await venue.openOrders()).map((o) => o.orderId)).toEqual(['0xa']);
+    } finally {
+      await clients.close();
+    }
+  });
+
+  it('a batch answer of another length than the request is said at WARN (every order of it is unclear)', async () => {
+    const { log, lines } = keptLog();
+    const { clients, venue } = await venueWith((req, res) => {
+      if (req.method === 'POST') send(res, 200, [{ success: true, orderID: '0x1', status: 'live', errorMsg: '' }]);
+      else send(res, 404, { error: 'not found' });
+    }, log);
+    try {
+      expect(await venue.placeOrders([req('a'), req('b')])).toEqual([]);
+      expect(lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual([expect.stringMatching(/1 answers for 2 orders/)]);
+    } finally {
+      await clients.close();
+    }
+  });
+
+  it('a trade entry of ours that cannot be read (a size of -5 or 1e400, a price that is no number) is said at WARN with its trade, not dropped in silence', async () => {
+    const { log, lines } = keptLog();
+    const trade = (id: string, matched: string, price = '0.5') => ({
+      id,
+      taker_order_id: '0xother',
+      trader_side: 'MAKER',
+      market: '0xm',
+      asset_id: YES,
+      side: 'SELL',
+      size: '10',
+      price: '0.5',
+      status: 'CONFIRMED',
+      match_time: '1725842520',
+      maker_orders: [{ order_id: '0xours', owner: 'k', matched_amount: matched, price, asset_id: YES, side: 'BUY' }],
+    });
+    const { clients, venue } = await venueWith((req, res) => {
+      if (req.method === 'GET' && req.path === '/trades')
+        send(res, 200, { data: [trade('T1', '-5'), trade('T2', '1e400'), trade('T3', '5', 'abc'), trade('T4', '5')], next_cursor: 'LTE=', limit: 100, count: 4 });
+      else send(res, 404, { error: 'not found' });
+    }, log);
+    try {
+      expect((await venue.trades(0)).map((t) => t.tradeId)).toEqual(['T4']);
+      const warned = lines.filter((l) => l.level === 40);
+      expect(warned).toHaveLength(1);
+      expect(warned[0]).toMatchObject({ msg: expect.stringMatching(/cannot be read/), trades: ['T1', 'T2', 'T3'] });
     } finally {
       await clients.close();
     }
