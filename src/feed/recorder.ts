@@ -216,6 +216,8 @@ export class Recorder {
    * droppedSlow, the disk did not keep up). Lines in between are on their way to the disk.
    */
   readonly stats = { frames: 0, bytes: 0, files: 0, path: '', errors: 0, dropped: 0, droppedSlow: 0 };
+  /** The header is being written (no rotation by size until its frame is in). */
+  private inHeader = false;
   /** Last write error (disk full, permissions, a file that exists); writing continues into the next file on rotation. */
   lastError: Error | undefined;
   /** The file of the last write error. */
@@ -264,7 +266,13 @@ export class Recorder {
     else if (file.failed && f.t - this.failedAtT >= REOPEN_AFTER_FAILURE_MS && !isSystemPath(this.o.out)) file = this.rotate(hour);
     if (this.headerDue) {
       this.headerDue = false;
-      for (const h of this.o.header ?? []) this.write({ text: h.text, t: f.t, epoch: 0 }, h.kind);
+      // whole in this file, before its frame: a header past the rotation size rotates after the frame, not inside itself
+      this.inHeader = true;
+      try {
+        for (const h of this.o.header ?? []) this.write({ text: h.text, t: f.t, epoch: 0 }, h.kind);
+      } finally {
+        this.inHeader = false;
+      }
     }
     this.lastFrameT = f.t;
     // the stream is destroyed at once on a failed write, its 'error' event comes a tick later
@@ -297,7 +305,7 @@ export class Recorder {
           if (!e) this.confirm(file, 1, bytes);
         });
     }
-    if (this.o.rotateBytes && this.fileBytes >= this.o.rotateBytes) this.rotate(hour);
+    if (this.o.rotateBytes && !this.inHeader && this.fileBytes >= this.o.rotateBytes) this.rotate(hour);
   }
 
   /** Flushes and closes every file (including ones still closing after a rotation). */

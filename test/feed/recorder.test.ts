@@ -86,6 +86,28 @@ describe('recorder and replay', () => {
     }
   });
 
+  // Found in review: a header larger than --rotate-mb rotated inside its own writing, so the frame
+  // went to the file just closed (a write after end: destroyed, the frame dropped) and each header
+  // write nested another rotation.
+  it('a header larger than the rotation size: each file still holds the header and its frames, nothing dropped', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rec-'));
+    const out = join(dir, 'big.jsonl');
+    const header = [0, 1, 2].map((i) => ({ text: `{"market":"0xm${i}","pad":"${'x'.repeat(400)}"}`, kind: 'meta' }));
+    const rec = new Recorder({ out, rotateBytes: 1000, header });
+    await rec.open();
+    for (const t of [1, 2, 3]) rec.write({ text: `{"t":${t}}`, t, epoch: 1 }, 'market');
+    await rec.close();
+    expect(rec.stats.errors).toBe(0);
+    expect(rec.stats.dropped).toBe(0);
+    const back = await collect(readRecordings(rotationFiles(out)));
+    expect(back.filter((r) => r.k === 'market').map((r) => r.f)).toEqual(['{"t":1}', '{"t":2}', '{"t":3}']);
+    // each file with a frame opens with the whole header (the one a rotation after the last frame opened is empty)
+    for (const f of rotationFiles(out)) {
+      const recs = await collect(readRecording(f));
+      if (recs.length) expect(recs.map((r) => r.k)).toEqual(['meta', 'meta', 'meta', 'market']);
+    }
+  });
+
   it('replays a plain raw capture with synthetic, non-decreasing times', async () => {
     const back = await collect(readRecording(fixture));
     expect(back.map((r) => r.f)).toEqual(frames);
