@@ -2,6 +2,7 @@
 // JSON body (success by HTTP status; bare failures like {"error":"Invalid token id"}), and the
 // X-RateLimit-Reset header, whose unit the spec leaves open.
 import { ApiError, ResponseShapeError } from '../core/errors.js';
+import { scrubLine } from '../core/log.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -18,7 +19,12 @@ function isEnvelope(b: unknown): b is Obj {
 const MAX_VENUE_TEXT = 500;
 /** The longest failure body kept whole on its error (ApiError.body). */
 const MAX_BODY_KEPT = 4096;
-const cut = (t: string): string => (t.length > MAX_VENUE_TEXT ? `${t.slice(0, MAX_VENUE_TEXT)}...` : t);
+/** `t` with every secret scrubbed, then cut to `n` characters (a secret cut in half is not the whole value the logger scrubs). */
+export function keptText(t: string, n: number, more = ''): string {
+  const clean = scrubLine(t);
+  return clean.length > n ? `${clean.slice(0, n)}${more}` : clean;
+}
+const cut = (t: string): string => keptText(t, MAX_VENUE_TEXT, '...');
 
 function bareMessage(body: unknown, text: string): string {
   if (isObj(body)) {
@@ -28,8 +34,8 @@ function bareMessage(body: unknown, text: string): string {
       if (isObj(v) && typeof v.message === 'string') return cut(v.message);
     }
   }
-  if (typeof body === 'string') return body.slice(0, 200);
-  return text.slice(0, 200) || '(empty body)';
+  if (typeof body === 'string') return keptText(body, 200);
+  return keptText(text, 200) || '(empty body)';
 }
 
 /** The data of a response, or an ApiError for a failure (4xx, 5xx, or success:false). */

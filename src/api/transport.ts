@@ -14,7 +14,7 @@ import { AmbiguousSubmitError, ApiError, DeadlineError, OverBurstError, RateLimi
 import { silentLogger, type Logger } from '../core/log.js';
 import { CLOB_GENERAL, GENERAL, scopesFor, signerTierOf, type ApiName, type Scope } from './limit-table.js';
 import { PRIORITY, type Limiter } from './limiter.js';
-import { decodeBody, resetAtMs, retryAfterAtMs } from './envelope.js';
+import { decodeBody, keptText, resetAtMs, retryAfterAtMs } from './envelope.js';
 import { exchange, type RawResponse } from './http-exchange.js';
 
 /** The longest wait between tries while the venue answers 425 (its restart takes about 90 s). */
@@ -462,7 +462,7 @@ export class Transport {
     } catch (e) {
       if (e instanceof ApiError) return e;
     }
-    return new ApiError(res.status, `HTTP_${res.status}`, res.text.slice(0, 200), spec.method, spec.path);
+    return new ApiError(res.status, `HTTP_${res.status}`, keptText(res.text, 200), spec.method, spec.path);
   }
 
   /** One attempt, told to the observer when there is one. */
