@@ -272,15 +272,20 @@ function quoteSides(q: MarketQuote, bid: number, ask: number): Sample[] {
   return out;
 }
 
-/** The feed's connection and decoder counters, one family per meaning, by channel (market, user). */
+/** The feed's connection and decoder counters, one family per meaning, by channel (market, user, prices). */
 function registerFeedFamilies(gauge: Family, counter: Family, d: StatusSource): void {
   // the market channel's totals count its closed connections too: a counter never goes down
-  const totals = (): Record<string, Record<string, number>> => ({ market: d.feed.marketCounterTotals(), user: d.feed.user ? { ...d.feed.user.counters } : {} });
+  const totals = (): Record<string, Record<string, number>> => ({
+    market: d.feed.marketCounterTotals(),
+    user: d.feed.user ? { ...d.feed.user.counters } : {},
+    ...(d.prices ? { prices: { ...d.prices.connection.counters } } : {}),
+  });
   type ConnKey = 'frames' | 'bytes' | 'pongs' | 'reconnects' | 'stale' | 'probes' | 'probesAnswered' | 'pingsSent';
   const conn = (name: string, key: ConnKey, help: string) => counter(name, help, ['channel'], () => Object.entries(totals()).map(([channel, t]) => [{ channel }, t[key] ?? 0]));
   gauge('feed_connections', 'WebSocket connections open or opening, per channel.', ['channel'], () => [
     [{ channel: 'market' }, d.feed.marketConnections().length],
     [{ channel: 'user' }, d.feed.user ? 1 : 0],
+    ...(d.prices ? [[{ channel: 'prices' }, 1] as const] : []),
   ]);
   conn('feed_frames', 'frames', 'WebSocket frames received (data and PONG), per channel.');
   conn('feed_received_bytes', 'bytes', 'Text received on the WebSockets (UTF-16 code units: bytes for ASCII JSON), per channel.');
@@ -290,11 +295,7 @@ function registerFeedFamilies(gauge: Family, counter: Family, d: StatusSource): 
   conn('feed_stale', 'stale', 'Times a connection was declared stale (no data after a probe), per channel.');
   conn('feed_probes', 'probes', 'Probes of a quiet connection (a re-subscribe), per channel.');
   conn('feed_probes_answered', 'probesAnswered', 'Probes answered by a fresh snapshot, per channel.');
-  const stats = () =>
-    [
-      ['market', d.feed.marketStats],
-      ['user', d.feed.userStats],
-    ] as const;
+  const stats = () => [['market', d.feed.marketStats] as const, ['user', d.feed.userStats] as const, ...(d.prices ? [['prices', d.prices.stats] as const] : [])];
   counter('feed_decoded_frames', 'Frames the decoder read, per channel.', ['channel'], () => stats().map(([channel, st]) => [{ channel }, st.frames]));
   counter('feed_events', 'Events decoded from the frames, per channel.', ['channel'], () => stats().map(([channel, st]) => [{ channel }, st.events]));
   counter('feed_sizes_rounded', 'Sizes finer than the 0.01 share grid, rounded, per channel.', ['channel'], () => stats().map(([channel, st]) => [{ channel }, st.sizesRounded]));

@@ -1,5 +1,6 @@
 // What the status server reads of a running daemon, as an interface of its own: status/ depends
 // on the parts it shows (engine, feed, journal, limiter), never on the daemon that wires them.
+import type { DecodeStats } from '../feed/decode-stats.js';
 import type { Config } from '../config.js';
 import type { Clock } from '../core/clock.js';
 import type { Engine } from '../engine/engine.js';
@@ -26,6 +27,8 @@ export interface StatusSource {
   readonly markets: readonly MarketMeta[];
   readonly feedStates: FeedStates;
   readonly feed: MarketFeed;
+  /** The crypto price stream, when feed.priceSymbols names any: its connection and decoder counters on /metrics. */
+  readonly prices?: { readonly connection: { readonly counters: Readonly<Record<string, number>> }; readonly stats: DecodeStats };
   readonly engine: Engine;
   readonly journal: StoreJournal | undefined;
   readonly clients: { readonly limiter: Limiter };

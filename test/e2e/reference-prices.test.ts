@@ -25,6 +25,12 @@ describe('the price stream in a running daemon', () => {
     expect(ref.symbol).toBe('btcusdt');
     expect(ref.value).toBeGreaterThan(1000);
     expect(ref.ageMs).toBeGreaterThanOrEqual(0);
+    // its connection and decoder counters are on /metrics beside the market channel's (found in
+    // review: a stream whose every frame was rejected showed nothing there but a stale price)
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(Number(/^makerd_feed_frames_total\{channel="prices"\} (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThan(0);
+    expect(Number(/^makerd_feed_decoded_frames_total\{channel="prices"\} (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThan(0);
+    expect(metrics).toMatch(/^makerd_feed_connections\{channel="prices"\} 1$/m);
     kill(d, 'SIGTERM');
     expect(await bounded(d.exited, 15_000, 'exit')).toBe(0);
   }, 40_000);
