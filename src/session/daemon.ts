@@ -18,7 +18,7 @@ import { CryptoPriceStream } from '../feed/price-stream.js';
 import type { TokenMeta } from '../book/mirror.js';
 import { LiveVenue } from '../venue/live-venue.js';
 import { simMarketOf, simulatedVenueFromConfig, type SimulatedVenue } from '../venue/simulated-venue.js';
-import type { Venue } from '../venue/types.js';
+import type { Venue, VenueOrder } from '../venue/types.js';
 import { StoreLock, StoreLockedError } from '../store/store-lock.js';
 import { Store } from '../store/store.js';
 import { StoreJournal, type JournalRecord } from '../store/journal.js';
@@ -839,18 +839,38 @@ export class Daemon implements StatusSource {
       return [];
     }
     const ids = open.flatMap((o) => (o.orderId === undefined ? [] : [o.orderId]));
-    if (ids.length === 0) return [];
+    // a place the earlier run never saw answered may have landed: found by its terms in the venue's
+    // list, as start-up binds one; unread, each is reported (client:ID), never passed over in silence
+    const unanswered = open.filter((o) => o.orderId === undefined);
+    const unfound: string[] = [];
+    if (unanswered.length) {
+      let listed: VenueOrder[] | undefined;
+      try {
+        listed = await this.venue.openOrders();
+      } catch (err) {
+        this.o.log.warn({ err }, "stopping: the venue's open orders could not be read for the places an earlier run left unanswered");
+      }
+      const taken = new Set(ids);
+      for (const o of unanswered) {
+        const v = listed?.find((x) => !taken.has(x.orderId) && x.tokenId === o.tokenId && x.side === o.side && x.price === o.price && x.originalSize === o.size);
+        if (v) {
+          taken.add(v.orderId);
+          ids.push(v.orderId);
+        } else if (!listed) unfound.push(`client:${o.clientId}`);
+      }
+    }
+    if (ids.length === 0) return unfound;
     this.o.log.warn({ orders: ids.length }, "stopping before managing the account's orders: cancelling by id those an earlier run of this store left open");
     const left = await this.cancelLeft(ids, 'cancel of the orders an earlier run left open failed');
-    if (left.length === 0) return [];
+    if (left.length === 0) return unfound;
     // not cancelled by this answer: those the venue already ended (a dead-man switch, a fill) are
     // not resting; its list decides (unread: all are reported)
     try {
       const resting = new Set((await this.venue.openOrders()).map((o) => o.orderId));
-      return left.filter((id) => resting.has(id));
+      return [...left.filter((id) => resting.has(id)), ...unfound];
     } catch (err) {
       this.o.log.warn({ err }, "stopping: the venue's open orders could not be read");
-      return left;
+      return [...left, ...unfound];
     }
   }
 

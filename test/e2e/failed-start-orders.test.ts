@@ -74,6 +74,28 @@ describe('a start stopped before it manages the orders', () => {
     expect(open).toContain(foreign);
   }, 60_000);
 
+  it('an order whose place the killed run never saw answered (no venue id in the store) is found by its terms in the venue list and cancelled too', async () => {
+    // found in review: only stored orders with a venue id were cancelled; one the store held as an
+    // unanswered place, which had landed, was left resting unmanaged with exit 0
+    const e = await setup();
+    const resting = await killedWithQuotes(e);
+    const placed = await e.emu.exchange.place(KEY, { tokenID: e.token, side: 'BUY', price: '0.01', size: '5', orderType: 'GTC' });
+    const foreign = String(placed.orderID);
+    const unanswered = resting[0];
+    const db = new Database(e.db, { fileMustExist: true });
+    try {
+      expect(db.prepare("UPDATE orders SET order_id = NULL, state = 'pending_new' WHERE order_id = ?").run(unanswered).changes).toBe(1);
+    } finally {
+      db.close();
+    }
+    const report = await failedStart(e);
+    expect(report.unconfirmed).toEqual([]);
+    const open = e.emu.exchange.openOrders(KEY).map((o) => o.id);
+    expect(open).not.toContain(unanswered);
+    expect(open.filter((id) => resting.includes(id))).toEqual([]);
+    expect(open).toContain(foreign);
+  }, 60_000);
+
   it('reports none of them when the venue already ended them (a dead-man switch): its list shows none resting', async () => {
     const e = await setup();
     const resting = await killedWithQuotes(e);
