@@ -6,7 +6,8 @@
 import { z } from 'zod';
 import type { MarketMeta } from '../engine/strategy.js';
 import { isFeeRule } from '../core/fees.js';
-import { MAX_SIZE_UNITS, PRICE_SCALE } from '../core/units.js';
+import { MAX_SIZE_UNITS, PRICE_SCALE, formatSize } from '../core/units.js';
+import type { TokenMeta } from '../book/mirror.js';
 
 const tokenId = z.string().regex(/^\d{1,100}$/);
 const metaSchema = z.strictObject({
@@ -44,4 +45,13 @@ export function parseMetaFrame(text: string): MarketMeta | string {
   if (m.endMs !== undefined) meta.endMs = m.endMs;
   if (m.feeRule) meta.feeRule = m.feeRule;
   return meta;
+}
+
+/**
+ * The hash fields a metadata line gives a market's tokens that their WS frames omit: min_order_size
+ * and neg_risk, as live takes them from the market. Not the tick: the line is written again at the
+ * top of every rotated file, and a tick_size_change since must not be undone.
+ */
+export function hashedFieldsOf(m: MarketMeta): TokenMeta {
+  return { minOrderSize: formatSize(m.minSize), negRisk: m.negRisk };
 }

@@ -25,8 +25,7 @@ import { Limiter } from '../api/limiter.js';
 import { simMarketOf, simulatedVenueFromConfig } from '../venue/simulated-venue.js';
 import { StatsCollector, type ChartData } from '../report/stats.js';
 import { MarketDiscovery } from './markets.js';
-import { tokenMetaOf } from '../session/markets.js';
-import { parseMetaFrame } from './market-meta-line.js';
+import { hashedFieldsOf, parseMetaFrame } from './market-meta-line.js';
 import type { FeeRule } from '../core/fees.js';
 import { StatsJournal } from './journal.js';
 import { RateUse } from './rate-use.js';
@@ -346,8 +345,8 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
         else {
           discovery.declare(m);
           // the hashed fields the WS frames omit (min_order_size, neg_risk), as live takes them from the market
-          mirror.setMeta(m.tokenId, tokenMetaOf(m));
-          mirror.setMeta(m.complementId, tokenMetaOf(m));
+          mirror.setMeta(m.tokenId, hashedFieldsOf(m));
+          mirror.setMeta(m.complementId, hashedFieldsOf(m));
         }
         continue;
       }

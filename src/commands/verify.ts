@@ -9,8 +9,7 @@ import { formatPrice } from '../core/units.js';
 import { createMarketDecodeStats, decodeMarketFrame } from '../feed/decode-market.js';
 import type { MarketEvent } from '../core/events.js';
 import { readRecording } from '../feed/replay.js';
-import { parseMetaFrame } from '../backtest/market-meta-line.js';
-import { tokenMetaOf } from '../session/markets.js';
+import { hashedFieldsOf, parseMetaFrame } from '../backtest/market-meta-line.js';
 import { UsageError, type CommandModule } from './command.js';
 import { inputFileProblem, systemErrorLine } from './paths.js';
 
@@ -81,7 +80,7 @@ export const command: CommandModule = {
           // a market's metadata line: its tokens' hashed fields the WS frames omit (min_order_size, neg_risk)
           const m = parseMetaFrame(r.f);
           if (typeof m === 'string') stats.reject(`market_meta: ${m}`, r.f.slice(0, 200));
-          else for (const id of [m.tokenId, m.complementId]) mirror.setMeta(id, tokenMetaOf(m));
+          else for (const id of [m.tokenId, m.complementId]) mirror.setMeta(id, hashedFieldsOf(m));
           continue;
         }
         if (r.k !== 'market') continue;

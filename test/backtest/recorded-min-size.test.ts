@@ -80,4 +80,41 @@ describe('a recording of a market whose minimum order size is 15', () => {
     const io = { out: (s: string) => out.push(s), err: (s: string) => out.push(s) };
     expect(await verify.main([recording(1500, '15')], io as never), out.join('\n')).toBe(0);
   });
+
+  it("verify: a metadata line again mid-recording (a rotated file's header) does not undo a tick_size_change since", async () => {
+    // found reviewing the fix: the line set the tick too, so every rotated file reset a market that
+    // had moved to 0.001 back to 0.01 and its next hash failed
+    const path = join(tempDir('minsize'), 'ticked.jsonl');
+    const meta = metaLine({ text: metaFrame({ conditionId: M, tokenId: YES, complementId: NO, tick: 100, minSize: 500, negRisk: false }), t: T0 - 1000, epoch: 0 }, 'meta');
+    const bids: Lv = [
+      ['0.48', '100'],
+      ['0.49', '50'],
+    ];
+    const asks: Lv = [
+      ['0.52', '100'],
+      ['0.51', '50'],
+    ];
+    const hashOf = (ts: number, b: Lv, tickSize: string) =>
+      bookHash({ market: M, assetId: YES, timestamp: String(ts), bids: b, asks, minOrderSize: '5', tickSize, negRisk: false, lastTradePrice: '0.5' });
+    const book = (ts: number, tickSize: string) =>
+      JSON.stringify([
+        { event_type: 'book', market: M, asset_id: YES, timestamp: String(ts), hash: hashOf(ts, bids, tickSize), bids: lv(bids), asks: lv(asks), tick_size: tickSize, last_trade_price: '0.5' },
+      ]);
+    const tickChange = JSON.stringify({ event_type: 'tick_size_change', market: M, asset_id: YES, old_tick_size: '0.01', new_tick_size: '0.001', timestamp: String(T0 + 1000) });
+    const after: Lv = [
+      ['0.48', '100'],
+      ['0.485', '10'],
+      ['0.49', '50'],
+    ];
+    const change = JSON.stringify({
+      event_type: 'price_change',
+      market: M,
+      timestamp: String(T0 + 5000),
+      price_changes: [{ asset_id: YES, price: '0.485', size: '10', side: 'BUY', hash: hashOf(T0 + 5000, after, '0.001'), best_bid: '0.49', best_ask: '0.51' }],
+    });
+    writeFileSync(path, meta + recordLine(T0, book(T0, '0.01')) + recordLine(T0 + 1000, tickChange) + recordLine(T0 + 2000, book(T0 + 2000, '0.001')) + meta + recordLine(T0 + 5000, change));
+    const out: string[] = [];
+    const io = { out: (s: string) => out.push(s), err: (s: string) => out.push(s) };
+    expect(await verify.main([path], io as never), out.join('\n')).toBe(0);
+  });
 });
