@@ -2,7 +2,7 @@
 // JSON body (success by HTTP status; bare failures like {"error":"Invalid token id"}), and the
 // X-RateLimit-Reset header, whose unit the spec leaves open.
 import { ApiError, ResponseShapeError } from '../core/errors.js';
-import { scrubLine } from '../core/log.js';
+import { keptText } from '../core/log.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -19,11 +19,6 @@ function isEnvelope(b: unknown): b is Obj {
 const MAX_VENUE_TEXT = 500;
 /** The longest failure body kept whole on its error (ApiError.body). */
 const MAX_BODY_KEPT = 4096;
-/** `t` with every secret scrubbed, then cut to `n` characters (a secret cut in half is not the whole value the logger scrubs). */
-export function keptText(t: string, n: number, more = ''): string {
-  const clean = scrubLine(t);
-  return clean.length > n ? `${clean.slice(0, n)}${more}` : clean;
-}
 const cut = (t: string): string => keptText(t, MAX_VENUE_TEXT, '...');
 
 function bareMessage(body: unknown, text: string): string {

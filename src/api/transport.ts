@@ -11,10 +11,10 @@ import { Client, Pool, buildConnector } from 'undici';
 import { settleWithin } from '../core/clock.js';
 import type { Config } from '../config.js';
 import { AmbiguousSubmitError, ApiError, DeadlineError, OverBurstError, RateLimitError, TransportError, VenueNotReadyError, type CallKind } from '../core/errors.js';
-import { silentLogger, type Logger } from '../core/log.js';
+import { keptText, silentLogger, type Logger } from '../core/log.js';
 import { CLOB_GENERAL, GENERAL, scopesFor, signerTierOf, type ApiName, type Scope } from './limit-table.js';
 import { PRIORITY, type Limiter } from './limiter.js';
-import { decodeBody, keptText, resetAtMs, retryAfterAtMs } from './envelope.js';
+import { decodeBody, resetAtMs, retryAfterAtMs } from './envelope.js';
 import { exchange, type RawResponse } from './http-exchange.js';
 
 /** The longest wait between tries while the venue answers 425 (its restart takes about 90 s). */

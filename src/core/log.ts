@@ -36,6 +36,14 @@ function scrubString(s: string, secrets: string[]): string {
   return out.replace(/(Bearer\s+)[^\s"',]+/gi, `$1${REDACTED}`);
 }
 
+/** Longer than any secret or Bearer token a text may carry across the cut. */
+const SCRUB_MARGIN = 4096;
+/** `t` with every secret scrubbed, then cut to `n` characters (a secret cut in half is not the whole value the logger scrubs). */
+export function keptText(t: string, n: number, more = ''): string {
+  // scrubbed over the kept part and a margin past it that holds any secret crossing the cut, not over a 32 MB page
+  const clean = scrubLine(t.length > n + SCRUB_MARGIN ? t.slice(0, n + SCRUB_MARGIN) : t);
+  return clean.length > n ? `${clean.slice(0, n)}${more}` : clean;
+}
 export function scrub(value: unknown, secrets: string[] = secretValues(), depth = 0): unknown {
   if (typeof value === 'string') return scrubString(value, secrets);
   if (value === null || typeof value !== 'object') return value;

@@ -1,7 +1,7 @@
 // Counters a decoder keeps: frames seen, events produced, and every rejected frame or event by
 // reason (malformed JSON, a missing field, an unknown event_type). A short sample of each reject is
 // logged, rate-limited, so a bad feed cannot flood the log. The numbers feed /metrics.
-import { scrubLine, type Logger } from '../core/log.js';
+import { keptText, type Logger } from '../core/log.js';
 import { unixToMs } from '../core/units.js';
 
 /**
@@ -47,8 +47,8 @@ export class DecodeStats {
     const n = ++this.logged;
     if (this.log && (n <= 20 || n % this.logEvery === 0)) {
       // scrubbed before the cut: a secret cut in half is not the whole value the logger scrubs
-      const clean = scrubLine(sample);
-      this.log.warn({ channel: this.channel, reason, sample: clean.length > 160 ? clean.slice(0, 160) + '…' : clean, rejects: n }, 'feed frame rejected');
+      const clean = keptText(sample, 160, '…');
+      this.log.warn({ channel: this.channel, reason, sample: clean, rejects: n }, 'feed frame rejected');
     }
   }
 

@@ -6,7 +6,7 @@ import { tickDecimals, unixToMs } from '../core/units.js';
 import type { UserEvent, Side } from '../core/events.js';
 import { spendableCollateral, type ClobClient, type NewOrder } from '../api/clob-client.js';
 import type { ClobProfile } from '../api/clob-profile.js';
-import { AmbiguousSubmitError, ResponseShapeError } from '../core/errors.js';
+import { AmbiguousSubmitError, ApiError, ResponseShapeError } from '../core/errors.js';
 import type { CancelResponse, OpenOrder, OrderResponse, Trade } from '../api/schemas.js';
 import { priceUnits, sizeUnits } from '../api/schemas.js';
 import { refusalOf, rejectCodeOf } from './rejections.js';
@@ -38,7 +38,10 @@ const STATUSES: ReadonlySet<string> = new Set(['live', 'matched', 'delayed', 'un
  * outcome is unclear (looked up), as after a timeout; never a refusal, which would place them again.
  */
 function unclearIfShapeless(err: unknown): unknown {
-  return err instanceof ResponseShapeError ? new AmbiguousSubmitError(err.method, err.path, err) : err;
+  if (err instanceof ResponseShapeError) return new AmbiguousSubmitError(err.method, err.path, err);
+  // an error envelope under a 2xx that names no refusal (refusalOf): the order may have been taken
+  if (err instanceof ApiError && err.status >= 200 && err.status < 300) return new AmbiguousSubmitError(err.method, err.path, err);
+  return err;
 }
 
 /** A REST time field in ms, 0 when absent or malformed (the caller falls back to the next field). */

@@ -69,5 +69,7 @@ export function refusalOf(err: unknown): { code: RejectCode; message: string } |
   // 429 and 425 (the matching engine restarting) were not judged at all: not refusals
   if (!(err instanceof ApiError) || err.status < 200 || (err.status >= 300 && err.status < 400) || err.status >= 500 || err.status === 429 || err.status === 425) return undefined;
   const code = rejectCodeOf(err.code) !== 'UNKNOWN' ? rejectCodeOf(err.code) : rejectCodeOf(err.apiMessage);
+  // under a 2xx only a refusal it names is one: another failure there ("timeout") is unclear, as a 5xx is
+  if (err.status < 300 && code === 'UNKNOWN') return undefined;
   return { code, message: err.apiMessage };
 }

@@ -6,6 +6,7 @@ import { createClients } from '../../src/api/index.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger, silentLogger, type Logger } from '../../src/core/log.js';
 import { LiveVenue } from '../../src/venue/live-venue.js';
+import { AmbiguousSubmitError } from '../../src/core/errors.js';
 import { send, startServer, testHttp, type Handler, type TestServer } from '../api/http-server.js';
 
 const YES = '111';
@@ -162,8 +163,9 @@ describe('LiveVenue: answers that refuse, list or report what they should not', 
   const req = (clientId: string) => ({ clientId, tokenId: YES, side: 'BUY' as const, price: 5000, size: 1000, orderType: 'GTC' as const, postOnly: true });
 
   it('a place refused in the envelope with HTTP 200 ({"success":false,"error":{code}}) is a refusal with its code, as a 400 is', async () => {
+    let answer: unknown = { success: false, error: { code: 'INVALID_ORDER_NOT_ENOUGH_BALANCE', message: 'not enough balance / allowance' } };
     const { clients, venue } = await venueWith((req, res) => {
-      if (req.method === 'POST') send(res, 200, { success: false, error: { code: 'INVALID_ORDER_NOT_ENOUGH_BALANCE', message: 'not enough balance / allowance' } });
+      if (req.method === 'POST') send(res, 200, answer);
       else send(res, 404, { error: 'not found' });
     });
     try {
@@ -172,6 +174,10 @@ describe('LiveVenue: answers that refuse, list or report what they should not', 
         { clientId: 'b', ok: false, error: 'INVALID_ORDER_NOT_ENOUGH_BALANCE', message: 'not enough balance / allowance' },
       ]);
       expect(await venue.placeOrder(req('c'))).toMatchObject({ clientId: 'c', ok: false, error: 'INVALID_ORDER_NOT_ENOUGH_BALANCE' });
+      // one that names no refusal ("timeout") is unclear, as a 5xx is: the order may have been taken
+      answer = { success: false, error: { code: 'INTERNAL', message: 'timeout' } };
+      await expect(venue.placeOrders([req('d')])).rejects.toBeInstanceOf(AmbiguousSubmitError);
+      await expect(venue.placeOrder(req('e'))).rejects.toBeInstanceOf(AmbiguousSubmitError);
     } finally {
       await clients.close();
     }
