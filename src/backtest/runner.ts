@@ -313,6 +313,8 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
   let file = -1;
   const shifted: ShiftedFile[] = [];
   let offset = 0;
+  /** The current file's shift in time (it started before the last one ended): its exchange stamps move with it; a jump inside a file moves receive times only. */
+  let fileShift = 0;
   let first = true;
   /** Lines with a time no recorder wrote (badRecordTime), and jumps inside a file closed up (MAX_GAP_MS, MAX_STEP_BACK_MS). */
   let badTimes = 0;
@@ -326,6 +328,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
       if (rec.file !== file) {
         file = rec.file;
         offset = 0;
+        fileShift = 0;
         first = true;
       }
       records++;
@@ -369,6 +372,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
           // on from it: a gap that long would be ticked through a second at a time (years: for ever)
           if (started && (rec.t < clock.now() || rec.t - clock.now() > MAX_GAP_MS)) {
             offset = clock.now() + 1 - rec.t;
+            fileShift = offset;
             shiftedFiles++;
             shifted.push({ file, shiftMs: offset });
           }
@@ -417,6 +421,11 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
         continue;
       }
       const events = rec.events;
+      // a shifted file's exchange stamps move with it, as its price stamps do (a jump of its receive
+      // times alone inside a file does not move them: the venue's stamps were right): the
+      // simulated venue orders prints and our orders' arrival by them (a print stamped before an
+      // order joined cannot fill it), and the first file's later stamps would outrank every one here
+      if (fileShift !== 0) for (let i = 0; i < events.length; i++) if (events[i].timestampMs > 0) events[i].timestampMs += fileShift;
       // a rejected price_change: its tokens' books missed an update (out of sync, as live)
       if (!rec.rejected.empty()) pipeline.rejectedElsewhere(rec.rejected, events.length > 0);
       if (events.length === 0) continue;
