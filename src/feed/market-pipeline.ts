@@ -105,11 +105,19 @@ export class MarketPipeline {
     this.rejectedOfFrame(hasEvents);
   }
 
-  /** The frame's rejected tokens (this.rejected): marked now when it has no event, else once its events are applied. */
+  /**
+   * The frame's rejected tokens (this.rejected): marked now when it has no event, else once its
+   * events are applied. With a lag, a frame of no event waits its turn as one with events does: our
+   * view learns of the loss no sooner, and after the frames before it (a snapshot among them).
+   */
   private rejectedOfFrame(hasEvents: boolean): void {
     if (this.rejected.empty()) return;
     if (hasEvents) this.rejectsPending = true;
-    else this.markRejected(this.rejected);
+    else if ((this.o.lagMs ?? 0) > 0 && this.o.clock) {
+      this.lagged.push({ at: this.o.clock.now() + (this.o.lagMs ?? 0), source: 0, epoch: 0, events: [], rejected: this.rejected });
+      this.rejected = new RejectedTokens();
+      if (this.o.lagTimers) this.armLag();
+    } else this.markRejected(this.rejected);
   }
 
   /** One raw frame of `source`'s connection `epoch`: decoded once and dispatched. Returns how many events it held. */
@@ -208,7 +216,8 @@ export class MarketPipeline {
     }
     if (!d) return;
     if (d.lost) return this.o.mirror.markOutOfSync(d.lost, 'reconnect', false);
-    this.apply(d.source, d.epoch, d.events);
+    // a frame of rejected messages only (no events): its source and epoch are not known, nor needed
+    if (d.events.length) this.apply(d.source, d.epoch, d.events);
     if (d.rejected) this.markRejected(d.rejected);
   }
 

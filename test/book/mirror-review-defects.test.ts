@@ -208,6 +208,24 @@ describe('a rejected price_change puts its tokens out of sync (defect 2)', () =>
     expect(m.syncInfo('A')!.reason).toBe('rejected_message');
   });
 
+  it('with a feed lag, a frame holding only a rejected message waits its turn too: marked after the snapshot before it, not at once (found in review)', () => {
+    // marked at once, it acted before the lag (look-ahead) and, with the token's snapshot still
+    // waiting in the lag, on a book not yet live: the snapshot then showed it in sync
+    const m = new BookMirror({ now: () => 0, complementSeeding: false });
+    m.setMeta('A', { market: '0xm' });
+    const clock = new VirtualClock(0);
+    const p = new MarketPipeline({ mirror: m, stats: createMarketDecodeStats(), lagMs: 5, clock });
+    p.frame(1, JSON.stringify([snapA()]));
+    expect(p.frame(1, frame({}, { size: '1e-7' }))).toBe(0);
+    expect(m.book('A')?.inSync() ?? false).toBe(false); // nothing delivered yet
+    p.deliverNext(); // the snapshot
+    expect(m.book('A')!.inSync()).toBe(true);
+    p.deliverNext(); // the rejected message
+    expect(m.book('A')!.inSync()).toBe(false);
+    expect(m.syncInfo('A')!.reason).toBe('rejected_message');
+    expect(p.nextDueAt()).toBe(Infinity);
+  });
+
   it('the decoder names the tokens; a good frame names none', () => {
     const r = new RejectedTokens();
     const out: MarketEvent[] = [];
