@@ -13,7 +13,7 @@ import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/core/log.js';
 import { recordUntil } from '../../src/commands/record.js';
 import { runBacktest } from '../../src/backtest/runner.js';
-import { tempDir } from './helpers.js';
+import { T0, sellerRecording, tempDir } from './helpers.js';
 import { seen } from '../fixtures/strategies/reference-seen.js';
 
 const STRATEGY = fileURLToPath(new URL('../fixtures/strategies/reference-gated.ts', import.meta.url));
@@ -65,5 +65,23 @@ describe('the price stream in a backtest', () => {
     expect(new Set(seen.map((x) => x.timestampMs)).size).toBeGreaterThanOrEqual(2 * once - 1);
     // stamps never go back: the second pass's are shifted as its receive times are
     for (let i = 1; i < seen.length; i++) expect(seen[i].timestampMs).toBeGreaterThanOrEqual(seen[i - 1].timestampMs);
+  }, 30_000);
+
+  it('waits sim.feedLatencyMs as the market frames do: a strategy never sees a price sooner after it was received than the books (found in review)', async () => {
+    // the price stream went to the engine at its receive time while the books lagged: with a lag of
+    // X, the reference led the book by X ms more than when recorded (a head start live never has)
+    const dir = tempDir('prices-lag');
+    const base = sellerRecording(dir, { queue: '5', tradeSize: '10', everyMs: 1000, durationMs: 10_000 });
+    const price = (t: number, value: number) =>
+      `{"t":${t},"e":1,"k":"prices","f":${JSON.stringify({ topic: 'crypto_prices', type: 'update', timestamp: t, payload: { symbol: 'btcusdt', timestamp: t, value } })}}`;
+    const lines = readFileSync(base, 'utf8').split('\n').filter(Boolean);
+    const withPrices = [...lines.slice(0, 2), price(T0 + 1200, 100), ...lines.slice(2, 6), price(T0 + 5200, 200), ...lines.slice(6)];
+    const path = join(dir, 'lagged.jsonl');
+    writeFileSync(path, withPrices.join('\n') + '\n');
+    const watch = loadConfig({ env: {}, overrides: { strategy: { name: SEEN, params: {} }, sim: { feedLatencyMs: 500 } } as never });
+    seen.length = 0;
+    await runBacktest({ data: [path], config: watch });
+    expect(new Set(seen.map((x) => x.value))).toEqual(new Set([100, 200]));
+    for (const x of seen) expect(x.atMs - x.timestampMs, JSON.stringify(x)).toBeGreaterThanOrEqual(500);
   }, 30_000);
 });
