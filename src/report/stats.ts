@@ -182,9 +182,12 @@ export class StatsCollector {
   }
 
   fill(f: FillRecord): void {
-    this.at(f.timeMs);
+    // a fill reported after later events (feed or user latency: the venue matched it before what
+    // our view has shown since) counts from when we knew: the series and markouts stay in order
+    const t = Number.isNaN(this.nowMs) || f.timeMs > this.nowMs ? f.timeMs : this.nowMs;
+    this.at(t);
     const s = this.token(f.tokenId);
-    s.advance(f.timeMs);
+    s.advance(t);
     const before = s.equity();
     const nb = notional(s);
     const cost = f.price * f.size;
@@ -204,22 +207,22 @@ export class StatsCollector {
       this.spread += spread;
     }
     this.fees += f.fee;
-    s.markouts.fill(f.timeMs, f.side, f.size, s.mid);
-    s.posSeries.add(f.timeMs, s.pos / 100);
+    s.markouts.fill(t, f.side, f.size, s.mid);
+    s.posSeries.add(t, s.pos / 100);
     // the market's net exposure and fill marks, in its priced token's terms
     const priced = this.complements.get(f.tokenId);
     if (priced === undefined) {
-      this.exposureSeries(f.tokenId).add(f.timeMs, s.pos - this.posOf(this.pairs.get(f.tokenId)));
-      this.marks(f.tokenId).add(f.timeMs, f.side, f.price, f.size);
+      this.exposureSeries(f.tokenId).add(t, s.pos - this.posOf(this.pairs.get(f.tokenId)));
+      this.marks(f.tokenId).add(t, f.side, f.price, f.size);
     } else {
-      this.exposureSeries(priced).add(f.timeMs, this.posOf(priced) - s.pos);
+      this.exposureSeries(priced).add(t, this.posOf(priced) - s.pos);
       // a BUY of the complement at q is a SELL of the priced token at 1 - q
-      this.marks(priced).add(f.timeMs, f.side === 'BUY' ? 'SELL' : 'BUY', 10_000 - f.price, f.size);
+      this.marks(priced).add(t, f.side === 'BUY' ? 'SELL' : 'BUY', 10_000 - f.price, f.size);
     }
     this.fillsTotal++;
-    this.reprice(s, f.timeMs, before, nb);
-    this.spreadSeries.add(f.timeMs, this.spread);
-    this.feesSeries.add(f.timeMs, this.fees);
+    this.reprice(s, t, before, nb);
+    this.spreadSeries.add(t, this.spread);
+    this.feesSeries.add(t, this.fees);
   }
 
   private posOf(id: string | undefined): number {

@@ -307,3 +307,21 @@ describe('BoundedSeries', () => {
     expect(cb.max).toEqual([7, 7, 7, 7, 7, 7]);
   });
 });
+
+describe('StatsCollector: a fill reported after later events (a feed or user latency: found in review)', () => {
+  it('is taken at the latest time the statistics know, so the equity chart goes on to the end', () => {
+    // the venue's match time is before marks the engine already saw: added at it, the equity point
+    // went into an older bucket out of order and the chart stayed flat from there on
+    const s = new StatsCollector();
+    s.market(A, 'B', 0);
+    s.mark(A, 0, 4900, 5100);
+    s.fill(fill(10, 'BUY', 4900, 1000));
+    s.mark(A, 120, 5100, 5300);
+    s.quotes(A, 130, 5000, 5200);
+    s.fill(fill(90, 'BUY', 5000, 1000));
+    s.mark(A, 500, 5300, 5500);
+    const r = s.finish(600);
+    const eq = s.charts().equity.last;
+    expect(eq.at(-1)).toBeCloseTo(r.total.pnl.total, 6);
+  });
+});
