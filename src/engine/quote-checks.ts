@@ -98,7 +98,8 @@ export function crossesQuotes(q: Quote, m: MarketMeta, qs: readonly Quote[]): bo
 }
 
 /** Whether `q` and our order `o` would trade with each other (see crossesOwn). */
-function meets(q: Quote, o: { tokenId: string; side: string; price: number }, m: MarketMeta): boolean {
+/** True when `q` and `o` would cross: opposite sides of one token through each other, or BUYs of both tokens summing to 1 or more (SELLs to 1 or less). */
+export function meets(q: Quote, o: { tokenId: string; side: string; price: number }, m: MarketMeta): boolean {
   if (o.tokenId === q.tokenId) return o.side !== q.side && (q.side === 'BUY' ? o.price <= q.price : o.price >= q.price);
   const other = q.tokenId === m.tokenId ? m.complementId : m.tokenId;
   if (o.tokenId !== other || o.side !== q.side) return false;

@@ -14,7 +14,7 @@ import type { RiskGate } from './risk.js';
 import { sellsCovered, type EngineRiskInputs } from './risk-inputs.js';
 import type { CancelTarget, OrderScheduler } from './scheduler.js';
 import type { MarketBooks, MarketState } from './market-state.js';
-import { crossesBook, crossesOwn, crossesQuotes, firstInvalid, notQuotes, validQuotes } from './quote-checks.js';
+import { crossesBook, crossesOwn, crossesQuotes, firstInvalid, meets, notQuotes, validQuotes } from './quote-checks.js';
 import type { CancelAllRetry } from './cancel-all-retry.js';
 import type { Held } from './quote-inputs.js';
 import type { Config } from '../config.js';
@@ -289,6 +289,7 @@ export class Requoter {
         // our working orders, and the places this requote already took: a strategy may return two that cross
         if (crossesOwn(q, m, own) || crossesQuotes(q, m, places)) {
           d.counters.heldSelfCross++;
+          cancelKeptAcross(q, m, own, wanted, cancels, d.cancelAll);
           continue;
         }
         if (!d.risk.checkPlace(q, m, ri, now)) places.push(q);
@@ -316,5 +317,20 @@ export class Requoter {
     }
     // submit copies the lists before it sends anything (a send may requote another market).
     d.scheduler.submit(m.conditionId, cancels, places, covered);
+  }
+}
+
+/**
+ * The working orders `q` crosses that no wanted quote asks for at their price: kept by the
+ * reconciler as within its price tolerance of another price, they would hold `q` back for as long
+ * as the strategy's prices hold (no cancel answer would requote the market). Cancelled, so `q` goes
+ * out once they land; one at a wanted price stays (the strategy wants both: `q` waits).
+ */
+function cancelKeptAcross(q: Quote, m: MarketMeta, own: readonly TrackedOrder[], wanted: readonly Quote[], cancels: CancelTarget[], cancelAll: { has(id: string): boolean }): void {
+  for (const o of own) {
+    if (o.orderId === undefined || (o.state !== 'live' && o.state !== 'partially_filled') || !meets(q, o, m)) continue;
+    if (cancels.includes(o as CancelTarget) || cancelAll.has(o.orderId)) continue;
+    if (wanted.some((w) => w.tokenId === o.tokenId && w.side === o.side && w.price === o.price)) continue;
+    cancels.push(o as CancelTarget);
   }
 }

@@ -342,4 +342,34 @@ describe('engine: a strategy that misbehaves', () => {
     }
     await stopping;
   });
+
+  it('an order kept within the price tolerance that a wanted quote of the other side crosses is cancelled, so that quote goes out once it lands (found in review)', async () => {
+    // the ask at 5200 kept as within a tick of the wanted 5300 while the wanted bid at 5200 crosses
+    // it: the bid was held for good (nothing cancelled the ask) and the bid side stayed empty
+    const clock = new VirtualClock(1_700_000_000_000);
+    const venue = new RecordingVenue(() => clock.now());
+    const { engine, mirror } = await bandsEngine({ clock, venue, params: PARAMS, reconciler: { priceToleranceTicks: 1 } });
+    const st = engine.marketOf(Y)!;
+    // the ask as a BUY of the complement (no shares to sell): NO 4800 is YES 5200
+    let want: Quote[] = [
+      { tokenId: Y, side: 'BUY', price: 5000, size: 1000 },
+      { tokenId: N, side: 'BUY', price: 4800, size: 1000 },
+    ];
+    st.strategy.quote = () => want;
+    deliver(mirror, engine, books(4900, 5500, clock.now()));
+    engine.start();
+    await settle(10);
+    expect(placed(venue).map((q) => `${q.tokenId === Y ? 'YES' : 'NO'} ${q.price}`)).toEqual(['YES 5000', 'NO 4800']);
+    want = [
+      { tokenId: Y, side: 'BUY', price: 5200, size: 1000 },
+      { tokenId: N, side: 'BUY', price: 4700, size: 1000 },
+    ];
+    for (let i = 0; i < 3; i++) {
+      clock.advanceTo(clock.now() + 1000);
+      deliver(mirror, engine, books(4900, 5500, clock.now()));
+      await settle(10);
+    }
+    expect(placed(venue).map((q) => `${q.tokenId === Y ? 'YES' : 'NO'} ${q.price}`)).toContain('YES 5200');
+    await engine.stop();
+  });
 });
