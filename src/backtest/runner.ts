@@ -415,11 +415,12 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
         // every price would be dropped as stale and the reference would freeze
         for (const e of priceBuf) {
           if (offset !== 0) e.timestampMs += offset;
-          // our view of the price stream lags as the books' does (sim.feedLatencyMs): sooner, the
-          // reference would lead the book by the lag more than when recorded
+          // our view of the price stream lags as the books' does (sim.feedLatencyMs, from the clock as
+          // a market frame's: a line stepped back is replayed now): sooner, the reference would lead
+          // the book by the lag more than when recorded
           if (feedLatency > 0) {
             const late = { ...e };
-            clock.schedule(t + feedLatency, () => engine.handleReferencePrice(late));
+            clock.schedule(clock.now() + feedLatency, () => engine.handleReferencePrice(late));
           } else engine.handleReferencePrice(e);
         }
         if (priceBuf.length) unsettled = true;
