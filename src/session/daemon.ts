@@ -707,7 +707,8 @@ export class Daemon implements StatusSource {
     let unconfirmed = await settleWithin(this.cancelEverything(), bound);
     if (unconfirmed === undefined) {
       log.error({ boundMs: bound }, 'stopping: the venue did not finish within the shutdown bound; giving up on it');
-      unconfirmed = this.trackedOpen();
+      // before start-up restored the store, the engine tracks none of what the store left open
+      unconfirmed = this.managesOrders ? this.trackedOpen() : [...new Set([...this.trackedOpen(), ...this.storedOpen()])];
     }
     // kept going through the cancels: the venue's own cancel-all stays the fallback
     this.heartbeats?.stop();
@@ -871,6 +872,17 @@ export class Daemon implements StatusSource {
     } catch (err) {
       this.o.log.warn({ err }, "stopping: the venue's open orders could not be read");
       return [...left, ...unfound];
+    }
+  }
+
+  /** The store's open orders (venue ids, or client:ID for a place never answered); none when it cannot be read. */
+  private storedOpen(): string[] {
+    if (this.o.config.mode !== 'live' || this.store === undefined) return [];
+    try {
+      return this.store.openOrders().map((o) => o.orderId ?? `client:${o.clientId}`);
+    } catch (err) {
+      this.o.log.error({ err }, "stopping: the store's open orders could not be read");
+      return [];
     }
   }
 

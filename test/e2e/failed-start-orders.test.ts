@@ -44,12 +44,12 @@ async function killedWithQuotes(e: Env): Promise<string[]> {
 }
 
 /** A daemon on the store that cannot listen on its status port (taken): its start fails after the store is opened as ours. */
-async function failedStart(e: Env): Promise<StopReport> {
+async function failedStart(e: Env, daemon: Record<string, unknown> = {}): Promise<StopReport> {
   const busy = createServer();
   await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
   const port = (busy.address() as { port: number }).port;
   try {
-    const config = loadConfig({ env: { ...urlsEnv(e.emu.urls), MAKERD_DB: e.db }, overrides: { mode: 'live', log: { level: 'silent' } } });
+    const config = loadConfig({ env: { ...urlsEnv(e.emu.urls), MAKERD_DB: e.db }, overrides: { mode: 'live', log: { level: 'silent' }, daemon } as never });
     const d = new Daemon({ config, venue: specProfile(KEY), log: silentLogger, tokens: [e.token], statusPort: port });
     await expect(bounded(d.start(), 15_000, 'start')).rejects.toThrow(/status\.port/);
     return await bounded(d.stop('start-up failed'), 30_000, 'stop');
@@ -94,6 +94,18 @@ describe('a start stopped before it manages the orders', () => {
     expect(open).not.toContain(unanswered);
     expect(open.filter((id) => resting.includes(id))).toEqual([]);
     expect(open).toContain(foreign);
+  }, 60_000);
+
+  it('a venue that does not answer the cancels within the shutdown bound: the orders the store left open are reported, not an empty list (found in review)', async () => {
+    // the bound's fallback named the orders the engine tracked, and a start stopped before start-up
+    // restored the store tracks none: exit 0 with the killed run's quotes resting
+    const e = await setup();
+    const resting = await killedWithQuotes(e);
+    expect(resting.length).toBeGreaterThan(0);
+    e.emu.admin.set({ cancelTrickleMs: 500 });
+    const report = await failedStart(e, { shutdownTimeoutMs: 1500 });
+    e.emu.admin.set({ cancelTrickleMs: 0 });
+    expect([...report.unconfirmed].sort()).toEqual([...resting].sort());
   }, 60_000);
 
   it('reports none of them when the venue already ended them (a dead-man switch): its list shows none resting', async () => {
