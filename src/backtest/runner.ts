@@ -315,6 +315,10 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
   let offset = 0;
   /** The current file's shift in time (it started before the last one ended): its exchange stamps move with it; a jump inside a file moves receive times only. */
   let fileShift = 0;
+  /** The receive times' step back inside the current file, while the events after it are yet to say whether their stamps stepped back too. */
+  let stampStep = 0;
+  /** The latest exchange stamp of a market event so far (after shifts). */
+  let lastStamp = 0;
   let first = true;
   /** Lines with a time no recorder wrote (badRecordTime), and jumps inside a file closed up (MAX_GAP_MS, MAX_STEP_BACK_MS). */
   let badTimes = 0;
@@ -329,6 +333,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
         file = rec.file;
         offset = 0;
         fileShift = 0;
+        stampStep = 0;
         first = true;
       }
       records++;
@@ -384,6 +389,9 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
         const at = rec.t + offset;
         const now = clock.now();
         if (at - now > MAX_GAP_MS || now - at > MAX_STEP_BACK_MS) {
+          // back from a flipped digit the venue's stamps were right all along; a step back of the
+          // recording itself (captures joined out of order) took them back too: the next events say which
+          if (now - at > MAX_STEP_BACK_MS) stampStep = now + 1 - rec.t - offset;
           offset = now + 1 - rec.t;
           timeJumps++;
           if (timeJumps === 1)
@@ -431,7 +439,23 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestOutput> {
       // times alone inside a file does not move them: the venue's stamps were right): the
       // simulated venue orders prints and our orders' arrival by them (a print stamped before an
       // order joined cannot fill it), and the first file's later stamps would outrank every one here
-      if (fileShift !== 0) for (let i = 0; i < events.length; i++) if (events[i].timestampMs > 0) events[i].timestampMs += fileShift;
+      if (stampStep !== 0 && events.length > 0) {
+        // the first events after a step back: stamps a minute or more behind the latest seen went back with the receive times
+        for (let i = 0; i < events.length; i++) {
+          const ts = events[i].timestampMs;
+          if (ts > 0 && ts + fileShift < lastStamp - MAX_STEP_BACK_MS) {
+            fileShift += stampStep;
+            break;
+          }
+        }
+        stampStep = 0;
+      }
+      for (let i = 0; i < events.length; i++) {
+        const e = events[i];
+        if (e.timestampMs <= 0) continue;
+        if (fileShift !== 0) e.timestampMs += fileShift;
+        if (e.timestampMs > lastStamp) lastStamp = e.timestampMs;
+      }
       // a rejected price_change: its tokens' books missed an update (out of sync, as live)
       if (!rec.rejected.empty()) pipeline.rejectedElsewhere(rec.rejected, events.length > 0);
       if (events.length === 0) continue;
