@@ -11,6 +11,8 @@ export interface MarketFilter {
   tag?: string;
   category?: string;
   order?: string;
+  /** With `order`: false for the highest first (sent as public clients send it; the default is not documented). */
+  ascending?: boolean;
 }
 export interface OffsetQuery {
   limit?: number;

@@ -108,7 +108,9 @@ export function gammaRoute(ctx: GammaContext, req: EmuRequest): EmuReply {
     const order = q.get('order');
     if (order === 'volume' || order === 'liquidity') {
       const k = order === 'volume' ? 'volumeNum' : 'liquidityNum';
-      list = [...list].sort((x, y) => (y[k] as number) - (x[k] as number));
+      // highest first unless ascending=true (the venue's default is not documented: the daemon sends false)
+      const sign = q.get('ascending') === 'true' ? -1 : 1;
+      list = [...list].sort((x, y) => sign * ((y[k] as number) - (x[k] as number)));
     }
     return offsetList(list, q);
   }

@@ -197,6 +197,10 @@ export async function feeRulesOutside(
   return out;
 }
 
+/** A market query reads at most this many markets per market wanted (and at least MIN_SCANNED), whatever its floors. */
+const SCANNED_PER_WANTED = 20;
+const MIN_SCANNED = 1000;
+
 /**
  * Markets from the metadata API by the configured query (active, volume/liquidity floors, order,
  * limit). `knownNegRisk`: a market's neg_risk known from before (a refresh), used where the metadata
@@ -212,12 +216,27 @@ export async function marketsFromQuery(
   const out: MarketMeta[] = [];
   // offset pages over an order that moves while they are read (volume) can repeat a market
   const seen = new Set<string>();
-  for await (const m of gamma.iterateMarkets({ active: q.active, closed: false, order: q.order })) {
+  const nowMs = Date.now();
+  // the highest first: below the floor of the field sorted on, no later market passes it
+  const floor = q.order === 'volume' ? q.minVolume : q.minLiquidity;
+  const scanCap = Math.max(MIN_SCANNED, SCANNED_PER_WANTED * q.limit);
+  let scanned = 0;
+  for await (const m of gamma.iterateMarkets({ active: q.active, closed: false, order: q.order, ascending: false })) {
     if (out.length >= q.limit) break;
+    if (++scanned > scanCap) {
+      log.warn({ scanned: scanCap, found: out.length, limit: q.limit }, 'market query: stopped reading after this many markets, fewer than the limit passed its floors');
+      break;
+    }
+    const volume = m.volumeNum ?? Number(m.volume ?? 0);
+    const liquidity = m.liquidityNum ?? Number(m.liquidity ?? 0);
+    if (floor > 0 && (q.order === 'volume' ? volume : liquidity) < floor) break;
     if (m.clobTokenIds.length !== 2 || seen.has(m.conditionId)) continue;
-    if ((m.volumeNum ?? Number(m.volume ?? 0)) < q.minVolume) continue;
-    if ((m.liquidityNum ?? Number(m.liquidity ?? 0)) < q.minLiquidity) continue;
-    if ((m as Record<string, unknown>).enableOrderBook === false || (m as Record<string, unknown>).acceptingOrders === false) continue;
+    if (volume < q.minVolume || liquidity < q.minLiquidity) continue;
+    const x = m as Record<string, unknown>;
+    if (x.enableOrderBook === false || x.acceptingOrders === false || x.closed === true) continue;
+    // past its end the outcome may be known while the book still takes orders (resolution pending)
+    const endMs = endMsOf(m.endDate);
+    if (endMs !== undefined && endMs <= nowMs) continue;
     const tick = m.orderPriceMinTickSize !== undefined ? priceFromNumber(m.orderPriceMinTickSize) : -1;
     const min = m.orderMinSize !== undefined ? sizeFromNumber(m.orderMinSize) : -1;
     seen.add(m.conditionId);
@@ -228,7 +247,7 @@ export async function marketsFromQuery(
       tick: tick > 0 ? tick : DEFAULT_TICK,
       minSize: min > 0 ? min : DEFAULT_MIN_SIZE,
       negRisk: m.negRisk ?? knownNegRisk(m.conditionId),
-      endMs: endMsOf(m.endDate),
+      endMs,
     };
     try {
       out.push(await negRiskOf(clob, draft));
