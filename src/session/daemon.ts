@@ -566,7 +566,7 @@ export class Daemon implements StatusSource {
   private async resolveMarkets(): Promise<MarketMeta[]> {
     const { config, log } = this.o;
     const tokens = this.o.tokens?.length ? this.o.tokens : config.markets;
-    if (tokens.length) return marketsFromTokens(this.clients.clob, tokens, log);
+    if (tokens.length) return marketsFromTokens(this.clients.clob, tokens, log, { skipMissing: true });
     if (config.marketQuery.enabled) return this.marketsByQuery();
     return [];
   }
@@ -653,6 +653,7 @@ export class Daemon implements StatusSource {
           this.clients.clob,
           this.markets.map((m) => m.tokenId),
           log,
+          { skipMissing: true },
         );
     // an empty answer is a venue's hiccup more likely than the end of every market
     if (fresh.length === 0) {

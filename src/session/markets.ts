@@ -9,7 +9,7 @@ import type { ClobClient } from '../api/clob-client.js';
 import type { Book, ClobMarket } from '../api/schemas.js';
 import { cursorItems } from '../api/paginate.js';
 import type { GammaClient } from '../api/gamma-client.js';
-import { MakerdError } from '../core/errors.js';
+import { ApiError, MakerdError } from '../core/errors.js';
 import { settleWithin } from '../core/clock.js';
 import type { MarketMeta } from '../engine/strategy.js';
 import type { FeeRule } from '../core/fees.js';
@@ -89,8 +89,13 @@ function metaOf(m: ClobMarket, book: Book | undefined, token: string): MetaDraft
   };
 }
 
-/** Resolves token ids to markets; a token whose market has no second token is an error. */
-export async function marketsFromTokens(clob: ClobClient, tokens: readonly string[], log: Logger): Promise<MarketMeta[]> {
+/**
+ * Resolves token ids to markets; a token whose market has no second token is an error. With
+ * `skipMissing` (the daemon), a token the venue has no book or market for (404: its market resolved,
+ * or no such token) is left out with a warning instead of failing the whole set: one resolved
+ * market in the config would keep every other one from being quoted.
+ */
+export async function marketsFromTokens(clob: ClobClient, tokens: readonly string[], log: Logger, o: { skipMissing?: boolean } = {}): Promise<MarketMeta[]> {
   const byCondition = new Map<string, MetaDraft>();
   const listed = tokens.length >= LIST_FROM_TOKENS ? await listedMarkets(clob, tokens, log) : new Map<string, ClobMarket>();
   for (const token of tokens) {
@@ -99,9 +104,14 @@ export async function marketsFromTokens(clob: ClobClient, tokens: readonly strin
       if (!byCondition.has(fromList.condition_id)) byCondition.set(fromList.condition_id, metaOf(fromList, undefined, token));
       continue;
     }
-    const book = await clob.getBook(token);
-    if (byCondition.has(book.market)) continue;
-    byCondition.set(book.market, metaOf(await clob.getMarket(book.market), book, token));
+    try {
+      const book = await clob.getBook(token);
+      if (byCondition.has(book.market)) continue;
+      byCondition.set(book.market, metaOf(await clob.getMarket(book.market), book, token));
+    } catch (err) {
+      if (!o.skipMissing || !(err instanceof ApiError) || err.status !== 404) throw err;
+      log.warn({ token, err }, 'market left out: the venue has no book or market for this token (resolved, or no such token)');
+    }
   }
   const metas: MarketMeta[] = [];
   for (const m of byCondition.values()) metas.push(await negRiskOf(clob, m));

@@ -1,0 +1,46 @@
+// A configured token the venue has no book for (its market resolved, or a token that does not exist)
+// among others (found in review): the daemon's start-up threw, so it could not start while that token
+// stayed in the config (pm2 restarting it for ever, the other markets unquoted), and every refresh of
+// the tokens' terms failed. It is left out with a warning; the others are quoted. Against the emulator.
+import { afterEach, describe, expect, it } from 'vitest';
+import { specProfile } from '../../src/api/clob-profile.js';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/core/log.js';
+import { Daemon } from '../../src/session/daemon.js';
+import { startEmulator, urlsEnv, type RunningEmulator } from '../../src/emulator/server.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bounded } from '../e2e/harness.js';
+
+let emu: RunningEmulator | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await emu?.close();
+  emu = undefined;
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+const NEVER = '0 0 1 1 *';
+
+describe('a configured token with no book at the venue', () => {
+  it('is left out with a warning at start-up; the other markets are quoted (a refresh of the terms leaves one out alike)', async () => {
+    emu = await startEmulator({ seed: 5, markets: 2, keys: ['k'] });
+    dir = mkdtempSync(join(tmpdir(), 'makerd-missing-token-'));
+    const lines: Array<{ level: number; msg: string }> = [];
+    const log = createLogger({ level: 'warn', destination: { write: (s: string) => void lines.push(JSON.parse(s) as (typeof lines)[number]) } });
+    const config = loadConfig({
+      env: { ...urlsEnv(emu.urls), MAKERD_DB: join(dir, 's.sqlite') },
+      overrides: { mode: 'paper', cron: { refreshMarkets: NEVER, reconcile: NEVER, dailySummary: NEVER } },
+    });
+    const dead = '9'.repeat(70);
+    const d = new Daemon({ config, venue: specProfile('k'), log, tokens: [emu.markets[0].facts.tokens[0], dead, emu.markets[1].facts.tokens[0]], statusPort: 0 });
+    try {
+      await bounded(d.start(), 20_000, 'start');
+      expect(d.markets.map((m) => m.conditionId).sort()).toEqual([emu.markets[0].facts.conditionId, emu.markets[1].facts.conditionId].sort());
+      expect(lines.some((l) => l.level === 40 && /no book/.test(l.msg))).toBe(true);
+    } finally {
+      await d.stop('test');
+    }
+  }, 40_000);
+});
