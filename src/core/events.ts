@@ -174,7 +174,8 @@ export interface UserTradeEvent {
   sizeMicros?: number;
   feeRateBps: number;
   status: TradeStatus;
-  traderSide: 'TAKER' | 'MAKER';
+  /** As the message gives it; absent when it does not (nothing depends on it). */
+  traderSide?: 'TAKER' | 'MAKER';
   outcome: string;
   owner: string;
   makerOrders: MakerOrderFill[];

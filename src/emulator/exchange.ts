@@ -356,7 +356,7 @@ export class Exchange {
         key: `${e.tradeId}:${e.traderSide === 'MAKER' ? 'M' : 'T'}`,
         id: e.tradeId,
         owner,
-        traderSide: e.traderSide,
+        traderSide: e.traderSide ?? 'TAKER', // the simulated venue's trades always name it
         takerOrderId: e.takerOrderId,
         market: m,
         assetId: e.assetId,

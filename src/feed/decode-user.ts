@@ -104,8 +104,8 @@ function makerOrder(m: unknown, stats: DecodeStats): MakerOrderFill {
 function decodeTrade(o: Json, stats: DecodeStats): UserTradeEvent {
   const status = tradeStatusOf(reqStr(o, 'status'));
   if (status === undefined) throw new FieldError('status');
-  const ts = o.trader_side;
-  if (ts !== 'TAKER' && ts !== 'MAKER') throw new FieldError('trader_side');
+  // read where given; nothing depends on it (the venue's docs example has none): absent, not a reject
+  const ts = o.trader_side === 'TAKER' || o.trader_side === 'MAKER' ? o.trader_side : undefined;
   const makers = o.maker_orders;
   if (makers !== undefined && makers !== null && !Array.isArray(makers)) throw new FieldError('maker_orders');
   // docs spell `matchtime`; real messages `match_time`
@@ -121,7 +121,6 @@ function decodeTrade(o: Json, stats: DecodeStats): UserTradeEvent {
     size: size(o.size, 'size', stats),
     feeRateBps: bps(o.fee_rate_bps),
     status,
-    traderSide: ts,
     outcome: optStr(o, 'outcome') ?? '',
     owner: optStr(o, 'owner') ?? '',
     makerOrders: Array.isArray(makers) ? makers.map((m) => makerOrder(m, stats)) : [],
@@ -129,6 +128,7 @@ function decodeTrade(o: Json, stats: DecodeStats): UserTradeEvent {
     // REST trade objects (same shape, no event_type) carry only last_update
     timestampMs: toMs(o.timestamp ?? o.last_update ?? matchRaw, 'timestamp'),
   };
+  if (ts !== undefined) ev.traderSide = ts;
   const tx = optStr(o, 'transaction_hash');
   if (tx) ev.transactionHash = tx;
   const exact = typeof o.size === 'string' ? sizeMicrosIfFiner(o.size) : undefined;

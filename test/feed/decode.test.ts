@@ -193,6 +193,19 @@ describe('user decoder', () => {
     expect(rest).toMatchObject({ type: 'trade', status: 'CONFIRMED', price: 4890, timestampMs: 1726043282000, matchTimeMs: 1726043102000 });
   });
 
+  it("a trade without trader_side (the venue's docs example has none) is read: nothing uses the field, and dropping the trade lost our fill (found in review)", () => {
+    const base = JSON.parse(ws('user_trade2.json')) as Record<string, unknown>;
+    delete base.trader_side;
+    const [t] = user(JSON.stringify(base));
+    expect(t).toMatchObject({ type: 'trade', status: 'MATCHED', size: 500 });
+    if (t.type !== 'trade') throw new Error();
+    expect(t.traderSide).toBeUndefined();
+    expect(t.makerOrders[0]).toMatchObject({ matchedAmount: 500, price: 5200 });
+    // one of another spelling is read the same way, as absent
+    const [u] = user(JSON.stringify({ ...base, trader_side: 'taker?' }));
+    expect(u).toMatchObject({ type: 'trade', size: 500 });
+  });
+
   it('the other spellings of a trade status that outside clients accept: MATCHED_NOT_BROADCASTED as MATCHED, a TRADE_STATUS_ prefix dropped', () => {
     // NautilusTrader's Polymarket adapter lists MATCHED_NOT_BROADCASTED (matched before the
     // transaction is broadcast: not settled); clients of the venue's newer API strip TRADE_STATUS_
