@@ -109,6 +109,11 @@ const MIGRATIONS: string[] = [
   `
   CREATE INDEX orders_updated ON orders(updated_ms);
   `,
+  // 6: a fill's exact size in millionths of a share when finer than the 0.01-share grid (size holds
+  // it rounded): a restart rebuilds what the rounding added to a position, which is not ours to sell
+  `
+  ALTER TABLE fills ADD COLUMN size_micros INTEGER;
+  `,
 ];
 
 export function migrate(db: Database.Database): number {

@@ -101,10 +101,12 @@ interface FillRow {
   liquidity: 'MAKER' | 'TAKER';
   status: TradeStatus;
   time_ms: number;
+  /** Absent in rows read by a query that does not select it; null when the size is on the grid. */
+  size_micros?: number | null;
 }
 /** A stored fill in engine units. */
 function fillOf(r: FillRow): Fill {
-  return {
+  const f: Fill = {
     tradeId: r.trade_id,
     orderId: r.order_id,
     tokenId: r.token_id,
@@ -117,6 +119,8 @@ function fillOf(r: FillRow): Fill {
     status: r.status,
     timeMs: r.time_ms,
   };
+  if (typeof r.size_micros === 'number' && Number.isSafeInteger(r.size_micros) && r.size_micros > 0) f.sizeMicros = r.size_micros;
+  return f;
 }
 
 /** Every fill, oldest first: through migration 4's index, no sort of the table. */
@@ -200,8 +204,8 @@ export class Store implements Journal, DayStarts, StoredHistory {
       ),
       releaseOrderId: d.prepare(`UPDATE orders SET order_id = NULL WHERE order_id = ? AND client_id <> ?`),
       insertFill: d.prepare(
-        `INSERT OR IGNORE INTO fills (trade_id, order_id, token_id, market, side, price, size, fee, liquidity, status, time_ms, recorded_ms)
-         VALUES (@trade_id, @order_id, @token_id, @market, @side, @price, @size, @fee, @liquidity, @status, @time_ms, @recorded_ms)`,
+        `INSERT OR IGNORE INTO fills (trade_id, order_id, token_id, market, side, price, size, size_micros, fee, liquidity, status, time_ms, recorded_ms)
+         VALUES (@trade_id, @order_id, @token_id, @market, @side, @price, @size, @size_micros, @fee, @liquidity, @status, @time_ms, @recorded_ms)`,
       ),
       fillStatus: d.prepare(`UPDATE fills SET status = ? WHERE trade_id = ? AND order_id = ?`),
       getFill: d.prepare(`SELECT status, side, price, size, fee FROM fills WHERE trade_id = ? AND order_id = ?`),
@@ -302,6 +306,7 @@ export class Store implements Journal, DayStarts, StoredHistory {
       side: f.side,
       price: formatPrice(f.price),
       size: formatSize(f.size),
+      size_micros: f.sizeMicros ?? null,
       fee: new Decimal(f.fee).div(MICROS).toString(),
       liquidity: f.liquidity,
       status: f.status,

@@ -90,10 +90,11 @@ describe('start-up queries', () => {
     const written = fill(s, 200);
     // back to the schema before the index, as a store written by the previous release
     s.db.exec(`DROP INDEX IF EXISTS orders_updated`);
+    s.db.exec(`ALTER TABLE fills DROP COLUMN size_micros`);
     s.db.pragma('user_version = 4');
     s.close();
     s = new Store(path, silentLogger);
-    expect(s.db.pragma('user_version', { simple: true })).toBe(5);
+    expect(s.db.pragma('user_version', { simple: true })).toBe(6);
     expect(s.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'orders_updated'`).all()).toHaveLength(1);
     expect((s.db.prepare(`SELECT COUNT(*) AS n FROM orders`).get() as { n: number }).n).toBe(written.length);
     expect(s.queryPlan('ordersToRestore')).not.toMatch(/SCAN orders\b/);

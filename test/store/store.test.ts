@@ -39,7 +39,7 @@ describe('store', () => {
   it('opens in WAL mode with the schema migrated', () => {
     const s = new Store(tmpDb(), silentLogger);
     expect(s.db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(s.db.pragma('user_version', { simple: true })).toBe(5);
+    expect(s.db.pragma('user_version', { simple: true })).toBe(6);
     const tables = (s.db.prepare(`SELECT name FROM sqlite_master WHERE type='table'`).all() as Array<{ name: string }>).map((r) => r.name);
     for (const t of ['orders', 'fills', 'positions', 'runs', 'pnl_snapshots', 'account']) expect(tables).toContain(t);
     s.close();
