@@ -196,6 +196,8 @@ export class Daemon implements StatusSource {
       // the query's answer can change by the next start (a hiccup, a maintenance window): exit 1, which
       // pm2 restarts, not 2, which it never does
       if (this.byQuery()) throw new MakerdError('the market query (config.marketQuery) found no market to quote: none open that passes its filters, or the metadata API between two answers');
+      // tokens given, every one answered 404 (resolved, or a venue answering 404 for a while): a restart may find them
+      if (this.configuredTokens().length) throw new MakerdError('none of the configured tokens has a market at the venue now (each answered 404: resolved, or no such token)');
       throw new ConfigError('markets', 'none to quote: give --markets, config.markets, or enable config.marketQuery');
     }
     const tokens = this.markets.flatMap((m) => [m.tokenId, m.complementId]);
@@ -563,9 +565,14 @@ export class Daemon implements StatusSource {
     );
   }
 
+  /** The token ids the markets come from (--markets, else config.markets); none with the query. */
+  private configuredTokens(): readonly string[] {
+    return this.o.tokens?.length ? this.o.tokens : this.o.config.markets;
+  }
+
   private async resolveMarkets(): Promise<MarketMeta[]> {
     const { config, log } = this.o;
-    const tokens = this.o.tokens?.length ? this.o.tokens : config.markets;
+    const tokens = this.configuredTokens();
     if (tokens.length) return marketsFromTokens(this.clients.clob, tokens, log, { skipMissing: true });
     if (config.marketQuery.enabled) return this.marketsByQuery();
     return [];
@@ -647,18 +654,26 @@ export class Daemon implements StatusSource {
    */
   async refreshMarkets(): Promise<MarketSetChange> {
     const { log } = this.o;
-    const fresh = this.byQuery()
-      ? await this.marketsByQuery()
-      : await marketsFromTokens(
-          this.clients.clob,
-          this.markets.map((m) => m.tokenId),
-          log,
-          { skipMissing: true },
-        );
-    // an empty answer is a venue's hiccup more likely than the end of every market
+    let fresh: MarketMeta[];
+    if (this.byQuery()) fresh = await this.marketsByQuery();
+    else {
+      // the configured tokens again, so a market left out by a 404 comes back; one in the set that
+      // answers 404 now keeps its terms (a venue's hiccup, or resolved: its book and the resolution
+      // watch tell), as before a 404 left tokens out
+      fresh = await marketsFromTokens(this.clients.clob, this.configuredTokens(), log, { skipMissing: true });
+      for (const m of this.markets) if (!fresh.some((f) => f.conditionId === m.conditionId)) fresh.push(m);
+    }
+    // an empty answer is a venue's hiccup more likely than the end of every market; but a market of
+    // the query past its end date goes whatever the answer (its outcome may be known)
     if (fresh.length === 0) {
-      log.warn({ markets: this.markets.length }, 'market refresh found no market; keeping the set');
-      return { added: [], removed: [], leaving: [] };
+      const now = this.clock.now();
+      const ended = this.byQuery() ? this.markets.filter((m) => m.endMs !== undefined && m.endMs <= now) : [];
+      if (ended.length === 0) {
+        log.warn({ markets: this.markets.length }, 'market refresh found no market; keeping the set');
+        return { added: [], removed: [], leaving: [] };
+      }
+      log.warn({ markets: this.markets.length, ended: ended.map((m) => m.conditionId) }, 'market refresh found no market; keeping the set but for the markets past their end date');
+      return this.setMarkets(this.markets.filter((m) => !ended.includes(m)));
     }
     return this.setMarkets(fresh);
   }

@@ -239,7 +239,9 @@ export async function marketsFromQuery(
     }
     const volume = m.volumeNum ?? Number(m.volume ?? 0);
     const liquidity = m.liquidityNum ?? Number(m.liquidity ?? 0);
-    if (floor > 0 && (q.order === 'volume' ? volume : liquidity) < floor) break;
+    // only on a number the answer gives: one missing (or a venue that sorts it elsewhere) is skipped below
+    const sorted = q.order === 'volume' ? (m.volumeNum ?? m.volume) : (m.liquidityNum ?? m.liquidity);
+    if (floor > 0 && sorted !== undefined && sorted !== null && Number(sorted) < floor) break;
     if (m.clobTokenIds.length !== 2 || seen.has(m.conditionId)) continue;
     if (volume < q.minVolume || liquidity < q.minLiquidity) continue;
     const x = m as Record<string, unknown>;

@@ -63,6 +63,17 @@ describe('the market query', () => {
     }
   });
 
+  it('a market whose sorted field is missing is skipped, not taken for the end of the list', async () => {
+    const all = [market(0, { volumeNum: undefined }), market(1), market(2)];
+    const { clients, cfg } = await gammaOver(all);
+    try {
+      const got = await marketsFromQuery(clients.gamma, clients.clob, { ...cfg.marketQuery, enabled: true, order: 'volume', minVolume: 1000, limit: 5 }, silentLogger);
+      expect(got.map((m) => m.conditionId)).toEqual(['0xc1', '0xc2']);
+    } finally {
+      await clients.close();
+    }
+  });
+
   it('leaves out a market that is closed or past its end date', async () => {
     const past = new Date(Date.now() - 3_600_000).toISOString();
     const future = new Date(Date.now() + 86_400_000).toISOString();
