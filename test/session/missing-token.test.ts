@@ -24,21 +24,26 @@ afterEach(async () => {
 });
 const NEVER = '0 0 1 1 *';
 
+/** The emulator with `markets` markets, and a paper config over it (no cron job: the test drives refreshes). */
+async function paperOver(markets: number) {
+  emu = await startEmulator({ seed: 5, markets, keys: ['k'] });
+  dir = mkdtempSync(join(tmpdir(), 'makerd-missing-token-'));
+  return loadConfig({
+    env: { ...urlsEnv(emu.urls), MAKERD_DB: join(dir, 's.sqlite') },
+    overrides: { mode: 'paper', cron: { refreshMarkets: NEVER, reconcile: NEVER, dailySummary: NEVER } },
+  });
+}
+
 describe('a configured token with no book at the venue', () => {
   it('is left out with a warning at start-up; the other markets are quoted (a refresh of the terms leaves one out alike)', async () => {
-    emu = await startEmulator({ seed: 5, markets: 2, keys: ['k'] });
-    dir = mkdtempSync(join(tmpdir(), 'makerd-missing-token-'));
+    const config = await paperOver(2);
     const lines: Array<{ level: number; msg: string }> = [];
     const log = createLogger({ level: 'warn', destination: { write: (s: string) => void lines.push(JSON.parse(s) as (typeof lines)[number]) } });
-    const config = loadConfig({
-      env: { ...urlsEnv(emu.urls), MAKERD_DB: join(dir, 's.sqlite') },
-      overrides: { mode: 'paper', cron: { refreshMarkets: NEVER, reconcile: NEVER, dailySummary: NEVER } },
-    });
     const dead = '9'.repeat(70);
-    const d = new Daemon({ config, venue: specProfile('k'), log, tokens: [emu.markets[0].facts.tokens[0], dead, emu.markets[1].facts.tokens[0]], statusPort: 0 });
+    const d = new Daemon({ config, venue: specProfile('k'), log, tokens: [emu!.markets[0].facts.tokens[0], dead, emu!.markets[1].facts.tokens[0]], statusPort: 0 });
     try {
       await bounded(d.start(), 20_000, 'start');
-      expect(d.markets.map((m) => m.conditionId).sort()).toEqual([emu.markets[0].facts.conditionId, emu.markets[1].facts.conditionId].sort());
+      expect(d.markets.map((m) => m.conditionId).sort()).toEqual([emu!.markets[0].facts.conditionId, emu!.markets[1].facts.conditionId].sort());
       expect(lines.some((l) => l.level === 40 && /no book/.test(l.msg))).toBe(true);
     } finally {
       await d.stop('test');
@@ -46,12 +51,7 @@ describe('a configured token with no book at the venue', () => {
   }, 40_000);
 
   it('every configured token without a book: a failure to start a restart may cure (exit 1), not a configuration error (exit 2, never restarted)', async () => {
-    emu = await startEmulator({ seed: 5, markets: 1, keys: ['k'] });
-    dir = mkdtempSync(join(tmpdir(), 'makerd-missing-token-'));
-    const config = loadConfig({
-      env: { ...urlsEnv(emu.urls), MAKERD_DB: join(dir, 's.sqlite') },
-      overrides: { mode: 'paper', cron: { refreshMarkets: NEVER, reconcile: NEVER, dailySummary: NEVER } },
-    });
+    const config = await paperOver(1);
     const d = new Daemon({ config, venue: specProfile('k'), log: silentLogger, tokens: ['9'.repeat(70)], statusPort: 0 });
     try {
       const err = await bounded(d.start(), 20_000, 'start').then(
@@ -67,14 +67,9 @@ describe('a configured token with no book at the venue', () => {
   }, 40_000);
 
   it('a market of the set that answers 404 once at a refresh keeps its place (the venue may be wrong for a moment)', async () => {
-    emu = await startEmulator({ seed: 5, markets: 2, keys: ['k'] });
-    dir = mkdtempSync(join(tmpdir(), 'makerd-missing-token-'));
-    const config = loadConfig({
-      env: { ...urlsEnv(emu.urls), MAKERD_DB: join(dir, 's.sqlite') },
-      overrides: { mode: 'paper', cron: { refreshMarkets: NEVER, reconcile: NEVER, dailySummary: NEVER } },
-    });
-    const a = emu.markets[0].facts;
-    const d = new Daemon({ config, venue: specProfile('k'), log: silentLogger, tokens: [a.tokens[0], emu.markets[1].facts.tokens[0]], statusPort: 0 });
+    const config = await paperOver(2);
+    const a = emu!.markets[0].facts;
+    const d = new Daemon({ config, venue: specProfile('k'), log: silentLogger, tokens: [a.tokens[0], emu!.markets[1].facts.tokens[0]], statusPort: 0 });
     try {
       await bounded(d.start(), 20_000, 'start');
       expect(d.markets).toHaveLength(2);
