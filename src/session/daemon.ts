@@ -847,14 +847,8 @@ export class Daemon implements StatusSource {
    * Nothing when the store was not opened as ours.
    */
   private async cancelStoredOpen(): Promise<string[]> {
-    if (this.o.config.mode !== 'live' || this.store === undefined || this.venue === undefined) return [];
-    let open: TrackedOrder[];
-    try {
-      open = this.store.openOrders();
-    } catch (err) {
-      this.o.log.error({ err }, "stopping: the store's open orders could not be read");
-      return [];
-    }
+    if (this.venue === undefined) return [];
+    const open = this.storedOpenOrders();
     const ids = open.flatMap((o) => (o.orderId === undefined ? [] : [o.orderId]));
     // a place the earlier run never saw answered may have landed: found by its terms in the venue's
     // list, as start-up binds one; unread, each is reported (client:ID), never passed over in silence
@@ -891,15 +885,20 @@ export class Daemon implements StatusSource {
     }
   }
 
-  /** The store's open orders (venue ids, or client:ID for a place never answered); none when it cannot be read. */
-  private storedOpen(): string[] {
+  /** The orders a live run's store holds open (an earlier run's, before start-up restores them); none when it cannot be read. */
+  private storedOpenOrders(): TrackedOrder[] {
     if (this.o.config.mode !== 'live' || this.store === undefined) return [];
     try {
-      return this.store.openOrders().map((o) => o.orderId ?? `client:${o.clientId}`);
+      return this.store.openOrders();
     } catch (err) {
       this.o.log.error({ err }, "stopping: the store's open orders could not be read");
       return [];
     }
+  }
+
+  /** The store's open orders as a stop reports them: venue ids, or client:ID for a place never answered. */
+  private storedOpen(): string[] {
+    return this.storedOpenOrders().map((o) => o.orderId ?? `client:${o.clientId}`);
   }
 
   /** Cancels these orders by id at stop; returns those the venue did not confirm cancelled (all of them when the call failed). */

@@ -237,13 +237,13 @@ export async function marketsFromQuery(
       log.warn({ scanned: scanCap, found: out.length, limit: q.limit }, 'market query: stopped reading after this many markets, fewer than the limit passed its floors');
       break;
     }
-    const volume = m.volumeNum ?? Number(m.volume ?? 0);
-    const liquidity = m.liquidityNum ?? Number(m.liquidity ?? 0);
+    const volume = m.volumeNum ?? m.volume;
+    const liquidity = m.liquidityNum ?? m.liquidity;
     // only on a number the answer gives: one missing (or a venue that sorts it elsewhere) is skipped below
-    const sorted = q.order === 'volume' ? (m.volumeNum ?? m.volume) : (m.liquidityNum ?? m.liquidity);
+    const sorted = q.order === 'volume' ? volume : liquidity;
     if (floor > 0 && sorted !== undefined && sorted !== null && Number(sorted) < floor) break;
     if (m.clobTokenIds.length !== 2 || seen.has(m.conditionId)) continue;
-    if (volume < q.minVolume || liquidity < q.minLiquidity) continue;
+    if (Number(volume ?? 0) < q.minVolume || Number(liquidity ?? 0) < q.minLiquidity) continue;
     const x = m as Record<string, unknown>;
     if (x.enableOrderBook === false || x.acceptingOrders === false || x.closed === true) continue;
     // past its end the outcome may be known while the book still takes orders (resolution pending)
