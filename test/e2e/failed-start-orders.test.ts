@@ -44,7 +44,7 @@ async function killedWithQuotes(e: Env): Promise<string[]> {
 }
 
 /** A daemon on the store that cannot listen on its status port (taken): its start fails after the store is opened as ours. */
-async function failedStart(e: Env, daemon: Record<string, unknown> = {}): Promise<StopReport> {
+async function failedStart(e: Env, daemon: Record<string, unknown> = {}, beforeStop: () => void = () => {}): Promise<StopReport> {
   const busy = createServer();
   await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
   const port = (busy.address() as { port: number }).port;
@@ -52,6 +52,7 @@ async function failedStart(e: Env, daemon: Record<string, unknown> = {}): Promis
     const config = loadConfig({ env: { ...urlsEnv(e.emu.urls), MAKERD_DB: e.db }, overrides: { mode: 'live', log: { level: 'silent' }, daemon } as never });
     const d = new Daemon({ config, venue: specProfile(KEY), log: silentLogger, tokens: [e.token], statusPort: port });
     await expect(bounded(d.start(), 15_000, 'start')).rejects.toThrow(/status\.port/);
+    beforeStop();
     return await bounded(d.stop('start-up failed'), 30_000, 'stop');
   } finally {
     busy.close();
@@ -94,6 +95,24 @@ describe('a start stopped before it manages the orders', () => {
     expect(open).not.toContain(unanswered);
     expect(open.filter((id) => resting.includes(id))).toEqual([]);
     expect(open).toContain(foreign);
+  }, 60_000);
+
+  it("an unanswered place when the venue's list cannot be read: reported as client:ID (exit 1), never passed over", async () => {
+    const e = await setup();
+    const resting = await killedWithQuotes(e);
+    const db = new Database(e.db, { fileMustExist: true });
+    let clientId: string;
+    try {
+      db.prepare("UPDATE orders SET order_id = NULL, state = 'pending_new' WHERE order_id = ?").run(resting[0]);
+      clientId = (db.prepare("SELECT client_id AS id FROM orders WHERE state = 'pending_new'").get() as { id: string }).id;
+    } finally {
+      db.close();
+    }
+    // every CLOB answer a 500 from the stop on: no list, no cancel
+    const report = await failedStart(e, {}, () => e.emu.admin.set({ http500Rate: 1 }));
+    e.emu.admin.set({ http500Rate: 0 });
+    expect(report.unconfirmed).toContain(`client:${clientId}`);
+    for (const id of resting.slice(1)) expect(report.unconfirmed).toContain(id);
   }, 60_000);
 
   it('a venue that does not answer the cancels within the shutdown bound: the orders the store left open are reported, not an empty list (found in review)', async () => {
