@@ -36,10 +36,11 @@ function authJson(a: UserAuth | undefined): Record<string, string> {
   return o;
 }
 
-/** Connection options for a CLOB channel: the subscription messages of wire-formats.md 1.1 and 2. */
+/** A live subscribe to more assets, and an unsubscribe (wire-formats.md 1.1). */
 const subscribeAssets = (ids: readonly string[]): string => JSON.stringify({ assets_ids: ids, operation: 'subscribe', custom_feature_enabled: true, initial_dump: true });
 const unsubscribeAssets = (ids: readonly string[]): string => JSON.stringify({ assets_ids: ids, operation: 'unsubscribe' });
 
+/** Connection options for a CLOB channel: the subscription messages of wire-formats.md 1.1 and 2. */
 export function channelOptions(
   wsBase: string,
   sub: ChannelSubscription,

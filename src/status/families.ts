@@ -293,7 +293,7 @@ function registerFeedFamilies(gauge: Family, counter: Family, d: StatusSource): 
   conn('feed_pings_sent', 'pingsSent', 'PINGs sent, per channel.');
   conn('feed_reconnects', 'reconnects', 'Reconnects, per channel.');
   conn('feed_stale', 'stale', 'Times a connection was declared stale (no data after a probe), per channel.');
-  conn('feed_probes', 'probes', 'Probes of a quiet connection (a re-subscribe), per channel.');
+  conn('feed_probes', 'probes', 'Probes of a quiet connection (an unsubscribe, then a subscribe), per channel.');
   conn('feed_probes_answered', 'probesAnswered', 'Probes answered by a fresh snapshot, per channel.');
   const stats = () => [['market', d.feed.marketStats] as const, ['user', d.feed.userStats] as const, ...(d.prices ? [['prices', d.prices.stats] as const] : [])];
   counter('feed_decoded_frames', 'Frames the decoder read, per channel.', ['channel'], () => stats().map(([channel, st]) => [{ channel }, st.frames]));
